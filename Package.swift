@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "pncrypt",
+    products: [
+        .library(name: "PNCrypt", targets: ["PNCrypt"]),
+        .executable(name: "pncrypt", targets: ["pncrypt"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        .target(name: "PNCrypt", dependencies: ["CLibCrypto", "CZlib"]),
+        .executableTarget(
+            name: "pncrypt",
+            dependencies: ["PNCrypt", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "PNCryptTests", dependencies: ["PNCrypt"]),
+    ]
+)

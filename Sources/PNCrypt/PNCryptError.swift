@@ -1,0 +1,111 @@
+/// The one error type PNCrypt throws.
+///
+/// `code` says what went wrong in terms a caller can act on; `category` groups codes the way PubNub SDKs do
+/// (encryption, decryption, unknown cryptor, ...); `message` is one human-readable line naming the cause;
+/// `offset` is the byte offset in the input where the problem was found, when there is one.
+///
+/// ```swift
+/// do { _ = try module.decrypt(data) }
+/// catch let error as PNCryptError where error.code == .wrongKeyOrCorrupt { ... }
+/// ```
+public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong. New codes may be added in later versions: switch with a `default`.
+    public let code: Code
+    /// One line naming the cause, suitable to print for a person.
+    public let message: String
+    /// Byte offset in the input where the problem was found, when it is known.
+    public let offset: Int?
+
+    /// The SDK-level category of the error (SPEC section 2: encryption, decryption, unknown cryptor).
+    public var category: Category { code.category }
+
+    public var description: String { message }
+
+    /// Creates an error; `message` should name the cause in one line.
+    public init(_ code: Code, _ message: String, offset: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.offset = offset
+    }
+
+    /// The broad kind of an error, as PubNub SDKs report it.
+    public enum Category: String, Hashable, Sendable {
+        /// The data could not be encrypted (for example: it is empty).
+        case encryption
+        /// The data could not be decrypted (wrong key, corrupt, not Base64, header cut short, ...).
+        case decryption
+        /// A `PNED` header names a version or cryptor this library does not know.
+        case unknownCryptor
+        /// The caller passed an argument that cannot be used (a key or IV of the wrong size, ...).
+        case invalidArgument
+        /// JSON text that does not parse, or a value that cannot be written in the asked form.
+        case json
+        /// Compressed data that is corrupt, truncated, or larger than the allowed limit.
+        case compression
+        /// Reading or writing a file or stream failed.
+        case io
+    }
+
+    /// A specific error condition. Compare with `==` against the static members.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// Stable name, used in status JSON (`"reason":"wrongKeyOrCorrupt"`).
+        public let name: String
+        /// The category this code belongs to.
+        public let category: Category
+
+        private init(_ name: String, _ category: Category) {
+            self.name = name
+            self.category = category
+        }
+
+        public var description: String { name }
+
+        // Encryption.
+        /// There was nothing to encrypt (SPEC section 2: empty data cannot be encrypted).
+        public static let emptyPlaintext = Code("emptyPlaintext", .encryption)
+        /// A cipher operation failed while encrypting.
+        public static let encryptionFailed = Code("encryptionFailed", .encryption)
+
+        // Decryption.
+        /// The input is not Base64 text.
+        public static let notBase64 = Code("notBase64", .decryption)
+        /// The cipher rejected the data: wrong key, wrong scheme, corrupt or truncated ciphertext, bad padding.
+        public static let wrongKeyOrCorrupt = Code("wrongKeyOrCorrupt", .decryption)
+        /// The plaintext is not valid UTF-8 where text was required.
+        public static let invalidUTF8 = Code("invalidUTF8", .decryption)
+        /// A `PNED` header is cut short or announces more metadata than there is.
+        public static let malformedHeader = Code("malformedHeader", .decryption)
+        /// The message is not something that can be decrypted (for example: not a JSON string).
+        public static let notEncrypted = Code("notEncrypted", .decryption)
+
+        // Unknown cryptor.
+        /// A `PNED` header with an unsupported version or an unknown cryptor id.
+        public static let unknownCryptor = Code("unknownCryptor", .unknownCryptor)
+
+        // Invalid arguments.
+        /// The cipher key is empty or otherwise unusable.
+        public static let invalidKey = Code("invalidKey", .invalidArgument)
+        /// An explicit IV has the wrong length, or cannot be used with the scheme.
+        public static let invalidIV = Code("invalidIV", .invalidArgument)
+        /// A value or option the operation cannot accept (for example a non-string leaf in a `legacy33` message).
+        public static let invalidValue = Code("invalidValue", .invalidArgument)
+
+        // JSON.
+        /// JSON text that does not parse; `offset` says where.
+        public static let invalidJSON = Code("invalidJSON", .json)
+        /// JSON nested deeper than the configured limit.
+        public static let jsonTooDeep = Code("jsonTooDeep", .json)
+
+        // Compression.
+        /// Compressed data that is corrupt: bad header, bad CRC or length, truncated, trailing garbage.
+        public static let corruptCompressedData = Code("corruptCompressedData", .compression)
+        /// Decompressed output would exceed the caller's limit (decompression-bomb guard).
+        public static let outputLimitExceeded = Code("outputLimitExceeded", .compression)
+
+        // I/O.
+        /// A file or stream could not be read or written.
+        public static let io = Code("io", .io)
+        /// An input file does not exist.
+        public static let fileNotFound = Code("fileNotFound", .io)
+    }
+}

@@ -1,0 +1,2 @@
+import PNCrypt
+print("pncrypt")
