@@ -1,0 +1,138 @@
+/// Base64 as PubNub messages use it: standard alphabet `A-Z a-z 0-9 + /` with `=` padding.
+///
+/// Output is always padded, with no line breaks. Input is read leniently in the ways real clients differ and
+/// strictly otherwise: surrounding whitespace, one pair of surrounding JSON quotes (`"q/xJ...Fw=="`), and line
+/// breaks inside (old JavaScript clients wrapped at 64 columns) are accepted; any other character, misplaced
+/// `=`, or a length that is not a whole number of 4-character groups is a `notBase64` error naming the offset.
+public enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// 0...63 for alphabet characters, 0xFE for CR/LF (skipped), 0xFF otherwise.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
+        table[Int(UInt8(ascii: "\n"))] = 0xFE
+        table[Int(UInt8(ascii: "\r"))] = 0xFE
+        return table
+    }()
+
+    /// Standard padded Base64 of `bytes`, as UTF-8 bytes.
+    public static func encodeBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        if let out = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0)) }) { return out }
+        return Array(bytes).withUnsafeBytes { encode($0) }
+    }
+
+    /// Standard padded Base64 of `bytes`.
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        String(decoding: encodeBytes(bytes), as: UTF8.self)
+    }
+
+    static func encode(_ input: UnsafeRawBufferPointer) -> [UInt8] {
+        let outCount = (input.count + 2) / 3 * 4
+        return [UInt8](unsafeUninitializedCapacity: outCount) { out, initialized in
+            alphabet.withUnsafeBufferPointer { table in
+                var i = 0
+                var o = 0
+                let n = input.count
+                while i + 3 <= n {
+                    let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                    out[o] = table[Int(v >> 18)]
+                    out[o + 1] = table[Int(v >> 12 & 63)]
+                    out[o + 2] = table[Int(v >> 6 & 63)]
+                    out[o + 3] = table[Int(v & 63)]
+                    i += 3
+                    o += 4
+                }
+                let rest = n - i
+                if rest > 0 {
+                    let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
+                    out[o] = table[Int(v >> 18)]
+                    out[o + 1] = table[Int(v >> 12 & 63)]
+                    out[o + 2] = rest == 2 ? table[Int(v >> 6 & 63)] : UInt8(ascii: "=")
+                    out[o + 3] = UInt8(ascii: "=")
+                }
+            }
+            initialized = outCount
+        }
+    }
+
+    /// Decodes Base64 text (see the type's rules on what is accepted).
+    /// - Throws: `PNCryptError.notBase64` with the offset of the first offending character.
+    public static func decode(_ text: String) throws(PNCryptError) -> [UInt8] {
+        try withBytes(text.utf8) { (buffer) throws(PNCryptError) in try decode(buffer) }
+    }
+
+    /// Decodes Base64 text given as UTF-8 bytes.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(PNCryptError) -> [UInt8] {
+        try withBytes(bytes) { (buffer) throws(PNCryptError) in try decode(buffer) }
+    }
+
+    static func decode(_ input: UnsafeRawBufferPointer) throws(PNCryptError) -> [UInt8] {
+        var start = 0
+        var end = input.count
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+        while start < end, isSpace(input[start]) { start += 1 }
+        while end > start, isSpace(input[end - 1]) { end -= 1 }
+        if end - start >= 2, input[start] == UInt8(ascii: "\""), input[end - 1] == UInt8(ascii: "\"") {
+            start += 1
+            end -= 1
+        }
+        var out = [UInt8]()
+        out.reserveCapacity((end - start) / 4 * 3)
+        var quad: UInt32 = 0
+        var inQuad = 0
+        var padding = 0
+        var firstPad = -1
+        let table = decodeTable
+        do {
+            for i in start..<end {
+                let c = input[i]
+                let v = table[Int(c)]
+                if v < 64 {
+                    guard padding == 0 else {
+                        throw PNCryptError(.notBase64, "not Base64: data after '=' padding at offset \(i)", offset: i)
+                    }
+                    quad = quad << 6 | UInt32(v)
+                    inQuad += 1
+                    if inQuad == 4 {
+                        out.append(UInt8(quad >> 16))
+                        out.append(UInt8(quad >> 8 & 0xFF))
+                        out.append(UInt8(quad & 0xFF))
+                        quad = 0
+                        inQuad = 0
+                    }
+                } else if v == 0xFE {
+                    continue
+                } else if c == UInt8(ascii: "=") {
+                    if padding == 0 { firstPad = i }
+                    padding += 1
+                    guard inQuad + padding <= 4, inQuad >= 2 else {
+                        throw PNCryptError(.notBase64, "not Base64: misplaced '=' at offset \(i)", offset: i)
+                    }
+                } else {
+                    throw PNCryptError(.notBase64, "not Base64: unexpected \(describe(c)) at offset \(i)"
+                                       + (c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
+                                          ? " (URL-safe Base64 is not accepted)" : ""), offset: i)
+                }
+            }
+        }
+        if padding > 0 {
+            guard inQuad + padding == 4 else {
+                throw PNCryptError(.notBase64, "not Base64: incomplete padding at offset \(firstPad)",
+                                   offset: firstPad)
+            }
+            quad <<= UInt32(6 * padding)
+            out.append(UInt8(quad >> 16))
+            if inQuad == 3 { out.append(UInt8(quad >> 8 & 0xFF)) }
+        } else if inQuad != 0 {
+            throw PNCryptError(.notBase64, "not Base64: \(inQuad) characters left over at the end (missing '=' padding?)",
+                               offset: end)
+        }
+        return out
+    }
+
+    private static func describe(_ c: UInt8) -> String {
+        if c >= 0x21 && c < 0x7F { return "character '\(Character(Unicode.Scalar(c)))'" }
+        return "byte 0x" + Hex.encode([c])
+    }
+}

@@ -1,0 +1,65 @@
+/// A cipherKey with its derived AES keys, computed once (SPEC section 1).
+///
+/// - `legacy` / `legacy-random-iv`: the first 32 characters of the lowercase hex SHA-256 of the key's UTF-8
+///   bytes, used as 32 ASCII bytes (so half of the key bits are fixed: CVE-2023-26154).
+/// - `acrh`: the raw 32-byte SHA-256.
+/// - `legacy33`: the raw 16-byte MD5, for AES-128.
+///
+/// Keyed cipher contexts are pooled and reused across messages, so encrypting many messages with one
+/// `CipherKey` costs a key schedule once, not per message. Thread-safe.
+public final class CipherKey: Sendable {
+    /// The cipherKey as the user gave it.
+    public let string: String
+    let legacy: SecretBytes
+    let raw: SecretBytes
+    let md5: SecretBytes
+    private let pools: [ContextPool]
+
+    /// Derives the keys of every scheme from `string` (its UTF-8 bytes).
+    /// - Throws: `PNCryptError.invalidKey` when the key is empty.
+    public init(_ string: String) throws(PNCryptError) {
+        guard !string.isEmpty else { throw PNCryptError(.invalidKey, "the cipher key is empty") }
+        self.string = string
+        var utf8 = Array(string.utf8)
+        var sha = OpenSSL.sha256(utf8)
+        let hexDigits = Array("0123456789abcdef".utf8)
+        var hex = [UInt8]()
+        hex.reserveCapacity(32)
+        for byte in sha.prefix(16) {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0F)])
+        }
+        legacy = SecretBytes(hex)
+        raw = SecretBytes(sha)
+        md5 = SecretBytes(OpenSSL.md5(utf8))
+        OpenSSL.cleanse(&utf8)
+        OpenSSL.cleanse(&sha)
+        pools = [
+            ContextPool(aes256: true, key: legacy, encrypting: true),
+            ContextPool(aes256: true, key: legacy, encrypting: false),
+            ContextPool(aes256: true, key: raw, encrypting: true),
+            ContextPool(aes256: true, key: raw, encrypting: false),
+            ContextPool(aes256: false, key: md5, encrypting: true),
+            ContextPool(aes256: false, key: md5, encrypting: false),
+        ]
+    }
+
+    /// The AES key bytes `scheme` uses (for tests and diagnostics; treat as secret).
+    func keyBytes(for scheme: Scheme) -> [UInt8] {
+        switch scheme {
+        case .legacy, .legacyRandomIV: legacy.bytes
+        case .acrh: raw.bytes
+        case .legacy33: md5.bytes
+        }
+    }
+
+    /// The context pool for `scheme` in one direction.
+    func pool(_ scheme: Scheme, encrypting: Bool) -> ContextPool {
+        let base = switch scheme {
+        case .legacy, .legacyRandomIV: 0
+        case .acrh: 2
+        case .legacy33: 4
+        }
+        return pools[base + (encrypting ? 0 : 1)]
+    }
+}

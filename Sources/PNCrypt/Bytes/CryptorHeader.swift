@@ -1,0 +1,137 @@
+/// The CryptoModule header that starts every `acrh` message and file (SPEC section 2).
+///
+/// | offset | size | value |
+/// |---|---|---|
+/// | 0 | 4 | sentinel `PNED` |
+/// | 4 | 1 | version, `0x01` |
+/// | 5 | 4 | cryptor id, `ACRH` for AES-CBC |
+/// | 9 | 1 or 3 | metadata length: one byte if < 255, else `0xFF` and a big-endian `UInt16` |
+/// | .. | n | metadata (for `ACRH`: the 16-byte IV) |
+public struct CryptorHeader: Hashable, Sendable {
+    /// The four bytes every header starts with: ASCII `PNED`.
+    public static let sentinel: [UInt8] = Array("PNED".utf8)
+    /// The only header version that exists.
+    public static let currentVersion: UInt8 = 1
+    /// The AES-CBC cryptor's id, ASCII `ACRH`.
+    public static let aesCBCCryptorID: [UInt8] = Array("ACRH".utf8)
+    /// The longest header this library reads before it knows the metadata length: sentinel, version, id,
+    /// and a 3-byte length.
+    public static let maximumFixedLength = 12
+
+    /// Header version (1).
+    public var version: UInt8
+    /// The 4-byte cryptor id.
+    public var cryptorID: [UInt8]
+    /// Cryptor metadata; for `ACRH`, the IV.
+    public var metadata: [UInt8]
+
+    /// A version-1 header for `cryptorID` with `metadata`.
+    public init(cryptorID: [UInt8] = CryptorHeader.aesCBCCryptorID, metadata: [UInt8]) {
+        precondition(cryptorID.count == 4, "a cryptor id is 4 bytes")
+        precondition(metadata.count <= Int(UInt16.max), "header metadata is at most 65535 bytes")
+        self.version = Self.currentVersion
+        self.cryptorID = cryptorID
+        self.metadata = metadata
+    }
+
+    /// The cryptor id as text when it is printable ASCII, else as hex.
+    public var cryptorIDDescription: String {
+        if cryptorID.allSatisfy({ $0 >= 0x21 && $0 < 0x7F }) { return String(decoding: cryptorID, as: UTF8.self) }
+        return Hex.encode(cryptorID)
+    }
+
+    /// Number of bytes `encoded()` produces.
+    public var encodedLength: Int { 9 + (metadata.count < 255 ? 1 : 3) + metadata.count }
+
+    /// The header bytes: the 1-byte length form below 255 bytes of metadata, the 3-byte form from 255 on.
+    public func encoded() -> [UInt8] {
+        var out = Self.sentinel
+        out.reserveCapacity(encodedLength)
+        out.append(version)
+        out += cryptorID
+        if metadata.count < 255 {
+            out.append(UInt8(metadata.count))
+        } else {
+            out += [0xFF, UInt8(metadata.count >> 8), UInt8(metadata.count & 0xFF)]
+        }
+        out += metadata
+        return out
+    }
+
+    /// Reads a header from the start of `bytes`.
+    ///
+    /// - Returns: nil when `bytes` does not start with `PNED` (fewer than 4 bytes, or another sentinel): that is
+    ///   not a header, and the data is legacy. Otherwise the header and the number of bytes it occupies.
+    /// - Throws: `unknownCryptor` for a version other than 1; `malformedHeader` when the header is cut short
+    ///   (no version, id or length byte, or less metadata than announced). The cryptor id is not checked here.
+    public static func parse(_ bytes: some Collection<UInt8>) throws(PNCryptError) -> (header: CryptorHeader, length: Int)? {
+        let b = Array(bytes.prefix(maximumFixedLength))
+        guard b.count >= 4, b[0..<4].elementsEqual(sentinel) else { return nil }
+        guard b.count >= 5 else { throw cutShort("no version byte after PNED", 4) }
+        guard b[4] == currentVersion else {
+            throw PNCryptError(.unknownCryptor, "unsupported header version \(b[4]) at offset 4 (only 1 exists)",
+                               offset: 4)
+        }
+        guard b.count >= 9 else { throw cutShort("cryptor id needs 4 bytes, only \(b.count - 5) present", b.count) }
+        guard b.count >= 10 else { throw cutShort("no metadata length byte", 9) }
+        var metadataLength = Int(b[9])
+        var start = 10
+        if metadataLength == 255 {
+            guard b.count >= 12 else {
+                throw cutShort("metadata length 0xFF needs 2 more bytes, only \(b.count - 10) present", b.count)
+            }
+            metadataLength = Int(b[10]) << 8 | Int(b[11])
+            start = 12
+        }
+        let metadata = Array(bytes.dropFirst(start).prefix(metadataLength))
+        guard metadata.count == metadataLength else {
+            throw cutShort("header announces \(metadataLength) metadata bytes, only \(metadata.count) present",
+                           start + metadata.count)
+        }
+        var header = CryptorHeader(cryptorID: Array(b[5..<9]), metadata: metadata)
+        header.version = b[4]
+        return (header, start + metadataLength)
+    }
+
+    private static func cutShort(_ what: String, _ offset: Int) -> PNCryptError {
+        PNCryptError(.malformedHeader, "PNED header cut short at offset \(offset): \(what)", offset: offset)
+    }
+}
+
+/// Lowercase hex encoding and decoding.
+public enum Hex {
+    /// Lowercase hex of `bytes`.
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes of hex text (either case); nil when it is not an even number of hex digits.
+    public static func decode(_ text: String) -> [UInt8]? {
+        let chars = Array(text.utf8)
+        guard chars.count % 2 == 0 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(chars.count / 2)
+        var i = 0
+        while i < chars.count {
+            guard let hi = nibble(chars[i]), let lo = nibble(chars[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// What a piece of ciphertext is, told without a key: its header fields, or its legacy block count.
+public struct Inspection: Hashable, Sendable {
+    /// The `PNED` header, when the data has one.
+    public var header: CryptorHeader?
+    /// Bytes the header occupies (0 without a header).
+    public var headerLength: Int
+    /// Bytes after the header.
+    public var ciphertextLength: Int
+
+    /// Whole 16-byte blocks after the header.
+    public var blocks: Int { ciphertextLength / 16 }
+
+    /// Reads what `prefix` (the first bytes of the data; at least the header, when there is one) says about data
+    /// of `totalLength` bytes.
+    /// - Throws: `malformedHeader` for a header cut short; `unknownCryptor` for an unknown version or cryptor;
+    ///   `wrongKeyOrCorrupt` when the ciphertext is empty or not a whole number of blocks.
+    public init(prefix: some Collection<UInt8>, totalLength: Int) throws(PNCryptError) {
+        if let (header, length) = try CryptorHeader.parse(prefix) {
+            try CryptoModule.checkACRH(header)
+            self.header = header
+            headerLength = length
+        } else {
+            header = nil
+            headerLength = 0
+        }
+        ciphertextLength = totalLength - headerLength
+        try CryptoModule.checkBlocks(ciphertextLength, scheme: header == nil ? .legacy : .acrh,
+                                     afterHeader: header != nil)
+    }
+
+    /// Reads what `data` is.
+    public init(_ data: some Collection<UInt8>) throws(PNCryptError) {
+        try self.init(prefix: data, totalLength: data.count)
+    }
+
+    /// A few lines for a person.
+    public var lines: [String] {
+        guard let header else {
+            var lines = ["no header: legacy data, \(blocks) block\(blocks == 1 ? "" : "s")"]
+            if blocks >= 2 {
+                lines.append("legacy (fixed IV): \(blocks) blocks of ciphertext;"
+                             + " legacy-random-iv: a 16-byte IV, then \(blocks - 1) block\(blocks == 2 ? "" : "s")")
+            } else {
+                lines.append("legacy (fixed IV) only: too short to carry a random IV")
+            }
+            return lines
+        }
+        return [
+            "PNED header: version \(header.version), cryptor \(header.cryptorIDDescription),"
+                + " metadata \(header.metadata.count) bytes (header \(headerLength) bytes)",
+            "iv: \(Hex.encode(header.metadata))",
+            "ciphertext: \(ciphertextLength) bytes, \(blocks) block\(blocks == 1 ? "" : "s")",
+        ]
+    }
+}

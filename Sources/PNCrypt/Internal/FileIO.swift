@@ -1,0 +1,44 @@
+// Every POSIX read/write of PNCrypt lives in this file. The caller owns the file descriptors: nothing here
+// opens or closes them. The read buffer is owned by `pump` and freed when it returns.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+enum FileIO {
+    /// Reads `fd` to its end in chunks of `chunkSize`, handing each chunk to `body`.
+    static func pump(_ fd: Int32, chunkSize: Int,
+                     _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            // Fill the buffer as far as the source gives, so stages see large chunks even from pipes.
+            var filled = 0
+            while filled < chunkSize {
+                let n = read(fd, buffer.baseAddress! + filled, chunkSize - filled)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw PNCryptError(.io, "read failed: \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { break }
+                filled += n
+            }
+            if filled > 0 { try body(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
+            if filled < chunkSize { return }
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(PNCryptError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PNCryptError(.io, "write failed: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+    }
+}

@@ -1,0 +1,176 @@
+// Every OpenSSL call and pointer of PNCrypt lives in this file.
+//
+// Ownership:
+// - The two `EVP_CIPHER` objects are fetched once per process and never freed (process lifetime).
+// - An `AESCBCContext` owns one `EVP_CIPHER_CTX`, keyed once for one direction; it is freed in `deinit`.
+//   A context is not thread-safe: it is used by one caller at a time, handed out by `ContextPool`.
+// - `SecretBytes` owns key material and wipes it with `OPENSSL_cleanse` when released.
+internal import CLibCrypto
+import Synchronization
+
+/// Process-wide OpenSSL objects and one-shot helpers.
+enum OpenSSL {
+    /// AES-256-CBC, fetched once: looking the cipher up per message costs more than the cipher itself.
+    nonisolated(unsafe) static let aes256CBC: OpaquePointer = {
+        guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-CBC", nil) else {
+            fatalError("OpenSSL has no AES-256-CBC: the libcrypto installation is broken")
+        }
+        return cipher
+    }()
+
+    /// AES-128-CBC (the iOS 3.3 `legacy33` scheme).
+    nonisolated(unsafe) static let aes128CBC: OpaquePointer = {
+        guard let cipher = EVP_CIPHER_fetch(nil, "AES-128-CBC", nil) else {
+            fatalError("OpenSSL has no AES-128-CBC: the libcrypto installation is broken")
+        }
+        return cipher
+    }()
+
+    /// SHA-256 of `bytes` (32 bytes).
+    static func sha256(_ bytes: [UInt8]) -> [UInt8] { digest(bytes, EVP_sha256(), length: 32) }
+
+    /// MD5 of `bytes` (16 bytes).
+    static func md5(_ bytes: [UInt8]) -> [UInt8] { digest(bytes, EVP_md5(), length: 16) }
+
+    private static func digest(_ bytes: [UInt8], _ md: OpaquePointer?, length: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: length)
+        var outLength: UInt32 = 0
+        let ok = bytes.withUnsafeBytes { input in
+            out.withUnsafeMutableBytes { output in
+                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &outLength, md, nil)
+            }
+        }
+        precondition(ok == 1 && Int(outLength) == length, "EVP_Digest failed")
+        return out
+    }
+
+    /// `count` bytes from OpenSSL's CSPRNG.
+    static func randomBytes(_ count: Int) throws(PNCryptError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        let ok = out.withUnsafeMutableBytes { RAND_bytes($0.baseAddress, Int32($0.count)) }
+        guard ok == 1 else {
+            throw PNCryptError(.encryptionFailed, "the random number generator (RAND_bytes) failed")
+        }
+        return out
+    }
+
+    /// Overwrites `bytes` with zeros in a way the compiler cannot remove.
+    static func cleanse(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+    }
+
+    /// Overwrites `count` bytes at `pointer`.
+    static func cleanse(_ pointer: UnsafeMutableRawPointer, count: Int) {
+        OPENSSL_cleanse(pointer, count)
+    }
+}
+
+/// Key bytes that are wiped when the last reference goes away.
+final class SecretBytes: Sendable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    deinit {
+        // `bytes` is immutable and uniquely owned here; wipe its storage in place.
+        bytes.withUnsafeBytes { OpenSSL.cleanse(UnsafeMutableRawPointer(mutating: $0.baseAddress!), count: $0.count) }
+    }
+}
+
+/// One keyed `EVP_CIPHER_CTX` for one direction. Per message only the IV is reset.
+///
+/// Not thread-safe: use from one caller at a time (the pool hands it out exclusively).
+final class AESCBCContext: @unchecked Sendable {
+    private let ctx: OpaquePointer
+    let encrypting: Bool
+
+    init(cipher: OpaquePointer, key: SecretBytes, encrypting: Bool) {
+        guard let ctx = EVP_CIPHER_CTX_new() else { fatalError("EVP_CIPHER_CTX_new: out of memory") }
+        let ok = key.bytes.withUnsafeBytes { keyBytes in
+            EVP_CipherInit_ex(ctx, cipher, nil, keyBytes.bindMemory(to: UInt8.self).baseAddress, nil,
+                              encrypting ? 1 : 0)
+        }
+        precondition(ok == 1, "EVP_CipherInit_ex failed to key the context")
+        self.ctx = ctx
+        self.encrypting = encrypting
+    }
+
+    deinit { EVP_CIPHER_CTX_free(ctx) }
+
+    /// Starts a new message with `iv` (16 bytes); the key schedule is kept.
+    func start(iv: UnsafeRawBufferPointer) -> Bool {
+        precondition(iv.count == 16)
+        return EVP_CipherInit_ex(ctx, nil, nil, nil, iv.bindMemory(to: UInt8.self).baseAddress, -1) == 1
+    }
+
+    /// Processes `input`, writing at most `input.count + 16` bytes to `output`; returns the count written.
+    func update(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) -> Int? {
+        var written: Int32 = 0
+        guard input.count > 0 else { return 0 }
+        let ok = EVP_CipherUpdate(ctx, output.assumingMemoryBound(to: UInt8.self), &written,
+                                  input.bindMemory(to: UInt8.self).baseAddress, Int32(input.count))
+        return ok == 1 ? Int(written) : nil
+    }
+
+    /// Finishes the message (adds or checks PKCS#7 padding), writing at most 16 bytes to `output`.
+    /// Returns nil when decryption finds a wrong padding or an incomplete last block.
+    func finish(into output: UnsafeMutableRawPointer) -> Int? {
+        var written: Int32 = 0
+        let ok = EVP_CipherFinal_ex(ctx, output.assumingMemoryBound(to: UInt8.self), &written)
+        if ok != 1 { ERR_clear_error() }
+        return ok == 1 ? Int(written) : nil
+    }
+
+    /// Encrypts or decrypts one whole message, appending the result after `prefix` bytes of `output`.
+    /// `output` must have room for `prefix + input.count + 16` bytes. Returns the total length, or nil on failure.
+    func run(iv: UnsafeRawBufferPointer, input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer,
+             prefix: Int) -> Int? {
+        guard start(iv: iv), let base = output.baseAddress else { return nil }
+        // EVP_CipherUpdate takes an Int32 length: feed very large inputs in pieces.
+        var consumed = 0
+        var produced = prefix
+        let piece = 1 << 30
+        while consumed < input.count {
+            let n = min(piece, input.count - consumed)
+            guard let w = update(UnsafeRawBufferPointer(rebasing: input[consumed..<consumed + n]),
+                                 into: base + produced) else { return nil }
+            consumed += n
+            produced += w
+        }
+        guard let w = finish(into: base + produced) else { return nil }
+        return produced + w
+    }
+}
+
+/// Keyed contexts for one key and direction, reused across calls and shared safely between threads.
+final class ContextPool: Sendable {
+    private let cipher: UnsafeSendableCipher
+    private let key: SecretBytes
+    private let encrypting: Bool
+    private let idle = Mutex<[AESCBCContext]>([])
+    private static let maxIdle = 16
+
+    init(aes256: Bool, key: SecretBytes, encrypting: Bool) {
+        self.cipher = UnsafeSendableCipher(pointer: aes256 ? OpenSSL.aes256CBC : OpenSSL.aes128CBC)
+        self.key = key
+        self.encrypting = encrypting
+    }
+
+    /// Runs `body` with a context no other caller is using, returning it to the pool afterwards.
+    func withContext<R, E: Error>(_ body: (AESCBCContext) throws(E) -> R) throws(E) -> R {
+        let context = idle.withLock { $0.popLast() }
+            ?? AESCBCContext(cipher: cipher.pointer, key: key, encrypting: encrypting)
+        defer { idle.withLock { if $0.count < Self.maxIdle { $0.append(context) } } }
+        return try body(context)
+    }
+
+    /// A context for the caller's exclusive, long use (a stream).
+    func makeContext() -> AESCBCContext {
+        AESCBCContext(cipher: cipher.pointer, key: key, encrypting: encrypting)
+    }
+}
+
+/// `EVP_CIPHER` objects are immutable and shared after fetching.
+private struct UnsafeSendableCipher: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

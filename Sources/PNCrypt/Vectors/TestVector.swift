@@ -1,0 +1,168 @@
+import Foundation
+
+/// One cross-SDK test vector, as stored in `Vectors/*.json` (format in `Vectors/README.md`).
+public struct TestVector: Codable, Hashable, Sendable {
+    /// What a vector expects of the library.
+    public enum Expectation: String, Codable, Hashable, Sendable {
+        /// Decrypting gives the plaintext; with a known IV, encrypting gives the ciphertext.
+        case ok
+        /// Decrypting fails with a decryption error.
+        case decryptionError = "decryption_error"
+        /// Decrypting fails with an unknown-cryptor error.
+        case unknownCryptor = "unknown_cryptor"
+        /// Encrypting the plaintext fails with an encryption error.
+        case encryptionError = "encryption_error"
+    }
+
+    /// Unique id across all vector files.
+    public var id: String
+    /// A `Scheme` raw value, or `auto` (decrypt as a module: header if present, else `legacy`; decrypt only).
+    public var scheme: String
+    /// The cipherKey.
+    public var key: String
+    /// The IV in hex, when the encryption is deterministic.
+    public var iv: String?
+    /// Plaintext as UTF-8 text.
+    public var plaintext: String?
+    /// Plaintext as Base64 of arbitrary bytes.
+    public var plaintextB64: String?
+    /// The scheme's output bytes in Base64.
+    public var ciphertext: String?
+    /// What should happen.
+    public var expect: Expectation
+    /// For negatives: the expected `PNCryptError.Code` name.
+    public var reason: String?
+    /// Where the vector came from.
+    public var source: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, scheme, key, iv, plaintext, plaintextB64 = "plaintext_b64", ciphertext, expect, reason, source
+    }
+
+    /// The plaintext bytes, from `plaintext` or `plaintextB64`.
+    public func plaintextBytes() throws(PNCryptError) -> [UInt8]? {
+        if let plaintext { return Array(plaintext.utf8) }
+        if let plaintextB64 { return try Base64.decode(plaintextB64) }
+        return nil
+    }
+}
+
+/// A vector file: `{"description", "source", "vectors": [...]}`.
+public struct TestVectorFile: Codable, Sendable {
+    /// What the file holds.
+    public var description: String?
+    /// The default source of its vectors.
+    public var source: String?
+    /// The vectors.
+    public var vectors: [TestVector]
+
+    /// Reads and parses a vector file.
+    /// - Throws: `io` when it cannot be read, `invalidJSON` when it is not a vector file.
+    public static func load(path: String) throws(PNCryptError) -> TestVectorFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PNCryptError(.fileNotFound, "cannot read vector file '\(path)'")
+        }
+        do {
+            return try JSONDecoder().decode(TestVectorFile.self, from: data)
+        } catch {
+            throw PNCryptError(.invalidJSON, "'\(path)' is not a vector file: \(error)")
+        }
+    }
+}
+
+/// Runs test vectors against this library.
+public enum TestVectorChecker {
+    /// A failed vector and why.
+    public struct Failure: Hashable, Sendable, CustomStringConvertible {
+        /// The vector's id.
+        public var id: String
+        /// What went wrong.
+        public var message: String
+        public var description: String { "\(id): \(message)" }
+    }
+
+    /// The `.json` files a path names: the file itself, or the files in a folder, sorted.
+    public static func files(at path: String) throws(PNCryptError) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw PNCryptError(.fileNotFound, "no vector file or folder at '\(path)'")
+        }
+        guard isDirectory.boolValue else { return [path] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.sorted().map { (path as NSString).appendingPathComponent($0) }
+    }
+
+    /// Checks one vector; nil when it passes.
+    public static func check(_ vector: TestVector) -> Failure? {
+        do {
+            try run(vector)
+            return nil
+        } catch let failure as Failure {
+            return failure
+        } catch {
+            return Failure(id: vector.id, message: "\(error)")
+        }
+    }
+
+    private static func run(_ v: TestVector) throws {
+        func fail(_ message: String) -> Failure { Failure(id: v.id, message: message) }
+        let scheme: Scheme? = v.scheme == "auto" ? nil : Scheme(rawValue: v.scheme)
+        guard scheme != nil || v.scheme == "auto" else { throw fail("unknown scheme '\(v.scheme)'") }
+        let module = try CryptoModule(cipherKey: v.key)
+        let plaintext = try v.plaintextBytes()
+        let iv = try v.iv.map { (hex) throws(Failure) -> [UInt8] in
+            guard let bytes = Hex.decode(hex) else { throw fail("iv is not hex") }
+            return bytes
+        }
+        func decrypt() throws(PNCryptError) -> [UInt8] {
+            guard let ciphertext = v.ciphertext else {
+                throw PNCryptError(.invalidValue, "vector has no ciphertext")
+            }
+            let bytes = try Base64.decode(ciphertext)
+            if let scheme { return try module.decrypt(bytes, scheme: scheme) }
+            return try module.decrypt(bytes)
+        }
+        func expectError(_ category: PNCryptError.Category, _ body: () throws(PNCryptError) -> [UInt8]) throws {
+            do {
+                let out = try body()
+                throw fail("expected a \(category) error, got \(out.count) bytes")
+            } catch let error as PNCryptError {
+                guard error.category == category else {
+                    throw fail("expected a \(category) error, got \(error.category): \(error.message)")
+                }
+                if let reason = v.reason, reason != error.code.name {
+                    throw fail("expected reason \(reason), got \(error.code.name): \(error.message)")
+                }
+            }
+        }
+        switch v.expect {
+        case .ok:
+            guard let plaintext else { throw fail("an ok vector needs a plaintext") }
+            let decrypted = try decrypt()
+            guard decrypted == plaintext else {
+                throw fail("decrypted to \(Base64.encode(decrypted)), expected \(Base64.encode(plaintext))")
+            }
+            guard let scheme else { return }
+            if iv != nil || scheme == .legacy || scheme == .legacy33 {
+                let encrypted = Base64.encode(try module.encrypt(plaintext, scheme: scheme, iv: iv))
+                guard encrypted == v.ciphertext else {
+                    throw fail("encrypted to \(encrypted), expected \(v.ciphertext ?? "")")
+                }
+            }
+            // A fresh random IV must round-trip too.
+            let again = try module.decrypt(try module.encrypt(plaintext, scheme: scheme), scheme: scheme)
+            guard again == plaintext else { throw fail("random-IV round trip changed the plaintext") }
+        case .decryptionError:
+            try expectError(.decryption, decrypt)
+        case .unknownCryptor:
+            try expectError(.unknownCryptor, decrypt)
+        case .encryptionError:
+            guard let scheme, let plaintext else { throw fail("an encryption_error vector needs a scheme and plaintext") }
+            try expectError(.encryption) { () throws(PNCryptError) in
+                try module.encrypt(plaintext, scheme: scheme, iv: iv)
+            }
+        }
+    }
+}
+
+extension TestVectorChecker.Failure: Error {}

@@ -1,2 +1,0 @@
-import PNCrypt
-print("pncrypt")
