@@ -132,6 +132,8 @@ public enum Base64 {
     }
 
     private static func describe(_ c: UInt8) -> String {
+        if c == 0x20 { return "space" }
+        if c == 0x09 { return "tab" }
         if c >= 0x21 && c < 0x7F { return "character '\(Character(Unicode.Scalar(c)))'" }
         return "byte 0x" + Hex.encode([c])
     }

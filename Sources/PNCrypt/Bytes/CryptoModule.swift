@@ -128,8 +128,7 @@ public struct CryptoModule: Sendable {
     /// The scheme `decrypt(_:)` would use for `data`, after reading its header if it has one.
     public func detectScheme(_ data: some Collection<UInt8>) throws(PNCryptError) -> Scheme {
         guard let (header, _) = try CryptorHeader.parse(data) else { return legacyScheme }
-        try Self.checkACRH(header)
-        return .acrh
+        return try Self.cryptor(for: header, explicit: nil) ?? legacyScheme
     }
 
     func decryptBytes(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?) throws(PNCryptError) -> [UInt8] {
@@ -138,9 +137,13 @@ public struct CryptoModule: Sendable {
         var bodyStart = 0
         if explicit == nil || explicit == .acrh {
             if let (header, length) = try CryptorHeader.parse(input) {
-                try Self.checkACRH(header)
-                scheme = .acrh
-                ivBytes = header.metadata
+                if try Self.cryptor(for: header, explicit: explicit) == .acrh {
+                    scheme = .acrh
+                    ivBytes = header.metadata
+                } else {
+                    // The legacy cryptor's id: what follows the header is legacy data.
+                    return try decryptBytes(UnsafeRawBufferPointer(rebasing: input[length...]), scheme: legacyScheme)
+                }
                 bodyStart = length
             } else if scheme == .acrh {
                 throw PNCryptError(.malformedHeader, input.isEmpty ? "empty input: no PNED header"
@@ -173,7 +176,14 @@ public struct CryptoModule: Sendable {
         return out
     }
 
-    static func checkACRH(_ header: CryptorHeader) throws(PNCryptError) {
+    /// The id the legacy cryptor has in the Swift and Go SDKs: four zero bytes. They never write it, but read a
+    /// header carrying it as "legacy data follows".
+    public static let legacyCryptorID: [UInt8] = [0, 0, 0, 0]
+
+    /// The scheme a header selects: `acrh` for `ACRH`; for the legacy cryptor id (only when reading with
+    /// auto-detection, `explicit` nil) the scheme of what follows is the caller's legacy scheme, returned as nil.
+    static func cryptor(for header: CryptorHeader, explicit: Scheme?) throws(PNCryptError) -> Scheme? {
+        if header.cryptorID == legacyCryptorID && explicit == nil { return nil }
         guard header.cryptorID == CryptorHeader.aesCBCCryptorID else {
             throw PNCryptError(.unknownCryptor, "unknown cryptor id '\(header.cryptorIDDescription)' in PNED header"
                                + " at offset 5 (known: ACRH)", offset: 5)
@@ -182,6 +192,7 @@ public struct CryptoModule: Sendable {
             throw PNCryptError(.malformedHeader, "ACRH header metadata is \(header.metadata.count) bytes;"
                                + " the IV must be 16", offset: 9)
         }
+        return .acrh
     }
 
     static func checkBlocks(_ count: Int, scheme: Scheme, afterHeader: Bool) throws(PNCryptError) {

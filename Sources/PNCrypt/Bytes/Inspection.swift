@@ -16,7 +16,7 @@ public struct Inspection: Hashable, Sendable {
     ///   `wrongKeyOrCorrupt` when the ciphertext is empty or not a whole number of blocks.
     public init(prefix: some Collection<UInt8>, totalLength: Int) throws(PNCryptError) {
         if let (header, length) = try CryptorHeader.parse(prefix) {
-            try CryptoModule.checkACRH(header)
+            _ = try CryptoModule.cryptor(for: header, explicit: nil)
             self.header = header
             headerLength = length
         } else {

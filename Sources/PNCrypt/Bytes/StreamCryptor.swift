@@ -161,7 +161,10 @@ public final class StreamDecryptor: ByteStreamStage {
                 }
                 return try legacyPrefix(final: final)
             }
-            try CryptoModule.checkACRH(header)
+            guard try CryptoModule.cryptor(for: header, explicit: expected) == .acrh else {
+                // The legacy cryptor's id: the legacy file format follows the header.
+                return try legacyPrefix(final: final, after: length)
+            }
             scheme = .acrh
             iv = header.metadata
             used = length
@@ -173,18 +176,18 @@ public final class StreamDecryptor: ByteStreamStage {
         return used
     }
 
-    private func legacyPrefix(final: Bool) throws(PNCryptError) -> Int? {
-        guard head.count >= 16 else {
+    private func legacyPrefix(final: Bool, after offset: Int = 0) throws(PNCryptError) -> Int? {
+        guard head.count >= offset + 16 else {
             if final {
-                throw PNCryptError(.wrongKeyOrCorrupt, "\(head.count) bytes is too short for the legacy file format"
-                                   + " (16-byte IV, then ciphertext)")
+                throw PNCryptError(.wrongKeyOrCorrupt, "\(head.count - offset) bytes is too short for the legacy"
+                                   + " file format (16-byte IV, then ciphertext)")
             }
             return nil
         }
         scheme = .legacyRandomIV
-        var iv = Array(head[0..<16])
+        var iv = Array(head[offset..<offset + 16])
         try start(iv: &iv)
-        return 16
+        return offset + 16
     }
 
     private func start(iv: inout [UInt8]) throws(PNCryptError) {

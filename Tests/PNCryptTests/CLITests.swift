@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+@testable import PNCrypt
+
+@Suite struct CLITests {
+    @Test("every SPEC vector passes through the CLI, both ways")
+    func specVectors() throws {
+        let vectors = try Package.vectors("spec.json")
+        #expect(vectors.count >= 30)
+        for v in vectors where v.expect == .ok {
+            let plaintext = try #require(try v.plaintextBytes())
+            let ciphertext = try #require(v.ciphertext)
+            let decrypted = try CLI.run(["decrypt", "--key", v.key, "--scheme", v.scheme, ciphertext])
+            #expect(decrypted.status == 0, "\(v.id): \(decrypted.stderr)")
+            #expect(decrypted.stdout == plaintext, "\(v.id)")
+            guard v.scheme != "auto" else { continue }
+            var arguments = ["encrypt", "--key", v.key, "--scheme", v.scheme]
+            if let iv = v.iv { arguments += ["--iv", iv] }
+            guard v.iv != nil || v.scheme == "legacy" || v.scheme == "legacy33" else { continue }
+            let encrypted = try CLI.run(arguments, stdin: plaintext)
+            #expect(encrypted.status == 0, "\(v.id): \(encrypted.stderr)")
+            #expect(encrypted.text == ciphertext + "\n", "\(v.id)")
+        }
+    }
+
+    @Test("negative vectors exit 1 with one line naming the cause, and nothing on stdout")
+    func negativeVectors() throws {
+        let vectors = try Package.vectors("negative.json").filter {
+            $0.expect == .decryptionError || $0.expect == .unknownCryptor
+        }
+        #expect(vectors.count >= 30)
+        for v in vectors {
+            let result = try CLI.run(["decrypt", "--key", v.key, "--scheme", v.scheme], stdin: Array((v.ciphertext ?? "").utf8))
+            #expect(result.status == 1, "\(v.id)")
+            #expect(result.stdout.isEmpty, "\(v.id)")
+            #expect(result.stderr.hasPrefix("pncrypt: ") && result.stderr.filter { $0 == "\n" }.count == 1,
+                    "\(v.id): \(result.stderr)")
+        }
+    }
+
+    @Test("the README's main command decrypts the bundled example")
+    func readmeExample() throws {
+        let result = try CLI.run(["decrypt", "--key", "enigma", "q/xJqqN6qbiZMXYmiQC1Fw=="])
+        #expect(result.status == 0)
+        #expect(result.text == "yay!")
+    }
+
+    @Test("text input comes from TEXT, -i PATH or stdin; output exactly as documented")
+    func inputSources() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("plain.txt")
+        try Data("yay!".utf8).write(to: file)
+        for (args, stdin) in [(["yay!"], ""), (["-i", file.path], ""), ([], "yay!")] {
+            let result = try CLI.run(["encrypt", "--key", "enigma", "--scheme", "legacy"] + args, stdin: Array(stdin.utf8))
+            #expect(result.text == "q/xJqqN6qbiZMXYmiQC1Fw==\n")
+        }
+        // Decrypt writes the plaintext bytes and nothing else: no newline added, none removed.
+        let withNewline = try CLI.run(["encrypt", "--key", "k", "--scheme", "acrh"], stdin: Array("line\n".utf8))
+        let back = try CLI.run(["decrypt", "--key", "k"], stdin: withNewline.stdout)
+        #expect(back.stdout == Array("line\n".utf8))
+    }
+
+    @Test("the key comes from --key, --key-file or PNCRYPT_KEY")
+    func keySources() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let keyFile = dir.appendingPathComponent("key")
+        try Data("enigma\n".utf8).write(to: keyFile)
+        let fromFile = try CLI.run(["decrypt", "--key-file", keyFile.path, "q/xJqqN6qbiZMXYmiQC1Fw=="])
+        #expect(fromFile.text == "yay!")
+        let fromEnv = try CLI.run(["decrypt", "q/xJqqN6qbiZMXYmiQC1Fw=="], environment: ["PNCRYPT_KEY": "enigma"])
+        #expect(fromEnv.text == "yay!")
+        let missing = try CLI.run(["decrypt", "--key-file", dir.appendingPathComponent("nope").path, "x"])
+        #expect(missing.status == 66)
+    }
+
+    @Test("bad usage exits 64", arguments: [
+        ["decrypt", "q/xJqqN6qbiZMXYmiQC1Fw=="],
+        ["encrypt", "--key", "k", "--scheme", "rot13", "x"],
+        ["encrypt", "--key", "k", "--iv", "abcd", "x"],
+        ["encrypt", "--key", "k", "x", "-i", "/etc/hostname"],
+        ["encrypt", "--key", "", "x"],
+        ["encrypt", "--key", "k", "--binary", "--scheme", "legacy33", "x"],
+        ["decrypt", "--key", "k", "--binary", "x"],
+        ["frobnicate"],
+    ])
+    func usage(arguments: [String]) throws {
+        let result = try CLI.run(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("a missing input file exits 66")
+    func missingInput() throws {
+        let result = try CLI.run(["encrypt", "--key", "k", "-i", "/nonexistent/file"])
+        #expect(result.status == 66)
+        #expect(result.stderr == "pncrypt: input file '/nonexistent/file' does not exist\n")
+    }
+
+    @Test("-o is written atomically: refused over the input, absent after a failure, stale temporaries removed")
+    func outputSafety() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in")
+        try Data("secret".utf8).write(to: input)
+        let same = try CLI.run(["encrypt", "--key", "k", "--binary", "-i", input.path, "-o", input.path])
+        #expect(same.status == 64)
+        #expect(try Data(contentsOf: input) == Data("secret".utf8))
+
+        let out = dir.appendingPathComponent("out")
+        let failed = try CLI.run(["decrypt", "--key", "k", "-o", out.path, "q/xJqqN6qbiZMXYmiQC1Fw=="])
+        #expect(failed.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+
+        try Data("earlier".utf8).write(to: out)
+        let failedOver = try CLI.run(["decrypt", "--key", "k", "--binary", "-i", input.path, "-o", out.path])
+        #expect(failedOver.status == 1)
+        #expect(try Data(contentsOf: out) == Data("earlier".utf8))
+
+        let stale = dir.appendingPathComponent(".out.pncrypt-999999999.tmp")
+        try Data("left by a killed run".utf8).write(to: stale)
+        let ok = try CLI.run(["encrypt", "--key", "k", "-o", out.path, "hello"])
+        #expect(ok.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["in", "out"])
+    }
+
+    @Test("--binary streams the file formats and decrypt auto-detects them")
+    func binaryRoundTrip() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plain = dir.appendingPathComponent("plain")
+        let bytes = (0..<5_000_017).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+        try Data(bytes).write(to: plain)
+        for scheme in ["acrh", "legacy-random-iv", "legacy"] {
+            let sealed = dir.appendingPathComponent("sealed-\(scheme)")
+            let opened = dir.appendingPathComponent("opened-\(scheme)")
+            let enc = try CLI.run(["encrypt", "--key", "k", "--binary", "--scheme", scheme, "-i", plain.path,
+                                   "-o", sealed.path])
+            #expect(enc.status == 0, "\(enc.stderr)")
+            let dec = try CLI.run(["decrypt", "--key", "k", "--binary", "-i", sealed.path, "-o", opened.path])
+            #expect(dec.status == 0, "\(dec.stderr)")
+            #expect(try Data(contentsOf: opened) == Data(bytes))
+            let size = try FileManager.default.attributesOfItem(atPath: sealed.path)[.size] as? Int
+            #expect(size == (scheme == "acrh" ? 26 : 16) + bytes.count / 16 * 16 + 16)
+        }
+        // Through stdin and stdout too; the wrong key writes nothing to stdout.
+        let sealed = try CLI.run(["encrypt", "--key", "k", "--binary"], stdin: Array(bytes.prefix(100_000)))
+        let opened = try CLI.run(["decrypt", "--key", "k", "--binary"], stdin: sealed.stdout)
+        #expect(opened.stdout == Array(bytes.prefix(100_000)))
+        let wrong = try CLI.run(["decrypt", "--key", "other", "--binary"], stdin: sealed.stdout)
+        #expect(wrong.status == 1)
+        #expect(wrong.stdout.isEmpty)
+    }
+
+    @Test("inspect says what the input is without a key")
+    func inspect() throws {
+        let header = try CLI.run(["inspect",
+            "UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw=="])
+        #expect(header.text == """
+            PNED header: version 1, cryptor ACRH, metadata 16 bytes (header 26 bytes)
+            iv: 00000000000000000000000000000000
+            ciphertext: 32 bytes, 2 blocks
+
+            """)
+        let legacy = try CLI.run(["inspect", "q/xJqqN6qbiZMXYmiQC1Fw=="])
+        #expect(legacy.text.hasPrefix("no header: legacy data, 1 block\n"))
+        for (input, words) in [("q/xJ-qN6", "not Base64"), ("UE5FRAFB", "cut short"), ("AAAAAAAAAAAAAAAAAAAAAAAA", "not a whole number")] {
+            let bad = try CLI.run(["inspect", input])
+            #expect(bad.status == 1)
+            #expect(bad.stdout.isEmpty)
+            #expect(bad.stderr.contains(words), "\(bad.stderr)")
+        }
+    }
+
+    @Test("vectors check runs every vector and closes with the count")
+    func vectorsCheck() throws {
+        let result = try CLI.run(["vectors", "check", Package.vectors.path])
+        #expect(result.status == 0, "\(result.text)")
+        let last = try #require(result.text.split(separator: "\n").last)
+        #expect(last.hasSuffix(" passed, 0 failed"))
+        #expect((Int(last.split(separator: " ")[0]) ?? 0) > 500)
+
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let broken = dir.appendingPathComponent("broken.json")
+        try Data(#"{"vectors":[{"id":"x","scheme":"legacy","key":"enigma","plaintext":"yay!","ciphertext":"Wi24KS4pcTzvyuGOHubiXg==","expect":"ok"}]}"#.utf8).write(to: broken)
+        let failing = try CLI.run(["vectors", "check", broken.path])
+        #expect(failing.status == 1)
+        #expect(failing.text.hasSuffix("0 passed, 1 failed\n"))
+        #expect(failing.text.hasPrefix("FAIL broken.json x: "))
+    }
+}

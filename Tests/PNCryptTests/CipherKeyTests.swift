@@ -1,0 +1,31 @@
+import Testing
+@testable import PNCrypt
+
+@Suite struct CipherKeyTests {
+    @Test("derives the SPEC section 1 keys of 'enigma'")
+    func enigma() throws {
+        let key = try CipherKey("enigma")
+        #expect(key.keyBytes(for: .legacy) == [UInt8]("67a4f45f0d1d9bc606486fc42dc49416"))
+        #expect(key.keyBytes(for: .legacyRandomIV) == key.keyBytes(for: .legacy))
+        #expect(Hex.encode(key.keyBytes(for: .legacy33)) == "90954349a0e42d8e4426a4672bde16b9")
+        // The acrh key is the whole raw SHA-256; its hex starts with the legacy key's characters.
+        #expect(key.keyBytes(for: .acrh).count == 32)
+        #expect(Hex.encode(key.keyBytes(for: .acrh)).hasPrefix("67a4f45f0d1d9bc606486fc42dc49416"))
+    }
+
+    @Test("uses the key's UTF-8 bytes")
+    func nonASCII() throws {
+        // SHA-256("ключ") starts 6b3a...: computed independently with `printf 'ключ' | sha256sum`.
+        let key = try CipherKey("ключ")
+        #expect(key.string == "ключ")
+        #expect(key.keyBytes(for: .legacy).count == 32)
+        #expect(key.keyBytes(for: .legacy) != (try CipherKey("kljuch")).keyBytes(for: .legacy))
+    }
+
+    @Test("refuses an empty key")
+    func empty() {
+        let error = expectPNError { () throws(PNCryptError) in try CipherKey("") }
+        #expect(error?.code == .invalidKey)
+        #expect(error?.category == .invalidArgument)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+@testable import PNCrypt
+
+@Suite struct CryptoModuleTests {
+    let enigma = try! CryptoModule(cipherKey: "enigma")
+
+    @Test("encrypts SPEC's legacy example and reads it back")
+    func legacy() throws {
+        #expect(try enigma.encryptToBase64([UInt8]("yay!"), scheme: .legacy) == "q/xJqqN6qbiZMXYmiQC1Fw==")
+        #expect(try enigma.decrypt(base64: "q/xJqqN6qbiZMXYmiQC1Fw==") == [UInt8]("yay!"))
+    }
+
+    @Test("writes acrh by default: a fresh random IV in a PNED header every time")
+    func acrhDefault() throws {
+        let a = try enigma.encrypt([UInt8]("hello"))
+        let b = try enigma.encrypt([UInt8]("hello"))
+        #expect(Array(a.prefix(10)) == [UInt8]("PNED") + [1] + [UInt8]("ACRH") + [16])
+        #expect(a.count == 26 + 16)
+        #expect(a != b)
+        #expect(Array(a[10..<26]) != Array(b[10..<26]))
+        #expect(try enigma.decrypt(a) == [UInt8]("hello"))
+        #expect(try enigma.detectScheme(a) == .acrh)
+    }
+
+    @Test("legacy-random-iv puts the IV first")
+    func randomIV() throws {
+        let iv = [UInt8]("1234567890123456")
+        let out = try enigma.encrypt([UInt8]("yay!"), scheme: .legacyRandomIV, iv: iv)
+        #expect(Base64.encode(out) == "MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=")
+        let random = try enigma.encrypt([UInt8]("yay!"), scheme: .legacyRandomIV)
+        #expect(random.count == 32)
+        #expect(try enigma.decrypt(random, scheme: .legacyRandomIV) == [UInt8]("yay!"))
+    }
+
+    @Test("decrypt without a header uses the configured legacy scheme")
+    func legacySchemeSetting() throws {
+        let data = try enigma.encrypt([UInt8]("yay!"), scheme: .legacyRandomIV)
+        var module = enigma
+        // Read with the fixed IV, IV ‖ ciphertext still has valid padding: the IV block becomes 16 bytes of
+        // garbage before the real plaintext. Nothing in the data tells the two apart (SPEC section 1).
+        let misread = try module.decrypt(data)
+        #expect(misread.count == 20)
+        #expect(Array(misread.suffix(4)) == [UInt8]("yay!"))
+        module.legacyScheme = .legacyRandomIV
+        #expect(try module.decrypt(data) == [UInt8]("yay!"))
+        #expect(try module.detectScheme(data) == .legacyRandomIV)
+        module.legacyScheme = .acrh
+        #expect(expectPNError { () throws(PNCryptError) in try module.decrypt(data) }?.code == .malformedHeader)
+    }
+
+    @Test("an explicit scheme reads only that format")
+    func explicitScheme() throws {
+        let acrh = try enigma.encrypt([UInt8]("hello"), scheme: .acrh)
+        let legacy = try enigma.encrypt([UInt8]("hello"), scheme: .legacy)
+        let noHeader = expectPNError { () throws(PNCryptError) in try enigma.decrypt(legacy, scheme: .acrh) }
+        #expect(noHeader?.code == .malformedHeader)
+        #expect(noHeader?.message.contains("no PNED header") == true)
+        let asLegacy = expectPNError { () throws(PNCryptError) in try enigma.decrypt(acrh, scheme: .legacy) }
+        #expect(asLegacy?.category == .decryption)
+    }
+
+    @Test("legacy33 uses AES-128 with the MD5 key")
+    func legacy33() throws {
+        #expect(try enigma.encryptToBase64([UInt8]("Hello World"), scheme: .legacy33) == "UzIyeVhanI+QnyaNqVob2A==")
+        #expect(try enigma.decrypt(base64: "0ZRaiDryY0rdklgVVU80pQ==", scheme: .legacy33) == [UInt8]("seven"))
+    }
+
+    @Test("empty plaintext: one padding block in legacy schemes, an encryption error in acrh")
+    func emptyPlaintext() throws {
+        for scheme in [Scheme.legacy, .legacyRandomIV, .legacy33] {
+            let out = try enigma.encrypt([UInt8](), scheme: scheme)
+            #expect(out.count == (scheme == .legacyRandomIV ? 32 : 16))
+            #expect(try enigma.decrypt(out, scheme: scheme) == [])
+        }
+        let error = expectPNError { () throws(PNCryptError) in try enigma.encrypt([UInt8](), scheme: .acrh) }
+        #expect(error?.code == .emptyPlaintext)
+        #expect(error?.category == .encryption)
+    }
+
+    @Test("refuses IVs it cannot use")
+    func badIV() throws {
+        #expect(expectPNError { () throws(PNCryptError) in
+            try enigma.encrypt([UInt8]("x"), scheme: .acrh, iv: [1, 2, 3])
+        }?.code == .invalidIV)
+        #expect(expectPNError { () throws(PNCryptError) in
+            try enigma.encrypt([UInt8]("x"), scheme: .legacy, iv: [UInt8](repeating: 0, count: 16))
+        }?.code == .invalidIV)
+        #expect(try enigma.encrypt([UInt8]("x"), scheme: .legacy, iv: CryptoModule.fixedIV).count == 16)
+    }
+
+    @Test("cipher failures are decryption errors with a reason")
+    func failures() throws {
+        let wrongKey = try CryptoModule(cipherKey: "not enigma")
+        let data = try Base64.decode("q/xJqqN6qbiZMXYmiQC1Fw==")
+        let bad = expectPNError { () throws(PNCryptError) in try wrongKey.decrypt(data) }
+        #expect(bad?.code == .wrongKeyOrCorrupt)
+        #expect(bad?.message.contains("bad padding") == true)
+        let unaligned = expectPNError { () throws(PNCryptError) in try enigma.decrypt(Array(data.prefix(15))) }
+        #expect(unaligned?.message.contains("not a whole number of 16-byte AES blocks") == true)
+        let empty = expectPNError { () throws(PNCryptError) in try enigma.decrypt([UInt8]()) }
+        #expect(empty?.message == "empty ciphertext")
+        let headerOnly = CryptorHeader(metadata: [UInt8](repeating: 0, count: 16)).encoded()
+        let noBody = expectPNError { () throws(PNCryptError) in try enigma.decrypt(headerOnly) }
+        #expect(noBody?.message == "empty ciphertext after the PNED header")
+        let unknown = CryptorHeader(cryptorID: [UInt8]("ACRB"), metadata: [UInt8](repeating: 0, count: 16)).encoded()
+        let unknownError = expectPNError { () throws(PNCryptError) in try enigma.decrypt(unknown + data) }
+        #expect(unknownError?.category == .unknownCryptor)
+        #expect(unknownError?.message.contains("'ACRB'") == true)
+        // A failed decryption leaves the pooled context usable.
+        #expect(try enigma.decrypt(data) == [UInt8]("yay!"))
+    }
+
+    @Test("one module shared by 8 tasks gives the single-threaded results")
+    func concurrency() async throws {
+        let module = enigma
+        let messages = (0..<2000).map { [UInt8]("message \($0) " + String(repeating: "x", count: $0 % 40)) }
+        let expected = try messages.map { try module.encrypt($0, scheme: .legacy) }
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for (i, m) in messages.enumerated() {
+                        guard try module.encrypt(m, scheme: .legacy) == expected[i],
+                              try module.decrypt(expected[i], scheme: .legacy) == m,
+                              try module.decrypt(module.encrypt(m)) == m else { return false }
+                    }
+                    return true
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 8))
+    }
+}

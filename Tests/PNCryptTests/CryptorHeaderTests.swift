@@ -1,0 +1,81 @@
+import Testing
+@testable import PNCrypt
+
+@Suite struct CryptorHeaderTests {
+    let iv = (0..<16).map { UInt8($0) }
+
+    @Test("writes the 26-byte ACRH header")
+    func shortForm() throws {
+        let header = CryptorHeader(metadata: iv)
+        let bytes = header.encoded()
+        #expect(bytes.count == 26)
+        #expect(header.encodedLength == 26)
+        #expect(Array(bytes[0..<10]) == [UInt8]("PNED") + [1] + [UInt8]("ACRH") + [16])
+        #expect(Array(bytes[10...]) == iv)
+        #expect(Base64.encode(bytes).hasPrefix("UE5FRAFBQ1JIE"))
+        let parsed = try #require(try CryptorHeader.parse(bytes + [9, 9]))
+        #expect(parsed.header == header)
+        #expect(parsed.length == 26)
+    }
+
+    @Test("writes and reads the 3-byte length form from 255 metadata bytes on", arguments: [255, 256, 1000, 65535])
+    func longForm(length: Int) throws {
+        let metadata = (0..<length).map { UInt8(truncatingIfNeeded: $0) }
+        let header = CryptorHeader(cryptorID: [UInt8]("TEST"), metadata: metadata)
+        let bytes = header.encoded()
+        #expect(bytes.count == 12 + length)
+        #expect(Array(bytes[9..<12]) == [0xFF, UInt8(length >> 8), UInt8(length & 0xFF)])
+        let parsed = try #require(try CryptorHeader.parse(bytes))
+        #expect(parsed.header.metadata == metadata)
+        #expect(parsed.header.cryptorID == [UInt8]("TEST"))
+        #expect(parsed.length == bytes.count)
+    }
+
+    @Test("reads a 16-byte IV written in the 3-byte length form")
+    func longFormForShortMetadata() throws {
+        let bytes = [UInt8]("PNED") + [1] + [UInt8]("ACRH") + [0xFF, 0, 16] + iv
+        let parsed = try #require(try CryptorHeader.parse(bytes))
+        #expect(parsed.header.metadata == iv)
+        #expect(parsed.length == 28)
+    }
+
+    @Test("is not a header without the PNED sentinel")
+    func notAHeader() throws {
+        #expect(try CryptorHeader.parse([UInt8]()) == nil)
+        #expect(try CryptorHeader.parse([UInt8]("PNE")) == nil)
+        #expect(try CryptorHeader.parse([UInt8]("PNEE\u{1}ACRH")) == nil)
+    }
+
+    @Test("a header cut at every byte is malformed", arguments: 4..<26)
+    func cutShort(at length: Int) {
+        let bytes = Array(CryptorHeader(metadata: iv).encoded().prefix(length))
+        let error = expectPNError { () throws(PNCryptError) in try CryptorHeader.parse(bytes) }
+        #expect(error?.code == .malformedHeader)
+        #expect(error?.category == .decryption)
+        #expect(error?.message.contains("cut short") == true)
+    }
+
+    @Test("0xFF length with its two bytes missing is malformed")
+    func missingLongLength() {
+        for extra in [[UInt8](), [0]] {
+            let bytes = [UInt8]("PNED") + [1] + [UInt8]("ACRH") + [0xFF] + extra
+            let error = expectPNError { () throws(PNCryptError) in try CryptorHeader.parse(bytes) }
+            #expect(error?.code == .malformedHeader)
+            #expect(error?.message.contains("0xFF") == true)
+        }
+    }
+
+    @Test("an unsupported version is an unknown cryptor", arguments: [0, 2, 255] as [UInt8])
+    func version(_ version: UInt8) {
+        let bytes = [UInt8]("PNED") + [version] + [UInt8]("ACRH") + [16] + iv
+        let error = expectPNError { () throws(PNCryptError) in try CryptorHeader.parse(bytes) }
+        #expect(error?.code == .unknownCryptor)
+        #expect(error?.offset == 4)
+    }
+
+    @Test("describes cryptor ids as text or hex")
+    func idDescription() {
+        #expect(CryptorHeader(metadata: iv).cryptorIDDescription == "ACRH")
+        #expect(CryptorHeader(cryptorID: [0, 0, 0, 0], metadata: []).cryptorIDDescription == "00000000")
+    }
+}

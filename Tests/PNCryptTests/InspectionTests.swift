@@ -1,0 +1,33 @@
+import Testing
+@testable import PNCrypt
+
+@Suite struct InspectionTests {
+    @Test("reads header fields without a key")
+    func header() throws {
+        let data = try Base64.decode("UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==")
+        let inspection = try Inspection(data)
+        #expect(inspection.header?.cryptorID == [UInt8]("ACRH"))
+        #expect(inspection.headerLength == 26)
+        #expect(inspection.blocks == 2)
+        #expect(inspection.lines == [
+            "PNED header: version 1, cryptor ACRH, metadata 16 bytes (header 26 bytes)",
+            "iv: 00000000000000000000000000000000",
+            "ciphertext: 32 bytes, 2 blocks",
+        ])
+    }
+
+    @Test("counts legacy blocks")
+    func legacy() throws {
+        let inspection = try Inspection(try Base64.decode("MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0="))
+        #expect(inspection.header == nil)
+        #expect(inspection.lines.first == "no header: legacy data, 2 blocks")
+    }
+
+    @Test("says why data cannot be ciphertext")
+    func notCiphertext() {
+        #expect(expectPNError { () throws(PNCryptError) in try Inspection([UInt8](repeating: 1, count: 17)) }?
+            .message.contains("not a whole number") == true)
+        #expect(expectPNError { () throws(PNCryptError) in try Inspection([UInt8]("PNED\u{1}AC")) }?
+            .code == .malformedHeader)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import PNCrypt
+
+@Suite struct StreamCryptorTests {
+    let key = try! CipherKey("enigma")
+    let iv = (0..<16).map { UInt8($0 * 3) }
+    let plaintext = (0..<100_003).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+
+    /// Feeds `bytes` to `stage` in chunks of `size`.
+    func run(_ stage: any ByteStreamStage, _ bytes: [UInt8], chunk size: Int) throws(PNCryptError) -> [UInt8] {
+        var out: [UInt8] = []
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + size, bytes.count)
+            try withBytes(bytes[offset..<end]) { (b) throws(PNCryptError) in try stage.update(b) { out += $0 } }
+            offset = end
+        }
+        try stage.finish { out += $0 }
+        return out
+    }
+
+    @Test("streamed encryption equals the one-shot file format", arguments: [Scheme.legacyRandomIV, .acrh])
+    func matchesOneShot(scheme: Scheme) throws {
+        let module = CryptoModule(key: key)
+        let oneShot = try module.encrypt(plaintext, scheme: scheme, iv: iv)
+        for size in [1, 15, 16, 17, 4096, 1 << 20] where size != 1 || scheme == .acrh {
+            #expect(try run(StreamEncryptor(key: key, scheme: scheme, iv: iv), plaintext, chunk: size) == oneShot)
+        }
+    }
+
+    @Test("files always have a random IV: legacy streams write the legacy random-IV format")
+    func legacyIsRandomIV() throws {
+        let encryptor = try StreamEncryptor(key: key, scheme: .legacy)
+        #expect(encryptor.scheme == .legacyRandomIV)
+        let out = try run(encryptor, [UInt8]("abc"), chunk: 3)
+        #expect(out.count == 32)
+        #expect(try CryptoModule(key: key).decrypt(out, scheme: .legacyRandomIV) == [UInt8]("abc"))
+        #expect(expectPNError { () throws(PNCryptError) in try StreamEncryptor(key: key, scheme: .legacy33) }?
+            .code == .invalidValue)
+    }
+
+    @Test("decrypts in any chunking and detects the format", arguments: [Scheme.legacyRandomIV, .acrh])
+    func decryptChunked(scheme: Scheme) throws {
+        let data = try CryptoModule(key: key).encrypt(plaintext, scheme: scheme)
+        for size in [1, 3, 16, 25, 26, 27, 65536] {
+            let detecting = try StreamDecryptor(key: key)
+            #expect(try run(detecting, data, chunk: size) == plaintext)
+            #expect(detecting.scheme == scheme)
+            #expect(try run(StreamDecryptor(key: key, scheme: scheme), data, chunk: size) == plaintext)
+        }
+    }
+
+    @Test("reports broken streams with the byte layer's errors")
+    func errors() throws {
+        let module = CryptoModule(key: key)
+        let acrh = try module.encrypt([UInt8]("hello"), scheme: .acrh)
+        let legacy = try module.encrypt([UInt8]("hello"), scheme: .legacyRandomIV)
+        let cases: [([UInt8], Scheme?, PNCryptError.Code, String)] = [
+            (Array(acrh.prefix(12)), nil, .malformedHeader, "cut short"),
+            (Array(acrh.prefix(26)), nil, .wrongKeyOrCorrupt, "empty ciphertext after the PNED header"),
+            (Array(acrh.dropLast()), nil, .wrongKeyOrCorrupt, "not a whole number"),
+            (Array(legacy.prefix(10)), nil, .wrongKeyOrCorrupt, "too short"),
+            (Array(legacy.prefix(16)), nil, .wrongKeyOrCorrupt, "no ciphertext after the 16-byte IV"),
+            ([], nil, .wrongKeyOrCorrupt, "too short"),
+            ([], .acrh, .malformedHeader, "empty input"),
+            (legacy, .acrh, .malformedHeader, "no PNED header"),
+            (acrh + [1], nil, .wrongKeyOrCorrupt, "not a whole number"),
+        ]
+        for (bytes, scheme, code, words) in cases {
+            for size in [1, 7, 4096] {
+                let error = expectPNError { () throws(PNCryptError) in
+                    try run(StreamDecryptor(key: key, scheme: scheme), bytes, chunk: size)
+                }
+                #expect(error?.code == code, "\(bytes.count) bytes, chunk \(size): \(error?.message ?? "")")
+                #expect(error?.message.contains(words) == true, "\(error?.message ?? "")")
+            }
+        }
+        let wrongKey = expectPNError { () throws(PNCryptError) in
+            try run(StreamDecryptor(key: try CipherKey("other")), acrh, chunk: 100)
+        }
+        #expect(wrongKey?.message.contains("bad padding") == true)
+        #expect(expectPNError { () throws(PNCryptError) in
+            try run(StreamEncryptor(key: key, scheme: .acrh), [], chunk: 1)
+        }?.code == .emptyPlaintext)
+    }
+
+    @Test("the pipeline streams files and reports progress")
+    func pipelineFiles() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pncrypt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("in")
+        let sealed = dir.appendingPathComponent("sealed")
+        let opened = dir.appendingPathComponent("opened")
+        let big = (0..<3_000_001).map { UInt8(truncatingIfNeeded: $0 &* 131) }
+        try Data(big).write(to: source)
+        for url in [sealed, opened] { FileManager.default.createFile(atPath: url.path, contents: nil) }
+        var seen: [Int64] = []
+        do {
+            let input = try FileHandle(forReadingFrom: source)
+            let output = try FileHandle(forWritingTo: sealed)
+            try StreamPipeline.run(from: input, through: [StreamEncryptor(key: key, scheme: .acrh)], to: output,
+                                   chunkSize: 1 << 20) { seen.append($0) }
+            try input.close()
+            try output.close()
+        }
+        #expect(seen == [1 << 20, 2 << 20, 3_000_001])
+        let input = try FileHandle(forReadingFrom: sealed)
+        let output = try FileHandle(forWritingTo: opened)
+        try StreamPipeline.run(from: input, through: [StreamDecryptor(key: key)], to: output)
+        try input.close()
+        try output.close()
+        #expect(try Data(contentsOf: opened) == Data(big))
+    }
+}
