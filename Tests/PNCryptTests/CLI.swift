@@ -38,19 +38,32 @@ enum CLI {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = error
+        _ = ignoreSIGPIPE
         try process.run()
-        // Read both pipes while the process runs, so a large output cannot block it.
-        var out = Data()
-        var err = Data()
+        // Feed stdin and read both pipes while the process runs, so large data cannot block it. A process that
+        // exits without reading its input makes the write fail: that is fine.
+        let out = Collected()
+        let err = Collected()
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { out = output.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { err = error.fileHandleForReading.readDataToEndOfFile() }
-        if !stdin.isEmpty { try input.fileHandleForWriting.write(contentsOf: stdin) }
-        try input.fileHandleForWriting.close()
+        DispatchQueue.global().async(group: group) { out.data = output.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { err.data = error.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) {
+            try? input.fileHandleForWriting.write(contentsOf: stdin)
+            try? input.fileHandleForWriting.close()
+        }
         process.waitUntilExit()
         group.wait()
-        return Result(status: process.terminationStatus, stdout: Array(out), stderr: String(decoding: err, as: UTF8.self))
+        return Result(status: process.terminationStatus, stdout: Array(out.data),
+                      stderr: String(decoding: err.data, as: UTF8.self))
     }
+
+    /// Bytes collected by one reader thread, read after it is joined.
+    private final class Collected: @unchecked Sendable {
+        var data = Data()
+    }
+
+    /// A child that exits before reading its input must not kill the test process.
+    private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// A fresh temporary folder, removed by the caller.
     static func temporaryDirectory() throws -> URL {
