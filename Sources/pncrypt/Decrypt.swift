@@ -44,32 +44,46 @@ struct Decrypt: ParsableCommand {
 
     func run() throws {
         try CLI.run {
-            let key = try keys.resolve()
+            let ring = try KeyRing(keys: try keys.resolveAll())
             if binary {
-                let decryptor = try StreamDecryptor(key: key, scheme: scheme.scheme)
-                let out = try OutputFile(path: output.output, inputPath: input.input)
-                if output.output == nil {
-                    // Standard output cannot be taken back: hold the plaintext until the padding is verified.
-                    let spool = try Spool()
-                    try input.withHandle { try StreamPipeline.run(from: $0, through: [decryptor], to: spool.handle) }
-                    try spool.copy(to: out.handle)
-                } else {
-                    try input.withHandle { try StreamPipeline.run(from: $0, through: [decryptor], to: out.handle) }
-                }
-                try out.commit()
+                try decryptStream(ring)
             } else {
-                let text = try input.readAll()
-                let ciphertext = try Base64.decode(text)
-                let module = CryptoModule(key: key)
-                let plaintext = if let explicit = scheme.scheme {
-                    try module.decrypt(ciphertext, scheme: explicit)
-                } else {
-                    try module.decrypt(ciphertext)
-                }
+                let ciphertext = try Base64.decode(try input.readAll())
+                let match = try ring.decrypt(ciphertext, scheme: scheme.scheme)
                 let out = try OutputFile(path: output.output, inputPath: input.input)
-                try out.write(plaintext)
+                try out.write(match.plaintext)
                 try out.commit()
             }
         }
+    }
+
+    /// Streams the file through each key in turn until one decrypts it; the output is kept only on success.
+    private func decryptStream(_ ring: KeyRing) throws {
+        if ring.keys.count > 1 && input.input == nil {
+            throw ValidationError("several keys with --binary need -i PATH: the input is read again for each key")
+        }
+        let out = try OutputFile(path: output.output, inputPath: input.input)
+        // Standard output cannot be taken back: hold the plaintext until the padding is verified.
+        let spool = output.output == nil ? try Spool() : nil
+        let target = spool?.handle ?? out.handle
+        var firstError: PNCryptError?
+        for key in ring.keys {
+            do {
+                try input.withHandle { handle in
+                    try handle.seek(toOffset: 0)
+                    try target.truncate(atOffset: 0)
+                    try StreamPipeline.run(from: handle, through: [StreamDecryptor(key: key, scheme: scheme.scheme)],
+                                           to: target)
+                }
+                try spool?.copy(to: out.handle)
+                return try out.commit()
+            } catch let error as PNCryptError where error.category == .decryption {
+                firstError = firstError ?? error
+                if error.code != .wrongKeyOrCorrupt { break }
+            }
+        }
+        let error = firstError!
+        guard ring.keys.count > 1 else { throw error }
+        throw PNCryptError(error.code, "no key decrypts this (tried \(ring.keys.count) keys): \(error.message)")
     }
 }

@@ -1,0 +1,50 @@
+import Testing
+@testable import PNCrypt
+
+@Suite struct KeyRingTests {
+    @Test("tries keys in order and says which one worked")
+    func rotation() throws {
+        let old = try CryptoModule(cipherKey: "old")
+        let new = try CryptoModule(cipherKey: "new")
+        let ring = try KeyRing(["new", "old"])
+        let fromOld = try ring.decrypt(try old.encrypt([UInt8]("hello")))
+        #expect(fromOld.keyIndex == 1)
+        #expect(fromOld.scheme == .acrh)
+        #expect(fromOld.plaintext == [UInt8]("hello"))
+        let fromNew = try ring.decrypt(try new.encrypt([UInt8]("hello"), scheme: .legacy))
+        #expect(fromNew.keyIndex == 0)
+        #expect(fromNew.scheme == .legacy)
+    }
+
+    @Test("reports the first key's error when none works")
+    func noneWorks() throws {
+        let data = try CryptoModule(cipherKey: "third").encrypt([UInt8]("hello"), scheme: .legacy)
+        let error = expectPNError { () throws(PNCryptError) in try KeyRing(["a", "b"]).decrypt(data) }
+        #expect(error?.code == .wrongKeyOrCorrupt)
+        #expect(error?.message.hasPrefix("no key decrypts this (tried 2 keys): bad padding") == true)
+        let single = expectPNError { () throws(PNCryptError) in try KeyRing(["a"]).decrypt(data) }
+        #expect(single?.message.hasPrefix("bad padding") == true)
+        #expect(expectPNError { () throws(PNCryptError) in try KeyRing([String]()) }?.code == .invalidKey)
+    }
+
+    @Test("requireUTF8 skips a wrong key whose garbage happens to pass the padding check")
+    func utf8() throws {
+        // Find a message that the wrong key "decrypts" with valid padding: about one in 256.
+        let right = try CryptoModule(cipherKey: "right")
+        let wrong = try CryptoModule(cipherKey: "wrong")
+        var found: [UInt8]?
+        for i in 0..<5000 {
+            let data = try right.encrypt([UInt8]("message number \(i)"), scheme: .legacy)
+            if let garbage = try? wrong.decrypt(data, scheme: .legacy), String(validating: garbage, as: UTF8.self) == nil {
+                found = data
+                break
+            }
+        }
+        let data = try #require(found)
+        let ring = try KeyRing(["wrong", "right"])
+        #expect(try ring.decrypt(data, scheme: .legacy).keyIndex == 0)
+        let checked = try ring.decrypt(data, scheme: .legacy, requireUTF8: true)
+        #expect(checked.keyIndex == 1)
+        #expect(String(decoding: checked.plaintext, as: UTF8.self).hasPrefix("message number"))
+    }
+}
