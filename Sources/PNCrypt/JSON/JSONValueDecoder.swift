@@ -109,7 +109,9 @@ final class ValueDecoder: Decoder {
         return float
     }
 
-    static func integer<I: FixedWidthInteger>(_ type: I.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> I {
+    static func integer<I: FixedWidthInteger>(
+        _ type: I.Type, _ value: JSONValue, _ path: [any CodingKey]
+    ) throws -> I {
         guard case .number(let number) = value else { throw mismatch(type, value, path) }
         if let int = number.int64Value, let result = I(exactly: int) { return result }
         if let uint = number.uint64Value, let result = I(exactly: uint) { return result }
@@ -161,7 +163,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func value(_ key: Key) throws -> JSONValue {
         guard let value = lookup(key.stringValue) else {
             throw DecodingError.keyNotFound(
-                key, DecodingError.Context(codingPath: codingPath, debugDescription: "No member \"\(key.stringValue)\""))
+                key,
+                DecodingError.Context(codingPath: codingPath, debugDescription: "No member \"\(key.stringValue)\""))
         }
         return value
     }
