@@ -134,7 +134,8 @@ struct JSONCodableTests {
     @Test("JSON decoder reads exact integers and refuses lossy ones")
     func decodesIntegers() throws {
         let decoder = JSONValueDecoder()
-        #expect(try decoder.decode(Int64.self, from: JSONValue(parsing: "13406746729185767")) == 13_406_746_729_185_767)
+        let timetoken = try JSONValue(parsing: "13406746729185767")
+        #expect(try decoder.decode(Int64.self, from: timetoken) == 13_406_746_729_185_767)
         #expect(try decoder.decode(UInt64.self, from: JSONValue(parsing: "18446744073709551615")) == UInt64.max)
         #expect(try decoder.decode(Int.self, from: JSONValue(parsing: "1e2")) == 100)
         #expect(try decoder.decode([UInt8].self, from: [0, 255]) == [0, 255])

@@ -194,7 +194,9 @@ struct JSONWriterTests {
 
     @Test("JSON apple style matches Foundation JSONSerialization for arrays of strings")
     func matchesFoundation() throws {
-        let strings = ["a/b", "\u{0}\u{1}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1F}\u{7F}", "é漢😀\u{2028}", "\"\\", "//"]
+        let strings = [
+            "a/b", "\u{0}\u{1}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1F}\u{7F}", "é漢😀\u{2028}", "\"\\", "//",
+        ]
         let data = try JSONSerialization.data(withJSONObject: strings)
         let ours = JSONValue.array(strings.map { .string($0) }).serialized(style: .apple)
         #expect(ours == [UInt8](data), "\(String(decoding: ours, as: UTF8.self))")

@@ -41,6 +41,54 @@ extension JSONValue {
     }
 }
 
+/// A stack that hands its top elements over to a new array by moving them, without retaining and releasing
+/// each one (closing a container of n values costs one allocation and a memcpy).
+///
+/// Ownership: `base` holds `count` initialized elements and `capacity` slots; `deinit` destroys and frees them.
+final class MoveStack<Element> {
+    private var base: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init() {
+        capacity = 64
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    @inline(__always)
+    func append(_ element: consuming Element) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    private func grow() {
+        let newCapacity = capacity * 2
+        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        newBase.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    /// Moves the elements from `start` to the top into a new array, in order, and pops them.
+    func moveOut(from start: Int) -> [Element] {
+        let moved = count - start
+        if moved == 0 { return [] }
+        let source = base + start
+        count = start
+        return [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
+            buffer.baseAddress!.moveInitialize(from: source, count: moved)
+            initialized = moved
+        }
+    }
+}
+
 /// The parser behind `JSONValue(parsing:)`: one pass over contiguous UTF-8 bytes, no recursion.
 ///
 /// Open containers live on explicit stacks: `frames` (one per open array or object), `pending` (finished
@@ -60,8 +108,8 @@ struct JSONParser {
     private let maxDepth: Int
     private var position = 0
     private var frames: [Frame] = []
-    private var pending: [JSONValue] = []
-    private var pendingKeys: [String] = []
+    private let pending = MoveStack<JSONValue>()
+    private let pendingKeys = MoveStack<String>()
     private var scratch: [UInt8] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
@@ -146,10 +194,8 @@ struct JSONParser {
                     }
                     position += 1
                     pending.append(value)
-                    let keys = Array(pendingKeys[frame.keyStart...])
-                    let values = Array(pending[frame.pendingStart...])
-                    pendingKeys.removeSubrange(frame.keyStart...)
-                    pending.removeSubrange(frame.pendingStart...)
+                    let keys = pendingKeys.moveOut(from: frame.keyStart)
+                    let values = pending.moveOut(from: frame.pendingStart)
                     value = .object(JSONObject(keys: keys, values: values))
                 } else {
                     guard byte == UInt8(ascii: "]") else {
@@ -157,9 +203,7 @@ struct JSONParser {
                     }
                     position += 1
                     pending.append(value)
-                    let values = Array(pending[frame.pendingStart...])
-                    pending.removeSubrange(frame.pendingStart...)
-                    value = .array(values)
+                    value = .array(pending.moveOut(from: frame.pendingStart))
                 }
                 frames.removeLast()
             }
