@@ -1,0 +1,561 @@
+extension JSONValue {
+    /// Parses one JSON text (RFC 8259, strictly) from UTF-8 bytes.
+    ///
+    /// Rejected, with `PNCryptError.Code.invalidJSON` and the byte `offset` of the problem: trailing commas,
+    /// comments, `NaN`/`Infinity`, leading zeros (`01`), a leading `+`, control characters U+0000–U+001F
+    /// written raw inside strings, escapes other than `\" \\ \/ \b \f \n \r \t \uXXXX`, invalid UTF-8
+    /// (overlong forms, encoded surrogates, values above U+10FFFF, truncated sequences), a byte order mark,
+    /// and anything but whitespace (space, tab, LF, CR) after the value. The message reads like
+    /// `invalid JSON at offset 12: expected ':' after object key`.
+    ///
+    /// - A `\u` escape of a lone UTF-16 surrogate (a high one not followed by a `\u` low one, or a low one
+    ///   alone) is replaced by U+FFFD, as a Swift `String` cannot hold it; the rest of the text is kept.
+    /// - Nesting of arrays and objects deeper than `maxDepth` throws `PNCryptError.Code.jsonTooDeep` with the
+    ///   offset of the bracket that went too deep. The parser keeps its own stack, so even a 100,000-deep
+    ///   input is rejected without deep recursion.
+    /// - Numbers keep their literal text (`JSONNumber`); object members keep document order and duplicates.
+    public init(parsing bytes: some Collection<UInt8>, maxDepth: Int = JSONValue.defaultMaxDepth)
+        throws(PNCryptError)
+    {
+        // The standard library's `with...` methods rethrow untyped errors: carry ours out in a `Result`.
+        let parsed = bytes.withContiguousStorageIfAvailable { buffer in
+            var parser = JSONParser(buffer, maxDepth: maxDepth)
+            return Result { () throws(PNCryptError) in try parser.parseDocument() }
+        }
+        if let parsed {
+            self = try parsed.get()
+        } else {
+            try self.init(parsing: Array(bytes), maxDepth: maxDepth)
+        }
+    }
+
+    /// Parses one JSON text (RFC 8259, strictly) from the UTF-8 form of `text`; see `init(parsing:maxDepth:)`
+    /// for bytes. Offsets in errors count UTF-8 bytes.
+    public init(parsing text: String, maxDepth: Int = JSONValue.defaultMaxDepth) throws(PNCryptError) {
+        var text = text
+        let parsed = text.withUTF8 { buffer in
+            var parser = JSONParser(buffer, maxDepth: maxDepth)
+            return Result { () throws(PNCryptError) in try parser.parseDocument() }
+        }
+        self = try parsed.get()
+    }
+}
+
+/// A stack that hands its top elements over to a new array by moving them, without retaining and releasing
+/// each one (closing a container of n values costs one allocation and a memcpy).
+///
+/// Ownership: `base` holds `count` initialized elements and `capacity` slots; `deinit` destroys and frees them.
+final class MoveStack<Element> {
+    private var base: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init() {
+        capacity = 64
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    @inline(__always)
+    func append(_ element: consuming Element) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    private func grow() {
+        let newCapacity = capacity * 2
+        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        newBase.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    /// Moves the elements from `start` to the top into a new array, in order, and pops them.
+    func moveOut(from start: Int) -> [Element] {
+        let moved = count - start
+        if moved == 0 { return [] }
+        let source = base + start
+        count = start
+        return [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
+            buffer.baseAddress!.moveInitialize(from: source, count: moved)
+            initialized = moved
+        }
+    }
+}
+
+/// The parser behind `JSONValue(parsing:)`: one pass over contiguous UTF-8 bytes, no recursion.
+///
+/// Open containers live on explicit stacks: `frames` (one per open array or object), `pending` (finished
+/// values waiting for their container to close) and `pendingKeys` (keys of open objects). Closing a container
+/// moves its slice of `pending` into a new array.
+///
+/// Ownership: `bytes` is borrowed from the caller's `withUTF8`/`withContiguousStorageIfAvailable` closure and
+/// never escapes it.
+struct JSONParser {
+    private struct Frame {
+        var isObject: Bool
+        var pendingStart: Int
+        var keyStart: Int
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let maxDepth: Int
+    private var position = 0
+    private var frames: [Frame] = []
+    private let pending = MoveStack<JSONValue>()
+    private let pendingKeys = MoveStack<String>()
+    private var scratch: [UInt8] = []
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = max(0, maxDepth)
+    }
+
+    private var count: Int { bytes.count }
+
+    // MARK: - Structure
+
+    mutating func parseDocument() throws(PNCryptError) -> JSONValue {
+        while true {
+            skipWhitespace()
+            guard position < count else { throw expectedValueError() }
+            var value: JSONValue
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                value = .string(try parseString())
+            case UInt8(ascii: "{"):
+                try checkDepth()
+                position += 1
+                skipWhitespace()
+                if position < count && bytes[position] == UInt8(ascii: "}") {
+                    position += 1
+                    value = .object(JSONObject())
+                } else {
+                    frames.append(Frame(isObject: true, pendingStart: pending.count, keyStart: pendingKeys.count))
+                    try parseKey(after: "'{'", orClose: true)
+                    continue
+                }
+            case UInt8(ascii: "["):
+                try checkDepth()
+                position += 1
+                skipWhitespace()
+                if position < count && bytes[position] == UInt8(ascii: "]") {
+                    position += 1
+                    value = .array([])
+                } else {
+                    frames.append(Frame(isObject: false, pendingStart: pending.count, keyStart: pendingKeys.count))
+                    continue
+                }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = .number(try parseNumber())
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                value = .null
+            default:
+                throw expectedValueError()
+            }
+
+            // Hand the finished value to its container; close containers as far as the text says.
+            while true {
+                guard let frame = frames.last else {
+                    skipWhitespace()
+                    if position < count {
+                        throw error("unexpected \(found()) after the JSON value")
+                    }
+                    return value
+                }
+                skipWhitespace()
+                guard position < count else {
+                    throw error(frame.isObject ? "expected ',' or '}' after object member, found end of input"
+                                               : "expected ',' or ']' after array element, found end of input")
+                }
+                let byte = bytes[position]
+                if byte == UInt8(ascii: ",") {
+                    position += 1
+                    pending.append(value)
+                    if frame.isObject { try parseKey(after: "','", orClose: false) }
+                    break
+                }
+                if frame.isObject {
+                    guard byte == UInt8(ascii: "}") else {
+                        throw error("expected ',' or '}' after object member, found \(found())")
+                    }
+                    position += 1
+                    pending.append(value)
+                    let keys = pendingKeys.moveOut(from: frame.keyStart)
+                    let values = pending.moveOut(from: frame.pendingStart)
+                    value = .object(JSONObject(keys: keys, values: values))
+                } else {
+                    guard byte == UInt8(ascii: "]") else {
+                        throw error("expected ',' or ']' after array element, found \(found())")
+                    }
+                    position += 1
+                    pending.append(value)
+                    value = .array(pending.moveOut(from: frame.pendingStart))
+                }
+                frames.removeLast()
+            }
+        }
+    }
+
+    /// Throws `.jsonTooDeep` if opening one more container would exceed `maxDepth`.
+    private func checkDepth() throws(PNCryptError) {
+        if frames.count >= maxDepth {
+            throw PNCryptError(
+                .jsonTooDeep, "JSON nested deeper than \(maxDepth) levels at offset \(position)", offset: position)
+        }
+    }
+
+    /// Reads `"key"` and the `:` after it, leaving `position` at the member's value.
+    private mutating func parseKey(after what: String, orClose: Bool) throws(PNCryptError) {
+        skipWhitespace()
+        guard position < count, bytes[position] == UInt8(ascii: "\"") else {
+            let expected = orClose ? "a string key or '}'" : "a string key"
+            throw error("expected \(expected) after \(what), found \(found())")
+        }
+        pendingKeys.append(try parseString())
+        skipWhitespace()
+        guard position < count, bytes[position] == UInt8(ascii: ":") else {
+            throw error("expected ':' after object key, found \(found())")
+        }
+        position += 1
+    }
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while position < count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func expectLiteral(_ word: StaticString) throws(PNCryptError) {
+        let start = position
+        let utf8 = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        for (index, expected) in utf8.enumerated() {
+            position = start + index
+            guard position < count, bytes[position] == expected else {
+                throw error("expected '\(word)', found \(found())")
+            }
+        }
+        position = start + utf8.count
+    }
+
+    // MARK: - Numbers
+
+    private mutating func parseNumber() throws(PNCryptError) -> JSONNumber {
+        let start = position
+        var negative = false
+        if bytes[position] == UInt8(ascii: "-") {
+            negative = true
+            position += 1
+        }
+        guard position < count, isDigit(bytes[position]) else {
+            throw error("expected a digit after '-', found \(found())")
+        }
+        var magnitude: UInt64 = 0
+        var digitCount = 0
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+            if position < count && isDigit(bytes[position]) {
+                throw error("leading zeros are not allowed in numbers")
+            }
+        } else {
+            while position < count {
+                let digit = bytes[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                magnitude = magnitude &* 10 &+ UInt64(digit)
+                digitCount += 1
+                position += 1
+            }
+        }
+        var isInteger = true
+        if position < count && bytes[position] == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            guard position < count, isDigit(bytes[position]) else {
+                throw error("expected a digit after '.', found \(found())")
+            }
+            while position < count && isDigit(bytes[position]) { position += 1 }
+        }
+        if position < count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
+            isInteger = false
+            position += 1
+            if position < count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) {
+                position += 1
+            }
+            guard position < count, isDigit(bytes[position]) else {
+                throw error("expected a digit in the exponent, found \(found())")
+            }
+            while position < count && isDigit(bytes[position]) { position += 1 }
+        }
+        // Up to 18 digits always fit in Int64; "-0" keeps its sign as text.
+        if isInteger && digitCount <= 18 && !(negative && magnitude == 0) {
+            let value = Int64(magnitude)
+            return JSONNumber(parsedInt: negative ? -value : value)
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        return JSONNumber(validatedLiteral: text)
+    }
+
+    @inline(__always)
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+
+    // MARK: - Strings
+
+    /// Reads a string starting at its opening quote; leaves `position` after the closing quote.
+    private mutating func parseString() throws(PNCryptError) -> String {
+        position += 1
+        let start = position
+        var seen: UInt8 = 0
+        while position < count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                let content = UnsafeBufferPointer(rebasing: bytes[start..<position])
+                position += 1
+                if seen < 0x80 {
+                    return String(decoding: content, as: UTF8.self)
+                }
+                return try makeValidatedString(content, rawStart: start, rawEnd: position - 1)
+            }
+            if byte == UInt8(ascii: "\\") {
+                return try parseEscapedString(start: start)
+            }
+            if byte < 0x20 {
+                throw controlCharacterError(byte)
+            }
+            seen |= byte
+            position += 1
+        }
+        throw unterminatedStringError(start: start - 1)
+    }
+
+    /// The slow path of `parseString`, from the first backslash on, decoding into `scratch`.
+    private mutating func parseEscapedString(start: Int) throws(PNCryptError) -> String {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        var seen: UInt8 = 0
+        for byte in scratch { seen |= byte }
+        while position < count {
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                if seen < 0x80 {
+                    return String(decoding: scratch, as: UTF8.self)
+                }
+                let rawEnd = position - 1
+                return try scratch.withUnsafeBufferPointer { (buffer) throws(PNCryptError) -> String in
+                    try makeValidatedString(buffer, rawStart: start, rawEnd: rawEnd)
+                }
+            case UInt8(ascii: "\\"):
+                try parseEscape(stringStart: start - 1)
+            case 0..<0x20:
+                throw controlCharacterError(byte)
+            default:
+                seen |= byte
+                scratch.append(byte)
+                position += 1
+            }
+        }
+        throw unterminatedStringError(start: start - 1)
+    }
+
+    /// Decodes the escape at `position` (a backslash) into `scratch`.
+    private mutating func parseEscape(stringStart: Int) throws(PNCryptError) {
+        let escapeStart = position
+        position += 1
+        guard position < count else { throw unterminatedStringError(start: stringStart) }
+        let byte = bytes[position]
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(byte)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            let unit = try parseHex4()
+            var scalar: UInt32 = 0xFFFD
+            switch unit {
+            case 0xD800...0xDBFF:
+                // A high surrogate needs a `\u` low surrogate right after it; otherwise it becomes U+FFFD and
+                // whatever follows is read on its own.
+                if position + 6 <= count && bytes[position] == UInt8(ascii: "\\")
+                    && bytes[position + 1] == UInt8(ascii: "u"),
+                    let low = hex4(at: position + 2), (0xDC00...0xDFFF).contains(low)
+                {
+                    position += 6
+                    scalar = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                }
+            case 0xDC00...0xDFFF:
+                break
+            default:
+                scalar = UInt32(unit)
+            }
+            appendUTF8(scalar)
+        default:
+            position = escapeStart
+            let shown = byte >= 0x20 && byte < 0x7F ? "'\\\(Character(Unicode.Scalar(byte)))'" : "'\\'"
+            throw error("invalid escape \(shown) in string")
+        }
+    }
+
+    /// Reads the 4 hex digits after `\u`, leaving `position` after them.
+    private mutating func parseHex4() throws(PNCryptError) -> UInt16 {
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            guard position < count, let digit = hexValue(bytes[position]) else {
+                throw error("expected 4 hex digits after '\\u', found \(found())")
+            }
+            value = value << 4 | UInt16(digit)
+            position += 1
+        }
+        return value
+    }
+
+    private func hex4(at offset: Int) -> UInt16? {
+        var value: UInt16 = 0
+        for index in offset..<offset + 4 {
+            guard let digit = hexValue(bytes[index]) else { return nil }
+            value = value << 4 | UInt16(digit)
+        }
+        return value
+    }
+
+    @inline(__always)
+    private func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    private mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            scratch.append(UInt8(scalar))
+        case 0x80..<0x800:
+            scratch.append(UInt8(0xC0 | scalar >> 6))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            scratch.append(UInt8(0xE0 | scalar >> 12))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            scratch.append(UInt8(0xF0 | scalar >> 18))
+            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// Makes a `String` from decoded bytes that contain non-ASCII; on invalid UTF-8, finds the first bad byte
+    /// in the raw input `rawStart..<rawEnd` (escapes are ASCII, so raw bytes are checked the same way).
+    private func makeValidatedString(
+        _ content: UnsafeBufferPointer<UInt8>, rawStart: Int, rawEnd: Int
+    ) throws(PNCryptError) -> String {
+        if let string = String(validating: content, as: UTF8.self) {
+            return string
+        }
+        let bad = JSONParser.firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[rawStart..<rawEnd]))
+        let offset = rawStart + (bad ?? 0)
+        throw PNCryptError(
+            .invalidJSON, "invalid JSON at offset \(offset): invalid UTF-8 in string", offset: offset)
+    }
+
+    /// The index of the first byte that starts an invalid UTF-8 sequence (RFC 3629: no overlong forms, no
+    /// surrogates, nothing above U+10FFFF), or `nil` if all of `buffer` is valid.
+    static func firstInvalidUTF8(in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+        var index = 0
+        let count = buffer.count
+        func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
+            offset < count && range.contains(buffer[offset])
+        }
+        while index < count {
+            let lead = buffer[index]
+            let length: Int
+            switch lead {
+            case 0x00...0x7F:
+                length = 1
+            case 0xC2...0xDF:
+                guard continuation(index + 1) else { return index }
+                length = 2
+            case 0xE0...0xEF:
+                let second: ClosedRange<UInt8> = lead == 0xE0 ? 0xA0...0xBF : lead == 0xED ? 0x80...0x9F : 0x80...0xBF
+                guard continuation(index + 1, second), continuation(index + 2) else { return index }
+                length = 3
+            case 0xF0...0xF4:
+                let second: ClosedRange<UInt8> = lead == 0xF0 ? 0x90...0xBF : lead == 0xF4 ? 0x80...0x8F : 0x80...0xBF
+                guard continuation(index + 1, second), continuation(index + 2), continuation(index + 3) else {
+                    return index
+                }
+                length = 4
+            default:
+                return index
+            }
+            index += length
+        }
+        return nil
+    }
+
+    // MARK: - Errors
+
+    private func error(_ what: String) -> PNCryptError {
+        PNCryptError(.invalidJSON, "invalid JSON at offset \(position): \(what)", offset: position)
+    }
+
+    /// Names the byte at `position` for an error message: `'x'`, `byte 0xC3`, or `end of input`.
+    private func found() -> String {
+        guard position < count else { return "end of input" }
+        let byte = bytes[position]
+        if byte > 0x20 && byte < 0x7F {
+            return "'\(Character(Unicode.Scalar(byte)))'"
+        }
+        let hex = String(byte, radix: 16, uppercase: true)
+        return "byte 0x\(byte < 0x10 ? "0" : "")\(hex)"
+    }
+
+    private func expectedValueError() -> PNCryptError {
+        // Point out a trailing comma: the last non-space byte before a closing bracket is ','.
+        if position < count && (bytes[position] == UInt8(ascii: "]") || bytes[position] == UInt8(ascii: "}")) {
+            var back = position - 1
+            while back >= 0 && [0x20, 0x0A, 0x0D, 0x09].contains(bytes[back]) { back -= 1 }
+            if back >= 0 && bytes[back] == UInt8(ascii: ",") {
+                return error("trailing comma before \(found())")
+            }
+        }
+        return error("expected a JSON value, found \(found())")
+    }
+
+    private func controlCharacterError(_ byte: UInt8) -> PNCryptError {
+        let hex = String(byte, radix: 16, uppercase: true)
+        return error("unescaped control character U+00\(byte < 0x10 ? "0" : "")\(hex) in string")
+    }
+
+    private func unterminatedStringError(start: Int) -> PNCryptError {
+        PNCryptError(
+            .invalidJSON,
+            "invalid JSON at offset \(count): unterminated string starting at offset \(start)",
+            offset: count)
+    }
+}
