@@ -70,8 +70,10 @@ struct Decrypt: ParsableCommand {
         for key in ring.keys {
             do {
                 try input.withHandle { handle in
-                    try handle.seek(toOffset: 0)
-                    try target.truncate(atOffset: 0)
+                    if ring.keys.count > 1 {
+                        try handle.seek(toOffset: 0)
+                        try target.truncate(atOffset: 0)
+                    }
                     try StreamPipeline.run(from: handle, through: [StreamDecryptor(key: key, scheme: scheme.scheme)],
                                            to: target)
                 }

@@ -141,14 +141,16 @@ import Testing
             #expect(enc.status == 0, "\(enc.stderr)")
             let dec = try CLI.run(["decrypt", "--key", "k", "--binary", "-i", sealed.path, "-o", opened.path])
             #expect(dec.status == 0, "\(dec.stderr)")
-            #expect(try Data(contentsOf: opened) == Data(bytes))
+            let same = try Data(contentsOf: opened) == Data(bytes)
+            #expect(same)
             let size = try FileManager.default.attributesOfItem(atPath: sealed.path)[.size] as? Int
             #expect(size == (scheme == "acrh" ? 26 : 16) + bytes.count / 16 * 16 + 16)
         }
         // Through stdin and stdout too; the wrong key writes nothing to stdout.
         let sealed = try CLI.run(["encrypt", "--key", "k", "--binary"], stdin: Array(bytes.prefix(100_000)))
         let opened = try CLI.run(["decrypt", "--key", "k", "--binary"], stdin: sealed.stdout)
-        #expect(opened.stdout == Array(bytes.prefix(100_000)))
+        let same = opened.stdout == Array(bytes.prefix(100_000))
+        #expect(same)
         let wrong = try CLI.run(["decrypt", "--key", "other", "--binary"], stdin: sealed.stdout)
         #expect(wrong.status == 1)
         #expect(wrong.stdout.isEmpty)
@@ -190,5 +192,35 @@ import Testing
         #expect(failing.status == 1)
         #expect(failing.text.hasSuffix("0 passed, 1 failed\n"))
         #expect(failing.text.hasPrefix("FAIL broken.json x: "))
+    }
+}
+
+@Suite struct CLIKeyRotationTests {
+    @Test("decrypt tries several keys in order, for text and for files")
+    func severalKeys() throws {
+        let text = try CLI.run(["decrypt", "--key", "new", "--key", "enigma", "q/xJqqN6qbiZMXYmiQC1Fw=="])
+        #expect(text.status == 0)
+        #expect(text.text == "yay!")
+        let none = try CLI.run(["decrypt", "--key", "a", "--key", "b", "q/xJqqN6qbiZMXYmiQC1Fw=="])
+        #expect(none.status == 1)
+        #expect(none.stderr.hasPrefix("pncrypt: no key decrypts this (tried 2 keys): "))
+
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sealed = dir.appendingPathComponent("sealed")
+        let opened = dir.appendingPathComponent("opened")
+        let plain = Array("a file under the old key".utf8)
+        let enc = try CLI.run(["encrypt", "--key", "old", "--binary", "-o", sealed.path], stdin: plain)
+        #expect(enc.status == 0)
+        let dec = try CLI.run(["decrypt", "--key", "new", "--key", "old", "--binary", "-i", sealed.path,
+                               "-o", opened.path])
+        #expect(dec.status == 0, "\(dec.stderr)")
+        #expect(try Data(contentsOf: opened) == Data(plain))
+        let toStdout = try CLI.run(["decrypt", "--key", "new", "--key", "old", "--binary", "-i", sealed.path])
+        #expect(toStdout.stdout == plain)
+        let stdin = try CLI.run(["decrypt", "--key", "new", "--key", "old", "--binary"], stdin: plain)
+        #expect(stdin.status == 64)
+        let encryptTwo = try CLI.run(["encrypt", "--key", "a", "--key", "b", "x"])
+        #expect(encryptTwo.status == 64)
     }
 }
