@@ -63,6 +63,8 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
         // Encryption.
         /// There was nothing to encrypt (SPEC section 2: empty data cannot be encrypted).
         public static let emptyPlaintext = Code("emptyPlaintext", .encryption)
+        /// The value cannot be encrypted in the chosen scheme (a non-string leaf in a `legacy33` message).
+        public static let notEncryptable = Code("notEncryptable", .encryption)
         /// A cipher operation failed while encrypting.
         public static let encryptionFailed = Code("encryptionFailed", .encryption)
 
@@ -87,7 +89,7 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidKey = Code("invalidKey", .invalidArgument)
         /// An explicit IV has the wrong length, or cannot be used with the scheme.
         public static let invalidIV = Code("invalidIV", .invalidArgument)
-        /// A value or option the operation cannot accept (for example a non-string leaf in a `legacy33` message).
+        /// A value or option the operation cannot accept (for example `legacy33` for a file).
         public static let invalidValue = Code("invalidValue", .invalidArgument)
 
         // JSON.

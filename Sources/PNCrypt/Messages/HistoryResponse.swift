@@ -1,0 +1,113 @@
+/// A history (v2) response: `[[msg, msg, ...], start, end]` (SPEC section 6).
+///
+/// With timetokens requested each item is `{"message": <msg>, "timetoken": 14...}`. Timetokens are 17-digit
+/// integers and stay exact (`JSONNumber` keeps their digits).
+public struct HistoryResponse: Hashable, Sendable {
+    /// The items as received: messages, or `{"message", "timetoken"}` objects.
+    public var items: [JSONValue]
+    /// The start timetoken.
+    public var start: JSONValue
+    /// The end timetoken.
+    public var end: JSONValue
+
+    /// Reads a history response.
+    /// - Throws: `invalidJSON` when the text does not parse or is not `[[...], start, end]`.
+    public init(parsing text: some Collection<UInt8>) throws(PNCryptError) {
+        try self.init(try JSONValue(parsing: text))
+    }
+
+    /// Reads a parsed history response.
+    public init(_ value: JSONValue) throws(PNCryptError) {
+        guard case .array(let parts) = value, parts.count == 3, case .array(let items) = parts[0] else {
+            throw PNCryptError(.invalidJSON, "not a history response: expected [[messages], start, end]")
+        }
+        self.items = items
+        start = parts[1]
+        end = parts[2]
+    }
+
+    /// The response with `items` in place of its items.
+    public var json: JSONValue { .array([.array(items), start, end]) }
+
+    /// The message of item `index`, and whether it sits in a `{"message", "timetoken"}` object.
+    static func message(of item: JSONValue) -> (message: JSONValue, wrapped: Bool) {
+        if case .object(let object) = item, object.contains(key: "message"), object.contains(key: "timetoken") {
+            return (object["message"]!, true)
+        }
+        return (item, false)
+    }
+}
+
+/// A history response after decryption.
+public struct HistoryDecryption: Hashable, Sendable {
+    /// The response with every message decrypted (or replaced as the policy says), same shape and timetokens.
+    public var response: HistoryResponse
+    /// One status per message that could not be decrypted, each with its index.
+    public var statuses: [DecryptionStatus]
+
+    /// The status category for the whole request, as iOS reports on the completion: `decryptionError` when any
+    /// message failed, else nil.
+    public var category: String? { statuses.isEmpty ? nil : DecryptionStatus.category }
+}
+
+/// Message counts: `{"channels": {"ch": 12, ...}}`. Counts stay exact integers.
+public struct MessageCounts: Hashable, Sendable {
+    /// Channel names and counts, in document order.
+    public var channels: [(name: String, count: JSONNumber)]
+
+    /// Reads a message-counts response.
+    /// - Throws: `invalidJSON` when it does not parse or has no `channels` object of integers.
+    public init(parsing text: some Collection<UInt8>) throws(PNCryptError) {
+        guard case .object(let root) = try JSONValue(parsing: text), case .object(let channels)? = root["channels"] else {
+            throw PNCryptError(.invalidJSON, "not a message-counts response: expected {\"channels\": {...}}")
+        }
+        var out: [(name: String, count: JSONNumber)] = []
+        for (name, value) in channels {
+            guard case .number(let count) = value, count.isIntegerLiteral else {
+                throw PNCryptError(.invalidJSON, "message count of channel \(JSONValue.string(name)) is not an integer")
+            }
+            out.append((name, count))
+        }
+        self.channels = out
+    }
+
+    /// The response as JSON.
+    public var json: JSONValue {
+        .object(["channels": .object(JSONObject(channels.map { ($0.name, JSONValue.number($0.count)) }))])
+    }
+
+    public static func == (a: MessageCounts, b: MessageCounts) -> Bool {
+        a.channels.elementsEqual(b.channels) { $0.name == $1.name && $0.count == $1.count }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for (name, count) in channels {
+            hasher.combine(name)
+            hasher.combine(count)
+        }
+    }
+}
+
+extension MessageCrypto {
+    /// Decrypts every message of a history response in one call.
+    public func decrypt(history: HistoryResponse, policy: DecryptionPolicy) -> HistoryDecryption {
+        var out = history
+        var statuses: [DecryptionStatus] = []
+        for (index, item) in history.items.enumerated() {
+            let (message, wrapped) = HistoryResponse.message(of: item)
+            var result = decrypt(message, policy: policy)
+            if var status = result.status {
+                status.index = index
+                statuses.append(status)
+                result.status = status
+            }
+            if wrapped, case .object(var object) = item {
+                object["message"] = result.message
+                out.items[index] = .object(object)
+            } else {
+                out.items[index] = result.message
+            }
+        }
+        return HistoryDecryption(response: out, statuses: statuses)
+    }
+}

@@ -1,0 +1,75 @@
+/// iOS 3.3 message encryption (SPEC section 4.1): no JSON serialization before encrypting; each string leaf is
+/// encrypted on its own as raw UTF-8 with `legacy33`; object keys stay in plaintext; arrays and objects keep their
+/// shape. Decrypted leaves are not parsed as JSON.
+///
+/// `["seven",{"food":"Cheeseburger"}]` with key `enigma` becomes
+/// `["0ZRaiDryY0rdklgVVU80pQ==",{"food":"zu9G3gtmiAxYLpehtuQngw=="}]`.
+public enum Legacy33Message {
+    /// Encrypts every string leaf of `message`.
+    /// - Throws: `notEncryptable` naming the path (for example `$[2].price`) of the first leaf that is not a string:
+    ///   iOS 3.3 dropped such leaves and 3.4's compatibility mode produced invalid results.
+    public static func encrypt(_ message: JSONValue, key: CipherKey) throws(PNCryptError) -> JSONValue {
+        let module = CryptoModule(key: key)
+        return try map(message, path: "$", nonString: .notEncryptable) { (text, _) throws(PNCryptError) in
+            .string(try module.encryptToBase64(Array(text.utf8), scheme: .legacy33))
+        }
+    }
+
+    /// Decrypts every string leaf of `message` (with the first key of `keys` that decrypts the first leaf).
+    /// - Throws: the leaf's decryption error, its message naming the path; `notEncrypted` for non-string leaves.
+    public static func decrypt(_ message: JSONValue, keys: KeyRing) throws(PNCryptError) -> JSONValue {
+        var chosen: CryptoModule?
+        return try map(message, path: "$", nonString: .notEncrypted) { (text, path) throws(PNCryptError) in
+            do throws(PNCryptError) {
+                let ciphertext = try Base64.decode(text)
+                let plaintext: [UInt8]
+                if let chosen {
+                    plaintext = try chosen.decrypt(ciphertext, scheme: .legacy33)
+                } else {
+                    let match = try keys.decrypt(ciphertext, scheme: .legacy33, requireUTF8: true)
+                    chosen = CryptoModule(key: keys.keys[match.keyIndex])
+                    plaintext = match.plaintext
+                }
+                guard let string = String(validating: plaintext, as: UTF8.self) else {
+                    throw PNCryptError(.invalidUTF8, "the plaintext is not valid UTF-8")
+                }
+                return .string(string)
+            } catch {
+                throw PNCryptError(error.code, "at \(path): \(error.message)", offset: error.offset)
+            }
+        }
+    }
+
+    /// Rebuilds `value` with every string leaf replaced by `leaf(text, path)`.
+    static func map(_ value: JSONValue, path: String, nonString: PNCryptError.Code,
+                    _ leaf: (String, String) throws(PNCryptError) -> JSONValue) throws(PNCryptError) -> JSONValue {
+        switch value {
+        case .string(let text):
+            return try leaf(text, path)
+        case .array(let elements):
+            var out: [JSONValue] = []
+            out.reserveCapacity(elements.count)
+            for (i, element) in elements.enumerated() { out.append(try map(element, path: "\(path)[\(i)]", nonString: nonString, leaf)) }
+            return .array(out)
+        case .object(let object):
+            var out = JSONObject()
+            for (key, element) in object { out.append(try map(element, path: path + member(key), nonString: nonString, leaf), forKey: key) }
+            return .object(out)
+        case .null, .bool, .number:
+            let kind = switch value {
+            case .null: "null"
+            case .bool: "a boolean"
+            default: "a number"
+            }
+            throw PNCryptError(nonString, "legacy33 messages can hold only strings: \(path) is \(kind)")
+        }
+    }
+
+    /// `.key` for identifier-like keys, `["key"]` otherwise.
+    private static func member(_ key: String) -> String {
+        let identifier = !key.isEmpty && key.unicodeScalars.allSatisfy {
+            ($0.properties.isAlphabetic && $0.isASCII) || $0 == "_" || ("0"..."9").contains($0)
+        } && !("0"..."9").contains(key.unicodeScalars.first!)
+        return identifier ? ".\(key)" : "[\(JSONValue.string(key).serializedString())]"
+    }
+}

@@ -1,0 +1,106 @@
+/// Encrypts messages for publishing and decrypts received ones (SPEC section 4).
+///
+/// Publish: message → JSON text (in `style`) → UTF-8 → encrypt → Base64 → sent as a JSON string literal.
+/// So the message `"Hello World"` (a JSON string) is encrypted as its 13 bytes with the quotes, and under `legacy`
+/// with the key `enigma` goes on the wire as `"06UDjczkvAAYcqWfNwkOiQ=="`.
+///
+/// Receive: only JSON strings are decrypted (surrounding quotes inside the string are tolerated); the plaintext
+/// is parsed as JSON, or kept as a plain string when it does not parse. Failures follow a `DecryptionPolicy`.
+///
+/// `legacy33` (iOS 3.3) is different: every string leaf is encrypted on its own as raw UTF-8, object keys stay in
+/// plaintext, and decrypted leaves are not parsed as JSON (SPEC section 4.1).
+public struct MessageCrypto: Sendable {
+    /// The keys tried when decrypting (newest first); the first one encrypts.
+    public let keys: KeyRing
+    /// The scheme messages are encrypted with.
+    public var scheme: Scheme
+    /// How received messages are read: a scheme, or nil to read a `PNED` header when present and otherwise
+    /// `legacyScheme`.
+    public var readScheme: Scheme?
+    /// How headerless data is read when `readScheme` is nil.
+    public var legacyScheme: Scheme
+    /// How messages are written as JSON before encryption (their bytes differ between SDKs).
+    public var style: JSONStyle
+
+    /// Message encryption with one key.
+    public init(cipherKey: String, scheme: Scheme = .acrh, readScheme: Scheme? = nil, legacyScheme: Scheme = .legacy,
+                style: JSONStyle = .compact) throws(PNCryptError) {
+        try self.init(keys: KeyRing([cipherKey]), scheme: scheme, readScheme: readScheme, legacyScheme: legacyScheme,
+                      style: style)
+    }
+
+    /// Message encryption with a key ring: the first key encrypts, all are tried in order to decrypt.
+    public init(keys: KeyRing, scheme: Scheme = .acrh, readScheme: Scheme? = nil, legacyScheme: Scheme = .legacy,
+                style: JSONStyle = .compact) {
+        self.keys = keys
+        self.scheme = scheme
+        self.readScheme = readScheme
+        self.legacyScheme = legacyScheme
+        self.style = style
+    }
+
+    private var module: CryptoModule { CryptoModule(key: keys.keys[0], encryptionScheme: scheme) }
+
+    // MARK: Publish
+
+    /// The message to publish: a JSON string holding the Base64 ciphertext (for `legacy33`, the message's shape
+    /// with every string leaf encrypted).
+    /// - Parameter iv: a fixed IV for reproducible vectors; never for real data.
+    /// - Throws: `notEncryptable` for a `legacy33` message with a non-string leaf, naming its path.
+    public func encrypt(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> JSONValue {
+        if scheme == .legacy33 { return try Legacy33Message.encrypt(message, key: keys.keys[0]) }
+        return try encrypt(jsonText: message.serialized(style: style), iv: iv)
+    }
+
+    /// Encrypts JSON text exactly as given (it must parse), for callers that already hold the bytes to send.
+    /// - Throws: `invalidJSON` with the offset when the text does not parse.
+    public func encrypt(jsonText: some Collection<UInt8>, iv: [UInt8]? = nil) throws(PNCryptError) -> JSONValue {
+        let text = Array(jsonText)
+        let value = try JSONValue(parsing: text)
+        if scheme == .legacy33 { return try Legacy33Message.encrypt(value, key: keys.keys[0]) }
+        return .string(try module.encryptToBase64(text, scheme: scheme, iv: iv))
+    }
+
+    /// Encrypts any `Encodable` value as a message (through `JSONValueEncoder`).
+    public func encrypt(_ value: some Encodable, iv: [UInt8]? = nil) throws -> JSONValue {
+        try encrypt(try JSONValueEncoder().encode(value), iv: iv)
+    }
+
+    /// The wire bytes of an encrypted message: `"<Base64>"` written in `style`.
+    public func publishBody(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> [UInt8] {
+        try encrypt(message, iv: iv).serialized(style: style)
+    }
+
+    // MARK: Receive
+
+    /// Decrypts a received message. Never throws: failures are reported in the result's `status`, and the message
+    /// delivered follows `policy`.
+    public func decrypt(_ message: JSONValue, policy: DecryptionPolicy) -> DecryptedMessage {
+        do throws(PNCryptError) {
+            if scheme == .legacy33 || readScheme == .legacy33 {
+                return DecryptedMessage(message: try Legacy33Message.decrypt(message, keys: keys), scheme: .legacy33)
+            }
+            guard case .string(let text) = message else {
+                if policy == .passThrough { return DecryptedMessage(message: message) }
+                throw PNCryptError(.notEncrypted, "the message is not a JSON string, so it cannot be ciphertext")
+            }
+            let ciphertext = try Base64.decode(text)
+            let match = try keys.decrypt(ciphertext, scheme: readScheme, legacyScheme: legacyScheme, requireUTF8: true)
+            // A plaintext that is not JSON is kept as a plain string (SPEC section 4).
+            let value = (try? JSONValue(parsing: match.plaintext))
+                ?? .string(String(decoding: match.plaintext, as: UTF8.self))
+            return DecryptedMessage(message: value, keyIndex: match.keyIndex, scheme: match.scheme)
+        } catch {
+            let status = DecryptionStatus(error: error, original: message)
+            let delivered: JSONValue = policy == .marker ? .string(DecryptionPolicy.markerText) : message
+            return DecryptedMessage(message: delivered, status: status)
+        }
+    }
+
+    /// Parses a received message's JSON text and decrypts it.
+    /// - Throws: `invalidJSON` (with the offset) when the text does not parse; decryption failures are not thrown.
+    public func decrypt(jsonText: some Collection<UInt8>, policy: DecryptionPolicy) throws(PNCryptError)
+        -> DecryptedMessage {
+        decrypt(try JSONValue(parsing: jsonText), policy: policy)
+    }
+}

@@ -1,0 +1,159 @@
+import ArgumentParser
+import Foundation
+import PNCrypt
+
+extension JSONStyle: ExpressibleByArgument {}
+
+/// `--on-error`: what to deliver for a message that cannot be decrypted.
+enum OnError: String, ExpressibleByArgument, CaseIterable {
+    case marker, passthrough, fail
+
+    var policy: DecryptionPolicy { self == .marker ? .marker : .passThrough }
+}
+
+/// Options shared by the commands that decrypt messages.
+struct MessageReadOptions: ParsableArguments {
+    @Option(help: "auto (default: a PNED header, else legacy), legacy, legacy-random-iv, acrh or legacy33.")
+    var scheme: ReadScheme = .auto
+
+    @Option(name: .customLong("on-error"), help: """
+        marker: deliver "DECRYPTION_ERROR" (iOS 3.4); passthrough: deliver the original message (current SDKs); \
+        fail: exit 1 and print nothing. Each failure prints a status line on stderr.
+        """)
+    var onError: OnError = .marker
+
+    @Option(help: "How the decrypted JSON is written: compact (default), apple, python or ascii.")
+    var style: JSONStyle = .compact
+
+    func crypto(_ keys: KeyOptions) throws -> MessageCrypto {
+        let ring = try KeyRing(keys: try keys.resolveAll())
+        return MessageCrypto(keys: ring, scheme: scheme.scheme ?? .acrh, readScheme: scheme.scheme, style: style)
+    }
+
+    /// Prints each status as one JSON line on standard error.
+    func report(_ statuses: [DecryptionStatus]) {
+        for status in statuses {
+            FileHandle.standardError.write(Data(status.json.serialized() + [0x0A]))
+        }
+    }
+}
+
+struct MessageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "message",
+        abstract: "Encrypt a JSON message for publishing, or decrypt a received one.",
+        subcommands: [Encrypt.self, Decrypt.self])
+
+    struct Encrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the wire JSON of an encrypted message.",
+            discussion: """
+            The message (JSON) is written in --style, encrypted, Base64-encoded and printed as a JSON string
+            literal. With legacy33 each string leaf is encrypted on its own and the shape is kept.
+
+            Examples:
+              pncrypt message encrypt --key enigma --scheme legacy '"Hello World"'     # "06UDjczkvAAYcqWfNwkOiQ=="
+              pncrypt message encrypt --key enigma --scheme legacy33 '["seven","eight"]'
+            """)
+
+        @OptionGroup var keys: KeyOptions
+        @OptionGroup var input: InputOptions
+        @OptionGroup var output: OutputOptions
+
+        @Option(help: "legacy, legacy-random-iv, acrh (default) or legacy33.")
+        var scheme: Scheme = .acrh
+
+        @Option(help: "How the message is written before encryption: compact (JavaScript, default), apple, python or ascii.")
+        var style: JSONStyle = .compact
+
+        @Flag(help: "Encrypt the input text exactly as given (it must still be valid JSON) instead of rewriting it.")
+        var raw = false
+
+        @Option(help: ArgumentHelp("A fixed IV as 32 hex digits, for reproducible vectors.", valueName: "hex"))
+        var iv: String?
+
+        func validate() throws { _ = try CLI.parseIV(iv) }
+
+        func run() throws {
+            try CLI.run {
+                let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve()]), scheme: scheme, style: style)
+                let text = try input.readAll()
+                let iv = try CLI.parseIV(iv)
+                let wire = raw ? try crypto.encrypt(jsonText: text, iv: iv)
+                    : try crypto.encrypt(try JSONValue(parsing: text), iv: iv)
+                let out = try OutputFile(path: output.output, inputPath: input.input)
+                try out.write(wire.serialized(style: style) + [0x0A])
+                try out.commit()
+            }
+        }
+    }
+
+    struct Decrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decrypt a received message (JSON) and print the message JSON.",
+            discussion: """
+            Only JSON strings are decrypted; the plaintext is parsed as JSON, or kept as a string. A message that
+            cannot be decrypted prints one status line on stderr, for example
+            {"category":"decryptionError","reason":"wrongKeyOrCorrupt","message":"...","original":"..."}.
+            Exit status 0 with --on-error marker or passthrough, 1 with fail (and nothing on stdout).
+            Several --key options are tried in order.
+
+            Example:
+              pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'      # "Hello World"
+            """)
+
+        @OptionGroup var keys: KeyOptions
+        @OptionGroup var input: InputOptions
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var read: MessageReadOptions
+
+        func run() throws {
+            try CLI.run {
+                let crypto = try read.crypto(keys)
+                let result = try crypto.decrypt(jsonText: try input.readAll(), policy: read.onError.policy)
+                read.report(result.status.map { [$0] } ?? [])
+                if result.status != nil && read.onError == .fail { throw ExitCode.failure }
+                let out = try OutputFile(path: output.output, inputPath: input.input)
+                try out.write(result.message.serialized(style: read.style) + [0x0A])
+                try out.commit()
+            }
+        }
+    }
+}
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Decrypt a whole history response.",
+        subcommands: [Decrypt.self])
+
+    struct Decrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decrypt every message of a history (v2) response: [[messages], start, end].",
+            discussion: """
+            Items may be messages or {"message": ..., "timetoken": ...} objects; timetokens stay exact.
+            One status line per failed message goes to stderr, with its index.
+
+            Example:
+              pncrypt history decrypt --key enigma --scheme legacy -i response.json --on-error passthrough
+            """)
+
+        @OptionGroup var keys: KeyOptions
+        @OptionGroup var input: InputOptions
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var read: MessageReadOptions
+
+        func run() throws {
+            try CLI.run {
+                let crypto = try read.crypto(keys)
+                let history = try HistoryResponse(parsing: try input.readAll())
+                let result = crypto.decrypt(history: history, policy: read.onError.policy)
+                read.report(result.statuses)
+                if !result.statuses.isEmpty && read.onError == .fail { throw ExitCode.failure }
+                let out = try OutputFile(path: output.output, inputPath: input.input)
+                try out.write(result.response.json.serialized(style: read.style) + [0x0A])
+                try out.commit()
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Testing
+@testable import PNCrypt
+
+@Suite struct HistoryResponseTests {
+    @Test("SPEC section 6's example round-trips with exact timetokens")
+    func specExample() throws {
+        let text = #"[["Pub1","Pub2","Pub3"],13406746729185766,13406746780720711]"#
+        let history = try HistoryResponse(parsing: Array(text.utf8))
+        #expect(history.items == ["Pub1", "Pub2", "Pub3"])
+        #expect(history.start.numberValue?.int64Value == 13406746729185766)
+        #expect(history.json.serializedString() == text)
+    }
+
+    @Test("decrypts every message in one call, one status per failure with its index")
+    func decryptAll() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy)
+        let good = try crypto.encrypt(["text": "hi"])
+        let text = #"[[\#(good.serializedString()),"AAAAAAAAAAAAAAAAAAAAAA==",{"x":1},"06UDjczkvAAYcqWfNwkOiQ=="],13406746729185766,13406746780720711]"#
+        let history = try HistoryResponse(parsing: Array(text.utf8))
+        let marked = crypto.decrypt(history: history, policy: .marker)
+        #expect(marked.response.json.serializedString() == #"[[{"text":"hi"},"DECRYPTION_ERROR","DECRYPTION_ERROR","Hello World"],13406746729185766,13406746780720711]"#)
+        #expect(marked.statuses.map(\.index) == [1, 2])
+        #expect(marked.statuses.map(\.reason) == [.wrongKeyOrCorrupt, .notEncrypted])
+        #expect(marked.category == "decryptionError")
+        let kept = crypto.decrypt(history: history, policy: .passThrough)
+        #expect(kept.response.items[1] == "AAAAAAAAAAAAAAAAAAAAAA==")
+        #expect(kept.response.items[2] == ["x": 1])
+        #expect(kept.statuses.map(\.index) == [1])
+    }
+
+    @Test("decrypts the message inside timetoken objects and keeps the timetoken exact")
+    func withTimetokens() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy)
+        let text = #"[[{"message":"06UDjczkvAAYcqWfNwkOiQ==","timetoken":14523786181828541}],14523786181828541,14523786181828541]"#
+        let result = crypto.decrypt(history: try HistoryResponse(parsing: Array(text.utf8)), policy: .marker)
+        #expect(result.statuses.isEmpty)
+        #expect(result.category == nil)
+        #expect(result.response.json.serializedString() == #"[[{"message":"Hello World","timetoken":14523786181828541}],14523786181828541,14523786181828541]"#)
+    }
+
+    @Test("refuses what is not a history response")
+    func notHistory() {
+        for text in [#"{"a":1}"#, "[[],1]", "[1,2,3]", "[["] {
+            let error = expectPNError { () throws(PNCryptError) in try HistoryResponse(parsing: Array(text.utf8)) }
+            #expect(error?.category == .json, "\(text)")
+        }
+    }
+
+    @Test("message counts keep exact integers")
+    func counts() throws {
+        let text = #"{"channels":{"ch1":12,"ch2":13406746729185766}}"#
+        let counts = try MessageCounts(parsing: Array(text.utf8))
+        #expect(counts.channels.map(\.name) == ["ch1", "ch2"])
+        #expect(counts.channels[1].count.int64Value == 13406746729185766)
+        #expect(counts.json.serializedString() == text)
+        #expect(expectPNError { () throws(PNCryptError) in try MessageCounts(parsing: Array(#"{"channels":{"a":1.5}}"#.utf8)) }?
+            .code == .invalidJSON)
+    }
+}

@@ -1,0 +1,55 @@
+import Testing
+@testable import PNCrypt
+
+@Suite struct Legacy33MessageTests {
+    @Test("reproduces SPEC's iOS 3.3 message exactly")
+    func specExample() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy33)
+        let message = try JSONValue(parsing: #"["seven","eight",{"food":"Cheeseburger","drink":"Coffee"}]"#)
+        let wire = try crypto.encrypt(message)
+        #expect(wire.serializedString() == #"["0ZRaiDryY0rdklgVVU80pQ==","Ti5YyHCCUEjg/op0Zm393w==",{"food":"zu9G3gtmiAxYLpehtuQngw==","drink":"vJYgOIZdbL4rRqdigAcujA=="}]"#)
+        let back = crypto.decrypt(wire, policy: .marker)
+        #expect(back.status == nil)
+        #expect(back.message == message)
+    }
+
+    @Test("every SPEC legacy33 vector is a string leaf, decrypted without JSON parsing")
+    func specLeaves() throws {
+        let vectors = try Package.vectors("spec.json").filter { $0.scheme == "legacy33" }
+        #expect(vectors.count == 7)
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy33)
+        for v in vectors {
+            let text = try #require(v.plaintext)
+            #expect(try crypto.encrypt(.string(text)) == .string(try #require(v.ciphertext)))
+            #expect(crypto.decrypt(.string(v.ciphertext!), policy: .marker).message == .string(text))
+        }
+        // A leaf whose plaintext looks like JSON stays a string.
+        let numberText = try crypto.encrypt("42")
+        #expect(crypto.decrypt(numberText, policy: .marker).message == "42")
+    }
+
+    @Test("refuses non-string leaves, naming the path")
+    func nonStringLeaf() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy33)
+        let cases: [(JSONValue, String)] = [
+            (["a", "b", ["price": 3]], "$[2].price is a number"),
+            (["ok": [true]], "$.ok[0] is a boolean"),
+            (["two words": nil], #"$["two words"] is null"#),
+            (7, "$ is a number"),
+        ]
+        for (message, words) in cases {
+            let error = expectPNError { () throws(PNCryptError) in try crypto.encrypt(message) }
+            #expect(error?.code == .notEncryptable)
+            #expect(error?.category == .encryption)
+            #expect(error?.message.hasSuffix(words) == true, "\(error?.message ?? "")")
+        }
+    }
+
+    @Test("a leaf that fails to decrypt fails the message, naming the path")
+    func leafFailure() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy33)
+        let result = crypto.decrypt(["0ZRaiDryY0rdklgVVU80pQ==", ["x": "AAAAAAAAAAAAAAAAAAAAAA=="]], policy: .marker)
+        #expect(result.message == "DECRYPTION_ERROR")
+        #expect(result.status?.error.message.hasPrefix("at $[1].x: ") == true)
+    }
+}

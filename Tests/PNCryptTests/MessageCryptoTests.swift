@@ -1,0 +1,133 @@
+import Testing
+@testable import PNCrypt
+
+@Suite struct MessageCryptoTests {
+    /// SPEC section 7 legacy vectors whose plaintext is a message: the JSON text an SDK encrypted.
+    static func legacySpecVectors() throws -> [TestVector] {
+        try Package.vectors("spec.json").filter { $0.scheme == "legacy" && $0.key == "enigma" && $0.expect == .ok }
+    }
+
+    @Test("every SPEC legacy vector decrypts as a received message")
+    func specVectorsDecrypt() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy)
+        let vectors = try Self.legacySpecVectors()
+        #expect(vectors.count >= 10)
+        for v in vectors {
+            let plaintext = try #require(v.plaintext)
+            let received = JSONValue.string(try #require(v.ciphertext))
+            let result = crypto.decrypt(received, policy: .marker)
+            #expect(result.status == nil, "\(v.id)")
+            // The plaintext parsed as JSON, or kept as a string when it is not JSON (`yay!`).
+            let expected = (try? JSONValue(parsing: plaintext)) ?? .string(plaintext)
+            #expect(result.message == expected, "\(v.id)")
+        }
+    }
+
+    @Test("publishing reproduces SPEC's ciphertexts in the style that wrote them")
+    func specVectorsEncrypt() throws {
+        for v in try Self.legacySpecVectors() {
+            let plaintext = try #require(v.plaintext)
+            guard let message = try? JSONValue(parsing: plaintext) else { continue }
+            // Go and C# escape non-ASCII before encrypting (`"\u6f22\u8a9e"`); the others are compact.
+            let style: JSONStyle = plaintext.contains("\\u") ? .ascii : .compact
+            let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, style: style)
+            let wire = try crypto.encrypt(message)
+            #expect(wire == .string(try #require(v.ciphertext)), "\(v.id)")
+            #expect(try crypto.encrypt(jsonText: Array(plaintext.utf8)) == wire)
+        }
+        let hello = try MessageCrypto(cipherKey: "enigma", scheme: .legacy)
+        #expect(String(decoding: try hello.publishBody("Hello World"), as: UTF8.self) == "\"06UDjczkvAAYcqWfNwkOiQ==\"")
+    }
+
+    @Test("round-trips messages in every scheme and style")
+    func roundTrip() throws {
+        let message: JSONValue = ["text": "héllo 漢語 😀 \"quoted\" / \n", "tt": .number(JSONNumber(literal: "13406746729185766")!),
+                                  "list": [1, 2.5, true, nil, ["nested": []]]]
+        for scheme in [Scheme.legacy, .legacyRandomIV, .acrh] {
+            for style in JSONStyle.allCases {
+                let crypto = try MessageCrypto(cipherKey: "ключ", scheme: scheme, readScheme: scheme, style: style)
+                let result = crypto.decrypt(try crypto.encrypt(message), policy: .marker)
+                #expect(result.status == nil)
+                #expect(result.message == message, "\(scheme) \(style)")
+                #expect(result.scheme == scheme)
+            }
+        }
+    }
+
+    @Test("auto-detection reads headers and falls back to legacy")
+    func autoRead() throws {
+        let writer = try MessageCrypto(cipherKey: "k", scheme: .acrh)
+        let reader = try MessageCrypto(cipherKey: "k")
+        #expect(reader.decrypt(try writer.encrypt("x"), policy: .marker).message == "x")
+        let legacy = try MessageCrypto(cipherKey: "k", scheme: .legacy)
+        #expect(reader.decrypt(try legacy.encrypt("y"), policy: .marker).message == "y")
+    }
+
+    @Test("the Base64 in a received string may carry its own quotes")
+    func quotedBase64() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma")
+        let result = crypto.decrypt("\"06UDjczkvAAYcqWfNwkOiQ==\"", policy: .marker)
+        #expect(result.message == "Hello World")
+    }
+
+    @Test("a wrong key gives DECRYPTION_ERROR under marker and the original under passthrough, each with a status")
+    func policies() throws {
+        let crypto = try MessageCrypto(cipherKey: "wrong")
+        let received: JSONValue = "06UDjczkvAAYcqWfNwkOiQ=="
+        let marked = crypto.decrypt(received, policy: .marker)
+        #expect(marked.message == "DECRYPTION_ERROR")
+        #expect(marked.status?.reason == .wrongKeyOrCorrupt)
+        #expect(marked.status?.original == received)
+        let kept = crypto.decrypt(received, policy: .passThrough)
+        #expect(kept.message == received)
+        #expect(kept.status?.reason == .wrongKeyOrCorrupt)
+        #expect(kept.status?.json.serializedString().hasPrefix(#"{"category":"decryptionError","reason":"wrongKeyOrCorrupt""#) == true)
+    }
+
+    @Test("each failure has its reason", arguments: [
+        ("\"not base64!\"", "notBase64"),
+        ("\"UE5FRAFBQ1JC\"", "malformedHeader"),
+        ("\"UE5FRAJBQ1JIEAAAAAAAAAAAAAAAAAAAAAA=\"", "unknownCryptor"),
+        ("\"AAAAAAAAAAAAAAAAAAAAAA==\"", "wrongKeyOrCorrupt"),
+        ("42", "notEncrypted"),
+        ("{\"a\":1}", "notEncrypted"),
+    ])
+    func reasons(input: String, reason: String) throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma")
+        let result = try crypto.decrypt(jsonText: Array(input.utf8), policy: .marker)
+        #expect(result.status?.reason.name == reason, "\(result.status?.error.message ?? "no status")")
+        #expect(result.message == "DECRYPTION_ERROR")
+    }
+
+    @Test("plaintext that is not UTF-8 is a decryption error (iOS 3.4)")
+    func invalidUTF8() throws {
+        let bytes = try CryptoModule(cipherKey: "enigma").encryptToBase64([0xFF, 0xFE, 0x41], scheme: .legacy)
+        let result = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy).decrypt(.string(bytes), policy: .marker)
+        #expect(result.status?.reason == .invalidUTF8)
+    }
+
+    @Test("non-string messages pass through without a status under passthrough")
+    func nonStringPassThrough() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma")
+        let result = crypto.decrypt(["plain": true], policy: .passThrough)
+        #expect(result.message == ["plain": true])
+        #expect(result.status == nil)
+    }
+
+    @Test("Encodable values publish through the Codable bridge")
+    func codable() throws {
+        struct Order: Codable, Equatable { var item: String; var count: Int64 }
+        let crypto = try MessageCrypto(cipherKey: "k", scheme: .acrh)
+        let wire = try crypto.encrypt(Order(item: "tea", count: 13406746729185766))
+        let back = crypto.decrypt(wire, policy: .marker)
+        #expect(try JSONValueDecoder().decode(Order.self, from: back.message) == Order(item: "tea", count: 13406746729185766))
+    }
+
+    @Test("invalid JSON input names the offset")
+    func invalidJSON() throws {
+        let crypto = try MessageCrypto(cipherKey: "k")
+        let error = expectPNError { () throws(PNCryptError) in try crypto.decrypt(jsonText: Array("[1,".utf8), policy: .marker) }
+        #expect(error?.code == .invalidJSON)
+        #expect(error?.offset == 3)
+    }
+}
