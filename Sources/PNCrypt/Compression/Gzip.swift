@@ -1,0 +1,98 @@
+import Foundation
+
+/// One-shot and file-to-file gzip compression and decompression (SPEC section 5).
+///
+/// Compression writes one gzip member with the PubNub SDKs' settings: deflate, windowBits 31, memLevel 8,
+/// default strategy, level 6 unless told otherwise. Decompression reads any `CompressionFormat`.
+///
+/// ```swift
+/// let packed = try Gzip.compress(Array("hello".utf8))
+/// let text = try Gzip.decompress(packed)                     // at most 64 MiB of output
+/// try Gzip.decompress(from: input, to: output, outputLimit: nil) // files of any size, constant memory
+/// ```
+public enum Gzip: Sendable {
+    /// The level PubNub SDKs use (`Z_DEFAULT_COMPRESSION`, which zlib maps to 6).
+    public static let defaultLevel = 6
+
+    /// The output limit of the one-shot `decompress`: 64 MiB. Larger output throws `.outputLimitExceeded`.
+    public static let defaultOutputLimit = 64 << 20
+
+    /// The size of the pieces the streaming types produce and the file functions read: 64 KiB.
+    public static let defaultChunkSize = 64 << 10
+
+    /// Compresses `bytes` into one gzip member. Throws `.invalidValue` for a level outside 0...9.
+    /// Empty input gives a valid 20-byte gzip member.
+    public static func compress(_ bytes: some Sequence<UInt8>, level: Int = defaultLevel) throws -> [UInt8] {
+        try withContiguousBytes(bytes) { try DeflateEngine.compressOneShot($0, level: level) }
+    }
+
+    /// Decompresses `bytes` in the given format, refusing output larger than `outputLimit` bytes
+    /// (`nil`: no limit). The whole input must be consumed: see `GzipDecompressor` for the errors.
+    public static func decompress(_ bytes: some Sequence<UInt8>, format: CompressionFormat = .gzipOrZlib,
+                                  outputLimit: Int? = defaultOutputLimit) throws -> [UInt8] {
+        let decompressor = try GzipDecompressor(format: format, outputLimit: outputLimit)
+        var result: [UInt8] = []
+        try withContiguousBytes(bytes) { input in
+            try decompressor.update(input) { result.append(contentsOf: $0) }
+        }
+        try decompressor.finish()
+        return result
+    }
+
+    /// Byte counts of a file-to-file transfer.
+    public struct Transfer: Hashable, Sendable {
+        /// Bytes read from the input.
+        public let bytesRead: UInt64
+        /// Bytes written to the output.
+        public let bytesWritten: UInt64
+    }
+
+    /// Compresses everything readable from `input` into one gzip member written to `output`, reading
+    /// `chunkSize` bytes at a time: memory use does not depend on the file size. Neither handle is closed.
+    /// Read and write failures throw `.io`.
+    @discardableResult
+    public static func compress(from input: FileHandle, to output: FileHandle, level: Int = defaultLevel,
+                                chunkSize: Int = defaultChunkSize) throws -> Transfer {
+        try compress(fromDescriptor: input.fileDescriptor, toDescriptor: output.fileDescriptor,
+                     level: level, chunkSize: chunkSize)
+    }
+
+    /// Compresses from one file descriptor to another; see `compress(from:to:level:chunkSize:)`.
+    @discardableResult
+    public static func compress(fromDescriptor input: Int32, toDescriptor output: Int32,
+                                level: Int = defaultLevel, chunkSize: Int = defaultChunkSize) throws -> Transfer {
+        let compressor = try GzipCompressor(level: level, chunkSize: chunkSize)
+        let write = { (bytes: UnsafeRawBufferPointer) in try FileDescriptorPump.writeAll(bytes, to: output) }
+        try FileDescriptorPump.readChunks(from: input, chunkSize: chunkSize) { chunk in
+            try compressor.update(chunk, output: write)
+        }
+        try compressor.finish(output: write)
+        return Transfer(bytesRead: compressor.bytesIn, bytesWritten: compressor.bytesOut)
+    }
+
+    /// Decompresses everything readable from `input` to `output`, reading `chunkSize` bytes at a time: memory
+    /// use does not depend on the file size. `outputLimit` caps the bytes written (`nil`: no limit). Neither
+    /// handle is closed; on error, `output` holds the bytes written before it.
+    @discardableResult
+    public static func decompress(from input: FileHandle, to output: FileHandle,
+                                  format: CompressionFormat = .gzipOrZlib, outputLimit: Int? = nil,
+                                  chunkSize: Int = defaultChunkSize) throws -> Transfer {
+        try decompress(fromDescriptor: input.fileDescriptor, toDescriptor: output.fileDescriptor,
+                       format: format, outputLimit: outputLimit, chunkSize: chunkSize)
+    }
+
+    /// Decompresses from one file descriptor to another; see `decompress(from:to:format:outputLimit:chunkSize:)`.
+    @discardableResult
+    public static func decompress(fromDescriptor input: Int32, toDescriptor output: Int32,
+                                  format: CompressionFormat = .gzipOrZlib, outputLimit: Int? = nil,
+                                  chunkSize: Int = defaultChunkSize) throws -> Transfer {
+        let decompressor = try GzipDecompressor(format: format, outputLimit: outputLimit, chunkSize: chunkSize)
+        var bytesRead: UInt64 = 0
+        try FileDescriptorPump.readChunks(from: input, chunkSize: chunkSize) { chunk in
+            bytesRead += UInt64(chunk.count)
+            try decompressor.update(chunk) { try FileDescriptorPump.writeAll($0, to: output) }
+        }
+        try decompressor.finish()
+        return Transfer(bytesRead: bytesRead, bytesWritten: decompressor.bytesOut)
+    }
+}
