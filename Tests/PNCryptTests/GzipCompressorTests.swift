@@ -107,6 +107,9 @@ struct GzipCompressorTests {
         #expect(throws: SinkFailed()) {
             try compressor.update(Support.noise(count: 10_000)) { _ in throw SinkFailed() }
         }
+        Support.expectError(.invalidValue, "the gzip compressor stopped after an output error: SinkFailed()") {
+            _ = try compressor.finish()
+        }
     }
 
     @Test("a chunk size below one is refused", arguments: [0, -1])

@@ -63,10 +63,12 @@ struct GzipLifecycleTests {
             #expect(throws: PNCryptError.self) { try truncated.finish() }
             let failing = try GzipDecompressor()
             #expect(throws: SinkFailed.self) { try failing.update(packed) { _ in throw SinkFailed() } }
+            let compressor = try GzipCompressor(chunkSize: 100)
+            #expect(throws: SinkFailed.self) { try compressor.update(packed) { _ in throw SinkFailed() } }
             #expect(tracker.live == 0)
-            withExtendedLifetime((corrupt, limited, truncated, failing)) {}
+            withExtendedLifetime((corrupt, limited, truncated, failing, compressor)) {}
         }
-        #expect(tracker.opened == 4 && tracker.ended == 4)
+        #expect(tracker.opened == 5 && tracker.ended == 5)
         // The one-shot functions on error.
         let oneShot = tracking {
             #expect(throws: PNCryptError.self) { _ = try Gzip.decompress(packed + [0]) }

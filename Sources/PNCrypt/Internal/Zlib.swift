@@ -27,7 +27,7 @@ import Darwin
 /// created, so tests running in parallel do not see each other's streams.
 final class ZlibStreamTracker: @unchecked Sendable {
     // @unchecked: every stored property is read and written under `lock`.
-    private let lock = SpinLock()
+    private let lock = PThreadMutex()
     private var openedCount = 0
     private var endedCount = 0
 
@@ -48,7 +48,7 @@ final class ZlibStreamTracker: @unchecked Sendable {
 }
 
 /// A minimal mutex over `pthread_mutex_t`, heap-allocated so that it never moves.
-private final class SpinLock: @unchecked Sendable {
+private final class PThreadMutex: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     init() {
@@ -146,7 +146,8 @@ private let maxZlibSlice = 1 << 30
 final class DeflateEngine {
     private let stream: ZlibStream
     private let scratch: UnsafeMutableRawBufferPointer
-    private var isFinished = false
+    /// Why the engine cannot be used any more, once it has finished or failed.
+    private var closedReason: String?
     private(set) var bytesIn: UInt64 = 0
     private(set) var bytesOut: UInt64 = 0
 
@@ -173,28 +174,38 @@ final class DeflateEngine {
     enum Flush { case none, sync, finish }
 
     /// Compresses `input`, handing every produced piece to `output`; `.finish` ends the gzip member.
+    /// After an error (the closure's), the stream is ended and every further call throws.
     func deflate(_ input: UnsafeRawBufferPointer, flush: Flush,
                  output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        guard !isFinished else {
-            throw PNCryptError(.invalidValue, "the gzip compressor has already finished")
+        if let closedReason {
+            throw PNCryptError(.invalidValue, closedReason)
         }
-        // Feed the input in slices zlib can count; only the last slice carries the flush.
-        var rest = input
-        repeat {
-            let slice = UnsafeRawBufferPointer(rebasing: rest.prefix(maxZlibSlice))
-            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(slice.count))
-            let mode: Int32
-            switch (rest.isEmpty, flush) {
-            case (false, _), (true, .none): mode = Z_NO_FLUSH
-            case (true, .sync): mode = Z_SYNC_FLUSH
-            case (true, .finish): mode = Z_FINISH
-            }
-            try deflateSlice(slice, mode: mode, output: output)
-        } while !rest.isEmpty
+        do {
+            // Feed the input in slices zlib can count; only the last slice carries the flush.
+            var rest = input
+            repeat {
+                let slice = UnsafeRawBufferPointer(rebasing: rest.prefix(maxZlibSlice))
+                rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(slice.count))
+                let mode: Int32
+                switch (rest.isEmpty, flush) {
+                case (false, _), (true, .none): mode = Z_NO_FLUSH
+                case (true, .sync): mode = Z_SYNC_FLUSH
+                case (true, .finish): mode = Z_FINISH
+                }
+                try deflateSlice(slice, mode: mode, output: output)
+            } while !rest.isEmpty
+        } catch {
+            close("the gzip compressor stopped after an output error: \(error)")
+            throw error
+        }
         if flush == .finish {
-            isFinished = true
-            stream.end()
+            close("the gzip compressor has already finished")
         }
+    }
+
+    private func close(_ reason: String) {
+        closedReason = reason
+        stream.end()
     }
 
     private func deflateSlice(_ input: UnsafeRawBufferPointer, mode: Int32,
