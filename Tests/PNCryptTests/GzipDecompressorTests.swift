@@ -187,6 +187,19 @@ struct GzipDecompressorTests {
         }
     }
 
+    @Test("zlib data that needs a preset dictionary is refused")
+    func presetDictionary() throws {
+        let program = "import sys,zlib; c=zlib.compressobj(6, zlib.DEFLATED, 15, 8, 0, b'{\\\"text\\\":'); "
+            + "sys.stdout.buffer.write(c.compress(sys.stdin.buffer.read())+c.flush())"
+        let data = try Support.python(program, input: Array("{\"text\":\"hello\"}".utf8))
+        #expect(data[1] & 0x20 != 0)  // FDICT
+        let error = Support.expectError(.corruptCompressedData,
+                                        "zlib data needs a preset dictionary, which is not supported") {
+            _ = try inflate(data, format: .zlib)
+        }
+        #expect(error?.offset == 6)  // the two header bytes and the four-byte DICTID
+    }
+
     @Test("after an error every call repeats it")
     func errorsAreSticky() throws {
         let decompressor = try GzipDecompressor()

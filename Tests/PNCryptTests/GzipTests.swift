@@ -127,8 +127,8 @@ struct GzipTests {
         #expect(try Gzip.decompress(rawData, format: .rawDeflate) == input)
         // Our gzip output read by Python's gzip module.
         let ours = try Gzip.compress(input)
-        #expect(try Support.python("import sys,gzip; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))",
-                                   input: ours) == input)
+        let gunzip = "import sys,gzip; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))"
+        #expect(try Support.python(gunzip, input: ours) == input)
     }
 
     @Test("a fixed raw deflate vector (a fixed-Huffman block) decompresses")

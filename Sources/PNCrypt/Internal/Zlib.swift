@@ -452,8 +452,8 @@ final class InflateEngine {
                 if z.pointee.avail_out == 0 || (z.pointee.avail_in > 0 && rc == Z_OK) { continue }
                 return slice.count - Int(z.pointee.avail_in)
             case Z_NEED_DICT:
-                throw PNCryptError(.corruptCompressedData, "zlib data needs a preset dictionary, which is not supported",
-                                   offset: Int(bytesIn))
+                throw PNCryptError(.corruptCompressedData,
+                                   "zlib data needs a preset dictionary, which is not supported", offset: Int(bytesIn))
             case Z_DATA_ERROR:
                 throw dataError(message: z.pointee.msg.map { String(cString: $0) } ?? "invalid data")
             case Z_MEM_ERROR:
