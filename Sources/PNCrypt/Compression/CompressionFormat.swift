@@ -20,6 +20,7 @@ public enum CompressionFormat: String, CaseIterable, Hashable, Sendable, CustomS
     /// Raw deflate (RFC 1951) with no header or trailer, as PubNub SDKs read `Content-Encoding: deflate`.
     case rawDeflate = "raw-deflate"
 
+    /// The raw value, as used on the command line: `gzip-or-zlib`, `gzip`, `zlib`, `raw-deflate`.
     public var description: String { rawValue }
 
     /// Says whether `bytes` start like gzip or zlib data, or `nil` when they look like neither.
