@@ -37,7 +37,16 @@ struct Decrypt: ParsableCommand {
     @Flag(help: "Read a raw file format (legacy random-IV or acrh) instead of Base64; streamed.")
     var binary = false
 
+    @Flag(help: "With --binary: decrypt, then decompress gzip (or zlib).")
+    var gunzip = false
+
+    @Option(name: .customLong("max-size"), help: ArgumentHelp(
+        "With --gunzip: refuse output larger than this many bytes.", valueName: "bytes"))
+    var maxSize: Int?
+
     func validate() throws {
+        if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
+        if maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
         if binary && input.text != nil { throw ValidationError("--binary reads raw bytes from -i PATH or stdin") }
         if binary && scheme == .legacy33 { throw ValidationError("legacy33 has no file format") }
     }
@@ -74,14 +83,16 @@ struct Decrypt: ParsableCommand {
                         try handle.seek(toOffset: 0)
                         try target.truncate(atOffset: 0)
                     }
-                    try StreamPipeline.run(from: handle, through: [StreamDecryptor(key: key, scheme: scheme.scheme)],
-                                           to: target)
+                    var stages: [any ByteStreamStage] = [try StreamDecryptor(key: key, scheme: scheme.scheme)]
+                    if gunzip { stages.append(try GzipDecompressor(outputLimit: maxSize)) }
+                    try StreamPipeline.run(from: handle, through: stages, to: target)
                 }
                 try spool?.copy(to: out.handle)
                 return try out.commit()
-            } catch let error as PNCryptError where error.category == .decryption {
+            } catch let error as PNCryptError
+                where error.category == .decryption || (gunzip && error.code == .corruptCompressedData) {
                 firstError = firstError ?? error
-                if error.code != .wrongKeyOrCorrupt { break }
+                if error.code != .wrongKeyOrCorrupt && error.code != .corruptCompressedData { break }
             }
         }
         let error = firstError!

@@ -34,8 +34,12 @@ struct Encrypt: ParsableCommand {
     @Flag(help: "Stream raw bytes in a file format instead of printing Base64.")
     var binary = false
 
+    @Flag(help: "With --binary: compress with gzip, then encrypt.")
+    var gzip = false
+
     func validate() throws {
         _ = try CLI.parseIV(iv)
+        if gzip && !binary { throw ValidationError("--gzip needs --binary (for messages: message encrypt --gzip)") }
         if binary && scheme == .legacy33 { throw ValidationError("legacy33 has no file format; use --scheme acrh") }
     }
 
@@ -45,15 +49,8 @@ struct Encrypt: ParsableCommand {
             let iv = try CLI.parseIV(iv)
             if binary {
                 let encryptor = try StreamEncryptor(key: key, scheme: scheme, iv: iv)
-                let out = try OutputFile(path: output.output, inputPath: input.input)
-                if let text = input.text {
-                    try out.write(try StreamPipeline.run(Array(text.utf8), through: [encryptor]))
-                } else {
-                    try input.withHandle { handle in
-                        try StreamPipeline.run(from: handle, through: [encryptor], to: out.handle)
-                    }
-                }
-                try out.commit()
+                let stages: [any ByteStreamStage] = gzip ? [try GzipCompressor(), encryptor] : [encryptor]
+                try Streaming.run(input: input, output: output, stages: stages, holdUntilVerified: false)
             } else {
                 let plaintext = try input.readAll()
                 let text = try CryptoModule(key: key).encryptToBase64(plaintext, scheme: scheme, iv: iv)

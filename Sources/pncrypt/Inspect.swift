@@ -19,25 +19,63 @@ struct Inspect: ParsableCommand {
     @Flag(help: "The input is a raw file (legacy random-IV or acrh format), not Base64.")
     var binary = false
 
+    @Option(help: ArgumentHelp("With a key, also say whether the plaintext is gzip (nothing of it is printed).",
+                               valueName: "key"))
+    var key: String?
+
     func run() throws {
         try CLI.run {
+            let prefix: [UInt8]
             let inspection: Inspection
-            if binary {
-                if let path = input.input {
-                    // Only the header is read: files may be far larger than memory.
-                    inspection = try input.withHandle { handle in
-                        let prefix = try handle.read(upToCount: CryptorHeader.maximumFixedLength + 0xFFFF) ?? Data()
-                        let size = try handle.seekToEnd()
-                        _ = path
-                        return try Inspection(prefix: prefix, totalLength: Int(size))
-                    }
-                } else {
-                    inspection = try Inspection(try input.readAll())
+            if binary, input.input != nil {
+                // Only the start is read: files may be far larger than memory.
+                (prefix, inspection) = try input.withHandle { handle in
+                    let prefix = Array(try handle.read(upToCount: CryptorHeader.maximumFixedLength + 0xFFFF + 64) ?? Data())
+                    let size = try handle.seekToEnd()
+                    return (prefix, try Self.inspect(prefix, totalLength: Int(size)))
                 }
             } else {
-                inspection = try Inspection(try Base64.decode(try input.readAll()))
+                let raw = try input.readAll()
+                prefix = binary ? raw : try Self.decodeUnlessGzip(raw)
+                inspection = try Self.inspect(prefix, totalLength: prefix.count)
             }
-            print(inspection.lines.joined(separator: "\n"))
+            var lines = inspection.lines
+            if let key {
+                lines.append(try Self.describePlaintext(prefix, key: try CipherKey(key), binary: binary))
+            }
+            print(lines.joined(separator: "\n"))
+        }
+    }
+
+    /// Text input is Base64, unless it is gzip data given by mistake: then say that instead of "not Base64".
+    static func decodeUnlessGzip(_ raw: [UInt8]) throws -> [UInt8] {
+        if CompressionFormat.detect(raw) == .gzip { return raw }
+        return try Base64.decode(raw)
+    }
+
+    static func inspect(_ prefix: [UInt8], totalLength: Int) throws -> Inspection {
+        if CompressionFormat.detect(prefix) == .gzip {
+            throw CLIFailure(1, "not ciphertext: gzip data (\(totalLength) bytes); decompress it with pncrypt gunzip")
+        }
+        return try Inspection(prefix: prefix, totalLength: totalLength)
+    }
+
+    /// Whether the start of the plaintext is gzip, from the first blocks (the padding is not checked here).
+    static func describePlaintext(_ prefix: [UInt8], key: CipherKey, binary: Bool) throws -> String {
+        var start: [UInt8] = []
+        if binary {
+            let decryptor = try StreamDecryptor(key: key)
+            try withExtendedLifetime(prefix) {
+                try prefix.withUnsafeBytes { try decryptor.update($0) { start += $0 } }
+            }
+        } else {
+            start = try CryptoModule(key: key).decrypt(prefix)
+        }
+        defer { start.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        switch CompressionFormat.detect(start) {
+        case .gzip?: return "plaintext: gzip data (decrypt with --binary --gunzip)"
+        case .zlib?: return "plaintext: zlib data"
+        default: return "plaintext: not gzip"
         }
     }
 }

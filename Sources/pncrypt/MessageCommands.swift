@@ -72,7 +72,23 @@ struct MessageCommand: ParsableCommand {
         @Option(help: ArgumentHelp("A fixed IV as 32 hex digits, for reproducible vectors.", valueName: "hex"))
         var iv: String?
 
-        func validate() throws { _ = try CLI.parseIV(iv) }
+        @Flag(help: "Write the compressed publish body (gzip of the wire JSON; binary) instead of the JSON text.")
+        var gzip = false
+
+        @Flag(help: "With --gzip: print the HTTP headers to send (the body goes to -o PATH).")
+        var headers = false
+
+        @Option(help: ArgumentHelp("With --gzip: bodies shorter than this are sent uncompressed (default 1024).",
+                                   valueName: "bytes"))
+        var threshold: Int = CompressedPublishBody.defaultThreshold
+
+        func validate() throws {
+            _ = try CLI.parseIV(iv)
+            if headers && (!gzip || output.output == nil) {
+                throw ValidationError("--headers goes with --gzip and -o PATH (the body goes to the file)")
+            }
+            if threshold < 0 { throw ValidationError("--threshold must be 0 or more") }
+        }
 
         func run() throws {
             try CLI.run {
@@ -82,8 +98,14 @@ struct MessageCommand: ParsableCommand {
                 let wire = raw ? try crypto.encrypt(jsonText: text, iv: iv)
                     : try crypto.encrypt(try JSONValue(parsing: text), iv: iv)
                 let out = try OutputFile(path: output.output, inputPath: input.input)
-                try out.write(wire.serialized(style: style) + [0x0A])
+                guard gzip else {
+                    try out.write(wire.serialized(style: style) + [0x0A])
+                    return try out.commit()
+                }
+                let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold)
+                try out.write(body.bytes)
                 try out.commit()
+                if headers { print(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
             }
         }
     }

@@ -1,0 +1,34 @@
+/// The compressor as a stage of a `StreamPipeline`, so compression chains with encryption:
+/// `[GzipCompressor(), StreamEncryptor(key:scheme:)]` compresses, then encrypts.
+extension GzipCompressor: ByteStreamStage {
+    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        try asPNCryptError { try update(input, output: { (b: UnsafeRawBufferPointer) throws in try sink(b) }) }
+    }
+
+    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+        try asPNCryptError { try finish(output: { (b: UnsafeRawBufferPointer) throws in try sink(b) }) }
+    }
+}
+
+/// The decompressor as a stage of a `StreamPipeline`: `[StreamDecryptor(key:), GzipDecompressor()]` decrypts, then
+/// decompresses. `finish` checks the compressed stream is complete (CRC and length for gzip).
+extension GzipDecompressor: ByteStreamStage {
+    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        try asPNCryptError { try update(input, output: { (b: UnsafeRawBufferPointer) throws in try sink(b) }) }
+    }
+
+    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+        try asPNCryptError { try finish() }
+    }
+}
+
+/// Runs `body`, passing `PNCryptError`s through and describing anything else as an I/O error.
+private func asPNCryptError(_ body: () throws -> Void) throws(PNCryptError) {
+    do {
+        try body()
+    } catch let error as PNCryptError {
+        throw error
+    } catch {
+        throw PNCryptError(.io, "\(error)")
+    }
+}
