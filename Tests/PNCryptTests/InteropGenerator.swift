@@ -157,7 +157,8 @@ struct MessageGenerator {
     mutating func nested(_ leaf: JSONValue, levels: Int) -> JSONValue {
         var value = leaf
         for level in 0..<levels {
-            value = rng.chance(1, in: 2) ? .array([value]) : .object(["l\(level)": value, "é": .number(JSONNumber(level))])
+            value = rng.chance(1, in: 2) ? .array([value])
+                : .object(["l\(level)": value, "é": .number(JSONNumber(level))])
         }
         return value
     }
@@ -241,7 +242,9 @@ struct MessageGenerator {
         case 3, 4:
             var key = ""
             while key.isEmpty {
-                for _ in 0..<rng.int(1...5) { key += rng.pick(["é", "漢", "ключ", "😀", "\u{1D11E}", "k", "ß", "🔑", "1"]) }
+                for _ in 0..<rng.int(1...5) {
+                    key += rng.pick(["é", "漢", "ключ", "😀", "\u{1D11E}", "k", "ß", "🔑", "1"])
+                }
             }
             return key
         default:

@@ -41,6 +41,15 @@ enum Interop {
         return text
     }
 
+    /// `peer.batch`, its errors naming the seed and the test (so a broken pipe mid-run can be replayed).
+    static func batch(_ peer: PythonPeer, _ requests: [JSONValue], seed: UInt64, test: String) throws -> [JSONValue] {
+        do {
+            return try peer.batch(requests)
+        } catch {
+            throw PythonPeer.PeerError(description: "[PNCRYPT_INTEROP_SEED=\(seed) \(test)] \(error)")
+        }
+    }
+
     /// The SDK scheme names and `via` choices are the peer's (see `scripts/pubnub_peer.py`).
     static let messageSchemes: [Scheme] = [.legacy, .legacyRandomIV, .acrh]
     static let fileSchemes: [Scheme] = [.legacyRandomIV, .acrh]
@@ -114,8 +123,13 @@ struct PythonSDKInteropTests {
             let via = scheme == .acrh || generator.rng.chance(2, in: 3) ? "module" : "cryptodome"
             let label = Interop.label(seed, "to-sdk", index, scheme, key: key, message: message)
                 + " style \(style) via \(via)"
-            let crypto = try MessageCrypto(cipherKey: key, scheme: scheme, style: style)
-            let sealed = try crypto.encrypt(message)
+            let sealed: JSONValue
+            do {
+                sealed = try MessageCrypto(cipherKey: key, scheme: scheme, style: style).encrypt(message)
+            } catch {
+                Issue.record("pncrypt could not encrypt: \(error) \(label)")
+                continue
+            }
             guard case .string(let base64) = sealed else {
                 Issue.record("pncrypt did not produce a string: \(sealed) \(label)")
                 continue
@@ -127,7 +141,7 @@ struct PythonSDKInteropTests {
                              "message": .string(base64), "via": .string(via)])
             cases.append((label, Interop.sdkView(of: message, scheme: scheme, via: via)))
         }
-        let replies = try peer.batch(requests)
+        let replies = try Interop.batch(peer, requests, seed: seed, test: "to-sdk \(scheme)")
         for (reply, item) in zip(replies, cases) {
             guard reply["ok"] == true, let value = reply["value"] else {
                 Issue.record("the SDK could not decrypt pncrypt's message: \(reply) \(item.label)")
@@ -179,43 +193,55 @@ struct PythonSDKInteropTests {
                 + " via \(via)" + (iv.map { " iv \(Interop.hex($0))" } ?? "")
             cases.append(Case(label: label, message: message, key: key, via: via, iv: iv))
         }
-        let replies = try peer.batch(requests)
+        let replies = try Interop.batch(peer, requests, seed: seed, test: "from-sdk \(scheme)")
         #expect(replies.count == cases.count)
         var exactChecks = 0
-        for (reply, item) in zip(replies, cases) {
+        for (index, (reply, item)) in zip(replies, cases).enumerated() {
             guard reply["ok"] == true, let payload = reply["payload"]?.stringValue,
                   let base64 = reply["base64"]?.stringValue, let sdkJSON = reply["json"]?.stringValue else {
                 Issue.record("the SDK could not publish: \(reply) \(item.label)")
                 continue
             }
             let label = item.label + " wire \(payload)"
-            // 1. pncrypt decrypts the wire body as a subscriber would (acrh: half auto-detected, half explicit).
-            let readScheme: Scheme? = scheme == .acrh && item.label.count % 2 == 0 ? nil : scheme
-            let reader = try MessageCrypto(cipherKey: item.key, scheme: scheme, readScheme: readScheme)
-            let received = try reader.decrypt(jsonText: Array(payload.utf8), policy: .passThrough)
-            #expect(received.status == nil, "\(label) status \(received.status.map { "\($0.json)" } ?? "")")
-            #expect(received.message.serializedString() == item.message.serializedString(), "\(label)")
-            #expect(received.scheme == scheme, "\(label)")
-
-            // 2. The SDK's JSON text is pncrypt's `python` style, and it is exactly what the SDK encrypted.
-            let pythonText = item.message.serialized(style: .python)
-            #expect(Array(sdkJSON.utf8) == pythonText, "\(label)")
-            let plaintext = try CryptoModule(cipherKey: item.key).decrypt(base64: base64, scheme: scheme)
-            #expect(plaintext == pythonText, "\(label)")
-
-            // 3. Same bytes on the wire when the IV is the same.
-            if scheme == .legacy || item.iv != nil {
-                let writer = try MessageCrypto(cipherKey: item.key, scheme: scheme, style: .python)
-                let body = try writer.publishBody(item.message, iv: item.iv)
-                #expect(String(decoding: body, as: UTF8.self) == payload, "\(label)")
-                exactChecks += 1
-            } else if scheme == .legacyRandomIV && item.via == "cryptodome" {
-                // The SDK quirk: its legacy message path makes IVs of 16 URL-safe characters.
-                let iv = try Base64.decode(base64).prefix(16)
-                #expect(iv.allSatisfy { Interop.urlSafe.contains($0) }, "\(label)")
+            do {
+                try checkPublished(scheme: scheme, item.message, key: item.key, via: item.via, iv: item.iv,
+                                   payload: payload, base64: base64, sdkJSON: sdkJSON, label: label,
+                                   autoDetect: index.isMultiple(of: 2))
+            } catch {
+                Issue.record("\(error) \(label)")
             }
+            if scheme == .legacy || item.iv != nil { exactChecks += 1 }
         }
         #expect(exactChecks >= (scheme == .legacy ? cases.count : cases.count / 2))
+    }
+
+    private func checkPublished(scheme: Scheme, _ message: JSONValue, key: String, via: String, iv: [UInt8]?,
+                                payload: String, base64: String, sdkJSON: String, label: String,
+                                autoDetect: Bool) throws {
+        // 1. pncrypt decrypts the wire body as a subscriber would (acrh: half auto-detected, half explicit).
+        let readScheme: Scheme? = scheme == .acrh && autoDetect ? nil : scheme
+        let reader = try MessageCrypto(cipherKey: key, scheme: scheme, readScheme: readScheme)
+        let received = try reader.decrypt(jsonText: Array(payload.utf8), policy: .passThrough)
+        #expect(received.status == nil, "\(label) status \(received.status.map { "\($0.json)" } ?? "")")
+        #expect(received.message.serializedString() == message.serializedString(), "\(label)")
+        #expect(received.scheme == scheme, "\(label)")
+
+        // 2. The SDK's JSON text is pncrypt's `python` style, and it is exactly what the SDK encrypted.
+        let pythonText = message.serialized(style: .python)
+        #expect(Array(sdkJSON.utf8) == pythonText, "\(label)")
+        let plaintext = try CryptoModule(cipherKey: key).decrypt(base64: base64, scheme: scheme)
+        #expect(plaintext == pythonText, "\(label)")
+
+        // 3. Same bytes on the wire when the IV is the same.
+        if scheme == .legacy || iv != nil {
+            let writer = try MessageCrypto(cipherKey: key, scheme: scheme, style: .python)
+            let body = try writer.publishBody(message, iv: iv)
+            #expect(String(decoding: body, as: UTF8.self) == payload, "\(label)")
+        } else if scheme == .legacyRandomIV && via == "cryptodome" {
+            // The SDK quirk: its legacy message path makes IVs of 16 URL-safe characters.
+            let iv = try Base64.decode(base64).prefix(16)
+            #expect(iv.allSatisfy { Interop.urlSafe.contains($0) }, "\(label)")
+        }
     }
 
     /// Fixed cases that pin the SDK's documented behaviours.
@@ -251,7 +277,9 @@ struct PythonSDKInteropTests {
             let reply = try peer.request(["op": "encrypt", "scheme": .string(scheme.rawValue), "key": "enigma",
                                           "text": ""])
             #expect(reply["ok"] == false && reply["category"] == "encryption", "\(scheme): \(reply)")
-            let ours = Result { () throws(PNCryptError) in try CryptoModule(cipherKey: "enigma").encrypt([], scheme: scheme) }
+            let ours = Result { () throws(PNCryptError) in
+                try CryptoModule(cipherKey: "enigma").encrypt([], scheme: scheme)
+            }
             switch (scheme, ours) {
             case (.acrh, .failure(let error)): #expect(error.code == .emptyPlaintext && error.category == .encryption)
             case (.acrh, .success): Issue.record("pncrypt encrypted empty data with acrh")
@@ -277,7 +305,11 @@ struct PythonSDKInteropTests {
                 var keys = MessageGenerator(rng: SeededRandom(seed: rng.next(), label: "key"))
                 let key = keys.cipherKey()
                 let label = Interop.label(seed, "files", index, scheme, key: key) + " size \(size)"
-                try fileCase(peer: peer, scheme: scheme, size: size, key: key, rng: &rng, dir: dir, label: label)
+                do {
+                    try fileCase(peer: peer, scheme: scheme, size: size, key: key, rng: &rng, dir: dir, label: label)
+                } catch {
+                    throw PythonPeer.PeerError(description: "\(label): \(error)")
+                }
             }
         }
     }
@@ -401,7 +433,8 @@ struct PythonSDKInteropTests {
                     == .wrongKeyOrCorrupt)
 
             // The legacy format: pncrypt writes IV + one padding block; the SDK reads 0 bytes, both code paths.
-            let legacy = try StreamPipeline.run([UInt8](), through: [StreamEncryptor(key: key, scheme: .legacyRandomIV)])
+            let legacy = try StreamPipeline.run([UInt8](),
+                                                through: [StreamEncryptor(key: key, scheme: .legacyRandomIV)])
             #expect(legacy.count == 32)
             try Data(legacy).write(to: file)
             for via in ["module", "filecrypto"] {
