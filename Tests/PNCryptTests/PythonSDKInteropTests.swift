@@ -151,6 +151,7 @@ struct PythonSDKInteropTests {
             #expect(value.serializedString() == item.expected.serializedString(), "\(item.label)")
         }
         #expect(replies.count == Interop.messagesPerScheme)
+        print("PythonSDK interop [PNCRYPT_INTEROP_SEED=\(seed)] messages \(scheme), pncrypt -> SDK: \(cases.count) cases")
     }
 
     /// The SDK publishes (a real `Publish` endpoint's body: `json.dumps`, encrypt, Base64, quotes); pncrypt
@@ -213,6 +214,8 @@ struct PythonSDKInteropTests {
             if scheme == .legacy || item.iv != nil { exactChecks += 1 }
         }
         #expect(exactChecks >= (scheme == .legacy ? cases.count : cases.count / 2))
+        print("PythonSDK interop [PNCRYPT_INTEROP_SEED=\(seed)] messages \(scheme), SDK -> pncrypt: \(cases.count) cases"
+              + " (JSON text compared in all, identical ciphertext in \(exactChecks))")
     }
 
     private func checkPublished(scheme: Scheme, _ message: JSONValue, key: String, via: String, iv: [UInt8]?,
@@ -299,14 +302,21 @@ struct PythonSDKInteropTests {
         let (peer, seed) = try Interop.setup()
         var rng = SeededRandom(seed: seed, label: "files-\(scheme)")
         var sizes = [0, 1, 16, 1 << 20, 50 << 20, 15, 17, 31, 32, 33]
-        for _ in 0..<10 { sizes.append(rng.int(2...70_000)) }
+        for _ in 0..<40 { sizes.append(rng.int(2...70_000)) }
         try Interop.withTemporaryDirectory { dir in
+            var tally = FileTally()
+            defer {
+                print("PythonSDK interop [PNCRYPT_INTEROP_SEED=\(seed)] files \(scheme), \(sizes.count) sizes: "
+                      + "pncrypt -> SDK \(tally.toSDK), SDK -> pncrypt \(tally.fromSDK), identical bytes for the "
+                      + "same IV \(tally.sameBytes), empty file refused as documented \(tally.refused)")
+            }
             for (index, size) in sizes.enumerated() {
                 var keys = MessageGenerator(rng: SeededRandom(seed: rng.next(), label: "key"))
                 let key = keys.cipherKey()
                 let label = Interop.label(seed, "files", index, scheme, key: key) + " size \(size)"
                 do {
-                    try fileCase(peer: peer, scheme: scheme, size: size, key: key, rng: &rng, dir: dir, label: label)
+                    try fileCase(peer: peer, scheme: scheme, size: size, key: key, rng: &rng, dir: dir, label: label,
+                                 tally: &tally)
                 } catch {
                     throw PythonPeer.PeerError(description: "\(label): \(error)")
                 }
@@ -314,8 +324,13 @@ struct PythonSDKInteropTests {
         }
     }
 
+    /// Cases run by `files(scheme:)`, by direction.
+    struct FileTally {
+        var toSDK = 0, fromSDK = 0, sameBytes = 0, refused = 0
+    }
+
     private func fileCase(peer: PythonPeer, scheme: Scheme, size: Int, key: String, rng: inout SeededRandom,
-                          dir: URL, label: String) throws {
+                          dir: URL, label: String, tally: inout FileTally) throws {
         let seedLabel = "\(label)"
         let plain = dir.appendingPathComponent("plain-\(size)")
         let ours = dir.appendingPathComponent("ours-\(size).enc")
@@ -328,7 +343,8 @@ struct PythonSDKInteropTests {
         try data.write(to: plain)
         let cipherKey = try CipherKey(key)
         // `via` "filecrypto" is what send_file/download_file use with a per-call cipher_key: legacy format only.
-        let via = scheme == .legacyRandomIV && rng.chance(1, in: 2) ? "filecrypto" : "module"
+        // The module refuses empty files (checked in `emptyFiles`); PubNubFileCrypto writes them.
+        let via = scheme == .legacyRandomIV && (size == 0 || rng.chance(1, in: 2)) ? "filecrypto" : "module"
         let useCLI = size == 1 << 20 || rng.chance(1, in: 5)
         func peerFile(_ op: String, _ input: URL, _ output: URL, iv: [UInt8]? = nil) throws -> JSONValue {
             var request: JSONObject = ["op": .string(op), "scheme": .string(scheme.rawValue), "key": .string(key),
@@ -359,6 +375,7 @@ struct PythonSDKInteropTests {
         }
         if size == 0 && scheme == .acrh {
             #expect(!encrypted, "\(label): pncrypt encrypted an empty acrh file")
+            tally.refused += 1
         } else if encrypted {
             let sealed = try Data(contentsOf: ours)
             #expect(sealed.count == (scheme == .acrh ? 26 : 16) + (size / 16 + 1) * 16, "\(label)")
@@ -367,6 +384,7 @@ struct PythonSDKInteropTests {
             if reply["ok"] == true {
                 #expect(try Data(contentsOf: back) == data, "\(label): the SDK decrypted other bytes")
             }
+            tally.toSDK += 1
         }
 
         // 2. The SDK encrypts -> pncrypt decrypts (format auto-detected, or explicit).
@@ -374,6 +392,7 @@ struct PythonSDKInteropTests {
         if size == 0 && via == "module" {
             // The SDK's CryptoModule refuses empty files in both formats ("encryption error").
             #expect(reply["ok"] == false && reply["category"] == "encryption", "\(label): \(reply)")
+            tally.refused += 1
         } else {
             #expect(reply["ok"] == true, "\(label) SDK encrypt_file: \(reply)")
             guard reply["ok"] == true else { return }
@@ -393,6 +412,7 @@ struct PythonSDKInteropTests {
                 try Interop.stream(try StreamDecryptor(key: cipherKey, scheme: explicit), from: theirs, to: back)
             }
             #expect(try Data(contentsOf: back) == data, "\(label): pncrypt decrypted other bytes")
+            tally.fromSDK += 1
         }
 
         // 3. Same IV, same bytes (not for 50 MiB: the two directions above cover it).
@@ -404,6 +424,7 @@ struct PythonSDKInteropTests {
                 let mine = try StreamPipeline.run(Array(data), through: [StreamEncryptor(key: cipherKey, scheme: scheme,
                                                                                           iv: iv)])
                 #expect(try Data(contentsOf: theirs) == Data(mine), "\(label) iv \(Interop.hex(iv))")
+                tally.sameBytes += 1
             }
         }
     }
@@ -442,6 +463,22 @@ struct PythonSDKInteropTests {
                                           "in": .string(file.path), "out": .string(out.path), "via": .string(via)])
                 #expect(r["ok"] == true && r["bytes"] == 0, "SDK via \(via): \(r)")
             }
+
+            // The SDK writing empty files: its CryptoModule refuses in both formats (pncrypt refuses acrh only);
+            // PubNubFileCrypto writes the legacy format (IV + one padding block), which pncrypt reads as 0 bytes.
+            let empty = dir.appendingPathComponent("empty")
+            try Data().write(to: empty)
+            for scheme in ["legacy-random-iv", "acrh"] {
+                let r = try peer.request(["op": "encrypt_file", "scheme": .string(scheme), "key": "ключ🔑",
+                                          "in": .string(empty.path), "out": .string(file.path)])
+                #expect(r["ok"] == false && r["category"] == "encryption", "SDK module \(scheme): \(r)")
+            }
+            let r = try peer.request(["op": "encrypt_file", "scheme": "legacy-random-iv", "key": "ключ🔑",
+                                      "in": .string(empty.path), "out": .string(file.path), "via": "filecrypto"])
+            #expect(r["ok"] == true && r["bytes"] == 32, "SDK filecrypto: \(r)")
+            let theirs = Array(try Data(contentsOf: file))
+            #expect(try StreamPipeline.run(theirs, through: [StreamDecryptor(key: key)]) == [])
+            #expect(try CryptoModule(key: key).decrypt(theirs, scheme: .legacyRandomIV) == [])
         }
     }
 }
