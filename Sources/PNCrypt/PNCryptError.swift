@@ -19,6 +19,7 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The SDK-level category of the error (SPEC section 2: encryption, decryption, unknown cryptor).
     public var category: Category { code.category }
 
+    /// The one-line message.
     public var description: String { message }
 
     /// Creates an error; `message` should name the cause in one line.

@@ -131,3 +131,25 @@ import Testing
         #expect(error?.offset == 3)
     }
 }
+
+@Suite struct MessageKeyRotationTests {
+    @Test("received messages are tried with every key, newest first")
+    func keyRing() throws {
+        let old = try MessageCrypto(cipherKey: "old", scheme: .acrh)
+        let both = MessageCrypto(keys: try KeyRing(["new", "old"]))
+        let result = both.decrypt(try old.encrypt(["n": 1]), policy: .marker)
+        #expect(result.message == ["n": 1])
+        #expect(result.keyIndex == 1)
+        #expect(result.scheme == .acrh)
+        let none = MessageCrypto(keys: try KeyRing(["a", "b"])).decrypt(try old.encrypt("x"), policy: .passThrough)
+        #expect(none.status?.error.message.hasPrefix("no key decrypts this (tried 2 keys)") == true)
+    }
+
+    @Test("message decrypt on the command line takes several keys")
+    func cli() throws {
+        let result = try CLI.run(["message", "decrypt", "--key", "new", "--key", "enigma", "\"06UDjczkvAAYcqWfNwkOiQ==\""])
+        #expect(result.status == 0)
+        #expect(result.text == "\"Hello World\"\n")
+        #expect(result.stderr.isEmpty)
+    }
+}
