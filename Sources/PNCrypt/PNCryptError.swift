@@ -59,6 +59,7 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
             self.category = category
         }
 
+        /// The code's stable name.
         public var description: String { name }
 
         // Encryption.

@@ -17,6 +17,7 @@ public enum Scheme: String, CaseIterable, Hashable, Sendable, CustomStringConver
     /// iOS 3.3: AES-128-CBC with the raw MD5 of the key and the fixed IV.
     case legacy33
 
+    /// The scheme name, as on the command line.
     public var description: String { rawValue }
 
     /// Whether every encryption draws a fresh random IV (unless an explicit IV is given).

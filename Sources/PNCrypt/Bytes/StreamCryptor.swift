@@ -42,6 +42,7 @@ public final class StreamEncryptor: ByteStreamStage {
         guard ok else { throw PNCryptError(.encryptionFailed, "the AES cipher could not be initialised") }
     }
 
+    /// Encrypts `input`, writing the header or IV first, then whole blocks as they are ready.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
         precondition(!finished, "StreamEncryptor used after finish")
         try emitPrefix(sink)
@@ -49,6 +50,7 @@ public final class StreamEncryptor: ByteStreamStage {
         try runCipher(context, input, &buffer, sink, PNCryptError(.encryptionFailed, "the AES cipher failed"))
     }
 
+    /// Pads and writes the last block. `acrh` refuses a stream with no data (`emptyPlaintext`).
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
         precondition(!finished, "StreamEncryptor finished twice")
         finished = true
@@ -97,6 +99,7 @@ public final class StreamDecryptor: ByteStreamStage {
         }
     }
 
+    /// Decrypts `input`, reading the IV or header first; the last block waits for `finish`.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
         precondition(!finished, "StreamDecryptor used after finish")
         guard context == nil else {
@@ -112,6 +115,7 @@ public final class StreamDecryptor: ByteStreamStage {
         try withBytes(rest) { (b) throws(PNCryptError) in try decryptChunk(b, sink) }
     }
 
+    /// Checks the padding and writes the last plaintext bytes; throws when the stream is cut short or corrupt.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
         precondition(!finished, "StreamDecryptor finished twice")
         finished = true

@@ -76,10 +76,12 @@ public struct MessageCounts: Hashable, Sendable {
         .object(["channels": .object(JSONObject(channels.map { ($0.name, JSONValue.number($0.count)) }))])
     }
 
+    /// Equal when the channels, their order and their counts are equal.
     public static func == (a: MessageCounts, b: MessageCounts) -> Bool {
         a.channels.elementsEqual(b.channels) { $0.name == $1.name && $0.count == $1.count }
     }
 
+    /// Hashes the channels and counts in order.
     public func hash(into hasher: inout Hasher) {
         for (name, count) in channels {
             hasher.combine(name)

@@ -78,6 +78,7 @@ public enum TestVectorChecker {
         public var id: String
         /// What went wrong.
         public var message: String
+        /// `id: message`.
         public var description: String { "\(id): \(message)" }
     }
 
