@@ -30,11 +30,16 @@ struct MessageReadOptions: ParsableArguments {
         return MessageCrypto(keys: ring, scheme: scheme.scheme ?? .acrh, readScheme: scheme.scheme, style: style)
     }
 
-    /// Prints each status as one JSON line on standard error.
-    func report(_ statuses: [DecryptionStatus]) {
+    /// Prints each status as one JSON line on standard error, then writes `value` as JSON, unless a status and
+    /// `--on-error fail` make it exit 1 with nothing on standard output.
+    func deliver(_ value: JSONValue, statuses: [DecryptionStatus], input: InputOptions, output: OutputOptions) throws {
         for status in statuses {
             FileHandle.standardError.write(Data(status.json.serialized() + [0x0A]))
         }
+        if !statuses.isEmpty && onError == .fail { throw ExitCode.failure }
+        let out = try OutputFile(path: output.output, inputPath: input.input)
+        try out.write(value.serialized(style: style) + [0x0A])
+        try out.commit()
     }
 }
 
@@ -133,11 +138,7 @@ struct MessageCommand: ParsableCommand {
             try CLI.run {
                 let crypto = try read.crypto(keys)
                 let result = try crypto.decrypt(jsonText: try input.readAll(), policy: read.onError.policy)
-                read.report(result.status.map { [$0] } ?? [])
-                if result.status != nil && read.onError == .fail { throw ExitCode.failure }
-                let out = try OutputFile(path: output.output, inputPath: input.input)
-                try out.write(result.message.serialized(style: read.style) + [0x0A])
-                try out.commit()
+                try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], input: input, output: output)
             }
         }
     }
@@ -170,11 +171,7 @@ struct HistoryCommand: ParsableCommand {
                 let crypto = try read.crypto(keys)
                 let history = try HistoryResponse(parsing: try input.readAll())
                 let result = crypto.decrypt(history: history, policy: read.onError.policy)
-                read.report(result.statuses)
-                if !result.statuses.isEmpty && read.onError == .fail { throw ExitCode.failure }
-                let out = try OutputFile(path: output.output, inputPath: input.input)
-                try out.write(result.response.json.serialized(style: read.style) + [0x0A])
-                try out.commit()
+                try read.deliver(result.response.json, statuses: result.statuses, input: input, output: output)
             }
         }
     }
