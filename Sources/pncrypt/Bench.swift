@@ -6,9 +6,9 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure pncrypt against its baselines, in this process.",
         discussion: """
-        Each figure is printed beside a baseline measured in the same run, and the ratio ours / baseline (higher
-        is better): the message path and bulk AES against a bare OpenSSL EVP loop with a reused keyed context,
-        JSON against Foundation's JSONSerialization, gzip against zlib's own loop at the same level.
+        Each figure is printed beside a baseline measured in the same run, and the ratio ours / baseline (higher \
+        is better): the message path and bulk AES against a bare OpenSSL EVP loop with a reused keyed context, \
+        JSON against Foundation's JSONSerialization, gzip against zlib's own loop at the same level. \
         Measure release builds: swift run -c release pncrypt bench. --quick finishes in a few seconds.
         """)
 

@@ -13,12 +13,12 @@ struct Decrypt: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decrypt Base64 text, or a file with --binary.",
         discussion: """
-        Text mode reads Base64 (surrounding whitespace, JSON quotes and line breaks are accepted) and writes
+        Text mode reads Base64 (surrounding whitespace, JSON quotes and line breaks are accepted) and writes \
         exactly the plaintext bytes, nothing added. Nothing is written unless decryption succeeds.
 
-        --scheme auto (the default) reads a PNED header when there is one; otherwise text is read as legacy
-        (fixed IV) and --binary input as the legacy random-IV file format. Nothing in legacy data says whether
-        its IV is fixed or random: if auto fails, try --scheme legacy-random-iv. An explicit --scheme reads only
+        --scheme auto (the default) reads a PNED header when there is one; otherwise text is read as legacy \
+        (fixed IV) and --binary input as the legacy random-IV file format. Nothing in legacy data says whether \
+        its IV is fixed or random: if auto fails, try --scheme legacy-random-iv. An explicit --scheme reads only \
         that format.
 
         Examples:

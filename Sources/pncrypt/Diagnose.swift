@@ -6,9 +6,9 @@ struct Diagnose: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Explain why a message will or will not decrypt.",
         discussion: """
-        Tries every scheme with every key (in the order given), checks padding, UTF-8 and JSON, and says in plain
-        words which key and scheme read the data and which clients would show DECRYPTION_ERROR, or why nothing
-        can read it. When more than one combination gives valid plaintext, it says so and shows each.
+        Tries every scheme with every key (in the order given), checks padding, UTF-8 and JSON, and says in plain \
+        words which key and scheme read the data and which clients would show DECRYPTION_ERROR, or why nothing \
+        can read it. When more than one combination gives valid plaintext, it says so and shows each. \
         Exits 0 when it could diagnose the input, whatever the finding.
 
         Examples:

@@ -11,12 +11,12 @@ struct Encrypt: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Encrypt text to Base64, or a file with --binary.",
         discussion: """
-        Text mode encrypts the input bytes exactly as given and prints the Base64 text and one newline.
-        --binary streams raw bytes into a file format: legacy-random-iv (16-byte IV, then ciphertext; also written
+        Text mode encrypts the input bytes exactly as given and prints the Base64 text and one newline. \
+        --binary streams raw bytes into a file format: legacy-random-iv (16-byte IV, then ciphertext; also written \
         for --scheme legacy, as every SDK's files use a random IV) or acrh (PNED header, then ciphertext).
 
         Examples:
-          pncrypt encrypt --key enigma --scheme legacy 'yay!'           # q/xJqqN6qbiZMXYmiQC1Fw==
+          pncrypt encrypt --key enigma --scheme legacy 'yay!' # q/xJqqN6qbiZMXYmiQC1Fw==
           pncrypt encrypt --key-file key.txt --binary -i in.bin -o in.bin.enc
         """)
 

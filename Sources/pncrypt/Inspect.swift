@@ -6,8 +6,8 @@ struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Say what ciphertext is, without a key.",
         discussion: """
-        Prints the PNED header fields (version, cryptor id, metadata length, IV in hex) and the ciphertext size,
-        or "no header: legacy data, N blocks". Exits 1 with the reason when the input cannot be ciphertext
+        Prints the PNED header fields (version, cryptor id, metadata length, IV in hex) and the ciphertext size, \
+        or "no header: legacy data, N blocks". Exits 1 with the reason when the input cannot be ciphertext \
         (not Base64, not whole blocks, header cut short, unknown cryptor).
 
         Example:

@@ -53,11 +53,11 @@ struct MessageCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the wire JSON of an encrypted message.",
             discussion: """
-            The message (JSON) is written in --style, encrypted, Base64-encoded and printed as a JSON string
+            The message (JSON) is written in --style, encrypted, Base64-encoded and printed as a JSON string \
             literal. With legacy33 each string leaf is encrypted on its own and the shape is kept.
 
             Examples:
-              pncrypt message encrypt --key enigma --scheme legacy '"Hello World"'     # "06UDjczkvAAYcqWfNwkOiQ=="
+              pncrypt message encrypt --key enigma --scheme legacy '"Hello World"'
               pncrypt message encrypt --key enigma --scheme legacy33 '["seven","eight"]'
             """)
 
@@ -119,14 +119,14 @@ struct MessageCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decrypt a received message (JSON) and print the message JSON.",
             discussion: """
-            Only JSON strings are decrypted; the plaintext is parsed as JSON, or kept as a string. A message that
-            cannot be decrypted prints one status line on stderr, for example
-            {"category":"decryptionError","reason":"wrongKeyOrCorrupt","message":"...","original":"..."}.
-            Exit status 0 with --on-error marker or passthrough, 1 with fail (and nothing on stdout).
+            Only JSON strings are decrypted; the plaintext is parsed as JSON, or kept as a string. A message that \
+            cannot be decrypted prints one status line on stderr, for example \
+            {"category":"decryptionError","reason":"wrongKeyOrCorrupt","message":"...","original":"..."}. \
+            Exit status 0 with --on-error marker or passthrough, 1 with fail (and nothing on stdout). \
             Several --key options are tried in order.
 
             Example:
-              pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'      # "Hello World"
+              pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'
             """)
 
         @OptionGroup var keys: KeyOptions
@@ -154,7 +154,7 @@ struct HistoryCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decrypt every message of a history (v2) response: [[messages], start, end].",
             discussion: """
-            Items may be messages or {"message": ..., "timetoken": ...} objects; timetokens stay exact.
+            Items may be messages or {"message": ..., "timetoken": ...} objects; timetokens stay exact. \
             One status line per failed message goes to stderr, with its index.
 
             Example:

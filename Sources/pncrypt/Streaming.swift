@@ -56,7 +56,7 @@ struct GunzipCommand: ParsableCommand {
         commandName: "gunzip",
         abstract: "Decompress gzip or zlib data (or raw deflate with --raw), streamed.",
         discussion: """
-        Concatenated gzip members decompress as `gzip -d` does. Corrupt or truncated data, a bad CRC or length,
+        Concatenated gzip members decompress as `gzip -d` does. Corrupt or truncated data, a bad CRC or length, \
         trailing garbage, or output beyond --max-size exits 1 and writes nothing.
 
         Example:

@@ -12,7 +12,7 @@ struct VectorsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run every vector: decrypt, and encrypt where the IV is known.",
             discussion: """
-            Prints one line per failing vector and a closing "N passed, N failed" line; exits 1 on any failure.
+            Prints one line per failing vector and a closing "N passed, N failed" line; exits 1 on any failure. \
             The format is described in Vectors/README.md.
 
             Example:
