@@ -16,7 +16,7 @@ struct Encrypt: ParsableCommand {
         for --scheme legacy, as every SDK's files use a random IV) or acrh (PNED header, then ciphertext).
 
         Examples:
-          pncrypt encrypt --key enigma --scheme legacy 'yay!' # q/xJqqN6qbiZMXYmiQC1Fw==
+          pncrypt encrypt --key enigma --scheme legacy 'yay!'
           pncrypt encrypt --key-file key.txt --binary -i in.bin -o in.bin.enc
         """)
 
