@@ -24,7 +24,10 @@ let package = Package(
         .target(name: "PNCrypt", dependencies: ["CLibCrypto", "CZlib"]),
         .executableTarget(
             name: "pncrypt",
-            dependencies: ["PNCrypt", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "PNCrypt", "CLibCrypto", "CZlib",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .testTarget(name: "PNCryptTests", dependencies: ["PNCrypt"]),
     ]

@@ -20,7 +20,7 @@ struct PNCryptCommand: ParsableCommand {
           pncrypt inspect UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==
         """,
         version: "0.1.0",
-        subcommands: [Encrypt.self, Decrypt.self, Inspect.self, MessageCommand.self, HistoryCommand.self,
+        subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self, HistoryCommand.self, Bench.self,
                       VectorsCommand.self]
     )
 }

@@ -1,0 +1,72 @@
+/// Decompresses a stream of chunks of gzip, zlib or raw deflate data, in constant memory.
+///
+/// Feed chunks with `update`, then call `finish` once to check that the data ended where a stream ends.
+/// Output arrives through the closure in pieces of at most `chunkSize` bytes, each valid only during the call.
+/// Not thread-safe: use one decompressor per stream.
+///
+/// Errors (`PNCryptError`, each with the input `offset` where it was found):
+/// - `.corruptCompressedData`: a bad header ("not gzip data: incorrect header check"), corrupt deflate data,
+///   "gzip CRC mismatch", "gzip ISIZE (length) mismatch", "zlib Adler-32 checksum mismatch",
+///   "trailing garbage after gzip member at offset N", "gzip data is truncated" (from `finish`),
+///   "gzip data is empty" (from `finish`, when no byte was given).
+/// - `.outputLimitExceeded`: the output would pass `outputLimit`. Thrown before the piece that would cross the
+///   limit is passed on, so at most `outputLimit` bytes are ever handed out (decompression-bomb guard).
+///
+/// After an error, every call throws the same error. zlib's state is freed by `finish`, by an error, or when the
+/// decompressor is released.
+///
+/// ```swift
+/// let decompressor = try GzipDecompressor(format: .gzipOrZlib, outputLimit: 1 << 30)
+/// for chunk in chunks { try decompressor.update(chunk) { try sink.write($0) } }
+/// try decompressor.finish()
+/// ```
+public final class GzipDecompressor {
+    private let engine: InflateEngine
+
+    /// The framing this decompressor expects.
+    public let format: CompressionFormat
+    /// The most output bytes allowed in total, or `nil` for no limit.
+    public let outputLimit: Int?
+
+    /// Creates a decompressor. `outputLimit` caps the total output (`nil`: unlimited, for trusted files).
+    /// Throws `.invalidValue` for a negative limit or a chunk size below 1.
+    public init(format: CompressionFormat = .gzipOrZlib, outputLimit: Int? = nil,
+                chunkSize: Int = Gzip.defaultChunkSize) throws {
+        engine = try InflateEngine(framing: format.framing, outputLimit: outputLimit, chunkSize: chunkSize)
+        self.format = format
+        self.outputLimit = outputLimit
+    }
+
+    /// Compressed bytes consumed so far.
+    public var bytesIn: UInt64 { engine.bytesIn }
+
+    /// Decompressed bytes produced so far.
+    public var bytesOut: UInt64 { engine.bytesOut }
+
+    /// Decompresses `chunk`, passing the output to `output` piece by piece.
+    public func update(_ chunk: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try engine.inflate(chunk, output: output)
+    }
+
+    /// Decompresses `chunk`, passing the output to `output` piece by piece.
+    public func update(_ chunk: some Sequence<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try withCompressionInputBytes(chunk) { try update($0, output: output) }
+    }
+
+    /// Decompresses `chunk` and returns its output.
+    public func update(_ chunk: some Sequence<UInt8>) throws -> [UInt8] {
+        var result: [UInt8] = []
+        try update(chunk) { result.append(contentsOf: $0) }
+        return result
+    }
+
+    /// Checks that the input ended at the end of a stream (of a gzip member, for gzip); throws
+    /// `.corruptCompressedData` ("... data is truncated" or "... data is empty") otherwise.
+    /// The decompressor cannot be used afterwards.
+    public func finish() throws {
+        try engine.finish()
+    }
+}
+
+@available(*, unavailable, message: "a decompressor holds mutable zlib state: use one per task")
+extension GzipDecompressor: Sendable {}

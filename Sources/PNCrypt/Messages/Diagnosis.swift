@@ -1,0 +1,239 @@
+import Foundation
+
+/// Why a message will or will not decrypt: every key tried with every scheme that could apply, each result
+/// checked for padding, UTF-8 and JSON, and explained in plain words.
+///
+/// The most common encryption complaint across PubNub SDKs is `DECRYPTION_ERROR` after a configuration mismatch:
+/// random vs static IV, a rotated cipher key, a client on another SDK. A diagnosis names which key and scheme
+/// read the data and which clients would fail, or why nothing can read it.
+///
+/// ```swift
+/// let diagnosis = Diagnosis(text: Array("MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=".utf8), keys: ring)
+/// print(diagnosis.findings[0])
+/// // decrypts with legacy-random-iv and key #1; a client set to a static IV (legacy) shows DECRYPTION_ERROR for it
+/// ```
+public struct Diagnosis: Sendable {
+    /// One key and scheme tried.
+    public struct Attempt: Sendable {
+        /// 1-based number of the key, in the order given.
+        public var keyNumber: Int
+        /// The scheme tried.
+        public var scheme: Scheme
+        /// The plaintext, when the padding check passed.
+        public var plaintext: [UInt8]?
+        /// Why the cipher rejected the data, when it did.
+        public var error: PNCryptError?
+
+        /// The plaintext is valid UTF-8 (a message must be).
+        public var isUTF8: Bool { plaintext.map { String(validating: $0, as: UTF8.self) != nil } ?? false }
+        /// The plaintext parses as JSON.
+        public var json: JSONValue? { isUTF8 ? plaintext.flatMap { try? JSONValue(parsing: $0) } : nil }
+        /// Padding intact and UTF-8: a plausible message.
+        public var isValid: Bool { isUTF8 }
+    }
+
+    /// The ciphertext bytes, when the input was Base64.
+    public var ciphertext: [UInt8]?
+    /// What the data is, read without a key, when it is readable.
+    public var inspection: Inspection?
+    /// Why the input cannot be ciphertext, when it cannot (not Base64, header cut short, unknown cryptor, ...).
+    public var inputError: PNCryptError?
+    /// Every key and scheme tried, in order.
+    public var attempts: [Attempt]
+    /// The explanation, one sentence a line, most important first.
+    public var findings: [String]
+
+    /// The attempts that gave plausible plaintext.
+    public var matches: [Attempt] { attempts.filter(\.isValid) }
+    /// Some key and scheme decrypts the data.
+    public var decrypts: Bool { !matches.isEmpty }
+    /// More than one key and scheme give plausible plaintext.
+    public var isAmbiguous: Bool { matches.count > 1 }
+
+    /// Diagnoses Base64 message text (surrounding whitespace and JSON quotes are accepted) with `keys`.
+    public init(text: some Collection<UInt8>, keys: [CipherKey]) {
+        attempts = []
+        findings = []
+        do throws(PNCryptError) {
+            ciphertext = try Base64.decode(text)
+        } catch {
+            inputError = error
+            let detail = error.message.replacingFirst("not Base64: ", with: "")
+            findings = ["not Base64 at offset \(error.offset ?? 0): \(detail.replacingFirst(" at offset \(error.offset ?? 0)", with: ""))"]
+            return
+        }
+        diagnose(keys: keys)
+    }
+
+    /// Diagnoses raw ciphertext bytes with `keys`.
+    public init(ciphertext: [UInt8], keys: [CipherKey]) {
+        self.ciphertext = ciphertext
+        attempts = []
+        findings = []
+        diagnose(keys: keys)
+    }
+
+    private mutating func diagnose(keys: [CipherKey]) {
+        let data = ciphertext ?? []
+        var body = data
+        var schemes: [Scheme]
+        do throws(PNCryptError) {
+            if let (header, length) = try CryptorHeader.parse(data) {
+                if try CryptoModule.cryptor(for: header, explicit: nil) == .acrh {
+                    schemes = [.acrh]
+                } else {
+                    // The legacy cryptor's id: legacy data follows the header.
+                    body = Array(data[length...])
+                    schemes = [.legacy, .legacyRandomIV, .legacy33]
+                }
+            } else {
+                schemes = [.legacy, .legacyRandomIV, .legacy33]
+            }
+            inspection = try Inspection(data)
+        } catch {
+            inputError = error
+            findings = [Self.explainInput(error, data)]
+            return
+        }
+        if body.count < 32 { schemes.removeAll { $0 == .legacyRandomIV } }
+        for (index, key) in keys.enumerated() {
+            let module = CryptoModule(key: key)
+            for scheme in schemes {
+                var attempt = Attempt(keyNumber: index + 1, scheme: scheme)
+                do throws(PNCryptError) {
+                    attempt.plaintext = try module.decrypt(scheme == .acrh ? data : body, scheme: scheme)
+                } catch {
+                    attempt.error = error
+                }
+                attempts.append(attempt)
+            }
+        }
+        findings = explainAttempts(keys: keys.count)
+    }
+
+    private static func explainInput(_ error: PNCryptError, _ data: [UInt8]) -> String {
+        switch error.code {
+        case .unknownCryptor:
+            if let (header, _) = try? CryptorHeader.parse(data) {
+                return "no key and scheme decrypt this: it has a PNED header with unknown cryptor"
+                    + " '\(header.cryptorIDDescription)'"
+            }
+            return "no key and scheme decrypt this: it has a PNED header of an unknown version (\(error.message))"
+        case .malformedHeader:
+            return "no key and scheme decrypt this: it starts with a PNED header that is malformed (\(error.message))"
+        default:
+            if data.isEmpty { return "no key and scheme decrypt this: the input is empty" }
+            let kind = data.starts(with: CryptorHeader.sentinel) ? "acrh data" : "legacy data"
+            return "no key and scheme decrypt this: \(kind) of \(data.count) bytes: \(error.message)"
+        }
+    }
+
+    private func explainAttempts(keys: Int) -> [String] {
+        let matches = self.matches
+        var lines: [String] = []
+        if matches.count == 1, let match = matches.first {
+            lines.append("decrypts with \(match.scheme) and key #\(match.keyNumber); " + Self.consequence(of: match.scheme))
+            if match.keyNumber > 1 {
+                lines.append("key #\(match.keyNumber) is not the first key: the sender still uses an older or different key")
+            }
+            lines.append(Self.describePlaintext(match))
+        } else if matches.count > 1 {
+            lines.append("ambiguous: \(matches.count) key and scheme combinations give valid plaintext")
+            let json = matches.filter { $0.json != nil }
+            if json.count == 1, let likely = json.first {
+                lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is JSON"
+                             + " as messages are; " + Self.consequence(of: likely.scheme))
+            }
+            for match in matches {
+                lines.append("- \(match.scheme) with key #\(match.keyNumber): " + Self.describePlaintext(match))
+            }
+            if let fixed = matches.first(where: { $0.scheme == .legacy }),
+               let random = matches.first(where: { $0.scheme == .legacyRandomIV && $0.keyNumber == fixed.keyNumber }),
+               let a = fixed.plaintext, let b = random.plaintext, a.dropFirst(16).elementsEqual(b) {
+                lines.append("legacy and legacy-random-iv differ only in the first block: read with the other scheme,"
+                             + " a message loses its first 16 bytes or gains 16 bytes of garbage")
+            }
+        } else {
+            let blocks = inspection?.blocks ?? 0
+            let what = inspection?.header == nil ? "legacy data" : "acrh data (PNED header, cryptor ACRH)"
+            lines.append("\(what) of \(blocks) block\(blocks == 1 ? "" : "s"): wrong key or corrupted")
+            for attempt in attempts where attempt.plaintext != nil {
+                lines.append("\(attempt.scheme) with key #\(attempt.keyNumber) passes the padding check but the"
+                             + " plaintext is not UTF-8: a wrong key passes that check about once in 256 tries")
+            }
+            lines.append("tried \(keys) key\(keys == 1 ? "" : "s") with "
+                         + Set(attempts.map(\.scheme)).map(\.rawValue).sorted().joined(separator: ", "))
+        }
+        return lines
+    }
+
+    private static func consequence(of scheme: Scheme) -> String {
+        switch scheme {
+        case .legacy:
+            "a client set to a random IV (legacy-random-iv) shows DECRYPTION_ERROR for it"
+        case .legacyRandomIV:
+            "a client set to a static IV (legacy) shows DECRYPTION_ERROR for it"
+        case .acrh:
+            "clients with a CryptoModule read it; clients from before the CryptoModule show DECRYPTION_ERROR for it"
+        case .legacy33:
+            "only iOS 3.3 clients (or 3.4 in CRYPTO_BACKWARD_COMPATIBILITY_MODE) read it; others show DECRYPTION_ERROR"
+        }
+    }
+
+    private static func describePlaintext(_ match: Attempt) -> String {
+        let count = match.plaintext?.count ?? 0
+        guard let json = match.json else {
+            return "the plaintext (\(count) bytes) is text but not JSON: clients deliver it as a plain string"
+        }
+        let kind = switch json {
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .null: "null"
+        case .array: "an array"
+        case .object: "an object"
+        }
+        return "the plaintext (\(count) bytes) is JSON: \(kind)"
+    }
+
+    /// The diagnosis as one JSON object, for scripts.
+    public var json: JSONValue {
+        var object: JSONObject = ["decrypts": .bool(decrypts), "ambiguous": .bool(isAmbiguous)]
+        if let ciphertext { object.append(.number(JSONNumber(ciphertext.count)), forKey: "bytes") }
+        if let inspection {
+            var input: JSONObject = ["blocks": .number(JSONNumber(inspection.blocks))]
+            if let header = inspection.header {
+                input.append(["version": .number(JSONNumber(Int(header.version))),
+                              "cryptor": .string(header.cryptorIDDescription),
+                              "metadataLength": .number(JSONNumber(header.metadata.count)),
+                              "iv": .string(Hex.encode(header.metadata))], forKey: "header")
+            } else {
+                input.append(.null, forKey: "header")
+            }
+            object.append(.object(input), forKey: "input")
+        }
+        if let inputError {
+            object.append(["reason": .string(inputError.code.name), "message": .string(inputError.message),
+                           "offset": inputError.offset.map { .number(JSONNumber($0)) } ?? .null], forKey: "inputError")
+        }
+        object.append(.array(attempts.map { attempt in
+            var a: JSONObject = ["key": .number(JSONNumber(attempt.keyNumber)), "scheme": .string(attempt.scheme.rawValue),
+                                 "padding": .bool(attempt.plaintext != nil), "utf8": .bool(attempt.isUTF8),
+                                 "json": .bool(attempt.json != nil)]
+            if attempt.isValid, let plaintext = attempt.plaintext {
+                a.append(.string(String(decoding: plaintext, as: UTF8.self)), forKey: "plaintext")
+            }
+            if let error = attempt.error { a.append(.string(error.message), forKey: "error") }
+            return .object(a)
+        }), forKey: "attempts")
+        object.append(.array(findings.map { .string($0) }), forKey: "findings")
+        return .object(object)
+    }
+}
+
+extension String {
+    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = range(of: target) else { return self }
+        return replacingCharacters(in: range, with: replacement)
+    }
+}

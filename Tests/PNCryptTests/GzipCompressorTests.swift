@@ -1,0 +1,121 @@
+@testable import PNCrypt
+import Testing
+
+/// `GzipCompressor`: chunked compression, flush, finish, output piece sizes.
+@Suite("GzipCompressor")
+struct GzipCompressorTests {
+    typealias Support = CompressionTestSupport
+
+    struct SinkFailed: Error, Equatable {}
+
+    @Test("chunked input at every level decompresses to the input", arguments: 0...9)
+    func chunkedRoundTrip(level: Int) throws {
+        let input = Support.sampleText(count: 200_000) + Support.noise(count: 30_000)
+        let compressor = try GzipCompressor(level: level, chunkSize: 4096)
+        var packed: [UInt8] = []
+        var largestPiece = 0
+        var offset = 0
+        var step = 1
+        while offset < input.count {
+            let end = min(input.count, offset + step)
+            try compressor.update(input[offset..<end]) { piece in
+                largestPiece = max(largestPiece, piece.count)
+                packed.append(contentsOf: piece)
+            }
+            offset = end
+            step = step * 3 + 1  // 1, 4, 13, 40, ... uneven chunk sizes
+        }
+        try compressor.finish { packed.append(contentsOf: $0) }
+        #expect(largestPiece <= 4096)
+        #expect(compressor.bytesIn == UInt64(input.count))
+        #expect(compressor.bytesOut == UInt64(packed.count))
+        #expect(try Gzip.decompress(packed) == input)
+    }
+
+    @Test("an output chunk size of one byte still works")
+    func tinyOutputChunks() throws {
+        let input = Support.sampleText(count: 5000)
+        let compressor = try GzipCompressor(chunkSize: 1)
+        var packed: [UInt8] = []
+        try compressor.update(input) { piece in
+            #expect(piece.count == 1)
+            packed.append(contentsOf: piece)
+        }
+        try compressor.finish { packed.append(contentsOf: $0) }
+        #expect(try Gzip.decompress(packed) == input)
+    }
+
+    @Test("array-returning update and finish give a valid member")
+    func arrayAPI() throws {
+        let compressor = try GzipCompressor(level: 9)
+        var packed: [UInt8] = []
+        for part in ["{\"a\":", "\"b\"", "}"] { packed += try compressor.update(Array(part.utf8)) }
+        packed += try compressor.finish()
+        #expect(try Gzip.decompress(packed) == Array("{\"a\":\"b\"}".utf8))
+        #expect(compressor.level == 9)
+    }
+
+    @Test("flush makes everything so far decompressible while the member stays open")
+    func flushEmitsPendingOutput() throws {
+        let compressor = try GzipCompressor()
+        let decompressor = try GzipDecompressor(format: .gzip)
+        var received: [UInt8] = []
+        var sent: [UInt8] = []
+        for round in 0..<3 {
+            let part = Support.sampleText(count: 1000, seed: UInt64(round + 1))
+            sent += part
+            var packed: [UInt8] = []
+            try compressor.update(part) { packed.append(contentsOf: $0) }
+            try compressor.flush { packed.append(contentsOf: $0) }
+            #expect(Array(packed.suffix(4)) == [0x00, 0x00, 0xff, 0xff])  // the sync marker
+            try decompressor.update(packed) { received.append(contentsOf: $0) }
+            #expect(received == sent)
+        }
+        try decompressor.update(try compressor.finish()) { received.append(contentsOf: $0) }
+        try decompressor.finish()
+        #expect(received == sent)
+    }
+
+    @Test("empty input and empty chunks give the empty member")
+    func emptyInput() throws {
+        let compressor = try GzipCompressor()
+        var packed: [UInt8] = []
+        try compressor.update(UnsafeRawBufferPointer(start: nil, count: 0)) { packed.append(contentsOf: $0) }
+        try compressor.update([UInt8]()) { packed.append(contentsOf: $0) }
+        try compressor.finish { packed.append(contentsOf: $0) }
+        #expect(packed == (try Gzip.compress([UInt8]())))
+    }
+
+    @Test("nothing can be done after finish")
+    func finishIsFinal() throws {
+        let compressor = try GzipCompressor()
+        _ = try compressor.finish()
+        Support.expectError(.invalidValue, "the gzip compressor has already finished") {
+            _ = try compressor.finish()
+        }
+        Support.expectError(.invalidValue, "the gzip compressor has already finished") {
+            _ = try compressor.update([1, 2, 3])
+        }
+        Support.expectError(.invalidValue, "the gzip compressor has already finished") {
+            try compressor.flush { _ in }
+        }
+    }
+
+    @Test("an error thrown by the output closure reaches the caller")
+    func outputErrorPropagates() throws {
+        let compressor = try GzipCompressor(chunkSize: 1024)
+        #expect(throws: SinkFailed()) {
+            try compressor.update(Support.noise(count: 10_000)) { _ in throw SinkFailed() }
+        }
+        Support.expectError(.invalidValue, "the gzip compressor stopped after an output error: SinkFailed()") {
+            _ = try compressor.finish()
+        }
+    }
+
+    @Test("a chunk size below one is refused", arguments: [0, -1])
+    func invalidChunkSize(chunkSize: Int) {
+        Support.expectError(.invalidValue, "chunk size must be positive, got \(chunkSize)") {
+            _ = try GzipCompressor(chunkSize: chunkSize)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+@testable import PNCrypt
+import Testing
+
+/// Every zlib stream is ended (`deflateEnd`/`inflateEnd`) on success, on error and when abandoned.
+///
+/// Streams report to the `ZlibStreamTracker` bound to the task that creates them, so these counts are not
+/// disturbed by tests running in parallel.
+@Suite("Gzip zlib stream lifecycle")
+struct GzipLifecycleTests {
+    typealias Support = CompressionTestSupport
+
+    struct SinkFailed: Error {}
+
+    /// Runs `body` with a fresh tracker and returns it.
+    func tracking(_ body: () throws -> Void) rethrows -> ZlibStreamTracker {
+        let tracker = ZlibStreamTracker()
+        try ZlibStreamTracker.$current.withValue(tracker) { try body() }
+        return tracker
+    }
+
+    @Test("one-shot compress and decompress end their streams")
+    func oneShot() throws {
+        let tracker = try tracking {
+            let packed = try Gzip.compress(Support.sampleText(count: 10_000))
+            _ = try Gzip.decompress(packed)
+            _ = try Gzip.compress(Support.sampleText(count: 10), level: 0)
+        }
+        #expect(tracker.opened == 3)
+        #expect(tracker.ended == 3)
+        #expect(tracker.live == 0)
+    }
+
+    @Test("streams end as soon as they finish, while the object is still alive")
+    func endsOnFinish() throws {
+        let tracker = ZlibStreamTracker()
+        try ZlibStreamTracker.$current.withValue(tracker) {
+            let compressor = try GzipCompressor()
+            let decompressor = try GzipDecompressor()
+            #expect(tracker.live == 2)
+            var packed = try compressor.update(Support.sampleText(count: 1000))
+            packed += try compressor.finish()
+            #expect(tracker.live == 1)
+            try decompressor.update(packed) { _ in }
+            try decompressor.finish()
+            #expect(tracker.live == 0)
+            withExtendedLifetime((compressor, decompressor)) {}
+        }
+        #expect(tracker.opened == 2 && tracker.ended == 2)
+    }
+
+    @Test("corrupt input, the output limit and a failing closure end the stream at once")
+    func endsOnError() throws {
+        let packed = try Gzip.compress(Support.sampleText(count: 100_000))
+        let tracker = ZlibStreamTracker()
+        try ZlibStreamTracker.$current.withValue(tracker) {
+            let corrupt = try GzipDecompressor()
+            #expect(throws: PNCryptError.self) { try corrupt.update(Array("junk".utf8)) { _ in } }
+            let limited = try GzipDecompressor(outputLimit: 10)
+            #expect(throws: PNCryptError.self) { try limited.update(packed) { _ in } }
+            let truncated = try GzipDecompressor()
+            try truncated.update(packed.prefix(100)) { _ in }
+            #expect(tracker.live == 3 - 2)
+            #expect(throws: PNCryptError.self) { try truncated.finish() }
+            let failing = try GzipDecompressor()
+            #expect(throws: SinkFailed.self) { try failing.update(packed) { _ in throw SinkFailed() } }
+            let compressor = try GzipCompressor(chunkSize: 100)
+            #expect(throws: SinkFailed.self) { try compressor.update(packed) { _ in throw SinkFailed() } }
+            #expect(tracker.live == 0)
+            withExtendedLifetime((corrupt, limited, truncated, failing, compressor)) {}
+        }
+        #expect(tracker.opened == 5 && tracker.ended == 5)
+        // The one-shot functions on error.
+        let oneShot = tracking {
+            #expect(throws: PNCryptError.self) { _ = try Gzip.decompress(packed + [0]) }
+            #expect(throws: PNCryptError.self) { _ = try Gzip.decompress(packed, outputLimit: 5) }
+        }
+        #expect(oneShot.opened == 2 && oneShot.live == 0)
+    }
+
+    @Test("abandoned compressors and decompressors end their streams when released")
+    func endsWhenAbandoned() throws {
+        let tracker = ZlibStreamTracker()
+        try ZlibStreamTracker.$current.withValue(tracker) {
+            do {
+                let compressor = try GzipCompressor()
+                try compressor.update(Support.sampleText(count: 100_000)) { _ in }
+                let decompressor = try GzipDecompressor()
+                try decompressor.update(try Gzip.compress(Support.sampleText(count: 100_000)).prefix(500)) { _ in }
+                #expect(tracker.live == 2)
+            }
+            #expect(tracker.live == 0)
+        }
+        #expect(tracker.opened == 3 && tracker.ended == 3)
+    }
+
+    @Test("file streaming and publish bodies end their streams; invalid settings open none")
+    func otherEntryPoints() throws {
+        let tracker = try tracking {
+            _ = try CompressedPublishBody(messageText: String(repeating: "a", count: 5000))
+            _ = try CompressedPublishBody(messageText: "\"short\"")
+            #expect(throws: PNCryptError.self) { _ = try GzipCompressor(level: 11) }
+            #expect(throws: PNCryptError.self) { _ = try GzipDecompressor(outputLimit: -5) }
+            #expect(throws: PNCryptError.self) { _ = try Gzip.decompress(fromDescriptor: -1, toDescriptor: -1) }
+        }
+        #expect(tracker.opened == 2)
+        #expect(tracker.live == 0)
+    }
+}
