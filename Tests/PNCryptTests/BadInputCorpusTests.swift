@@ -82,6 +82,51 @@ enum BadInputs {
     }
 
     static func json(_ text: [UInt8]) throws(PNCryptError) { _ = try JSONValue(parsing: text) }
+
+    /// "hello" 20 times, gzip-compressed: a 10-byte header, deflate data, CRC-32, ISIZE.
+    static let gzip = try! Gzip.compress(Array(String(repeating: "hello", count: 20).utf8))
+    static let zlib: [UInt8] = {
+        // zlib framing of the same deflate data: header 78 9C, the deflate stream, Adler-32 (big-endian).
+        let text = Array(String(repeating: "hello", count: 20).utf8)
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in text { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
+        let adler = b << 16 | a
+        return [0x78, 0x9C] + gzip[10..<(gzip.count - 8)]
+            + [UInt8(adler >> 24), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF)]
+    }()
+
+    /// Decompresses, converting the error to the typed one (the compression API throws untyped errors).
+    static func gunzip(_ bytes: [UInt8], format: CompressionFormat = .gzipOrZlib, limit: Int? = Gzip.defaultOutputLimit)
+        throws(PNCryptError) {
+        do { _ = try Gzip.decompress(bytes, format: format, outputLimit: limit) } catch let error as PNCryptError {
+            throw error
+        } catch {
+            throw PNCryptError(.invalidValue, "not a PNCryptError: \(error)")
+        }
+    }
+
+    static func gunzipStreamed(_ bytes: [UInt8], chunk: Int) throws(PNCryptError) {
+        do {
+            let decompressor = try GzipDecompressor(format: .gzip, outputLimit: 1 << 20)
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + chunk, bytes.count)
+                try decompressor.update(bytes[offset..<end]) { _ in }
+                offset = end
+            }
+            try decompressor.finish()
+        } catch let error as PNCryptError {
+            throw error
+        } catch {
+            throw PNCryptError(.invalidValue, "not a PNCryptError: \(error)")
+        }
+    }
+
+    static func flipped(_ bytes: [UInt8], at index: Int) -> [UInt8] {
+        var copy = bytes
+        copy[index < 0 ? copy.count + index : index] ^= 0x01
+        return copy
+    }
     static func json(_ text: String) throws(PNCryptError) { _ = try JSONValue(parsing: text) }
 
     /// 100,000 nested arrays, then their closing brackets.
@@ -415,13 +460,57 @@ enum BadInputs {
         },
     ]
 
-    static let all = headerCuts + header + cipher + utf8 + base64 + json + envelopes + empty
+    static let gzip: [BadInput] = [
+        BadInput("gzip", "bad CRC", .corruptCompressedData, "gzip CRC mismatch") { () throws(PNCryptError) in
+            try B.gunzip(B.flipped(B.gzip, at: -8))
+        },
+        BadInput("gzip", "bad length (ISIZE)", .corruptCompressedData, "gzip ISIZE (length) mismatch") {
+            () throws(PNCryptError) in try B.gunzip(B.flipped(B.gzip, at: -4))
+        },
+        BadInput("gzip", "trailing garbage", .corruptCompressedData, "trailing garbage after gzip member",
+                 offset: .at(B.gzip.count)) {
+            () throws(PNCryptError) in try B.gunzip(B.gzip + [0x41])
+        },
+        BadInput("gzip", "trailing zero padding", .corruptCompressedData, "trailing garbage",
+                 offset: .at(B.gzip.count)) {
+            () throws(PNCryptError) in try B.gunzip(B.gzip + [0, 0, 0, 0], format: .gzip)
+        },
+        BadInput("gzip", "cut in the trailer", .corruptCompressedData, "gzip data is truncated") {
+            () throws(PNCryptError) in try B.gunzip(Array(B.gzip.dropLast(3)))
+        },
+        BadInput("gzip", "cut in the header", .corruptCompressedData, "truncated") { () throws(PNCryptError) in
+            try B.gunzip(Array(B.gzip.prefix(5)), format: .gzip)
+        },
+        BadInput("gzip", "streamed, bad CRC", .corruptCompressedData, "gzip CRC mismatch") { () throws(PNCryptError) in
+            try B.gunzipStreamed(B.flipped(B.gzip, at: -8), chunk: 3)
+        },
+        BadInput("gzip", "not gzip at all", .corruptCompressedData, "incorrect header check") {
+            () throws(PNCryptError) in try B.gunzip(Array("hello, world".utf8), format: .gzip)
+        },
+        BadInput("gzip", "reserved deflate block type", .corruptCompressedData, "invalid block type") {
+            () throws(PNCryptError) in try B.gunzip(Array(B.gzip.prefix(10)) + [0x07, 0, 0, 0, 0, 0, 0, 0, 0])
+        },
+        BadInput("gzip", "zlib with a bad Adler-32", .corruptCompressedData, "Adler-32") { () throws(PNCryptError) in
+            try B.gunzip(B.flipped(B.zlib, at: -1), format: .zlib)
+        },
+        BadInput("gzip", "output above the limit", .outputLimitExceeded, "limit") { () throws(PNCryptError) in
+            try B.gunzip(B.gzip, limit: 50)
+        },
+        BadInput("empty", "gunzip", .corruptCompressedData, "data is empty", offset: .at(0)) {
+            () throws(PNCryptError) in try B.gunzip([], format: .gzip)
+        },
+        BadInput("empty", "inflate raw deflate", .corruptCompressedData, "data is empty", offset: .at(0)) {
+            () throws(PNCryptError) in try B.gunzip([], format: .rawDeflate)
+        },
+    ]
+
+    static let all = headerCuts + header + cipher + utf8 + base64 + json + envelopes + empty + gzip
 
     @Test("the corpus covers every layer with at least 60 inputs")
     func size() {
         #expect(Self.all.count >= 60)
         #expect(Set(Self.all.map(\.layer)).isSuperset(of: ["header", "cipher", "plaintext", "base64", "json",
-                                                            "history", "counts", "message", "empty"]))
+                                                            "history", "counts", "message", "gzip", "empty"]))
     }
 
     @Test("each malformed input gives its exact error", arguments: BadInputCorpusTests.all)
