@@ -167,7 +167,14 @@ public struct CryptoModule: Sendable {
             let n = ivBytes.withUnsafeBytes { iv in
                 pool.withContext { $0.run(iv: iv, input: body, output: raw, prefix: 0) }
             }
-            if let n { initialized = n } else { failed = true; initialized = 0 }
+            if let n {
+                initialized = n
+            } else {
+                // All but the last block were decrypted before the padding check failed: wipe them.
+                OpenSSL.cleanse(raw.baseAddress!, count: raw.count)
+                failed = true
+                initialized = 0
+            }
         }
         guard !failed else { throw Self.badPadding(scheme) }
         if scheme == .acrh && out.isEmpty {

@@ -50,8 +50,9 @@ public struct KeyRing: Sendable {
             let module = CryptoModule(key: key, legacyScheme: legacyScheme)
             do throws(PNCryptError) {
                 let used = if let scheme { scheme } else { try module.detectScheme(bytes) }
-                let plaintext = try module.decrypt(bytes, scheme: used)
+                var plaintext = try module.decrypt(bytes, scheme: used)
                 if requireUTF8 && String(validating: plaintext, as: UTF8.self) == nil {
+                    OpenSSL.cleanse(&plaintext)
                     throw PNCryptError(.invalidUTF8, "the plaintext is not valid UTF-8: wrong key or corrupt data")
                 }
                 return Match(plaintext: plaintext, keyIndex: index, scheme: used)

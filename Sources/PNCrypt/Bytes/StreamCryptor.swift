@@ -73,7 +73,7 @@ public final class StreamEncryptor: ByteStreamStage {
 /// With `scheme` nil the format is read from the data: a `PNED` header selects `acrh`, anything else is the
 /// legacy random-IV format. Plaintext is written as it is decrypted, except the last block, which is held back
 /// until `finish` checks the padding: a caller that must not release unverified plaintext writes to a
-/// temporary place and keeps it only when `finish` succeeds.
+/// temporary place and keeps it only when `finish` succeeds. Its plaintext buffer is wiped when it is released.
 public final class StreamDecryptor: ByteStreamStage {
     private let key: CipherKey
     private let expected: Scheme?
@@ -89,6 +89,8 @@ public final class StreamDecryptor: ByteStreamStage {
     /// A stream decryptor with `key`; `scheme` nil detects the format, otherwise only that format is read
     /// (`legacy` means the legacy random-IV file format).
     /// - Throws: `invalidValue` for `legacy33`, which has no file format.
+    deinit { OpenSSL.cleanse(&buffer) }
+
     public init(key: CipherKey, scheme: Scheme? = nil) throws(PNCryptError) {
         self.key = key
         switch scheme {
@@ -211,7 +213,10 @@ private func runCipher(_ context: AESCBCContext, _ input: UnsafeRawBufferPointer
     var offset = 0
     while offset < input.count {
         let n = min(piece, input.count - offset)
-        if buffer.count < n + 32 { buffer = [UInt8](repeating: 0, count: max(n, 64 * 1024) + 32) }
+        if buffer.count < n + 32 {
+            OpenSSL.cleanse(&buffer)
+            buffer = [UInt8](repeating: 0, count: max(n, 64 * 1024) + 32)
+        }
         let written = buffer.withUnsafeMutableBytes { out in
             context.update(UnsafeRawBufferPointer(rebasing: input[offset..<offset + n]), into: out.baseAddress!)
         }

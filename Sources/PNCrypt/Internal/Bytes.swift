@@ -1,5 +1,6 @@
 /// Runs `body` over the contiguous bytes of `data` (copying only when `data` is not contiguous), keeping
-/// the typed error: the standard library's `withUnsafeBytes` family is `rethrows` and would erase it.
+/// the typed error: the standard library's `withUnsafeBytes` family is `rethrows` and would erase it. A copy is
+/// wiped after use: it may hold plaintext.
 @inline(__always)
 func withBytes<R>(_ data: some Collection<UInt8>,
                   _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> R) throws(PNCryptError) -> R {
@@ -7,7 +8,9 @@ func withBytes<R>(_ data: some Collection<UInt8>,
         Result { () throws(PNCryptError) -> R in try body(UnsafeRawBufferPointer(buffer)) }
     }
     if let result { return try result.get() }
-    return try Array(data).withUnsafeBytes { buffer in
+    var copy = Array(data)
+    defer { OpenSSL.cleanse(&copy) }
+    return try copy.withUnsafeBytes { buffer in
         Result { () throws(PNCryptError) -> R in try body(buffer) }
     }.get()
 }

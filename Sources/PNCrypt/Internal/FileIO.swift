@@ -1,5 +1,6 @@
 // Every POSIX read/write of PNCrypt lives in this file. The caller owns the file descriptors: nothing here
-// opens or closes them. The read buffer is owned by `pump` and freed when it returns.
+// opens or closes them. The read buffer is owned by `pump`, wiped (it holds plaintext when encrypting) and freed
+// when it returns.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,7 +12,10 @@ enum FileIO {
     static func pump(_ fd: Int32, chunkSize: Int,
                      _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
+        defer {
+            OpenSSL.cleanse(buffer.baseAddress!, count: buffer.count)
+            buffer.deallocate()
+        }
         while true {
             // Fill the buffer as far as the source gives, so stages see large chunks even from pipes.
             var filled = 0

@@ -11,7 +11,9 @@ public enum Legacy33Message {
     public static func encrypt(_ message: JSONValue, key: CipherKey) throws(PNCryptError) -> JSONValue {
         let module = CryptoModule(key: key)
         return try map(message, path: "$", nonString: .notEncryptable) { (text, _) throws(PNCryptError) in
-            .string(try module.encryptToBase64(Array(text.utf8), scheme: .legacy33))
+            var plaintext = Array(text.utf8)
+            defer { OpenSSL.cleanse(&plaintext) }
+            return .string(try module.encryptToBase64(plaintext, scheme: .legacy33))
         }
     }
 
@@ -22,7 +24,7 @@ public enum Legacy33Message {
         return try map(message, path: "$", nonString: .notEncrypted) { (text, path) throws(PNCryptError) in
             do throws(PNCryptError) {
                 let ciphertext = try Base64.decode(text)
-                let plaintext: [UInt8]
+                var plaintext: [UInt8]
                 if let chosen {
                     plaintext = try chosen.decrypt(ciphertext, scheme: .legacy33)
                 } else {
@@ -30,6 +32,7 @@ public enum Legacy33Message {
                     chosen = CryptoModule(key: keys.keys[match.keyIndex])
                     plaintext = match.plaintext
                 }
+                defer { OpenSSL.cleanse(&plaintext) }
                 guard let string = String(validating: plaintext, as: UTF8.self) else {
                     throw PNCryptError(.invalidUTF8, "the plaintext is not valid UTF-8")
                 }

@@ -49,16 +49,23 @@ public struct MessageCrypto: Sendable {
     /// - Throws: `notEncryptable` for a `legacy33` message with a non-string leaf, naming its path.
     public func encrypt(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> JSONValue {
         if scheme == .legacy33 { return try Legacy33Message.encrypt(message, key: keys.keys[0]) }
-        return try encrypt(jsonText: message.serialized(style: style), iv: iv)
+        // The JSON text is plaintext this call owns: wipe it once encrypted.
+        var text = message.serialized(style: style)
+        defer { OpenSSL.cleanse(&text) }
+        return .string(try withBytes(text) { (b) throws(PNCryptError) in
+            Base64.encode(try module.encryptBytes(b, scheme: scheme, iv: iv))
+        })
     }
 
     /// Encrypts JSON text exactly as given (it must parse), for callers that already hold the bytes to send.
     /// - Throws: `invalidJSON` with the offset when the text does not parse.
     public func encrypt(jsonText: some Collection<UInt8>, iv: [UInt8]? = nil) throws(PNCryptError) -> JSONValue {
-        let text = Array(jsonText)
-        let value = try JSONValue(parsing: text)
-        if scheme == .legacy33 { return try Legacy33Message.encrypt(value, key: keys.keys[0]) }
-        return .string(try module.encryptToBase64(text, scheme: scheme, iv: iv))
+        // No copy of the caller's text (a non-contiguous one is copied by `withBytes`, which wipes the copy).
+        try withBytes(jsonText) { (text) throws(PNCryptError) -> JSONValue in
+            let value = try JSONValue(parsing: text.assumingMemoryBound(to: UInt8.self))
+            if scheme == .legacy33 { return try Legacy33Message.encrypt(value, key: keys.keys[0]) }
+            return .string(Base64.encode(try module.encryptBytes(text, scheme: scheme, iv: iv)))
+        }
     }
 
     /// Encrypts any `Encodable` value as a message (through `JSONValueEncoder`).
@@ -85,7 +92,9 @@ public struct MessageCrypto: Sendable {
                 throw PNCryptError(.notEncrypted, "the message is not a JSON string, so it cannot be ciphertext")
             }
             let ciphertext = try Base64.decode(text)
-            let match = try keys.decrypt(ciphertext, scheme: readScheme, legacyScheme: legacyScheme, requireUTF8: true)
+            var match = try keys.decrypt(ciphertext, scheme: readScheme, legacyScheme: legacyScheme, requireUTF8: true)
+            // The decrypted bytes are ours: wipe them once they are parsed.
+            defer { OpenSSL.cleanse(&match.plaintext) }
             // A plaintext that is not JSON is kept as a plain string (SPEC section 4).
             let value = (try? JSONValue(parsing: match.plaintext))
                 ?? .string(String(decoding: match.plaintext, as: UTF8.self))

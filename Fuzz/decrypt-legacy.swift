@@ -1,0 +1,9 @@
+// Fuzz target: decrypting as `legacy` under the fixed key `enigma` (see decryptTarget in Common.swift for the
+// invariants checked).
+import PNCrypt
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    decryptTarget(.legacy, data, size)
+    return 0
+}

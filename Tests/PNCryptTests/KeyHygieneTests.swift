@@ -1,0 +1,122 @@
+import Synchronization
+import Testing
+@testable import PNCrypt
+
+/// Key hygiene: derived keys and the plaintext buffers the library owns are wiped (`OPENSSL_cleanse`) when
+/// released. `OpenSSL.wipeObserver` (a task-local hook) sees every buffer right after it was wiped, before it is
+/// freed, so these tests check both that the wipe happened for the buffers that matter and that it left zeros.
+@Suite struct KeyHygieneTests {
+    /// The sizes of the buffers wiped while `body` ran in this task, failing the test on a buffer not all zero.
+    static func wipes(_ body: () throws -> Void) rethrows -> [Int] {
+        let seen = Mutex<[Int]>([])
+        try OpenSSL.$wipeObserver.withValue({ buffer in
+            let zero = buffer.allSatisfy { $0 == 0 }
+            seen.withLock { $0.append(zero ? buffer.count : -buffer.count) }
+        }) {
+            try body()
+        }
+        let sizes = seen.withLock { $0 }
+        #expect(sizes.allSatisfy { $0 >= 0 }, "a wiped buffer still held data: \(sizes)")
+        return sizes
+    }
+
+    @Test("the wipe helper zeroes the buffer it is given")
+    func cleanseZeroes() {
+        var bytes = [UInt8](repeating: 0xA5, count: 100)
+        let sizes = Self.wipes { OpenSSL.cleanse(&bytes) }
+        #expect(bytes == [UInt8](repeating: 0, count: 100))
+        #expect(sizes == [100])
+    }
+
+    @Test("a released CipherKey wipes its three derived keys and the key's UTF-8 copy")
+    func derivedKeys() throws {
+        let sizes = try Self.wipes {
+            let key = try CipherKey("a key of 23 UTF-8 bytes")
+            #expect(key.keyBytes(for: .acrh).count == 32)
+        }
+        // The UTF-8 copy (23 bytes) while deriving; then legacy (32), raw SHA-256 (32) and MD5 (16) on release.
+        #expect(sizes.sorted() == [16, 23, 32, 32])
+    }
+
+    @Test("a failed decryption wipes the partial plaintext it produced")
+    func failedDecrypt() throws {
+        let module = try CryptoModule(cipherKey: "enigma")
+        var sealed = try module.encrypt([UInt8](repeating: 0x42, count: 100), scheme: .legacy)
+        sealed[sealed.count - 17] ^= 0x55  // the last block's padding becomes invalid
+        let sizes = Self.wipes {
+            let error = expectPNError { () throws(PNCryptError) in try module.decrypt(sealed, scheme: .legacy) }
+            #expect(error?.code == .wrongKeyOrCorrupt)
+        }
+        // The output buffer had room for the ciphertext and one block.
+        #expect(sizes.contains(sealed.count + 16), "\(sizes)")
+    }
+
+    @Test("a received message's decrypted bytes are wiped once parsed")
+    func messagePlaintext() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, readScheme: .legacy)
+        let text = #"{"secret":"launch codes 0000"}"#
+        let wire = try crypto.encrypt(JSONValue(parsing: text))
+        let sizes = Self.wipes {
+            let result = crypto.decrypt(wire, policy: .marker)
+            #expect(result.message == (try? JSONValue(parsing: text)))
+        }
+        #expect(sizes.contains(text.utf8.count), "\(sizes)")
+        // Publishing wipes the JSON text it encrypted.
+        let published = try Self.wipes { _ = try crypto.encrypt(JSONValue(parsing: text)) }
+        #expect(published.contains(text.utf8.count), "\(published)")
+    }
+
+    @Test("a key ring wipes plaintext it rejects as not UTF-8")
+    func rejectedPlaintext() throws {
+        let module = try CryptoModule(cipherKey: "enigma")
+        let sealed = try module.encrypt([0xFF, 0xFE, 0xFD], scheme: .legacy)
+        let sizes = Self.wipes {
+            let error = expectPNError { () throws(PNCryptError) in
+                try KeyRing(keys: [module.key]).decrypt(sealed, scheme: .legacy, requireUTF8: true)
+            }
+            #expect(error?.code == .invalidUTF8)
+        }
+        #expect(sizes.contains(3), "\(sizes)")
+    }
+
+    @Test("a stream decryptor wipes its plaintext buffer, finished or abandoned")
+    func streamBuffers() throws {
+        let key = try CipherKey("enigma")
+        let file = try CryptoModule(key: key).encrypt([UInt8](repeating: 1, count: 5000), scheme: .acrh)
+        // Abandoned after the first chunk (as when the output cannot be written).
+        let abandoned = try Self.wipes {
+            let stage = try StreamDecryptor(key: key)
+            try withBytes(file.prefix(2000)) { (b) throws(PNCryptError) in try stage.update(b) { _ in } }
+        }
+        #expect(abandoned.contains { $0 >= 2000 }, "\(abandoned)")
+        // Streamed from a file: the read buffer (plaintext when encrypting) is wiped too.
+        let chunk = 4096
+        let pumped = try Self.wipes {
+            _ = try StreamPipeline.run(file, through: [StreamDecryptor(key: key)])
+            let fds = try pipeFDs()
+            defer { close(fds.read) }
+            try withBytes([UInt8]("plaintext")) { (b) throws(PNCryptError) in try FileIO.writeAll(fds.write, b) }
+            close(fds.write)
+            try FileIO.pump(fds.read, chunkSize: chunk) { _ in }
+        }
+        #expect(pumped.contains(chunk), "\(pumped)")
+    }
+
+    @Test("bytes copied out of a non-contiguous collection are wiped after use")
+    func copiedInput() throws {
+        let module = try CryptoModule(cipherKey: "enigma")
+        let plaintext = (0..<40).lazy.map { UInt8($0) }  // not contiguous: withBytes copies it
+        let sizes = try Self.wipes { _ = try module.encrypt(plaintext, scheme: .legacy) }
+        #expect(sizes.contains(40), "\(sizes)")
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private func pipeFDs() throws -> (read: Int32, write: Int32) {
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { throw PNCryptError(.io, "pipe failed") }
+    return (fds[0], fds[1])
+}
