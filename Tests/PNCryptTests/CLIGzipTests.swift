@@ -61,15 +61,11 @@ import Testing
         for _ in 0..<(10_240 / 64) { try handle.write(contentsOf: chunk) }
         try handle.close()
         let out = dir.appendingPathComponent("out")
-        let start = ContinuousClock.now
         let result = try CLI.run(["gunzip", "--max-size", "100000000", "-i", bomb.path, "-o", out.path])
-        let elapsed = ContinuousClock.now - start
         #expect(result.status == 1)
         #expect(result.stderr.contains("limit of 100000000 bytes"))
         #expect(!FileManager.default.fileExists(atPath: out.path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bomb.gz"])
-        // A guard, not a benchmark: stopping at the limit means reading about 1% of the bomb.
-        #expect(elapsed < .seconds(20))
     }
 
     @Test("encrypt --binary --gzip then decrypt --binary --gunzip is bit-exact")

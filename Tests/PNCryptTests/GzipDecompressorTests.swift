@@ -313,17 +313,16 @@ struct GzipDecompressorTests {
         Support.expectError(.corruptCompressedData, "gzip data is truncated") { try decompressor.finish() }
     }
 
-    @Test("a 10 GiB multi-member zero bomb is refused at the 64 MiB default limit in under a second")
+    @Test("a 10 GiB multi-member zero bomb is refused at the 64 MiB default limit, having read about 1% of it")
     func multiMemberBombRefused() throws {
         let bomb = try Self.multiMemberBomb(mebibytes: 10 * 1024)
         #expect(bomb.count < 12_000_000)
-        let clock = ContinuousClock()
-        let start = clock.now
-        Support.expectError(.outputLimitExceeded, "decompressed data is larger than the limit of 67108864 bytes") {
+        let error = Support.expectError(.outputLimitExceeded,
+                                        "decompressed data is larger than the limit of 67108864 bytes") {
             _ = try Gzip.decompress(bomb)
         }
-        let elapsed = clock.now - start
-        #expect(elapsed < .seconds(1), "took \(elapsed)")
+        // Stopping at once: the limit is 1/160 of the output, so about that share of the input was read.
+        #expect(error.map { $0.offset! < bomb.count / 100 } == true, "stopped at \(error?.offset ?? -1)")
     }
 
     @Test("a 1 GiB single-member zero bomb is refused by the streaming API without holding output")
@@ -331,8 +330,6 @@ struct GzipDecompressorTests {
         let bomb = try Self.singleMemberBomb(mebibytes: 1024)
         let decompressor = try GzipDecompressor(outputLimit: 100 << 20)
         var handedOut = 0
-        let clock = ContinuousClock()
-        let start = clock.now
         let error = Support.expectError(.outputLimitExceeded,
                                         "decompressed data is larger than the limit of 104857600 bytes") {
             // Fed in 64 KiB chunks as from a socket; the output is counted and dropped.
@@ -343,8 +340,6 @@ struct GzipDecompressorTests {
                 offset = end
             }
         }
-        let elapsed = clock.now - start
-        #expect(elapsed < .seconds(1), "took \(elapsed)")
         #expect(handedOut <= 100 << 20 && handedOut > 99 << 20)
         #expect(error.map { $0.offset! < bomb.count / 5 } == true)
     }
