@@ -29,7 +29,8 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         try CLI.run {
-            let suite = Suite(seconds: quick ? 0.15 : 1.0, rounds: quick ? 2 : 3, bulkBytes: quick ? 8 << 20 : 64 << 20)
+            let suite = Suite(seconds: quick ? 0.15 : 1.0, rounds: quick ? 2 : 3, bulkBytes: quick ? 8 << 20 : 64 << 20,
+                              gzipBytes: quick ? 4 << 20 : 32 << 20)
             let results = try suite.all()
             if json {
                 let array = results.map { r -> JSONValue in
@@ -75,6 +76,7 @@ struct Suite {
     var seconds: Double
     var rounds: Int
     var bulkBytes: Int
+    var gzipBytes: Int
 
     /// A message of about 100 bytes of JSON text.
     static let message: JSONValue = [
@@ -89,6 +91,7 @@ struct Suite {
         }
         results += try bulk()
         results += try jsonFigures()
+        results += try gzipFigures()
         return results
     }
 
@@ -217,6 +220,71 @@ struct Suite {
         return [
             Bench.Result(name: "json.parse", unit: "MB/s", value: parse.0, baseline: "Foundation JSONSerialization", baselineValue: parse.1),
             Bench.Result(name: "json.write", unit: "MB/s", value: write.0, baseline: "Foundation JSONSerialization", baselineValue: write.1),
+        ]
+    }
+}
+
+extension Suite {
+    /// JSON-like text that compresses about as real message history does (roughly 4:1 at level 6).
+    static func compressibleText(_ count: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(count + 256)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let words = ["alice", "bob", "news", "sport", "weather", "hello", "pubnub", "channel", "message", "ok"]
+        while out.count < count {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let n = Int(state >> 33)
+            let line = "{\"message\":{\"text\":\"\(words[n % 10]) \(words[(n >> 4) % 10]) \(n % 100000)\","
+                + "\"user\":\"\(words[(n >> 8) % 10])-\(n % 97)\"},\"timetoken\":\(13406746729185766 + n % 1_000_000)},\n"
+            out.append(contentsOf: line.utf8)
+        }
+        return Array(out.prefix(count))
+    }
+
+    /// gzip at level 6 through `GzipCompressor`/`GzipDecompressor` (1 MiB chunks in, as a file streams) against
+    /// zlib's own deflate/inflate loop on the same bytes.
+    func gzipFigures() throws -> [Bench.Result] {
+        let text = Self.compressibleText(gzipBytes)
+        let packed = try Gzip.compress(text, level: 6)
+        let mb = Double(text.count) / 1e6
+        let piece = 1 << 20
+        let compress = try compare({
+            try rate(1) {
+                let compressor = try GzipCompressor(level: 6)
+                var total = 0
+                try text.withUnsafeBytes { all in
+                    var offset = 0
+                    while offset < all.count {
+                        let n = min(piece, all.count - offset)
+                        try compressor.update(UnsafeRawBufferPointer(rebasing: all[offset..<offset + n])) { total += $0.count }
+                        offset += n
+                    }
+                }
+                try compressor.finish { total += $0.count }
+                return total
+            } * mb
+        }, { rate(1) { Baselines.zlibCompress(text, level: 6) } * mb })
+        let decompress = try compare({
+            try rate(1) {
+                let decompressor = try GzipDecompressor()
+                var total = 0
+                try packed.withUnsafeBytes { all in
+                    var offset = 0
+                    while offset < all.count {
+                        let n = min(piece, all.count - offset)
+                        try decompressor.update(UnsafeRawBufferPointer(rebasing: all[offset..<offset + n])) { total += $0.count }
+                        offset += n
+                    }
+                }
+                try decompressor.finish()
+                return total
+            } * mb
+        }, { rate(1) { Baselines.zlibDecompress(packed) } * mb })
+        return [
+            Bench.Result(name: "gzip.compress", unit: "MB/s", value: compress.0, baseline: "zlib deflate loop, level 6",
+                         baselineValue: compress.1),
+            Bench.Result(name: "gzip.decompress", unit: "MB/s", value: decompress.0, baseline: "zlib inflate loop",
+                         baselineValue: decompress.1),
         ]
     }
 }
