@@ -18,6 +18,24 @@ struct Bench: ParsableCommand {
     @Flag(help: "Print {\"results\": [{name, unit, value, baseline, baseline_value, ratio}]}.")
     var json = false
 
+    @Option(help: ArgumentHelp("Only the message path: time exactly N encryptions and N decryptions per scheme "
+                               + "(for scripts/compare.sh and profilers).", valueName: "N"))
+    var messages: Int?
+
+    @Option(help: ArgumentHelp("With --messages: only this scheme (legacy, legacy-random-iv or acrh).",
+                               visibility: .hidden))
+    var scheme: Scheme?
+
+    @Flag(help: ArgumentHelp("With --messages: skip the baselines (profile pncrypt's code alone, e.g. under callgrind).",
+                             visibility: .hidden))
+    var noBaseline = false
+
+    func validate() throws {
+        if let messages, messages <= 0 { throw ValidationError("--messages must be positive") }
+        if scheme == .legacy33 { throw ValidationError("legacy33 messages are not measured") }
+        if (scheme != nil || noBaseline) && messages == nil { throw ValidationError("--scheme and --no-baseline go with --messages") }
+    }
+
     struct Result {
         var name: String
         var unit: String
@@ -31,12 +49,19 @@ struct Bench: ParsableCommand {
         try CLI.run {
             let suite = Suite(seconds: quick ? 0.15 : 1.0, rounds: quick ? 2 : 3, bulkBytes: quick ? 8 << 20 : 64 << 20,
                               gzipBytes: quick ? 4 << 20 : 32 << 20)
-            let results = try suite.all()
+            let results = if let messages {
+                try suite.messageCounts(messages, schemes: scheme.map { [$0] } ?? [.legacy, .acrh], baseline: !noBaseline)
+            } else {
+                try suite.all()
+            }
             if json {
+                func number(_ value: Double) -> JSONValue {
+                    value.isFinite ? .number(JSONNumber(value.rounded(to: 4))!) : .null
+                }
                 let array = results.map { r -> JSONValue in
-                    .object(["name": .string(r.name), "unit": .string(r.unit), "value": .number(JSONNumber(r.value.rounded(to: 4))!),
-                             "baseline": .string(r.baseline), "baseline_value": .number(JSONNumber(r.baselineValue.rounded(to: 4))!),
-                             "ratio": .number(JSONNumber(r.ratio.rounded(to: 4))!)])
+                    .object(["name": .string(r.name), "unit": .string(r.unit), "value": number(r.value),
+                             "baseline": .string(r.baseline), "baseline_value": number(r.baselineValue),
+                             "ratio": number(r.ratio)])
                 }
                 print(JSONValue.object(["results": .array(array)]).serializedString())
             } else {
@@ -122,38 +147,104 @@ struct Suite {
         return best
     }
 
-    func messages(_ scheme: Scheme) throws -> [Bench.Result] {
-        let crypto = try MessageCrypto(cipherKey: "bench-key", scheme: scheme, readScheme: scheme)
-        let text = Self.message.serialized()
-        let wire = try crypto.encrypt(Self.message)
-        let ciphertext = try Base64.decode(wire.stringValue!)
-        let body = scheme == .acrh ? Array(ciphertext.dropFirst(26)) : ciphertext
+    /// What the message figures run: the publish path (JSON write, encrypt, Base64, JSON string literal) and the
+    /// receive path (JSON string, Base64, decrypt, UTF-8 check, JSON parse), plus the bare loops' inputs.
+    struct MessageWork {
+        let crypto: MessageCrypto
+        let text: [UInt8]
+        let wire: [UInt8]
+        let wireBase64: [UInt8]
+        let body: [UInt8]
         let key = [UInt8](repeating: 7, count: 32)
         let iv = [UInt8](repeating: 1, count: 16)
+
+        init(_ scheme: Scheme) throws {
+            crypto = try MessageCrypto(cipherKey: "bench-key", scheme: scheme, readScheme: scheme)
+            text = Suite.message.serialized()
+            wire = try crypto.publishBody(Suite.message)
+            // The bare loops decrypt the same plaintext sealed under their own key, so the padding check passes.
+            body = Baselines.evpSeal(text, key: key, iv: iv)
+            wireBase64 = Base64.encodeBytes(body)
+        }
+
+        func encrypt(_ count: Int) throws -> Int {
+            var n = 0
+            for _ in 0..<count { n &+= try crypto.publishBody(Suite.message).count }
+            return n
+        }
+
+        func decrypt(_ count: Int) throws -> Int {
+            var n = 0
+            for _ in 0..<count { if try crypto.decrypt(jsonText: wire, policy: .marker).status == nil { n &+= 1 } }
+            return n
+        }
+
+        @inline(never)
+        func evp(_ count: Int, encrypt: Bool, base64: Bool) -> Int {
+            encrypt ? evpEncrypt(count, base64: base64) : evpDecrypt(count, base64: base64)
+        }
+
+        @inline(never)
+        func evpEncrypt(_ count: Int, base64: Bool) -> Int { evpLoop(count, encrypt: true, base64: base64) }
+
+        @inline(never)
+        func evpDecrypt(_ count: Int, base64: Bool) -> Int { evpLoop(count, encrypt: false, base64: base64) }
+
+        func evpLoop(_ count: Int, encrypt: Bool, base64: Bool) -> Int {
+            if base64 && !encrypt {
+                return Baselines.evpMessagesFromBase64(wireBase64, key: key, iv: iv, count: count)
+            }
+            return Baselines.evpMessages(encrypt ? text : body, key: key, iv: iv, encrypt: encrypt, count: count,
+                                         base64: base64)
+        }
+    }
+
+    func messages(_ scheme: Scheme) throws -> [Bench.Result] {
+        let work = try MessageWork(scheme)
         let batch = 1000
-        let enc = try compare({
-            try rate(batch) {
-                var n = 0
-                for _ in 0..<batch { n &+= try crypto.encrypt(Self.message).serialized().count }
-                return n
-            }
-        }, { rate(batch) { Baselines.evpMessages(text, key: key, iv: iv, encrypt: true, count: batch) } })
-        let dec = compare({
-            rate(batch) {
-                var n = 0
-                for _ in 0..<batch { if crypto.decrypt(wire, policy: .marker).status == nil { n &+= 1 } }
-                return n
-            }
-        }, {
-            // The baseline decrypts under its own key: the padding check fails, but the cipher work is the same.
-            rate(batch) { Baselines.evpMessages(body, key: key, iv: iv, encrypt: false, count: batch) }
-        })
+        let enc = try compare({ try rate(batch) { try work.encrypt(batch) } },
+                              { rate(batch) { work.evp(batch, encrypt: true, base64: false) } })
+        let dec = try compare({ try rate(batch) { try work.decrypt(batch) } },
+                              { rate(batch) { work.evp(batch, encrypt: false, base64: false) } })
+        let enc64 = try compare({ try rate(batch) { try work.encrypt(batch) } },
+                                { rate(batch) { work.evp(batch, encrypt: true, base64: true) } })
+        let dec64 = try compare({ try rate(batch) { try work.decrypt(batch) } },
+                                { rate(batch) { work.evp(batch, encrypt: false, base64: true) } })
+        let evp = "EVP loop, reused context"
+        let evp64 = "EVP + Base64 loop"
         return [
-            Bench.Result(name: "message.encrypt.\(scheme)", unit: "msg/s", value: enc.0, baseline: "EVP loop, reused context",
-                         baselineValue: enc.1),
-            Bench.Result(name: "message.decrypt.\(scheme)", unit: "msg/s", value: dec.0, baseline: "EVP loop, reused context",
-                         baselineValue: dec.1),
+            Bench.Result(name: "message.encrypt.\(scheme)", unit: "msg/s", value: enc.0, baseline: evp, baselineValue: enc.1),
+            Bench.Result(name: "message.decrypt.\(scheme)", unit: "msg/s", value: dec.0, baseline: evp, baselineValue: dec.1),
+            Bench.Result(name: "message.encrypt.\(scheme).vs_base64", unit: "msg/s", value: enc64.0, baseline: evp64,
+                         baselineValue: enc64.1),
+            Bench.Result(name: "message.decrypt.\(scheme).vs_base64", unit: "msg/s", value: dec64.0, baseline: evp64,
+                         baselineValue: dec64.1),
         ]
+    }
+
+    /// `pncrypt bench --messages N`: exactly `count` messages each way per scheme, timed once (best for scripts
+    /// and profilers; the figures are as noisy as the machine).
+    func messageCounts(_ count: Int, schemes: [Scheme], baseline: Bool) throws -> [Bench.Result] {
+        func seconds(_ body: () throws -> Int) rethrows -> Double {
+            let clock = ContinuousClock()
+            let start = clock.now
+            blackHole(try body())
+            let elapsed = clock.now - start
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        var results: [Bench.Result] = []
+        for scheme in schemes {
+            let work = try MessageWork(scheme)
+            let enc = Double(count) / (try seconds { try work.encrypt(count) })
+            let dec = Double(count) / (try seconds { try work.decrypt(count) })
+            let encBase = baseline ? Double(count) / seconds { work.evp(count, encrypt: true, base64: true) } : .nan
+            let decBase = baseline ? Double(count) / seconds { work.evp(count, encrypt: false, base64: true) } : .nan
+            results.append(Bench.Result(name: "message.encrypt.\(scheme)", unit: "msg/s", value: enc,
+                                        baseline: "EVP + Base64 loop", baselineValue: encBase))
+            results.append(Bench.Result(name: "message.decrypt.\(scheme)", unit: "msg/s", value: dec,
+                                        baseline: "EVP + Base64 loop", baselineValue: decBase))
+        }
+        return results
     }
 
     func bulk() throws -> [Bench.Result] {
