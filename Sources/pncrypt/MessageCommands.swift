@@ -97,7 +97,7 @@ struct MessageCommand: ParsableCommand {
                 let iv = try CLI.parseIV(iv)
                 let wire = raw ? try crypto.encrypt(jsonText: text, iv: iv)
                     : try crypto.encrypt(try JSONValue(parsing: text), iv: iv)
-                let out = try OutputFile(path: output.output, inputPath: input.input)
+                let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
                 guard gzip else {
                     try out.write(wire.serialized(style: style) + [0x0A])
                     return try out.commit()
@@ -135,7 +135,7 @@ struct MessageCommand: ParsableCommand {
                 let result = try crypto.decrypt(jsonText: try input.readAll(), policy: read.onError.policy)
                 read.report(result.status.map { [$0] } ?? [])
                 if result.status != nil && read.onError == .fail { throw ExitCode.failure }
-                let out = try OutputFile(path: output.output, inputPath: input.input)
+                let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
                 try out.write(result.message.serialized(style: read.style) + [0x0A])
                 try out.commit()
             }
@@ -172,7 +172,7 @@ struct HistoryCommand: ParsableCommand {
                 let result = crypto.decrypt(history: history, policy: read.onError.policy)
                 read.report(result.statuses)
                 if !result.statuses.isEmpty && read.onError == .fail { throw ExitCode.failure }
-                let out = try OutputFile(path: output.output, inputPath: input.input)
+                let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
                 try out.write(result.response.json.serialized(style: read.style) + [0x0A])
                 try out.commit()
             }
