@@ -87,12 +87,18 @@ final class MoveStack<Element> {
         if moved == 0 { return [] }
         let source = base + start
         count = start
-        // Copy, then destroy the originals: `Array(unsafeUninitializedCapacity:)` would move without retains, but
-        // it allocates through a generic runtime path (a metadata lookup, ~400 instructions) that costs more than
-        // retaining and releasing the few elements of a typical container.
-        let result = Array(UnsafeBufferPointer(start: source, count: moved))
-        source.deinitialize(count: moved)
-        return result
+        // Small containers (most of a message) copy, then destroy the originals: the moving
+        // `Array(unsafeUninitializedCapacity:)` allocates through a generic runtime path (a metadata lookup, ~400
+        // instructions) that costs more than retaining and releasing a few elements. Larger ones move.
+        if moved <= 8 {
+            let result = Array(UnsafeBufferPointer(start: source, count: moved))
+            source.deinitialize(count: moved)
+            return result
+        }
+        return [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
+            buffer.baseAddress!.moveInitialize(from: source, count: moved)
+            initialized = moved
+        }
     }
 }
 
