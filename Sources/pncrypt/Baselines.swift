@@ -5,31 +5,141 @@ internal import CLibCrypto
 internal import CZlib
 
 enum Baselines {
-    /// A bare EVP loop: one keyed context reused, only the IV reset per message. Returns the bytes produced, so the
-    /// work cannot be optimised away.
-    static func evpMessages(_ plaintext: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool, count: Int) -> Int {
+    /// A bare EVP loop: one keyed context reused, only the IV reset per message; with `base64`, each ciphertext is
+    /// also Base64-encoded into a reused buffer. Returns the bytes produced, so the work cannot be optimised away.
+    static func evpMessages(_ plaintext: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool, count: Int,
+                            base64: Bool = false) -> Int {
         guard let ctx = EVP_CIPHER_CTX_new() else { return 0 }
         defer { EVP_CIPHER_CTX_free(ctx) }
         let cipher = EVP_CIPHER_fetch(nil, "AES-256-CBC", nil)
         defer { EVP_CIPHER_free(cipher) }
         var out = [UInt8](repeating: 0, count: plaintext.count + 32)
+        var text = [UInt8](repeating: 0, count: (plaintext.count + 34) / 3 * 4)
         var total = 0
         key.withUnsafeBufferPointer { k in _ = EVP_CipherInit_ex(ctx, cipher, nil, k.baseAddress, nil, encrypt ? 1 : 0) }
         plaintext.withUnsafeBufferPointer { input in
             iv.withUnsafeBufferPointer { ivp in
                 out.withUnsafeMutableBufferPointer { o in
-                    for _ in 0..<count {
-                        var n: Int32 = 0
-                        var m: Int32 = 0
-                        EVP_CipherInit_ex(ctx, nil, nil, nil, ivp.baseAddress, -1)
-                        EVP_CipherUpdate(ctx, o.baseAddress, &n, input.baseAddress, Int32(input.count))
-                        EVP_CipherFinal_ex(ctx, o.baseAddress! + Int(n), &m)
-                        total += Int(n + m)
+                    text.withUnsafeMutableBufferPointer { t in
+                        for _ in 0..<count {
+                            var n: Int32 = 0
+                            var m: Int32 = 0
+                            EVP_CipherInit_ex(ctx, nil, nil, nil, ivp.baseAddress, -1)
+                            EVP_CipherUpdate(ctx, o.baseAddress, &n, input.baseAddress, Int32(input.count))
+                            EVP_CipherFinal_ex(ctx, o.baseAddress! + Int(n), &m)
+                            total += Int(n + m)
+                            if base64 { total += base64Encode(UnsafeBufferPointer(rebasing: o[0..<Int(n + m)]), into: t) }
+                        }
                     }
                 }
             }
         }
+        ERR_clear_error()
         return total
+    }
+
+    /// `plaintext` encrypted once (PKCS#7), for the decrypting loops' input.
+    static func evpSeal(_ plaintext: [UInt8], key: [UInt8], iv: [UInt8]) -> [UInt8] {
+        guard let ctx = EVP_CIPHER_CTX_new() else { return [] }
+        defer { EVP_CIPHER_CTX_free(ctx) }
+        var out = [UInt8](repeating: 0, count: plaintext.count + 16)
+        var n: Int32 = 0
+        var m: Int32 = 0
+        out.withUnsafeMutableBufferPointer { o in
+            _ = EVP_EncryptInit_ex(ctx, EVP_aes_256_cbc(), nil, key, iv)
+            _ = EVP_EncryptUpdate(ctx, o.baseAddress, &n, plaintext, Int32(plaintext.count))
+            _ = EVP_EncryptFinal_ex(ctx, o.baseAddress! + Int(n), &m)
+        }
+        return Array(out.prefix(Int(n + m)))
+    }
+
+    /// A bare receive loop: Base64-decode `text` into a reused buffer, then decrypt it with a reused keyed context.
+    static func evpMessagesFromBase64(_ text: [UInt8], key: [UInt8], iv: [UInt8], count: Int) -> Int {
+        guard let ctx = EVP_CIPHER_CTX_new() else { return 0 }
+        defer { EVP_CIPHER_CTX_free(ctx) }
+        let cipher = EVP_CIPHER_fetch(nil, "AES-256-CBC", nil)
+        defer { EVP_CIPHER_free(cipher) }
+        var sealed = [UInt8](repeating: 0, count: text.count)
+        var out = [UInt8](repeating: 0, count: text.count + 32)
+        var total = 0
+        key.withUnsafeBufferPointer { k in _ = EVP_CipherInit_ex(ctx, cipher, nil, k.baseAddress, nil, 0) }
+        text.withUnsafeBufferPointer { input in
+            iv.withUnsafeBufferPointer { ivp in
+                sealed.withUnsafeMutableBufferPointer { s in
+                    out.withUnsafeMutableBufferPointer { o in
+                        for _ in 0..<count {
+                            let length = base64Decode(input, into: s)
+                            var n: Int32 = 0
+                            var m: Int32 = 0
+                            EVP_CipherInit_ex(ctx, nil, nil, nil, ivp.baseAddress, -1)
+                            EVP_CipherUpdate(ctx, o.baseAddress, &n, s.baseAddress, Int32(length))
+                            EVP_CipherFinal_ex(ctx, o.baseAddress! + Int(n), &m)
+                            total += Int(n + m) + length
+                        }
+                    }
+                }
+            }
+        }
+        ERR_clear_error()
+        return total
+    }
+
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
+        return table
+    }()
+
+    /// Plain table-driven Base64 (padded), the textbook loop.
+    private static func base64Encode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        alphabet.withUnsafeBufferPointer { table in
+            var i = 0
+            var o = 0
+            while i + 3 <= input.count {
+                let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                out[o] = table[Int(v >> 18)]
+                out[o + 1] = table[Int(v >> 12 & 63)]
+                out[o + 2] = table[Int(v >> 6 & 63)]
+                out[o + 3] = table[Int(v & 63)]
+                i += 3
+                o += 4
+            }
+            if i < input.count {
+                let rest = input.count - i
+                let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
+                out[o] = table[Int(v >> 18)]
+                out[o + 1] = table[Int(v >> 12 & 63)]
+                out[o + 2] = rest == 2 ? table[Int(v >> 6 & 63)] : UInt8(ascii: "=")
+                out[o + 3] = UInt8(ascii: "=")
+                o += 4
+            }
+            return o
+        }
+    }
+
+    /// Decodes well-formed padded Base64 (no validation beyond skipping `=`), the textbook loop.
+    private static func base64Decode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        decodeTable.withUnsafeBufferPointer { table in
+            var quad: UInt32 = 0
+            var k = 0
+            var o = 0
+            for c in input {
+                let v = table[Int(c)]
+                if v == 0xFF { continue }
+                quad = quad << 6 | UInt32(v)
+                k += 1
+                if k == 4 {
+                    out[o] = UInt8(quad >> 16)
+                    out[o + 1] = UInt8(quad >> 8 & 0xFF)
+                    out[o + 2] = UInt8(quad & 0xFF)
+                    o += 3
+                    k = 0
+                    quad = 0
+                }
+            }
+            return o
+        }
     }
 
     /// A bare EVP loop over a large buffer in 1 MiB pieces (no padding work but the last block).

@@ -18,6 +18,28 @@ struct Bench: ParsableCommand {
     @Flag(help: "Print {\"results\": [{name, unit, value, baseline, baseline_value, ratio}]}.")
     var json = false
 
+    @Option(help: ArgumentHelp("Only the message path: time exactly N encryptions and N decryptions per scheme "
+                               + "(for scripts/compare.sh and profilers).", valueName: "N"))
+    var messages: Int?
+
+    @Option(help: ArgumentHelp("With --messages: only this scheme (legacy, legacy-random-iv or acrh).",
+                               visibility: .hidden))
+    var scheme: Scheme?
+
+    @Option(help: ArgumentHelp("Only the figures whose name starts with this (message, bulk, json, gzip).",
+                               valueName: "prefix"))
+    var only: String?
+
+    @Flag(help: ArgumentHelp("With --messages: skip the baselines (profile pncrypt's code alone, e.g. under callgrind).",
+                             visibility: .hidden))
+    var noBaseline = false
+
+    func validate() throws {
+        if let messages, messages <= 0 { throw ValidationError("--messages must be positive") }
+        if scheme == .legacy33 { throw ValidationError("legacy33 messages are not measured") }
+        if (scheme != nil || noBaseline) && messages == nil { throw ValidationError("--scheme and --no-baseline go with --messages") }
+    }
+
     struct Result {
         var name: String
         var unit: String
@@ -29,13 +51,21 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         try CLI.run {
-            let suite = Suite(seconds: quick ? 0.15 : 1.0, rounds: quick ? 2 : 3, bulkBytes: quick ? 8 << 20 : 64 << 20)
-            let results = try suite.all()
+            let suite = Suite(seconds: quick ? 0.1 : 1.0, rounds: quick ? 2 : 3, bulkBytes: quick ? 8 << 20 : 64 << 20,
+                              gzipBytes: quick ? 4 << 20 : 32 << 20)
+            let results = if let messages {
+                try suite.messageCounts(messages, schemes: scheme.map { [$0] } ?? [.legacy, .acrh], baseline: !noBaseline)
+            } else {
+                try suite.all(only: only)
+            }
             if json {
+                func number(_ value: Double) -> JSONValue {
+                    value.isFinite ? .number(JSONNumber(value.rounded(to: 4))!) : .null
+                }
                 let array = results.map { r -> JSONValue in
-                    .object(["name": .string(r.name), "unit": .string(r.unit), "value": .number(JSONNumber(r.value.rounded(to: 4))!),
-                             "baseline": .string(r.baseline), "baseline_value": .number(JSONNumber(r.baselineValue.rounded(to: 4))!),
-                             "ratio": .number(JSONNumber(r.ratio.rounded(to: 4))!)])
+                    .object(["name": .string(r.name), "unit": .string(r.unit), "value": number(r.value),
+                             "baseline": .string(r.baseline), "baseline_value": number(r.baselineValue),
+                             "ratio": number(r.ratio)])
                 }
                 print(JSONValue.object(["results": .array(array)]).serializedString())
             } else {
@@ -75,6 +105,7 @@ struct Suite {
     var seconds: Double
     var rounds: Int
     var bulkBytes: Int
+    var gzipBytes: Int
 
     /// A message of about 100 bytes of JSON text.
     static let message: JSONValue = [
@@ -82,13 +113,19 @@ struct Suite {
         "tags": ["news", "sport"], "ok": true,
     ]
 
-    func all() throws -> [Bench.Result] {
+    func all(only prefix: String? = nil) throws -> [Bench.Result] {
+        func wanted(_ group: String) -> Bool {
+            guard let prefix else { return true }
+            return group.hasPrefix(prefix) || prefix.hasPrefix(group)
+        }
         var results: [Bench.Result] = []
-        for scheme in [Scheme.legacy, .acrh] {
+        for scheme in [Scheme.legacy, .acrh] where wanted("message") {
             results += try messages(scheme)
         }
-        results += try bulk()
-        results += try jsonFigures()
+        if wanted("bulk") { results += try bulk() }
+        if wanted("json") { results += try jsonFigures() }
+        if wanted("gzip") { results += try gzipFigures() }
+        if let prefix { results = results.filter { $0.name.hasPrefix(prefix) } }
         return results
     }
 
@@ -119,38 +156,116 @@ struct Suite {
         return best
     }
 
-    func messages(_ scheme: Scheme) throws -> [Bench.Result] {
-        let crypto = try MessageCrypto(cipherKey: "bench-key", scheme: scheme, readScheme: scheme)
-        let text = Self.message.serialized()
-        let wire = try crypto.encrypt(Self.message)
-        let ciphertext = try Base64.decode(wire.stringValue!)
-        let body = scheme == .acrh ? Array(ciphertext.dropFirst(26)) : ciphertext
+    /// What the message figures run: the publish path (JSON write, encrypt, Base64, JSON string literal) and the
+    /// receive path (JSON string, Base64, decrypt, UTF-8 check, JSON parse), plus the bare loops' inputs.
+    struct MessageWork {
+        let crypto: MessageCrypto
+        let text: [UInt8]
+        let wire: [UInt8]
+        let wireBase64: [UInt8]
+        let body: [UInt8]
         let key = [UInt8](repeating: 7, count: 32)
         let iv = [UInt8](repeating: 1, count: 16)
+
+        init(_ scheme: Scheme) throws {
+            crypto = try MessageCrypto(cipherKey: "bench-key", scheme: scheme, readScheme: scheme)
+            text = Suite.message.serialized()
+            wire = try crypto.publishBody(Suite.message)
+            // The bare loops decrypt the same plaintext sealed under their own key, so the padding check passes.
+            body = Baselines.evpSeal(text, key: key, iv: iv)
+            wireBase64 = Base64.encodeBytes(body)
+        }
+
+        func encrypt(_ count: Int) throws -> Int {
+            var n = 0
+            for _ in 0..<count { n &+= try crypto.publishBody(Suite.message).count }
+            return n
+        }
+
+        func decrypt(_ count: Int) throws -> Int {
+            var n = 0
+            for _ in 0..<count { if try crypto.decrypt(jsonText: wire, policy: .marker).status == nil { n &+= 1 } }
+            return n
+        }
+
+        @inline(never)
+        func evp(_ count: Int, encrypt: Bool, base64: Bool) -> Int {
+            encrypt ? evpEncrypt(count, base64: base64) : evpDecrypt(count, base64: base64)
+        }
+
+        @inline(never)
+        func evpEncrypt(_ count: Int, base64: Bool) -> Int { evpLoop(count, encrypt: true, base64: base64) }
+
+        @inline(never)
+        func evpDecrypt(_ count: Int, base64: Bool) -> Int { evpLoop(count, encrypt: false, base64: base64) }
+
+        func evpLoop(_ count: Int, encrypt: Bool, base64: Bool) -> Int {
+            if base64 && !encrypt {
+                return Baselines.evpMessagesFromBase64(wireBase64, key: key, iv: iv, count: count)
+            }
+            return Baselines.evpMessages(encrypt ? text : body, key: key, iv: iv, encrypt: encrypt, count: count,
+                                         base64: base64)
+        }
+    }
+
+    /// Best of `rounds` for ours and two baselines, in rotation.
+    func compare3(_ ours: () throws -> Double, _ first: () throws -> Double, _ second: () throws -> Double) rethrows
+        -> (Double, Double, Double) {
+        var best = (0.0, 0.0, 0.0)
+        for _ in 0..<rounds {
+            best.0 = max(best.0, try ours())
+            best.1 = max(best.1, try first())
+            best.2 = max(best.2, try second())
+        }
+        return best
+    }
+
+    func messages(_ scheme: Scheme) throws -> [Bench.Result] {
+        let work = try MessageWork(scheme)
         let batch = 1000
-        let enc = try compare({
-            try rate(batch) {
-                var n = 0
-                for _ in 0..<batch { n &+= try crypto.encrypt(Self.message).serialized().count }
-                return n
-            }
-        }, { rate(batch) { Baselines.evpMessages(text, key: key, iv: iv, encrypt: true, count: batch) } })
-        let dec = compare({
-            rate(batch) {
-                var n = 0
-                for _ in 0..<batch { if crypto.decrypt(wire, policy: .marker).status == nil { n &+= 1 } }
-                return n
-            }
-        }, {
-            // The baseline decrypts under its own key: the padding check fails, but the cipher work is the same.
-            rate(batch) { Baselines.evpMessages(body, key: key, iv: iv, encrypt: false, count: batch) }
-        })
+        let enc = try compare3({ try rate(batch) { try work.encrypt(batch) } },
+                               { rate(batch) { work.evp(batch, encrypt: true, base64: false) } },
+                               { rate(batch) { work.evp(batch, encrypt: true, base64: true) } })
+        let dec = try compare3({ try rate(batch) { try work.decrypt(batch) } },
+                               { rate(batch) { work.evp(batch, encrypt: false, base64: false) } },
+                               { rate(batch) { work.evp(batch, encrypt: false, base64: true) } })
+        let enc64 = (enc.0, enc.2)
+        let dec64 = (dec.0, dec.2)
+        let evp = "EVP loop, reused context"
+        let evp64 = "EVP + Base64 loop"
         return [
-            Bench.Result(name: "message.encrypt.\(scheme)", unit: "msg/s", value: enc.0, baseline: "EVP loop, reused context",
-                         baselineValue: enc.1),
-            Bench.Result(name: "message.decrypt.\(scheme)", unit: "msg/s", value: dec.0, baseline: "EVP loop, reused context",
-                         baselineValue: dec.1),
+            Bench.Result(name: "message.encrypt.\(scheme)", unit: "msg/s", value: enc.0, baseline: evp, baselineValue: enc.1),
+            Bench.Result(name: "message.decrypt.\(scheme)", unit: "msg/s", value: dec.0, baseline: evp, baselineValue: dec.1),
+            Bench.Result(name: "message.encrypt.\(scheme).vs_base64", unit: "msg/s", value: enc64.0, baseline: evp64,
+                         baselineValue: enc64.1),
+            Bench.Result(name: "message.decrypt.\(scheme).vs_base64", unit: "msg/s", value: dec64.0, baseline: evp64,
+                         baselineValue: dec64.1),
         ]
+    }
+
+    /// `pncrypt bench --messages N`: exactly `count` messages each way per scheme, timed once (best for scripts
+    /// and profilers; the figures are as noisy as the machine).
+    func messageCounts(_ count: Int, schemes: [Scheme], baseline: Bool) throws -> [Bench.Result] {
+        func seconds(_ body: () throws -> Int) rethrows -> Double {
+            let clock = ContinuousClock()
+            let start = clock.now
+            blackHole(try body())
+            let elapsed = clock.now - start
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        var results: [Bench.Result] = []
+        for scheme in schemes {
+            let work = try MessageWork(scheme)
+            let enc = Double(count) / (try seconds { try work.encrypt(count) })
+            let dec = Double(count) / (try seconds { try work.decrypt(count) })
+            let encBase = baseline ? Double(count) / seconds { work.evp(count, encrypt: true, base64: true) } : .nan
+            let decBase = baseline ? Double(count) / seconds { work.evp(count, encrypt: false, base64: true) } : .nan
+            results.append(Bench.Result(name: "message.encrypt.\(scheme)", unit: "msg/s", value: enc,
+                                        baseline: "EVP + Base64 loop", baselineValue: encBase))
+            results.append(Bench.Result(name: "message.decrypt.\(scheme)", unit: "msg/s", value: dec,
+                                        baseline: "EVP + Base64 loop", baselineValue: decBase))
+        }
+        return results
     }
 
     func bulk() throws -> [Bench.Result] {
@@ -217,6 +332,71 @@ struct Suite {
         return [
             Bench.Result(name: "json.parse", unit: "MB/s", value: parse.0, baseline: "Foundation JSONSerialization", baselineValue: parse.1),
             Bench.Result(name: "json.write", unit: "MB/s", value: write.0, baseline: "Foundation JSONSerialization", baselineValue: write.1),
+        ]
+    }
+}
+
+extension Suite {
+    /// JSON-like text that compresses about as real message history does (roughly 4:1 at level 6).
+    static func compressibleText(_ count: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(count + 256)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let words = ["alice", "bob", "news", "sport", "weather", "hello", "pubnub", "channel", "message", "ok"]
+        while out.count < count {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let n = Int(state >> 33)
+            let line = "{\"message\":{\"text\":\"\(words[n % 10]) \(words[(n >> 4) % 10]) \(n % 100000)\","
+                + "\"user\":\"\(words[(n >> 8) % 10])-\(n % 97)\"},\"timetoken\":\(13406746729185766 + n % 1_000_000)},\n"
+            out.append(contentsOf: line.utf8)
+        }
+        return Array(out.prefix(count))
+    }
+
+    /// gzip at level 6 through `GzipCompressor`/`GzipDecompressor` (1 MiB chunks in, as a file streams) against
+    /// zlib's own deflate/inflate loop on the same bytes.
+    func gzipFigures() throws -> [Bench.Result] {
+        let text = Self.compressibleText(gzipBytes)
+        let packed = try Gzip.compress(text, level: 6)
+        let mb = Double(text.count) / 1e6
+        let piece = 1 << 20
+        let compress = try compare({
+            try rate(1) {
+                let compressor = try GzipCompressor(level: 6)
+                var total = 0
+                try text.withUnsafeBytes { all in
+                    var offset = 0
+                    while offset < all.count {
+                        let n = min(piece, all.count - offset)
+                        try compressor.update(UnsafeRawBufferPointer(rebasing: all[offset..<offset + n])) { total += $0.count }
+                        offset += n
+                    }
+                }
+                try compressor.finish { total += $0.count }
+                return total
+            } * mb
+        }, { rate(1) { Baselines.zlibCompress(text, level: 6) } * mb })
+        let decompress = try compare({
+            try rate(1) {
+                let decompressor = try GzipDecompressor()
+                var total = 0
+                try packed.withUnsafeBytes { all in
+                    var offset = 0
+                    while offset < all.count {
+                        let n = min(piece, all.count - offset)
+                        try decompressor.update(UnsafeRawBufferPointer(rebasing: all[offset..<offset + n])) { total += $0.count }
+                        offset += n
+                    }
+                }
+                try decompressor.finish()
+                return total
+            } * mb
+        }, { rate(1) { Baselines.zlibDecompress(packed) } * mb })
+        return [
+            Bench.Result(name: "gzip.compress", unit: "MB/s", value: compress.0, baseline: "zlib deflate loop, level 6",
+                         baselineValue: compress.1),
+            Bench.Result(name: "gzip.decompress", unit: "MB/s", value: decompress.0, baseline: "zlib inflate loop",
+                         baselineValue: decompress.1),
         ]
     }
 }

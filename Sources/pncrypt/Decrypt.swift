@@ -59,7 +59,7 @@ struct Decrypt: ParsableCommand {
             } else {
                 let ciphertext = try Base64.decode(try input.readAll())
                 let match = try ring.decrypt(ciphertext, scheme: scheme.scheme)
-                let out = try OutputFile(path: output.output, inputPath: input.input)
+                let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
                 try out.write(match.plaintext)
                 try out.commit()
             }
@@ -71,7 +71,7 @@ struct Decrypt: ParsableCommand {
         if ring.keys.count > 1 && input.input == nil {
             throw ValidationError("several keys with --binary need -i PATH: the input is read again for each key")
         }
-        let out = try OutputFile(path: output.output, inputPath: input.input)
+        let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
         // Standard output cannot be taken back: hold the plaintext until the padding is verified.
         let spool = output.output == nil ? try Spool() : nil
         let target = spool?.handle ?? out.handle

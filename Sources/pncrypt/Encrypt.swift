@@ -54,7 +54,7 @@ struct Encrypt: ParsableCommand {
             } else {
                 let plaintext = try input.readAll()
                 let text = try CryptoModule(key: key).encryptToBase64(plaintext, scheme: scheme, iv: iv)
-                let out = try OutputFile(path: output.output, inputPath: input.input)
+                let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
                 try out.write(Array((text + "\n").utf8))
                 try out.commit()
             }

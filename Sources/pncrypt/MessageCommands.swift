@@ -37,7 +37,7 @@ struct MessageReadOptions: ParsableArguments {
             FileHandle.standardError.write(Data(status.json.serialized() + [0x0A]))
         }
         if !statuses.isEmpty && onError == .fail { throw ExitCode.failure }
-        let out = try OutputFile(path: output.output, inputPath: input.input)
+        let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
         try out.write(value.serialized(style: style) + [0x0A])
         try out.commit()
     }
@@ -102,7 +102,7 @@ struct MessageCommand: ParsableCommand {
                 let iv = try CLI.parseIV(iv)
                 let wire = raw ? try crypto.encrypt(jsonText: text, iv: iv)
                     : try crypto.encrypt(try JSONValue(parsing: text), iv: iv)
-                let out = try OutputFile(path: output.output, inputPath: input.input)
+                let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
                 guard gzip else {
                     try out.write(wire.serialized(style: style) + [0x0A])
                     return try out.commit()

@@ -85,6 +85,12 @@ struct OutputOptions: ParsableArguments {
         "Write output to a file: written to a temporary file beside it and renamed into place only on success.",
         valueName: "path"))
     var output: String?
+
+    @Flag(name: .customLong("sync"), help: ArgumentHelp(
+        "With -o: flush the output to disk (fsync the file, then its directory after the rename) before exiting, "
+        + "so it survives a power loss. Without it the output is still all-or-nothing if the process dies, as "
+        + "with gzip and openssl, but the kernel writes it back later."))
+    var sync = false
 }
 
 /// A deliberate failure of the CLI: an exit status and one line for standard error.

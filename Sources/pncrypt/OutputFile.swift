@@ -7,16 +7,22 @@ import Glibc
 /// Output that appears only when the command succeeds.
 ///
 /// With a path, bytes go to `.<name>.pncrypt-<pid>.tmp` beside it, which is renamed over the path on `commit()`
-/// and removed on failure. Temporary files left by a killed run (their pid no longer alive) are removed by the
+/// and removed on failure. The rename makes the output all-or-nothing when the process is killed (SIGKILL, crash):
+/// the path holds either its old contents or the whole new output. Surviving a power loss also needs the data and
+/// the rename on disk: with `durable` (`--sync`), `commit()` fsyncs the file before the rename and the directory
+/// after it. That is not the default: like gzip and openssl, pncrypt leaves write-back to the kernel (the fsync of a
+/// large file can cost as much as encrypting it). Temporary files left by a killed run (their pid no longer alive) are removed by the
 /// next run writing the same path. Without a path, bytes go to standard output.
 final class OutputFile {
     let handle: FileHandle
     private let path: String?
     private let temporaryPath: String?
+    private let durable: Bool
     private var done = false
 
     /// Opens the output. Refuses to write over the input file.
-    init(path: String?, inputPath: String?) throws {
+    init(path: String?, inputPath: String?, durable: Bool = false) throws {
+        self.durable = durable
         guard let path else {
             self.path = nil
             temporaryPath = nil
@@ -54,7 +60,7 @@ final class OutputFile {
     func commit() throws {
         done = true
         guard let path, let temporaryPath else { return }
-        guard fsync(handle.fileDescriptor) == 0 || errno == EINVAL else {
+        guard !durable || fsync(handle.fileDescriptor) == 0 || errno == EINVAL else {
             let reason = String(cString: strerror(errno))
             abandon()
             throw CLIFailure(74, "cannot write '\(path)': \(reason)")
@@ -64,6 +70,16 @@ final class OutputFile {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
             throw CLIFailure(74, "cannot move output into place at '\(path)': \(reason)")
+        }
+        if durable {
+            // The rename is on disk only once the directory is.
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { return }
+            defer { close(fd) }
+            guard fsync(fd) == 0 || errno == EINVAL else {
+                throw CLIFailure(74, "cannot flush the directory of '\(path)': \(String(cString: strerror(errno)))")
+            }
         }
     }
 

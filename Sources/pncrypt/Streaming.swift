@@ -8,7 +8,7 @@ enum Streaming {
     /// output is always kept only on success).
     static func run(input: InputOptions, output: OutputOptions, stages: [any ByteStreamStage],
                     holdUntilVerified: Bool) throws {
-        let out = try OutputFile(path: output.output, inputPath: input.input)
+        let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
         let spool = holdUntilVerified && output.output == nil ? try Spool() : nil
         let target = spool?.handle ?? out.handle
         if let text = input.text {

@@ -58,8 +58,61 @@ public struct CryptoModule: Sendable {
     /// Encrypts and returns standard padded Base64 (the text a message carries).
     public func encryptToBase64(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
         throws(PNCryptError) -> String {
-        Base64.encode(try encrypt(plaintext, scheme: scheme ?? encryptionScheme, iv: iv))
+        let text = try withBytes(plaintext) { (buffer) throws(PNCryptError) in
+            try sealToBase64(buffer, scheme: scheme ?? encryptionScheme, iv: iv, quoted: false)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
+
+    /// Encrypts `input` in `scheme` and returns the Base64 of the result, with `quoted` as a JSON string literal.
+    ///
+    /// The message fast path: the ciphertext goes to scratch memory (the stack for a message) and is encoded
+    /// straight into the one array returned; the header and IV are written in place, and random IVs come from the
+    /// context's reserve of `RAND_bytes` output.
+    func sealToBase64(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv explicitIV: [UInt8]?,
+                      quoted: Bool) throws(PNCryptError) -> [UInt8] {
+        if let explicitIV { _ = try Self.resolveIV(explicitIV, scheme: scheme) }
+        if scheme == .acrh && input.isEmpty {
+            throw PNCryptError(.emptyPlaintext, "cannot encrypt empty data with acrh (nothing to encrypt)")
+        }
+        // PKCS#7 always adds 1...16 bytes: the ciphertext length is exact.
+        let prefix = scheme == .acrh ? Self.acrhHeaderCount : scheme == .legacyRandomIV ? 16 : 0
+        let sealedCount = prefix + (input.count / 16 + 1) * 16
+        let pool = key.pool(scheme, encrypting: true)
+        return try withScratch(sealedCount) { (sealed) throws(PNCryptError) -> [UInt8] in
+            let base = sealed.baseAddress!
+            let ivStart = prefix - 16
+            if scheme == .acrh {
+                Self.acrhHeaderStart.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            }
+            let n = try pool.withContext { (context) throws(PNCryptError) -> Int? in
+                switch scheme {
+                case .legacy, .legacy33:
+                    return Self.fixedIV.withUnsafeBytes { iv in
+                        context.run(iv: iv, input: input, output: sealed, prefix: 0)
+                    }
+                case .legacyRandomIV, .acrh:
+                    if let explicitIV {
+                        explicitIV.withUnsafeBytes { (base + ivStart).copyMemory(from: $0.baseAddress!, byteCount: 16) }
+                    } else if !context.randomIV(into: base + ivStart) {
+                        throw PNCryptError(.encryptionFailed, "the random number generator (RAND_bytes) failed")
+                    }
+                    return context.run(iv: UnsafeRawBufferPointer(start: base + ivStart, count: 16), input: input,
+                                       output: sealed, prefix: prefix)
+                }
+            }
+            guard let n, n == sealedCount else {
+                throw PNCryptError(.encryptionFailed, "the AES cipher failed to encrypt")
+            }
+            return Base64.encode(UnsafeRawBufferPointer(sealed), quoted: quoted)
+        }
+    }
+
+    /// `PNED`, version 1, `ACRH`, metadata length 16: the 10 bytes before the IV in every header pncrypt writes.
+    static let acrhHeaderStart: [UInt8] = CryptorHeader.sentinel + [CryptorHeader.currentVersion]
+        + CryptorHeader.aesCBCCryptorID + [16]
+    /// The length of an `acrh` header with its 16-byte IV.
+    static let acrhHeaderCount = 26
 
     func encryptBytes(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv explicitIV: [UInt8]?)
         throws(PNCryptError) -> [UInt8] {
@@ -127,22 +180,47 @@ public struct CryptoModule: Sendable {
 
     /// The scheme `decrypt(_:)` would use for `data`, after reading its header if it has one.
     public func detectScheme(_ data: some Collection<UInt8>) throws(PNCryptError) -> Scheme {
+        if let first = data.first, first != CryptorHeader.sentinel[0] { return legacyScheme }
         guard let (header, _) = try CryptorHeader.parse(data) else { return legacyScheme }
         return try Self.cryptor(for: header, explicit: nil) ?? legacyScheme
     }
 
     func decryptBytes(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?) throws(PNCryptError) -> [UInt8] {
+        var failure: PNCryptError?
+        let out = [UInt8](unsafeUninitializedCapacity: input.count + 16) { buffer, initialized in
+            do throws(PNCryptError) {
+                initialized = try decrypt(input, scheme: explicit, into: UnsafeMutableRawPointer(buffer.baseAddress!))
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return out
+    }
+
+    /// Decrypts `input` (as `decrypt(_:scheme:)`; `explicit` nil detects) into `output`, which has room for
+    /// `input.count + 16` bytes; returns the plaintext length.
+    func decrypt(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?, into output: UnsafeMutableRawPointer)
+        throws(PNCryptError) -> Int {
         var scheme = explicit ?? legacyScheme
-        var ivBytes = Self.fixedIV
+        var iv = UnsafeRawBufferPointer(start: nil, count: 0)
         var bodyStart = 0
         if explicit == nil || explicit == .acrh {
-            if let (header, length) = try CryptorHeader.parse(input) {
+            if Self.hasACRHHeader(input) {
+                // The header pncrypt and every SDK write: read in place.
+                scheme = .acrh
+                iv = UnsafeRawBufferPointer(rebasing: input[10..<26])
+                bodyStart = Self.acrhHeaderCount
+            } else if let (header, length) = try CryptorHeader.parse(input) {
                 if try Self.cryptor(for: header, explicit: explicit) == .acrh {
+                    // A longer encoding of the metadata length (0xFF, 0x00, 0x10): the IV ends the header.
                     scheme = .acrh
-                    ivBytes = header.metadata
+                    iv = UnsafeRawBufferPointer(rebasing: input[(length - 16)..<length])
                 } else {
                     // The legacy cryptor's id: what follows the header is legacy data.
-                    return try decryptBytes(UnsafeRawBufferPointer(rebasing: input[length...]), scheme: legacyScheme)
+                    return try decrypt(UnsafeRawBufferPointer(rebasing: input[length...]), scheme: legacyScheme,
+                                       into: output)
                 }
                 bodyStart = length
             } else if scheme == .acrh {
@@ -155,32 +233,33 @@ public struct CryptoModule: Sendable {
                 throw PNCryptError(.wrongKeyOrCorrupt,
                                    "\(input.count) bytes is too short for legacy-random-iv (16-byte IV, then ciphertext)")
             }
-            ivBytes = Array(input[0..<16])
+            iv = UnsafeRawBufferPointer(rebasing: input[0..<16])
             bodyStart = 16
         }
         let body = UnsafeRawBufferPointer(rebasing: input[bodyStart...])
         try Self.checkBlocks(body.count, scheme: scheme, afterHeader: scheme == .acrh)
         let pool = key.pool(scheme, encrypting: false)
-        var failed = false
-        let out = [UInt8](unsafeUninitializedCapacity: body.count + 16) { buffer, initialized in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
-            let n = ivBytes.withUnsafeBytes { iv in
-                pool.withContext { $0.run(iv: iv, input: body, output: raw, prefix: 0) }
-            }
-            if let n {
-                initialized = n
-            } else {
-                // All but the last block were decrypted before the padding check failed: wipe them.
-                OpenSSL.cleanse(raw.baseAddress!, count: raw.count)
-                failed = true
-                initialized = 0
-            }
+        let output = UnsafeMutableRawBufferPointer(start: output, count: body.count + 16)
+        let n = if iv.baseAddress == nil {
+            Self.fixedIV.withUnsafeBytes { fixed in pool.withContext { $0.run(iv: fixed, input: body, output: output, prefix: 0) } }
+        } else {
+            pool.withContext { $0.run(iv: iv, input: body, output: output, prefix: 0) }
         }
-        guard !failed else { throw Self.badPadding(scheme) }
-        if scheme == .acrh && out.isEmpty {
+        guard let n else {
+            // All but the last block were decrypted before the padding check failed: wipe them.
+            OpenSSL.cleanse(output.baseAddress!, count: output.count)
+            throw Self.badPadding(scheme)
+        }
+        if scheme == .acrh && n == 0 {
             throw PNCryptError(.wrongKeyOrCorrupt, "acrh data decrypted to empty plaintext (SPEC section 2 rule 5)")
         }
-        return out
+        return n
+    }
+
+    /// Whether `input` starts with `PNED 01 ACRH 10` and holds the whole 16-byte IV.
+    static func hasACRHHeader(_ input: UnsafeRawBufferPointer) -> Bool {
+        guard input.count >= acrhHeaderCount else { return false }
+        return acrhHeaderStart.withUnsafeBytes { memcmpEqual($0, UnsafeRawBufferPointer(rebasing: input[0..<10])) }
     }
 
     /// The id the legacy cryptor has in the Swift and Go SDKs: four zero bytes. They never write it, but read a

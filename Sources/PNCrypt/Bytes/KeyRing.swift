@@ -44,18 +44,40 @@ public struct KeyRing: Sendable {
     /// - Throws: when no key works, the error the first key gave, its message saying how many keys were tried.
     public func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme = .legacy,
                         requireUTF8: Bool = false) throws(PNCryptError) -> Match {
-        let bytes = Array(data)
+        try withBytes(data) { (input) throws(PNCryptError) -> Match in
+            var failure: PNCryptError?
+            var found = (count: 0, keyIndex: 0, scheme: Scheme.legacy)
+            let plaintext = [UInt8](unsafeUninitializedCapacity: input.count + 16) { buffer, initialized in
+                do throws(PNCryptError) {
+                    found = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, requireUTF8: requireUTF8,
+                                        into: UnsafeMutableRawPointer(buffer.baseAddress!))
+                    initialized = found.count
+                } catch {
+                    failure = error
+                    initialized = 0
+                }
+            }
+            if let failure { throw failure }
+            return Match(plaintext: plaintext, keyIndex: found.keyIndex, scheme: found.scheme)
+        }
+    }
+
+    /// Decrypts `input` with the first key that works into `output` (room for `input.count + 16` bytes); as
+    /// `decrypt(_:scheme:legacyScheme:requireUTF8:)`, returning the plaintext length instead of an array.
+    func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme, requireUTF8: Bool,
+                 into output: UnsafeMutableRawPointer) throws(PNCryptError)
+        -> (count: Int, keyIndex: Int, scheme: Scheme) {
         var firstError: PNCryptError?
         for (index, key) in keys.enumerated() {
             let module = CryptoModule(key: key, legacyScheme: legacyScheme)
             do throws(PNCryptError) {
-                let used = if let scheme { scheme } else { try module.detectScheme(bytes) }
-                var plaintext = try module.decrypt(bytes, scheme: used)
-                if requireUTF8 && String(validating: plaintext, as: UTF8.self) == nil {
-                    OpenSSL.cleanse(&plaintext)
+                let used = if let scheme { scheme } else { try module.detectScheme(input) }
+                let count = try module.decrypt(input, scheme: used, into: output)
+                if requireUTF8 && !isValidUTF8(UnsafeRawBufferPointer(start: output, count: count)) {
+                    OpenSSL.cleanse(output, count: count)
                     throw PNCryptError(.invalidUTF8, "the plaintext is not valid UTF-8: wrong key or corrupt data")
                 }
-                return Match(plaintext: plaintext, keyIndex: index, scheme: used)
+                return (count, index, used)
             } catch {
                 if firstError == nil { firstError = error }
                 // Format errors do not depend on the key: no other key can do better.

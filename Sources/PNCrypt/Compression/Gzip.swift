@@ -17,8 +17,11 @@ public enum Gzip: Sendable {
     /// The output limit of the one-shot `decompress`: 64 MiB. Larger output throws `.outputLimitExceeded`.
     public static let defaultOutputLimit = 64 << 20
 
-    /// The size of the pieces the streaming types produce and the file functions read: 64 KiB.
-    public static let defaultChunkSize = 64 << 10
+    /// The size of the pieces the streaming types produce and the file functions read: 256 KiB.
+    ///
+    /// inflate copies the last 32 KiB of every output piece into its window: with 64 KiB pieces that copy made
+    /// decompression about 1.1x slower than zlib's own loop with 1 MiB pieces; at 256 KiB it is within noise.
+    public static let defaultChunkSize = 256 << 10
 
     /// Compresses `bytes` into one gzip member. Throws `.invalidValue` for a level outside 0...9.
     /// Empty input gives a valid 20-byte gzip member.
@@ -29,7 +32,7 @@ public enum Gzip: Sendable {
     /// Decompresses `bytes` in the given format, refusing output larger than `outputLimit` bytes
     /// (`nil`: no limit). The whole input must be consumed: see `GzipDecompressor` for the errors.
     ///
-    /// Output is inflated in 64 KiB pieces and the limit is checked before each is appended, so memory stays
+    /// Output is inflated in 256 KiB pieces and the limit is checked before each is appended, so memory stays
     /// near the limit: a 10 GiB-of-zeros gzip bomb (10 MB) is refused at the default limit in about 0.15 s with
     /// a peak RSS of about 65 MiB above the input. For output that need not be held, use `GzipDecompressor`.
     public static func decompress(_ bytes: some Sequence<UInt8>, format: CompressionFormat = .gzipOrZlib,

@@ -14,3 +14,35 @@ func withBytes<R>(_ data: some Collection<UInt8>,
         Result { () throws(PNCryptError) -> R in try body(buffer) }
     }.get()
 }
+
+/// Runs `body` with `count` bytes of scratch memory that never escapes it: on the stack when small (a message),
+/// else on the heap. (`withUnsafeTemporaryAllocation` alone asks the runtime about stack room above 1 KiB,
+/// which on Linux can cost more than the work.)
+@inline(__always)
+func withScratch<R, E: Error>(_ count: Int,
+                              _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    if count <= 1024 {
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 16) {
+            (buffer) throws(E) -> R in try body(buffer)
+        }
+    }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+    defer { buffer.deallocate() }
+    return try body(buffer)
+}
+
+/// Whether `a` and `b` hold the same bytes.
+@inline(__always)
+func memcmpEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count == b.count else { return false }
+    for i in 0..<a.count where a[i] != b[i] { return false }
+    return true
+}
+
+/// Whether `bytes` are valid UTF-8 (RFC 3629, as `String(validating:as:)` decides), without making a String.
+func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var any: UInt8 = 0
+    for byte in bytes { any |= byte }
+    if any < 0x80 { return true }
+    return JSONParser.firstInvalidUTF8(in: bytes.assumingMemoryBound(to: UInt8.self)) == nil
+}

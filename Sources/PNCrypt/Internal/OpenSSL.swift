@@ -4,15 +4,27 @@
 // - The two `EVP_CIPHER` objects are fetched once per process and never freed (process lifetime).
 // - An `AESCBCContext` owns one `EVP_CIPHER_CTX`, keyed once for one direction; it is freed in `deinit`.
 //   A context is not thread-safe: it is used by one caller at a time, handed out by `ContextPool`.
+// - An encrypting context may own a small reserve of CSPRNG bytes for random IVs (`randomIV(into:)`), allocated
+//   on first use, wiped and freed in `deinit`. Bytes drawn before a `fork()` are discarded in the child.
 // - `SecretBytes` owns key material and wipes it with `OPENSSL_cleanse` when released. Plaintext buffers the
 //   library owns (decrypt output that fails, stream and read buffers, copies of the caller's bytes, JSON text of
 //   messages) are wiped with `OpenSSL.cleanse` before they are released.
 internal import CLibCrypto
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+/// Incremented in the child after every `fork()`: buffered random bytes drawn under an older generation are
+/// thrown away, so a parent and its child never hand out the same IVs (OpenSSL's own DRBG does the same).
+private let forkGeneration = Atomic<Int>(0)
+
+private let forkHandlerInstalled: Bool = {
+    pthread_atfork(nil, nil, { forkGeneration.add(1, ordering: .relaxed) })
+    return true
+}()
 
 /// Process-wide OpenSSL objects and one-shot helpers.
 enum OpenSSL {
@@ -113,7 +125,40 @@ final class AESCBCContext: @unchecked Sendable {
         self.encrypting = encrypting
     }
 
-    deinit { EVP_CIPHER_CTX_free(ctx) }
+    deinit {
+        EVP_CIPHER_CTX_free(ctx)
+        if let ivReserve {
+            OPENSSL_cleanse(ivReserve, Self.ivReserveSize)
+            ivReserve.deallocate()
+        }
+    }
+
+    /// Random bytes drawn from OpenSSL's CSPRNG ahead of use, 16 per IV: one `RAND_bytes` call per
+    /// `ivReserveSize / 16` messages instead of one per message (it costs more than encrypting ~100 bytes).
+    private var ivReserve: UnsafeMutableRawPointer?
+    private var ivReserveUsed = AESCBCContext.ivReserveSize
+    private var ivReserveGeneration = 0
+    private static let ivReserveSize = 512
+
+    /// Writes 16 fresh bytes from OpenSSL's CSPRNG (`RAND_bytes`) to `output`, each byte handed out once.
+    func randomIV(into output: UnsafeMutableRawPointer) -> Bool {
+        let generation = forkHandlerInstalled ? forkGeneration.load(ordering: .relaxed) : 0
+        if ivReserveUsed == Self.ivReserveSize || generation != ivReserveGeneration {
+            let reserve = ivReserve ?? UnsafeMutableRawPointer.allocate(byteCount: Self.ivReserveSize, alignment: 16)
+            ivReserve = reserve
+            guard RAND_bytes(reserve.assumingMemoryBound(to: UInt8.self), Int32(Self.ivReserveSize)) == 1 else {
+                ivReserveUsed = Self.ivReserveSize
+                return false
+            }
+            ivReserveUsed = 0
+            ivReserveGeneration = generation
+        }
+        let source = ivReserve! + ivReserveUsed
+        output.copyMemory(from: source, byteCount: 16)
+        OPENSSL_cleanse(source, 16)
+        ivReserveUsed += 16
+        return true
+    }
 
     /// Starts a new message with `iv` (16 bytes); the key schedule is kept.
     func start(iv: UnsafeRawBufferPointer) -> Bool {

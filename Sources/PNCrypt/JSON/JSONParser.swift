@@ -41,21 +41,24 @@ extension JSONValue {
     }
 }
 
-/// A stack that hands its top elements over to a new array by moving them, without retaining and releasing
-/// each one (closing a container of n values costs one allocation and a memcpy).
+/// A stack that hands its top elements over to a new array (closing a container of n values costs one
+/// allocation and a copy).
 ///
 /// Ownership: `base` holds `count` initialized elements and `capacity` slots; `deinit` destroys and frees them.
+/// While `capacity` is 0, `base` is a placeholder that is never read, written or freed.
 final class MoveStack<Element> {
     private var base: UnsafeMutablePointer<Element>
     private var capacity: Int
     private(set) var count = 0
 
+    /// Nothing is allocated until the first `append` (a document without containers needs no stack).
     init() {
-        capacity = 64
-        base = .allocate(capacity: capacity)
+        capacity = 0
+        base = UnsafeMutablePointer(bitPattern: MemoryLayout<Element>.alignment)!
     }
 
     deinit {
+        guard capacity > 0 else { return }
         base.deinitialize(count: count)
         base.deallocate()
     }
@@ -68,10 +71,12 @@ final class MoveStack<Element> {
     }
 
     private func grow() {
-        let newCapacity = capacity * 2
+        let newCapacity = max(16, capacity * 2)
         let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        newBase.moveInitialize(from: base, count: count)
-        base.deallocate()
+        if capacity > 0 {
+            newBase.moveInitialize(from: base, count: count)
+            base.deallocate()
+        }
         base = newBase
         capacity = newCapacity
     }
@@ -82,6 +87,14 @@ final class MoveStack<Element> {
         if moved == 0 { return [] }
         let source = base + start
         count = start
+        // Small containers (most of a message) copy, then destroy the originals: the moving
+        // `Array(unsafeUninitializedCapacity:)` allocates through a generic runtime path (a metadata lookup, ~400
+        // instructions) that costs more than retaining and releasing a few elements. Larger ones move.
+        if moved <= 8 {
+            let result = Array(UnsafeBufferPointer(start: source, count: moved))
+            source.deinitialize(count: moved)
+            return result
+        }
         return [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
             buffer.baseAddress!.moveInitialize(from: source, count: moved)
             initialized = moved
@@ -323,27 +336,33 @@ struct JSONParser {
     private mutating func parseString() throws(PNCryptError) -> String {
         position += 1
         let start = position
+        // Scan the plain run with a local index over the base pointer (the stored `position` would be reloaded and
+        // stored on every byte): only `"`, `\\` and control characters stop it.
+        let base = bytes.baseAddress!
+        let end = count
+        var index = start
         var seen: UInt8 = 0
-        while position < count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                let content = UnsafeBufferPointer(rebasing: bytes[start..<position])
-                position += 1
-                if seen < 0x80 {
-                    return String(decoding: content, as: UTF8.self)
-                }
-                return try makeValidatedString(content, rawStart: start, rawEnd: position - 1)
-            }
-            if byte == UInt8(ascii: "\\") {
-                return try parseEscapedString(start: start)
-            }
-            if byte < 0x20 {
-                throw controlCharacterError(byte)
-            }
+        while index < end {
+            let byte = base[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
             seen |= byte
-            position += 1
+            index += 1
         }
-        throw unterminatedStringError(start: start - 1)
+        position = index
+        guard index < end else { throw unterminatedStringError(start: start - 1) }
+        let byte = base[index]
+        if byte == UInt8(ascii: "\"") {
+            let content = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            position += 1
+            if seen < 0x80 {
+                return String(decoding: content, as: UTF8.self)
+            }
+            return try makeValidatedString(content, rawStart: start, rawEnd: index)
+        }
+        if byte == UInt8(ascii: "\\") {
+            return try parseEscapedString(start: start)
+        }
+        throw controlCharacterError(byte)
     }
 
     /// The slow path of `parseString`, from the first backslash on, decoding into `scratch`.

@@ -24,7 +24,17 @@ extension JSONValue {
     public func serialized(style: JSONStyle = .compact) -> [UInt8] {
         var writer = JSONWriter(style: style)
         writer.write(self)
-        return writer.output
+        return writer.output.array()
+    }
+
+    /// Writes this value's JSON text and runs `body` over it, without making an array (the message path).
+    func withSerialized<R, E: Error>(style: JSONStyle, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        var writer = JSONWriter(style: style)
+        writer.write(self)
+        let text = writer.output.bytes
+        // Callers encrypt this text: it is plaintext, wiped once they are done with it.
+        defer { if let base = text.baseAddress { OpenSSL.cleanse(UnsafeMutableRawPointer(mutating: base), count: text.count) } }
+        return try body(text)
     }
 
     /// The JSON text of this value as a `String`, laid out as `style` says; see `serialized(style:)`.
@@ -33,9 +43,9 @@ extension JSONValue {
     }
 }
 
-/// The writer behind `JSONValue.serialized(style:)`: appends UTF-8 to one growing array.
-struct JSONWriter {
-    private(set) var output: [UInt8] = []
+/// The writer behind `JSONValue.serialized(style:)`: appends UTF-8 to one growing buffer.
+struct JSONWriter: ~Copyable {
+    private(set) var output = ByteBuffer(capacity: 256)
     private let style: JSONStyle
     private let spaced: Bool
     private let table: [UInt8]
@@ -71,7 +81,6 @@ struct JSONWriter {
         case .python: table = JSONWriter.pythonTable
         case .ascii: table = JSONWriter.asciiTable
         }
-        output.reserveCapacity(64)
     }
 
     mutating func write(_ value: JSONValue) {
@@ -114,7 +123,7 @@ struct JSONWriter {
 
     @inline(__always)
     private mutating func append(_ text: StaticString) {
-        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        output.append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     private mutating func write(_ number: JSONNumber) {
@@ -129,10 +138,11 @@ struct JSONWriter {
                     digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                     magnitude /= 10
                 } while magnitude > 0
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
+                output.append(UnsafeBufferPointer(rebasing: digits[start..<20]))
             }
         case .text(let text):
-            output.append(contentsOf: text.utf8)
+            var text = text
+            text.withUTF8 { output.append($0) }
         }
     }
 
@@ -158,7 +168,7 @@ struct JSONWriter {
                 continue
             }
             if runStart < index {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                output.append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
             }
             if kind == JSONWriter.escape {
                 writeEscape(byte)
@@ -193,7 +203,7 @@ struct JSONWriter {
             runStart = index
         }
         if runStart < count {
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
+            output.append(UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
         }
         output.append(UInt8(ascii: "\""))
     }
@@ -225,5 +235,53 @@ struct JSONWriter {
         output.append(hex[Int(unit >> 8 & 0xF)])
         output.append(hex[Int(unit >> 4 & 0xF)])
         output.append(hex[Int(unit & 0xF)])
+    }
+}
+
+/// A growable byte buffer for the writer: appends without `Array`'s uniqueness and capacity bookkeeping.
+///
+/// Ownership: `base` holds `capacity` bytes of which the first `count` are written; it is freed in `deinit`.
+/// Noncopyable, so the pointer has exactly one owner.
+struct ByteBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(16, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The bytes written so far, valid until the next append.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// A copy of the bytes written as an array.
+    func array() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(to: count + 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        if count + bytes.count > capacity { grow(to: count + bytes.count) }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    private mutating func grow(to minimum: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < minimum { newCapacity *= 2 }
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
     }
 }

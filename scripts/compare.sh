@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# pncrypt side by side with other programs, on this machine, in one go (issue 6). Prints time ratios
+# (pncrypt / other: lower is better; targets: encrypt <= 1.10, decrypt <= 1.15, gzip <= 1.10), message rates
+# (pncrypt / Python SDK: higher is better; target >= 30) and peak RSS (target <= 32 MiB for files).
+#
+#   files     pncrypt encrypt|decrypt --binary   vs  openssl enc [-d] -aes-256-cbc -K .. -iv ..   (file to file)
+#   gzip      pncrypt gzip|gunzip                vs  gzip -6 | gzip -d                          (file to file)
+#   messages  pncrypt's library (pncrypt bench --messages N)  vs  the Python SDK's CryptoModule
+#             (scripts/python_messages.py in .venv), legacy and acrh
+#
+# Each pair runs RUNS times, alternating, best time kept. Outputs are removed before every run, so both sides
+# create a fresh file. Temporary files live in one directory under $TMPDIR, removed on exit.
+# Environment: PNCRYPT_COMPARE_MB (file size, default 512), PNCRYPT_COMPARE_GZIP_MB (default 64),
+# PNCRYPT_COMPARE_RUNS (default 3), PNCRYPT_COMPARE_MESSAGES (default 100000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZE_MB=${PNCRYPT_COMPARE_MB:-512}
+GZIP_MB=${PNCRYPT_COMPARE_GZIP_MB:-64}
+RUNS=${PNCRYPT_COMPARE_RUNS:-3}
+MESSAGES=${PNCRYPT_COMPARE_MESSAGES:-100000}
+
+for tool in openssl gzip python3 /usr/bin/time; do
+    command -v "$tool" >/dev/null || { echo "compare.sh: needs $tool (apt-get install openssl gzip python3 time)" >&2; exit 1; }
+done
+
+echo "building release..." >&2
+swift build -c release --product pncrypt >/dev/null
+BIN="$(swift build -c release --show-bin-path)/pncrypt"
+[ -x .venv/bin/python ] || scripts/make_venv.sh >&2
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pncrypt-compare.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+KEY=compare-key
+# openssl takes the raw key and IV: the same AES-256-CBC work on the same bytes.
+KEYHEX=$(printf '%s' "$KEY" | sha256sum | cut -c1-64)
+IVHEX=000102030405060708090a0b0c0d0e0f
+
+echo "making a ${SIZE_MB} MiB random file and ${GZIP_MB} MiB of JSON text..." >&2
+head -c $((SIZE_MB << 20)) /dev/urandom > "$WORK/plain.bin"
+python3 - "$WORK/text.json" $((GZIP_MB << 20)) <<'EOF'
+import random, sys
+random.seed(6)
+words = ["alice", "bob", "news", "sport", "weather", "hello", "pubnub", "channel", "message", "ok"]
+out, size, lines = open(sys.argv[1], "w"), int(sys.argv[2]), []
+total = 0
+while total < size:
+    line = ('{"message":{"text":"%s %s %d","user":"%s-%d"},"timetoken":%d},\n'
+            % (random.choice(words), random.choice(words), random.randrange(100000), random.choice(words),
+               random.randrange(97), 13406746729185766 + random.randrange(1000000)))
+    lines.append(line)
+    total += len(line)
+    if len(lines) == 10000:
+        out.write("".join(lines))
+        lines = []
+out.write("".join(lines))
+out.close()
+EOF
+truncate -s $((GZIP_MB << 20)) "$WORK/text.json"
+
+# run NAME COMMAND...: runs once, removing $WORK/out.NAME first; appends "seconds rss_kb" to $WORK/times.NAME.
+run() {
+    local name=$1
+    shift
+    rm -f "$WORK/out.$name"
+    sync
+    /usr/bin/time -f "%e %M" -o "$WORK/time" "$@"
+    cat "$WORK/time" >> "$WORK/times.$name"
+}
+best() { sort -n "$WORK/times.$1" | head -1 | cut -d' ' -f1; }
+peak() { sort -k2 -n "$WORK/times.$1" | tail -1 | awk '{printf "%.1f", $2 / 1024}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+
+# Ciphertexts to decrypt, made once.
+"$BIN" encrypt --binary --scheme acrh --key "$KEY" -i "$WORK/plain.bin" -o "$WORK/sealed.pncrypt"
+openssl enc -aes-256-cbc -K "$KEYHEX" -iv "$IVHEX" -in "$WORK/plain.bin" -out "$WORK/sealed.openssl"
+gzip -6 -c "$WORK/text.json" > "$WORK/text.json.gz"
+
+echo "timing files and gzip, best of $RUNS..." >&2
+for _ in $(seq "$RUNS"); do
+    run enc_ours "$BIN" encrypt --binary --scheme acrh --key "$KEY" -i "$WORK/plain.bin" -o "$WORK/out.enc_ours"
+    run enc_openssl openssl enc -aes-256-cbc -K "$KEYHEX" -iv "$IVHEX" -in "$WORK/plain.bin" -out "$WORK/out.enc_openssl"
+    run dec_ours "$BIN" decrypt --binary --key "$KEY" -i "$WORK/sealed.pncrypt" -o "$WORK/out.dec_ours"
+    run dec_openssl openssl enc -d -aes-256-cbc -K "$KEYHEX" -iv "$IVHEX" -in "$WORK/sealed.openssl" \
+        -out "$WORK/out.dec_openssl"
+    run gz_ours "$BIN" gzip --level 6 -i "$WORK/text.json" -o "$WORK/out.gz_ours"
+    run gz_gzip sh -c 'gzip -6 -c "$1" > "$2"' sh "$WORK/text.json" "$WORK/out.gz_gzip"
+    run gunz_ours "$BIN" gunzip -i "$WORK/text.json.gz" -o "$WORK/out.gunz_ours"
+    run gunz_gzip sh -c 'gzip -d -c "$1" > "$2"' sh "$WORK/text.json.gz" "$WORK/out.gunz_gzip"
+done
+cmp -s "$WORK/plain.bin" "$WORK/out.dec_ours" && cmp -s "$WORK/plain.bin" "$WORK/out.dec_openssl" \
+    && cmp -s "$WORK/text.json" "$WORK/out.gunz_ours" && cmp -s "$WORK/text.json" "$WORK/out.gunz_gzip" \
+    || { echo "compare.sh: an output differs from its input" >&2; exit 1; }
+rm -f "$WORK"/out.* "$WORK/plain.bin" "$WORK"/sealed.*
+
+echo "timing $MESSAGES messages each way (pncrypt best of $RUNS; the Python SDK once)..." >&2
+declare -A ours py
+for scheme in legacy acrh; do
+    for _ in $(seq "$RUNS"); do
+        "$BIN" bench --messages "$MESSAGES" --scheme "$scheme" --json >> "$WORK/bench.$scheme"
+    done
+    .venv/bin/python scripts/python_messages.py "$MESSAGES" "$scheme" > "$WORK/python.$scheme"
+done
+messages() {  # messages SCHEME: "ours_enc ours_dec evp64_enc evp64_dec py_enc py_dec"
+    python3 - "$WORK/bench.$1" "$WORK/python.$1" <<'EOF'
+import json, sys
+best = {}
+for line in open(sys.argv[1]):
+    for r in json.loads(line)["results"]:
+        kind = r["name"].split(".")[1]
+        old = best.get(kind, (0, 0))
+        best[kind] = (max(old[0], r["value"]), max(old[1], r["baseline_value"] or 0))
+py = json.load(open(sys.argv[2]))
+print(best["encrypt"][0], best["decrypt"][0], best["encrypt"][1], best["decrypt"][1], py["encrypt"], py["decrypt"])
+EOF
+}
+
+echo
+printf '%-34s %10s %10s %8s %10s %10s\n' "files and gzip (seconds)" pncrypt other ratio "RSS MiB" "other MiB"
+row() {
+    printf '%-34s %10s %10s %8s %10s %10s\n' "$1" "$(best "$2")" "$(best "$3")" "$(ratio "$(best "$2")" "$(best "$3")")" \
+        "$(peak "$2")" "$(peak "$3")"
+}
+row "encrypt ${SIZE_MB} MiB vs openssl enc" enc_ours enc_openssl
+row "decrypt ${SIZE_MB} MiB vs openssl enc -d" dec_ours dec_openssl
+row "gzip -6 ${GZIP_MB} MiB JSON vs gzip" gz_ours gz_gzip
+row "gunzip ${GZIP_MB} MiB JSON vs gzip -d" gunz_ours gunz_gzip
+echo
+printf '%-34s %10s %10s %8s %12s %8s\n' "messages (msg/s)" pncrypt "Python SDK" ratio "EVP+Base64" "÷ ours"
+for scheme in legacy acrh; do
+    read -r oe od be bd pe pd < <(messages "$scheme")
+    printf '%-34s %10.0f %10.0f %8.1f %12.0f %8.2f\n' "$scheme encrypt ($MESSAGES)" "$oe" "$pe" "$(ratio "$oe" "$pe")" \
+        "$be" "$(ratio "$be" "$oe")"
+    printf '%-34s %10.0f %10.0f %8.1f %12.0f %8.2f\n' "$scheme decrypt ($MESSAGES)" "$od" "$pd" "$(ratio "$od" "$pd")" \
+        "$bd" "$(ratio "$bd" "$od")"
+done
