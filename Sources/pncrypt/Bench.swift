@@ -82,10 +82,10 @@ struct Bench: ParsableCommand {
             let fill = String(repeating: " ", count: max(0, width - text.count))
             return left ? text + fill : fill + text
         }
-        var lines = [pad("figure", 24) + pad("value", 12, left: false) + "  " + pad("unit", 6)
+        var lines = [pad("figure", 34) + pad("value", 12, left: false) + "  " + pad("unit", 6)
                      + pad("baseline", 31) + pad("value", 12, left: false) + pad("ratio", 8, left: false)]
         for r in results {
-            lines.append(pad(r.name, 24) + pad(format(r.value), 12, left: false) + "  " + pad(r.unit, 6)
+            lines.append(pad(r.name, 34) + pad(format(r.value), 12, left: false) + "  " + pad(r.unit, 6)
                          + pad(r.baseline, 31) + pad(format(r.baselineValue), 12, left: false)
                          + pad(String(format: "%.3f", r.ratio), 8, left: false))
         }
