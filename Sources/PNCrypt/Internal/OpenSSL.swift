@@ -210,7 +210,7 @@ final class ContextPool: Sendable {
     private let cipher: UnsafeSendableCipher
     private let key: SecretBytes
     private let encrypting: Bool
-    private let idle = PoolLock<[AESCBCContext]>([])
+    private let idle = Locked<[AESCBCContext]>([])
     private static let maxIdle = 16
 
     init(aes256: Bool, key: SecretBytes, encrypting: Bool) {
@@ -230,36 +230,6 @@ final class ContextPool: Sendable {
     /// A context for the caller's exclusive, long use (a stream).
     func makeContext() -> AESCBCContext {
         AESCBCContext(cipher: cipher.pointer, key: key, encrypting: encrypting)
-    }
-}
-
-/// A value guarded by a `pthread_mutex_t` (heap-allocated, so it never moves).
-///
-/// Not `Synchronization.Mutex`: on Linux its futex lock lives in the uninstrumented standard library, so
-/// ThreadSanitizer cannot see it and reports every pool access as a race (checked with a 10-line program).
-/// ThreadSanitizer intercepts `pthread_mutex_lock`, so `swift test --sanitize=thread` checks the pool for real.
-private final class PoolLock<Value>: @unchecked Sendable {
-    // @unchecked: `value` is read and written only under `mutex`.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-
-    func withLock<R>(_ body: (inout Value) -> R) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body(&value)
     }
 }
 

@@ -25,11 +25,8 @@ import Darwin
 ///
 /// A stream reports to the tracker that was bound with `ZlibStreamTracker.$current.withValue(_:)` when it was
 /// created, so tests running in parallel do not see each other's streams.
-final class ZlibStreamTracker: @unchecked Sendable {
-    // @unchecked: every stored property is read and written under `lock`.
-    private let lock = PThreadMutex()
-    private var openedCount = 0
-    private var endedCount = 0
+final class ZlibStreamTracker: Sendable {
+    private let counts = Locked((opened: 0, ended: 0))
 
     /// The tracker that new streams report to in the current task, if any.
     @TaskLocal static var current: ZlibStreamTracker?
@@ -37,37 +34,14 @@ final class ZlibStreamTracker: @unchecked Sendable {
     init() {}
 
     /// Streams whose `deflateInit2`/`inflateInit2` succeeded.
-    var opened: Int { lock.withLock { openedCount } }
+    var opened: Int { counts.withLock { $0.opened } }
     /// Streams whose `deflateEnd`/`inflateEnd` ran.
-    var ended: Int { lock.withLock { endedCount } }
+    var ended: Int { counts.withLock { $0.ended } }
     /// Streams initialised and not yet ended.
-    var live: Int { lock.withLock { openedCount - endedCount } }
+    var live: Int { counts.withLock { $0.opened - $0.ended } }
 
-    fileprivate func didOpen() { lock.withLock { openedCount += 1 } }
-    fileprivate func didEnd() { lock.withLock { endedCount += 1 } }
-}
-
-/// A minimal mutex over `pthread_mutex_t`, heap-allocated so that it never moves.
-private final class PThreadMutex: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
+    fileprivate func didOpen() { counts.withLock { $0.opened += 1 } }
+    fileprivate func didEnd() { counts.withLock { $0.ended += 1 } }
 }
 
 // MARK: - The z_stream owner
