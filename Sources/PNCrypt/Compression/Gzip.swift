@@ -26,7 +26,7 @@ public enum Gzip: Sendable {
     /// Compresses `bytes` into one gzip member. Throws `.invalidValue` for a level outside 0...9.
     /// Empty input gives a valid 20-byte gzip member.
     public static func compress(_ bytes: some Sequence<UInt8>, level: Int = defaultLevel) throws -> [UInt8] {
-        try withCompressionInputBytes(bytes) { try DeflateEngine.compressOneShot($0, level: level) }
+        try withBytes(bytes) { try DeflateEngine.compressOneShot($0, level: level) }
     }
 
     /// Decompresses `bytes` in the given format, refusing output larger than `outputLimit` bytes
@@ -39,7 +39,7 @@ public enum Gzip: Sendable {
                                   outputLimit: Int? = defaultOutputLimit) throws -> [UInt8] {
         let decompressor = try GzipDecompressor(format: format, outputLimit: outputLimit)
         var result: [UInt8] = []
-        try withCompressionInputBytes(bytes) { input in
+        try withBytes(bytes) { input in
             result.reserveCapacity(expectedSize(of: input, format: format, outputLimit: outputLimit))
             try decompressor.update(input) { result.append(contentsOf: $0) }
         }

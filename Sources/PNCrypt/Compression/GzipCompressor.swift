@@ -36,7 +36,7 @@ public final class GzipCompressor {
 
     /// Compresses `chunk`, passing any output that is ready to `output` (zlib may hold some back).
     public func update(_ chunk: some Sequence<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try withCompressionInputBytes(chunk) { try update($0, output: output) }
+        try withBytes(chunk) { try update($0, output: output) }
     }
 
     /// Compresses `chunk` and returns the output that is ready (often empty for small chunks).
@@ -68,12 +68,3 @@ public final class GzipCompressor {
 
 @available(*, unavailable, message: "a compressor holds mutable zlib state: use one per task")
 extension GzipCompressor: Sendable {}
-
-/// Calls `body` with the bytes of `bytes` in contiguous memory, copying only when they are not contiguous.
-func withCompressionInputBytes<R>(_ bytes: some Sequence<UInt8>,
-                                  _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
-    if let result = try bytes.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
-        return result
-    }
-    return try Array(bytes).withUnsafeBytes(body)
-}

@@ -50,7 +50,7 @@ public final class GzipDecompressor {
 
     /// Decompresses `chunk`, passing the output to `output` piece by piece.
     public func update(_ chunk: some Sequence<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try withCompressionInputBytes(chunk) { try update($0, output: output) }
+        try withBytes(chunk) { try update($0, output: output) }
     }
 
     /// Decompresses `chunk` and returns its output.

@@ -2,16 +2,16 @@
 /// the typed error: the standard library's `withUnsafeBytes` family is `rethrows` and would erase it. A copy is
 /// wiped after use: it may hold plaintext.
 @inline(__always)
-func withBytes<R>(_ data: some Collection<UInt8>,
-                  _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> R) throws(PNCryptError) -> R {
+func withBytes<R, E: Error>(_ data: some Sequence<UInt8>,
+                            _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
     let result = data.withContiguousStorageIfAvailable { buffer in
-        Result { () throws(PNCryptError) -> R in try body(UnsafeRawBufferPointer(buffer)) }
+        Result { () throws(E) -> R in try body(UnsafeRawBufferPointer(buffer)) }
     }
     if let result { return try result.get() }
     var copy = Array(data)
     defer { OpenSSL.cleanse(&copy) }
     return try copy.withUnsafeBytes { buffer in
-        Result { () throws(PNCryptError) -> R in try body(buffer) }
+        Result { () throws(E) -> R in try body(buffer) }
     }.get()
 }
 

@@ -153,7 +153,7 @@ public struct MessageCrypto: Sendable {
     /// - Throws: `invalidJSON` (with the offset) when the text does not parse; decryption failures are not thrown.
     public func decrypt(jsonText: some Collection<UInt8>, policy: DecryptionPolicy) throws(PNCryptError)
         -> DecryptedMessage {
-        if let fast = try withBytes(jsonText, { (text) -> DecryptedMessage? in decryptStringLiteral(text) }) {
+        if let fast = withBytes(jsonText, { (text) -> DecryptedMessage? in decryptStringLiteral(text) }) {
             return fast
         }
         return decrypt(try JSONValue(parsing: jsonText), policy: policy)
