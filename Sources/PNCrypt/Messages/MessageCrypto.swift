@@ -63,7 +63,8 @@ public struct MessageCrypto: Sendable {
         try withBytes(jsonText) { (text) throws(PNCryptError) -> JSONValue in
             let value = try JSONValue(parsing: text.assumingMemoryBound(to: UInt8.self))
             if scheme == .legacy33 { return try Legacy33Message.encrypt(value, key: keys.keys[0]) }
-            return .string(Base64.encode(try module.encryptBytes(text, scheme: scheme, iv: iv)))
+            return .string(String(decoding: try module.sealToBase64(text, scheme: scheme, iv: iv, quoted: false),
+                                  as: UTF8.self))
         }
     }
 
