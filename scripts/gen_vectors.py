@@ -338,8 +338,6 @@ def negative_vectors():
         neg(f"{s}-header-only", s, header, D, "wrongKeyOrCorrupt", note="rule 5: empty ciphertext after the header")
         neg(f"{s}-long-form-header-only", s, make_header(iv, long_form=True), D, "wrongKeyOrCorrupt",
             note="rule 5, with the 0xFF 00 10 length form")
-        neg(f"{s}-decrypts-to-empty", s, header + cbc_encrypt(pnref.acrh_key(NEG_KEY), iv, b""), D,
-            "wrongKeyOrCorrupt", note="rule 5: acrh data that decrypts to empty plaintext")
 
     # --- rule 2: unsupported versions
     for s in ("acrh", "auto"):
@@ -383,10 +381,11 @@ def negative_vectors():
     neg("auto-partial-sentinel", "auto", b"PNE", D, "wrongKeyOrCorrupt", note="3 bytes: too short for a header")
     neg("legacy-sentinel-only", "legacy", b"PNED", D, "wrongKeyOrCorrupt")
 
-    # --- acrh cannot encrypt empty data
-    neg("acrh-encrypt-empty", "acrh", None, E, "emptyPlaintext", plaintext="")
+    # --- empty data cannot be encrypted, in any scheme (SPEC section 3, PubNub's contract scenarios)
+    for s in pnref.SCHEMES:
+        neg(f"{s}-encrypt-empty", s, None, E, "emptyPlaintext", plaintext="")
+        neg(f"{s}-encrypt-empty-b64", s, None, E, "emptyPlaintext", plaintext=b"")
     neg("acrh-encrypt-empty-with-iv", "acrh", None, E, "emptyPlaintext", plaintext="", iv=iv)
-    neg("acrh-encrypt-empty-b64", "acrh", None, E, "emptyPlaintext", plaintext=b"")
     return out
 
 
@@ -416,9 +415,12 @@ def generated_vectors():
                     pt = text_of_length(n, start=7 * ki + n) if kind == "text" else prng(vid, n)
                     ptb = pt.encode("utf-8") if isinstance(pt, str) else pt
                     iv = IV0 if scheme in ("legacy", "legacy33") else gen_iv(vid, n)
-                    if scheme == "acrh" and n == 0:
+                    if n == 0:
+                        # Empty data cannot be encrypted; what older clients wrote for it still decrypts.
                         out.append(vec(vid, scheme, key, pt, None, iv, expect=pnref.ENCRYPTION,
                                        reason="emptyPlaintext"))
+                        out.append(vec(vid + "-decrypt", scheme, key, pt, pnref.seal(scheme, key, ptb, iv), iv,
+                                       note="one block of padding: decrypts to nothing; decrypt only"))
                         continue
                     out.append(vec(vid, scheme, key, pt, encrypt_bytes(scheme, key, ptb, iv), iv))
     # auto: header-less data is legacy fixed-IV, PNED/ACRH data is acrh
@@ -436,6 +438,10 @@ def generated_vectors():
         for s in ("acrh", "auto"):
             out.append(vec(f"gen-{s}-header-long-form-{i}", s, key, text, data,
                            note="metadata length in the 3-byte form FF 00 10; decrypt only (writers use 10)"))
+    for s in ("acrh", "auto"):
+        iv = fixed_iv(f"{s}-empty")
+        out.append(vec(f"gen-{s}-decrypts-to-empty", s, key, "", pnref.seal("acrh", key, b"", iv),
+                       note="acrh data that decrypts to nothing is empty (contract: empty-file-cryptor-v1-acrh)"))
     legacy_data = encrypt_bytes("legacy", key, b'"legacy behind a header"')
     out.append(vec("gen-auto-legacy-id-header", "auto", key, '"legacy behind a header"',
                    make_header(b"", cryptor_id=pnref.LEGACY_ID) + legacy_data,

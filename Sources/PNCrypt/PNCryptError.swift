@@ -73,10 +73,13 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
         // Decryption.
         /// The input is not Base64 text.
         public static let notBase64 = Code("notBase64", .decryption)
-        /// The cipher rejected the data: wrong key, wrong scheme, corrupt or truncated ciphertext, bad padding.
+        /// The data cannot be decrypted: wrong key, wrong scheme, corrupt or truncated ciphertext. Every failure
+        /// that depends on the key (bad padding; plaintext that is not UTF-8, or not JSON, where that was required)
+        /// is this code with one message, `CryptoModule.decryptionFailed`: which check failed is never told.
         public static let wrongKeyOrCorrupt = Code("wrongKeyOrCorrupt", .decryption)
-        /// The plaintext is not valid UTF-8 where text was required.
-        public static let invalidUTF8 = Code("invalidUTF8", .decryption)
+        /// More than one (key, scheme) reading decrypts the data, so none is certainly right (CBC has no integrity
+        /// check). The message names the readings; an explicit scheme, legacy scheme or key decides.
+        public static let ambiguous = Code("ambiguous", .decryption)
         /// A `PNED` header is cut short or announces more metadata than there is.
         public static let malformedHeader = Code("malformedHeader", .decryption)
         /// The message is not something that can be decrypted (for example: not a JSON string).

@@ -49,7 +49,7 @@ public struct CryptoModule: Sendable {
     /// - Parameter iv: 16 bytes to use instead of a random IV (for deterministic test vectors). `legacy` and
     ///   `legacy33` accept only their fixed IV. Never reuse an IV for real data.
     /// - Returns: `legacy`/`legacy33`: ciphertext; `legacyRandomIV`: IV ‖ ciphertext; `acrh`: header ‖ ciphertext.
-    /// - Throws: `emptyPlaintext` for empty `acrh` input (SPEC section 2 rule 5); `invalidIV`.
+    /// - Throws: `emptyPlaintext` for empty input, in every scheme (SPEC section 3); `invalidIV`.
     public func encrypt(_ plaintext: some Collection<UInt8>, scheme: Scheme, iv: [UInt8]? = nil)
         throws(PNCryptError) -> [UInt8] {
         try withBytes(plaintext) { (buffer) throws(PNCryptError) in try encryptBytes(buffer, scheme: scheme, iv: iv) }
@@ -70,7 +70,7 @@ public struct CryptoModule: Sendable {
     /// straight into the one array returned; the header and IV are written in place, and random IVs come from the
     /// context's reserve of `RAND_bytes` output.
     func sealToBase64(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv explicitIV: [UInt8]?,
-                      quoted: Bool) throws(PNCryptError) -> [UInt8] {
+                      quoted: Bool, allowEmpty: Bool = false) throws(PNCryptError) -> [UInt8] {
         if let explicitIV { _ = try Self.resolveIV(explicitIV, scheme: scheme) }
         if scheme == .acrh && input.isEmpty {
             throw PNCryptError(.emptyPlaintext, "cannot encrypt empty data with acrh (nothing to encrypt)")
@@ -117,15 +117,12 @@ public struct CryptoModule: Sendable {
     func encryptBytes(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv explicitIV: [UInt8]?)
         throws(PNCryptError) -> [UInt8] {
         let iv = try Self.resolveIV(explicitIV, scheme: scheme)
+        try Self.checkNotEmpty(input.count, scheme: scheme, allowEmpty: false)
         var prefix: [UInt8] = []
         switch scheme {
         case .legacy, .legacy33: break
         case .legacyRandomIV: prefix = iv
-        case .acrh:
-            guard input.count > 0 else {
-                throw PNCryptError(.emptyPlaintext, "cannot encrypt empty data with acrh (nothing to encrypt)")
-            }
-            prefix = CryptorHeader(metadata: iv).encoded()
+        case .acrh: prefix = CryptorHeader(metadata: iv).encoded()
         }
         let capacity = prefix.count + input.count + 16
         let pool = key.pool(scheme, encrypting: true)
@@ -140,6 +137,13 @@ public struct CryptoModule: Sendable {
         }
         guard !failed else { throw PNCryptError(.encryptionFailed, "the AES cipher failed to encrypt") }
         return out
+    }
+
+    /// Empty data cannot be encrypted, in any scheme (SPEC section 3: PubNub's contract expects an encryption
+    /// error). `allowEmpty` is for the string leaves of `legacy33` messages, where iOS 3.3 encrypted `""` too.
+    static func checkNotEmpty(_ count: Int, scheme: Scheme, allowEmpty: Bool) throws(PNCryptError) {
+        guard count == 0 && !allowEmpty else { return }
+        throw PNCryptError(.emptyPlaintext, "cannot encrypt empty data with \(scheme) (nothing to encrypt)")
     }
 
     static func resolveIV(_ iv: [UInt8]?, scheme: Scheme) throws(PNCryptError) -> [UInt8] {
@@ -163,6 +167,7 @@ public struct CryptoModule: Sendable {
     /// Decrypts `data`: a `PNED` header picks the cryptor; data without one is read as `legacyScheme`.
     /// - Throws: `unknownCryptor` for an unsupported header version or cryptor id; `malformedHeader` for a header
     ///   cut short; `wrongKeyOrCorrupt` when the cipher rejects the data (bad padding, not whole blocks, empty).
+    ///   Every failure that depends on the key is the same error, with the same message (no padding oracle).
     public func decrypt(_ data: some Collection<UInt8>) throws(PNCryptError) -> [UInt8] {
         try withBytes(data) { (buffer) throws(PNCryptError) in try decryptBytes(buffer, scheme: nil) }
     }
@@ -200,60 +205,107 @@ public struct CryptoModule: Sendable {
     }
 
     /// Decrypts `input` (as `decrypt(_:scheme:)`; `explicit` nil detects) into `output`, which has room for
-    /// `input.count + 16` bytes; returns the plaintext length.
+    /// `input.count + 16` bytes; returns the plaintext length. One reading: valid padding is enough.
     func decrypt(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?, into output: UnsafeMutableRawPointer)
         throws(PNCryptError) -> Int {
-        var scheme = explicit ?? legacyScheme
-        var iv = UnsafeRawBufferPointer(start: nil, count: 0)
-        var bodyStart = 0
-        if explicit == nil || explicit == .acrh {
-            if Self.hasACRHHeader(input) {
-                // The header pncrypt and every SDK write: read in place.
-                scheme = .acrh
-                iv = UnsafeRawBufferPointer(rebasing: input[10..<26])
-                bodyStart = Self.acrhHeaderCount
+        let readings = try Self.readings(of: input, scheme: explicit, legacyScheme: legacyScheme)
+        let opened = open(readings[0], of: input, into: output)
+        guard opened.valid else {
+            OpenSSL.cleanse(output, count: readings[0].body.count + 16)
+            throw Self.decryptionFailed
+        }
+        return opened.count
+    }
+
+    /// One way to read some bytes: the scheme, where its IV is (nil: the fixed IV) and where the ciphertext is.
+    struct Reading: Hashable, Sendable {
+        var scheme: Scheme
+        var iv: Range<Int>?
+        var body: Range<Int>
+    }
+
+    /// The readings of `input` that `explicit` allows (nil: a `PNED` header picks the cryptor; headerless data is
+    /// read as `legacyScheme`, or, when that is nil too, both as `legacy` and as `legacy-random-iv`). Whatever
+    /// the key, these are the only ones: a header, a length or a block count rules the others out.
+    /// - Throws: the format errors (`malformedHeader`, `unknownCryptor`, a length that no reading accepts).
+    static func readings(of input: UnsafeRawBufferPointer, scheme explicit: Scheme?, legacyScheme: Scheme?)
+        throws(PNCryptError) -> [Reading] {
+        var candidates: [Reading] = []
+        switch explicit {
+        case .legacy?, .legacy33?, .legacyRandomIV?:
+            candidates = [legacyReading(explicit!, count: input.count, from: 0)]
+        case .acrh?, nil:
+            if hasACRHHeader(input) {
+                // The header pncrypt and every SDK write.
+                candidates = [Reading(scheme: .acrh, iv: 10..<26, body: acrhHeaderCount..<input.count)]
             } else if let (header, length) = try CryptorHeader.parse(input) {
-                if try Self.cryptor(for: header, explicit: explicit) == .acrh {
+                if try cryptor(for: header, explicit: explicit) == .acrh {
                     // A longer encoding of the metadata length (0xFF, 0x00, 0x10): the IV ends the header.
-                    scheme = .acrh
-                    iv = UnsafeRawBufferPointer(rebasing: input[(length - 16)..<length])
+                    candidates = [Reading(scheme: .acrh, iv: (length - 16)..<length, body: length..<input.count)]
                 } else {
                     // The legacy cryptor's id: what follows the header is legacy data.
-                    return try decrypt(UnsafeRawBufferPointer(rebasing: input[length...]), scheme: legacyScheme,
-                                       into: output)
+                    candidates = try legacyReadings(legacyScheme, count: input.count, from: length)
                 }
-                bodyStart = length
-            } else if scheme == .acrh {
+            } else if explicit == .acrh {
                 throw PNCryptError(.malformedHeader, input.isEmpty ? "empty input: no PNED header"
                                    : "no PNED header: this is not acrh data", offset: 0)
+            } else {
+                candidates = try legacyReadings(legacyScheme, count: input.count, from: 0)
             }
         }
-        if scheme == .legacyRandomIV {
-            guard input.count >= 16 else {
-                throw PNCryptError(.wrongKeyOrCorrupt,
-                                   "\(input.count) bytes is too short for legacy-random-iv (16-byte IV, then ciphertext)")
+        // A reading whose ciphertext is empty or not whole blocks cannot be right, whatever the key. When none is
+        // left, the first one's reason is the error.
+        var firstError: PNCryptError?
+        var usable: [Reading] = []
+        for reading in candidates {
+            do throws(PNCryptError) {
+                try checkBlocks(reading)
+                usable.append(reading)
+            } catch {
+                firstError = firstError ?? error
             }
-            iv = UnsafeRawBufferPointer(rebasing: input[0..<16])
-            bodyStart = 16
         }
-        let body = UnsafeRawBufferPointer(rebasing: input[bodyStart...])
-        try Self.checkBlocks(body.count, scheme: scheme, afterHeader: scheme == .acrh)
-        let pool = key.pool(scheme, encrypting: false)
-        let output = UnsafeMutableRawBufferPointer(start: output, count: body.count + 16)
-        let n = if iv.baseAddress == nil {
-            Self.fixedIV.withUnsafeBytes { fixed in pool.withContext { $0.run(iv: fixed, input: body, output: output, prefix: 0) } }
+        if usable.isEmpty { throw firstError! }
+        return usable
+    }
+
+    private static func legacyReadings(_ legacyScheme: Scheme?, count: Int, from start: Int)
+        throws(PNCryptError) -> [Reading] {
+        if legacyScheme == .acrh {
+            // A module that reads only acrh refuses headerless data.
+            throw PNCryptError(.malformedHeader, count == 0 ? "empty input: no PNED header"
+                               : "no PNED header: this is not acrh data", offset: 0)
+        }
+        guard let legacyScheme else {
+            return [legacyReading(.legacy, count: count, from: start), legacyReading(.legacyRandomIV, count: count,
+                                                                                      from: start)]
+        }
+        return [legacyReading(legacyScheme, count: count, from: start)]
+    }
+
+    private static func legacyReading(_ scheme: Scheme, count: Int, from start: Int) -> Reading {
+        guard scheme == .legacyRandomIV else { return Reading(scheme: scheme, iv: nil, body: start..<count) }
+        // Shorter than an IV: an empty body (refused by `checkBlocks` with the reason).
+        let ivEnd = min(start + 16, count)
+        return Reading(scheme: scheme, iv: start..<ivEnd, body: ivEnd..<count)
+    }
+
+    /// Decrypts one reading of `input` with this key into `output` (room for the body's length) and removes the
+    /// padding in constant time. The output holds the whole body when the padding is not valid (to be wiped).
+    func open(_ reading: Reading, of input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer)
+        -> (count: Int, valid: Bool) {
+        let body = UnsafeRawBufferPointer(rebasing: input[reading.body])
+        let out = UnsafeMutableRawBufferPointer(start: output, count: body.count + 16)
+        let pool = key.pool(reading.scheme, encrypting: false)
+        let n = if let iv = reading.iv {
+            pool.withContext { $0.run(iv: UnsafeRawBufferPointer(rebasing: input[iv]), input: body, output: out,
+                                      prefix: 0) }
         } else {
-            pool.withContext { $0.run(iv: iv, input: body, output: output, prefix: 0) }
+            Self.fixedIV.withUnsafeBytes { fixed in pool.withContext { $0.run(iv: fixed, input: body, output: out,
+                                                                               prefix: 0) } }
         }
-        guard let n else {
-            // All but the last block were decrypted before the padding check failed: wipe them.
-            OpenSSL.cleanse(output.baseAddress!, count: output.count)
-            throw Self.badPadding(scheme)
-        }
-        if scheme == .acrh && n == 0 {
-            throw PNCryptError(.wrongKeyOrCorrupt, "acrh data decrypted to empty plaintext (SPEC section 2 rule 5)")
-        }
-        return n
+        guard let n else { return (body.count, false) }
+        return PKCS7.unpad(UnsafeRawBufferPointer(start: output, count: n))
     }
 
     /// Whether `input` starts with `PNED 01 ACRH 10` and holds the whole 16-byte IV.
@@ -281,6 +333,15 @@ public struct CryptoModule: Sendable {
         return .acrh
     }
 
+    /// Checks that a reading has ciphertext in whole blocks (the IV of `legacy-random-iv` included).
+    static func checkBlocks(_ reading: Reading) throws(PNCryptError) {
+        if reading.scheme == .legacyRandomIV, let iv = reading.iv, iv.count < 16 {
+            throw PNCryptError(.wrongKeyOrCorrupt,
+                               "\(iv.count) bytes is too short for legacy-random-iv (16-byte IV, then ciphertext)")
+        }
+        try checkBlocks(reading.body.count, scheme: reading.scheme, afterHeader: reading.scheme == .acrh)
+    }
+
     static func checkBlocks(_ count: Int, scheme: Scheme, afterHeader: Bool) throws(PNCryptError) {
         guard count > 0 else {
             throw PNCryptError(.wrongKeyOrCorrupt, afterHeader ? "empty ciphertext after the PNED header"
@@ -292,7 +353,9 @@ public struct CryptoModule: Sendable {
         }
     }
 
-    static func badPadding(_ scheme: Scheme) -> PNCryptError {
-        PNCryptError(.wrongKeyOrCorrupt, "bad padding after decrypting as \(scheme): wrong key, wrong scheme, or corrupt data")
-    }
+    /// The one error every key-dependent failure gives (bad padding, plaintext that is not UTF-8 or not JSON where
+    /// text was required): which check failed is not told, so it cannot serve as a padding oracle.
+    /// `Diagnosis`, run with the key, explains in detail.
+    public static let decryptionFailed = PNCryptError(
+        .wrongKeyOrCorrupt, "cannot decrypt: wrong key, wrong scheme, or corrupt data")
 }

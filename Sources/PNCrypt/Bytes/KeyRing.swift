@@ -1,4 +1,4 @@
-/// Several cipher keys tried in order, for key rotation: newest first.
+/// Several cipher keys, for key rotation: decrypts with whichever one is certainly right.
 ///
 /// ```swift
 /// let ring = try KeyRing(["new-key", "old-key"])
@@ -6,11 +6,24 @@
 /// print(match.keyIndex, match.scheme)       // 1 legacy: the old key still in use somewhere
 /// ```
 ///
-/// A wrong key passes the PKCS#7 padding check about once in 256 tries (the last byte decrypts to 0x01), so a
-/// wrong key can "succeed" with garbage. `requireUTF8` rejects such plaintext for text messages.
+/// CBC has no integrity check: a wrong key (or a wrong reading of legacy data) passes the PKCS#7 padding check
+/// about once in 256 tries and gives garbage. So whenever there is a choice (several keys, or headerless data
+/// that may be `legacy` or `legacy-random-iv`), every (key, scheme) reading is tried, and the plaintext is returned
+/// only when exactly one reading qualifies (`Content` says what qualifies); none is `wrongKeyOrCorrupt`, several
+/// is `ambiguous`. One key and one reading needs no choice: valid padding is enough.
 public struct KeyRing: Sendable {
-    /// The keys, in the order they are tried.
+    /// The keys, newest first.
     public let keys: [CipherKey]
+
+    /// What a plaintext must be for a reading to qualify when there is a choice between readings.
+    public enum Content: Sendable, Hashable {
+        /// Any bytes: valid padding is all that can be checked.
+        case bytes
+        /// Text: valid padding and valid UTF-8.
+        case text
+        /// A message: valid UTF-8 always (SPEC section 4.2), and JSON text when there is a choice.
+        case json
+    }
 
     /// What decrypted the data.
     public struct Match: Sendable {
@@ -22,7 +35,7 @@ public struct KeyRing: Sendable {
         public var scheme: Scheme
     }
 
-    /// A ring of `keys`, tried in order.
+    /// A ring of `keys`.
     /// - Throws: `invalidKey` when there are no keys or one is empty.
     public init(_ keys: [String]) throws(PNCryptError) {
         var derived: [CipherKey] = []
@@ -36,20 +49,24 @@ public struct KeyRing: Sendable {
         self.keys = keys
     }
 
-    /// Decrypts with the first key that works.
+    /// Decrypts with the one (key, scheme) reading that qualifies.
     ///
     /// - Parameters:
     ///   - scheme: the format to read; nil reads a `PNED` header when present, else `legacyScheme`.
-    ///   - requireUTF8: treat plaintext that is not valid UTF-8 as a failure and try the next key.
-    /// - Throws: when no key works, the error the first key gave, its message saying how many keys were tried.
-    public func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme = .legacy,
-                        requireUTF8: Bool = false) throws(PNCryptError) -> Match {
+    ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries `legacy` and
+    ///     `legacy-random-iv` both (nothing in the data says which it is).
+    ///   - content: what a plaintext must be to qualify when there is a choice.
+    /// - Throws: a format error (`notBase64`, `malformedHeader`, `unknownCryptor`, a length no reading accepts);
+    ///   `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings, when more
+    ///   than one does.
+    public func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme? = nil,
+                        content: Content = .bytes) throws(PNCryptError) -> Match {
         try withBytes(data) { (input) throws(PNCryptError) -> Match in
             var failure: PNCryptError?
             var found = (count: 0, keyIndex: 0, scheme: Scheme.legacy)
             let plaintext = [UInt8](unsafeUninitializedCapacity: input.count + 16) { buffer, initialized in
                 do throws(PNCryptError) {
-                    found = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, requireUTF8: requireUTF8,
+                    found = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content,
                                         into: UnsafeMutableRawPointer(buffer.baseAddress!))
                     initialized = found.count
                 } catch {
@@ -62,33 +79,58 @@ public struct KeyRing: Sendable {
         }
     }
 
-    /// Decrypts `input` with the first key that works into `output` (room for `input.count + 16` bytes); as
-    /// `decrypt(_:scheme:legacyScheme:requireUTF8:)`, returning the plaintext length instead of an array.
-    func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme, requireUTF8: Bool,
+    /// As `decrypt(_:scheme:legacyScheme:content:)`, into `output` (room for `input.count + 16` bytes), returning
+    /// the plaintext length instead of an array.
+    func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content,
                  into output: UnsafeMutableRawPointer) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme) {
-        var firstError: PNCryptError?
-        for (index, key) in keys.enumerated() {
-            let module = CryptoModule(key: key, legacyScheme: legacyScheme)
-            do throws(PNCryptError) {
-                let used = if let scheme { scheme } else { try module.detectScheme(input) }
-                let count = try module.decrypt(input, scheme: used, into: output)
-                if requireUTF8 && !isValidUTF8(UnsafeRawBufferPointer(start: output, count: count)) {
-                    OpenSSL.cleanse(output, count: count)
-                    throw PNCryptError(.invalidUTF8, "the plaintext is not valid UTF-8: wrong key or corrupt data")
-                }
-                return (count, index, used)
-            } catch {
-                if firstError == nil { firstError = error }
-                // Format errors do not depend on the key: no other key can do better.
-                if error.category == .unknownCryptor || error.code == .malformedHeader || error.code == .notBase64 {
-                    break
+        let readings = try CryptoModule.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
+        let choice = readings.count * keys.count > 1
+        if !choice && content == .bytes {
+            let opened = CryptoModule(key: keys[0]).open(readings[0], of: input, into: output)
+            guard opened.valid else {
+                OpenSSL.cleanse(output, count: readings[0].body.count + 16)
+                throw CryptoModule.decryptionFailed
+            }
+            return (opened.count, 0, readings[0].scheme)
+        }
+        // Each reading is decrypted into scratch; the first that qualifies is copied to `output`. Every check runs
+        // whatever the padding gave, so the time taken does not tell which one failed.
+        let capacity = input.count + 16
+        return try withScratch(capacity) { (scratch) throws(PNCryptError) in
+            defer { OpenSSL.cleanse(scratch.baseAddress!, count: capacity) }
+            var winners: [(count: Int, keyIndex: Int, scheme: Scheme)] = []
+            for (keyIndex, key) in keys.enumerated() {
+                let module = CryptoModule(key: key)
+                for reading in readings {
+                    let opened = module.open(reading, of: input, into: scratch.baseAddress!)
+                    let plain = UnsafeRawBufferPointer(start: scratch.baseAddress!, count: opened.count)
+                    let qualifies = opened.valid && Self.qualifies(plain, content: content, choice: choice)
+                    if qualifies {
+                        if winners.isEmpty { output.copyMemory(from: scratch.baseAddress!, byteCount: opened.count) }
+                        winners.append((opened.count, keyIndex, reading.scheme))
+                    }
                 }
             }
+            guard winners.count == 1 else {
+                OpenSSL.cleanse(output, count: capacity)
+                guard winners.count > 1 else { throw CryptoModule.decryptionFailed }
+                let names = winners.map { keys.count > 1 ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
+                throw PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
+                                   + names.joined(separator: ", ") + "); say which scheme (or key) to use")
+            }
+            return winners[0]
         }
-        let error = firstError!
-        guard keys.count > 1 else { throw error }
-        throw PNCryptError(error.code, "no key decrypts this (tried \(keys.count) keys): \(error.message)",
-                           offset: error.offset)
+    }
+
+    /// Whether a plaintext with valid padding qualifies. Runs the same checks whether or not they are needed.
+    private static func qualifies(_ plain: UnsafeRawBufferPointer, content: Content, choice: Bool) -> Bool {
+        switch content {
+        case .bytes: return true
+        case .text: return isValidUTF8(plain) || !choice
+        case .json:
+            let utf8 = isValidUTF8(plain)
+            return utf8 && (!choice || isJSONText(plain))
+        }
     }
 }

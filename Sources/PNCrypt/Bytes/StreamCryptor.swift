@@ -12,51 +12,54 @@ public protocol ByteStreamStage: AnyObject {
 
 /// Encrypts a stream into a file format of SPEC section 3, in constant memory.
 ///
-/// - `legacyRandomIV` (and `legacy`: streams always use a random IV, as every SDK does): 16-byte IV ‖ ciphertext.
+/// - `legacy`: the ciphertext alone, under the fixed IV `0123456789012345` (what a CryptoModule whose legacy
+///   cryptor has a static IV writes).
+/// - `legacyRandomIV`: 16-byte random IV ‖ ciphertext (what SDK file sharing writes).
 /// - `acrh`: `PNED` header ‖ one continuous CBC ciphertext.
-/// `legacy33` has no file format.
+/// `legacy33` has no file format. Empty streams cannot be encrypted (`emptyPlaintext`, in every format).
 public final class StreamEncryptor: ByteStreamStage {
     private let context: AESCBCContext
     private let prefix: [UInt8]
     private var started = false
     private var finished = false
     private var buffer: [UInt8] = []
-    /// The file format actually written: `legacyRandomIV` or `acrh`.
+    /// The file format written.
     public let scheme: Scheme
     private var plaintextCount = 0
 
     /// A stream encryptor for `scheme` with `key`; `iv` replaces the random IV (for test vectors only).
     /// - Throws: `invalidValue` for `legacy33`; `invalidIV`.
     public init(key: CipherKey, scheme: Scheme, iv: [UInt8]? = nil) throws(PNCryptError) {
-        let fileScheme: Scheme
-        switch scheme {
-        case .legacy, .legacyRandomIV: fileScheme = .legacyRandomIV
-        case .acrh: fileScheme = .acrh
-        case .legacy33: throw PNCryptError(.invalidValue, "legacy33 has no file format: use legacy-random-iv or acrh")
+        guard scheme != .legacy33 else {
+            throw PNCryptError(.invalidValue, "legacy33 has no file format: use legacy, legacy-random-iv or acrh")
         }
-        let iv = try CryptoModule.resolveIV(iv, scheme: fileScheme)
-        self.scheme = fileScheme
-        prefix = fileScheme == .acrh ? CryptorHeader(metadata: iv).encoded() : iv
-        context = key.pool(fileScheme, encrypting: true).makeContext()
+        let iv = try CryptoModule.resolveIV(iv, scheme: scheme)
+        self.scheme = scheme
+        prefix = switch scheme {
+        case .acrh: CryptorHeader(metadata: iv).encoded()
+        case .legacyRandomIV: iv
+        case .legacy, .legacy33: []
+        }
+        context = key.pool(scheme, encrypting: true).makeContext()
         let ok = iv.withUnsafeBytes { context.start(iv: $0) }
         guard ok else { throw PNCryptError(.encryptionFailed, "the AES cipher could not be initialised") }
     }
 
     /// Encrypts `input`, writing the header or IV first, then whole blocks as they are ready.
+    /// - Throws: `invalidValue` after `finish`.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        precondition(!finished, "StreamEncryptor used after finish")
+        guard !finished else { throw PNCryptError(.invalidValue, "StreamEncryptor used after finish") }
         try emitPrefix(sink)
         plaintextCount += input.count
         try runCipher(context, input, &buffer, sink, PNCryptError(.encryptionFailed, "the AES cipher failed"))
     }
 
-    /// Pads and writes the last block. `acrh` refuses a stream with no data (`emptyPlaintext`).
+    /// Pads and writes the last block. A stream with no data is refused (`emptyPlaintext`).
+    /// - Throws: `invalidValue` when called twice.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
-        precondition(!finished, "StreamEncryptor finished twice")
+        guard !finished else { throw PNCryptError(.invalidValue, "StreamEncryptor finished twice") }
         finished = true
-        if scheme == .acrh && plaintextCount == 0 {
-            throw PNCryptError(.emptyPlaintext, "cannot encrypt empty data with acrh (nothing to encrypt)")
-        }
+        try CryptoModule.checkNotEmpty(plaintextCount, scheme: scheme, allowEmpty: false)
         try emitPrefix(sink)
         try finishCipher(context, &buffer, sink, PNCryptError(.encryptionFailed, "the AES cipher failed"))
     }
@@ -70,40 +73,51 @@ public final class StreamEncryptor: ByteStreamStage {
 
 /// Decrypts a stream in a file format of SPEC section 3, in constant memory.
 ///
-/// With `scheme` nil the format is read from the data: a `PNED` header selects `acrh`, anything else is the
-/// legacy random-IV format. Plaintext is written as it is decrypted, except the last block, which is held back
-/// until `finish` checks the padding: a caller that must not release unverified plaintext writes to a
-/// temporary place and keeps it only when `finish` succeeds. Its plaintext buffer is wiped when it is released.
+/// With `scheme` nil the format is read from the data: a `PNED` header selects `acrh`; headerless data is read as
+/// `legacyScheme` (`legacyRandomIV` by default: what SDK file sharing writes; `legacy` for files written with the
+/// fixed IV). Nothing in headerless data says which it is: for files of 3 or more blocks both readings have valid
+/// padding, so only the caller can decide. Plaintext is written as it is decrypted, except the last block, held
+/// back until `finish` checks the padding (in constant time): a caller that must not release unverified plaintext
+/// writes to a temporary place and keeps it only when `finish` succeeds. Its buffers are wiped when released.
 public final class StreamDecryptor: ByteStreamStage {
     private let key: CipherKey
     private let expected: Scheme?
+    private let legacyScheme: Scheme
     private var context: AESCBCContext?
     private var head: [UInt8] = []
     private var buffer: [UInt8] = []
+    /// The last decrypted block, held back until `finish` has checked its padding.
+    private var last = [UInt8](repeating: 0, count: 16)
+    private var lastCount = 0
     private var ciphertextCount = 0
-    private var plaintextCount = 0
     private var finished = false
-    /// The format found (or required): `legacyRandomIV` or `acrh`; nil until enough bytes were read.
+    /// The format found (or required): `legacy`, `legacyRandomIV` or `acrh`; nil until enough bytes were read.
     public private(set) var scheme: Scheme?
 
-    /// A stream decryptor with `key`; `scheme` nil detects the format, otherwise only that format is read
-    /// (`legacy` means the legacy random-IV file format).
-    /// - Throws: `invalidValue` for `legacy33`, which has no file format.
-    deinit { OpenSSL.cleanse(&buffer) }
+    deinit {
+        OpenSSL.cleanse(&buffer)
+        OpenSSL.cleanse(&last)
+    }
 
-    public init(key: CipherKey, scheme: Scheme? = nil) throws(PNCryptError) {
+    /// A stream decryptor with `key`; `scheme` nil detects a header and reads headerless data as `legacyScheme`,
+    /// otherwise only that format is read.
+    /// - Throws: `invalidValue` for `legacy33`, which has no file format, or a `legacyScheme` that is not legacy.
+    public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError) {
         self.key = key
-        switch scheme {
-        case nil: expected = nil
-        case .legacy, .legacyRandomIV: expected = .legacyRandomIV
-        case .acrh: expected = .acrh
-        case .legacy33: throw PNCryptError(.invalidValue, "legacy33 has no file format: use legacy-random-iv or acrh")
+        guard scheme != .legacy33 else {
+            throw PNCryptError(.invalidValue, "legacy33 has no file format: use legacy, legacy-random-iv or acrh")
         }
+        guard legacyScheme == .legacy || legacyScheme == .legacyRandomIV else {
+            throw PNCryptError(.invalidValue, "the legacy scheme of a file is legacy or legacy-random-iv")
+        }
+        expected = scheme
+        self.legacyScheme = legacyScheme
     }
 
     /// Decrypts `input`, reading the IV or header first; the last block waits for `finish`.
+    /// - Throws: `invalidValue` after `finish`.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        precondition(!finished, "StreamDecryptor used after finish")
+        guard !finished else { throw PNCryptError(.invalidValue, "StreamDecryptor used after finish") }
         guard context == nil else {
             ciphertextCount += input.count
             return try decryptChunk(input, sink)
@@ -118,8 +132,9 @@ public final class StreamDecryptor: ByteStreamStage {
     }
 
     /// Checks the padding and writes the last plaintext bytes; throws when the stream is cut short or corrupt.
+    /// - Throws: `CryptoModule.decryptionFailed` for a wrong key or corrupt data; `invalidValue` when called twice.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
-        precondition(!finished, "StreamDecryptor finished twice")
+        guard !finished else { throw PNCryptError(.invalidValue, "StreamDecryptor finished twice") }
         finished = true
         if context == nil {
             // Throws: the stream ended inside the IV or header.
@@ -129,64 +144,75 @@ public final class StreamDecryptor: ByteStreamStage {
             throw PNCryptError(.wrongKeyOrCorrupt, "the stream ended before its IV or header")
         }
         try CryptoModule.checkBlocks(ciphertextCount, scheme: scheme, afterHeader: scheme == .acrh)
-        try finishCipher(context, &buffer, { (b) throws(PNCryptError) in
-            plaintextCount += b.count
-            try sink(b)
-        }, CryptoModule.badPadding(scheme))
-        if scheme == .acrh && plaintextCount == 0 {
-            throw PNCryptError(.wrongKeyOrCorrupt, "acrh data decrypted to empty plaintext (SPEC section 2 rule 5)")
+        try finishCipher(context, &buffer, { (b) throws(PNCryptError) in try hold(b, sink) },
+                         CryptoModule.decryptionFailed)
+        let opened = last.withUnsafeBytes { PKCS7.unpad(UnsafeRawBufferPointer(rebasing: $0[0..<lastCount])) }
+        guard opened.valid else {
+            OpenSSL.cleanse(&last)
+            throw CryptoModule.decryptionFailed
         }
+        if opened.count > 0 { try withBytes(last[0..<opened.count], sink) }
+        OpenSSL.cleanse(&last)
     }
 
     private func decryptChunk(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        guard let context, let scheme else { return }
-        try runCipher(context, input, &buffer, { (b) throws(PNCryptError) in
-            plaintextCount += b.count
-            try sink(b)
-        }, CryptoModule.badPadding(scheme))
+        guard let context else { return }
+        try runCipher(context, input, &buffer, { (b) throws(PNCryptError) in try hold(b, sink) },
+                      CryptoModule.decryptionFailed)
+    }
+
+    /// Writes all of `output` but its last block, which replaces the block held back so far.
+    private func hold(_ output: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        guard output.count >= 16 else { return }
+        if lastCount > 0 { try withBytes(last[0..<lastCount], sink) }
+        if output.count > 16 { try sink(UnsafeRawBufferPointer(rebasing: output[0..<(output.count - 16)])) }
+        last.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: output[(output.count - 16)...])) }
+        lastCount = 16
     }
 
     /// Reads the IV or header from `head`; returns the number of bytes it occupies, or nil if more are needed.
     private func readPrefix(final: Bool) throws(PNCryptError) -> Int? {
-        var iv: [UInt8]
-        var used: Int
         let looksLikeHeader = head.count >= 4 && head[0..<4].elementsEqual(CryptorHeader.sentinel)
-        if expected == .acrh || (expected == nil && (looksLikeHeader || (head.count < 4 && !final
-            && CryptorHeader.sentinel.starts(with: head)))) {
-            let parsed: (header: CryptorHeader, length: Int)?
-            do {
-                parsed = try CryptorHeader.parse(head)
-            } catch where error.code == .malformedHeader && !final {
-                return nil
-            }
-            guard let (header, length) = parsed else {
-                if head.count < 4 && !final { return nil }
-                if expected == .acrh {
-                    throw PNCryptError(.malformedHeader, head.isEmpty ? "empty input: no PNED header"
-                                       : "no PNED header: this is not acrh data", offset: 0)
-                }
-                return try legacyPrefix(final: final)
-            }
-            guard try CryptoModule.cryptor(for: header, explicit: expected) == .acrh else {
-                // The legacy cryptor's id: the legacy file format follows the header.
-                return try legacyPrefix(final: final, after: length)
-            }
-            scheme = .acrh
-            iv = header.metadata
-            used = length
-        } else {
-            guard let n = try legacyPrefix(final: final) else { return nil }
-            return n
+        guard expected == .acrh || (expected == nil && (looksLikeHeader || (head.count < 4 && !final
+            && CryptorHeader.sentinel.starts(with: head)))) else {
+            return try legacyPrefix(expected ?? legacyScheme, final: final)
         }
+        let parsed: (header: CryptorHeader, length: Int)?
+        do {
+            parsed = try CryptorHeader.parse(head)
+        } catch where error.code == .malformedHeader && !final {
+            return nil
+        }
+        guard let (header, length) = parsed else {
+            if head.count < 4 && !final { return nil }
+            if expected == .acrh {
+                throw PNCryptError(.malformedHeader, head.isEmpty ? "empty input: no PNED header"
+                                   : "no PNED header: this is not acrh data", offset: 0)
+            }
+            return try legacyPrefix(legacyScheme, final: final)
+        }
+        guard try CryptoModule.cryptor(for: header, explicit: expected) == .acrh else {
+            // The legacy cryptor's id: the legacy file format follows the header.
+            return try legacyPrefix(legacyScheme, final: final, after: length)
+        }
+        scheme = .acrh
+        var iv = header.metadata
         try start(iv: &iv)
-        return used
+        return length
     }
 
-    private func legacyPrefix(final: Bool, after offset: Int = 0) throws(PNCryptError) -> Int? {
+    private func legacyPrefix(_ legacy: Scheme, final: Bool, after offset: Int = 0) throws(PNCryptError) -> Int? {
+        guard legacy == .legacyRandomIV else {
+            // The fixed IV: the ciphertext starts right away.
+            scheme = legacy
+            var iv = CryptoModule.fixedIV
+            try start(iv: &iv)
+            return offset
+        }
         guard head.count >= offset + 16 else {
             if final {
                 throw PNCryptError(.wrongKeyOrCorrupt, "\(head.count - offset) bytes is too short for the legacy"
-                                   + " file format (16-byte IV, then ciphertext)")
+                                   + " random-IV file format (16-byte IV, then ciphertext)")
             }
             return nil
         }

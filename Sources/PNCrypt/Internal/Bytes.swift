@@ -46,3 +46,8 @@ func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
     if any < 0x80 { return true }
     return JSONParser.firstInvalidUTF8(in: bytes.assumingMemoryBound(to: UInt8.self)) == nil
 }
+
+/// Whether `bytes` are one JSON text (the check a message's plaintext passes when readings compete).
+func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    (try? JSONValue(parsing: bytes.assumingMemoryBound(to: UInt8.self))) != nil
+}

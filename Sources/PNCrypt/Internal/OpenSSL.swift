@@ -121,6 +121,9 @@ final class AESCBCContext: @unchecked Sendable {
                               encrypting ? 1 : 0)
         }
         precondition(ok == 1, "EVP_CipherInit_ex failed to key the context")
+        // Decryption removes the padding itself, in constant time (`PKCS7.unpad`): OpenSSL's own check returns
+        // early on the first bad byte, and its failure would be the only thing told apart from others.
+        if !encrypting { EVP_CIPHER_CTX_set_padding(ctx, 0) }
         self.ctx = ctx
         self.encrypting = encrypting
     }
@@ -175,8 +178,8 @@ final class AESCBCContext: @unchecked Sendable {
         return ok == 1 ? Int(written) : nil
     }
 
-    /// Finishes the message (adds or checks PKCS#7 padding), writing at most 16 bytes to `output`.
-    /// Returns nil when decryption finds a wrong padding or an incomplete last block.
+    /// Finishes the message, writing at most 16 bytes to `output`: encrypting adds the PKCS#7 padding;
+    /// decrypting (padding off) writes nothing and fails only on an incomplete last block. Returns nil on failure.
     func finish(into output: UnsafeMutableRawPointer) -> Int? {
         var written: Int32 = 0
         let ok = EVP_CipherFinal_ex(ctx, output.assumingMemoryBound(to: UInt8.self), &written)
@@ -186,6 +189,7 @@ final class AESCBCContext: @unchecked Sendable {
 
     /// Encrypts or decrypts one whole message, appending the result after `prefix` bytes of `output`.
     /// `output` must have room for `prefix + input.count + 16` bytes. Returns the total length, or nil on failure.
+    /// Decrypting returns every block, padding included: `PKCS7.unpad` checks and removes it.
     func run(iv: UnsafeRawBufferPointer, input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer,
              prefix: Int) -> Int? {
         guard start(iv: iv), let base = output.baseAddress else { return nil }
@@ -236,4 +240,29 @@ final class ContextPool: Sendable {
 /// `EVP_CIPHER` objects are immutable and shared after fetching.
 private struct UnsafeSendableCipher: @unchecked Sendable {
     let pointer: OpaquePointer
+}
+
+/// PKCS#7 padding checked in constant time: the time taken does not depend on which byte is wrong, nor on
+/// whether any is (a decrypting `AESCBCContext` leaves the padding in place for this).
+enum PKCS7 {
+    /// The plaintext length of `plaintext` (whole blocks, padding included) and whether its padding is valid.
+    /// When it is not, the length returned is `plaintext.count`, so later checks run over as many bytes.
+    static func unpad(_ plaintext: UnsafeRawBufferPointer) -> (count: Int, valid: Bool) {
+        let count = plaintext.count
+        guard count >= 16, count % 16 == 0 else { return (count, false) }
+        let pad = Int(plaintext[count - 1])
+        // All-ones when the condition holds, zero otherwise; no branch on secret data.
+        var bad = mask(pad == 0 ? 1 : 0) | mask(pad > 16 ? 1 : 0)
+        for i in 0..<16 {
+            let inPad = mask(i < pad ? 1 : 0)
+            bad |= inPad & (Int(plaintext[count - 1 - i]) ^ pad)
+        }
+        let valid = (bad == 0 ? 1 : 0)
+        let keep = mask(valid)
+        return ((count - pad) & keep | count & ~keep, valid == 1)
+    }
+
+    /// `-1` (all bits) for 1, `0` for 0.
+    @inline(__always)
+    private static func mask(_ bit: Int) -> Int { 0 &- bit }
 }

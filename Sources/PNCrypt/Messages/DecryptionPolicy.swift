@@ -17,7 +17,8 @@ public struct DecryptionStatus: Hashable, Sendable {
     public static let category = "decryptionError"
 
     /// Why the message could not be decrypted: its `code` is the reason (`notBase64`, `wrongKeyOrCorrupt`,
-    /// `invalidUTF8`, `unknownCryptor`, `malformedHeader`, `notEncrypted`).
+    /// `unknownCryptor`, `malformedHeader`, `notEncrypted`). Every key-dependent failure is `wrongKeyOrCorrupt`
+    /// with one message (`CryptoModule.decryptionFailed`): bad padding and bad UTF-8 look the same.
     public var error: PNCryptError
     /// The message as it was received.
     public var original: JSONValue

@@ -13,7 +13,11 @@ public enum Legacy33Message {
         return try map(message, path: "$", nonString: .notEncryptable) { (text, _) throws(PNCryptError) in
             var plaintext = Array(text.utf8)
             defer { OpenSSL.cleanse(&plaintext) }
-            return .string(try module.encryptToBase64(plaintext, scheme: .legacy33))
+            // iOS 3.3 encrypted an empty string leaf as one block of padding.
+            let sealed = try withBytes(plaintext) { (bytes) throws(PNCryptError) in
+                try module.sealToBase64(bytes, scheme: .legacy33, iv: nil, quoted: false, allowEmpty: true)
+            }
+            return .string(String(decoding: sealed, as: UTF8.self))
         }
     }
 
@@ -28,13 +32,13 @@ public enum Legacy33Message {
                 if let chosen {
                     plaintext = try chosen.decrypt(ciphertext, scheme: .legacy33)
                 } else {
-                    let match = try keys.decrypt(ciphertext, scheme: .legacy33, requireUTF8: true)
+                    let match = try keys.decrypt(ciphertext, scheme: .legacy33, content: .text)
                     chosen = CryptoModule(key: keys.keys[match.keyIndex])
                     plaintext = match.plaintext
                 }
                 defer { OpenSSL.cleanse(&plaintext) }
                 guard let string = String(validating: plaintext, as: UTF8.self) else {
-                    throw PNCryptError(.invalidUTF8, "the plaintext is not valid UTF-8")
+                    throw CryptoModule.decryptionFailed
                 }
                 return .string(string)
             } catch {

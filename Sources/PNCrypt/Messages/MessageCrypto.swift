@@ -17,20 +17,22 @@ public struct MessageCrypto: Sendable {
     /// How received messages are read: a scheme, or nil to read a `PNED` header when present and otherwise
     /// `legacyScheme`.
     public var readScheme: Scheme?
-    /// How headerless data is read when `readScheme` is nil.
-    public var legacyScheme: Scheme
+    /// How headerless data is read when `readScheme` is nil: `legacy` (fixed IV) or `legacyRandomIV`, as a
+    /// client's legacy cryptor is set; nil (the default) tries both and takes a message only when exactly one
+    /// reading gives JSON text (see `KeyRing`).
+    public var legacyScheme: Scheme?
     /// How messages are written as JSON before encryption (their bytes differ between SDKs).
     public var style: JSONStyle
 
     /// Message encryption with one key.
-    public init(cipherKey: String, scheme: Scheme = .acrh, readScheme: Scheme? = nil, legacyScheme: Scheme = .legacy,
+    public init(cipherKey: String, scheme: Scheme = .acrh, readScheme: Scheme? = nil, legacyScheme: Scheme? = nil,
                 style: JSONStyle = .compact) throws(PNCryptError) {
         try self.init(keys: KeyRing([cipherKey]), scheme: scheme, readScheme: readScheme, legacyScheme: legacyScheme,
                       style: style)
     }
 
     /// Message encryption with a key ring: the first key encrypts, all are tried in order to decrypt.
-    public init(keys: KeyRing, scheme: Scheme = .acrh, readScheme: Scheme? = nil, legacyScheme: Scheme = .legacy,
+    public init(keys: KeyRing, scheme: Scheme = .acrh, readScheme: Scheme? = nil, legacyScheme: Scheme? = nil,
                 style: JSONStyle = .compact) {
         self.keys = keys
         self.scheme = scheme
@@ -97,7 +99,10 @@ public struct MessageCrypto: Sendable {
             }
             return try Self.withUTF8(text) { (base64) throws(PNCryptError) in try decrypt(base64: base64) }
         } catch {
-            let status = DecryptionStatus(error: error, original: message)
+            // An ambiguous reading is reported as the one public failure: which readings qualified depends on the
+            // plaintext, and a status reflected to a sender must not tell anything about it.
+            let status = DecryptionStatus(error: error.code == .ambiguous ? CryptoModule.decryptionFailed : error,
+                                          original: message)
             let delivered: JSONValue = policy == .marker ? .string(DecryptionPolicy.markerText) : message
             return DecryptedMessage(message: delivered, status: status)
         }
@@ -113,7 +118,7 @@ public struct MessageCrypto: Sendable {
             return try withScratch(count + 16) { (plain) throws(PNCryptError) in
                 defer { OpenSSL.cleanse(plain.baseAddress!, count: plain.count) }
                 let match = try keys.decrypt(sealed, scheme: readScheme, legacyScheme: legacyScheme,
-                                             requireUTF8: true, into: plain.baseAddress!)
+                                             content: .json, into: plain.baseAddress!)
                 let plaintext = UnsafeRawBufferPointer(rebasing: plain[0..<match.count])
                 // A plaintext that is not JSON is kept as a plain string (SPEC section 4).
                 let value = (try? JSONValue(parsing: plaintext))
