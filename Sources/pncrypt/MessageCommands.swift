@@ -13,8 +13,17 @@ enum OnError: String, ExpressibleByArgument, CaseIterable {
 
 /// Options shared by the commands that decrypt messages.
 struct MessageReadOptions: ParsableArguments {
-    @Option(help: "auto (default: a PNED header, else legacy), legacy, legacy-random-iv, acrh or legacy33.")
+    @Option(help: """
+        auto (default: a PNED header, else --legacy-scheme), legacy, legacy-random-iv, acrh or legacy33.
+        """)
     var scheme: ReadScheme = .auto
+
+    @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
+        With auto: read messages without a PNED header as legacy (fixed IV) or legacy-random-iv, as the \
+        sending clients are set. Without it both are tried, and a message is taken only when exactly one reading \
+        gives JSON text.
+        """, valueName: "scheme"))
+    var legacyScheme: LegacyScheme?
 
     @Option(name: .customLong("on-error"), help: """
         marker: deliver "DECRYPTION_ERROR" (iOS 3.4); passthrough: deliver the original message (current SDKs); \
@@ -27,7 +36,14 @@ struct MessageReadOptions: ParsableArguments {
 
     func crypto(_ keys: KeyOptions) throws -> MessageCrypto {
         let ring = try KeyRing(keys: try keys.resolveAll())
-        return MessageCrypto(keys: ring, scheme: scheme.scheme ?? .acrh, readScheme: scheme.scheme, style: style)
+        return MessageCrypto(keys: ring, scheme: scheme.scheme ?? .acrh, readScheme: scheme.scheme,
+                             legacyScheme: legacyScheme?.scheme, style: style)
+    }
+
+    func validate() throws {
+        if legacyScheme != nil && scheme != .auto {
+            throw ValidationError("--legacy-scheme goes with --scheme auto (it says how headerless data is read)")
+        }
     }
 
     /// Prints each status as one JSON line on standard error, then writes `value` as JSON, unless a status and

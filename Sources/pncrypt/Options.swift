@@ -109,10 +109,28 @@ enum CLI {
         do {
             try body()
         } catch let error as PNCryptError {
-            fail(status(for: error), error.message)
+            fail(status(for: error), message(for: error))
         } catch let failure as CLIFailure {
             fail(failure.status, failure.message)
         }
+    }
+
+    /// The one-line message of a library error: its SDK category first (as PubNub's contract scenarios name the
+    /// outcomes), then what was wrong, and for an ambiguous reading the flags that decide.
+    static func message(for error: PNCryptError) -> String {
+        let prefix = switch error.category {
+        case .encryption: "encryption error: "
+        case .decryption: "decryption error: "
+        case .unknownCryptor: "unknown cryptor: "
+        default: ""
+        }
+        let hint = error.code == .ambiguous && !error.message.contains("--") ? " (--scheme or --legacy-scheme)" : ""
+        return prefix + error.message + hint
+    }
+
+    /// One line on standard error that is not a failure: `pncrypt: note: ...`.
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data("pncrypt: note: \(text)\n".utf8))
     }
 
     static func status(for error: PNCryptError) -> Int32 {

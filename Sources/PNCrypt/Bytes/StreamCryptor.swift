@@ -114,6 +114,54 @@ public final class StreamDecryptor: ByteStreamStage {
         self.legacyScheme = legacyScheme
     }
 
+    /// The most a file's format needs to be known from its first bytes: the longest `PNED` header and one block.
+    public static let headLength = 12 + 65535 + 16
+
+    /// Whether `key` gives valid padding for a file, checked on its final two blocks alone (CBC allows it), so the
+    /// key for a file can be chosen before the whole of it is streamed.
+    ///
+    /// - Parameters:
+    ///   - head: the file's first bytes (`headLength`, or the whole file when shorter): they hold its header or IV.
+    ///   - tail: the file's last 32 bytes (or the whole file when shorter).
+    ///   - length: the file's length.
+    ///   - scheme, legacyScheme: as `init(key:scheme:legacyScheme:)`.
+    /// - Returns: the file format and whether the padding is valid.
+    /// - Throws: the format errors `finish` would give (a header cut short, an unknown cryptor, no whole blocks).
+    public static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
+                                    legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
+        -> (scheme: Scheme, valid: Bool) {
+        // The format and where the ciphertext starts, from the head alone.
+        let probe = try StreamDecryptor(key: key, scheme: scheme, legacyScheme: legacyScheme)
+        probe.head = head
+        guard let start = try probe.readPrefix(final: true), let found = probe.scheme else {
+            throw PNCryptError(.wrongKeyOrCorrupt, "the file ended before its IV or header")
+        }
+        let bodyCount = length - start
+        try CryptoModule.checkBlocks(bodyCount, scheme: found, afterHeader: found == .acrh)
+        guard tail.count >= min(32, length) else {
+            throw PNCryptError(.invalidValue, "checkPadding needs the file's last 32 bytes")
+        }
+        // The last block decrypts with the block before it as its IV; with one block, with the file's IV.
+        var iv: [UInt8]
+        if bodyCount >= 32 {
+            iv = Array(tail[(tail.count - 32)..<(tail.count - 16)])
+        } else if found == .legacy {
+            iv = CryptoModule.fixedIV
+        } else {
+            iv = Array(head[(start - 16)..<start])
+        }
+        let context = key.pool(found, encrypting: false).makeContext()
+        var block = [UInt8](repeating: 0, count: 32)
+        defer { OpenSSL.cleanse(&block) }
+        let last = Array(tail.suffix(16))
+        let written = iv.withUnsafeBytes { ivBytes in
+            guard context.start(iv: ivBytes) else { return Int?.none }
+            return last.withUnsafeBytes { input in block.withUnsafeMutableBytes { context.update(input, into: $0.baseAddress!) } }
+        }
+        guard written == 16 else { return (found, false) }
+        return (found, block.withUnsafeBytes { PKCS7.unpad(UnsafeRawBufferPointer(rebasing: $0[0..<16])).valid })
+    }
+
     /// Decrypts `input`, reading the IV or header first; the last block waits for `finish`.
     /// - Throws: `invalidValue` after `finish`.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
