@@ -316,9 +316,9 @@ def negative_vectors():
             "wrongKeyOrCorrupt")
 
     # --- the wrong scheme for the data
-    neg("acrh-on-legacy-data", "acrh", legacy, D, "malformedHeader",
-        note="explicit acrh decrypts only PNED data")
-    neg("acrh-on-legacy-random-iv-data", "acrh", lrandom, D, "malformedHeader")
+    neg("acrh-on-legacy-data", "acrh", legacy, U, "unknownCryptor",
+        note="explicit acrh decrypts only PNED data: headerless data needs the legacy cryptor (contract scenarios)")
+    neg("acrh-on-legacy-random-iv-data", "acrh", lrandom, U, "unknownCryptor")
     for s, data, name in (("legacy", acrh, "acrh"), ("legacy", legacy33, "legacy33"),
                           ("legacy33", legacy, "legacy"), ("legacy-random-iv", acrh, "acrh")):
         try:

@@ -183,7 +183,11 @@ def decrypt_bytes(scheme: str, cipher_key: str, data: bytes) -> bytes:
         header = parse_header(data)
         if header is None:
             if scheme == "acrh":
-                raise PNError(DECRYPTION, "malformedHeader", "no PNED header")
+                # Only the acrh cryptor: headerless data would be the legacy cryptor's, which is not there
+                # (PubNub's contract scenarios: unknown cryptor). Empty data is a decryption error.
+                if not data:
+                    raise PNError(DECRYPTION, "malformedHeader", "no PNED header")
+                raise PNError(UNKNOWN, "unknownCryptor", "no PNED header: legacy data, and no legacy cryptor")
             return cbc_decrypt(legacy_key(cipher_key), IV0, data)  # auto: legacy fixed IV
         cryptor_id, meta, hlen = header
         ct = data[hlen:]

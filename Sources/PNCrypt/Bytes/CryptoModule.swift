@@ -72,9 +72,7 @@ public struct CryptoModule: Sendable {
     func sealToBase64(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv explicitIV: [UInt8]?,
                       quoted: Bool, allowEmpty: Bool = false) throws(PNCryptError) -> [UInt8] {
         if let explicitIV { _ = try Self.resolveIV(explicitIV, scheme: scheme) }
-        if scheme == .acrh && input.isEmpty {
-            throw PNCryptError(.emptyPlaintext, "cannot encrypt empty data with acrh (nothing to encrypt)")
-        }
+        try Self.checkNotEmpty(input.count, scheme: scheme, allowEmpty: allowEmpty)
         // PKCS#7 always adds 1...16 bytes: the ciphertext length is exact.
         let prefix = scheme == .acrh ? Self.acrhHeaderCount : scheme == .legacyRandomIV ? 16 : 0
         let sealedCount = prefix + (input.count / 16 + 1) * 16
@@ -244,13 +242,12 @@ public struct CryptoModule: Sendable {
                     candidates = [Reading(scheme: .acrh, iv: (length - 16)..<length, body: length..<input.count)]
                 } else {
                     // The legacy cryptor's id: what follows the header is legacy data.
-                    candidates = try legacyReadings(legacyScheme, count: input.count, from: length)
+                    candidates = try legacyReadings(legacyScheme, of: input, from: length)
                 }
             } else if explicit == .acrh {
-                throw PNCryptError(.malformedHeader, input.isEmpty ? "empty input: no PNED header"
-                                   : "no PNED header: this is not acrh data", offset: 0)
+                throw noHeader(input)
             } else {
-                candidates = try legacyReadings(legacyScheme, count: input.count, from: 0)
+                candidates = try legacyReadings(legacyScheme, of: input, from: 0)
             }
         }
         // A reading whose ciphertext is empty or not whole blocks cannot be right, whatever the key. When none is
@@ -269,13 +266,10 @@ public struct CryptoModule: Sendable {
         return usable
     }
 
-    private static func legacyReadings(_ legacyScheme: Scheme?, count: Int, from start: Int)
+    private static func legacyReadings(_ legacyScheme: Scheme?, of input: UnsafeRawBufferPointer, from start: Int)
         throws(PNCryptError) -> [Reading] {
-        if legacyScheme == .acrh {
-            // A module that reads only acrh refuses headerless data.
-            throw PNCryptError(.malformedHeader, count == 0 ? "empty input: no PNED header"
-                               : "no PNED header: this is not acrh data", offset: 0)
-        }
+        let count = input.count
+        if legacyScheme == .acrh { throw noHeader(UnsafeRawBufferPointer(rebasing: input[start...])) }
         guard let legacyScheme else {
             return [legacyReading(.legacy, count: count, from: start), legacyReading(.legacyRandomIV, count: count,
                                                                                       from: start)]
@@ -331,6 +325,19 @@ public struct CryptoModule: Sendable {
                                + " the IV must be 16", offset: 9)
         }
         return .acrh
+    }
+
+    /// Headerless data read as acrh only: empty is a decryption error; anything else would be the legacy
+    /// cryptor's data, and no legacy cryptor is there: an unknown cryptor (PubNub's contract scenarios).
+    /// The first bytes of the sentinel alone are a header cut short.
+    static func noHeader(_ bytes: some Collection<UInt8>) -> PNCryptError {
+        if bytes.isEmpty { return PNCryptError(.malformedHeader, "empty input: no PNED header", offset: 0) }
+        if bytes.count < 4 && CryptorHeader.sentinel.starts(with: bytes) {
+            return PNCryptError(.malformedHeader, "no PNED header: \(bytes.count) bytes, a header cut short",
+                                offset: 0)
+        }
+        return PNCryptError(.unknownCryptor, "no PNED header: this is legacy data (or not ciphertext), and acrh"
+                            + " reads only data with a header", offset: 0)
     }
 
     /// Checks that a reading has ciphertext in whole blocks (the IV of `legacy-random-iv` included).

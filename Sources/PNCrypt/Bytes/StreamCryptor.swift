@@ -99,16 +99,16 @@ public final class StreamDecryptor: ByteStreamStage {
         OpenSSL.cleanse(&last)
     }
 
-    /// A stream decryptor with `key`; `scheme` nil detects a header and reads headerless data as `legacyScheme`,
-    /// otherwise only that format is read.
+    /// A stream decryptor with `key`; `scheme` nil detects a header and reads headerless data as `legacyScheme`
+    /// (`acrh`: refused, as by a module with no legacy cryptor), otherwise only that format is read.
     /// - Throws: `invalidValue` for `legacy33`, which has no file format, or a `legacyScheme` that is not legacy.
     public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError) {
         self.key = key
         guard scheme != .legacy33 else {
             throw PNCryptError(.invalidValue, "legacy33 has no file format: use legacy, legacy-random-iv or acrh")
         }
-        guard legacyScheme == .legacy || legacyScheme == .legacyRandomIV else {
-            throw PNCryptError(.invalidValue, "the legacy scheme of a file is legacy or legacy-random-iv")
+        guard legacyScheme != .legacy33 else {
+            throw PNCryptError(.invalidValue, "the legacy scheme of a file is legacy, legacy-random-iv or acrh (none)")
         }
         expected = scheme
         self.legacyScheme = legacyScheme
@@ -223,6 +223,7 @@ public final class StreamDecryptor: ByteStreamStage {
         let looksLikeHeader = head.count >= 4 && head[0..<4].elementsEqual(CryptorHeader.sentinel)
         guard expected == .acrh || (expected == nil && (looksLikeHeader || (head.count < 4 && !final
             && CryptorHeader.sentinel.starts(with: head)))) else {
+            if expected == nil && legacyScheme == .acrh { throw CryptoModule.noHeader(head) }
             return try legacyPrefix(expected ?? legacyScheme, final: final)
         }
         let parsed: (header: CryptorHeader, length: Int)?
@@ -233,10 +234,7 @@ public final class StreamDecryptor: ByteStreamStage {
         }
         guard let (header, length) = parsed else {
             if head.count < 4 && !final { return nil }
-            if expected == .acrh {
-                throw PNCryptError(.malformedHeader, head.isEmpty ? "empty input: no PNED header"
-                                   : "no PNED header: this is not acrh data", offset: 0)
-            }
+            if expected == .acrh || legacyScheme == .acrh { throw CryptoModule.noHeader(head) }
             return try legacyPrefix(legacyScheme, final: final)
         }
         guard try CryptoModule.cryptor(for: header, explicit: expected) == .acrh else {

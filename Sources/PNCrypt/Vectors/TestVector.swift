@@ -34,9 +34,17 @@ public struct TestVector: Codable, Hashable, Sendable {
     public var reason: String?
     /// Where the vector came from.
     public var source: String?
+    /// With `auto`: how headerless data is read (the module's legacy cryptor): `legacy` (the default),
+    /// `legacy-random-iv`, or `none` (a module with only the acrh cryptor).
+    public var legacyScheme: String?
+    /// `binary` (the default: one-shot calls) or `stream` (the stream encryptor and decryptor, in small chunks).
+    public var mode: String?
+    /// The contract scenario a vector comes from, when it does (informative).
+    public var scenario: String?
 
     enum CodingKeys: String, CodingKey {
         case id, scheme, key, iv, plaintext, plaintextB64 = "plaintext_b64", ciphertext, expect, reason, source
+        case legacyScheme = "legacy_scheme", mode, scenario
     }
 
     /// The plaintext bytes, from `plaintext` or `plaintextB64`.
@@ -109,8 +117,35 @@ public enum TestVectorChecker {
         func fail(_ message: String) -> Failure { Failure(id: v.id, message: message) }
         let scheme: Scheme? = v.scheme == "auto" ? nil : Scheme(rawValue: v.scheme)
         guard scheme != nil || v.scheme == "auto" else { throw fail("unknown scheme '\(v.scheme)'") }
-        let module = try CryptoModule(cipherKey: v.key)
+        let legacyScheme: Scheme
+        switch v.legacyScheme {
+        case nil, "legacy"?: legacyScheme = .legacy
+        case "legacy-random-iv"?: legacyScheme = .legacyRandomIV
+        case "none"?: legacyScheme = .acrh
+        case let other?: throw fail("unknown legacy_scheme '\(other)'")
+        }
+        let stream = v.mode == "stream"
+        guard stream || v.mode == nil || v.mode == "binary" else { throw fail("unknown mode '\(v.mode ?? "")'") }
+        let module = try CryptoModule(cipherKey: v.key, legacyScheme: legacyScheme)
         let plaintext = try v.plaintextBytes()
+        // The stream stages, fed in 7-byte chunks (a header and an IV arrive in pieces).
+        func streamed(_ stage: any ByteStreamStage, _ bytes: [UInt8]) throws(PNCryptError) -> [UInt8] {
+            var out: [UInt8] = []
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + 7, bytes.count)
+                try withBytes(bytes[offset..<end]) { (chunk) throws(PNCryptError) in
+                    try stage.update(chunk) { out.append(contentsOf: $0) }
+                }
+                offset = end
+            }
+            try stage.finish { out.append(contentsOf: $0) }
+            return out
+        }
+        func encrypt(_ plaintext: [UInt8], _ scheme: Scheme, _ iv: [UInt8]?) throws(PNCryptError) -> [UInt8] {
+            guard stream else { return try module.encrypt(plaintext, scheme: scheme, iv: iv) }
+            return try streamed(try StreamEncryptor(key: module.key, scheme: scheme, iv: iv), plaintext)
+        }
         let iv = try v.iv.map { (hex) throws(Failure) -> [UInt8] in
             guard let bytes = Hex.decode(hex) else { throw fail("iv is not hex") }
             return bytes
@@ -120,6 +155,10 @@ public enum TestVectorChecker {
                 throw PNCryptError(.invalidValue, "vector has no ciphertext")
             }
             let bytes = try Base64.decode(ciphertext)
+            if stream {
+                return try streamed(try StreamDecryptor(key: module.key, scheme: scheme, legacyScheme: legacyScheme),
+                                    bytes)
+            }
             if let scheme { return try module.decrypt(bytes, scheme: scheme) }
             return try module.decrypt(bytes)
         }
@@ -146,13 +185,13 @@ public enum TestVectorChecker {
             // Empty data cannot be encrypted (SPEC section 3): an empty plaintext's vector is decrypt-only.
             guard let scheme, !plaintext.isEmpty else { return }
             if iv != nil || scheme == .legacy || scheme == .legacy33 {
-                let encrypted = Base64.encode(try module.encrypt(plaintext, scheme: scheme, iv: iv))
+                let encrypted = Base64.encode(try encrypt(plaintext, scheme, iv))
                 guard encrypted == v.ciphertext else {
                     throw fail("encrypted to \(encrypted), expected \(v.ciphertext ?? "")")
                 }
             }
             // A fresh random IV must round-trip too.
-            let again = try module.decrypt(try module.encrypt(plaintext, scheme: scheme), scheme: scheme)
+            let again = try module.decrypt(try encrypt(plaintext, scheme, nil), scheme: scheme)
             guard again == plaintext else { throw fail("random-IV round trip changed the plaintext") }
         case .decryptionError:
             try expectError(.decryption, decrypt)
@@ -160,9 +199,7 @@ public enum TestVectorChecker {
             try expectError(.unknownCryptor, decrypt)
         case .encryptionError:
             guard let scheme, let plaintext else { throw fail("an encryption_error vector needs a scheme and plaintext") }
-            try expectError(.encryption) { () throws(PNCryptError) in
-                try module.encrypt(plaintext, scheme: scheme, iv: iv)
-            }
+            try expectError(.encryption) { () throws(PNCryptError) in try encrypt(plaintext, scheme, iv) }
         }
     }
 }
