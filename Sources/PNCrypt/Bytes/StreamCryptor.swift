@@ -6,7 +6,8 @@ public typealias ByteSink = (UnsafeRawBufferPointer) throws(PNCryptError) -> Voi
 public protocol ByteStreamStage: AnyObject {
     /// Processes `input`, writing whatever output is ready to `sink`.
     func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError)
-    /// Ends the stream, writing the remaining output to `sink`. The stage cannot be used after.
+    /// Ends the stream, writing the remaining output to `sink`. The stage cannot be used after: a further
+    /// `update` or `finish` throws `invalidValue`.
     func finish(_ sink: ByteSink) throws(PNCryptError)
 }
 
@@ -44,7 +45,7 @@ public final class StreamEncryptor: ByteStreamStage {
 
     /// Encrypts `input`, writing the header or IV first, then whole blocks as they are ready.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        precondition(!finished, "StreamEncryptor used after finish")
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         try emitPrefix(sink)
         plaintextCount += input.count
         try runCipher(context, input, &buffer, sink, PNCryptError(.encryptionFailed, "the AES cipher failed"))
@@ -52,7 +53,7 @@ public final class StreamEncryptor: ByteStreamStage {
 
     /// Pads and writes the last block. `acrh` refuses a stream with no data (`emptyPlaintext`).
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
-        precondition(!finished, "StreamEncryptor finished twice")
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         finished = true
         if scheme == .acrh && plaintextCount == 0 {
             throw PNCryptError(.emptyPlaintext, "cannot encrypt empty data with acrh (nothing to encrypt)")
@@ -103,7 +104,7 @@ public final class StreamDecryptor: ByteStreamStage {
 
     /// Decrypts `input`, reading the IV or header first; the last block waits for `finish`.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        precondition(!finished, "StreamDecryptor used after finish")
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
         guard context == nil else {
             ciphertextCount += input.count
             return try decryptChunk(input, sink)
@@ -119,7 +120,7 @@ public final class StreamDecryptor: ByteStreamStage {
 
     /// Checks the padding and writes the last plaintext bytes; throws when the stream is cut short or corrupt.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
-        precondition(!finished, "StreamDecryptor finished twice")
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
         finished = true
         if context == nil {
             // Throws: the stream ended inside the IV or header.

@@ -285,8 +285,11 @@ final class DeflateEngine {
             z.pointee.next_out = scratch.baseAddress!.assumingMemoryBound(to: Bytef.self)
             z.pointee.avail_out = uInt(scratch.count)
             let rc = CZlib.deflate(z, mode)
-            // Z_BUF_ERROR only means "no progress possible": not fatal. Anything else is a misuse of zlib.
-            precondition(rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR, "deflate returned \(rc)")
+            // Z_BUF_ERROR only means "no progress possible": not fatal. Anything else (Z_STREAM_ERROR: an
+            // inconsistent stream) is a bug, reported as an error rather than a trap.
+            guard rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR else {
+                throw PNCryptError(.invalidValue, "zlib deflate failed with code \(rc)")
+            }
             let produced = scratch.count - Int(z.pointee.avail_out)
             bytesOut += UInt64(produced)
             if produced > 0 {
@@ -400,6 +403,8 @@ final class InflateEngine {
 
     /// Decompresses `input`, handing every produced piece to `output`.
     func inflate(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        // Even with no input: a finished or failed engine says so.
+        if case .closed(let error) = state { throw error }
         do {
             try inflateOrThrow(input, output: output)
         } catch let error as PNCryptError {
@@ -473,7 +478,7 @@ final class InflateEngine {
 
     private func startNextMember(at offset: UInt64) throws {
         let rc = inflateReset(stream.pointer)
-        precondition(rc == Z_OK, "inflateReset returned \(rc)")
+        guard rc == Z_OK else { throw PNCryptError(.invalidValue, "zlib inflateReset failed with code \(rc)") }
         state = .inMember
         memberStart = offset
         memberFirstByte = 0x1f
@@ -523,7 +528,8 @@ final class InflateEngine {
             case Z_MEM_ERROR:
                 throw PNCryptError(.io, "zlib could not allocate memory while decompressing")
             default:
-                preconditionFailure("inflate returned \(rc)")
+                // Z_STREAM_ERROR: an inconsistent stream, a bug; reported as an error rather than a trap.
+                throw PNCryptError(.invalidValue, "zlib inflate failed with code \(rc)", offset: Int(bytesIn))
             }
         }
     }
