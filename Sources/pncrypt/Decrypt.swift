@@ -84,7 +84,7 @@ struct Decrypt: ParsableCommand {
                         try target.truncate(atOffset: 0)
                     }
                     var stages: [any ByteStreamStage] = [try StreamDecryptor(key: key, scheme: scheme.scheme)]
-                    if gunzip { stages.append(try GzipDecompressor(outputLimit: maxSize)) }
+                    if gunzip { stages.append(try GzipDecompressor(outputLimit: maxSize.map { .bytes($0) } ?? .unlimited)) }
                     try StreamPipeline.run(from: handle, through: stages, to: target)
                 }
                 try spool?.copy(to: out.handle)

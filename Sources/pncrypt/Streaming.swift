@@ -79,7 +79,8 @@ struct GunzipCommand: ParsableCommand {
 
     func run() throws {
         try CLI.run {
-            let stage = try GzipDecompressor(format: raw ? .rawDeflate : .gzipOrZlib, outputLimit: maxSize)
+            let stage = try GzipDecompressor(format: raw ? .rawDeflate : .gzipOrZlib,
+                                         outputLimit: maxSize.map { .bytes($0) } ?? .unlimited)
             try Streaming.run(input: input, output: output, stages: [stage], holdUntilVerified: true)
         }
     }

@@ -382,15 +382,12 @@ final class InflateEngine {
     /// Between members: the input so far ended on a lone 0x1f that may start the next member.
     private var pendingMagicByte = false
 
-    init(framing: Framing, outputLimit: Int?, chunkSize: Int) throws {
+    init(framing: Framing, outputLimit: DecompressionLimit, chunkSize: Int) throws {
         guard chunkSize > 0 else {
             throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
         }
-        if let outputLimit, outputLimit < 0 {
-            throw PNCryptError(.invalidValue, "output limit must not be negative, got \(outputLimit)")
-        }
+        self.outputLimit = try outputLimit.validated()
         self.framing = framing
-        self.outputLimit = outputLimit.map(UInt64.init)
         stream = try ZlibStream.inflating(windowBits: framing.windowBits)
         scratch = .allocate(byteCount: chunkSize, alignment: 16)
     }
