@@ -40,9 +40,9 @@ struct Decrypt: ParsableCommand {
     @Flag(help: "With --binary: decrypt, then decompress gzip (or zlib).")
     var gunzip = false
 
-    @Option(name: .customLong("max-size"), help: ArgumentHelp(
-        "With --gunzip: refuse output larger than this many bytes.", valueName: "bytes"))
-    var maxSize: Int?
+    @Option(name: .customLong("max-size"),
+            help: ArgumentHelp(MaxSize.help("With --gunzip: refuse"), valueName: "size"), transform: MaxSize.parse)
+    var maxSize: MaxSize?
 
     func validate() throws {
         if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
@@ -84,7 +84,7 @@ struct Decrypt: ParsableCommand {
                         try target.truncate(atOffset: 0)
                     }
                     var stages: [any ByteStreamStage] = [try StreamDecryptor(key: key, scheme: scheme.scheme)]
-                    if gunzip { stages.append(try GzipDecompressor(outputLimit: maxSize.map { .bytes($0) } ?? .unlimited)) }
+                    if gunzip { stages.append(try GzipDecompressor(outputLimit: (maxSize ?? .standard).limit)) }
                     try StreamPipeline.run(from: handle, through: stages, to: target)
                 }
                 try spool?.copy(to: out.handle)
