@@ -62,9 +62,9 @@ struct Decrypt: ParsableCommand {
     @Flag(help: "With --binary: decrypt, then decompress gzip (or zlib).")
     var gunzip = false
 
-    @Option(name: .customLong("max-size"), help: ArgumentHelp(
-        "With --gunzip: refuse output larger than this many bytes.", valueName: "bytes"))
-    var maxSize: Int?
+    @Option(name: .customLong("max-size"),
+            help: ArgumentHelp(MaxSize.help("With --gunzip: refuse"), valueName: "size"), transform: MaxSize.parse)
+    var maxSize: MaxSize?
 
     func validate() throws {
         if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
@@ -120,7 +120,7 @@ struct Decrypt: ParsableCommand {
         // when it goes to standard output.
         let spool = gunzip && output.output == nil ? try Spool() : nil
         var stages: [any ByteStreamStage] = [try StreamDecryptor(key: key, scheme: scheme.scheme, legacyScheme: legacy)]
-        if gunzip { stages.append(try GzipDecompressor(outputLimit: maxSize)) }
+        if gunzip { stages.append(try GzipDecompressor(outputLimit: (maxSize ?? .standard).limit)) }
         try StreamPipeline.run(from: try source.handleFromStart(), through: stages, to: spool?.handle ?? out.handle)
         try spool?.copy(to: out.handle)
         try out.commit()

@@ -79,6 +79,51 @@ struct InputOptions: ParsableArguments {
     }
 }
 
+/// `--max-size SIZE|none`, the decompression-bomb guard of `gunzip` and `decrypt --binary --gunzip`: a byte count
+/// with an optional binary suffix K, M or G (`10M` is 10 * 2^20 bytes), or `none` for no limit.
+struct MaxSize: ExpressibleByArgument {
+    /// The limit it sets.
+    var limit: DecompressionLimit
+
+    /// The default: 1 GiB (`Gzip.defaultStreamOutputLimit`).
+    static let standard = MaxSize(limit: .bytes(Gzip.defaultStreamOutputLimit))
+
+    /// The help text of the option, naming the default, after `lead` ("Refuse").
+    static func help(_ lead: String) -> String {
+        lead + " output larger than SIZE bytes (decompression-bomb guard): a number with an optional K, M or G "
+            + "suffix (binary: 10M = 10485760 bytes), or none for no limit. Default: 1G (1 GiB)."
+    }
+
+    init(limit: DecompressionLimit) {
+        self.limit = limit
+    }
+
+    init?(argument: String) {
+        guard let parsed = try? Self.parse(argument) else { return nil }
+        self = parsed
+    }
+
+    /// Parses SIZE or `none`; throws a one-line `ValidationError` saying what is accepted.
+    static func parse(_ text: String) throws -> MaxSize {
+        if text.lowercased() == "none" { return MaxSize(limit: .unlimited) }
+        var digits = Substring(text)
+        var shift = 0
+        switch digits.last {
+        case "K", "k": shift = 10
+        case "M", "m": shift = 20
+        case "G", "g": shift = 30
+        default: break
+        }
+        if shift > 0 { digits = digits.dropLast() }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits),
+              count <= Int.max >> shift else {
+            throw ValidationError("expected a number of bytes with an optional K, M or G suffix "
+                                  + "(10M = 10485760 bytes), or none")
+        }
+        return MaxSize(limit: .bytes(count << shift))
+    }
+}
+
 /// Output: `-o PATH`, else standard output.
 struct OutputOptions: ParsableArguments {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(

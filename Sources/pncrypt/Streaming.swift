@@ -57,29 +57,29 @@ struct GunzipCommand: ParsableCommand {
         abstract: "Decompress gzip or zlib data (or raw deflate with --raw), streamed.",
         discussion: """
         Concatenated gzip members decompress as `gzip -d` does. Corrupt or truncated data, a bad CRC or length, \
-        trailing garbage, or output beyond --max-size exits 1 and writes nothing.
+        trailing garbage, or output beyond --max-size (1 GiB unless told otherwise) exits 1 and writes nothing. \
+        Output for standard output waits in an unlinked temporary file in TMPDIR until it is verified: that file \
+        holds at most --max-size bytes.
 
-        Example:
-          pncrypt gunzip -i body.gz -o body.json --max-size 10000000
+        Examples:
+          pncrypt gunzip -i body.gz -o body.json --max-size 10M
+          pncrypt gunzip -i trusted.gz -o big.tar --max-size none
         """)
 
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(name: .customLong("max-size"), help: ArgumentHelp(
-        "Refuse output larger than this many bytes (decompression-bomb guard). Default: no limit.", valueName: "bytes"))
-    var maxSize: Int?
+    @Option(name: .customLong("max-size"), help: ArgumentHelp(MaxSize.help("Refuse"), valueName: "size"),
+            transform: MaxSize.parse)
+    var maxSize: MaxSize = .standard
 
     @Flag(help: "The input is raw deflate (HTTP Content-Encoding: deflate), not gzip or zlib.")
     var raw = false
 
-    func validate() throws {
-        if let maxSize, maxSize < 0 { throw ValidationError("--max-size must be 0 or more") }
-    }
-
     func run() throws {
         try CLI.run {
-            let stage = try GzipDecompressor(format: raw ? .rawDeflate : .gzipOrZlib, outputLimit: maxSize)
+            let stage = try GzipDecompressor(format: raw ? .rawDeflate : .gzipOrZlib,
+                                         outputLimit: maxSize.limit)
             try Streaming.run(input: input, output: output, stages: [stage], holdUntilVerified: true)
         }
     }

@@ -96,9 +96,11 @@ enum BadInputs {
     }()
 
     /// Decompresses, converting the error to the typed one (the compression API throws untyped errors).
-    static func gunzip(_ bytes: [UInt8], format: CompressionFormat = .gzipOrZlib, limit: Int? = Gzip.defaultOutputLimit)
+    static func gunzip(_ bytes: [UInt8], format: CompressionFormat = .gzipOrZlib, limit: Int = Gzip.defaultOutputLimit)
         throws(PNCryptError) {
-        do { _ = try Gzip.decompress(bytes, format: format, outputLimit: limit) } catch let error as PNCryptError {
+        do {
+            _ = try Gzip.decompress(bytes, format: format, outputLimit: .bytes(limit))
+        } catch let error as PNCryptError {
             throw error
         } catch {
             throw PNCryptError(.invalidValue, "not a PNCryptError: \(error)")
@@ -107,7 +109,7 @@ enum BadInputs {
 
     static func gunzipStreamed(_ bytes: [UInt8], chunk: Int) throws(PNCryptError) {
         do {
-            let decompressor = try GzipDecompressor(format: .gzip, outputLimit: 1 << 20)
+            let decompressor = try GzipDecompressor(format: .gzip, outputLimit: .bytes(1 << 20))
             var offset = 0
             while offset < bytes.count {
                 let end = min(offset + chunk, bytes.count)

@@ -119,4 +119,95 @@ import Testing
         #expect(try Data(contentsOf: body) == Data("\"06UDjczkvAAYcqWfNwkOiQ==\"".utf8))
         #expect(try CLI.run(["message", "encrypt", "--key", "k", "--headers", "x"]).status == 64)
     }
+
+    // MARK: --max-size SIZE|none, bounded by default (issue 11, finding 5)
+
+    /// `mebibytes` gzip members of 1 MiB of zeros each: about 1 KB of input per MiB of output.
+    static func bomb(mebibytes: Int) throws -> [UInt8] {
+        let member = try Gzip.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
+        return Array((0..<mebibytes).map { _ in member }.joined())
+    }
+
+    @Test("gunzip to standard output with no --max-size refuses a 1.1 GiB bomb: exit 1, no output, TMPDIR clean")
+    func bombToStandardOutputByDefault() throws {
+        let spool = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: spool) }
+        let result = try CLI.run(["gunzip"], stdin: try Self.bomb(mebibytes: 1100), environment: ["TMPDIR": spool.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "pncrypt: decompressed data is larger than the limit of 1073741824 bytes\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool.path).isEmpty)
+    }
+
+    @Test("decrypt --binary --gunzip with no --max-size refuses an encrypted 1.1 GiB bomb, writing nothing")
+    func encryptedBombByDefault() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sealed = dir.appendingPathComponent("bomb.enc")
+        let encrypt = try CLI.run(["encrypt", "--key", "k", "--binary", "-o", sealed.path],
+                                  stdin: try Self.bomb(mebibytes: 1100))
+        #expect(encrypt.status == 0, "\(encrypt.stderr)")
+        let result = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "-i", sealed.path],
+                                 environment: ["TMPDIR": dir.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("limit of 1073741824 bytes"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bomb.enc"])
+        let small = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "--max-size", "1M", "-i",
+                                 sealed.path])
+        #expect(small.status == 1 && small.stdout.isEmpty)
+        #expect(small.stderr.contains("limit of 1048576 bytes"))
+    }
+
+    @Test("--max-size takes bytes, K, M, G (binary) and none, to standard output too")
+    func maxSizeValues() throws {
+        let kib = try Gzip.compress([UInt8](repeating: 7, count: 1024))
+        let overKiB = try Gzip.compress([UInt8](repeating: 7, count: 1025))
+        #expect(try CLI.run(["gunzip", "--max-size", "1K"], stdin: kib).stdout.count == 1024)
+        #expect(try CLI.run(["gunzip", "--max-size", "1024"], stdin: kib).stdout.count == 1024)
+        let over = try CLI.run(["gunzip", "--max-size", "1k"], stdin: overKiB)
+        #expect(over.status == 1 && over.stdout.isEmpty)
+        #expect(over.stderr == "pncrypt: decompressed data is larger than the limit of 1024 bytes\n")
+        // A bomb just over a reduced limit, to standard output: refused, nothing written.
+        let bomb = try Self.bomb(mebibytes: 3)
+        let refused = try CLI.run(["gunzip", "--max-size", "2M"], stdin: bomb)
+        #expect(refused.status == 1 && refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("limit of 2097152 bytes"))
+        #expect(try CLI.run(["gunzip", "--max-size", "3M"], stdin: bomb).stdout.count == 3 << 20)
+        #expect(try CLI.run(["gunzip", "--max-size", "1G"], stdin: bomb).stdout.count == 3 << 20)
+        #expect(try CLI.run(["gunzip", "--max-size", "none"], stdin: bomb).stdout.count == 3 << 20)
+        let sealed = try CLI.run(["encrypt", "--key", "k", "--binary", "--gzip"],
+                                 stdin: Array(repeating: 1, count: 5000))
+        for size in ["none", "5000", "5K"] {
+            let opened = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "--max-size", size],
+                                     stdin: sealed.stdout)
+            #expect(opened.status == 0 && opened.stdout == Array(repeating: 1, count: 5000), "\(size)")
+        }
+        let under = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "--max-size", "4999"],
+                                stdin: sealed.stdout)
+        #expect(under.status == 1 && under.stdout.isEmpty)
+        #expect(try CLI.run(["gunzip", "--max-size="], stdin: bomb).status == 64)
+    }
+
+    @Test("an invalid --max-size is a usage error with one clear line",
+          arguments: ["10X", "-1", "1.5M", "K", "99999999999G", "0x10", "1 M", "nonee"])
+    func maxSizeInvalid(value: String) throws {
+        let zipped = try Gzip.compress(Array("hi".utf8))
+        for command in [["gunzip"], ["decrypt", "--key", "k", "--binary", "--gunzip"]] {
+            let result = try CLI.run(command + ["--max-size=\(value)"], stdin: zipped)
+            #expect(result.status == 64, "\(command) \(value)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr == "pncrypt: The value '\(value)' is invalid for '--max-size <size>': "
+                    + "expected a number of bytes with an optional K, M or G suffix (10M = 10485760 bytes), or none\n")
+        }
+    }
+
+    @Test("--help of gunzip and decrypt names the default limit")
+    func maxSizeHelp() throws {
+        for command in [["gunzip"], ["decrypt"]] {
+            let help = try CLI.run(command + ["--help"]).text.split(separator: "\n")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            #expect(help.contains("or none for no limit. Default: 1G (1 GiB)."), "\(command)")
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 @testable import PNCrypt
 import Testing
 
@@ -12,7 +13,8 @@ struct GzipDecompressorTests {
 
     /// Decompresses `input` fed in chunks of `chunk` bytes through the streaming API.
     func inflate(_ input: [UInt8], format: CompressionFormat = .gzipOrZlib, chunk: Int = .max,
-                 limit: Int? = nil, outputChunkSize: Int = Gzip.defaultChunkSize) throws -> [UInt8] {
+                 limit: DecompressionLimit = .unlimited, outputChunkSize: Int = Gzip.defaultChunkSize)
+        throws -> [UInt8] {
         let decompressor = try GzipDecompressor(format: format, outputLimit: limit, chunkSize: outputChunkSize)
         var output: [UInt8] = []
         var offset = 0
@@ -243,6 +245,9 @@ struct GzipDecompressorTests {
         Support.expectError(.invalidValue, "output limit must not be negative, got -1") {
             _ = try GzipDecompressor(outputLimit: -1)
         }
+        Support.expectError(.invalidValue, "output limit must not be negative, got \(Int.min)") {
+            _ = try Gzip.decompress([], outputLimit: .bytes(.min))
+        }
         Support.expectError(.invalidValue, "chunk size must be positive, got 0") {
             _ = try GzipDecompressor(chunkSize: 0)
         }
@@ -253,9 +258,9 @@ struct GzipDecompressorTests {
     @Test("the limit allows exactly its size and refuses one byte more", arguments: [0, 1, 4095, 65_536, 65_537])
     func limitBoundary(limit: Int) throws {
         let exact = try Gzip.compress([UInt8](repeating: 7, count: limit))
-        #expect(try inflate(exact, limit: limit).count == limit)
+        #expect(try inflate(exact, limit: .bytes(limit)).count == limit)
         let over = try Gzip.compress([UInt8](repeating: 7, count: limit + 1))
-        let decompressor = try GzipDecompressor(outputLimit: limit, chunkSize: 4096)
+        let decompressor = try GzipDecompressor(outputLimit: .bytes(limit), chunkSize: 4096)
         var handedOut = 0
         let error = Support.expectError(.outputLimitExceeded,
                                         "decompressed data is larger than the limit of \(limit) bytes") {
@@ -328,7 +333,7 @@ struct GzipDecompressorTests {
     @Test("a 1 GiB single-member zero bomb is refused by the streaming API without holding output")
     func singleMemberBombRefused() throws {
         let bomb = try Self.singleMemberBomb(mebibytes: 1024)
-        let decompressor = try GzipDecompressor(outputLimit: 100 << 20)
+        let decompressor = try GzipDecompressor(outputLimit: .bytes(100 << 20))
         var handedOut = 0
         let error = Support.expectError(.outputLimitExceeded,
                                         "decompressed data is larger than the limit of 104857600 bytes") {
@@ -342,5 +347,50 @@ struct GzipDecompressorTests {
         }
         #expect(handedOut <= 100 << 20 && handedOut > 99 << 20)
         #expect(error.map { $0.offset! < bomb.count / 5 } == true)
+    }
+
+    // MARK: Bounded by default (issue 11, finding 5)
+
+    @Test("the streaming default limit is a documented 1 GiB; unlimited is explicit")
+    func streamingDefaultLimit() throws {
+        #expect(Gzip.defaultStreamOutputLimit == 1 << 30)
+        #expect(try GzipDecompressor().outputLimit == .bytes(1 << 30))
+        #expect(try GzipDecompressor(outputLimit: .unlimited).outputLimit == .unlimited)
+        #expect(try GzipDecompressor(outputLimit: 5).outputLimit == .bytes(5))
+        #expect(DecompressionLimit.bytes(1 << 30).description == "1073741824 bytes")
+        #expect(DecompressionLimit.unlimited.byteCount == nil)
+    }
+
+    @Test("with no limit given, a 2 GiB bomb stops at 1 GiB, having read about half its input")
+    func streamingDefaultStopsBomb() throws {
+        let bomb = try Self.multiMemberBomb(mebibytes: 2048)
+        let decompressor = try GzipDecompressor()
+        var handedOut = 0
+        let error = Support.expectError(.outputLimitExceeded,
+                                        "decompressed data is larger than the limit of 1073741824 bytes") {
+            try decompressor.update(bomb) { handedOut += $0.count }
+        }
+        #expect(handedOut <= 1 << 30 && handedOut > (1 << 30) - (1 << 20))
+        // Input consumed, not time: the limit is half the output, so about half the input was read.
+        let offset = try #require(error?.offset)
+        #expect(offset <= bomb.count / 2 + bomb.count / 1000 && offset >= bomb.count / 2 - bomb.count / 1000)
+        #expect(decompressor.bytesIn == UInt64(offset))
+    }
+
+    @Test("the file functions default to the 1 GiB limit too")
+    func fileDefaultStopsBomb() throws {
+        let directory = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("bomb.gz")
+        try Data(try Self.multiMemberBomb(mebibytes: 1025)).write(to: url)
+        let input = try FileHandle(forReadingFrom: url)
+        let output = try #require(FileHandle(forWritingAtPath: "/dev/null"))
+        defer {
+            try? input.close()
+            try? output.close()
+        }
+        Support.expectError(.outputLimitExceeded, "decompressed data is larger than the limit of 1073741824 bytes") {
+            _ = try Gzip.decompress(from: input, to: output)
+        }
     }
 }

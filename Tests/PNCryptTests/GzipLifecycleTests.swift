@@ -105,4 +105,52 @@ struct GzipLifecycleTests {
         #expect(tracker.opened == 2)
         #expect(tracker.live == 0)
     }
+
+    @Test("zlib allocates its state through ZlibMemory and frees every block by deflateEnd/inflateEnd")
+    func allocatorIsUsed() throws {
+        let deflating = try ZlibStream.deflating(level: 6, windowBits: 31)
+        let inflating = try ZlibStream.inflating(windowBits: 47)
+        #expect(deflating.liveBlocks > 0)
+        #expect(inflating.liveBlocks > 0)
+        deflating.end()
+        inflating.end()
+        #expect(deflating.liveBlocks == 0)
+        #expect(inflating.liveBlocks == 0)
+        let tracker = try tracking {
+            _ = try Gzip.decompress(try Gzip.compress(Support.sampleText(count: 100_000)))
+            let truncated = try GzipDecompressor()
+            try truncated.update(try Gzip.compress(Support.sampleText(count: 100_000)).prefix(500)) { _ in }
+        }
+        #expect(tracker.blocksAllocated >= 4)
+        #expect(tracker.blocksLeftAfterEnd == 0)
+    }
+
+    @Test("zlib's blocks record their size and are wiped whole before they are freed")
+    func allocatorWipes() throws {
+        let block = try #require(ZlibMemory.allocate(byteCount: 1000))
+        #expect(Int(bitPattern: block) % 16 == 0)
+        #expect(ZlibMemory.byteCount(of: block) == 1000)
+        block.initializeMemory(as: UInt8.self, repeating: 0xA5, count: 1000)
+        ZlibMemory.wipe(block)
+        #expect(UnsafeRawBufferPointer(start: block, count: 1000).allSatisfy { $0 == 0 })
+        #expect(ZlibMemory.byteCount(of: block) == 1000)
+        ZlibMemory.release(block)
+        #expect(ZlibMemory.allocate(byteCount: -1) == nil)
+        #expect(ZlibMemory.allocate(byteCount: .max) == nil)
+
+        // Through zlib: inflate's 32 KiB window (it held plaintext) is wiped on inflateEnd, as is every block.
+        let secret = Array(repeating: Array("secret plaintext ".utf8), count: 40_000).joined()
+        let packed = try Gzip.compress(secret)
+        let wiped = Locked([Int]())
+        let allZero = Locked(true)
+        let unpacked = try OpenSSL.$wipeObserver.withValue({ buffer in
+            wiped.withLock { $0.append(buffer.count) }
+            if !buffer.allSatisfy({ $0 == 0 }) { allZero.withLock { $0 = false } }
+        }) {
+            try Gzip.decompress(packed)
+        }
+        #expect(unpacked == Array(secret))
+        #expect(wiped.withLock { $0 }.contains(1 << 15))
+        #expect(allZero.withLock { $0 })
+    }
 }

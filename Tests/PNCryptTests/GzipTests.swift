@@ -72,7 +72,23 @@ struct GzipTests {
         Support.expectError(.outputLimitExceeded, "decompressed data is larger than the limit of 67108864 bytes") {
             _ = try Gzip.decompress(oneMore)
         }
-        #expect(try Gzip.decompress(oneMore, outputLimit: nil).count == Gzip.defaultOutputLimit + 1)
+        #expect(try Gzip.decompress(oneMore, outputLimit: .unlimited).count == Gzip.defaultOutputLimit + 1)
+    }
+
+    @Test("a lying ISIZE trailer reserves at most 1 MiB with no limit, and at most the limit otherwise")
+    func isizeReservation() throws {
+        // 4 KiB of gzip-looking input whose trailer claims 4 GiB - 1 bytes of output.
+        var input = [UInt8](repeating: 0, count: 4096)
+        input[0] = 0x1f
+        input[1] = 0x8b
+        for i in input.count - 4..<input.count { input[i] = 0xff }
+        func reserved(_ limit: DecompressionLimit) -> Int {
+            input.withUnsafeBytes { Gzip.expectedSize(of: $0, format: .gzipOrZlib, outputLimit: limit) }
+        }
+        #expect(reserved(.unlimited) == 1 << 20)
+        #expect(reserved(.bytes(1000)) == 1000)
+        #expect(reserved(.bytes(.max)) <= Gzip.defaultOutputLimit)
+        #expect(reserved(.bytes(1 << 30)) <= Gzip.defaultOutputLimit)
     }
 
     // MARK: Interop with the system gzip

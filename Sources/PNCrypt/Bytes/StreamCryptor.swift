@@ -6,7 +6,8 @@ public typealias ByteSink = (UnsafeRawBufferPointer) throws(PNCryptError) -> Voi
 public protocol ByteStreamStage: AnyObject {
     /// Processes `input`, writing whatever output is ready to `sink`.
     func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError)
-    /// Ends the stream, writing the remaining output to `sink`. The stage cannot be used after.
+    /// Ends the stream, writing the remaining output to `sink`. The stage cannot be used after: a further
+    /// `update` or `finish` throws `invalidValue`.
     func finish(_ sink: ByteSink) throws(PNCryptError)
 }
 
@@ -48,7 +49,7 @@ public final class StreamEncryptor: ByteStreamStage {
     /// Encrypts `input`, writing the header or IV first, then whole blocks as they are ready.
     /// - Throws: `invalidValue` after `finish`.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        guard !finished else { throw PNCryptError(.invalidValue, "StreamEncryptor used after finish") }
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         try emitPrefix(sink)
         plaintextCount += input.count
         try runCipher(context, input, &buffer, sink, PNCryptError(.encryptionFailed, "the AES cipher failed"))
@@ -57,7 +58,7 @@ public final class StreamEncryptor: ByteStreamStage {
     /// Pads and writes the last block. A stream with no data is refused (`emptyPlaintext`).
     /// - Throws: `invalidValue` when called twice.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
-        guard !finished else { throw PNCryptError(.invalidValue, "StreamEncryptor finished twice") }
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         finished = true
         try CryptoModule.checkNotEmpty(plaintextCount, scheme: scheme, allowEmpty: false)
         try emitPrefix(sink)
@@ -165,7 +166,7 @@ public final class StreamDecryptor: ByteStreamStage {
     /// Decrypts `input`, reading the IV or header first; the last block waits for `finish`.
     /// - Throws: `invalidValue` after `finish`.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        guard !finished else { throw PNCryptError(.invalidValue, "StreamDecryptor used after finish") }
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
         guard context == nil else {
             ciphertextCount += input.count
             return try decryptChunk(input, sink)
@@ -182,7 +183,7 @@ public final class StreamDecryptor: ByteStreamStage {
     /// Checks the padding and writes the last plaintext bytes; throws when the stream is cut short or corrupt.
     /// - Throws: `CryptoModule.decryptionFailed` for a wrong key or corrupt data; `invalidValue` when called twice.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
-        guard !finished else { throw PNCryptError(.invalidValue, "StreamDecryptor finished twice") }
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
         finished = true
         if context == nil {
             // Throws: the stream ended inside the IV or header.

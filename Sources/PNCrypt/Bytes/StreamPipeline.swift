@@ -12,8 +12,9 @@ public enum StreamPipeline {
 
     /// Reads `input` to its end, runs every chunk through `stages` in order, and writes the result to `output`.
     /// - Parameter progress: called after each chunk with the number of input bytes read so far.
-    /// - Throws: the first stage's error, or `io` when reading or writing fails. Output already written stays
-    ///   written: write to a temporary file and keep it only on success.
+    /// - Throws: `invalidValue` for a `chunkSize` below 1; the first stage's error, or `io` when reading or
+    ///   writing fails. Output already written stays written: write to a temporary file and keep it only on
+    ///   success.
     public static func run(from input: FileHandle, through stages: [any ByteStreamStage], to output: FileHandle,
                            chunkSize: Int = defaultChunkSize,
                            progress: ((Int64) -> Void)? = nil) throws(PNCryptError) {

@@ -8,7 +8,8 @@ import Foundation
 /// ```swift
 /// let packed = try Gzip.compress(Array("hello".utf8))
 /// let text = try Gzip.decompress(packed)                     // at most 64 MiB of output
-/// try Gzip.decompress(from: input, to: output, outputLimit: nil) // files of any size, constant memory
+/// try Gzip.decompress(from: input, to: output)               // constant memory, at most 1 GiB of output
+/// try Gzip.decompress(from: input, to: output, outputLimit: .unlimited)   // trusted files of any size
 /// ```
 public enum Gzip: Sendable {
     /// The level PubNub SDKs use (`Z_DEFAULT_COMPRESSION`, which zlib maps to 6).
@@ -16,6 +17,14 @@ public enum Gzip: Sendable {
 
     /// The output limit of the one-shot `decompress`: 64 MiB. Larger output throws `.outputLimitExceeded`.
     public static let defaultOutputLimit = 64 << 20
+
+    /// The output limit of `GzipDecompressor` and the file functions, which do not hold their output: 1 GiB.
+    /// Larger output throws `.outputLimitExceeded`; pass a larger limit or `.unlimited` for trusted data.
+    public static let defaultStreamOutputLimit = 1 << 30
+
+    /// The most a one-shot decompression reserves up front from a gzip trailer's ISIZE with no limit: 1 MiB.
+    /// ISIZE is not checked until the end, so it cannot be trusted to size memory.
+    static let unlimitedReservation = 1 << 20
 
     /// The size of the pieces the streaming types produce and the file functions read: 256 KiB.
     ///
@@ -29,14 +38,15 @@ public enum Gzip: Sendable {
         try withBytes(bytes) { try DeflateEngine.compressOneShot($0, level: level) }
     }
 
-    /// Decompresses `bytes` in the given format, refusing output larger than `outputLimit` bytes
-    /// (`nil`: no limit). The whole input must be consumed: see `GzipDecompressor` for the errors.
+    /// Decompresses `bytes` in the given format, refusing output larger than `outputLimit` (64 MiB unless told
+    /// otherwise; `.unlimited` for trusted data). The whole input must be consumed: see `GzipDecompressor` for
+    /// the errors.
     ///
     /// Output is inflated in 256 KiB pieces and the limit is checked before each is appended, so memory stays
     /// near the limit: a 10 GiB-of-zeros gzip bomb (10 MB) is refused at the default limit in about 0.15 s with
     /// a peak RSS of about 65 MiB above the input. For output that need not be held, use `GzipDecompressor`.
     public static func decompress(_ bytes: some Sequence<UInt8>, format: CompressionFormat = .gzipOrZlib,
-                                  outputLimit: Int? = defaultOutputLimit) throws -> [UInt8] {
+                                  outputLimit: DecompressionLimit = .bytes(defaultOutputLimit)) throws -> [UInt8] {
         let decompressor = try GzipDecompressor(format: format, outputLimit: outputLimit)
         var result: [UInt8] = []
         try withBytes(bytes) { input in
@@ -48,17 +58,19 @@ public enum Gzip: Sendable {
     }
 
     /// A capacity hint for one-shot gzip output: the last member's ISIZE trailer (the size modulo 2^32), kept
-    /// within the output limit and deflate's maximum ratio (1032:1), so a lying trailer cannot reserve more than
-    /// the data could legitimately produce. Reserved pages are not touched until written. Saves the copies of
-    /// repeated array growth (measured: one-shot inflate of 64 MiB went from 1.31x to ~1.1x a direct zlib call).
-    private static func expectedSize(of input: UnsafeRawBufferPointer, format: CompressionFormat,
-                                     outputLimit: Int?) -> Int {
+    /// within the output limit, deflate's maximum ratio (1032:1) and `defaultOutputLimit` (1 MiB with no limit),
+    /// so a lying trailer cannot reserve more than the data could legitimately produce nor a large block.
+    /// Reserved pages are not touched until written. Saves the copies of repeated array growth (measured:
+    /// one-shot inflate of 64 MiB went from 1.31x to ~1.1x a direct zlib call).
+    static func expectedSize(of input: UnsafeRawBufferPointer, format: CompressionFormat,
+                             outputLimit: DecompressionLimit) -> Int {
         guard format == .gzip || format == .gzipOrZlib, input.count >= 20, input[0] == 0x1f, input[1] == 0x8b
         else { return 0 }
         let trailer = input.count - 4
         let isize = (0..<4).reduce(0) { $0 | Int(input[trailer + $1]) << (8 * $1) }
         let ceiling = input.count.multipliedReportingOverflow(by: 1032)
-        return min(isize, outputLimit ?? .max, ceiling.overflow ? .max : ceiling.partialValue)
+        let cap = outputLimit.byteCount.map { min(max($0, 0), defaultOutputLimit) } ?? unlimitedReservation
+        return min(isize, cap, ceiling.overflow ? .max : ceiling.partialValue)
     }
 
     /// Byte counts of a file-to-file transfer.
@@ -93,11 +105,13 @@ public enum Gzip: Sendable {
     }
 
     /// Decompresses everything readable from `input` to `output`, reading `chunkSize` bytes at a time: memory
-    /// use does not depend on the file size. `outputLimit` caps the bytes written (`nil`: no limit). Neither
-    /// handle is closed; on error, `output` holds the bytes written before it.
+    /// use does not depend on the file size. `outputLimit` caps the bytes written: 1 GiB
+    /// (`defaultStreamOutputLimit`) unless told otherwise, `.unlimited` for trusted files. Neither handle is
+    /// closed; on error, `output` holds the bytes written before it.
     @discardableResult
     public static func decompress(from input: FileHandle, to output: FileHandle,
-                                  format: CompressionFormat = .gzipOrZlib, outputLimit: Int? = nil,
+                                  format: CompressionFormat = .gzipOrZlib,
+                                  outputLimit: DecompressionLimit = .bytes(defaultStreamOutputLimit),
                                   chunkSize: Int = defaultChunkSize) throws -> Transfer {
         try decompress(fromDescriptor: input.fileDescriptor, toDescriptor: output.fileDescriptor,
                        format: format, outputLimit: outputLimit, chunkSize: chunkSize)
@@ -106,7 +120,8 @@ public enum Gzip: Sendable {
     /// Decompresses from one file descriptor to another; see `decompress(from:to:format:outputLimit:chunkSize:)`.
     @discardableResult
     public static func decompress(fromDescriptor input: Int32, toDescriptor output: Int32,
-                                  format: CompressionFormat = .gzipOrZlib, outputLimit: Int? = nil,
+                                  format: CompressionFormat = .gzipOrZlib,
+                                  outputLimit: DecompressionLimit = .bytes(defaultStreamOutputLimit),
                                   chunkSize: Int = defaultChunkSize) throws -> Transfer {
         let decompressor = try GzipDecompressor(format: format, outputLimit: outputLimit, chunkSize: chunkSize)
         var bytesRead: UInt64 = 0

@@ -9,14 +9,15 @@
 ///   "gzip CRC mismatch", "gzip ISIZE (length) mismatch", "zlib Adler-32 checksum mismatch",
 ///   "trailing garbage after gzip member at offset N", "gzip data is truncated" (from `finish`),
 ///   "gzip data is empty" (from `finish`, when no byte was given).
-/// - `.outputLimitExceeded`: the output would pass `outputLimit`. Thrown before the piece that would cross the
-///   limit is passed on, so at most `outputLimit` bytes are ever handed out (decompression-bomb guard).
+/// - `.outputLimitExceeded`: the output would pass `outputLimit` (1 GiB unless told otherwise). Thrown before the
+///   piece that would cross the limit is passed on, so at most `outputLimit` bytes are ever handed out
+///   (decompression-bomb guard), and as soon as the limit is reached: the input after that point is not read.
 ///
 /// After an error, every call throws the same error. zlib's state is freed by `finish`, by an error, or when the
 /// decompressor is released.
 ///
 /// ```swift
-/// let decompressor = try GzipDecompressor(format: .gzipOrZlib, outputLimit: 1 << 30)
+/// let decompressor = try GzipDecompressor(format: .gzipOrZlib, outputLimit: .bytes(100 << 20))
 /// for chunk in chunks { try decompressor.update(chunk) { try sink.write($0) } }
 /// try decompressor.finish()
 /// ```
@@ -25,12 +26,14 @@ public final class GzipDecompressor {
 
     /// The framing this decompressor expects.
     public let format: CompressionFormat
-    /// The most output bytes allowed in total, or `nil` for no limit.
-    public let outputLimit: Int?
+    /// The most output bytes allowed in total.
+    public let outputLimit: DecompressionLimit
 
-    /// Creates a decompressor. `outputLimit` caps the total output (`nil`: unlimited, for trusted files).
+    /// Creates a decompressor. `outputLimit` caps the total output: 1 GiB (`Gzip.defaultStreamOutputLimit`)
+    /// unless told otherwise; `.unlimited` lifts it, for trusted data only.
     /// Throws `.invalidValue` for a negative limit or a chunk size below 1.
-    public init(format: CompressionFormat = .gzipOrZlib, outputLimit: Int? = nil,
+    public init(format: CompressionFormat = .gzipOrZlib,
+                outputLimit: DecompressionLimit = .bytes(Gzip.defaultStreamOutputLimit),
                 chunkSize: Int = Gzip.defaultChunkSize) throws {
         engine = try InflateEngine(framing: format.framing, outputLimit: outputLimit, chunkSize: chunkSize)
         self.format = format

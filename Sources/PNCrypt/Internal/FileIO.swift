@@ -8,9 +8,13 @@ import Darwin
 #endif
 
 enum FileIO {
-    /// Reads `fd` to its end in chunks of `chunkSize`, handing each chunk to `body`.
+    /// Reads `fd` to its end in chunks of `chunkSize`, handing each chunk to `body`. Throws `invalidValue` for a
+    /// chunk size below 1.
     static func pump(_ fd: Int32, chunkSize: Int,
                      _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
+        guard chunkSize > 0 else {
+            throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
+        }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer {
             OpenSSL.cleanse(buffer.baseAddress!, count: buffer.count)

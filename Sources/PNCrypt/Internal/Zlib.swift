@@ -4,8 +4,11 @@
 // - `ZlibStream` owns one heap-allocated `z_stream` (zlib keeps its address in its internal state, so it must
 //   never move) and the zlib state behind it. `end()` runs `deflateEnd`/`inflateEnd` exactly once; the engines
 //   call it as soon as a stream finishes or fails, and `deinit` calls it for streams that were abandoned.
+// - zlib allocates its state (window, hash chains, pending buffer, inflate tables) through `ZlibMemory`, which
+//   records each block's size in front of it and wipes the whole block before freeing it: the window holds the
+//   last 32 KiB of plaintext.
 // - `DeflateEngine` and `InflateEngine` own their `ZlibStream` and one output scratch buffer of `chunkSize`
-//   bytes, freed in `deinit`. Output is handed to the caller's closure as a pointer into that scratch buffer,
+//   bytes, wiped and freed in `deinit`. Output is handed to the caller's closure as a pointer into that scratch buffer,
 //   valid only during the call.
 // - Input pointers are borrowed from the caller for the duration of one call and never stored.
 
@@ -40,8 +43,81 @@ final class ZlibStreamTracker: Sendable {
     /// Streams initialised and not yet ended.
     var live: Int { counts.withLock { $0.opened - $0.ended } }
 
+    /// Blocks zlib allocated through `ZlibMemory`, over every stream.
+    var blocksAllocated: Int { blocks.withLock { $0.allocated } }
+    /// Blocks still allocated when their stream ended: zlib frees its whole state in `deflateEnd`/`inflateEnd`.
+    var blocksLeftAfterEnd: Int { blocks.withLock { $0.leftAfterEnd } }
+    private let blocks = Locked((allocated: 0, leftAfterEnd: 0))
+
     fileprivate func didOpen() { counts.withLock { $0.opened += 1 } }
-    fileprivate func didEnd() { counts.withLock { $0.ended += 1 } }
+    fileprivate func didEnd(_ allocations: ZlibAllocations) {
+        counts.withLock { $0.ended += 1 }
+        blocks.withLock {
+            $0.allocated += allocations.total
+            $0.leftAfterEnd += allocations.live
+        }
+    }
+}
+
+// MARK: - zlib's memory
+
+/// zlib's allocator (`zalloc`/`zfree`): every block carries its size in a header in front of it, so that it can be
+/// wiped whole before it is freed. zlib's window and buffers hold plaintext.
+enum ZlibMemory {
+    /// Bytes in front of each block: its size, padded to keep malloc's 16-byte alignment.
+    static let headerSize = 16
+
+    /// Allocates `byteCount` bytes after a size header; nil when out of memory or the size cannot be represented.
+    static func allocate(byteCount: Int) -> UnsafeMutableRawPointer? {
+        guard byteCount >= 0, byteCount <= Int.max - headerSize, let base = malloc(byteCount + headerSize) else {
+            return nil
+        }
+        base.storeBytes(of: byteCount, as: Int.self)
+        return base + headerSize
+    }
+
+    /// The size recorded for a block from `allocate`.
+    static func byteCount(of block: UnsafeMutableRawPointer) -> Int {
+        (block - headerSize).load(as: Int.self)
+    }
+
+    /// Overwrites all the bytes of a block from `allocate` with zeros (`OPENSSL_cleanse`).
+    static func wipe(_ block: UnsafeMutableRawPointer) {
+        OpenSSL.cleanse(block, count: byteCount(of: block))
+    }
+
+    /// Wipes, then frees, a block from `allocate`.
+    static func release(_ block: UnsafeMutableRawPointer) {
+        wipe(block)
+        free(block - headerSize)
+    }
+}
+
+/// Blocks one stream's zlib state holds, counted by the allocator through `z_stream.opaque`.
+struct ZlibAllocations {
+    /// Blocks allocated and not yet freed.
+    var live = 0
+    /// Blocks allocated in all.
+    var total = 0
+}
+
+/// `zalloc`: `items * size` bytes from `ZlibMemory`, counted in the stream's `ZlibAllocations`.
+private func zlibAllocate(_ opaque: UnsafeMutableRawPointer?, _ items: uInt, _ size: uInt)
+    -> UnsafeMutableRawPointer? {
+    let (byteCount, overflow) = Int(items).multipliedReportingOverflow(by: Int(size))
+    guard !overflow, let block = ZlibMemory.allocate(byteCount: byteCount) else { return nil }
+    if let counts = opaque?.assumingMemoryBound(to: ZlibAllocations.self) {
+        counts.pointee.live += 1
+        counts.pointee.total += 1
+    }
+    return block
+}
+
+/// `zfree`: wipes and frees a block from `zlibAllocate`.
+private func zlibFree(_ opaque: UnsafeMutableRawPointer?, _ block: UnsafeMutableRawPointer?) {
+    guard let block else { return }
+    ZlibMemory.release(block)
+    opaque?.assumingMemoryBound(to: ZlibAllocations.self).pointee.live -= 1
 }
 
 // MARK: - The z_stream owner
@@ -53,16 +129,26 @@ final class ZlibStream {
     let kind: Kind
     /// Stable address handed to zlib. Valid until `deinit`.
     let pointer: UnsafeMutablePointer<z_stream>
+    /// The blocks zlib allocated for this stream (`opaque` points here). Valid until `deinit`.
+    private let allocations: UnsafeMutablePointer<ZlibAllocations>
     private(set) var isOpen = false
     private let tracker: ZlibStreamTracker?
 
     private init(kind: Kind) {
         self.kind = kind
         self.tracker = ZlibStreamTracker.current
+        allocations = .allocate(capacity: 1)
+        allocations.initialize(to: ZlibAllocations())
         pointer = .allocate(capacity: 1)
-        // A zeroed z_stream: zalloc, zfree and opaque are nil, so zlib uses malloc/free.
-        pointer.initialize(to: z_stream())
+        var stream = z_stream()
+        stream.zalloc = zlibAllocate
+        stream.zfree = zlibFree
+        stream.opaque = UnsafeMutableRawPointer(allocations)
+        pointer.initialize(to: stream)
     }
+
+    /// Blocks of zlib state allocated and not yet freed (wiped when freed).
+    var liveBlocks: Int { allocations.pointee.live }
 
     /// A stream for `deflate` with the given level (0–9) and window bits (31 = gzip framing).
     static func deflating(level: Int32, windowBits: Int32) throws -> ZlibStream {
@@ -101,13 +187,15 @@ final class ZlibStream {
         case .deflate: _ = deflateEnd(pointer)  // Z_DATA_ERROR when ended mid-stream; the state is freed anyway.
         case .inflate: _ = inflateEnd(pointer)
         }
-        tracker?.didEnd()
+        tracker?.didEnd(allocations.pointee)
     }
 
     deinit {
         end()
         pointer.deinitialize(count: 1)
         pointer.deallocate()
+        allocations.deinitialize(count: 1)
+        allocations.deallocate()
     }
 }
 
@@ -136,6 +224,7 @@ final class DeflateEngine {
 
     deinit {
         stream.end()
+        OpenSSL.cleanse(scratch.baseAddress!, count: scratch.count)
         scratch.deallocate()
     }
 
@@ -196,8 +285,11 @@ final class DeflateEngine {
             z.pointee.next_out = scratch.baseAddress!.assumingMemoryBound(to: Bytef.self)
             z.pointee.avail_out = uInt(scratch.count)
             let rc = CZlib.deflate(z, mode)
-            // Z_BUF_ERROR only means "no progress possible": not fatal. Anything else is a misuse of zlib.
-            precondition(rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR, "deflate returned \(rc)")
+            // Z_BUF_ERROR only means "no progress possible": not fatal. Anything else (Z_STREAM_ERROR: an
+            // inconsistent stream) is a bug, reported as an error rather than a trap.
+            guard rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR else {
+                throw PNCryptError(.invalidValue, "zlib deflate failed with code \(rc)")
+            }
             let produced = scratch.count - Int(z.pointee.avail_out)
             bytesOut += UInt64(produced)
             if produced > 0 {
@@ -290,26 +382,26 @@ final class InflateEngine {
     /// Between members: the input so far ended on a lone 0x1f that may start the next member.
     private var pendingMagicByte = false
 
-    init(framing: Framing, outputLimit: Int?, chunkSize: Int) throws {
+    init(framing: Framing, outputLimit: DecompressionLimit, chunkSize: Int) throws {
         guard chunkSize > 0 else {
             throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
         }
-        if let outputLimit, outputLimit < 0 {
-            throw PNCryptError(.invalidValue, "output limit must not be negative, got \(outputLimit)")
-        }
+        self.outputLimit = try outputLimit.validated()
         self.framing = framing
-        self.outputLimit = outputLimit.map(UInt64.init)
         stream = try ZlibStream.inflating(windowBits: framing.windowBits)
         scratch = .allocate(byteCount: chunkSize, alignment: 16)
     }
 
     deinit {
         stream.end()
+        OpenSSL.cleanse(scratch.baseAddress!, count: scratch.count)
         scratch.deallocate()
     }
 
     /// Decompresses `input`, handing every produced piece to `output`.
     func inflate(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        // Even with no input: a finished or failed engine says so.
+        if case .closed(let error) = state { throw error }
         do {
             try inflateOrThrow(input, output: output)
         } catch let error as PNCryptError {
@@ -383,7 +475,7 @@ final class InflateEngine {
 
     private func startNextMember(at offset: UInt64) throws {
         let rc = inflateReset(stream.pointer)
-        precondition(rc == Z_OK, "inflateReset returned \(rc)")
+        guard rc == Z_OK else { throw PNCryptError(.invalidValue, "zlib inflateReset failed with code \(rc)") }
         state = .inMember
         memberStart = offset
         memberFirstByte = 0x1f
@@ -433,7 +525,8 @@ final class InflateEngine {
             case Z_MEM_ERROR:
                 throw PNCryptError(.io, "zlib could not allocate memory while decompressing")
             default:
-                preconditionFailure("inflate returned \(rc)")
+                // Z_STREAM_ERROR: an inconsistent stream, a bug; reported as an error rather than a trap.
+                throw PNCryptError(.invalidValue, "zlib inflate failed with code \(rc)", offset: Int(bytesIn))
             }
         }
     }
@@ -502,7 +595,10 @@ enum FileDescriptorPump {
             throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
+        defer {
+            OpenSSL.cleanse(buffer.baseAddress!, count: buffer.count)
+            buffer.deallocate()
+        }
         while true {
             let count = read(descriptor, buffer.baseAddress, chunkSize)
             if count < 0 {
