@@ -6,6 +6,9 @@ let package = Package(
     products: [
         .library(name: "PNCrypt", targets: ["PNCrypt"]),
         .executable(name: "pncrypt", targets: ["pncrypt"]),
+        // The C interface (include/pncrypt.h). scripts/install-lib.sh builds it with the Swift runtime linked
+        // statically, exports only the pncrypt_ symbols and installs it as libpncrypt.so.0.
+        .library(name: "libpncrypt", type: .dynamic, targets: ["CPNCrypt"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,6 +32,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API.
+        .target(name: "CPNCrypt", dependencies: ["PNCrypt", "CLibCrypto"]),
         .testTarget(name: "PNCryptTests", dependencies: ["PNCrypt"]),
     ]
 )
