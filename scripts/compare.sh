@@ -5,7 +5,7 @@
 #
 #   files     pncrypt encrypt|decrypt --binary   vs  openssl enc [-d] -aes-256-cbc -K .. -iv ..   (file to file)
 #   gzip      pncrypt gzip|gunzip                vs  gzip -6 | gzip -d                          (file to file)
-#   messages  pncrypt's library (pncrypt bench --messages N)  vs  the Python SDK's CryptoModule
+#   messages  pncrypt's library (pncrypt-bench --messages N)  vs  the Python SDK's CryptoModule
 #             (scripts/python_messages.py in .venv), legacy and acrh
 #
 # Each pair runs RUNS times, alternating, best time kept. Outputs are removed before every run, so both sides
@@ -26,7 +26,9 @@ done
 
 echo "building release..." >&2
 swift build -c release --product pncrypt >/dev/null
+swift build -c release --product pncrypt-bench >/dev/null
 BIN="$(swift build -c release --show-bin-path)/pncrypt"
+BENCH="$(swift build -c release --show-bin-path)/pncrypt-bench"
 [ -x .venv/bin/python ] || scripts/make_venv.sh >&2
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pncrypt-compare.XXXXXX")
@@ -98,7 +100,7 @@ echo "timing $MESSAGES messages each way (pncrypt best of $RUNS; the Python SDK 
 declare -A ours py
 for scheme in legacy acrh; do
     for _ in $(seq "$RUNS"); do
-        "$BIN" bench --messages "$MESSAGES" --scheme "$scheme" --json >> "$WORK/bench.$scheme"
+        "$BENCH" --messages "$MESSAGES" --scheme "$scheme" --json >> "$WORK/bench.$scheme"
     done
     .venv/bin/python scripts/python_messages.py "$MESSAGES" "$scheme" > "$WORK/python.$scheme"
 done

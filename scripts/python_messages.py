@@ -3,7 +3,7 @@
 
 Encrypt: json.dumps(message) -> CryptoModule.encrypt -> the JSON string literal sent on the wire.
 Decrypt: the wire literal -> json.loads -> CryptoModule.decrypt (which parses the JSON plaintext).
-The message is the one `pncrypt bench` uses. Prints one JSON line: {"scheme", "count", "encrypt", "decrypt"}
+The message is the one `pncrypt-bench` uses. Prints one JSON line: {"scheme", "count", "encrypt", "decrypt"}
 (messages per second). Usage: python_messages.py [N] [legacy|acrh]
 """
 import json
