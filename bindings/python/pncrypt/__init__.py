@@ -15,6 +15,7 @@ import ctypes
 import ctypes.util
 import os
 import subprocess
+import threading
 
 __all__ = ["CryptoModule", "Error", "library_version", "POLICIES"]
 
@@ -115,6 +116,18 @@ def library_version():
     return _lib.pncrypt_version().decode("ascii")
 
 
+_local = threading.local()
+
+
+def _scratch():
+    """This thread's reusable (status, output pointer, length) records: no allocation per call."""
+    try:
+        return _local.records
+    except AttributeError:
+        _local.records = (_Status(), ctypes.c_void_p(), ctypes.c_size_t())
+        return _local.records
+
+
 def _take(pointer, length=None):
     """Copies a buffer the library returned, then frees it (exactly once, whatever happens)."""
     if not pointer.value:
@@ -126,7 +139,17 @@ def _take(pointer, length=None):
         pointer.value = None
 
 
+_SCHEMES = {"auto": b"auto", None: None, "acrh": b"acrh", "legacy": b"legacy",
+            "legacy-random-iv": b"legacy-random-iv", "legacy33": b"legacy33"}
+
+
+def _scheme(name):
+    return None if name is None else name.encode("ascii")
+
+
 def _utf8(text, name):
+    if type(text) is str:
+        return text.encode("utf-8")
     if isinstance(text, str):
         return text.encode("utf-8")
     if isinstance(text, (bytes, bytearray, memoryview)):
@@ -179,17 +202,17 @@ class CryptoModule:
     def encrypt(self, data):
         """Encrypts bytes; returns standard Base64 text (acrh: header || ciphertext, ...)."""
         data = bytes(data)
-        out, status = ctypes.c_void_p(), _Status()
-        if _lib.pncrypt_encrypt(self._check(), data, len(data), ctypes.byref(out), ctypes.byref(status)) != 0:
+        status, out, _ = _scratch()
+        if _lib.pncrypt_encrypt(self._check(), data, len(data), out, status) != 0:
             raise status.error()
         return _take(out).decode("ascii")
 
     def decrypt(self, text, scheme="auto"):
         """Decrypts Base64 text; `scheme` "auto" reads a PNED header when present, otherwise legacy."""
         raw = _utf8(text, "text")
-        out, length, status = ctypes.c_void_p(), ctypes.c_size_t(), _Status()
-        code = _lib.pncrypt_decrypt(self._check(), None if scheme is None else scheme.encode("ascii"), raw, len(raw),
-                                    ctypes.byref(out), ctypes.byref(length), ctypes.byref(status))
+        status, out, length = _scratch()
+        code = _lib.pncrypt_decrypt(self._check(), _SCHEMES.get(scheme) or _scheme(scheme), raw, len(raw), out, length,
+                                    status)
         if code != 0:
             raise status.error()
         return _take(out, length.value)
@@ -211,8 +234,8 @@ class CryptoModule:
     def message_encrypt(self, json_text):
         """Encrypts a message's JSON text (it must parse); returns the JSON to publish, '"<Base64>"'."""
         raw = _utf8(json_text, "json_text")
-        out, status = ctypes.c_void_p(), _Status()
-        if _lib.pncrypt_message_encrypt(self._check(), raw, len(raw), ctypes.byref(out), ctypes.byref(status)) != 0:
+        status, out, _ = _scratch()
+        if _lib.pncrypt_message_encrypt(self._check(), raw, len(raw), out, status) != 0:
             raise status.error()
         return _take(out).decode("utf-8")
 
@@ -224,9 +247,8 @@ class CryptoModule:
         if policy is None:
             raise Error(E_ARGUMENT, f"on_error must be one of {', '.join(POLICIES)}")
         raw = _utf8(json_text, "json_text")
-        out, status = ctypes.c_void_p(), _Status()
-        code = _lib.pncrypt_message_decrypt(self._check(), raw, len(raw), policy, ctypes.byref(out),
-                                            ctypes.byref(status))
+        status, out, _ = _scratch()
+        code = _lib.pncrypt_message_decrypt(self._check(), raw, len(raw), policy, out, status)
         if code != 0:
             raise status.error()
         text = _take(out).decode("utf-8")
