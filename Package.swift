@@ -6,6 +6,10 @@ let package = Package(
     products: [
         .library(name: "PNCrypt", targets: ["PNCrypt"]),
         .executable(name: "pncrypt", targets: ["pncrypt"]),
+        // The C interface (include/pncrypt.h). scripts/install-lib.sh builds it with the Swift runtime linked
+        // statically, exports only the pncrypt_ symbols and installs it as libpncrypt.so.0.
+        .library(name: "libpncrypt", type: .dynamic, targets: ["CPNCrypt"]),
+        .executable(name: "pncrypt-bench", targets: ["pncrypt-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -24,8 +28,16 @@ let package = Package(
         .target(name: "PNCrypt", dependencies: ["CLibCrypto", "CZlib"]),
         .executableTarget(
             name: "pncrypt",
+            dependencies: ["PNCrypt", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API.
+        .target(name: "CPNCrypt", dependencies: ["PNCrypt", "CLibCrypto"]),
+        // include/pncrypt.h as a Clang module (declarations only), so Swift code can call the C entry points.
+        .systemLibrary(name: "CPNCryptHeader", path: "Sources/CPNCryptHeader"),
+        .executableTarget(
+            name: "pncrypt-bench",
             dependencies: [
-                "PNCrypt", "CLibCrypto", "CZlib",
+                "PNCrypt", "CPNCrypt", "CPNCryptHeader", "CLibCrypto", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -5,8 +5,11 @@
 #
 #   files     pncrypt encrypt|decrypt --binary   vs  openssl enc [-d] -aes-256-cbc -K .. -iv ..   (file to file)
 #   gzip      pncrypt gzip|gunzip                vs  gzip -6 | gzip -d                          (file to file)
-#   messages  pncrypt's library (pncrypt bench --messages N)  vs  the Python SDK's CryptoModule
+#   messages  pncrypt's library (pncrypt-bench --messages N)  vs  the Python SDK's CryptoModule
 #             (scripts/python_messages.py in .venv), legacy and acrh
+#   binding   pncrypt's Python binding (bindings/python over libpncrypt, installed into a temporary prefix by
+#             scripts/install-lib.sh)  vs  the Python SDK's CryptoModule, on the same N messages, Python object
+#             to Python object (python_messages.py ... binding; target >= 10x)
 #
 # Each pair runs RUNS times, alternating, best time kept. Outputs are removed before every run, so both sides
 # create a fresh file. Temporary files live in one directory under $TMPDIR, removed on exit.
@@ -26,7 +29,9 @@ done
 
 echo "building release..." >&2
 swift build -c release --product pncrypt >/dev/null
+swift build -c release --product pncrypt-bench >/dev/null
 BIN="$(swift build -c release --show-bin-path)/pncrypt"
+BENCH="$(swift build -c release --show-bin-path)/pncrypt-bench"
 [ -x .venv/bin/python ] || scripts/make_venv.sh >&2
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pncrypt-compare.XXXXXX")
@@ -94,13 +99,18 @@ cmp -s "$WORK/plain.bin" "$WORK/out.dec_ours" && cmp -s "$WORK/plain.bin" "$WORK
     || { echo "compare.sh: an output differs from its input" >&2; exit 1; }
 rm -f "$WORK"/out.* "$WORK/plain.bin" "$WORK"/sealed.*
 
-echo "timing $MESSAGES messages each way (pncrypt best of $RUNS; the Python SDK once)..." >&2
+echo "installing libpncrypt for the Python binding..." >&2
+scripts/install-lib.sh "$WORK/prefix" >/dev/null
+export PNCRYPT_LIB="$WORK/prefix/lib/libpncrypt.so.0"
+
+echo "timing $MESSAGES messages each way (pncrypt best of $RUNS; the Python SDK and the binding once)..." >&2
 declare -A ours py
 for scheme in legacy acrh; do
     for _ in $(seq "$RUNS"); do
-        "$BIN" bench --messages "$MESSAGES" --scheme "$scheme" --json >> "$WORK/bench.$scheme"
+        "$BENCH" --messages "$MESSAGES" --scheme "$scheme" --json >> "$WORK/bench.$scheme"
     done
     .venv/bin/python scripts/python_messages.py "$MESSAGES" "$scheme" > "$WORK/python.$scheme"
+    .venv/bin/python scripts/python_messages.py "$MESSAGES" "$scheme" binding > "$WORK/binding.$scheme"
 done
 messages() {  # messages SCHEME: "ours_enc ours_dec evp64_enc evp64_dec py_enc py_dec"
     python3 - "$WORK/bench.$1" "$WORK/python.$1" <<'EOF'
@@ -134,4 +144,14 @@ for scheme in legacy acrh; do
         "$be" "$(ratio "$be" "$oe")"
     printf '%-34s %10.0f %10.0f %8.1f %12.0f %8.2f\n' "$scheme decrypt ($MESSAGES)" "$od" "$pd" "$(ratio "$od" "$pd")" \
         "$bd" "$(ratio "$bd" "$od")"
+done
+echo
+printf '%-34s %10s %10s %8s\n' "Python binding (msg/s)" binding "Python SDK" ratio
+for scheme in legacy acrh; do
+    read -r be bd pe pd < <(python3 -c '
+import json, sys
+b, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+print(b["encrypt"], b["decrypt"], p["encrypt"], p["decrypt"])' "$WORK/binding.$scheme" "$WORK/python.$scheme")
+    printf '%-34s %10.0f %10.0f %8.1f\n' "$scheme encrypt ($MESSAGES)" "$be" "$pe" "$(ratio "$be" "$pe")"
+    printf '%-34s %10.0f %10.0f %8.1f\n' "$scheme decrypt ($MESSAGES)" "$bd" "$pd" "$(ratio "$bd" "$pd")"
 done

@@ -11,6 +11,7 @@ set -euo pipefail
 
 PUBNUB_VERSION="10.8.0"
 CRYPTOGRAPHY_VERSION="48.0.0"   # for scripts/pnref.py, the independent check of SDK output
+PYTEST_VERSION="8.3.4"          # for the Python binding's tests (bindings/python/tests)
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${1:-$ROOT/.venv}"
 PY="${PYTHON:-python3}"
@@ -22,10 +23,11 @@ command -v "$PY" >/dev/null 2>&1 || die "'$PY' not found. Install Python 3: apt-
     || die "$("$PY" --version 2>&1) is too old: Python >= 3.9 is needed."
 
 have_all() {
-    [ -x "$VENV/bin/python" ] && "$VENV/bin/python" - "$PUBNUB_VERSION" "$CRYPTOGRAPHY_VERSION" <<'PYEOF' >/dev/null 2>&1
+    [ -x "$VENV/bin/python" ] && "$VENV/bin/python" - "$PUBNUB_VERSION" "$CRYPTOGRAPHY_VERSION" "$PYTEST_VERSION" \
+        <<'PYEOF' >/dev/null 2>&1
 import sys
 from importlib.metadata import version
-sys.exit(0 if (version("pubnub"), version("cryptography")) == (sys.argv[1], sys.argv[2]) else 1)
+sys.exit(0 if (version("pubnub"), version("cryptography"), version("pytest")) == tuple(sys.argv[1:4]) else 1)
 PYEOF
 }
 
@@ -42,8 +44,8 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "pubnub==$PUBNUB_VERSION" "cryptography==$CRYPTOGRAPHY_VERSION" \
-    || die "pip could not install pubnub==$PUBNUB_VERSION and cryptography==$CRYPTOGRAPHY_VERSION into $VENV. PyPI must be reachable (check proxy settings: pip honours HTTPS_PROXY and PIP_INDEX_URL)."
+    "pubnub==$PUBNUB_VERSION" "cryptography==$CRYPTOGRAPHY_VERSION" "pytest==$PYTEST_VERSION" \
+    || die "pip could not install pubnub==$PUBNUB_VERSION, cryptography==$CRYPTOGRAPHY_VERSION and pytest==$PYTEST_VERSION into $VENV. PyPI must be reachable (check proxy settings: pip honours HTTPS_PROXY and PIP_INDEX_URL)."
 
-have_all || die "the venv at $VENV still lacks pubnub==$PUBNUB_VERSION / cryptography==$CRYPTOGRAPHY_VERSION after pip install."
+have_all || die "the venv at $VENV still lacks pubnub==$PUBNUB_VERSION / cryptography==$CRYPTOGRAPHY_VERSION / pytest==$PYTEST_VERSION after pip install."
 echo "$VENV"

@@ -22,8 +22,7 @@ struct PNCryptCommand: ParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self, HistoryCommand.self,
-                      GzipCommand.self, GunzipCommand.self, Bench.self,
-                      VectorsCommand.self]
+                      GzipCommand.self, GunzipCommand.self, VectorsCommand.self]
     )
 
     /// Runs the command line. Errors print one line, `pncrypt: <what was wrong>`, and exit with the documented

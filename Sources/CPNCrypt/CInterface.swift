@@ -1,0 +1,199 @@
+// The C entry points of include/pncrypt.h. Each one checks its arguments, calls the PNCrypt public API (the same
+// calls the pncrypt CLI makes, so its formats and decryption rules hold here too), and hands results over in
+// buffers from CBuffer. No Swift error and no nil pointer the caller can pass escapes as a crash.
+import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a `pncrypt_module *` points to (retained by `pncrypt_module_new`, released by `pncrypt_module_free`).
+/// Immutable, so one module serves any number of threads.
+final class CModule: Sendable {
+    /// The key (its derived AES keys are wiped when the last reference goes).
+    let key: CipherKey
+    /// The scheme the module encrypts with.
+    let scheme: Scheme
+    /// Bytes <-> Base64 in `scheme`.
+    let crypto: CryptoModule
+    /// The key as a ring of one, for decryption with the CLI's rules (`pncrypt decrypt` goes through KeyRing).
+    let ring: KeyRing
+    /// Messages in `scheme`; headerless messages read as legacy-random-iv for such a module, legacy otherwise.
+    let messages: MessageCrypto
+
+    init(key: CipherKey, scheme: Scheme) throws(PNCryptError) {
+        self.key = key
+        self.scheme = scheme
+        crypto = CryptoModule(key: key, encryptionScheme: scheme)
+        ring = try KeyRing(keys: [key])
+        let legacy: Scheme = scheme == .legacyRandomIV ? .legacyRandomIV : .legacy
+        messages = MessageCrypto(keys: ring, scheme: scheme, legacyScheme: legacy)
+    }
+
+    static func from(_ pointer: OpaquePointer?) throws -> CModule {
+        guard let pointer else { throw CFailure.argument("the module is NULL") }
+        return Unmanaged<CModule>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+}
+
+private let versionText: StaticString = "0.1.0"
+
+@_cdecl("pncrypt_version")
+public func pncrypt_version() -> UnsafePointer<CChar> {
+    UnsafeRawPointer(versionText.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("pncrypt_version_number")
+public func pncrypt_version_number() -> UInt32 { 0 * 10000 + 1 * 100 + 0 }
+
+// MARK: Modules
+
+@_cdecl("pncrypt_module_new")
+public func pncrypt_module_new(_ cipherKey: UnsafePointer<CChar>?, _ scheme: UnsafePointer<CChar>?,
+                               _ out: UnsafeMutablePointer<OpaquePointer?>?,
+                               _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err) {
+        let out = try outputArgument(out, "out")
+        let key = try stringArgument(cipherKey, "cipher_key")
+        let scheme = try schemeArgument(scheme, default: .acrh, allowAuto: false) ?? .acrh
+        let module = try CModule(key: try CipherKey(key), scheme: scheme)
+        out.pointee = OpaquePointer(Unmanaged.passRetained(module).toOpaque())
+    }
+}
+
+@_cdecl("pncrypt_module_free")
+public func pncrypt_module_free(_ module: OpaquePointer?) {
+    guard let module else { return }
+    Unmanaged<CModule>.fromOpaque(UnsafeRawPointer(module)).release()
+}
+
+// MARK: Bytes <-> Base64
+
+@_cdecl("pncrypt_encrypt")
+public func pncrypt_encrypt(_ module: OpaquePointer?, _ data: UnsafePointer<UInt8>?, _ len: Int,
+                            _ base64Out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                            _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err) {
+        let out = try outputArgument(base64Out, "base64_out")
+        let module = try CModule.from(module)
+        let input = try bytesArgument(data, len, "data")
+        let text = try module.crypto.encryptToBase64(input.assumingMemoryBound(to: UInt8.self))
+        out.pointee = try CBuffer.copy(Array(text.utf8)).assumingMemoryBound(to: CChar.self)
+    }
+}
+
+@_cdecl("pncrypt_decrypt")
+public func pncrypt_decrypt(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
+                            _ base64: UnsafePointer<CChar>?, _ len: Int,
+                            _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                            _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+    outLen?.pointee = 0
+    return guarded(err) {
+        let out = try outputArgument(out, "out")
+        guard let outLen else { throw CFailure.argument("out_len is NULL") }
+        let module = try CModule.from(module)
+        let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
+        let text = try textArgument(base64, len, "base64")
+        // As `pncrypt decrypt` (text mode): Base64, then the key ring's rules.
+        let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
+        var match = try module.ring.decrypt(ciphertext, scheme: scheme)
+        defer { wipe(&match.plaintext) }
+        out.pointee = try CBuffer.copy(match.plaintext).assumingMemoryBound(to: UInt8.self)
+        outLen.pointee = match.plaintext.count
+    }
+}
+
+// MARK: Files
+
+@_cdecl("pncrypt_encrypt_file")
+public func pncrypt_encrypt_file(_ module: OpaquePointer?, _ inPath: UnsafePointer<CChar>?,
+                                 _ outPath: UnsafePointer<CChar>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err) {
+        let module = try CModule.from(module)
+        let input = try stringArgument(inPath, "in_path")
+        let output = try stringArgument(outPath, "out_path")
+        // As `pncrypt encrypt --binary --scheme <scheme>`.
+        let encryptor = try StreamEncryptor(key: module.key, scheme: module.scheme)
+        try FileTransform.run(input: input, output: output, stages: [encryptor])
+    }
+}
+
+@_cdecl("pncrypt_decrypt_file")
+public func pncrypt_decrypt_file(_ module: OpaquePointer?, _ inPath: UnsafePointer<CChar>?,
+                                 _ outPath: UnsafePointer<CChar>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+    pncrypt_decrypt_file_scheme(module, nil, inPath, outPath, err)
+}
+
+@_cdecl("pncrypt_decrypt_file_scheme")
+public func pncrypt_decrypt_file_scheme(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
+                                        _ inPath: UnsafePointer<CChar>?, _ outPath: UnsafePointer<CChar>?,
+                                        _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err) {
+        let module = try CModule.from(module)
+        let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
+        let input = try stringArgument(inPath, "in_path")
+        let output = try stringArgument(outPath, "out_path")
+        // As `pncrypt decrypt --binary [--scheme <scheme>]` with one key.
+        let decryptor = try StreamDecryptor(key: module.key, scheme: scheme)
+        try FileTransform.run(input: input, output: output, stages: [decryptor])
+    }
+}
+
+// MARK: Messages
+
+@_cdecl("pncrypt_message_encrypt")
+public func pncrypt_message_encrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int,
+                                    _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                    _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err) {
+        let out = try outputArgument(jsonOut, "json_out")
+        let module = try CModule.from(module)
+        let text = try textArgument(json, len, "json")
+        let input = text.assumingMemoryBound(to: UInt8.self)
+        let sealed = try module.messages.encrypt(jsonText: input)
+        out.pointee = try CBuffer.copy(sealed.serialized()).assumingMemoryBound(to: CChar.self)
+    }
+}
+
+/// `PNCRYPT_ON_ERROR_MARKER`, `_PASSTHROUGH`, `_FAIL`.
+private let policyMarker: Int32 = 0
+private let policyPassThrough: Int32 = 1
+private let policyFail: Int32 = 2
+
+@_cdecl("pncrypt_message_decrypt")
+public func pncrypt_message_decrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int,
+                                    _ policy: Int32,
+                                    _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                    _ status: UnsafeMutableRawPointer?) -> Int32 {
+    var failure: CFailure?
+    let code = guarded(status) {
+        let out = try outputArgument(jsonOut, "json_out")
+        let module = try CModule.from(module)
+        guard policy == policyMarker || policy == policyPassThrough || policy == policyFail else {
+            throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH or _FAIL)")
+        }
+        let text = try textArgument(json, len, "json")
+        // FAIL reads as the marker policy does (a non-string is a failure), then returns the failure.
+        let input = text.assumingMemoryBound(to: UInt8.self)
+        let decrypted = try module.messages.decrypt(jsonText: input,
+                                                    policy: policy == policyPassThrough ? .passThrough : .marker)
+        if let status = decrypted.status {
+            if policy == policyFail { throw CFailure(status.error) }
+            failure = CFailure(status.error)
+        }
+        var bytes = decrypted.message.serialized()
+        defer { wipe(&bytes) }
+        out.pointee = try CBuffer.copy(bytes).assumingMemoryBound(to: CChar.self)
+    }
+    // Delivered with a decryption failure: the call succeeded, the status says why the message is not plaintext.
+    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
+    return code
+}
+
+// MARK: Memory
+
+@_cdecl("pncrypt_free")
+public func pncrypt_free(_ buffer: UnsafeMutableRawPointer?) {
+    CBuffer.free(buffer)
+}

@@ -1,0 +1,294 @@
+// What the C entry points (CInterface.swift) share: the `pncrypt_error` record, error codes, buffers handed to
+// the caller, argument checks, and the POSIX file plumbing of the file functions. Every raw pointer of the C
+// layer lives in these two files. Nothing here knows a format: that is PNCrypt's.
+internal import CLibCrypto
+import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failure of the C layer itself, or a PNCrypt error, as the C interface reports it.
+struct CFailure: Error {
+    let code: Int32
+    let message: String
+
+    init(_ code: Int32, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    init(_ error: PNCryptError) {
+        self.init(ErrorCodes.code(for: error), error.message)
+    }
+
+    static func argument(_ message: String) -> CFailure { CFailure(ErrorCodes.argument, message) }
+}
+
+/// The numbers of `include/pncrypt.h`'s `PNCRYPT_E_` constants. Stable: never renumber one.
+enum ErrorCodes {
+    static let argument: Int32 = -1
+    static let noMemory: Int32 = -2
+    static let io: Int32 = -70
+    static let internalError: Int32 = -99
+
+    /// PNCryptError.Code names to their constants.
+    static let byName: [String: Int32] = [
+        "emptyPlaintext": -11, "notEncryptable": -12, "encryptionFailed": -13,
+        "notBase64": -21, "wrongKeyOrCorrupt": -22, "invalidUTF8": -23, "malformedHeader": -24, "notEncrypted": -25,
+        "unknownCryptor": -30,
+        "invalidKey": -41, "invalidIV": -42, "invalidValue": -43,
+        "invalidJSON": -51, "jsonTooDeep": -52,
+        "corruptCompressedData": -61, "outputLimitExceeded": -62,
+        "io": -70, "fileNotFound": -71,
+    ]
+
+    /// A code PNCrypt adds later is reported as its category's generic constant (the header says so).
+    static let byCategory: [String: Int32] = [
+        "encryption": -10, "decryption": -20, "unknownCryptor": -30, "invalidArgument": -40, "json": -50,
+        "compression": -60, "io": -70,
+    ]
+
+    static func code(for error: PNCryptError) -> Int32 {
+        byName[error.code.name] ?? byCategory[error.category.rawValue] ?? internalError
+    }
+}
+
+/// The caller's `pncrypt_error *` (`{ int code; char message[256]; }`: the code at offset 0, the text at 4).
+struct ErrorRecord {
+    static let messageOffset = 4
+    static let messageCapacity = 256
+
+    let pointer: UnsafeMutableRawPointer?
+
+    /// Code 0, empty message.
+    func clear() {
+        guard let pointer else { return }
+        pointer.storeBytes(of: 0, as: Int32.self)
+        pointer.storeBytes(of: 0, toByteOffset: Self.messageOffset, as: UInt8.self)
+    }
+
+    /// Stores `failure` and returns its code: one line, at most 255 bytes, cut on a UTF-8 character boundary.
+    @discardableResult
+    func set(_ failure: CFailure) -> Int32 {
+        guard let pointer else { return failure.code }
+        pointer.storeBytes(of: failure.code, as: Int32.self)
+        var bytes = Array(failure.message.utf8.prefix(Self.messageCapacity - 1))
+        if bytes.count == Self.messageCapacity - 1 {
+            // Drop a character cut in half (continuation bytes are 10xxxxxx).
+            var end = bytes.count
+            while end > 0 && bytes[end - 1] & 0xC0 == 0x80 { end -= 1 }
+            if end > 0 && bytes[end - 1] >= 0xC0 { end -= 1 }
+            let lead = end < bytes.count ? bytes[end] : 0
+            let width = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+            if bytes.count - end < width { bytes.removeSubrange(end...) }
+        }
+        for i in bytes.indices where bytes[i] == 0x0A || bytes[i] == 0x0D { bytes[i] = 0x20 }
+        let text = pointer + Self.messageOffset
+        bytes.withUnsafeBytes { text.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        (text + bytes.count).storeBytes(of: 0, as: UInt8.self)
+        return failure.code
+    }
+}
+
+/// Runs one entry point: clears `err`, runs `body`, and turns any failure into its code and `err`.
+func guarded(_ err: UnsafeMutableRawPointer?, _ body: () throws -> Void) -> Int32 {
+    let record = ErrorRecord(pointer: err)
+    record.clear()
+    do {
+        try body()
+        return 0
+    } catch let failure as CFailure {
+        return record.set(failure)
+    } catch let error as PNCryptError {
+        return record.set(CFailure(error))
+    } catch {
+        return record.set(CFailure(ErrorCodes.internalError, "unexpected error: \(error)"))
+    }
+}
+
+/// Buffers handed to the caller: `[size: Int][magic: Int][bytes...][NUL]`, so that `pncrypt_free` knows how
+/// much to wipe. The caller sees the address of the bytes.
+enum CBuffer {
+    static let headerSize = 16
+    static let magic = Int(bitPattern: 0x706E_6372_7970_7421)  // "pncrypt!"
+
+    /// A buffer holding `bytes` and a NUL after them; nil when memory runs out.
+    static func make(_ bytes: UnsafeRawBufferPointer) -> UnsafeMutableRawPointer? {
+        let size = headerSize + bytes.count + 1
+        guard let base = malloc(size) else { return nil }
+        base.storeBytes(of: size, as: Int.self)
+        base.storeBytes(of: magic, toByteOffset: 8, as: Int.self)
+        let body = base + headerSize
+        if let source = bytes.baseAddress { body.copyMemory(from: source, byteCount: bytes.count) }
+        (body + bytes.count).storeBytes(of: 0, as: UInt8.self)
+        return body
+    }
+
+    /// Copies `bytes` into a new buffer, or throws `PNCRYPT_E_NOMEM`.
+    static func copy(_ bytes: [UInt8]) throws -> UnsafeMutableRawPointer {
+        guard let buffer = bytes.withUnsafeBytes({ make($0) }) else {
+            throw CFailure(ErrorCodes.noMemory, "out of memory")
+        }
+        return buffer
+    }
+
+    /// Wipes and frees a buffer made by `make`; ignores nil and pointers without the magic.
+    static func free(_ body: UnsafeMutableRawPointer?) {
+        guard let body else { return }
+        let base = body - headerSize
+        guard base.load(fromByteOffset: 8, as: Int.self) == magic else { return }
+        let size = base.load(as: Int.self)
+        OPENSSL_cleanse(base, size)
+        release(base)
+    }
+}
+
+/// The C library's `free` (the name is taken inside `CBuffer`).
+private func release(_ pointer: UnsafeMutableRawPointer) { free(pointer) }
+
+/// Wipes an array's bytes (plaintext copies the C layer is done with).
+func wipe(_ bytes: inout [UInt8]) {
+    bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { OPENSSL_cleanse(base, $0.count) } }
+}
+
+// MARK: Arguments
+
+/// `len` bytes at `pointer`: NULL is allowed only with length 0; `size_t` values above `Int.max` arrive
+/// negative and are refused.
+func bytesArgument(_ pointer: UnsafeRawPointer?, _ count: Int, _ name: String) throws -> UnsafeRawBufferPointer {
+    guard count >= 0 else { throw CFailure.argument("\(name): length too large") }
+    guard count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+    guard let pointer else { throw CFailure.argument("\(name) is NULL but its length is \(count)") }
+    return UnsafeRawBufferPointer(start: pointer, count: count)
+}
+
+/// Text of `len` bytes: as `bytesArgument`, and a NUL byte inside means the length does not match the text.
+func textArgument(_ pointer: UnsafeRawPointer?, _ count: Int, _ name: String) throws -> UnsafeRawBufferPointer {
+    let bytes = try bytesArgument(pointer, count, name)
+    if let base = bytes.baseAddress, memchr(base, 0, count) != nil {
+        throw CFailure.argument("\(name) has a NUL byte inside its length: the length does not match the text")
+    }
+    return bytes
+}
+
+/// A required NUL-terminated string.
+func stringArgument(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> String {
+    guard let pointer else { throw CFailure.argument("\(name) is NULL") }
+    return String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+}
+
+/// A required output pointer, set to nil at once so that the caller can always free what it holds.
+func outputArgument<T>(_ pointer: UnsafeMutablePointer<T?>?, _ name: String) throws -> UnsafeMutablePointer<T?> {
+    guard let pointer else { throw CFailure.argument("\(name) is NULL") }
+    pointer.pointee = nil
+    return pointer
+}
+
+/// A scheme name, or `defaultValue` for NULL.
+func schemeArgument(_ pointer: UnsafePointer<CChar>?, default defaultValue: Scheme?, allowAuto: Bool) throws
+    -> Scheme? {
+    guard let pointer else { return defaultValue }
+    let name = String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+    if allowAuto && name == "auto" { return nil }
+    guard let scheme = Scheme(rawValue: name) else {
+        let names = (allowAuto ? ["auto"] : []) + Scheme.allCases.map(\.rawValue)
+        throw CFailure.argument("unknown scheme '\(name.prefix(40))' (known: \(names.joined(separator: ", ")))")
+    }
+    return scheme
+}
+
+// MARK: Files
+
+/// Streams a file through stages into a new file, all or nothing: the output goes to a temporary file made by
+/// `mkstemp` (mode 0600) in the output's directory, renamed over `outPath` when every stage has finished, and
+/// removed on any failure.
+enum FileTransform {
+    static let chunkSize = StreamPipeline.defaultChunkSize
+
+    static func run(input inPath: String, output outPath: String, stages: [any ByteStreamStage]) throws {
+        let inFD = open(inPath, O_RDONLY | O_CLOEXEC)
+        guard inFD >= 0 else {
+            let missing = errno == ENOENT
+            let reason = errnoText()
+            if missing { throw CFailure(-71, "cannot open input file '\(inPath)': \(reason)") }
+            throw CFailure(ErrorCodes.io, "cannot open input file '\(inPath)': \(reason)")
+        }
+        defer { close(inFD) }
+        var inStat = stat()
+        var outStat = stat()
+        if fstat(inFD, &inStat) == 0 && stat(outPath, &outStat) == 0
+            && inStat.st_dev == outStat.st_dev && inStat.st_ino == outStat.st_ino {
+            throw CFailure.argument("refusing to write the output over the input file '\(inPath)'")
+        }
+        let slash = outPath.lastIndex(of: "/")
+        let directory = slash.map { String(outPath[...$0]) } ?? ""
+        let name = slash.map { String(outPath[outPath.index(after: $0)...]) } ?? outPath
+        guard !name.isEmpty else { throw CFailure.argument("the output path '\(outPath)' names a directory") }
+        var template = Array("\(directory).\(name.prefix(200)).pncrypt-XXXXXX".utf8CString)
+        let outFD = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard outFD >= 0 else {
+            throw CFailure(ErrorCodes.io, "cannot create output file '\(outPath)': \(errnoText())")
+        }
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var committed = false
+        defer {
+            if !committed {
+                close(outFD)
+                unlink(temporary)
+            }
+        }
+        try pump(inFD, stages, outFD)
+        committed = true
+        guard close(outFD) == 0 else {
+            let reason = errnoText()
+            unlink(temporary)
+            throw CFailure(ErrorCodes.io, "cannot write '\(outPath)': \(reason)")
+        }
+        guard rename(temporary, outPath) == 0 else {
+            let reason = errnoText()
+            unlink(temporary)
+            throw CFailure(ErrorCodes.io, "cannot move output into place at '\(outPath)': \(reason)")
+        }
+    }
+
+    /// Reads `inFD` to its end through `stages` into `outFD`.
+    static func pump(_ inFD: Int32, _ stages: [any ByteStreamStage], _ outFD: Int32) throws {
+        func push(_ index: Int, _ chunk: UnsafeRawBufferPointer) throws(PNCryptError) {
+            if index == stages.count {
+                try writeAll(outFD, chunk)
+            } else {
+                try stages[index].update(chunk) { (b) throws(PNCryptError) in try push(index + 1, b) }
+            }
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(inFD, buffer.baseAddress, chunkSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CFailure(ErrorCodes.io, "cannot read the input: \(errnoText())")
+            }
+            if n == 0 { break }
+            try push(0, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
+        for index in stages.indices {
+            try stages[index].finish { (b) throws(PNCryptError) in try push(index + 1, b) }
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(PNCryptError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PNCryptError(.io, "cannot write the output: \(errnoText())")
+            }
+            offset += n
+        }
+    }
+
+    static func errnoText() -> String { String(cString: strerror(errno)) }
+}

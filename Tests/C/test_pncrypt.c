@@ -1,0 +1,469 @@
+/*
+ * test_pncrypt.c: the C interface (include/pncrypt.h) tested from C, through the installed library.
+ *
+ *   test_pncrypt VECTORS.txt WORKDIR
+ *
+ * VECTORS.txt is Vectors/spec.json and Vectors/negative.json in the line format of Tests/C/vectors_to_lines.py;
+ * WORKDIR is an empty directory for the file tests. scripts/test-c.sh builds this program with pkg-config and
+ * runs it plainly, under `env -i`, under AddressSanitizer and under valgrind. The last line printed is
+ * "N passed, N failed"; the exit status is 0 only when nothing failed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pncrypt.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int passed;
+static int failed;
+
+#define CHECK(cond, ...)                                                         \
+    do {                                                                         \
+        if (cond) {                                                              \
+            passed++;                                                            \
+        } else {                                                                 \
+            failed++;                                                            \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                          \
+            printf(__VA_ARGS__);                                                 \
+            printf("\n");                                                        \
+        }                                                                        \
+    } while (0)
+
+/* ---- Small helpers ---------------------------------------------------------------------------------------- */
+
+typedef struct {
+    unsigned char *bytes; /* NULL when absent */
+    size_t len;
+    int present;
+} blob;
+
+static int hexval(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* "-": absent; "=": present and empty; else lowercase hex. */
+static blob unhex(const char *field) {
+    blob b = {NULL, 0, 0};
+    if (strcmp(field, "-") == 0) return b;
+    b.present = 1;
+    if (strcmp(field, "=") == 0) {
+        b.bytes = calloc(1, 1);
+        return b;
+    }
+    size_t n = strlen(field) / 2;
+    b.bytes = malloc(n + 1);
+    for (size_t i = 0; i < n; i++) b.bytes[i] = (unsigned char)(hexval(field[2 * i]) * 16 + hexval(field[2 * i + 1]));
+    b.bytes[n] = 0;
+    b.len = n;
+    return b;
+}
+
+/* The code of a PNCryptError.Code name, as the header defines it; 0 when the name is not known here. */
+static int code_for_reason(const char *reason) {
+    static const struct { const char *name; int code; } table[] = {
+        {"emptyPlaintext", PNCRYPT_E_EMPTY_PLAINTEXT}, {"notEncryptable", PNCRYPT_E_NOT_ENCRYPTABLE},
+        {"encryptionFailed", PNCRYPT_E_ENCRYPTION_FAILED}, {"notBase64", PNCRYPT_E_NOT_BASE64},
+        {"wrongKeyOrCorrupt", PNCRYPT_E_WRONG_KEY_OR_CORRUPT}, {"invalidUTF8", PNCRYPT_E_INVALID_UTF8},
+        {"malformedHeader", PNCRYPT_E_MALFORMED_HEADER}, {"notEncrypted", PNCRYPT_E_NOT_ENCRYPTED},
+        {"unknownCryptor", PNCRYPT_E_UNKNOWN_CRYPTOR}, {"invalidKey", PNCRYPT_E_INVALID_KEY},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strcmp(table[i].name, reason) == 0) return table[i].code;
+    }
+    return 0;
+}
+
+static int write_file(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t n = fwrite(data, 1, len, f);
+    return fclose(f) == 0 && n == len ? 0 : -1;
+}
+
+/* Reads a whole file into a malloc'd buffer (NULL when it does not exist). */
+static unsigned char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    size_t r;
+    while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) buf = realloc(buf, cap *= 2);
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* Files in `dir` (the file tests check that no temporary file is left behind). */
+static int count_files(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* ---- Vectors ---------------------------------------------------------------------------------------------- */
+
+static void run_vector(char **f) {
+    const char *id = f[0], *scheme = f[1], *expect = f[6], *reason = f[7];
+    blob key = unhex(f[2]), plain = unhex(f[4]), text = unhex(f[5]);
+    int is_auto = strcmp(scheme, "auto") == 0;
+    pncrypt_module *m = NULL;
+    pncrypt_error err;
+    char *keystr = key.bytes ? (char *)key.bytes : "";
+    int rc = pncrypt_module_new(keystr, is_auto ? "acrh" : scheme, &m, &err);
+    CHECK(rc == 0 && m != NULL, "%s: pncrypt_module_new: %d %s", id, rc, err.message);
+    if (rc != 0) goto done;
+
+    if (strcmp(expect, "ok") == 0) {
+        uint8_t *out = NULL;
+        size_t out_len = 0;
+        rc = pncrypt_decrypt(m, scheme, (const char *)text.bytes, text.len, &out, &out_len, &err);
+        CHECK(rc == 0 && out_len == plain.len && memcmp(out, plain.bytes, plain.len) == 0 && out[out_len] == 0,
+              "%s: decrypt: rc %d (%s), %zu bytes, expected %zu", id, rc, err.message, out_len, plain.len);
+        pncrypt_free(out);
+        if (!is_auto) {
+            /* Encrypt: fixed-IV schemes reproduce the vector; random-IV ones round-trip. */
+            char *b64 = NULL;
+            rc = pncrypt_encrypt(m, plain.bytes, plain.len, &b64, &err);
+            CHECK(rc == 0 && b64 != NULL, "%s: encrypt: %d %s", id, rc, err.message);
+            if (rc == 0) {
+                int fixed = strcmp(scheme, "legacy") == 0 || strcmp(scheme, "legacy33") == 0;
+                if (fixed) {
+                    CHECK(strlen(b64) == text.len && memcmp(b64, text.bytes, text.len) == 0,
+                          "%s: encrypt gave %s", id, b64);
+                } else {
+                    CHECK(strlen(b64) == text.len, "%s: encrypt gave %zu characters, expected %zu", id,
+                          strlen(b64), text.len);
+                }
+                rc = pncrypt_decrypt(m, scheme, b64, strlen(b64), &out, &out_len, &err);
+                CHECK(rc == 0 && out_len == plain.len && memcmp(out, plain.bytes, plain.len) == 0,
+                      "%s: round trip: %d %s", id, rc, err.message);
+                pncrypt_free(out);
+            }
+            pncrypt_free(b64);
+        }
+    } else if (strcmp(expect, "encryption_error") == 0) {
+        char *b64 = NULL;
+        rc = pncrypt_encrypt(m, plain.bytes, plain.len, &b64, &err);
+        int want = code_for_reason(reason);
+        CHECK(rc <= -10 && rc > -20 && (want == 0 || rc == want) && b64 == NULL && err.code == rc,
+              "%s: encrypt returned %d (%s), expected an encryption error %s", id, rc, err.message, reason);
+    } else {
+        int unknown = strcmp(expect, "unknown_cryptor") == 0;
+        uint8_t *out = (uint8_t *)"not reset";
+        size_t out_len = 99;
+        rc = pncrypt_decrypt(m, scheme, (const char *)text.bytes, text.len, &out, &out_len, &err);
+        int want = code_for_reason(reason);
+        int category_ok = unknown ? rc == PNCRYPT_E_UNKNOWN_CRYPTOR : (rc <= -20 && rc > -30);
+        CHECK(category_ok && (want == 0 || rc == want) && out == NULL && out_len == 0 && err.code == rc
+                  && strlen(err.message) > 0 && strchr(err.message, '\n') == NULL,
+              "%s: decrypt returned %d (%s), expected %s %s", id, rc, err.message, expect, reason);
+    }
+done:
+    pncrypt_module_free(m);
+    free(key.bytes);
+    free(plain.bytes);
+    free(text.bytes);
+}
+
+static int run_vectors(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("cannot open %s\n", path);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    int count = 0;
+    while (getline(&line, &cap, f) > 0) {
+        line[strcspn(line, "\n")] = 0;
+        char *fields[8];
+        int n = 0;
+        char *save = NULL;
+        for (char *t = strtok_r(line, "\t", &save); t && n < 8; t = strtok_r(NULL, "\t", &save)) fields[n++] = t;
+        CHECK(n == 8, "vector line %d has %d fields", count + 1, n);
+        if (n == 8) run_vector(fields);
+        count++;
+    }
+    free(line);
+    fclose(f);
+    return count;
+}
+
+/* ---- Arguments -------------------------------------------------------------------------------------------- */
+
+static void test_arguments(void) {
+    pncrypt_module *m = NULL;
+    pncrypt_error err;
+    char *text = NULL;
+    uint8_t *out = NULL;
+    size_t out_len = 0;
+
+    CHECK(strcmp(pncrypt_version(), PNCRYPT_VERSION_STRING) == 0, "version %s", pncrypt_version());
+    CHECK(pncrypt_version_number() == PNCRYPT_VERSION_NUMBER, "version number %u", pncrypt_version_number());
+
+    CHECK(pncrypt_module_new(NULL, NULL, &m, &err) == PNCRYPT_E_ARGUMENT && m == NULL, "NULL key");
+    CHECK(pncrypt_module_new("k", NULL, NULL, &err) == PNCRYPT_E_ARGUMENT, "NULL out");
+    CHECK(pncrypt_module_new("", NULL, &m, &err) == PNCRYPT_E_INVALID_KEY && err.code == PNCRYPT_E_INVALID_KEY,
+          "empty key: %d", err.code);
+    CHECK(pncrypt_module_new("k", "rot13", &m, &err) == PNCRYPT_E_ARGUMENT && m == NULL, "unknown scheme");
+    CHECK(pncrypt_module_new("k", "auto", &m, NULL) == PNCRYPT_E_ARGUMENT, "auto is not a scheme to encrypt with");
+    CHECK(pncrypt_module_new("enigma", NULL, &m, NULL) == 0 && m != NULL, "default scheme");
+
+    /* NULL module, NULL outputs, NULL data with a length, NUL inside a length. */
+    CHECK(pncrypt_encrypt(NULL, (const uint8_t *)"x", 1, &text, &err) == PNCRYPT_E_ARGUMENT, "NULL module");
+    CHECK(pncrypt_encrypt(m, (const uint8_t *)"x", 1, NULL, &err) == PNCRYPT_E_ARGUMENT, "NULL base64_out");
+    CHECK(pncrypt_encrypt(m, NULL, 5, &text, &err) == PNCRYPT_E_ARGUMENT && text == NULL, "NULL data, length 5");
+    CHECK(pncrypt_encrypt(m, NULL, (size_t)-1, &text, &err) == PNCRYPT_E_ARGUMENT, "length SIZE_MAX");
+    CHECK(pncrypt_encrypt(m, NULL, 0, &text, &err) == PNCRYPT_E_EMPTY_PLAINTEXT, "acrh refuses empty: %d", err.code);
+    CHECK(pncrypt_decrypt(m, NULL, NULL, 3, &out, &out_len, &err) == PNCRYPT_E_ARGUMENT, "NULL base64");
+    CHECK(pncrypt_decrypt(m, NULL, "abcd", 4, NULL, &out_len, &err) == PNCRYPT_E_ARGUMENT, "NULL out");
+    CHECK(pncrypt_decrypt(m, NULL, "abcd", 4, &out, NULL, &err) == PNCRYPT_E_ARGUMENT, "NULL out_len");
+    CHECK(pncrypt_decrypt(m, "nope", "abcd", 4, &out, &out_len, &err) == PNCRYPT_E_ARGUMENT, "unknown scheme");
+    CHECK(pncrypt_decrypt(m, NULL, "ab\0d", 4, &out, &out_len, &err) == PNCRYPT_E_ARGUMENT, "NUL inside");
+    CHECK(pncrypt_decrypt(m, NULL, "", 0, &out, &out_len, &err) <= -20, "empty input is a decryption error");
+    CHECK(pncrypt_message_encrypt(m, NULL, 2, &text, &err) == PNCRYPT_E_ARGUMENT, "NULL json");
+    CHECK(pncrypt_message_decrypt(m, "\"x\"", 3, 7, &text, &err) == PNCRYPT_E_ARGUMENT, "unknown policy");
+    CHECK(pncrypt_message_decrypt(m, "\"x\"", 3, PNCRYPT_ON_ERROR_FAIL, NULL, &err) == PNCRYPT_E_ARGUMENT,
+          "NULL json_out");
+    CHECK(pncrypt_encrypt_file(m, NULL, "x", &err) == PNCRYPT_E_ARGUMENT, "NULL in_path");
+    CHECK(pncrypt_decrypt_file(NULL, "x", "y", &err) == PNCRYPT_E_ARGUMENT, "NULL module for a file");
+    CHECK(pncrypt_decrypt_file_scheme(m, "legacy33", "x", "y", &err) != 0, "legacy33 has no file format");
+    /* err may be NULL everywhere. */
+    CHECK(pncrypt_encrypt(m, NULL, 3, &text, NULL) == PNCRYPT_E_ARGUMENT, "NULL err");
+    pncrypt_free(NULL);
+    pncrypt_module_free(NULL);
+    pncrypt_module_free(m);
+}
+
+/* ---- Messages --------------------------------------------------------------------------------------------- */
+
+static void test_messages(void) {
+    pncrypt_module *m = NULL;
+    pncrypt_error status;
+    char *out = NULL;
+    CHECK(pncrypt_module_new("enigma", "legacy", &m, NULL) == 0, "module");
+
+    /* SPEC section 7: the message "Hello World" (a JSON string) under legacy/enigma. */
+    const char *hello = "\"Hello World\"";
+    CHECK(pncrypt_message_encrypt(m, hello, strlen(hello), &out, &status) == 0
+              && strcmp(out, "\"06UDjczkvAAYcqWfNwkOiQ==\"") == 0, "message encrypt: %s", out ? out : status.message);
+    pncrypt_free(out);
+    const char *wire = "\"GsvkCYZoYylL5a7/DKhysDjNbwn+BtBtHj2CvzC4Y4g=\"";
+    CHECK(pncrypt_message_decrypt(m, wire, strlen(wire), PNCRYPT_ON_ERROR_FAIL, &out, &status) == 0
+              && status.code == 0 && strcmp(out, "{\"foo\":{\"bar\":\"foobar\"}}") == 0,
+          "message decrypt: %s", out ? out : status.message);
+    pncrypt_free(out);
+
+    const char *bad = "\"q/xJqqN6qbiZMXYm\""; /* 12 bytes: not whole AES blocks */
+    CHECK(pncrypt_message_decrypt(m, bad, strlen(bad), PNCRYPT_ON_ERROR_MARKER, &out, &status) == 0
+              && status.code <= -20 && status.code > -30 && strcmp(out, "\"DECRYPTION_ERROR\"") == 0,
+          "marker: %d %s", status.code, out ? out : "");
+    pncrypt_free(out);
+    CHECK(pncrypt_message_decrypt(m, bad, strlen(bad), PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &status) == 0
+              && status.code <= -20 && status.code > -30 && strcmp(out, bad) == 0, "passthrough: %s", out ? out : "");
+    pncrypt_free(out);
+    out = (char *)"not reset";
+    CHECK(pncrypt_message_decrypt(m, bad, strlen(bad), PNCRYPT_ON_ERROR_FAIL, &out, &status) <= -20
+              && out == NULL && status.code <= -20, "fail: %d", status.code);
+    const char *number = "42";
+    CHECK(pncrypt_message_decrypt(m, number, 2, PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &status) == 0
+              && status.code == 0 && strcmp(out, "42") == 0, "a non-string passes through");
+    pncrypt_free(out);
+    CHECK(pncrypt_message_decrypt(m, number, 2, PNCRYPT_ON_ERROR_FAIL, &out, &status) == PNCRYPT_E_NOT_ENCRYPTED,
+          "a non-string fails with _FAIL: %d", status.code);
+    CHECK(pncrypt_message_decrypt(m, "{\"a\":", 5, PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &status)
+              == PNCRYPT_E_INVALID_JSON && out == NULL, "invalid JSON: %d", status.code);
+    CHECK(pncrypt_message_encrypt(m, "{\"a\":", 5, &out, &status) == PNCRYPT_E_INVALID_JSON, "invalid JSON");
+    pncrypt_module_free(m);
+
+    /* legacy33: each string leaf on its own (SPEC section 7). */
+    CHECK(pncrypt_module_new("enigma", "legacy33", &m, NULL) == 0, "legacy33 module");
+    const char *shape = "[\"seven\",\"eight\",{\"food\":\"Cheeseburger\",\"drink\":\"Coffee\"}]";
+    const char *sent = "[\"0ZRaiDryY0rdklgVVU80pQ==\",\"Ti5YyHCCUEjg/op0Zm393w==\",{\"food\":\"zu9G3gtmiAxYLpehtuQngw==\","
+                       "\"drink\":\"vJYgOIZdbL4rRqdigAcujA==\"}]";
+    CHECK(pncrypt_message_encrypt(m, shape, strlen(shape), &out, &status) == 0 && strcmp(out, sent) == 0,
+          "legacy33 encrypt: %s", out ? out : status.message);
+    pncrypt_free(out);
+    CHECK(pncrypt_message_decrypt(m, sent, strlen(sent), PNCRYPT_ON_ERROR_FAIL, &out, &status) == 0
+              && strcmp(out, shape) == 0, "legacy33 decrypt: %s", out ? out : status.message);
+    pncrypt_free(out);
+    pncrypt_module_free(m);
+}
+
+/* ---- Files ------------------------------------------------------------------------------------------------ */
+
+static void test_files(const char *dir) {
+    static const char *schemes[] = {"acrh", "legacy-random-iv", "legacy"};
+    char src[4096], enc[4096], dec[4096];
+    snprintf(src, sizeof src, "%s/plain.bin", dir);
+    snprintf(enc, sizeof enc, "%s/sealed.bin", dir);
+    snprintf(dec, sizeof dec, "%s/opened.bin", dir);
+    /* 3 MiB + 5 bytes: several 1 MiB chunks and a partial block. */
+    size_t len = (3u << 20) + 5;
+    unsigned char *data = malloc(len);
+    for (size_t i = 0; i < len; i++) data[i] = (unsigned char)(i * 2654435761u >> 13);
+    CHECK(write_file(src, data, len) == 0, "write %s", src);
+    pncrypt_error err;
+
+    for (size_t s = 0; s < sizeof schemes / sizeof schemes[0]; s++) {
+        pncrypt_module *m = NULL;
+        CHECK(pncrypt_module_new("file-key", schemes[s], &m, NULL) == 0, "module %s", schemes[s]);
+        int rc = pncrypt_encrypt_file(m, src, enc, &err);
+        CHECK(rc == 0, "%s: encrypt_file: %d %s", schemes[s], rc, err.message);
+        struct stat st;
+        CHECK(stat(enc, &st) == 0 && (st.st_mode & 0777) == 0600, "%s: output mode %o", schemes[s],
+              (unsigned)(st.st_mode & 0777));
+        rc = pncrypt_decrypt_file(m, enc, dec, &err);
+        size_t got_len = 0;
+        unsigned char *got = read_file(dec, &got_len);
+        CHECK(rc == 0 && got && got_len == len && memcmp(got, data, len) == 0, "%s: decrypt_file: %d %s",
+              schemes[s], rc, err.message);
+        free(got);
+        rc = pncrypt_decrypt_file_scheme(m, schemes[s], enc, dec, &err);
+        CHECK(rc == 0, "%s: decrypt_file_scheme: %d %s", schemes[s], rc, err.message);
+
+        /* A wrong key fails and leaves no output and no temporary file. (A wrong key passes the padding check
+         * about once in 256 tries: then the output must at least not be the plaintext.) */
+        pncrypt_module *wrong = NULL;
+        CHECK(pncrypt_module_new("other-key", schemes[s], &wrong, NULL) == 0, "wrong-key module");
+        unlink(dec);
+        rc = pncrypt_decrypt_file(wrong, enc, dec, &err);
+        if (rc == 0) {
+            got = read_file(dec, &got_len);
+            CHECK(got && (got_len != len || memcmp(got, data, len) != 0), "%s: wrong key gave the plaintext",
+                  schemes[s]);
+            free(got);
+            unlink(dec);
+        } else {
+            CHECK(rc <= -20 && rc > -30 && access(dec, F_OK) != 0 && count_files(dir) == 2,
+                  "%s: wrong key: %d (%s), %d files", schemes[s], rc, err.message, count_files(dir));
+        }
+        pncrypt_module_free(wrong);
+
+        /* A truncated file (last byte cut) fails the same way. */
+        size_t sealed_len = 0;
+        unsigned char *sealed = read_file(enc, &sealed_len);
+        char cut[4096];
+        snprintf(cut, sizeof cut, "%s/cut.bin", dir);
+        CHECK(sealed && write_file(cut, sealed, sealed_len - 1) == 0, "write cut");
+        free(sealed);
+        CHECK(write_file(dec, "old", 3) == 0, "write old output");
+        rc = pncrypt_decrypt_file(m, cut, dec, &err);
+        got = read_file(dec, &got_len);
+        CHECK(rc <= -20 && rc > -30 && got && got_len == 3 && memcmp(got, "old", 3) == 0 && count_files(dir) == 4,
+              "%s: truncated: %d (%s)", schemes[s], rc, err.message);
+        free(got);
+        unlink(cut);
+        unlink(dec);
+        pncrypt_module_free(m);
+    }
+
+    pncrypt_module *m = NULL;
+    pncrypt_module_new("file-key", NULL, &m, NULL);
+    char missing[4096], empty[4096], nodir[4096];
+    snprintf(missing, sizeof missing, "%s/missing.bin", dir);
+    snprintf(empty, sizeof empty, "%s/empty.bin", dir);
+    snprintf(nodir, sizeof nodir, "%s/no/such/dir/out.bin", dir);
+    CHECK(pncrypt_encrypt_file(m, missing, enc, &err) == PNCRYPT_E_FILE_NOT_FOUND, "missing input: %d", err.code);
+    CHECK(pncrypt_encrypt_file(m, src, src, &err) == PNCRYPT_E_ARGUMENT, "output over input: %d", err.code);
+    CHECK(pncrypt_encrypt_file(m, src, nodir, &err) == PNCRYPT_E_IO, "no such directory: %d", err.code);
+    CHECK(write_file(empty, "", 0) == 0, "write empty");
+    CHECK(pncrypt_encrypt_file(m, empty, enc, &err) == PNCRYPT_E_EMPTY_PLAINTEXT, "empty acrh file: %d", err.code);
+    CHECK(count_files(dir) == 3, "files left: %d", count_files(dir));
+    pncrypt_module_free(m);
+    unlink(empty);
+    unlink(enc);
+    unlink(src);
+    free(data);
+}
+
+/* ---- Threads ---------------------------------------------------------------------------------------------- */
+
+enum { THREADS = 8, ROUNDS = 400 };
+
+typedef struct {
+    pncrypt_module *module;
+    const char *sealed[3];
+    const char *plain[3];
+    int failures;
+} thread_work;
+
+static void *decrypt_many(void *arg) {
+    thread_work *w = arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        int k = i % 3;
+        uint8_t *out = NULL;
+        size_t len = 0;
+        pncrypt_error err;
+        int rc = pncrypt_decrypt(w->module, k == 2 ? "legacy" : "auto", w->sealed[k], strlen(w->sealed[k]), &out,
+                                 &len, &err);
+        if (rc != 0 || len != strlen(w->plain[k]) || memcmp(out, w->plain[k], len) != 0) w->failures++;
+        pncrypt_free(out);
+    }
+    return NULL;
+}
+
+static void test_threads(void) {
+    pncrypt_module *m = NULL;
+    CHECK(pncrypt_module_new("thread-key", "acrh", &m, NULL) == 0, "module");
+    const char *plain[3] = {"short", "a message of exactly 32 bytes...", "{\"text\":\"legacy, fixed IV\"}"};
+    char *sealed[3] = {NULL, NULL, NULL};
+    pncrypt_module *legacy = NULL;
+    pncrypt_module_new("thread-key", "legacy", &legacy, NULL);
+    for (int k = 0; k < 3; k++) {
+        pncrypt_encrypt(k == 2 ? legacy : m, (const uint8_t *)plain[k], strlen(plain[k]), &sealed[k], NULL);
+    }
+    pncrypt_module_free(legacy);
+    thread_work work[THREADS];
+    pthread_t threads[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        work[t].module = m;
+        work[t].failures = 0;
+        for (int k = 0; k < 3; k++) {
+            work[t].sealed[k] = sealed[k];
+            work[t].plain[k] = plain[k];
+        }
+        CHECK(pthread_create(&threads[t], NULL, decrypt_many, &work[t]) == 0, "pthread_create");
+    }
+    int failures = 0;
+    for (int t = 0; t < THREADS; t++) {
+        pthread_join(threads[t], NULL);
+        failures += work[t].failures;
+    }
+    CHECK(failures == 0, "%d of %d decryptions from %d threads failed", failures, THREADS * ROUNDS, THREADS);
+    for (int k = 0; k < 3; k++) pncrypt_free(sealed[k]);
+    pncrypt_module_free(m);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_pncrypt VECTORS.txt WORKDIR\n");
+        return 64;
+    }
+    int vectors = run_vectors(argv[1]);
+    CHECK(vectors > 0, "no vectors read from %s", argv[1]);
+    test_arguments();
+    test_messages();
+    test_files(argv[2]);
+    test_threads();
+    printf("vectors: %d; checks:\n", vectors);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,255 @@
+"""pncrypt: PubNub cipherKey encryption (messages and files), byte-compatible with the PubNub SDKs.
+
+A ctypes binding of libpncrypt (include/pncrypt.h); no dependencies. The library is found through the
+PNCRYPT_LIB environment variable (a path to libpncrypt.so), then `pkg-config --variable=libdir pncrypt`, then
+the system loader.
+
+    m = CryptoModule("enigma")                 # encrypts with acrh; "legacy", "legacy-random-iv", "legacy33"
+    text = m.encrypt(b"hello")                  # Base64 text
+    assert m.decrypt(text) == b"hello"
+
+Every failure raises `Error`, whose `.code` is the library's PNCRYPT_E_ constant and `.message` one line.
+A CryptoModule may be shared between threads (the library releases the GIL during each call).
+"""
+import ctypes
+import ctypes.util
+import os
+import subprocess
+import threading
+
+__all__ = ["CryptoModule", "Error", "library_version", "POLICIES"]
+
+# The error codes of pncrypt.h (stable across versions).
+E_ARGUMENT = -1
+E_NOMEM = -2
+E_ENCRYPTION = -10
+E_EMPTY_PLAINTEXT = -11
+E_NOT_ENCRYPTABLE = -12
+E_ENCRYPTION_FAILED = -13
+E_DECRYPTION = -20
+E_NOT_BASE64 = -21
+E_WRONG_KEY_OR_CORRUPT = -22
+E_INVALID_UTF8 = -23
+E_MALFORMED_HEADER = -24
+E_NOT_ENCRYPTED = -25
+E_UNKNOWN_CRYPTOR = -30
+E_INVALID_ARGUMENT = -40
+E_INVALID_KEY = -41
+E_INVALID_IV = -42
+E_INVALID_VALUE = -43
+E_JSON = -50
+E_INVALID_JSON = -51
+E_JSON_TOO_DEEP = -52
+E_IO = -70
+E_FILE_NOT_FOUND = -71
+
+# message_decrypt's on_error values and the PNCRYPT_ON_ERROR_ constants they stand for.
+POLICIES = {"marker": 0, "passthrough": 1, "fail": 2}
+
+
+class Error(Exception):
+    """A libpncrypt failure: `code` (a negative PNCRYPT_E_ constant) and `message` (one line)."""
+
+    def __init__(self, code, message):
+        super().__init__(f"{message} (code {code})")
+        self.code = code
+        self.message = message
+
+
+class _Status(ctypes.Structure):
+    """pncrypt_error: { int code; char message[256]; }"""
+    _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * 256)]
+
+    def error(self):
+        return Error(self.code, self.message.decode("utf-8", "replace"))
+
+
+def _find_library():
+    path = os.environ.get("PNCRYPT_LIB")
+    if path:
+        return path
+    try:
+        libdir = subprocess.run(["pkg-config", "--variable=libdir", "pncrypt"], capture_output=True, text=True,
+                                check=True).stdout.strip()
+        for name in ("libpncrypt.so.0", "libpncrypt.so", "libpncrypt.dylib"):
+            if libdir and os.path.exists(os.path.join(libdir, name)):
+                return os.path.join(libdir, name)
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return ctypes.util.find_library("pncrypt") or "libpncrypt.so.0"
+
+
+def _load():
+    lib = ctypes.CDLL(_find_library())
+    P = ctypes.POINTER
+    status = P(_Status)
+    out = P(ctypes.c_void_p)
+    signatures = {
+        "pncrypt_version": ([], ctypes.c_char_p),
+        "pncrypt_version_number": ([], ctypes.c_uint),
+        "pncrypt_module_new": ([ctypes.c_char_p, ctypes.c_char_p, out, status], ctypes.c_int),
+        "pncrypt_module_free": ([ctypes.c_void_p], None),
+        "pncrypt_encrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, out, status], ctypes.c_int),
+        "pncrypt_decrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, out,
+                             P(ctypes.c_size_t), status], ctypes.c_int),
+        "pncrypt_encrypt_file": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, status], ctypes.c_int),
+        "pncrypt_decrypt_file": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, status], ctypes.c_int),
+        "pncrypt_decrypt_file_scheme": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                         status], ctypes.c_int),
+        "pncrypt_message_encrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, out, status], ctypes.c_int),
+        "pncrypt_message_decrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, out, status],
+                                    ctypes.c_int),
+        "pncrypt_free": ([ctypes.c_void_p], None),
+    }
+    for name, (argtypes, restype) in signatures.items():
+        function = getattr(lib, name)
+        function.argtypes = argtypes
+        function.restype = restype
+    return lib
+
+
+_lib = _load()
+
+
+def library_version():
+    """The loaded library's version, e.g. "0.1.0"."""
+    return _lib.pncrypt_version().decode("ascii")
+
+
+_local = threading.local()
+
+
+def _scratch():
+    """This thread's reusable (status, output pointer, length) records: no allocation per call."""
+    try:
+        return _local.records
+    except AttributeError:
+        _local.records = (_Status(), ctypes.c_void_p(), ctypes.c_size_t())
+        return _local.records
+
+
+def _take(pointer, length=None):
+    """Copies a buffer the library returned, then frees it (exactly once, whatever happens)."""
+    if not pointer.value:
+        return b""
+    try:
+        return ctypes.string_at(pointer.value, length) if length is not None else ctypes.string_at(pointer.value)
+    finally:
+        _lib.pncrypt_free(pointer.value)
+        pointer.value = None
+
+
+_SCHEMES = {"auto": b"auto", None: None, "acrh": b"acrh", "legacy": b"legacy",
+            "legacy-random-iv": b"legacy-random-iv", "legacy33": b"legacy33"}
+
+
+def _scheme(name):
+    return None if name is None else name.encode("ascii")
+
+
+def _utf8(text, name):
+    if type(text) is str:
+        return text.encode("utf-8")
+    if isinstance(text, str):
+        return text.encode("utf-8")
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text)
+    raise TypeError(f"{name} must be str or bytes, not {type(text).__name__}")
+
+
+def _path(path):
+    return os.fsencode(os.fspath(path))
+
+
+class CryptoModule:
+    """A cipher key and the scheme to encrypt with ("acrh" by default, "legacy", "legacy-random-iv",
+    "legacy33"). Decryption reads a PNED header when there is one, as the pncrypt CLI does."""
+
+    def __init__(self, cipher_key, scheme="acrh"):
+        self._handle = None
+        status = _Status()
+        handle = ctypes.c_void_p()
+        key = _utf8(cipher_key, "cipher_key")
+        if b"\0" in key:
+            raise Error(E_ARGUMENT, "the cipher key has a NUL character")
+        code = _lib.pncrypt_module_new(key, None if scheme is None else scheme.encode("ascii"),
+                                       ctypes.byref(handle), ctypes.byref(status))
+        if code != 0:
+            raise status.error()
+        self._handle = handle.value
+        self.scheme = scheme or "acrh"
+
+    def close(self):
+        """Releases the module (also done when it is garbage-collected)."""
+        handle, self._handle = self._handle, None
+        if handle:
+            _lib.pncrypt_module_free(handle)
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _check(self):
+        if not self._handle:
+            raise Error(E_ARGUMENT, "the module is closed")
+        return self._handle
+
+    def encrypt(self, data):
+        """Encrypts bytes; returns standard Base64 text (acrh: header || ciphertext, ...)."""
+        data = bytes(data)
+        status, out, _ = _scratch()
+        if _lib.pncrypt_encrypt(self._check(), data, len(data), out, status) != 0:
+            raise status.error()
+        return _take(out).decode("ascii")
+
+    def decrypt(self, text, scheme="auto"):
+        """Decrypts Base64 text; `scheme` "auto" reads a PNED header when present, otherwise legacy."""
+        raw = _utf8(text, "text")
+        status, out, length = _scratch()
+        code = _lib.pncrypt_decrypt(self._check(), _SCHEMES.get(scheme) or _scheme(scheme), raw, len(raw), out, length,
+                                    status)
+        if code != 0:
+            raise status.error()
+        return _take(out, length.value)
+
+    def encrypt_file(self, src, dst):
+        """Encrypts the file `src` into `dst` (streamed; `dst` appears only when everything succeeded)."""
+        status = _Status()
+        if _lib.pncrypt_encrypt_file(self._check(), _path(src), _path(dst), ctypes.byref(status)) != 0:
+            raise status.error()
+
+    def decrypt_file(self, src, dst, scheme="auto"):
+        """Decrypts the file `src` into `dst`, streamed, all or nothing; `scheme` as `pncrypt decrypt --binary`."""
+        status = _Status()
+        code = _lib.pncrypt_decrypt_file_scheme(self._check(), None if scheme is None else scheme.encode("ascii"),
+                                                _path(src), _path(dst), ctypes.byref(status))
+        if code != 0:
+            raise status.error()
+
+    def message_encrypt(self, json_text):
+        """Encrypts a message's JSON text (it must parse); returns the JSON to publish, '"<Base64>"'."""
+        raw = _utf8(json_text, "json_text")
+        status, out, _ = _scratch()
+        if _lib.pncrypt_message_encrypt(self._check(), raw, len(raw), out, status) != 0:
+            raise status.error()
+        return _take(out).decode("utf-8")
+
+    def message_decrypt(self, json_text, on_error="passthrough"):
+        """Decrypts a received message's JSON text. Returns (json_text, status): status is None when it was
+        decrypted, else an Error saying why (the text is then "DECRYPTION_ERROR" for on_error="marker", the
+        original for "passthrough"). on_error="fail" raises the Error instead. Text that does not parse raises."""
+        policy = POLICIES.get(on_error)
+        if policy is None:
+            raise Error(E_ARGUMENT, f"on_error must be one of {', '.join(POLICIES)}")
+        raw = _utf8(json_text, "json_text")
+        status, out, _ = _scratch()
+        code = _lib.pncrypt_message_decrypt(self._check(), raw, len(raw), policy, out, status)
+        if code != 0:
+            raise status.error()
+        text = _take(out).decode("utf-8")
+        return text, (status.error() if status.code != 0 else None)

@@ -1,0 +1,235 @@
+/*
+ * pncrypt.h: the C interface of libpncrypt, PubNub cipherKey encryption for any language.
+ *
+ * libpncrypt encrypts and decrypts PubNub messages and files byte-compatibly with the PubNub SDKs, in the four
+ * schemes of the project's SPEC: "acrh" (the CryptoModule header; recommended for new data), "legacy" (fixed IV),
+ * "legacy-random-iv" and "legacy33" (iOS 3.3). It is a thin layer over the Swift library PNCrypt: the formats,
+ * the decryption rules and the error codes are PNCrypt's own.
+ *
+ *     pncrypt_module *m = NULL;
+ *     pncrypt_error err;
+ *     char *text = NULL;
+ *     if (pncrypt_module_new("enigma", "acrh", &m, &err) != 0) { puts(err.message); return 1; }
+ *     if (pncrypt_encrypt(m, (const uint8_t *)"hello", 5, &text, &err) == 0) { puts(text); pncrypt_free(text); }
+ *     pncrypt_module_free(m);
+ *
+ * Conventions (as libgit2 and zstd):
+ * - Every int-returning function returns 0 (PNCRYPT_OK) on success, or one of the negative PNCRYPT_E_ codes
+ *   below. When `err` is not NULL it receives the code and one line of text naming the cause (NUL-terminated,
+ *   at most 255 bytes of UTF-8); on success its code is 0 and its message empty. `err` may always be NULL.
+ * - Output pointers (`**out`) are set to NULL (and lengths to 0) first, then, on success, to a buffer the
+ *   library allocated: release each with pncrypt_free() exactly once. Text outputs are NUL-terminated.
+ * - Arguments the library can check are checked: a NULL pointer where one is required, a length that does not
+ *   match the text (a NUL byte inside it), an unknown scheme or policy. These return PNCRYPT_E_ARGUMENT;
+ *   nothing in this interface crashes the calling process on data or arguments it can check.
+ * - A pncrypt_module is immutable once made: share one between threads freely. Free it only when no call is
+ *   using it.
+ * - The codes are stable across versions: a code keeps its number and meaning; new codes may be added, so
+ *   treat an unknown negative code as its category (its tens: -1x encryption, -2x decryption, ...).
+ */
+#ifndef PNCRYPT_H
+#define PNCRYPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks the exported functions. Everything else in the library is hidden (scripts/install-lib.sh links it with
+ * a version script that exports only the pncrypt_ symbols). */
+#ifndef PNCRYPT_API
+#  if defined(__GNUC__) && __GNUC__ >= 4
+#    define PNCRYPT_API __attribute__((visibility("default")))
+#  else
+#    define PNCRYPT_API
+#  endif
+#endif
+
+/* ---- Version ---------------------------------------------------------------------------------------------- */
+
+#define PNCRYPT_VERSION_MAJOR 0
+#define PNCRYPT_VERSION_MINOR 1
+#define PNCRYPT_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH: compare with pncrypt_version_number() to check that the library loaded
+ * is the one this header describes (same MAJOR: same interface). */
+#define PNCRYPT_VERSION_NUMBER (PNCRYPT_VERSION_MAJOR * 10000 + PNCRYPT_VERSION_MINOR * 100 + PNCRYPT_VERSION_PATCH)
+#define PNCRYPT_VERSION_STRING "0.1.0"
+
+/* The loaded library's version as "MAJOR.MINOR.PATCH". Static storage: never free it. */
+PNCRYPT_API const char *pncrypt_version(void);
+
+/* The loaded library's PNCRYPT_VERSION_NUMBER. */
+PNCRYPT_API unsigned pncrypt_version_number(void);
+
+/* ---- Errors ----------------------------------------------------------------------------------------------- */
+
+/* The outcome of a call: code 0 is success. `message` is one NUL-terminated line of UTF-8. */
+typedef struct {
+    int code;
+    char message[256];
+} pncrypt_error;
+
+#define PNCRYPT_OK 0
+
+/* Arguments (not from PNCrypt: the C interface's own checks). */
+#define PNCRYPT_E_ARGUMENT            (-1)   /* NULL pointer, length mismatch, unknown scheme or policy */
+#define PNCRYPT_E_NOMEM               (-2)   /* out of memory */
+
+/* Encryption (PNCryptError category "encryption"). */
+#define PNCRYPT_E_ENCRYPTION          (-10)  /* an encryption failure without a more specific code */
+#define PNCRYPT_E_EMPTY_PLAINTEXT     (-11)  /* emptyPlaintext: nothing to encrypt (acrh refuses empty data) */
+#define PNCRYPT_E_NOT_ENCRYPTABLE     (-12)  /* notEncryptable: e.g. a non-string leaf in a legacy33 message */
+#define PNCRYPT_E_ENCRYPTION_FAILED   (-13)  /* encryptionFailed: the cipher or random generator failed */
+
+/* Decryption (category "decryption"). */
+#define PNCRYPT_E_DECRYPTION          (-20)  /* a decryption failure without a more specific code */
+#define PNCRYPT_E_NOT_BASE64          (-21)  /* notBase64: the text is not Base64 */
+#define PNCRYPT_E_WRONG_KEY_OR_CORRUPT (-22) /* wrongKeyOrCorrupt: wrong key or scheme, corrupt, truncated */
+#define PNCRYPT_E_INVALID_UTF8        (-23)  /* invalidUTF8: a message's plaintext is not UTF-8 */
+#define PNCRYPT_E_MALFORMED_HEADER    (-24)  /* malformedHeader: a PNED header cut short */
+#define PNCRYPT_E_NOT_ENCRYPTED       (-25)  /* notEncrypted: e.g. a message that is not a JSON string */
+
+/* Unknown cryptor (category "unknownCryptor"). */
+#define PNCRYPT_E_UNKNOWN_CRYPTOR     (-30)  /* unknownCryptor: a PNED header of unknown version or cryptor */
+
+/* Invalid values (category "invalidArgument"). */
+#define PNCRYPT_E_INVALID_ARGUMENT    (-40)  /* an invalid value without a more specific code */
+#define PNCRYPT_E_INVALID_KEY         (-41)  /* invalidKey: the cipher key is empty */
+#define PNCRYPT_E_INVALID_IV          (-42)  /* invalidIV */
+#define PNCRYPT_E_INVALID_VALUE       (-43)  /* invalidValue: e.g. legacy33 for a file (it has no file format) */
+
+/* JSON (category "json"). */
+#define PNCRYPT_E_JSON                (-50)  /* a JSON failure without a more specific code */
+#define PNCRYPT_E_INVALID_JSON        (-51)  /* invalidJSON: the text does not parse */
+#define PNCRYPT_E_JSON_TOO_DEEP       (-52)  /* jsonTooDeep */
+
+/* Compression (category "compression"). */
+#define PNCRYPT_E_COMPRESSION         (-60)  /* a compression failure without a more specific code */
+#define PNCRYPT_E_CORRUPT_COMPRESSED  (-61)  /* corruptCompressedData */
+#define PNCRYPT_E_OUTPUT_LIMIT        (-62)  /* outputLimitExceeded */
+
+/* Input and output (category "io"). */
+#define PNCRYPT_E_IO                  (-70)  /* io: a file could not be read or written */
+#define PNCRYPT_E_FILE_NOT_FOUND      (-71)  /* fileNotFound: the input file does not exist */
+
+/* A failure the library could not classify (a bug: please report it). */
+#define PNCRYPT_E_INTERNAL            (-99)
+
+/* ---- Modules ---------------------------------------------------------------------------------------------- */
+
+/* A cipher key with its derived AES keys and the scheme to encrypt with. Opaque; safe to share between
+ * threads. */
+typedef struct pncrypt_module pncrypt_module;
+
+/*
+ * Makes a module for `cipher_key` (a NUL-terminated UTF-8 string) that encrypts with `scheme`: "acrh",
+ * "legacy", "legacy-random-iv" or "legacy33"; NULL means "acrh".
+ * Ownership: on success *out is a new module: release it with pncrypt_module_free(). The key is copied.
+ * Errors: PNCRYPT_E_ARGUMENT (cipher_key or out NULL, unknown scheme); PNCRYPT_E_INVALID_KEY (empty key).
+ */
+PNCRYPT_API int pncrypt_module_new(const char *cipher_key, const char *scheme, pncrypt_module **out,
+                                   pncrypt_error *err);
+
+/* Releases a module and wipes its keys. NULL is ignored. Do not use the module after. */
+PNCRYPT_API void pncrypt_module_free(pncrypt_module *module);
+
+/* ---- Bytes <-> Base64 text -------------------------------------------------------------------------------- */
+
+/*
+ * Encrypts `len` bytes at `data` with the module's scheme (a fresh random IV where the scheme has one) and
+ * returns standard padded Base64: legacy: ciphertext; legacy-random-iv: IV || ciphertext; acrh: PNED header ||
+ * ciphertext. `data` may be NULL only when `len` is 0.
+ * Ownership: *base64_out is a NUL-terminated string for pncrypt_free().
+ * Errors: PNCRYPT_E_ARGUMENT; PNCRYPT_E_EMPTY_PLAINTEXT (acrh and len 0); PNCRYPT_E_ENCRYPTION_FAILED.
+ */
+PNCRYPT_API int pncrypt_encrypt(pncrypt_module *m, const uint8_t *data, size_t len, char **base64_out,
+                                pncrypt_error *err);
+
+/*
+ * Decrypts `len` bytes of Base64 text at `base64` (no NUL inside; surrounding whitespace and JSON quotes are
+ * accepted, as by the CLI). `scheme` "auto" or NULL reads a PNED header when there is one and otherwise the
+ * legacy fixed-IV format, with the rules of `pncrypt decrypt --scheme auto`; an explicit scheme reads only its
+ * own format.
+ * Ownership: *out holds *out_len plaintext bytes (followed by one NUL byte not counted in *out_len, for
+ * convenience), for pncrypt_free().
+ * Errors: PNCRYPT_E_ARGUMENT; PNCRYPT_E_NOT_BASE64; the decryption codes (-2x); PNCRYPT_E_UNKNOWN_CRYPTOR.
+ */
+PNCRYPT_API int pncrypt_decrypt(pncrypt_module *m, const char *scheme, const char *base64, size_t len,
+                                uint8_t **out, size_t *out_len, pncrypt_error *err);
+
+/* ---- Files ------------------------------------------------------------------------------------------------ */
+
+/*
+ * Encrypts the file at `in_path` into `out_path`, streamed in constant memory, in the file format that
+ * `pncrypt encrypt --binary --scheme <the module's scheme>` writes (acrh: PNED header || ciphertext; the
+ * legacy schemes: the legacy file format). All or nothing: the output is written to a new temporary file
+ * (mode 0600) in the directory of `out_path` and renamed over `out_path` only on success; on failure the
+ * temporary file is removed and `out_path` is left as it was.
+ * Errors: PNCRYPT_E_ARGUMENT (NULL path, output path naming the input file); PNCRYPT_E_FILE_NOT_FOUND;
+ * PNCRYPT_E_IO; PNCRYPT_E_INVALID_VALUE (a legacy33 module: legacy33 has no file format);
+ * PNCRYPT_E_EMPTY_PLAINTEXT (an empty file with acrh).
+ */
+PNCRYPT_API int pncrypt_encrypt_file(pncrypt_module *m, const char *in_path, const char *out_path,
+                                     pncrypt_error *err);
+
+/*
+ * Decrypts the file at `in_path` into `out_path` as `pncrypt decrypt --binary` does (the format read from the
+ * data: a PNED header, otherwise the legacy file format), streamed, all or nothing as pncrypt_encrypt_file():
+ * no plaintext is left anywhere when the data turns out to be wrong (bad padding, wrong key, truncated).
+ * Errors: as pncrypt_encrypt_file(), and the decryption codes (-2x) and PNCRYPT_E_UNKNOWN_CRYPTOR.
+ */
+PNCRYPT_API int pncrypt_decrypt_file(pncrypt_module *m, const char *in_path, const char *out_path,
+                                     pncrypt_error *err);
+
+/*
+ * pncrypt_decrypt_file() reading exactly one format: `scheme` as `pncrypt decrypt --binary --scheme`
+ * ("auto" or NULL: as pncrypt_decrypt_file(); "acrh"; "legacy"; "legacy-random-iv").
+ * Errors: as pncrypt_decrypt_file(); PNCRYPT_E_ARGUMENT for an unknown scheme.
+ */
+PNCRYPT_API int pncrypt_decrypt_file_scheme(pncrypt_module *m, const char *scheme, const char *in_path,
+                                            const char *out_path, pncrypt_error *err);
+
+/* ---- Messages (JSON text) --------------------------------------------------------------------------------- */
+
+/*
+ * Encrypts a message for publishing: `len` bytes of JSON text at `json` (it must parse) are encrypted exactly
+ * as given with the module's scheme, and *json_out is the JSON text to send, a string literal "<Base64>" (for
+ * legacy33, the message's shape with every string leaf encrypted).
+ * Ownership: *json_out is NUL-terminated, for pncrypt_free().
+ * Errors: PNCRYPT_E_ARGUMENT; PNCRYPT_E_INVALID_JSON; PNCRYPT_E_NOT_ENCRYPTABLE (legacy33, non-string leaf).
+ */
+PNCRYPT_API int pncrypt_message_encrypt(pncrypt_module *m, const char *json, size_t len, char **json_out,
+                                        pncrypt_error *err);
+
+/* What pncrypt_message_decrypt() delivers for a message it cannot decrypt. */
+#define PNCRYPT_ON_ERROR_MARKER      0  /* the string "DECRYPTION_ERROR" (iOS 3.4); non-strings too */
+#define PNCRYPT_ON_ERROR_PASSTHROUGH 1  /* the original message (current SDKs); non-strings pass without error */
+#define PNCRYPT_ON_ERROR_FAIL        2  /* nothing: the call returns the error (non-strings are errors) */
+
+/*
+ * Decrypts a received message: `len` bytes of JSON text at `json`. A JSON string is decrypted (a PNED header
+ * when present, otherwise the module's legacy scheme: legacy-random-iv for a legacy-random-iv module, legacy
+ * otherwise) and its plaintext parsed as JSON, or kept as a plain string when it does not parse.
+ * With PNCRYPT_ON_ERROR_MARKER or _PASSTHROUGH the call returns 0 and fills *json_out with the message to
+ * deliver (compact JSON); `status->code` is 0 when the message was decrypted, else the decryption failure's
+ * code with its message. With PNCRYPT_ON_ERROR_FAIL a failure is returned as the error.
+ * Ownership: *json_out is NUL-terminated, for pncrypt_free().
+ * Errors (returned): PNCRYPT_E_ARGUMENT (also for an unknown policy); PNCRYPT_E_INVALID_JSON (the text does
+ * not parse, whatever the policy); with _FAIL, the decryption codes.
+ */
+PNCRYPT_API int pncrypt_message_decrypt(pncrypt_module *m, const char *json, size_t len, int policy,
+                                        char **json_out, pncrypt_error *status);
+
+/* ---- Memory ----------------------------------------------------------------------------------------------- */
+
+/* Wipes, then frees, a buffer the library returned (plaintext included). NULL is ignored. Pass each buffer
+ * once, and only buffers from this library (not from malloc). */
+PNCRYPT_API void pncrypt_free(void *buffer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PNCRYPT_H */

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds libpncrypt (the C interface, include/pncrypt.h) in release and installs it under PREFIX:
+#
+#   PREFIX/lib/libpncrypt.so.MAJOR.MINOR.PATCH   the library (soname libpncrypt.so.MAJOR)
+#   PREFIX/lib/libpncrypt.so.MAJOR, libpncrypt.so  symlinks
+#   PREFIX/include/pncrypt.h
+#   PREFIX/lib/pkgconfig/pncrypt.pc
+#
+#   scripts/install-lib.sh /usr/local
+#   scripts/install-lib.sh /tmp/p && PKG_CONFIG_PATH=/tmp/p/lib/pkgconfig cc app.c $(pkg-config --cflags --libs pncrypt)
+#
+# The Swift runtime (and Foundation, while PNCrypt uses it) is linked statically, so programs run without a
+# Swift toolchain; only libc, libcrypto (OpenSSL 3) and libz are needed at run time. A version script exports
+# only the pncrypt_ symbols. The build has its own folder (.build-lib), so its flags never touch .build.
+# Environment: PNCRYPT_LIB_SCRATCH (build folder, default .build-lib).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ $# -eq 1 ] || { echo "usage: scripts/install-lib.sh PREFIX" >&2; exit 64; }
+mkdir -p "$1"
+PREFIX="$(cd "$1" && pwd)"
+SCRATCH="${PNCRYPT_LIB_SCRATCH:-.build-lib}"
+
+version_part() { sed -n "s/^#define PNCRYPT_VERSION_$1 \([0-9][0-9]*\).*/\1/p" include/pncrypt.h; }
+MAJOR=$(version_part MAJOR)
+MINOR=$(version_part MINOR)
+PATCH=$(version_part PATCH)
+[ -n "$MAJOR" ] && [ -n "$MINOR" ] && [ -n "$PATCH" ] || { echo "install-lib.sh: no version in pncrypt.h" >&2; exit 1; }
+VERSION="$MAJOR.$MINOR.$PATCH"
+SONAME="libpncrypt.so.$MAJOR"
+
+echo "install-lib.sh: building libpncrypt $VERSION (release, Swift runtime linked statically)..." >&2
+swift build -c release --product libpncrypt --scratch-path "$SCRATCH" \
+    -Xswiftc -static-stdlib \
+    -Xlinker -soname -Xlinker "$SONAME" \
+    -Xlinker --version-script="$PWD/scripts/libpncrypt.map" >&2
+BUILT="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/liblibpncrypt.so"
+[ -f "$BUILT" ] || { echo "install-lib.sh: $BUILT was not built" >&2; exit 1; }
+
+install -d "$PREFIX/lib/pkgconfig" "$PREFIX/include"
+install -m 0755 "$BUILT" "$PREFIX/lib/libpncrypt.so.$VERSION"
+ln -sf "libpncrypt.so.$VERSION" "$PREFIX/lib/$SONAME"
+ln -sf "$SONAME" "$PREFIX/lib/libpncrypt.so"
+install -m 0644 include/pncrypt.h "$PREFIX/include/pncrypt.h"
+# The library reaches libcrypto and libz itself (DT_NEEDED); a static link would need them too.
+cat > "$PREFIX/lib/pkgconfig/pncrypt.pc" <<PC
+prefix=$PREFIX
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: pncrypt
+Description: PubNub cipherKey message and file encryption, byte-compatible with the PubNub SDKs
+Version: $VERSION
+Requires.private: libcrypto zlib
+Cflags: -I\${includedir}
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lpncrypt
+PC
+echo "$PREFIX/lib/libpncrypt.so.$VERSION"

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The C interface tested from C (issue 15): installs libpncrypt into a temporary prefix with install-lib.sh,
+# builds Tests/C/test_pncrypt.c through pkg-config, and runs it on every vector of Vectors/spec.json and
+# Vectors/negative.json (converted at test time by Tests/C/vectors_to_lines.py), four ways:
+#   1. plainly;  2. under `env -i` (no Swift toolchain on the library path);
+#   3. built with -fsanitize=address (the test program; the library is the release build);
+#   4. under valgrind --leak-check=full --error-exitcode=1 (suppressions: Tests/C/valgrind.supp).
+# Prints "c: N passed, N failed" last (the counts of run 1; runs 2-4 must pass too or the script fails).
+# Needs cc, pkg-config, python3, valgrind. Environment: PNCRYPT_TEST_C_PREFIX to reuse an installed prefix
+# (skips install-lib.sh); PNCRYPT_TEST_C_SKIP_VALGRIND=1 to skip run 4.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pncrypt-test-c.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+PREFIX="${PNCRYPT_TEST_C_PREFIX:-$WORK/prefix}"
+[ -n "${PNCRYPT_TEST_C_PREFIX:-}" ] || scripts/install-lib.sh "$PREFIX" >/dev/null
+export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+
+python3 Tests/C/vectors_to_lines.py Vectors/spec.json Vectors/negative.json > "$WORK/vectors.txt"
+FLAGS=(-std=c99 -O1 -g -Wall -Wextra -Werror -pthread)
+# shellcheck disable=SC2046  # pkg-config output is meant to be split
+cc "${FLAGS[@]}" -o "$WORK/test_pncrypt" Tests/C/test_pncrypt.c $(pkg-config --cflags --libs pncrypt)
+# shellcheck disable=SC2046
+cc "${FLAGS[@]}" -fsanitize=address -fno-omit-frame-pointer -o "$WORK/test_pncrypt_asan" Tests/C/test_pncrypt.c \
+    $(pkg-config --cflags --libs pncrypt)
+
+# run NAME COMMAND...: runs the test in a fresh work directory; its output goes to $WORK/NAME.log.
+run() {
+    local name=$1
+    shift
+    rm -rf "$WORK/files"
+    mkdir "$WORK/files"
+    if "$@" "$WORK/vectors.txt" "$WORK/files" > "$WORK/$name.log" 2>&1; then
+        echo "c: $name: $(tail -1 "$WORK/$name.log")" >&2
+    else
+        grep -v '^==' "$WORK/$name.log" | grep -E 'FAIL|passed' >&2 || true
+        grep -E 'ERROR SUMMARY|definitely lost|indirectly lost|Invalid|AddressSanitizer' "$WORK/$name.log" >&2 || true
+        echo "c: $name failed (log: $name.log)" >&2
+        status=1
+    fi
+}
+status=0
+run plain "$WORK/test_pncrypt"
+run env-i env -i "$WORK/test_pncrypt"
+ASAN_OPTIONS=detect_leaks=1 run asan "$WORK/test_pncrypt_asan"
+if [ -z "${PNCRYPT_TEST_C_SKIP_VALGRIND:-}" ]; then
+    run valgrind valgrind --quiet --leak-check=full --error-exitcode=1 \
+        --suppressions="$ROOT/Tests/C/valgrind.supp" "$WORK/test_pncrypt"
+fi
+counts=$(tail -1 "$WORK/plain.log")
+echo "c: ${counts}"
+[ "$status" -eq 0 ] && [[ "$counts" == *" 0 failed" ]]
