@@ -163,20 +163,21 @@ PNCRYPT_API int pncrypt_decrypt(pncrypt_module *m, const char *scheme, const cha
 
 /*
  * Encrypts the file at `in_path` into `out_path`, streamed in constant memory, in the file format that
- * `pncrypt encrypt --binary --scheme <the module's scheme>` writes (acrh: PNED header || ciphertext; the
- * legacy schemes: the legacy file format). All or nothing: the output is written to a new temporary file
+ * `pncrypt encrypt --binary --scheme <the module's scheme>` writes (acrh: PNED header || ciphertext;
+ * legacy-random-iv: IV || ciphertext; legacy: the ciphertext alone, under the fixed IV). All or nothing: the output is written to a new temporary file
  * (mode 0600) in the directory of `out_path` and renamed over `out_path` only on success; on failure the
  * temporary file is removed and `out_path` is left as it was.
  * Errors: PNCRYPT_E_ARGUMENT (NULL path, output path naming the input file); PNCRYPT_E_FILE_NOT_FOUND;
  * PNCRYPT_E_IO; PNCRYPT_E_INVALID_VALUE (a legacy33 module: legacy33 has no file format);
- * PNCRYPT_E_EMPTY_PLAINTEXT (an empty file with acrh).
+ * PNCRYPT_E_EMPTY_PLAINTEXT (an empty file: empty data cannot be encrypted in any scheme).
  */
 PNCRYPT_API int pncrypt_encrypt_file(pncrypt_module *m, const char *in_path, const char *out_path,
                                      pncrypt_error *err);
 
 /*
  * Decrypts the file at `in_path` into `out_path` as `pncrypt decrypt --binary` does (the format read from the
- * data: a PNED header, otherwise the legacy file format), streamed, all or nothing as pncrypt_encrypt_file():
+ * data: a PNED header, otherwise the module's legacy file format: the fixed-IV format for a "legacy" module, the
+ * random-IV format for the others), streamed, all or nothing as pncrypt_encrypt_file():
  * no plaintext is left anywhere when the data turns out to be wrong (bad padding, wrong key, truncated).
  * Errors: as pncrypt_encrypt_file(), and the decryption codes (-2x) and PNCRYPT_E_UNKNOWN_CRYPTOR.
  */

@@ -21,13 +21,15 @@ final class CModule: Sendable {
     let ring: KeyRing
     /// Messages in `scheme`; headerless messages read as legacy-random-iv for such a module, legacy otherwise.
     let messages: MessageCrypto
+    /// How `auto` reads headerless data: the module's legacy cryptor, as in an SDK's CryptoModule.
+    let legacy: Scheme
 
     init(key: CipherKey, scheme: Scheme) throws(PNCryptError) {
         self.key = key
         self.scheme = scheme
         crypto = CryptoModule(key: key, encryptionScheme: scheme)
         ring = try KeyRing(keys: [key])
-        let legacy: Scheme = scheme == .legacyRandomIV ? .legacyRandomIV : .legacy
+        legacy = scheme == .legacyRandomIV ? .legacyRandomIV : .legacy
         messages = MessageCrypto(keys: ring, scheme: scheme, legacyScheme: legacy)
     }
 
@@ -97,7 +99,7 @@ public func pncrypt_decrypt(_ module: OpaquePointer?, _ scheme: UnsafePointer<CC
         let text = try textArgument(base64, len, "base64")
         // As `pncrypt decrypt` (text mode): Base64, then the key ring's rules.
         let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
-        var match = try module.ring.decrypt(ciphertext, scheme: scheme)
+        var match = try module.ring.decrypt(ciphertext, scheme: scheme, legacyScheme: module.legacy, content: .text)
         defer { wipe(&match.plaintext) }
         out.pointee = try CBuffer.copy(match.plaintext).assumingMemoryBound(to: UInt8.self)
         outLen.pointee = match.plaintext.count
@@ -134,8 +136,11 @@ public func pncrypt_decrypt_file_scheme(_ module: OpaquePointer?, _ scheme: Unsa
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
         let input = try stringArgument(inPath, "in_path")
         let output = try stringArgument(outPath, "out_path")
-        // As `pncrypt decrypt --binary [--scheme <scheme>]` with one key.
-        let decryptor = try StreamDecryptor(key: module.key, scheme: scheme)
+        // As `pncrypt decrypt --binary [--scheme <scheme>]` with one key. Headerless files are read in the module's
+        // legacy file format: the fixed IV for a legacy module (what its encrypt_file writes), else the random-IV
+        // format (what SDK file sharing writes).
+        let legacy: Scheme = module.scheme == .legacy ? .legacy : .legacyRandomIV
+        let decryptor = try StreamDecryptor(key: module.key, scheme: scheme, legacyScheme: legacy)
         try FileTransform.run(input: input, output: output, stages: [decryptor])
     }
 }

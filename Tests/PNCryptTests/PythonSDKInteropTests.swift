@@ -52,7 +52,9 @@ enum Interop {
 
     /// The SDK scheme names and `via` choices are the peer's (see `scripts/pubnub_peer.py`).
     static let messageSchemes: [Scheme] = [.legacy, .legacyRandomIV, .acrh]
-    static let fileSchemes: [Scheme] = [.legacyRandomIV, .acrh]
+    /// The three file formats: fixed-IV legacy (the SDK's module with a static-IV legacy cryptor), random-IV legacy
+    /// and acrh.
+    static let fileSchemes: [Scheme] = [.legacy, .legacyRandomIV, .acrh]
 
     /// What the SDK hands the application for `message` when it decrypts through `via`. The legacy cryptor decodes
     /// JSON twice (`PubNubLegacyCryptor.decrypt` runs `json.loads`, then `PubNubCryptoModule.decrypt` runs it
@@ -294,9 +296,9 @@ struct PythonSDKInteropTests {
 
     // MARK: Files
 
-    /// Files in the legacy random-IV format and the acrh format, at sizes 0, 1, 16, 1 MiB, 50 MiB and random
-    /// sizes, both ways, plus byte-for-byte equality with the SDK's output for the same IV.
-    @Test("files: both formats, both directions, sizes 0, 1, 16, 1 MiB, 50 MiB and random",
+    /// Files in the three formats (legacy fixed IV, legacy random IV, acrh), at sizes 0, 1, 16, 1 MiB, 50 MiB and
+    /// random sizes, both ways, plus byte-for-byte equality with the SDK's output for the same IV.
+    @Test("files: three formats, both directions, sizes 0, 1, 16, 1 MiB, 50 MiB and random",
           arguments: Interop.fileSchemes)
     func files(scheme: Scheme) throws {
         let (peer, seed) = try Interop.setup()
@@ -358,8 +360,9 @@ struct PythonSDKInteropTests {
         if useCLI {
             let result = try CLI.run(["encrypt", "--binary", "--scheme", scheme.rawValue, "-i", plain.path,
                                       "-o", ours.path], environment: ["PNCRYPT_KEY": key])
-            if size == 0 && scheme == .acrh {
+            if size == 0 {
                 #expect(result.status == 1, "\(label) CLI: \(result.stderr)")
+                #expect(result.stderr.hasPrefix("pncrypt: encryption error: "), "\(label) CLI: \(result.stderr)")
                 encrypted = false
             } else {
                 #expect(result.status == 0, "\(label) CLI: \(result.stderr)")
@@ -368,17 +371,18 @@ struct PythonSDKInteropTests {
             do {
                 try Interop.stream(try StreamEncryptor(key: cipherKey, scheme: scheme), from: plain, to: ours)
             } catch let error as PNCryptError {
-                // SPEC section 2 rule 5: acrh refuses empty data, as the SDK does.
-                #expect(size == 0 && scheme == .acrh && error.code == .emptyPlaintext, "\(label): \(error)")
+                // SPEC section 3: empty data is refused in every scheme, as the SDK's module does.
+                #expect(size == 0 && error.code == .emptyPlaintext, "\(label): \(error)")
                 encrypted = false
             }
         }
-        if size == 0 && scheme == .acrh {
-            #expect(!encrypted, "\(label): pncrypt encrypted an empty acrh file")
+        if size == 0 {
+            #expect(!encrypted, "\(label): pncrypt encrypted an empty file")
             tally.refused += 1
         } else if encrypted {
             let sealed = try Data(contentsOf: ours)
-            #expect(sealed.count == (scheme == .acrh ? 26 : 16) + (size / 16 + 1) * 16, "\(label)")
+            let prefix = [Scheme.acrh: 26, .legacyRandomIV: 16, .legacy: 0][scheme]!
+            #expect(sealed.count == prefix + (size / 16 + 1) * 16, "\(label)")
             let reply = try peerFile("decrypt_file", ours, back)
             #expect(reply["ok"] == true, "\(label) SDK decrypt_file: \(reply)")
             if reply["ok"] == true {
@@ -404,34 +408,40 @@ struct PythonSDKInteropTests {
             }
             try? FileManager.default.removeItem(at: back)
             if useCLI {
-                let result = try CLI.run(["decrypt", "--binary", "-i", theirs.path, "-o", back.path],
+                // A headerless file says nothing of its IV: the fixed-IV format is named, as a client is set.
+                let legacy = scheme == .legacy ? ["--legacy-scheme", "legacy"] : []
+                let result = try CLI.run(["decrypt", "--binary", "-i", theirs.path, "-o", back.path] + legacy,
                                          environment: ["PNCRYPT_KEY": key])
                 #expect(result.status == 0, "\(label) CLI: \(result.stderr)")
             } else {
                 let explicit: Scheme? = rng.chance(1, in: 2) ? scheme : nil
-                try Interop.stream(try StreamDecryptor(key: cipherKey, scheme: explicit), from: theirs, to: back)
+                let legacy: Scheme = scheme == .legacy ? .legacy : .legacyRandomIV
+                try Interop.stream(try StreamDecryptor(key: cipherKey, scheme: explicit, legacyScheme: legacy),
+                                   from: theirs, to: back)
             }
             #expect(try Data(contentsOf: back) == data, "\(label): pncrypt decrypted other bytes")
             tally.fromSDK += 1
         }
 
         // 3. Same IV, same bytes (not for 50 MiB: the two directions above cover it).
-        if size <= 1 << 20 && !(size == 0 && via == "module") {
-            let iv = via == "filecrypto" ? (0..<16).map { _ in rng.pick(Interop.urlSafe) } : rng.bytes(16)
+        if size <= 1 << 20 && size > 0 {
+            // The fixed-IV format has no IV to choose: its bytes are the same every time.
+            let iv: [UInt8]? = scheme == .legacy ? nil
+                : via == "filecrypto" ? (0..<16).map { _ in rng.pick(Interop.urlSafe) } : rng.bytes(16)
             let fixed = try peerFile("encrypt_file", plain, theirs, iv: iv)
-            #expect(fixed["ok"] == true, "\(label) iv \(Interop.hex(iv)): \(fixed)")
+            #expect(fixed["ok"] == true, "\(label) iv \(Interop.hex(iv ?? [])): \(fixed)")
             if fixed["ok"] == true {
                 let mine = try StreamPipeline.run(Array(data), through: [StreamEncryptor(key: cipherKey, scheme: scheme,
                                                                                           iv: iv)])
-                #expect(try Data(contentsOf: theirs) == Data(mine), "\(label) iv \(Interop.hex(iv))")
+                #expect(try Data(contentsOf: theirs) == Data(mine), "\(label) iv \(Interop.hex(iv ?? []))")
                 tally.sameBytes += 1
             }
         }
     }
 
-    /// Empty plaintext in the acrh format: both refuse to write it. Read back from a hand-made file (header and
-    /// one block holding only padding), the SDK returns 0 bytes; pncrypt refuses it (SPEC section 2 rule 5: empty
-    /// plaintext is a decryption error). The legacy format round-trips 0 bytes both ways.
+    /// Empty plaintext: both refuse to write it with a module (SPEC section 3, the contract scenarios). Read back
+    /// from a hand-made file (header or IV, then one block holding only padding), both return 0 bytes, as the
+    /// contract's empty files expect.
     @Test("files: empty plaintext in both formats")
     func emptyFiles() throws {
         let (peer, _) = try Interop.setup()
@@ -446,17 +456,16 @@ struct PythonSDKInteropTests {
             let reply = try peer.request(["op": "decrypt_file", "scheme": "acrh", "key": "ключ🔑",
                                           "in": .string(file.path), "out": .string(out.path)])
             #expect(reply["ok"] == true && reply["bytes"] == 0, "SDK: \(reply)")
-            let error = expectPNError { () throws(PNCryptError) in
-                try StreamPipeline.run(emptyACRH, through: [StreamDecryptor(key: key)])
-            }
-            #expect(error?.code == .wrongKeyOrCorrupt && error?.category == .decryption)
-            #expect(expectPNError { () throws(PNCryptError) in try CryptoModule(key: key).decrypt(emptyACRH) }?.code
-                    == .wrongKeyOrCorrupt)
+            #expect(try StreamPipeline.run(emptyACRH, through: [StreamDecryptor(key: key)]) == [])
+            #expect(try CryptoModule(key: key).decrypt(emptyACRH) == [])
 
-            // The legacy format: pncrypt writes IV + one padding block; the SDK reads 0 bytes, both code paths.
-            let legacy = try StreamPipeline.run([UInt8](),
-                                                through: [StreamEncryptor(key: key, scheme: .legacyRandomIV)])
-            #expect(legacy.count == 32)
+            // The legacy format: pncrypt refuses to write an empty file; IV + one padding block reads as 0 bytes
+            // in the SDK, both code paths.
+            #expect(expectPNError { () throws(PNCryptError) in
+                try StreamPipeline.run([UInt8](), through: [StreamEncryptor(key: key, scheme: .legacyRandomIV)])
+            }?.code == .emptyPlaintext)
+            let legacy = try CryptoModule(key: key).encrypt([UInt8](repeating: 16, count: 16), scheme: .legacyRandomIV)
+                .prefix(32)
             try Data(legacy).write(to: file)
             for via in ["module", "filecrypto"] {
                 let r = try peer.request(["op": "decrypt_file", "scheme": "legacy-random-iv", "key": "ключ🔑",
@@ -464,7 +473,7 @@ struct PythonSDKInteropTests {
                 #expect(r["ok"] == true && r["bytes"] == 0, "SDK via \(via): \(r)")
             }
 
-            // The SDK writing empty files: its CryptoModule refuses in both formats (pncrypt refuses acrh only);
+            // The SDK writing empty files: its CryptoModule refuses in both formats, as pncrypt does;
             // PubNubFileCrypto writes the legacy format (IV + one padding block), which pncrypt reads as 0 bytes.
             let empty = dir.appendingPathComponent("empty")
             try Data().write(to: empty)

@@ -127,7 +127,6 @@ def test_legacy_file_to_sdk(tmp_path):
     assert sdk.decrypt_file(sealed.read_bytes()) == FILE_DATA
 
 
-@pytest.mark.xfail(reason="the legacy fixed-IV file format (decrypt --binary --scheme legacy) is a concurrent change")
 def test_sdk_fixed_iv_file_to_ours(tmp_path):
     sealed, opened = tmp_path / "sealed.bin", tmp_path / "opened.bin"
     sealed.write_bytes(sdk_module("legacy").encrypt_file(FILE_DATA))
