@@ -20,7 +20,8 @@ import Testing
     func legacy() throws {
         let inspection = try Inspection(try Base64.decode("MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0="))
         #expect(inspection.header == nil)
-        #expect(inspection.lines.first == "no header: legacy data, 2 blocks")
+        #expect(inspection.lines.first?.hasPrefix("no header: legacy data, 2 blocks (if this is PubNub") == true)
+        #expect(inspection.lines.last?.contains("differ only at the start") == true)
     }
 
     @Test("says why data cannot be ciphertext")

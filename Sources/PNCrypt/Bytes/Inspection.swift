@@ -36,10 +36,15 @@ public struct Inspection: Hashable, Sendable {
     /// A few lines for a person.
     public var lines: [String] {
         guard let header else {
-            var lines = ["no header: legacy data, \(blocks) block\(blocks == 1 ? "" : "s")"]
+            var lines = ["no header: legacy data, \(blocks) block\(blocks == 1 ? "" : "s")"
+                         + " (if this is PubNub or pncrypt ciphertext at all: nothing without a key can tell)"]
             if blocks >= 2 {
                 lines.append("legacy (fixed IV): \(blocks) blocks of ciphertext;"
                              + " legacy-random-iv: a 16-byte IV, then \(blocks - 1) block\(blocks == 2 ? "" : "s")")
+                // The last two blocks are the same in both readings: so is the padding, whatever the key.
+                lines.append("nothing in the bytes says which: both readings have valid padding with the right key,"
+                             + " and differ only at the start (the fixed-IV reading has 16 more plaintext bytes);"
+                             + " choose with --scheme or --legacy-scheme, as the writing client was set")
             } else {
                 lines.append("legacy (fixed IV) only: too short to carry a random IV")
             }
