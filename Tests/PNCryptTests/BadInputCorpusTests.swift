@@ -194,7 +194,7 @@ enum BadInputs {
         },
         BadInput("header", "15-byte ACRH IV", .malformedHeader, "the IV must be 16", offset: .at(9)) {
             () throws(PNCryptError) in
-            _ = try B.module.decrypt(CryptorHeader(metadata: Array(B.zeroIV.prefix(15))).encoded() + B.zeroIV)
+            _ = try B.module.decrypt(try CryptorHeader(metadata: Array(B.zeroIV.prefix(15))).encoded() + B.zeroIV)
         },
         BadInput("header", "header and no ciphertext", .wrongKeyOrCorrupt, "empty ciphertext after the PNED header") {
             () throws(PNCryptError) in _ = try B.module.decrypt(B.acrh.prefix(26))

@@ -103,10 +103,10 @@ import Testing
         #expect(unaligned?.message.contains("not a whole number of 16-byte AES blocks") == true)
         let empty = expectPNError { () throws(PNCryptError) in try enigma.decrypt([UInt8]()) }
         #expect(empty?.message == "empty ciphertext")
-        let headerOnly = CryptorHeader(metadata: [UInt8](repeating: 0, count: 16)).encoded()
+        let headerOnly = try CryptorHeader(metadata: [UInt8](repeating: 0, count: 16)).encoded()
         let noBody = expectPNError { () throws(PNCryptError) in try enigma.decrypt(headerOnly) }
         #expect(noBody?.message == "empty ciphertext after the PNED header")
-        let unknown = CryptorHeader(cryptorID: [UInt8]("ACRB"), metadata: [UInt8](repeating: 0, count: 16)).encoded()
+        let unknown = try CryptorHeader(cryptorID: [UInt8]("ACRB"), metadata: [UInt8](repeating: 0, count: 16)).encoded()
         let unknownError = expectPNError { () throws(PNCryptError) in try enigma.decrypt(unknown + data) }
         #expect(unknownError?.category == .unknownCryptor)
         #expect(unknownError?.message.contains("'ACRB'") == true)

@@ -6,7 +6,7 @@ import Testing
 
     @Test("writes the 26-byte ACRH header")
     func shortForm() throws {
-        let header = CryptorHeader(metadata: iv)
+        let header = try CryptorHeader(metadata: iv)
         let bytes = header.encoded()
         #expect(bytes.count == 26)
         #expect(header.encodedLength == 26)
@@ -21,7 +21,7 @@ import Testing
     @Test("writes and reads the 3-byte length form from 255 metadata bytes on", arguments: [255, 256, 1000, 65535])
     func longForm(length: Int) throws {
         let metadata = (0..<length).map { UInt8(truncatingIfNeeded: $0) }
-        let header = CryptorHeader(cryptorID: [UInt8]("TEST"), metadata: metadata)
+        let header = try CryptorHeader(cryptorID: [UInt8]("TEST"), metadata: metadata)
         let bytes = header.encoded()
         #expect(bytes.count == 12 + length)
         #expect(Array(bytes[9..<12]) == [0xFF, UInt8(length >> 8), UInt8(length & 0xFF)])
@@ -47,8 +47,8 @@ import Testing
     }
 
     @Test("a header cut at every byte is malformed", arguments: 4..<26)
-    func cutShort(at length: Int) {
-        let bytes = Array(CryptorHeader(metadata: iv).encoded().prefix(length))
+    func cutShort(at length: Int) throws {
+        let bytes = Array(try CryptorHeader(metadata: iv).encoded().prefix(length))
         let error = expectPNError { () throws(PNCryptError) in try CryptorHeader.parse(bytes) }
         #expect(error?.code == .malformedHeader)
         #expect(error?.category == .decryption)
@@ -74,8 +74,19 @@ import Testing
     }
 
     @Test("describes cryptor ids as text or hex")
-    func idDescription() {
-        #expect(CryptorHeader(metadata: iv).cryptorIDDescription == "ACRH")
-        #expect(CryptorHeader(cryptorID: [0, 0, 0, 0], metadata: []).cryptorIDDescription == "00000000")
+    func idDescription() throws {
+        #expect(try CryptorHeader(metadata: iv).cryptorIDDescription == "ACRH")
+        #expect(try CryptorHeader(cryptorID: [0, 0, 0, 0], metadata: []).cryptorIDDescription == "00000000")
+    }
+}
+
+@Suite struct CryptorHeaderMisuseTests {
+    @Test("a cryptor id that is not 4 bytes, or metadata over 65,535 bytes, throws instead of trapping")
+    func misuse() {
+        #expect(expectPNError { () throws(PNCryptError) in try CryptorHeader(cryptorID: [1, 2, 3], metadata: []) }?
+            .code == .invalidValue)
+        #expect(expectPNError { () throws(PNCryptError) in
+            try CryptorHeader(metadata: [UInt8](repeating: 0, count: 65_536))
+        }?.code == .invalidValue)
     }
 }

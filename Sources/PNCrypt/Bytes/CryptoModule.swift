@@ -120,7 +120,7 @@ public struct CryptoModule: Sendable {
         switch scheme {
         case .legacy, .legacy33: break
         case .legacyRandomIV: prefix = iv
-        case .acrh: prefix = CryptorHeader(metadata: iv).encoded()
+        case .acrh: prefix = try CryptorHeader(metadata: iv).encoded()
         }
         let capacity = prefix.count + input.count + 16
         let pool = key.pool(scheme, encrypting: true)

@@ -26,9 +26,14 @@ public struct CryptorHeader: Hashable, Sendable {
     public var metadata: [UInt8]
 
     /// A version-1 header for `cryptorID` with `metadata`.
-    public init(cryptorID: [UInt8] = CryptorHeader.aesCBCCryptorID, metadata: [UInt8]) {
-        precondition(cryptorID.count == 4, "a cryptor id is 4 bytes")
-        precondition(metadata.count <= Int(UInt16.max), "header metadata is at most 65535 bytes")
+    /// - Throws: `invalidValue` for a cryptor id that is not 4 bytes or metadata over 65,535 bytes.
+    public init(cryptorID: [UInt8] = CryptorHeader.aesCBCCryptorID, metadata: [UInt8]) throws(PNCryptError) {
+        guard cryptorID.count == 4 else {
+            throw PNCryptError(.invalidValue, "a cryptor id is 4 bytes, not \(cryptorID.count)")
+        }
+        guard metadata.count <= Int(UInt16.max) else {
+            throw PNCryptError(.invalidValue, "header metadata is at most 65535 bytes, not \(metadata.count)")
+        }
         self.version = Self.currentVersion
         self.cryptorID = cryptorID
         self.metadata = metadata
@@ -88,7 +93,7 @@ public struct CryptorHeader: Hashable, Sendable {
             throw cutShort("header announces \(metadataLength) metadata bytes, only \(metadata.count) present",
                            start + metadata.count)
         }
-        var header = CryptorHeader(cryptorID: Array(b[5..<9]), metadata: metadata)
+        var header = try CryptorHeader(cryptorID: Array(b[5..<9]), metadata: metadata)
         header.version = b[4]
         return (header, start + metadataLength)
     }

@@ -37,7 +37,7 @@ public final class StreamEncryptor: ByteStreamStage {
         let iv = try CryptoModule.resolveIV(iv, scheme: scheme)
         self.scheme = scheme
         prefix = switch scheme {
-        case .acrh: CryptorHeader(metadata: iv).encoded()
+        case .acrh: try CryptorHeader(metadata: iv).encoded()
         case .legacyRandomIV: iv
         case .legacy, .legacy33: []
         }
