@@ -72,8 +72,8 @@ struct Decrypt: ParsableCommand {
             throw ValidationError("several keys with --binary need -i PATH: the input is read again for each key")
         }
         let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
-        // Standard output cannot be taken back: hold the plaintext until the padding is verified.
-        let spool = output.output == nil ? try Spool() : nil
+        // Standard output (or a device, a FIFO) cannot be taken back: hold the plaintext until it is verified.
+        let spool = out.needsSpool ? try Spool() : nil
         let target = spool?.handle ?? out.handle
         var firstError: PNCryptError?
         for key in ring.keys {

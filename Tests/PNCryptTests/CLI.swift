@@ -72,3 +72,65 @@ enum CLI {
         return dir
     }
 }
+
+extension CLI {
+    /// A `pncrypt` run in progress, reading standard input from a pipe the test holds open: it cannot finish before
+    /// the test closes the pipe, however fast the machine is.
+    final class Running {
+        let process = Process()
+        private let input = Pipe()
+
+        init(_ arguments: [String], directory: URL? = nil) throws {
+            process.executableURL = CLI.binary
+            process.arguments = arguments
+            var env = ProcessInfo.processInfo.environment
+            env.removeValue(forKey: "PNCRYPT_KEY")
+            process.environment = env
+            if let directory { process.currentDirectoryURL = directory }
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            signal(SIGPIPE, SIG_IGN)
+            try process.run()
+        }
+
+        /// Writes `count` zero bytes to its standard input; returns once it has read all but a pipe buffer of them.
+        func feed(_ count: Int) throws {
+            try input.fileHandleForWriting.write(contentsOf: Data(count: count))
+        }
+
+        /// Sends `signal` and waits for the process to end.
+        func stop(with signal: Int32) {
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+        }
+
+        deinit {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Polls `condition` until it holds or `timeout` seconds pass (generous: slow machines only wait longer).
+    static func waitUntil(timeout: TimeInterval = 120, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(5_000)
+        }
+        return try condition()
+    }
+
+    /// The temporary files of output `name` in `dir`: `.<name>.pncrypt-<anything>.tmp`.
+    static func temporaries(of name: String, in dir: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            .filter { $0.hasPrefix(".\(name).pncrypt-") && $0.hasSuffix(".tmp") }.sorted()
+    }
+
+    /// `lstat` of a path (the link itself for a symbolic link), nil when nothing is there.
+    static func status(_ path: String) -> stat? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info : nil
+    }
+}
