@@ -28,7 +28,10 @@ struct KeyOptions: ParsableArguments {
                 throw CLIFailure(FileManager.default.fileExists(atPath: keyFile) ? 74 : 66,
                                  "cannot read key file '\(keyFile)'")
             }
-            var text = String(decoding: data, as: UTF8.self)
+            // Decoded strictly: a lossy decoding would give different key files the same key.
+            guard var text = String(validating: data, as: UTF8.self) else {
+                throw CLIFailure(64, "key file '\(keyFile)' is not valid UTF-8")
+            }
             if text.hasSuffix("\r\n") { text.removeLast(1) } else if text.hasSuffix("\n") { text.removeLast() }
             strings.append(text)
         }
