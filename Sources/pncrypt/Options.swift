@@ -20,6 +20,13 @@ struct KeyOptions: ParsableArguments {
         return keys[0]
     }
 
+    /// The one cipher key, or nil when no source gives one (for commands where a key is optional).
+    func resolveIfGiven() throws -> CipherKey? {
+        let environment = ProcessInfo.processInfo.environment["PNCRYPT_KEY"]
+        guard !key.isEmpty || keyFile != nil || environment != nil else { return nil }
+        return try resolve()
+    }
+
     /// Every key given, in order (`--key` may repeat).
     func resolveAll() throws -> [CipherKey] {
         var strings = key
