@@ -26,10 +26,8 @@ import Testing
             }
         }
         try #require(started, "no temporary file with ciphertext appeared")
-        #expect(run.process.isRunning)
-        run.stop(with: SIGKILL)
-        #expect(run.process.terminationReason == .uncaughtSignal)
-        #expect(run.process.terminationStatus == SIGKILL)
+        #expect(run.isRunning)
+        #expect(run.stop(with: SIGKILL) == .signaled(SIGKILL))
         let left = try CLI.temporaries(of: name, in: dir).filter { !before.contains($0) }
         #expect(left.count <= 1, "\(left)")
         for entry in left {
