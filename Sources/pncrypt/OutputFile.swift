@@ -1,5 +1,6 @@
 import Foundation
 import PNCrypt
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -313,9 +314,12 @@ enum SignalCleanup {
         guard bytes.count <= Int(PATH_MAX) else { return }
         let buffer = path
         whileBlocked {
+            // The first byte goes last: a handler on another thread sees either no path or the whole one.
             buffer[0] = 0
-            for (index, byte) in bytes.enumerated() { buffer[index] = CChar(bitPattern: byte) }
+            for (index, byte) in bytes.enumerated().dropFirst() { buffer[index] = CChar(bitPattern: byte) }
             buffer[bytes.count] = 0
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            buffer[0] = CChar(bitPattern: bytes[0])
         }
         guard !installed else { return }
         installed = true
