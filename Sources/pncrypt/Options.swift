@@ -92,11 +92,12 @@ struct InputOptions: ParsableArguments {
 /// Output: `-o PATH`, else standard output.
 struct OutputOptions: ParsableArguments {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
-        "Write output to a file. It is written to a new temporary file beside it (mode 0600, removed on failure "
-        + "or Ctrl-C) and renamed into place only on success; an existing file keeps its permissions and owner, a "
-        + "new one gets the umask default. A symbolic link is followed: its target is replaced, the link kept. A "
-        + "device or FIFO (/dev/null, /dev/stdout, a named pipe) is written directly, and like standard output "
-        + "gets only verified output.",
+        "Write output to a file. It is written to a new temporary file beside it (mode 0600, removed on failure, "
+        + "Ctrl-C, SIGTERM or SIGHUP) and renamed into place only on success; an existing file keeps its "
+        + "permissions (and owner where allowed), a new one gets the umask default. A symbolic link is followed: "
+        + "its target is replaced, the link kept. A device or FIFO (/dev/null, /dev/stdout, a named pipe) is "
+        + "written directly, never replaced; decrypt and gunzip hold output for it until verified, as for "
+        + "standard output.",
         valueName: "path"))
     var output: String?
 
