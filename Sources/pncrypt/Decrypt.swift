@@ -117,8 +117,8 @@ struct Decrypt: ParsableCommand {
         }
         let key = ring.keys[qualifying[0].index]
         // With the padding checked, decryption cannot fail any more; decompression still can: hold its output
-        // when it goes to standard output.
-        let spool = gunzip && output.output == nil ? try Spool() : nil
+        // when it goes where it cannot be taken back (standard output, a device, a FIFO).
+        let spool = gunzip && out.needsSpool ? try Spool() : nil
         var stages: [any ByteStreamStage] = [try StreamDecryptor(key: key, scheme: scheme.scheme, legacyScheme: legacy)]
         if gunzip { stages.append(try GzipDecompressor(outputLimit: (maxSize ?? .standard).limit)) }
         try StreamPipeline.run(from: try source.handleFromStart(), through: stages, to: spool?.handle ?? out.handle)

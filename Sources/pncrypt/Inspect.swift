@@ -8,7 +8,8 @@ struct Inspect: ParsableCommand {
         discussion: """
         Prints the PNED header fields (version, cryptor id, metadata length, IV in hex) and the ciphertext size, \
         or "no header: legacy data, N blocks". Exits 1 with the reason when the input cannot be ciphertext \
-        (not Base64, not whole blocks, header cut short, unknown cryptor).
+        (not Base64, not whole blocks, header cut short, unknown cryptor). With a key (--key, --key-file or \
+        PNCRYPT_KEY) it also says whether the plaintext is gzip; nothing of the plaintext is printed.
 
         Example:
           pncrypt inspect UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==
@@ -19,9 +20,8 @@ struct Inspect: ParsableCommand {
     @Flag(help: "The input is a raw file (legacy random-IV or acrh format), not Base64.")
     var binary = false
 
-    @Option(help: ArgumentHelp("With a key, also say whether the plaintext is gzip (nothing of it is printed).",
-                               valueName: "key"))
-    var key: String?
+    /// Optional here: with a key (--key, --key-file or PNCRYPT_KEY), also say whether the plaintext is gzip.
+    @OptionGroup var keys: KeyOptions
 
     func run() throws {
         try CLI.run {
@@ -40,8 +40,8 @@ struct Inspect: ParsableCommand {
                 inspection = try Self.inspect(prefix, totalLength: prefix.count)
             }
             var lines = inspection.lines
-            if let key {
-                lines.append(try Self.describePlaintext(prefix, key: try CipherKey(key), binary: binary))
+            if let key = try keys.resolveIfGiven() {
+                lines.append(try Self.describePlaintext(prefix, key: key, binary: binary))
             }
             print(lines.joined(separator: "\n"))
         }

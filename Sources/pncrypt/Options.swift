@@ -20,6 +20,13 @@ struct KeyOptions: ParsableArguments {
         return keys[0]
     }
 
+    /// The one cipher key, or nil when no source gives one (for commands where a key is optional).
+    func resolveIfGiven() throws -> CipherKey? {
+        let environment = ProcessInfo.processInfo.environment["PNCRYPT_KEY"]
+        guard !key.isEmpty || keyFile != nil || environment != nil else { return nil }
+        return try resolve()
+    }
+
     /// Every key given, in order (`--key` may repeat).
     func resolveAll() throws -> [CipherKey] {
         var strings = key
@@ -28,7 +35,10 @@ struct KeyOptions: ParsableArguments {
                 throw CLIFailure(FileManager.default.fileExists(atPath: keyFile) ? 74 : 66,
                                  "cannot read key file '\(keyFile)'")
             }
-            var text = String(decoding: data, as: UTF8.self)
+            // Decoded strictly: a lossy decoding would give different key files the same key.
+            guard var text = String(validating: data, as: UTF8.self) else {
+                throw CLIFailure(64, "key file '\(keyFile)' is not valid UTF-8")
+            }
             if text.hasSuffix("\r\n") { text.removeLast(1) } else if text.hasSuffix("\n") { text.removeLast() }
             strings.append(text)
         }
@@ -127,7 +137,12 @@ struct MaxSize: ExpressibleByArgument {
 /// Output: `-o PATH`, else standard output.
 struct OutputOptions: ParsableArguments {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
-        "Write output to a file: written to a temporary file beside it and renamed into place only on success.",
+        "Write output to a file. It is written to a new temporary file beside it (mode 0600, removed on failure, "
+        + "Ctrl-C, SIGTERM or SIGHUP) and renamed into place only on success; an existing file keeps its "
+        + "permissions (and owner where allowed), a new one gets the umask default. A symbolic link is followed: "
+        + "its target is replaced, the link kept. A device or FIFO (/dev/null, /dev/stdout, a named pipe) is "
+        + "written directly, never replaced; decrypt and gunzip hold output for it until verified, as for "
+        + "standard output.",
         valueName: "path"))
     var output: String?
 

@@ -1,22 +1,42 @@
 import Foundation
 import PNCrypt
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Output that appears only when the command succeeds.
 ///
-/// With a path, bytes go to `.<name>.pncrypt-<pid>.tmp` beside it, which is renamed over the path on `commit()`
-/// and removed on failure. The rename makes the output all-or-nothing when the process is killed (SIGKILL, crash):
-/// the path holds either its old contents or the whole new output. Surviving a power loss also needs the data and
-/// the rename on disk: with `durable` (`--sync`), `commit()` fsyncs the file before the rename and the directory
-/// after it. That is not the default: like gzip and openssl, pncrypt leaves write-back to the kernel (the fsync of a
-/// large file can cost as much as encrypting it). Temporary files left by a killed run (their pid no longer alive) are removed by the
-/// next run writing the same path. Without a path, bytes go to standard output.
+/// With a path naming a regular file (or nothing yet), bytes go to a temporary file beside it, created exclusively
+/// under an unpredictable name (`.<name>.pncrypt-<random>.tmp`, never through a symbolic link) with mode 0600. On
+/// `commit()` the temporary file gets the old file's permission bits and owner (or `0666 & ~umask` for a new
+/// file) and is renamed over the path; on failure, or on SIGINT, SIGTERM or SIGHUP, it is removed. The rename
+/// makes the output all-or-nothing when the process is killed (SIGKILL, crash): the path holds either its old
+/// contents or the whole new output, and a SIGKILLed run can leave only its own 0600 temporary file behind (no
+/// other run removes it: cleanup never touches a file this run did not create). A path that is a symbolic link
+/// is followed: the file it points to is replaced and the link is kept.
+///
+/// Surviving a power loss also needs the data and the rename on disk: with `durable` (`--sync`), `commit()` fsyncs
+/// the file before the rename and the directory after it. That is not the default: like gzip and openssl, pncrypt
+/// leaves write-back to the kernel (the fsync of a large file can cost as much as encrypting it).
+///
+/// Without a path, bytes go to standard output. A path that is not a regular file (a character device such as
+/// `/dev/null`, a FIFO, `/dev/stdout`) is opened and written directly, never replaced: such output cannot be taken
+/// back, so `needsSpool` is true and callers hold unverified output until it is verified, as for standard output.
 final class OutputFile {
     let handle: FileHandle
+    /// Bytes written to `handle` cannot be taken back (standard output, a device, a FIFO): output that is not yet
+    /// verified must wait in a `Spool`.
+    let needsSpool: Bool
     private let path: String?
+    /// The file the rename replaces: `path` with its symbolic links followed.
+    private let target: String?
     private let temporaryPath: String?
+    /// A descriptor this object opened and must close (a temporary file or a device), else -1.
+    private var ownedDescriptor: Int32
+    /// The permission bits, owner and group the committed file gets.
+    private let finalMode: mode_t
+    private let finalOwner: (uid: uid_t, gid: gid_t)?
     private let durable: Bool
     private var done = false
 
@@ -24,71 +44,134 @@ final class OutputFile {
     init(path: String?, inputPath: String?, durable: Bool = false) throws {
         self.durable = durable
         guard let path else {
-            self.path = nil
-            temporaryPath = nil
+            (self.path, target, temporaryPath, ownedDescriptor) = (nil, nil, nil, -1)
+            (finalMode, finalOwner, needsSpool) = (0, nil, true)
             handle = FileHandle.standardOutput
             return
         }
         if let inputPath, Self.sameFile(path, inputPath) {
             throw CLIFailure(64, "refusing to write the output over the input file '\(inputPath)'")
         }
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let name = url.lastPathComponent
-        Self.removeStaleTemporaries(directory: directory, name: name)
-        let temporary = (directory as NSString).appendingPathComponent(".\(name).pncrypt-\(getpid()).tmp")
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw CLIFailure(errno == ENOENT ? 66 : 74, "cannot create output file '\(path)': \(reason)")
-        }
         self.path = path
-        temporaryPath = temporary
-        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        switch try OutputPath.resolve(path) {
+        case .descriptor(let number):
+            let fd = fcntl(number, F_DUPFD_CLOEXEC, 0)
+            guard fd >= 0 else { throw CLIFailure(73, "cannot open output '\(path)': \(OutputPath.lastError())") }
+            (target, temporaryPath, ownedDescriptor, finalMode, finalOwner) = (nil, nil, fd, 0, nil)
+            needsSpool = true
+        case .stream(let resolved):
+            let fd = OutputPath.openStream(resolved)
+            guard fd >= 0 else { throw CLIFailure(73, "cannot open output '\(path)': \(OutputPath.lastError())") }
+            (target, temporaryPath, ownedDescriptor, finalMode, finalOwner) = (nil, nil, fd, 0, nil)
+            needsSpool = true
+        case .file(let resolved, let existing):
+            let (fd, temporary) = try OutputPath.createTemporary(beside: resolved, reportedAs: path)
+            target = resolved
+            temporaryPath = temporary
+            ownedDescriptor = fd
+            if let existing {
+                finalMode = existing.st_mode & 0o7777
+                finalOwner = (existing.st_uid, existing.st_gid)
+            } else {
+                finalMode = 0o666 & ~OutputPath.currentUmask
+                finalOwner = nil
+            }
+            needsSpool = false
+            SignalCleanup.register(temporary)
+        }
+        handle = FileHandle(fileDescriptor: ownedDescriptor, closeOnDealloc: false)
     }
 
     deinit { if !done { abandon() } }
 
     /// Writes all of `bytes`.
     func write(_ bytes: [UInt8]) throws {
-        do { try handle.write(contentsOf: bytes) } catch {
-            throw CLIFailure(74, "cannot write output: \(error.localizedDescription)")
-        }
+        let failure = bytes.withUnsafeBytes { OutputPath.writeAll(handle.fileDescriptor, $0) }
+        if let failure { throw CLIFailure(74, "cannot write output: \(failure)") }
     }
 
-    /// Makes the output final: flushes and renames the temporary file into place.
+    /// Makes the output final: flushes and renames the temporary file into place (a device or FIFO is closed).
+    /// Any failure removes the temporary file and leaves the path as it was.
     func commit() throws {
         done = true
-        guard let path, let temporaryPath else { return }
-        guard !durable || fsync(handle.fileDescriptor) == 0 || errno == EINVAL else {
-            let reason = String(cString: strerror(errno))
-            abandon()
-            throw CLIFailure(74, "cannot write '\(path)': \(reason)")
+        guard let path else { return }
+        guard let target, let temporaryPath else {
+            let fd = ownedDescriptor
+            ownedDescriptor = -1
+            if durable && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
+                let reason = OutputPath.lastError()
+                close(fd)
+                throw CLIFailure(74, "cannot write '\(path)': \(reason)")
+            }
+            guard close(fd) == 0 || errno == EINTR else {
+                throw CLIFailure(74, "cannot write '\(path)': \(OutputPath.lastError())")
+            }
+            return
         }
-        try? handle.close()
-        guard rename(temporaryPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
+        do {
+            try finishTemporary(reportedAs: path)
+        } catch {
+            abandon()
+            throw error
+        }
+        // Signals stay blocked from the rename until the path is forgotten: a signal in between would remove a
+        // name that no longer belongs to this run.
+        let renamed = SignalCleanup.whileBlocked { () -> Int32 in
+            let result = rename(temporaryPath, target)
+            let saved = errno
+            if result == 0 { SignalCleanup.clear() }
+            errno = saved
+            return result
+        }
+        guard renamed == 0 else {
+            let reason = OutputPath.lastError()
+            abandon()
             throw CLIFailure(74, "cannot move output into place at '\(path)': \(reason)")
         }
         if durable {
             // The rename is on disk only once the directory is.
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let directory = (target as NSString).deletingLastPathComponent
+            let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard fd >= 0 else { return }
             defer { close(fd) }
             guard fsync(fd) == 0 || errno == EINVAL else {
-                throw CLIFailure(74, "cannot flush the directory of '\(path)': \(String(cString: strerror(errno)))")
+                throw CLIFailure(74, "cannot flush the directory of '\(path)': \(OutputPath.lastError())")
             }
+        }
+    }
+
+    /// Gives the temporary file its final owner and mode, flushes it (with `durable`) and closes it.
+    private func finishTemporary(reportedAs path: String) throws {
+        let fd = ownedDescriptor
+        if let (uid, gid) = finalOwner {
+            // Keep the owner where allowed (root, or the same owner); else keep at least the group if allowed.
+            if fchown(fd, uid, gid) != 0 { _ = fchown(fd, uid_t.max, gid) }
+        }
+        guard fchmod(fd, finalMode) == 0 else {
+            throw CLIFailure(74, "cannot set the permissions of '\(path)': \(OutputPath.lastError())")
+        }
+        if durable && fsync(fd) != 0 && errno != EINVAL {
+            throw CLIFailure(74, "cannot write '\(path)': \(OutputPath.lastError())")
+        }
+        ownedDescriptor = -1
+        // Linux closes the descriptor even when close reports an error (EINTR included): never close it twice.
+        guard close(fd) == 0 else {
+            throw CLIFailure(74, "cannot write '\(path)': \(OutputPath.lastError())")
         }
     }
 
     /// Throws the temporary file away; the path is left as it was.
     func abandon() {
         done = true
+        if ownedDescriptor >= 0 {
+            close(ownedDescriptor)
+            ownedDescriptor = -1
+        }
         guard let temporaryPath else { return }
-        try? handle.close()
-        unlink(temporaryPath)
+        SignalCleanup.whileBlocked {
+            unlink(temporaryPath)
+            SignalCleanup.clear()
+        }
     }
 
     static func sameFile(_ a: String, _ b: String) -> Bool {
@@ -97,18 +180,178 @@ final class OutputFile {
         guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
+}
 
-    /// Removes `.<name>.pncrypt-<pid>.tmp` files whose process is gone (a run killed before it could clean up).
-    static func removeStaleTemporaries(directory: String, name: String) {
-        let prefix = ".\(name).pncrypt-"
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for entry in entries where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
-            let pidText = entry.dropFirst(prefix.count).dropLast(4)
-            guard let pid = Int32(pidText) else { continue }
-            if pid == getpid() || (kill(pid, 0) == -1 && errno == ESRCH) {
-                unlink((directory as NSString).appendingPathComponent(entry))
+/// The raw POSIX side of `OutputFile`: where `-o PATH` leads, exclusive creation of the temporary file, writes.
+enum OutputPath {
+    /// What `-o PATH` names, after following symbolic links.
+    enum Resolved {
+        /// A regular file to replace (with its `stat`), or a name to create (`nil`).
+        case file(String, stat?)
+        /// Something that is not a regular file (a device, a FIFO): written directly.
+        case stream(String)
+        /// One of this process's descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`): written directly.
+        case descriptor(Int32)
+    }
+
+    /// Follows the symbolic links of the last component of `path` (at most 40, as the kernel does).
+    static func resolve(_ path: String) throws -> Resolved {
+        var current = path
+        for _ in 0..<40 {
+            if let number = descriptorNumber(current) { return .descriptor(number) }
+            var info = stat()
+            guard lstat(current, &info) == 0 else {
+                guard errno == ENOENT else {
+                    throw CLIFailure(73, "cannot create output file '\(path)': \(lastError())")
+                }
+                return .file(current, nil)
+            }
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK:
+                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                let count = readlink(current, &buffer, buffer.count - 1)
+                guard count >= 0 else { throw CLIFailure(73, "cannot read the link '\(current)': \(lastError())") }
+                let destination = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                current = destination.hasPrefix("/") ? destination
+                    : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
+            case S_IFREG:
+                return .file(current, info)
+            case S_IFDIR:
+                throw CLIFailure(73, "cannot create output file '\(path)': it is a directory")
+            default:
+                return .stream(current)
             }
         }
+        throw CLIFailure(73, "cannot create output file '\(path)': too many levels of symbolic links")
+    }
+
+    /// The descriptor a path names without naming a file: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
+    /// `/proc/self/fd/N` or `/proc/<this pid>/fd/N`.
+    static func descriptorNumber(_ path: String) -> Int32? {
+        switch path {
+        case "/dev/stdout": return 1
+        case "/dev/stderr": return 2
+        default: break
+        }
+        for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/\(getpid())/fd/", "/proc/thread-self/fd/"]
+        where path.hasPrefix(prefix) {
+            return Int32(path.dropFirst(prefix.count))
+        }
+        return nil
+    }
+
+    /// Opens a device or FIFO for writing (a FIFO waits for its reader).
+    static func openStream(_ path: String) -> Int32 {
+        while true {
+            let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            if fd >= 0 || errno != EINTR { return fd }
+        }
+    }
+
+    /// Creates `.<name>.pncrypt-<random>.tmp` beside `target` with `O_CREAT | O_EXCL | O_NOFOLLOW` and mode 0600,
+    /// trying new names while one exists. Returns the descriptor and the path.
+    static func createTemporary(beside target: String, reportedAs path: String) throws -> (Int32, String) {
+        let directory = (target as NSString).deletingLastPathComponent
+        var name = (target as NSString).lastPathComponent
+        // Room for the prefix and suffix within NAME_MAX (255 bytes).
+        if name.utf8.count > 200 { name = "" }
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<100 {
+            let random = String((0..<12).map { _ in alphabet.randomElement(using: &generator)! })
+            let file = ".\(name).pncrypt-\(random).tmp"
+            let temporary = directory.isEmpty ? file : (directory as NSString).appendingPathComponent(file)
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd >= 0 { return (fd, temporary) }
+            if errno == EEXIST || errno == EINTR { continue }
+            throw CLIFailure(73, "cannot create output file '\(path)': \(lastError())")
+        }
+        throw CLIFailure(73, "cannot create output file '\(path)': no free temporary name")
+    }
+
+    /// The process's file-creation mask.
+    static let currentUmask: mode_t = {
+        let mask = umask(0o077)
+        umask(mask)
+        return mask
+    }()
+
+    /// Writes all of `bytes` to `fd`; the reason on failure.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> String? {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return lastError()
+            }
+            offset += n
+        }
+        return nil
+    }
+
+    static func lastError() -> String { String(cString: strerror(errno)) }
+}
+
+/// Removes the live temporary file when SIGINT, SIGTERM or SIGHUP ends the process, then exits 128 + signal.
+///
+/// The handler may only make async-signal-safe calls: the path waits in a buffer allocated before any handler is
+/// installed, and the handler calls only `unlink` and `_exit`. The buffer is changed only with those signals
+/// blocked. A signal the parent set to be ignored (`nohup`) stays ignored.
+enum SignalCleanup {
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    /// The temporary file's path as a C string; an empty string when there is none.
+    nonisolated(unsafe) static let path: UnsafeMutablePointer<CChar> = {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(PATH_MAX) + 1)
+        buffer.initialize(repeating: 0, count: Int(PATH_MAX) + 1)
+        return buffer
+    }()
+    nonisolated(unsafe) private static var installed = false
+
+    /// Makes `temporary` the file removed on a signal, installing the handlers the first time.
+    static func register(_ temporary: String) {
+        let bytes = Array(temporary.utf8)
+        guard bytes.count <= Int(PATH_MAX) else { return }
+        let buffer = path
+        whileBlocked {
+            // The first byte goes last: a handler on another thread sees either no path or the whole one.
+            buffer[0] = 0
+            for (index, byte) in bytes.enumerated().dropFirst() { buffer[index] = CChar(bitPattern: byte) }
+            buffer[bytes.count] = 0
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            buffer[0] = CChar(bitPattern: bytes[0])
+        }
+        guard !installed else { return }
+        installed = true
+        for signal in signals {
+            var old = sigaction()
+            guard sigaction(signal, nil, &old) == 0 else { continue }
+            let ignored = unsafeBitCast(SIG_IGN, to: Int.self)
+            if unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == ignored { continue }
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                let buffer = SignalCleanup.path
+                if buffer[0] != 0 { unlink(buffer) }
+                _exit(128 + number)
+            }
+            sigfillset(&action.sa_mask)
+            sigaction(signal, &action, nil)
+        }
+    }
+
+    /// Forgets the temporary file (call with the signals blocked).
+    static func clear() { path[0] = 0 }
+
+    /// Runs `body` with SIGINT, SIGTERM and SIGHUP blocked.
+    @discardableResult
+    static func whileBlocked<R>(_ body: () -> R) -> R {
+        var set = sigset_t()
+        var old = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_BLOCK, &set, &old)
+        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+        return body()
     }
 }
 

@@ -12,7 +12,8 @@ struct PNCryptCommand: ParsableCommand {
         legacy33 (iOS 3.3). Text mode reads and writes Base64; --binary streams the file formats.
 
         Exit status: 0 success; 1 the data could not be encrypted or decrypted; 64 bad usage; \
-        65 input JSON that does not parse; 66 input file missing; 74 other I/O error.
+        65 input JSON that does not parse; 66 input file missing; 73 output file cannot be created; \
+        74 other I/O error.
 
         Examples:
           pncrypt decrypt --key enigma q/xJqqN6qbiZMXYmiQC1Fw==

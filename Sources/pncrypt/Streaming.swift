@@ -4,12 +4,12 @@ import PNCrypt
 
 enum Streaming {
     /// Streams the input (TEXT, -i PATH or stdin) through `stages` into the output. With `holdUntilVerified`,
-    /// output bound for standard output waits in a spool until every stage has finished without error (a file
-    /// output is always kept only on success).
+    /// output that cannot be taken back (standard output, a device, a FIFO) waits in a spool until every stage has
+    /// finished without error (a file output is always kept only on success).
     static func run(input: InputOptions, output: OutputOptions, stages: [any ByteStreamStage],
                     holdUntilVerified: Bool) throws {
         let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
-        let spool = holdUntilVerified && output.output == nil ? try Spool() : nil
+        let spool = holdUntilVerified && out.needsSpool ? try Spool() : nil
         let target = spool?.handle ?? out.handle
         if let text = input.text {
             let bytes = try StreamPipeline.run(Array(text.utf8), through: stages)

@@ -2,110 +2,81 @@ import Foundation
 import Testing
 @testable import PNCrypt
 
-/// What `-o OUT` promises when the run dies or fails: OUT is either absent or keeps its earlier content, and the
-/// temporary file a killed run leaves behind is removed by the next run that writes OUT.
+/// What `-o OUT` promises when the run dies or fails: OUT is either absent or keeps its earlier content. A run
+/// killed with SIGKILL cannot clean up: it may leave its own temporary file (mode 0600, a random name, never OUT),
+/// which no later run removes, since cleanup never touches a file the run did not create.
 @Suite struct CLICrashSafetyTests {
-    /// A sparse input large enough that `encrypt --binary` runs for a while (reading zeros is fast, but the
-    /// ciphertext must be written).
-    static let bigSize: UInt64 = 2 << 30
+    /// What is fed before the kill: two read chunks, so at least one chunk of ciphertext is in the temporary file.
+    static let fed = 2 << 20
 
-    static func makeBigFile(in dir: URL) throws -> URL {
-        let url = dir.appendingPathComponent("big.bin")
-        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
-        let handle = try FileHandle(forWritingTo: url)
-        try handle.truncate(atOffset: bigSize)
-        try handle.close()
-        return url
-    }
-
-    /// Temporary files of OUT left in `dir`.
-    static func temporaries(of name: String, in dir: URL) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: dir.path)
-            .filter { $0.hasPrefix(".\(name).pncrypt-") && $0.hasSuffix(".tmp") }
-    }
-
-    static func size(_ path: String) -> UInt64? {
-        (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? UInt64
-    }
-
-    /// Starts `pncrypt encrypt --binary -i BIG -o OUT`, waits until its temporary file exists and is growing,
-    /// kills it with SIGKILL, and returns the temporary file's name.
-    static func killMidway(input: URL, output: URL) throws -> String {
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["encrypt", "--key", "k", "--binary", "-i", input.path, "-o", output.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
-        let name = ".\(output.lastPathComponent).pncrypt-\(process.processIdentifier).tmp"
-        let temporary = output.deletingLastPathComponent().appendingPathComponent(name).path
-        // Wait (at most 60 s) until the temporary file holds some ciphertext and then grows.
-        let deadline = Date().addingTimeInterval(60)
-        var first: UInt64?
-        while process.isRunning && Date() < deadline {
-            if let size = size(temporary), size > 0 {
-                if let first, size > first { break }
-                if first == nil { first = size }
+    /// Starts `pncrypt encrypt --binary -o OUT` reading a pipe this test holds open, feeds it, waits until its
+    /// temporary file holds ciphertext, kills it with SIGKILL, and returns the temporary files left behind.
+    static func killMidway(output: URL) throws -> [String] {
+        let dir = output.deletingLastPathComponent()
+        let name = output.lastPathComponent
+        let before = try CLI.temporaries(of: name, in: dir)
+        let run = try CLI.Running(["encrypt", "--key", "k", "--binary", "-o", output.path])
+        try run.feed(fed)
+        // The run cannot finish (its input is still open): wait for the first chunk of ciphertext, however long.
+        let started = try CLI.waitUntil {
+            try CLI.temporaries(of: name, in: dir).contains { entry in
+                !before.contains(entry) && CLI.status(dir.appendingPathComponent(entry).path).map {
+                    $0.st_size >= 1 << 20
+                } ?? false
             }
-            usleep(2_000)
         }
-        let grown = size(temporary) ?? 0
-        try #require(process.isRunning, "the encryption ended before it could be killed")
-        try #require(first != nil && grown > first!, "the temporary file did not grow")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
-        #expect(process.terminationStatus == SIGKILL)
-        // The killed run could not clean up: its partial ciphertext is still there, and shorter than the whole.
-        let left = try #require(size(temporary), "the killed run's temporary file is missing")
-        #expect(left >= grown && left < bigSize)
-        return name
+        try #require(started, "no temporary file with ciphertext appeared")
+        #expect(run.isRunning)
+        #expect(run.stop(with: SIGKILL) == .signaled(SIGKILL))
+        let left = try CLI.temporaries(of: name, in: dir).filter { !before.contains($0) }
+        #expect(left.count <= 1, "\(left)")
+        for entry in left {
+            // What a killed run may leave: its own partial ciphertext, readable only by its owner, never OUT.
+            #expect(entry != name)
+            let info = try #require(CLI.status(dir.appendingPathComponent(entry).path))
+            #expect(info.st_mode & S_IFMT == S_IFREG)
+            #expect(info.st_mode & 0o7777 == 0o600, "mode \(String(info.st_mode & 0o7777, radix: 8))")
+            #expect(info.st_size < fed + 64)
+        }
+        return left
     }
 
-    @Test("SIGKILL mid-way through encrypt --binary leaves no OUT; the next run removes the temporary file")
+    @Test("SIGKILL mid-way through encrypt --binary leaves no OUT; the next run succeeds and leaves the 0600 leftover")
     func killedRunLeavesNoOutput() throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let big = try Self.makeBigFile(in: dir)
         let out = dir.appendingPathComponent("OUT")
 
-        let temporary = try Self.killMidway(input: big, output: out)
+        let left = try Self.killMidway(output: out)
         #expect(!FileManager.default.fileExists(atPath: out.path))
-        #expect(try Self.temporaries(of: "OUT", in: dir) == [temporary])
 
-        // The next run writing OUT (a small one) succeeds and removes the dead run's temporary file.
+        // The next run writing OUT (a small one) succeeds; the killed run's file is not its to remove.
         let next = try CLI.run(["encrypt", "--key", "k", "-o", out.path, "hello"])
         #expect(next.status == 0, "\(next.stderr)")
-        #expect(try Self.temporaries(of: "OUT", in: dir) == [])
+        #expect(try CLI.temporaries(of: "OUT", in: dir) == left)
         let sealed = try String(contentsOf: out, encoding: .utf8)
         #expect(try CryptoModule(cipherKey: "k").decrypt(base64: sealed) == [UInt8]("hello"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["OUT", "big.bin"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == (["OUT"] + left).sorted())
     }
 
-    @Test("SIGKILL mid-way keeps an earlier OUT intact; a failing next run removes the temporary and keeps OUT")
+    @Test("SIGKILL mid-way keeps an earlier OUT intact; a failing next run removes only its own temporary")
     func killedRunKeepsEarlierOutput() throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let big = try Self.makeBigFile(in: dir)
         let out = dir.appendingPathComponent("OUT")
         try Data("earlier content".utf8).write(to: out)
 
-        let temporary = try Self.killMidway(input: big, output: out)
+        let left = try Self.killMidway(output: out)
         #expect(try Data(contentsOf: out) == Data("earlier content".utf8))
-        #expect(try Self.temporaries(of: "OUT", in: dir) == [temporary])
 
-        // A decrypt that fails (the input is not ciphertext) writes nothing to OUT, and still cleans up.
+        // A decrypt that fails (the input is not ciphertext) writes nothing to OUT and removes its own temporary.
         let garbage = dir.appendingPathComponent("garbage")
         try Data((0..<100).map { UInt8($0) }).write(to: garbage)
         let failed = try CLI.run(["decrypt", "--key", "k", "--binary", "-i", garbage.path, "-o", out.path])
         #expect(failed.status == 1)
         #expect(failed.stderr.contains("not a whole number of 16-byte AES blocks"), "\(failed.stderr)")
         #expect(try Data(contentsOf: out) == Data("earlier content".utf8))
-        #expect(try Self.temporaries(of: "OUT", in: dir) == [])
+        #expect(try CLI.temporaries(of: "OUT", in: dir) == left)
     }
 
     @Test("a failing decrypt never leaves OUT, in every mode", arguments: [
@@ -152,7 +123,7 @@ import Testing
             #expect(result.status == 64, "\(command) \(spelling): \(result.stderr)")
             #expect(result.stderr.contains("refusing to write the output over the input file"), "\(result.stderr)")
             #expect(try Data(contentsOf: input) == Data(content))
-            #expect(try Self.temporaries(of: spelling, in: dir) == [])
+            #expect(try CLI.temporaries(of: spelling, in: dir) == [])
         }
     }
 }
