@@ -14,6 +14,13 @@ enum LegacyScheme: String, ExpressibleByArgument, CaseIterable {
     case legacy, legacyRandomIV = "legacy-random-iv"
 
     var scheme: Scheme { self == .legacy ? .legacy : .legacyRandomIV }
+
+    /// `--legacy-scheme` says how `auto` reads headerless data: with an explicit `--scheme` it is a usage error.
+    static func validate(_ legacy: LegacyScheme?, with scheme: ReadScheme) throws {
+        if legacy != nil && scheme != .auto {
+            throw ValidationError("--legacy-scheme goes with --scheme auto (it says how headerless data is read)")
+        }
+    }
 }
 
 struct Decrypt: ParsableCommand {
@@ -71,9 +78,7 @@ struct Decrypt: ParsableCommand {
         if maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
         if binary && input.text != nil { throw ValidationError("--binary reads raw bytes from -i PATH or stdin") }
         if binary && scheme == .legacy33 { throw ValidationError("legacy33 has no file format") }
-        if legacyScheme != nil && scheme != .auto {
-            throw ValidationError("--legacy-scheme goes with --scheme auto (it says how headerless data is read)")
-        }
+        try LegacyScheme.validate(legacyScheme, with: scheme)
     }
 
     func run() throws {
@@ -113,7 +118,7 @@ struct Decrypt: ParsableCommand {
             if qualifying.isEmpty { throw CryptoModule.decryptionFailed }
             let names = qualifying.map { "key #\($0.index + 1)" }.joined(separator: ", ")
             throw PNCryptError(.ambiguous, "ambiguous: \(qualifying.count) keys give valid padding (\(names)); "
-                               + "nothing was written: give only the right --key")
+                               + "nothing was written")
         }
         let key = ring.keys[qualifying[0].index]
         // With the padding checked, decryption cannot fail any more; decompression still can: hold its output

@@ -9,7 +9,6 @@ import Glibc
 final class InputSource {
     let fd: Int32
     let length: Int
-    private let owned: Bool
 
     init(_ input: InputOptions) throws {
         if let path = input.input {
@@ -22,7 +21,6 @@ final class InputSource {
             if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
                 self.fd = fd
                 length = Int(info.st_size)
-                owned = true
                 return
             }
             defer { close(fd) }
@@ -30,10 +28,9 @@ final class InputSource {
         } else {
             (fd, length) = try Self.spool(STDIN_FILENO)
         }
-        owned = true
     }
 
-    deinit { if owned { close(fd) } }
+    deinit { close(fd) }
 
     /// `count` bytes from `offset` (fewer at the end).
     func read(at offset: Int, count: Int) throws -> [UInt8] {

@@ -41,9 +41,7 @@ struct MessageReadOptions: ParsableArguments {
     }
 
     func validate() throws {
-        if legacyScheme != nil && scheme != .auto {
-            throw ValidationError("--legacy-scheme goes with --scheme auto (it says how headerless data is read)")
-        }
+        try LegacyScheme.validate(legacyScheme, with: scheme)
     }
 
     /// Prints each status as one JSON line on standard error, then writes `value` as JSON, unless a status and

@@ -184,7 +184,7 @@ enum CLI {
         case .unknownCryptor: "unknown cryptor: "
         default: ""
         }
-        let hint = error.code == .ambiguous && !error.message.contains("--") ? " (--scheme or --legacy-scheme)" : ""
+        let hint = error.code == .ambiguous ? " (choose with --scheme, --legacy-scheme or one --key)" : ""
         return prefix + error.message + hint
     }
 

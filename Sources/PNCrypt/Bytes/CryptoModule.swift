@@ -206,10 +206,16 @@ public struct CryptoModule: Sendable {
     /// `input.count + 16` bytes; returns the plaintext length. One reading: valid padding is enough.
     func decrypt(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?, into output: UnsafeMutableRawPointer)
         throws(PNCryptError) -> Int {
-        let readings = try Self.readings(of: input, scheme: explicit, legacyScheme: legacyScheme)
-        let opened = open(readings[0], of: input, into: output)
+        try openVerified(try Self.readings(of: input, scheme: explicit, legacyScheme: legacyScheme)[0], of: input,
+                         into: output)
+    }
+
+    /// `open`, for a reading that needs no choice: the plaintext length, or (output wiped) the one failure.
+    func openVerified(_ reading: Reading, of input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer)
+        throws(PNCryptError) -> Int {
+        let opened = open(reading, of: input, into: output)
         guard opened.valid else {
-            OpenSSL.cleanse(output, count: readings[0].body.count + 16)
+            OpenSSL.cleanse(output, count: reading.body.count + 16)
             throw Self.decryptionFailed
         }
         return opened.count

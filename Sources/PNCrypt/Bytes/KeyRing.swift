@@ -87,12 +87,8 @@ public struct KeyRing: Sendable {
         let readings = try CryptoModule.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
         let choice = readings.count * keys.count > 1
         if !choice && content == .bytes {
-            let opened = CryptoModule(key: keys[0]).open(readings[0], of: input, into: output)
-            guard opened.valid else {
-                OpenSSL.cleanse(output, count: readings[0].body.count + 16)
-                throw CryptoModule.decryptionFailed
-            }
-            return (opened.count, 0, readings[0].scheme)
+            let count = try CryptoModule(key: keys[0]).openVerified(readings[0], of: input, into: output)
+            return (count, 0, readings[0].scheme)
         }
         // Each reading is decrypted into scratch; the first that qualifies is copied to `output`. Every check runs
         // whatever the padding gave, so the time taken does not tell which one failed.
