@@ -38,16 +38,3 @@ func memcmpEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bo
     for i in 0..<a.count where a[i] != b[i] { return false }
     return true
 }
-
-/// Whether `bytes` are valid UTF-8 (RFC 3629, as `String(validating:as:)` decides), without making a String.
-func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    var any: UInt8 = 0
-    for byte in bytes { any |= byte }
-    if any < 0x80 { return true }
-    return JSONParser.firstInvalidUTF8(in: bytes.assumingMemoryBound(to: UInt8.self)) == nil
-}
-
-/// Whether `bytes` are one JSON text (the check a message's plaintext passes when readings compete).
-func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    (try? JSONValue(parsing: bytes.assumingMemoryBound(to: UInt8.self))) != nil
-}

@@ -82,9 +82,7 @@ enum OpenSSL {
 
     /// Overwrites `count` bytes at `pointer`.
     static func cleanse(_ pointer: UnsafeMutableRawPointer, count: Int) {
-        guard count > 0 else { return }
-        OPENSSL_cleanse(pointer, count)
-        if let observer = wipeObserver { observer(UnsafeRawBufferPointer(start: pointer, count: count)) }
+        wipe(pointer, count: count)
     }
 
     /// Test hook: called with every buffer right after it was wiped (before it is freed), in the task that wiped

@@ -41,65 +41,9 @@ extension JSONValue {
     }
 }
 
-/// A stack that hands its top elements over to a new array (closing a container of n values costs one
-/// allocation and a copy).
-///
-/// Ownership: `base` holds `count` initialized elements and `capacity` slots; `deinit` destroys and frees them.
-/// While `capacity` is 0, `base` is a placeholder that is never read, written or freed.
-final class MoveStack<Element> {
-    private var base: UnsafeMutablePointer<Element>
-    private var capacity: Int
-    private(set) var count = 0
-
-    /// Nothing is allocated until the first `append` (a document without containers needs no stack).
-    init() {
-        capacity = 0
-        base = UnsafeMutablePointer(bitPattern: MemoryLayout<Element>.alignment)!
-    }
-
-    deinit {
-        guard capacity > 0 else { return }
-        base.deinitialize(count: count)
-        base.deallocate()
-    }
-
-    @inline(__always)
-    func append(_ element: consuming Element) {
-        if count == capacity { grow() }
-        (base + count).initialize(to: element)
-        count += 1
-    }
-
-    private func grow() {
-        let newCapacity = max(16, capacity * 2)
-        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        if capacity > 0 {
-            newBase.moveInitialize(from: base, count: count)
-            base.deallocate()
-        }
-        base = newBase
-        capacity = newCapacity
-    }
-
-    /// Moves the elements from `start` to the top into a new array, in order, and pops them.
-    func moveOut(from start: Int) -> [Element] {
-        let moved = count - start
-        if moved == 0 { return [] }
-        let source = base + start
-        count = start
-        // Small containers (most of a message) copy, then destroy the originals: the moving
-        // `Array(unsafeUninitializedCapacity:)` allocates through a generic runtime path (a metadata lookup, ~400
-        // instructions) that costs more than retaining and releasing a few elements. Larger ones move.
-        if moved <= 8 {
-            let result = Array(UnsafeBufferPointer(start: source, count: moved))
-            source.deinitialize(count: moved)
-            return result
-        }
-        return [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
-            buffer.baseAddress!.moveInitialize(from: source, count: moved)
-            initialized = moved
-        }
-    }
+/// Whether `bytes` are one JSON text (the check a message's plaintext passes when readings compete).
+func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    (try? JSONValue(parsing: bytes.assumingMemoryBound(to: UInt8.self))) != nil
 }
 
 /// The parser behind `JSONValue(parsing:)`: one pass over contiguous UTF-8 bytes, no recursion.
@@ -496,45 +440,10 @@ struct JSONParser {
         if let string = String(validating: content, as: UTF8.self) {
             return string
         }
-        let bad = JSONParser.firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[rawStart..<rawEnd]))
+        let bad = firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[rawStart..<rawEnd]))
         let offset = rawStart + (bad ?? 0)
         throw PNCryptError(
             .invalidJSON, "invalid JSON at offset \(offset): invalid UTF-8 in string", offset: offset)
-    }
-
-    /// The index of the first byte that starts an invalid UTF-8 sequence (RFC 3629: no overlong forms, no
-    /// surrogates, nothing above U+10FFFF), or `nil` if all of `buffer` is valid.
-    static func firstInvalidUTF8(in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
-        var index = 0
-        let count = buffer.count
-        func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
-            offset < count && range.contains(buffer[offset])
-        }
-        while index < count {
-            let lead = buffer[index]
-            let length: Int
-            switch lead {
-            case 0x00...0x7F:
-                length = 1
-            case 0xC2...0xDF:
-                guard continuation(index + 1) else { return index }
-                length = 2
-            case 0xE0...0xEF:
-                let second: ClosedRange<UInt8> = lead == 0xE0 ? 0xA0...0xBF : lead == 0xED ? 0x80...0x9F : 0x80...0xBF
-                guard continuation(index + 1, second), continuation(index + 2) else { return index }
-                length = 3
-            case 0xF0...0xF4:
-                let second: ClosedRange<UInt8> = lead == 0xF0 ? 0x90...0xBF : lead == 0xF4 ? 0x80...0x8F : 0x80...0xBF
-                guard continuation(index + 1, second), continuation(index + 2), continuation(index + 3) else {
-                    return index
-                }
-                length = 4
-            default:
-                return index
-            }
-            index += length
-        }
-        return nil
     }
 
     // MARK: - Errors

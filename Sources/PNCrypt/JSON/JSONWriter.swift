@@ -33,7 +33,7 @@ extension JSONValue {
         writer.write(self)
         let text = writer.output.bytes
         // Callers encrypt this text: it is plaintext, wiped once they are done with it.
-        defer { if let base = text.baseAddress { OpenSSL.cleanse(UnsafeMutableRawPointer(mutating: base), count: text.count) } }
+        defer { wipe(text) }
         return try body(text)
     }
 
@@ -235,53 +235,5 @@ struct JSONWriter: ~Copyable {
         output.append(hex[Int(unit >> 8 & 0xF)])
         output.append(hex[Int(unit >> 4 & 0xF)])
         output.append(hex[Int(unit & 0xF)])
-    }
-}
-
-/// A growable byte buffer for the writer: appends without `Array`'s uniqueness and capacity bookkeeping.
-///
-/// Ownership: `base` holds `capacity` bytes of which the first `count` are written; it is freed in `deinit`.
-/// Noncopyable, so the pointer has exactly one owner.
-struct ByteBuffer: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private(set) var count = 0
-
-    init(capacity: Int) {
-        self.capacity = max(16, capacity)
-        base = .allocate(capacity: self.capacity)
-    }
-
-    deinit { base.deallocate() }
-
-    /// The bytes written so far, valid until the next append.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
-
-    /// A copy of the bytes written as an array.
-    func array() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
-
-    @inline(__always)
-    mutating func append(_ byte: UInt8) {
-        if count == capacity { grow(to: count + 1) }
-        base[count] = byte
-        count += 1
-    }
-
-    @inline(__always)
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress else { return }
-        if count + bytes.count > capacity { grow(to: count + bytes.count) }
-        (base + count).update(from: source, count: bytes.count)
-        count += bytes.count
-    }
-
-    private mutating func grow(to minimum: Int) {
-        var newCapacity = capacity * 2
-        while newCapacity < minimum { newCapacity *= 2 }
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
-        base.deallocate()
-        base = newBase
-        capacity = newCapacity
     }
 }
