@@ -1,91 +1,110 @@
-// The raw-memory buffers behind the JSON codec: `MoveStack` (the parser's stacks of unfinished values) and
-// `ByteBuffer` (the writer's output).
+// The raw-memory buffers behind the JSON codec: `InlineStack` (the parser's stacks of unfinished values) and
+// `ByteBuffer` (the writer's output). Both start in memory the caller lends them (stack scratch from
+// `withUnsafeTemporaryAllocation`, so a message needs no heap block for them) and move to the heap only when
+// that runs out.
 //
-// Ownership: each value owns the memory its `base` points to and is the only one holding that pointer (a final
-// class that never hands it out, or a noncopyable struct); it frees the memory in `deinit`, after destroying
-// the elements still initialized in it. Views handed out (`ByteBuffer.bytes`) are valid only until the next
-// mutation and never outlive the owner. Neither type wipes: `ByteBuffer`'s user wipes plaintext through
-// `wipe(_:)` before the buffer goes away.
+// Ownership: both are noncopyable, so each pointer has exactly one holder.
+// - Lent memory is never freed by them, and they never outlive it: they are created and destroyed inside the
+//   closure that lends it.
+// - Heap memory they allocate when growing is theirs alone and freed in `deinit` (or when they grow again).
+// - `InlineStack` destroys the elements still on it in `deinit`, wherever they are.
+// - `ByteBuffer.withBytes` lends a view of the bytes for the length of one call.
+// - A `ByteBuffer` made with `secret: true` (message plaintext) wipes every block it leaves behind when it
+//   grows, lent memory included, and what it holds in `deinit`.
 
-/// A stack that hands its top elements over to a new array (closing a container of n values costs one
-/// allocation and a copy).
-///
-/// Ownership: `base` holds `count` initialized elements and `capacity` slots; `deinit` destroys and frees them.
-/// While `capacity` is 0, `base` is a placeholder that is never read, written or freed.
-final class MoveStack<Element> {
+/// A stack whose elements start in lent memory and that hands its top elements over to a new array.
+struct InlineStack<Element>: ~Copyable {
     private var base: UnsafeMutablePointer<Element>
     private var capacity: Int
+    private var onHeap = false
     private(set) var count = 0
 
-    /// Nothing is allocated until the first `append` (a document without containers needs no stack).
-    init() {
-        capacity = 0
-        base = UnsafeMutablePointer(bitPattern: MemoryLayout<Element>.alignment)!
+    /// A stack that uses `storage` (uninitialized, lent for the stack's whole life) until it is full.
+    init(startingIn storage: UnsafeMutableBufferPointer<Element>) {
+        base = storage.baseAddress!
+        capacity = storage.count
     }
 
     deinit {
-        guard capacity > 0 else { return }
         base.deinitialize(count: count)
-        base.deallocate()
+        if onHeap { base.deallocate() }
     }
 
     @inline(__always)
-    func append(_ element: consuming Element) {
+    mutating func append(_ element: consuming Element) {
         if count == capacity { grow() }
         (base + count).initialize(to: element)
         count += 1
     }
 
-    private func grow() {
+    /// The top element (the stack must not be empty).
+    @inline(__always)
+    var last: Element { base[count - 1] }
+
+    /// Changes the top element in place (the stack must not be empty).
+    @inline(__always)
+    mutating func updateLast(_ body: (inout Element) -> Void) {
+        body(&base[count - 1])
+    }
+
+    /// Drops the top element (the stack must not be empty).
+    @inline(__always)
+    mutating func removeLast() {
+        count -= 1
+        (base + count).deinitialize(count: 1)
+    }
+
+    private mutating func grow() {
         let newCapacity = max(16, capacity * 2)
         let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        if capacity > 0 {
-            newBase.moveInitialize(from: base, count: count)
-            base.deallocate()
-        }
+        newBase.moveInitialize(from: base, count: count)
+        if onHeap { base.deallocate() }
         base = newBase
         capacity = newCapacity
+        onHeap = true
     }
 
     /// Moves the elements from `start` to the top into a new array, in order, and pops them.
-    func moveOut(from start: Int) -> [Element] {
+    mutating func moveOut(from start: Int) -> [Element] {
         let moved = count - start
         if moved == 0 { return [] }
-        let source = base + start
+        // `reserveCapacity` and `append` are specialized for the element type; `Array(unsafeUninitializedCapacity:)`
+        // and `Array(UnsafeBufferPointer)` go through generic runtime paths that cost more than the whole move.
+        var result: [Element] = []
+        result.reserveCapacity(moved)
+        for index in start..<count {
+            result.append((base + index).move())
+        }
         count = start
-        // Small containers (most of a message) copy, then destroy the originals: the moving
-        // `Array(unsafeUninitializedCapacity:)` allocates through a generic runtime path (a metadata lookup, ~400
-        // instructions) that costs more than retaining and releasing a few elements. Larger ones move.
-        if moved <= 8 {
-            let result = Array(UnsafeBufferPointer(start: source, count: moved))
-            source.deinitialize(count: moved)
-            return result
-        }
-        return [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
-            buffer.baseAddress!.moveInitialize(from: source, count: moved)
-            initialized = moved
-        }
+        return result
     }
 }
 
 /// A growable byte buffer for the writer: appends without `Array`'s uniqueness and capacity bookkeeping.
-///
-/// Ownership: `base` holds `capacity` bytes of which the first `count` are written; it is freed in `deinit`.
-/// Noncopyable, so the pointer has exactly one owner.
 struct ByteBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
+    private var onHeap = false
+    private let secret: Bool
     private(set) var count = 0
 
-    init(capacity: Int) {
-        self.capacity = max(16, capacity)
-        base = .allocate(capacity: self.capacity)
+    /// A buffer that writes into `storage` (lent for the buffer's whole life) until it is full. With `secret`,
+    /// every byte written is wiped before the memory is left behind or the buffer dies.
+    init(startingIn storage: UnsafeMutableRawBufferPointer, secret: Bool) {
+        base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        capacity = storage.count
+        self.secret = secret
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        if secret { wipe(base, count: count) }
+        if onHeap { base.deallocate() }
+    }
 
-    /// The bytes written so far, valid until the next append.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    /// Runs `body` over the bytes written so far (valid only inside it).
+    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
 
     /// A copy of the bytes written as an array.
     func array() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
@@ -105,13 +124,22 @@ struct ByteBuffer: ~Copyable {
         count += bytes.count
     }
 
+    /// Lets `body` write at most `maximum` bytes at the end; it returns how many it wrote.
+    @inline(__always)
+    mutating func append(maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        if count + maximum > capacity { grow(to: count + maximum) }
+        count += body(base + count)
+    }
+
     private mutating func grow(to minimum: Int) {
-        var newCapacity = capacity * 2
+        var newCapacity = max(256, capacity * 2)
         while newCapacity < minimum { newCapacity *= 2 }
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBase.update(from: base, count: count)
-        base.deallocate()
+        if secret { wipe(base, count: count) }
+        if onHeap { base.deallocate() }
         base = newBase
         capacity = newCapacity
+        onHeap = true
     }
 }

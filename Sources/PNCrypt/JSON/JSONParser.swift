@@ -19,8 +19,7 @@ extension JSONValue {
     {
         // The standard library's `with...` methods rethrow untyped errors: carry ours out in a `Result`.
         let parsed = bytes.withContiguousStorageIfAvailable { buffer in
-            var parser = JSONParser(buffer, maxDepth: maxDepth)
-            return Result { () throws(PNCryptError) in try parser.parseDocument() }
+            Result { () throws(PNCryptError) in try JSONParser.parse(buffer, maxDepth: maxDepth) }
         }
         if let parsed {
             self = try parsed.get()
@@ -34,8 +33,7 @@ extension JSONValue {
     public init(parsing text: String, maxDepth: Int = JSONValue.defaultMaxDepth) throws(PNCryptError) {
         var text = text
         let parsed = text.withUTF8 { buffer in
-            var parser = JSONParser(buffer, maxDepth: maxDepth)
-            return Result { () throws(PNCryptError) in try parser.parseDocument() }
+            Result { () throws(PNCryptError) in try JSONParser.parse(buffer, maxDepth: maxDepth) }
         }
         self = try parsed.get()
     }
@@ -43,35 +41,57 @@ extension JSONValue {
 
 /// Whether `bytes` are one JSON text (the check a message's plaintext passes when readings compete).
 func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    (try? JSONValue(parsing: bytes.assumingMemoryBound(to: UInt8.self))) != nil
+    (try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth)) != nil
 }
 
 /// The parser behind `JSONValue(parsing:)`: one pass over contiguous UTF-8 bytes, no recursion.
 ///
-/// Open containers live on explicit stacks: `frames` (one per open array or object), `pending` (finished
-/// values waiting for their container to close) and `pendingKeys` (keys of open objects). Closing a container
-/// moves its slice of `pending` into a new array.
+/// Open containers live on explicit stacks: `frames` (one per open array or object: where its elements start,
+/// and whether it is an object), `values` (finished elements of open arrays) and `members` (members of open
+/// objects; the last one's value is filled in when it is finished). Closing a container moves its slice into a
+/// new array. The stacks start in stack memory lent by `parse`, so a message's parse allocates only the values
+/// it returns.
 ///
 /// Ownership: `bytes` is borrowed from the caller's `withUTF8`/`withContiguousStorageIfAvailable` closure and
-/// never escapes it.
-struct JSONParser {
-    private struct Frame {
-        var isObject: Bool
-        var pendingStart: Int
-        var keyStart: Int
-    }
-
+/// never escapes it; the stacks are borrowed from `parse`'s temporary allocations and die before they do.
+struct JSONParser: ~Copyable {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
     private var position = 0
-    private var frames: [Frame] = []
-    private let pending = MoveStack<JSONValue>()
-    private let pendingKeys = MoveStack<String>()
+    /// Per open container: the count of `members` (objects) or `values` (arrays) when it opened, times 2, plus
+    /// 1 for an object.
+    private var frames: InlineStack<Int>
+    private var values: InlineStack<JSONValue>
+    private var members: InlineStack<JSONObject.Member>
     private var scratch: [UInt8] = []
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    /// How many of each stack's entries live in stack memory (beyond that, the heap): enough for messages.
+    private static let inlineFrames = 32, inlineValues = 16, inlineMembers = 16
+
+    /// Parses one JSON text from `bytes` (see `JSONValue.init(parsing:maxDepth:)`).
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(PNCryptError) -> JSONValue {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {
+            (frames) throws(PNCryptError) -> JSONValue in
+            try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: inlineValues) {
+                (values) throws(PNCryptError) -> JSONValue in
+                try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: inlineMembers) {
+                    (members) throws(PNCryptError) -> JSONValue in
+                    var parser = JSONParser(bytes, maxDepth: maxDepth, frames: frames, values: values,
+                                            members: members)
+                    return try parser.parseDocument()
+                }
+            }
+        }
+    }
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, frames: UnsafeMutableBufferPointer<Int>,
+                 values: UnsafeMutableBufferPointer<JSONValue>,
+                 members: UnsafeMutableBufferPointer<JSONObject.Member>) {
         self.bytes = bytes
         self.maxDepth = max(0, maxDepth)
+        self.frames = InlineStack(startingIn: frames)
+        self.values = InlineStack(startingIn: values)
+        self.members = InlineStack(startingIn: members)
     }
 
     private var count: Int { bytes.count }
@@ -94,7 +114,7 @@ struct JSONParser {
                     position += 1
                     value = .object(JSONObject())
                 } else {
-                    frames.append(Frame(isObject: true, pendingStart: pending.count, keyStart: pendingKeys.count))
+                    frames.append(members.count << 1 | 1)
                     try parseKey(after: "'{'", orClose: true)
                     continue
                 }
@@ -106,19 +126,19 @@ struct JSONParser {
                     position += 1
                     value = .array([])
                 } else {
-                    frames.append(Frame(isObject: false, pendingStart: pending.count, keyStart: pendingKeys.count))
+                    frames.append(values.count << 1)
                     continue
                 }
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 value = .number(try parseNumber())
             case UInt8(ascii: "t"):
-                try expectLiteral("true")
+                try expectLiteral("true", 0x6575_7274)
                 value = .bool(true)
             case UInt8(ascii: "f"):
-                try expectLiteral("false")
+                try expectLiteral("false", 0x6573_6C61, after: 1)
                 value = .bool(false)
             case UInt8(ascii: "n"):
-                try expectLiteral("null")
+                try expectLiteral("null", 0x6C6C_756E)
                 value = .null
             default:
                 throw expectedValueError()
@@ -126,41 +146,45 @@ struct JSONParser {
 
             // Hand the finished value to its container; close containers as far as the text says.
             while true {
-                guard let frame = frames.last else {
+                guard frames.count > 0 else {
                     skipWhitespace()
                     if position < count {
                         throw error("unexpected \(found()) after the JSON value")
                     }
                     return value
                 }
+                let frame = frames.last
+                let isObject = frame & 1 == 1
                 skipWhitespace()
                 guard position < count else {
-                    throw error(frame.isObject ? "expected ',' or '}' after object member, found end of input"
-                                               : "expected ',' or ']' after array element, found end of input")
+                    throw error(isObject ? "expected ',' or '}' after object member, found end of input"
+                                         : "expected ',' or ']' after array element, found end of input")
                 }
                 let byte = bytes[position]
                 if byte == UInt8(ascii: ",") {
                     position += 1
-                    pending.append(value)
-                    if frame.isObject { try parseKey(after: "','", orClose: false) }
+                    if isObject {
+                        members.updateLast { $0.value = value }
+                        try parseKey(after: "','", orClose: false)
+                    } else {
+                        values.append(value)
+                    }
                     break
                 }
-                if frame.isObject {
+                if isObject {
                     guard byte == UInt8(ascii: "}") else {
                         throw error("expected ',' or '}' after object member, found \(found())")
                     }
                     position += 1
-                    pending.append(value)
-                    let keys = pendingKeys.moveOut(from: frame.keyStart)
-                    let values = pending.moveOut(from: frame.pendingStart)
-                    value = .object(JSONObject(keys: keys, values: values))
+                    members.updateLast { $0.value = value }
+                    value = .object(JSONObject(members: members.moveOut(from: frame >> 1)))
                 } else {
                     guard byte == UInt8(ascii: "]") else {
                         throw error("expected ',' or ']' after array element, found \(found())")
                     }
                     position += 1
-                    pending.append(value)
-                    value = .array(pending.moveOut(from: frame.pendingStart))
+                    values.append(value)
+                    value = .array(values.moveOut(from: frame >> 1))
                 }
                 frames.removeLast()
             }
@@ -175,19 +199,21 @@ struct JSONParser {
         }
     }
 
-    /// Reads `"key"` and the `:` after it, leaving `position` at the member's value.
+    /// Reads `"key"` and the `:` after it, leaving `position` at the member's value, and opens the member (its
+    /// value `null` until the value is finished).
     private mutating func parseKey(after what: String, orClose: Bool) throws(PNCryptError) {
         skipWhitespace()
         guard position < count, bytes[position] == UInt8(ascii: "\"") else {
             let expected = orClose ? "a string key or '}'" : "a string key"
             throw error("expected \(expected) after \(what), found \(found())")
         }
-        pendingKeys.append(try parseString())
+        let key = try parseString()
         skipWhitespace()
         guard position < count, bytes[position] == UInt8(ascii: ":") else {
             throw error("expected ':' after object key, found \(found())")
         }
         position += 1
+        members.append(JSONObject.Member(key: key, value: .null))
     }
 
     @inline(__always)
@@ -200,7 +226,21 @@ struct JSONParser {
         }
     }
 
-    private mutating func expectLiteral(_ word: StaticString) throws(PNCryptError) {
+    /// Reads `word`; `tail` is its last 4 bytes as a little-endian integer, which start `after` bytes in.
+    @inline(__always)
+    private mutating func expectLiteral(_ word: StaticString, _ tail: UInt32, after: Int = 0) throws(PNCryptError) {
+        let start = position + after
+        if start + 4 <= count,
+           UInt32(littleEndian: UnsafeRawPointer(bytes.baseAddress! + start).loadUnaligned(as: UInt32.self)) == tail
+        {
+            position = start + 4
+            return
+        }
+        try expectLiteralSlowly(word)
+    }
+
+    /// `expectLiteral` byte by byte, stopping at the first difference (its offset is the error's).
+    private mutating func expectLiteralSlowly(_ word: StaticString) throws(PNCryptError) {
         let start = position
         let utf8 = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
         for (index, expected) in utf8.enumerated() {
@@ -285,7 +325,15 @@ struct JSONParser {
         let base = bytes.baseAddress!
         let end = count
         var index = start
-        var seen: UInt8 = 0
+        // Eight bytes at a time while none of them stops the run, then byte by byte.
+        var seenWord: UInt64 = 0
+        while index + 8 <= end {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            if JSONParser.stopsPlainRun(word) { break }
+            seenWord |= word
+            index += 8
+        }
+        var seen: UInt8 = seenWord & 0x8080_8080_8080_8080 == 0 ? 0 : 0x80
         while index < end {
             let byte = base[index]
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
@@ -307,6 +355,19 @@ struct JSONParser {
             return try parseEscapedString(start: start)
         }
         throw controlCharacterError(byte)
+    }
+
+    /// Whether any of the 8 bytes in `word` is `"`, `\\` or a control character (below 0x20): exact as a yes or
+    /// no (the classic "has a zero byte" and "has a byte less than n" tests; bytes from 0x80 up never count).
+    @inline(__always)
+    private static func stopsPlainRun(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let quoteZero = (quote &- ones) & ~quote
+        let backslashZero = (backslash &- ones) & ~backslash
+        return (control | quoteZero | backslashZero) & (ones &* 0x80) != 0
     }
 
     /// The slow path of `parseString`, from the first backslash on, decoding into `scratch`.

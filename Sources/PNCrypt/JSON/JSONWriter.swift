@@ -22,19 +22,23 @@ extension JSONValue {
     ///
     /// Never fails: every `JSONValue` has a JSON text. Integers are written with all their digits.
     public func serialized(style: JSONStyle = .compact) -> [UInt8] {
-        var writer = JSONWriter(style: style)
-        writer.write(self)
-        return writer.output.array()
+        withUnsafeTemporaryAllocation(byteCount: JSONWriter.stackBytes, alignment: 16) { scratch in
+            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: false))
+            writer.write(self)
+            return writer.output.array()
+        }
     }
 
-    /// Writes this value's JSON text and runs `body` over it, without making an array (the message path).
-    func withSerialized<R, E: Error>(style: JSONStyle, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        var writer = JSONWriter(style: style)
-        writer.write(self)
-        let text = writer.output.bytes
-        // Callers encrypt this text: it is plaintext, wiped once they are done with it.
-        defer { wipe(text) }
-        return try body(text)
+    /// Writes this value's JSON text and runs `body` over it, without making an array (the message path). The
+    /// text is plaintext that callers encrypt: every byte of it is wiped once `body` returns.
+    func withSerialized<R, E: Error>(style: JSONStyle, _ body: (UnsafeRawBufferPointer) throws(E) -> R)
+        throws(E) -> R {
+        try withUnsafeTemporaryAllocation(byteCount: JSONWriter.stackBytes, alignment: 16) {
+            (scratch) throws(E) -> R in
+            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: true))
+            writer.write(self)
+            return try writer.output.withBytes(body)
+        }
     }
 
     /// The JSON text of this value as a `String`, laid out as `style` says; see `serialized(style:)`.
@@ -43,44 +47,29 @@ extension JSONValue {
     }
 }
 
-/// The writer behind `JSONValue.serialized(style:)`: appends UTF-8 to one growing buffer.
+/// The writer behind `JSONValue.serialized(style:)`: appends UTF-8 to one buffer, which starts on the stack.
 struct JSONWriter: ~Copyable {
-    private(set) var output = ByteBuffer(capacity: 256)
-    private let style: JSONStyle
+    /// The stack memory the output starts in: a message's text fits, so writing one allocates nothing.
+    static let stackBytes = 1024
+
+    var output: ByteBuffer
     private let spaced: Bool
-    private let table: [UInt8]
+    /// Bytes 0-63 and 64-127 that this style does not copy as they are, one bit each.
+    private let specialLow: UInt64, specialHigh: UInt64
+    /// Whether this style escapes `/`, U+007F and every byte from 0x80 up (which start non-ASCII characters).
+    private let escapeSlash: Bool, escapeDelete: Bool, escapeNonASCII: Bool
 
-    /// Byte classes in the escape tables.
-    private static let raw: UInt8 = 0, escape: UInt8 = 1, unicode: UInt8 = 2
+    private static let hexDigits: StaticString = "0123456789abcdef"
 
-    private static let compactTable = makeTable(slash: false, escapeDelete: false, escapeNonASCII: false)
-    private static let appleTable = makeTable(slash: true, escapeDelete: false, escapeNonASCII: false)
-    private static let pythonTable = makeTable(slash: false, escapeDelete: true, escapeNonASCII: true)
-    private static let asciiTable = makeTable(slash: false, escapeDelete: false, escapeNonASCII: true)
-
-    private static func makeTable(slash: Bool, escapeDelete: Bool, escapeNonASCII: Bool) -> [UInt8] {
-        (0...255).map { (byte: Int) -> UInt8 in
-            switch byte {
-            case 0..<0x20, 0x22, 0x5C: return escape
-            case 0x2F: return slash ? escape : raw
-            case 0x7F: return escapeDelete ? escape : raw
-            case 0x80...: return escapeNonASCII ? unicode : raw
-            default: return raw
-            }
-        }
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    init(style: JSONStyle) {
-        self.style = style
+    init(style: JSONStyle, output: consuming ByteBuffer) {
+        self.output = output
         spaced = style == .python
-        switch style {
-        case .compact: table = JSONWriter.compactTable
-        case .apple: table = JSONWriter.appleTable
-        case .python: table = JSONWriter.pythonTable
-        case .ascii: table = JSONWriter.asciiTable
-        }
+        escapeSlash = style == .apple
+        escapeDelete = style == .python
+        escapeNonASCII = style == .python || style == .ascii
+        // Control characters (0-31), '"' (34), '\\' (92), then '/' (47) and U+007F (127) where the style says.
+        specialLow = 0xFFFF_FFFF | 1 << 0x22 | (escapeSlash ? 1 << 0x2F : 0)
+        specialHigh = 1 << (0x5C - 64) | (escapeDelete ? 1 << (0x7F - 64) : 0)
     }
 
     mutating func write(_ value: JSONValue) {
@@ -95,21 +84,20 @@ struct JSONWriter: ~Copyable {
             write(string)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
+            for index in elements.indices {
                 if index > 0 { separator() }
-                write(element)
+                write(elements[index])
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            let keys = object.keys
-            let values = object.values
-            for index in keys.indices {
+            let members = object.members
+            for index in members.indices {
                 if index > 0 { separator() }
-                write(keys[index])
+                write(members[index].key)
                 output.append(UInt8(ascii: ":"))
                 if spaced { output.append(UInt8(ascii: " ")) }
-                write(values[index])
+                write(members[index].value)
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -129,16 +117,27 @@ struct JSONWriter: ~Copyable {
     private mutating func write(_ number: JSONNumber) {
         switch number.storage {
         case .int(let value):
-            if value < 0 { output.append(UInt8(ascii: "-")) }
-            var magnitude = value.magnitude
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-                var start = 20
+            // At most 20 bytes ("-" and 19 digits): count the digits, then write them from the last one back.
+            output.append(maximum: 20) { out in
+                var magnitude = value.magnitude
+                var length = 1
+                var bound: UInt64 = 10
+                while length < 19 && magnitude >= bound {
+                    length += 1
+                    bound &*= 10
+                }
+                var start = 0
+                if value < 0 {
+                    out[0] = UInt8(ascii: "-")
+                    start = 1
+                }
+                var index = start + length
                 repeat {
-                    start -= 1
-                    digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                    index -= 1
+                    out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
                     magnitude /= 10
                 } while magnitude > 0
-                output.append(UnsafeBufferPointer(rebasing: digits[start..<20]))
+                return start + length
             }
         case .text(let text):
             var text = text
@@ -148,29 +147,64 @@ struct JSONWriter: ~Copyable {
 
     private mutating func write(_ string: String) {
         var string = string
-        string.withUTF8 { utf8 in
-            table.withUnsafeBufferPointer { table in
-                writeEscaped(utf8, table)
-            }
-        }
+        string.withUTF8 { writeEscaped($0) }
     }
 
-    private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, _ table: UnsafeBufferPointer<UInt8>) {
+    /// Whether `byte` is written other than as itself in this style.
+    @inline(__always)
+    private func isSpecial(_ byte: UInt8) -> Bool {
+        if byte >= 0x80 { return escapeNonASCII }
+        let mask = byte < 64 ? specialLow : specialHigh
+        return mask >> (byte & 63) & 1 != 0
+    }
+
+    /// Whether any of the 8 bytes in `word` is special in this style (exact as a yes or no; see the parser's
+    /// `stopsPlainRun`).
+    @inline(__always)
+    private func hasSpecial(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs = ones &* 0x80
+        func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
+        var found = (word &- ones &* 0x20) & ~word | zeroBytes(word ^ (ones &* 0x22))
+            | zeroBytes(word ^ (ones &* 0x5C))
+        if escapeSlash { found |= zeroBytes(word ^ (ones &* 0x2F)) }
+        if escapeDelete { found |= zeroBytes(word ^ (ones &* 0x7F)) }
+        if escapeNonASCII { found |= word }
+        return found & highs != 0
+    }
+
+    private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let count = utf8.count
+        // The common case: nothing to escape. Find the first special byte, 8 bytes at a time, then one by one.
+        var index = 0
+        if let base = utf8.baseAddress {
+            while index + 8 <= count {
+                if hasSpecial(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { break }
+                index += 8
+            }
+            while index < count && !isSpecial(base[index]) { index += 1 }
+        }
+        guard index < count else {
+            output.append(maximum: count + 2) { out in
+                out[0] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress { (out + 1).update(from: base, count: count) }
+                out[count + 1] = UInt8(ascii: "\"")
+                return count + 2
+            }
+            return
+        }
         output.append(UInt8(ascii: "\""))
         var runStart = 0
-        var index = 0
-        let count = utf8.count
         while index < count {
             let byte = utf8[index]
-            let kind = table[Int(byte)]
-            if kind == JSONWriter.raw {
+            if !isSpecial(byte) {
                 index += 1
                 continue
             }
             if runStart < index {
                 output.append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
             }
-            if kind == JSONWriter.escape {
+            if byte < 0x80 {
                 writeEscape(byte)
                 index += 1
             } else {
@@ -228,12 +262,15 @@ struct JSONWriter: ~Copyable {
     }
 
     private mutating func writeUnicodeEscape(_ unit: UInt16) {
-        let hex = JSONWriter.hexDigits
-        output.append(UInt8(ascii: "\\"))
-        output.append(UInt8(ascii: "u"))
-        output.append(hex[Int(unit >> 12)])
-        output.append(hex[Int(unit >> 8 & 0xF)])
-        output.append(hex[Int(unit >> 4 & 0xF)])
-        output.append(hex[Int(unit & 0xF)])
+        let hex = JSONWriter.hexDigits.utf8Start
+        output.append(maximum: 6) { out in
+            out[0] = UInt8(ascii: "\\")
+            out[1] = UInt8(ascii: "u")
+            out[2] = hex[Int(unit >> 12)]
+            out[3] = hex[Int(unit >> 8 & 0xF)]
+            out[4] = hex[Int(unit >> 4 & 0xF)]
+            out[5] = hex[Int(unit & 0xF)]
+            return 6
+        }
     }
 }
