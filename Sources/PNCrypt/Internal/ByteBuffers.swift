@@ -41,17 +41,11 @@ struct InlineStack<Element>: ~Copyable {
     @inline(__always)
     var last: Element { base[count - 1] }
 
-    /// Changes the top element in place (the stack must not be empty).
-    @inline(__always)
-    mutating func updateLast(_ body: (inout Element) -> Void) {
-        body(&base[count - 1])
-    }
-
-    /// Drops the top element (the stack must not be empty).
-    @inline(__always)
-    mutating func removeLast() {
+    /// Pops the top element and hands it over (the stack must not be empty).
+    @inline(__always) @discardableResult
+    mutating func removeLast() -> Element {
         count -= 1
-        (base + count).deinitialize(count: 1)
+        return (base + count).move()
     }
 
     private mutating func grow() {

@@ -47,9 +47,9 @@ func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
 /// The parser behind `JSONValue(parsing:)`: one pass over contiguous UTF-8 bytes, no recursion.
 ///
 /// Open containers live on explicit stacks: `frames` (one per open array or object: where its elements start,
-/// and whether it is an object), `values` (finished elements of open arrays) and `members` (members of open
-/// objects; the last one's value is filled in when it is finished). Closing a container moves its slice into a
-/// new array. The stacks start in stack memory lent by `parse`, so a message's parse allocates only the values
+/// and whether it is an object), `values` (finished elements of open arrays), `members` (finished members of
+/// open objects) and `keys` (the key of each member being read). Closing a container moves its slice into a new
+/// array. The stacks start in stack memory lent by `parse`, so a message's parse allocates only the values
 /// it returns.
 ///
 /// Ownership: `bytes` is borrowed from the caller's `withUTF8`/`withContiguousStorageIfAvailable` closure and
@@ -63,10 +63,11 @@ struct JSONParser: ~Copyable {
     private var frames: InlineStack<Int>
     private var values: InlineStack<JSONValue>
     private var members: InlineStack<JSONObject.Member>
+    private var keys: InlineStack<String>
     private var scratch: [UInt8] = []
 
     /// How many of each stack's entries live in stack memory (beyond that, the heap): enough for messages.
-    private static let inlineFrames = 32, inlineValues = 16, inlineMembers = 16
+    private static let inlineFrames = 32, inlineValues = 16, inlineMembers = 16, inlineKeys = 16
 
     /// Parses one JSON text from `bytes` (see `JSONValue.init(parsing:maxDepth:)`).
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(PNCryptError) -> JSONValue {
@@ -76,9 +77,12 @@ struct JSONParser: ~Copyable {
                 (values) throws(PNCryptError) -> JSONValue in
                 try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: inlineMembers) {
                     (members) throws(PNCryptError) -> JSONValue in
-                    var parser = JSONParser(bytes, maxDepth: maxDepth, frames: frames, values: values,
-                                            members: members)
-                    return try parser.parseDocument()
+                    try withUnsafeTemporaryAllocation(of: String.self, capacity: inlineKeys) {
+                        (keys) throws(PNCryptError) -> JSONValue in
+                        var parser = JSONParser(bytes, maxDepth: maxDepth, frames: frames, values: values,
+                                                members: members, keys: keys)
+                        return try parser.parseDocument()
+                    }
                 }
             }
         }
@@ -86,12 +90,13 @@ struct JSONParser: ~Copyable {
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, frames: UnsafeMutableBufferPointer<Int>,
                  values: UnsafeMutableBufferPointer<JSONValue>,
-                 members: UnsafeMutableBufferPointer<JSONObject.Member>) {
+                 members: UnsafeMutableBufferPointer<JSONObject.Member>, keys: UnsafeMutableBufferPointer<String>) {
         self.bytes = bytes
         self.maxDepth = max(0, maxDepth)
         self.frames = InlineStack(startingIn: frames)
         self.values = InlineStack(startingIn: values)
         self.members = InlineStack(startingIn: members)
+        self.keys = InlineStack(startingIn: keys)
     }
 
     private var count: Int { bytes.count }
@@ -164,10 +169,10 @@ struct JSONParser: ~Copyable {
                 if byte == UInt8(ascii: ",") {
                     position += 1
                     if isObject {
-                        members.updateLast { $0.value = value }
+                        members.append(JSONObject.Member(key: keys.removeLast(), value: consume value))
                         try parseKey(after: "','", orClose: false)
                     } else {
-                        values.append(value)
+                        values.append(consume value)
                     }
                     break
                 }
@@ -176,14 +181,14 @@ struct JSONParser: ~Copyable {
                         throw error("expected ',' or '}' after object member, found \(found())")
                     }
                     position += 1
-                    members.updateLast { $0.value = value }
+                    members.append(JSONObject.Member(key: keys.removeLast(), value: consume value))
                     value = .object(JSONObject(members: members.moveOut(from: frame >> 1)))
                 } else {
                     guard byte == UInt8(ascii: "]") else {
                         throw error("expected ',' or ']' after array element, found \(found())")
                     }
                     position += 1
-                    values.append(value)
+                    values.append(consume value)
                     value = .array(values.moveOut(from: frame >> 1))
                 }
                 frames.removeLast()
@@ -199,8 +204,7 @@ struct JSONParser: ~Copyable {
         }
     }
 
-    /// Reads `"key"` and the `:` after it, leaving `position` at the member's value, and opens the member (its
-    /// value `null` until the value is finished).
+    /// Reads `"key"` and the `:` after it, leaving `position` at the member's value, and pushes the key.
     private mutating func parseKey(after what: String, orClose: Bool) throws(PNCryptError) {
         skipWhitespace()
         guard position < count, bytes[position] == UInt8(ascii: "\"") else {
@@ -213,7 +217,7 @@ struct JSONParser: ~Copyable {
             throw error("expected ':' after object key, found \(found())")
         }
         position += 1
-        members.append(JSONObject.Member(key: key, value: .null))
+        keys.append(key)
     }
 
     @inline(__always)
@@ -272,13 +276,16 @@ struct JSONParser: ~Copyable {
                 throw error("leading zeros are not allowed in numbers")
             }
         } else {
-            while position < count {
-                let digit = bytes[position] &- UInt8(ascii: "0")
+            // A local index: the stored `position` would be written back on every digit.
+            var index = position
+            while index < count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
                 magnitude = magnitude &* 10 &+ UInt64(digit)
-                digitCount += 1
-                position += 1
+                index += 1
             }
+            digitCount = index - position
+            position = index
         }
         var isInteger = true
         if position < count && bytes[position] == UInt8(ascii: ".") {
@@ -325,15 +332,23 @@ struct JSONParser: ~Copyable {
         let base = bytes.baseAddress!
         let end = count
         var index = start
-        // Eight bytes at a time while none of them stops the run, then byte by byte.
+        // Eight bytes at a time while there are eight left (the stop found exactly), then byte by byte.
         var seenWord: UInt64 = 0
         while index + 8 <= end {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            if JSONParser.stopsPlainRun(word) { break }
-            seenWord |= word
-            index += 8
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            let stops = JSONParser.plainRunStops(word)
+            if stops == 0 {
+                seenWord |= word
+                index += 8
+                continue
+            }
+            let plain = stops.trailingZeroBitCount >> 3
+            seenWord |= word & ((1 << (plain << 3)) &- 1)
+            index += plain
+            break
         }
         var seen: UInt8 = seenWord & 0x8080_8080_8080_8080 == 0 ? 0 : 0x80
+        // Only when fewer than eight bytes are left (or the word loop stopped on the byte that ends the run).
         while index < end {
             let byte = base[index]
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
@@ -357,17 +372,18 @@ struct JSONParser: ~Copyable {
         throw controlCharacterError(byte)
     }
 
-    /// Whether any of the 8 bytes in `word` is `"`, `\\` or a control character (below 0x20): exact as a yes or
-    /// no (the classic "has a zero byte" and "has a byte less than n" tests; bytes from 0x80 up never count).
+    /// The high bit of each byte of `word` (bytes in memory order, the first in the low bits) that is `"`, `\\` or
+    /// a control character (below 0x20), and maybe of bytes after the first such byte: the lowest bit set is exact
+    /// (the classic "has a zero byte" and "has a byte less than n" tests; bytes from 0x80 up never count).
     @inline(__always)
-    private static func stopsPlainRun(_ word: UInt64) -> Bool {
+    static func plainRunStops(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)
         let control = (word &- ones &* 0x20) & ~word
         let quoteZero = (quote &- ones) & ~quote
         let backslashZero = (backslash &- ones) & ~backslash
-        return (control | quoteZero | backslashZero) & (ones &* 0x80) != 0
+        return (control | quoteZero | backslashZero) & (ones &* 0x80)
     }
 
     /// The slow path of `parseString`, from the first backslash on, decoding into `scratch`.

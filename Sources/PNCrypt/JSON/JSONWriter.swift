@@ -72,7 +72,7 @@ struct JSONWriter: ~Copyable {
         specialHigh = 1 << (0x5C - 64) | (escapeDelete ? 1 << (0x7F - 64) : 0)
     }
 
-    mutating func write(_ value: JSONValue) {
+    mutating func write(_ value: borrowing JSONValue) {
         switch value {
         case .null:
             append("null")
@@ -158,10 +158,10 @@ struct JSONWriter: ~Copyable {
         return mask >> (byte & 63) & 1 != 0
     }
 
-    /// Whether any of the 8 bytes in `word` is special in this style (exact as a yes or no; see the parser's
-    /// `stopsPlainRun`).
+    /// The high bit of each byte of `word` (memory order, the first byte lowest) that is special in this style,
+    /// and maybe of bytes after the first such one: the lowest bit set is exact (see the parser's `plainRunStops`).
     @inline(__always)
-    private func hasSpecial(_ word: UInt64) -> Bool {
+    private func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs = ones &* 0x80
         func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
@@ -170,16 +170,22 @@ struct JSONWriter: ~Copyable {
         if escapeSlash { found |= zeroBytes(word ^ (ones &* 0x2F)) }
         if escapeDelete { found |= zeroBytes(word ^ (ones &* 0x7F)) }
         if escapeNonASCII { found |= word }
-        return found & highs != 0
+        return found & highs
     }
 
     private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         let count = utf8.count
-        // The common case: nothing to escape. Find the first special byte, 8 bytes at a time, then one by one.
+        // The common case: nothing to escape. Find the first special byte, 8 bytes at a time while eight are left,
+        // then one by one.
         var index = 0
         if let base = utf8.baseAddress {
             while index + 8 <= count {
-                if hasSpecial(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { break }
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let found = specialBytes(UInt64(littleEndian: word))
+                if found != 0 {
+                    index += found.trailingZeroBitCount >> 3
+                    break
+                }
                 index += 8
             }
             while index < count && !isSpecial(base[index]) { index += 1 }
