@@ -86,9 +86,16 @@ public struct KeyRing: Sendable {
         -> (count: Int, keyIndex: Int, scheme: Scheme) {
         let readings = try CryptoModule.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
         let choice = readings.count * keys.count > 1
-        if !choice && content == .bytes {
-            let count = try CryptoModule(key: keys[0]).openVerified(readings[0], of: input, into: output)
-            return (count, 0, readings[0].scheme)
+        if !choice {
+            // One reading: straight into `output`, then the same checks as below (both run whatever the padding).
+            let opened = CryptoModule(key: keys[0]).open(readings[0], of: input, into: output)
+            let qualifies = Self.qualifies(UnsafeRawBufferPointer(start: output, count: opened.count),
+                                           content: content, choice: false)
+            guard opened.valid && qualifies else {
+                OpenSSL.cleanse(output, count: input.count + 16)
+                throw CryptoModule.decryptionFailed
+            }
+            return (opened.count, 0, readings[0].scheme)
         }
         // Each reading is decrypted into scratch; the first that qualifies is copied to `output`. Every check runs
         // whatever the padding gave, so the time taken does not tell which one failed.
