@@ -159,7 +159,10 @@ public struct MessageCrypto: Sendable {
     /// - Throws: `invalidJSON` (with the offset) when the text does not parse; decryption failures are not thrown.
     public func decrypt(jsonText: some Collection<UInt8>, policy: DecryptionPolicy) throws(PNCryptError)
         -> DecryptedMessage {
-        if let fast = withBytes(jsonText, { (text) -> DecryptedMessage? in decryptStringLiteral(text) }) {
+        // Contiguous text only (anything else takes the full path, which gives the same result): no copy, and no
+        // `Result` wrapper, whose generic metadata costs more than the rest of the check.
+        if let fast = jsonText.withContiguousStorageIfAvailable({ decryptStringLiteral(UnsafeRawBufferPointer($0)) }),
+           let fast {
             return fast
         }
         return decrypt(try JSONValue(parsing: jsonText), policy: policy)
