@@ -142,6 +142,38 @@ struct JSONFastPathTests {
         #expect(wiped.contains { $0 > 0 && $0 < length && $0 <= JSONWriter.stackBytes }, "\(wiped)")
     }
 
+    @Test("short ASCII strings built and read as String words match the standard library's")
+    func smallStrings() throws {
+        #if arch(x86_64) || arch(arm64)
+        #expect(SmallASCII.isAvailable, "the small-string layout check failed: the JSON fast paths are off")
+        #endif
+        guard SmallASCII.isAvailable else { return }
+        let alphabet = Array(" !\"#$%&'()*+,-./0123456789:;<=>?@AZaz[\\]^_`{|}~\u{7F}\u{1}\u{0}".utf8)
+        for count in 0...SmallASCII.capacity {
+            for offset in 0..<alphabet.count - count {
+                let bytes = Array(alphabet[offset..<offset + count])
+                let made = bytes.withUnsafeBufferPointer { SmallASCII.make($0.baseAddress!, count: count) }
+                let official = String(decoding: bytes, as: UTF8.self)
+                #expect(made == official)
+                #expect(Array(made.utf8) == bytes)
+                #expect(made.hashValue == official.hashValue)
+                let read = try #require(SmallASCII.read(official))
+                #expect(read.count == count)
+                let words = withUnsafeBytes(of: (read.low, read.high)) { Array($0.prefix(count)) }
+                #expect(words == bytes)
+                // Through the codec: written (escaped where needed) and parsed back.
+                let value = JSONValue.string(official)
+                for style in JSONStyle.allCases {
+                    let text = value.serializedString(style: style)
+                    #expect(text == Self.reference(official, style))
+                    #expect(try JSONValue(parsing: text) == value)
+                }
+            }
+        }
+        #expect(SmallASCII.read(String(repeating: "z", count: 16)) == nil)
+        #expect(SmallASCII.read("é") == nil)
+    }
+
     private func parseError(_ text: String) -> PNCryptError? { parseError(Array(text.utf8)) }
 
     private func parseError(_ bytes: [UInt8]) -> PNCryptError? {

@@ -362,6 +362,9 @@ struct JSONParser: ~Copyable {
             let content = UnsafeBufferPointer(rebasing: bytes[start..<index])
             position += 1
             if seen < 0x80 {
+                if content.count <= SmallASCII.capacity && SmallASCII.isAvailable {
+                    return SmallASCII.make(base + start, count: content.count)
+                }
                 return String(decoding: content, as: UTF8.self)
             }
             return try makeValidatedString(content, rawStart: start, rawEnd: index)

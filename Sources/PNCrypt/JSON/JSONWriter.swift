@@ -146,6 +146,25 @@ struct JSONWriter: ~Copyable {
     }
 
     private mutating func write(_ string: String) {
+        // Short ASCII strings (most keys and many values) straight from the String's own words.
+        if SmallASCII.isAvailable, let small = SmallASCII.read(string) {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let count = small.count
+            // Bytes past the count are zero (control characters to the scan): only the first `count` count.
+            let lowValid: UInt64 = count >= 8 ? ~0 : (1 << (count << 3)) &- 1
+            let highValid: UInt64 = count <= 8 ? 0 : (1 << ((count - 8) << 3)) &- 1
+            let special = specialBytes(small.low) & lowValid | specialBytes(small.high) & highValid
+            if special & (ones &* 0x80) == 0 {
+                output.append(maximum: 18) { out in
+                    out[0] = UInt8(ascii: "\"")
+                    UnsafeMutableRawPointer(out + 1).storeBytes(of: small.low.littleEndian, as: UInt64.self)
+                    UnsafeMutableRawPointer(out + 9).storeBytes(of: small.high.littleEndian, as: UInt64.self)
+                    out[count + 1] = UInt8(ascii: "\"")
+                    return count + 2
+                }
+                return
+            }
+        }
         var string = string
         string.withUTF8 { writeEscaped($0) }
     }
