@@ -152,7 +152,14 @@ struct JSONFastPathTests {
         for count in 0...SmallASCII.capacity {
             for offset in 0..<alphabet.count - count {
                 let bytes = Array(alphabet[offset..<offset + count])
-                let made = bytes.withUnsafeBufferPointer { SmallASCII.make($0.baseAddress!, count: count) }
+                let made = bytes.withUnsafeBufferPointer {
+                    SmallASCII.make($0.baseAddress!, count: count, readable: count)
+                }
+                let padded = bytes + [UInt8](repeating: 0x41, count: 16)
+                let madeFromWords = padded.withUnsafeBufferPointer {
+                    SmallASCII.make($0.baseAddress!, count: count, readable: padded.count)
+                }
+                #expect(madeFromWords == made)
                 let official = String(decoding: bytes, as: UTF8.self)
                 #expect(made == official)
                 #expect(Array(made.utf8) == bytes)

@@ -25,8 +25,12 @@ enum SmallASCII {
             for start in [0, 15 - count] {
                 let bytes = Array(sample[start..<start + count])
                 let official = bytes.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
-                let ours = bytes.withUnsafeBufferPointer { words($0.baseAddress!, count: count) }
-                guard unsafeBitCast(official, to: (UInt64, UInt64).self) == ours else { return false }
+                let padded = bytes + [UInt8](repeating: 0x7E, count: 16)
+                let ours = padded.withUnsafeBufferPointer { words($0.baseAddress!, count: count, readable: 16) }
+                let bytewise = bytes.withUnsafeBufferPointer { words($0.baseAddress!, count: count, readable: count) }
+                guard unsafeBitCast(official, to: (UInt64, UInt64).self) == ours, ours == bytewise else {
+                    return false
+                }
             }
         }
         // Strings that are not small ASCII must never read as small ASCII.
@@ -39,21 +43,31 @@ enum SmallASCII {
         #endif
     }()
 
-    /// The two words of the small string holding `count` (at most 15) ASCII bytes at `bytes`.
+    /// The two words of the small string holding `count` (at most 15) ASCII bytes at `bytes`, of which
+    /// `readable` (at least `count`) may be read: whole words when 16 are, else byte by byte (never a byte-wise
+    /// store followed by a word load, which stalls).
     @inline(__always)
-    private static func words(_ bytes: UnsafePointer<UInt8>, count: Int) -> (UInt64, UInt64) {
-        var words: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &words) { raw in
-            raw.baseAddress!.copyMemory(from: bytes, byteCount: count)
+    private static func words(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int) -> (UInt64, UInt64) {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        if readable >= 16 {
+            let raw = UnsafeRawPointer(bytes)
+            low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            low &= count >= 8 ? ~0 : (1 << (count << 3)) &- 1
+            high &= count <= 8 ? 0 : (1 << ((count - 8) << 3)) &- 1
+        } else {
+            for index in 0..<min(count, 8) { low |= UInt64(bytes[index]) << (index << 3) }
+            for index in min(count, 8)..<count { high |= UInt64(bytes[index]) << ((index - 8) << 3) }
         }
-        words.1 |= UInt64(0xE0 | count) << 56
-        return words
+        return (low, high | UInt64(0xE0 | count) << 56)
     }
 
-    /// The string of `count` ASCII bytes at `bytes` (`count` at most `capacity`; only when `isAvailable`).
+    /// The string of `count` ASCII bytes at `bytes` (`count` at most `capacity`; only when `isAvailable`), where
+    /// `readable` bytes (at least `count`) may be read.
     @inline(__always)
-    static func make(_ bytes: UnsafePointer<UInt8>, count: Int) -> String {
-        unsafeBitCast(words(bytes, count: count), to: String.self)
+    static func make(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
+        unsafeBitCast(words(bytes, count: count, readable: readable), to: String.self)
     }
 
     /// The bytes of `string` as two words (memory order) and its length, when it is a small ASCII string (only

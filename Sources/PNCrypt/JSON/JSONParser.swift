@@ -363,7 +363,7 @@ struct JSONParser: ~Copyable {
             position += 1
             if seen < 0x80 {
                 if content.count <= SmallASCII.capacity && SmallASCII.isAvailable {
-                    return SmallASCII.make(base + start, count: content.count)
+                    return SmallASCII.make(base + start, count: content.count, readable: end - start)
                 }
                 return String(decoding: content, as: UTF8.self)
             }
