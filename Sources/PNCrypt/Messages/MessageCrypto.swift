@@ -97,7 +97,8 @@ public struct MessageCrypto: Sendable {
                 if policy == .passThrough { return DecryptedMessage(message: message) }
                 throw PNCryptError(.notEncrypted, "the message is not a JSON string, so it cannot be ciphertext")
             }
-            return try Self.withUTF8(text) { (base64) throws(PNCryptError) in try decrypt(base64: base64) }
+            let opened = try Self.withUTF8(text) { (base64) throws(PNCryptError) in try open(base64: base64) }
+            return DecryptedMessage(message: opened.value, keyIndex: opened.keyIndex, scheme: opened.scheme)
         } catch {
             // An ambiguous reading is reported as the one public failure: which readings qualified depends on the
             // plaintext, and a status reflected to a sender must not tell anything about it.
@@ -108,10 +109,13 @@ public struct MessageCrypto: Sendable {
         }
     }
 
+    /// What decrypting one message gives: small, so it moves cheaply out of the closures (a `DecryptedMessage` is
+    /// over 100 bytes, copied at each level).
+    private typealias Opened = (value: JSONValue, keyIndex: Int, scheme: Scheme)
+
     /// Decrypts Base64 text (the content of a received JSON string) and parses the plaintext.
     /// `lineBreaks` false refuses CR and LF inside (raw in a JSON string literal, they are not JSON).
-    private func decrypt(base64: UnsafeRawBufferPointer, lineBreaks: Bool = true) throws(PNCryptError)
-        -> DecryptedMessage {
+    private func open(base64: UnsafeRawBufferPointer, lineBreaks: Bool = true) throws(PNCryptError) -> Opened {
         try withScratch(Base64.maximumDecodedCount(base64.count)) { (ciphertext) throws(PNCryptError) in
             let count = try Base64.decode(base64, into: ciphertext.baseAddress!, lineBreaks: lineBreaks)
             let sealed = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
@@ -123,7 +127,7 @@ public struct MessageCrypto: Sendable {
                 // A plaintext that is not JSON is kept as a plain string (SPEC section 4).
                 let value = (try? JSONValue(parsing: plaintext))
                     ?? .string(String(decoding: plaintext, as: UTF8.self))
-                return DecryptedMessage(message: value, keyIndex: match.keyIndex, scheme: match.scheme)
+                return (value, match.keyIndex, match.scheme)
             }
         }
     }
@@ -132,7 +136,7 @@ public struct MessageCrypto: Sendable {
     /// escapes, so its value is exactly those bytes), decrypts them without building a `JSONValue` first.
     /// Returns nil when the text is anything else or decryption fails: the caller then takes the full path, which
     /// reports the failure exactly as `decrypt(_:policy:)` does.
-    private func decryptStringLiteral(_ text: UnsafeRawBufferPointer) -> DecryptedMessage? {
+    private func openStringLiteral(_ text: UnsafeRawBufferPointer) -> Opened? {
         guard scheme != .legacy33 && readScheme != .legacy33 else { return nil }
         var start = 0
         var end = text.count
@@ -143,7 +147,7 @@ public struct MessageCrypto: Sendable {
         // line breaks refused it accepts only Base64 characters: exactly the literals that are plain JSON strings.
         guard end - start >= 4, text[start] == UInt8(ascii: "\""), text[end - 1] == UInt8(ascii: "\""),
               Base64.isCharacter(text[start + 1]), Base64.isCharacter(text[end - 2]) else { return nil }
-        return try? decrypt(base64: UnsafeRawBufferPointer(rebasing: text[(start + 1)..<(end - 1)]), lineBreaks: false)
+        return try? open(base64: UnsafeRawBufferPointer(rebasing: text[(start + 1)..<(end - 1)]), lineBreaks: false)
     }
 
     /// Runs `body` over the UTF-8 of `text` (contiguous for native strings; copied otherwise), keeping the typed error.
@@ -161,9 +165,9 @@ public struct MessageCrypto: Sendable {
         -> DecryptedMessage {
         // Contiguous text only (anything else takes the full path, which gives the same result): no copy, and no
         // `Result` wrapper, whose generic metadata costs more than the rest of the check.
-        if let fast = jsonText.withContiguousStorageIfAvailable({ decryptStringLiteral(UnsafeRawBufferPointer($0)) }),
+        if let fast = jsonText.withContiguousStorageIfAvailable({ openStringLiteral(UnsafeRawBufferPointer($0)) }),
            let fast {
-            return fast
+            return DecryptedMessage(message: fast.value, keyIndex: fast.keyIndex, scheme: fast.scheme)
         }
         return decrypt(try JSONValue(parsing: jsonText), policy: policy)
     }
