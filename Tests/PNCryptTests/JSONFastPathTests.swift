@@ -60,6 +60,19 @@ struct JSONFastPathTests {
         }
     }
 
+    @Test("JSON writer writes every integer length exactly, at each power of ten and around it")
+    func integerLengths() {
+        var values: [Int64] = [0, 1, -1, Int64.max, Int64.min, Int64.min + 1]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -(power - 1), -power, 13_406_746_729_185_766 % power]
+        }
+        for value in values {
+            #expect(JSONValue.number(JSONNumber(value)).serializedString() == String(value))
+        }
+    }
+
     @Test("JSON parser stops a string at the right byte at every position around the 8-byte words")
     func parserEveryPosition() throws {
         for position in 0..<24 {

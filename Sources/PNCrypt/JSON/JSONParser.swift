@@ -65,6 +65,8 @@ struct JSONParser: ~Copyable {
     private var members: InlineStack<JSONObject.Member>
     private var keys: InlineStack<String>
     private var scratch: [UInt8] = []
+    /// `SmallASCII.isAvailable`, read once per parse.
+    private let smallStrings = SmallASCII.isAvailable
 
     /// How many of each stack's entries live in stack memory (beyond that, the heap): enough for messages.
     private static let inlineFrames = 32, inlineValues = 16, inlineMembers = 16, inlineKeys = 16
@@ -362,7 +364,7 @@ struct JSONParser: ~Copyable {
             let content = UnsafeBufferPointer(rebasing: bytes[start..<index])
             position += 1
             if seen < 0x80 {
-                if content.count <= SmallASCII.capacity && SmallASCII.isAvailable {
+                if content.count <= SmallASCII.capacity && smallStrings {
                     return SmallASCII.make(base + start, count: content.count, readable: end - start)
                 }
                 return String(decoding: content, as: UTF8.self)

@@ -58,8 +58,17 @@ struct JSONWriter: ~Copyable {
     private let specialLow: UInt64, specialHigh: UInt64
     /// Whether this style escapes `/`, U+007F and every byte from 0x80 up (which start non-ASCII characters).
     private let escapeSlash: Bool, escapeDelete: Bool, escapeNonASCII: Bool
+    /// `SmallASCII.isAvailable`, read once per writer.
+    private let smallStrings = SmallASCII.isAvailable
 
-    private static let hexDigits: StaticString = "0123456789abcdef"
+    private static var hexDigits: StaticString { "0123456789abcdef" }
+    /// "00" to "99", two bytes each.
+    private static var digitPairs: StaticString {
+        """
+        0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
+        5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
+        """
+    }
 
     init(style: JSONStyle, output: consuming ByteBuffer) {
         self.output = output
@@ -117,26 +126,38 @@ struct JSONWriter: ~Copyable {
     private mutating func write(_ number: JSONNumber) {
         switch number.storage {
         case .int(let value):
-            // At most 20 bytes ("-" and 19 digits): count the digits, then write them from the last one back.
+            // At most 20 bytes ("-" and 19 digits): count the digits, then write them from the last one back, two
+            // at a time.
             output.append(maximum: 20) { out in
                 var magnitude = value.magnitude
                 var length = 1
-                var bound: UInt64 = 10
-                while length < 19 && magnitude >= bound {
-                    length += 1
-                    bound &*= 10
-                }
+                var rest = magnitude
+                if rest >= 10_000_000_000_000_000 { length += 16; rest /= 10_000_000_000_000_000 }
+                if rest >= 100_000_000 { length += 8; rest /= 100_000_000 }
+                if rest >= 10_000 { length += 4; rest /= 10_000 }
+                if rest >= 100 { length += 2; rest /= 100 }
+                if rest >= 10 { length += 1 }
                 var start = 0
                 if value < 0 {
                     out[0] = UInt8(ascii: "-")
                     start = 1
                 }
+                let pairs = JSONWriter.digitPairs.utf8Start
                 var index = start + length
-                repeat {
-                    index -= 1
-                    out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                    magnitude /= 10
-                } while magnitude > 0
+                while magnitude >= 100 {
+                    let pair = Int(magnitude % 100) << 1
+                    magnitude /= 100
+                    index -= 2
+                    out[index] = pairs[pair]
+                    out[index + 1] = pairs[pair + 1]
+                }
+                if magnitude >= 10 {
+                    let pair = Int(magnitude) << 1
+                    out[index - 2] = pairs[pair]
+                    out[index - 1] = pairs[pair + 1]
+                } else {
+                    out[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+                }
                 return start + length
             }
         case .text(let text):
@@ -147,7 +168,7 @@ struct JSONWriter: ~Copyable {
 
     private mutating func write(_ string: String) {
         // Short ASCII strings (most keys and many values) straight from the String's own words.
-        if SmallASCII.isAvailable, let small = SmallASCII.read(string) {
+        if smallStrings, let small = SmallASCII.read(string) {
             let ones: UInt64 = 0x0101_0101_0101_0101
             let count = small.count
             // Bytes past the count are zero (control characters to the scan): only the first `count` count.
