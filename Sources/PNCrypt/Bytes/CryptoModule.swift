@@ -233,19 +233,20 @@ public struct CryptoModule: Sendable {
     /// the key, these are the only ones: a header, a length or a block count rules the others out.
     /// - Throws: the format errors (`malformedHeader`, `unknownCryptor`, a length that no reading accepts).
     static func readings(of input: UnsafeRawBufferPointer, scheme explicit: Scheme?, legacyScheme: Scheme?)
-        throws(PNCryptError) -> [Reading] {
-        var candidates: [Reading] = []
+        throws(PNCryptError) -> Readings {
+        let candidates: Readings
         switch explicit {
         case .legacy?, .legacy33?, .legacyRandomIV?:
-            candidates = [legacyReading(explicit!, count: input.count, from: 0)]
+            candidates = Readings(legacyReading(explicit!, count: input.count, from: 0))
         case .acrh?, nil:
             if hasACRHHeader(input) {
                 // The header pncrypt and every SDK write.
-                candidates = [Reading(scheme: .acrh, iv: 10..<26, body: acrhHeaderCount..<input.count)]
+                candidates = Readings(Reading(scheme: .acrh, iv: 10..<26, body: acrhHeaderCount..<input.count))
             } else if let (header, length) = try CryptorHeader.parse(input) {
                 if try cryptor(for: header, explicit: explicit) == .acrh {
                     // A longer encoding of the metadata length (0xFF, 0x00, 0x10): the IV ends the header.
-                    candidates = [Reading(scheme: .acrh, iv: (length - 16)..<length, body: length..<input.count)]
+                    candidates = Readings(Reading(scheme: .acrh, iv: (length - 16)..<length,
+                                                  body: length..<input.count))
                 } else {
                     // The legacy cryptor's id: what follows the header is legacy data.
                     candidates = try legacyReadings(legacyScheme, of: input, from: length)
@@ -258,33 +259,45 @@ public struct CryptoModule: Sendable {
         }
         // A reading whose ciphertext is empty or not whole blocks cannot be right, whatever the key. When none is
         // left, the first one's reason is the error.
-        if candidates.count == 1 {
-            try checkBlocks(candidates[0])
-            return candidates
-        }
         var firstError: PNCryptError?
-        var usable: [Reading] = []
+        var usable: Readings?
         for reading in candidates {
             do throws(PNCryptError) {
                 try checkBlocks(reading)
-                usable.append(reading)
+                usable = usable.map { Readings($0[0], reading) } ?? Readings(reading)
             } catch {
                 firstError = firstError ?? error
             }
         }
-        if usable.isEmpty { throw firstError! }
+        guard let usable else { throw firstError! }
         return usable
     }
 
+    /// One or two readings (headerless data may be read both ways), held inline: working out how to read a
+    /// message allocates nothing.
+    struct Readings: RandomAccessCollection {
+        private let first: Reading
+        private let second: Reading?
+
+        init(_ first: Reading, _ second: Reading? = nil) {
+            self.first = first
+            self.second = second
+        }
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { second == nil ? 1 : 2 }
+        subscript(position: Int) -> Reading { position == 0 ? first : second! }
+    }
+
     private static func legacyReadings(_ legacyScheme: Scheme?, of input: UnsafeRawBufferPointer, from start: Int)
-        throws(PNCryptError) -> [Reading] {
+        throws(PNCryptError) -> Readings {
         let count = input.count
         if legacyScheme == .acrh { throw noHeader(UnsafeRawBufferPointer(rebasing: input[start...])) }
         guard let legacyScheme else {
-            return [legacyReading(.legacy, count: count, from: start), legacyReading(.legacyRandomIV, count: count,
-                                                                                      from: start)]
+            return Readings(legacyReading(.legacy, count: count, from: start),
+                            legacyReading(.legacyRandomIV, count: count, from: start))
         }
-        return [legacyReading(legacyScheme, count: count, from: start)]
+        return Readings(legacyReading(legacyScheme, count: count, from: start))
     }
 
     private static func legacyReading(_ scheme: Scheme, count: Int, from start: Int) -> Reading {
