@@ -3,7 +3,9 @@
 // Ownership:
 // - The two `EVP_CIPHER` objects are fetched once per process and never freed (process lifetime).
 // - An `AESCBCContext` owns one `EVP_CIPHER_CTX`, keyed once for one direction; it is freed in `deinit`.
-//   A context is not thread-safe: it is used by one caller at a time, handed out by `ContextPool`.
+//   A context is not thread-safe: it is used by one caller at a time, handed out by `ContextPool` (which holds
+//   its idle contexts: one in an atomic slot as a +1 `Unmanaged` reference, released in `deinit`, the rest in a
+//   locked array).
 // - An encrypting context may own a small reserve of CSPRNG bytes for random IVs (`randomIV(into:)`), allocated
 //   on first use, wiped and freed in `deinit`. Bytes drawn before a `fork()` are discarded in the child.
 // - `SecretBytes` owns key material and wipes it with `OPENSSL_cleanse` when released. Plaintext buffers the
@@ -298,6 +300,9 @@ final class ContextPool: Sendable {
     private let encrypting: Bool
     private let idle = Locked<[AESCBCContext]>([])
     private static let maxIdle = 16
+    /// One more idle context, outside the lock (holding a +1 reference): one caller at a time (the usual case)
+    /// takes and returns it with one atomic exchange each way, without locking.
+    private let spare = Atomic<Unmanaged<AESCBCContext>?>(nil)
 
     init(aes256: Bool, key: SecretBytes, encrypting: Bool) {
         self.cipher = UnsafeSendableCipher(pointer: aes256 ? OpenSSL.aes256CBC : OpenSSL.aes128CBC)
@@ -305,11 +310,22 @@ final class ContextPool: Sendable {
         self.encrypting = encrypting
     }
 
+    deinit {
+        spare.exchange(nil, ordering: .acquiring)?.release()
+    }
+
     /// Runs `body` with a context no other caller is using, returning it to the pool afterwards.
     func withContext<R, E: Error>(_ body: (AESCBCContext) throws(E) -> R) throws(E) -> R {
-        let context = idle.withLock { $0.popLast() }
+        let context = spare.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
+            ?? idle.withLock { $0.popLast() }
             ?? AESCBCContext(cipher: cipher.pointer, key: key, encrypting: encrypting)
-        defer { idle.withLock { if $0.count < Self.maxIdle { $0.append(context) } } }
+        defer {
+            let retained = Unmanaged.passRetained(context)
+            if !spare.compareExchange(expected: nil, desired: retained, ordering: .releasing).exchanged {
+                retained.release()
+                idle.withLock { if $0.count < Self.maxIdle { $0.append(context) } }
+            }
+        }
         return try body(context)
     }
 
