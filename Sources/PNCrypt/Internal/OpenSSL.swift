@@ -316,8 +316,19 @@ final class ContextPool: Sendable {
 
     /// Runs `body` with a context no other caller is using, returning it to the pool afterwards.
     func withContext<R, E: Error>(_ body: (AESCBCContext) throws(E) -> R) throws(E) -> R {
-        let context = spare.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
-            ?? idle.withLock { $0.popLast() }
+        if let taken = spare.exchange(nil, ordering: .acquiring) {
+            // The slot's reference goes back into the slot as it is (no retain, no release), or to the array.
+            defer {
+                if !spare.compareExchange(expected: nil, desired: taken, ordering: .releasing).exchanged {
+                    let context = taken.takeRetainedValue()
+                    idle.withLock { if $0.count < Self.maxIdle { $0.append(context) } }
+                }
+            }
+            return try taken._withUnsafeGuaranteedRef { context in
+                Result { () throws(E) -> R in try body(context) }
+            }.get()
+        }
+        let context = idle.withLock { $0.popLast() }
             ?? AESCBCContext(cipher: cipher.pointer, key: key, encrypting: encrypting)
         defer {
             let retained = Unmanaged.passRetained(context)
