@@ -16,6 +16,16 @@ public enum Base64 {
         return table
     }()
 
+    /// Each character's value placed for its position in a group of 4 (shifted left 18, 12, 6 and 0 bits: four
+    /// tables of 256), bit 31 set for anything but an alphabet character: a group decodes with four lookups ORed.
+    private static let placed: [UInt32] = {
+        var table = [UInt32](repeating: 0x8000_0000, count: 1024)
+        for (i, c) in alphabet.enumerated() {
+            for position in 0..<4 { table[position << 8 | Int(c)] = UInt32(i) << (18 - 6 * position) }
+        }
+        return table
+    }()
+
     /// Two characters per entry, for 12 bits of input (the first character in the low byte): 8 KiB.
     private static let pairs: [UInt16] = (0..<4096).map { UInt16(alphabet[$0 >> 6]) | UInt16(alphabet[$0 & 63]) << 8 }
 
@@ -145,19 +155,25 @@ public enum Base64 {
         // 8 characters to 6 bytes at a time (writing 8, so while the output has room for them), then 4 to 3.
         var i = start
         let room = maximumDecodedCount(input.count)
+        if let p = input.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+            placed.withUnsafeBufferPointer { placed in
+                let t = placed.baseAddress!
+                while i &+ 8 <= end && o &+ 8 <= room {
+                    let high = t[Int(p[i])] | t[256 | Int(p[i &+ 1])] | t[512 | Int(p[i &+ 2])]
+                        | t[768 | Int(p[i &+ 3])]
+                    let low = t[Int(p[i &+ 4])] | t[256 | Int(p[i &+ 5])] | t[512 | Int(p[i &+ 6])]
+                        | t[768 | Int(p[i &+ 7])]
+                    guard (high | low) & 0x8000_0000 == 0 else { break }
+                    output.storeBytes(of: ((UInt64(high) << 24 | UInt64(low)) << 16).bigEndian, toByteOffset: o,
+                                      as: UInt64.self)
+                    o &+= 6
+                    i &+= 8
+                }
+            }
+        }
         table.withUnsafeBufferPointer { table in
             let t = table.baseAddress!
             let p = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            while i + 8 <= end && o + 8 <= room {
-                let a = t[Int(p![i])], b = t[Int(p![i + 1])], c = t[Int(p![i + 2])], d = t[Int(p![i + 3])]
-                let e = t[Int(p![i + 4])], f = t[Int(p![i + 5])], g = t[Int(p![i + 6])], h = t[Int(p![i + 7])]
-                guard a | b | c | d | e | f | g | h < 64 else { break }
-                let high = UInt64(a) << 18 | UInt64(b) << 12 | UInt64(c) << 6 | UInt64(d)
-                let low = UInt64(e) << 18 | UInt64(f) << 12 | UInt64(g) << 6 | UInt64(h)
-                output.storeBytes(of: ((high << 24 | low) << 16).bigEndian, toByteOffset: o, as: UInt64.self)
-                o += 6
-                i += 8
-            }
             while i + 4 <= end {
                 let a = t[Int(p![i])], b = t[Int(p![i + 1])], c = t[Int(p![i + 2])], d = t[Int(p![i + 3])]
                 guard a | b | c | d < 64 else { break }
