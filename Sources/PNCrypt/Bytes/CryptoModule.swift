@@ -259,6 +259,10 @@ public struct CryptoModule: Sendable {
         }
         // A reading whose ciphertext is empty or not whole blocks cannot be right, whatever the key. When none is
         // left, the first one's reason is the error.
+        if candidates.count == 1 {
+            try checkBlocks(candidates[0])
+            return candidates
+        }
         var firstError: PNCryptError?
         var usable: Readings?
         for reading in candidates {
