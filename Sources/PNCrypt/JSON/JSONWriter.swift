@@ -93,20 +93,24 @@ struct JSONWriter: ~Copyable {
             write(string)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
-            for index in elements.indices {
-                if index > 0 { separator() }
-                write(elements[index])
+            // Elements borrowed in place (no retain and release of each one).
+            elements.withUnsafeBufferPointer { elements in
+                for index in elements.indices {
+                    if index > 0 { separator() }
+                    write(elements[index])
+                }
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            let members = object.members
-            for index in members.indices {
-                if index > 0 { separator() }
-                write(members[index].key)
-                output.append(UInt8(ascii: ":"))
-                if spaced { output.append(UInt8(ascii: " ")) }
-                write(members[index].value)
+            object.members.withUnsafeBufferPointer { members in
+                for index in members.indices {
+                    if index > 0 { separator() }
+                    write(members[index].key)
+                    output.append(UInt8(ascii: ":"))
+                    if spaced { output.append(UInt8(ascii: " ")) }
+                    write(members[index].value)
+                }
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -123,7 +127,7 @@ struct JSONWriter: ~Copyable {
         output.append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private mutating func write(_ number: JSONNumber) {
+    private mutating func write(_ number: borrowing JSONNumber) {
         switch number.storage {
         case .int(let value):
             // At most 20 bytes ("-" and 19 digits): count the digits, then write them from the last one back, two
@@ -166,7 +170,7 @@ struct JSONWriter: ~Copyable {
         }
     }
 
-    private mutating func write(_ string: String) {
+    private mutating func write(_ string: borrowing String) {
         // Short ASCII strings (most keys and many values) straight from the String's own words.
         if smallStrings, let small = SmallASCII.read(string) {
             let ones: UInt64 = 0x0101_0101_0101_0101
@@ -186,7 +190,7 @@ struct JSONWriter: ~Copyable {
                 return
             }
         }
-        var string = string
+        var string = copy string
         string.withUTF8 { writeEscaped($0) }
     }
 
