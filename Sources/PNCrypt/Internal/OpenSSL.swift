@@ -88,7 +88,7 @@ enum OpenSSL {
     }
 
     /// Test hook: called with every buffer right after it was wiped (before it is freed), in the task that wiped
-    /// it. Lets tests check that a buffer was wiped and holds zeros; nil (no cost but a task-local read) otherwise.
+    /// it. Lets tests check that a buffer was wiped and holds zeros. Read in debug builds only (see `wipe`).
     @TaskLocal static var wipeObserver: (@Sendable (UnsafeRawBufferPointer) -> Void)?
 }
 
