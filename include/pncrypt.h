@@ -49,13 +49,15 @@ extern "C" {
 
 /* ---- Version ---------------------------------------------------------------------------------------------- */
 
+/* Copies of Sources/PNCrypt/Version.swift, the one place the version is set (VersionTests and the C tests check
+ * that they agree, and scripts/install-lib.sh refuses to install when they do not). */
 #define PNCRYPT_VERSION_MAJOR 0
-#define PNCRYPT_VERSION_MINOR 1
+#define PNCRYPT_VERSION_MINOR 2
 #define PNCRYPT_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH: compare with pncrypt_version_number() to check that the library loaded
  * is the one this header describes (same MAJOR: same interface). */
 #define PNCRYPT_VERSION_NUMBER (PNCRYPT_VERSION_MAJOR * 10000 + PNCRYPT_VERSION_MINOR * 100 + PNCRYPT_VERSION_PATCH)
-#define PNCRYPT_VERSION_STRING "0.1.0"
+#define PNCRYPT_VERSION_STRING "0.2.0"
 
 /* The loaded library's version as "MAJOR.MINOR.PATCH". Static storage: never free it. */
 PNCRYPT_API const char *pncrypt_version(void);

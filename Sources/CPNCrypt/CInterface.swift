@@ -39,15 +39,16 @@ final class CModule: Sendable {
     }
 }
 
-private let versionText: StaticString = "0.1.0"
+/// `PNCryptVersion.string` as a C string: made once, never freed (the caller gets static storage).
+nonisolated(unsafe) private let versionText = UnsafePointer<CChar>(strdup(PNCryptVersion.string)!)
 
 @_cdecl("pncrypt_version")
-public func pncrypt_version() -> UnsafePointer<CChar> {
-    UnsafeRawPointer(versionText.utf8Start).assumingMemoryBound(to: CChar.self)
-}
+public func pncrypt_version() -> UnsafePointer<CChar> { versionText }
 
 @_cdecl("pncrypt_version_number")
-public func pncrypt_version_number() -> UInt32 { 0 * 10000 + 1 * 100 + 0 }
+public func pncrypt_version_number() -> UInt32 {
+    UInt32(PNCryptVersion.major * 10000 + PNCryptVersion.minor * 100 + PNCryptVersion.patch)
+}
 
 // MARK: Modules
 
