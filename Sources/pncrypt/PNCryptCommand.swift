@@ -21,7 +21,7 @@ struct PNCryptCommand: ParsableCommand {
           PNCRYPT_KEY=enigma pncrypt encrypt --binary -i photo.jpg -o photo.jpg.enc
           pncrypt inspect UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==
         """,
-        version: "0.1.0",
+        version: PNCryptVersion.string,
         subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self, HistoryCommand.self,
                       GzipCommand.self, GunzipCommand.self, VectorsCommand.self]
     )
