@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
 
 struct Diagnose: ParsableCommand {
@@ -23,13 +22,11 @@ struct Diagnose: ParsableCommand {
     var json = false
 
     func run() throws {
-        try CLI.run {
-            let diagnosis = Diagnosis(text: try input.readAll(), keys: try keys.resolveAll())
-            if json {
-                print(diagnosis.json.serializedString())
-            } else {
-                print(diagnosis.findings.joined(separator: "\n"))
-            }
+        let diagnosis = Diagnosis(text: try input.readAll(), keys: try keys.resolveAll())
+        if json {
+            print(diagnosis.json.serializedString())
+        } else {
+            print(diagnosis.findings.joined(separator: "\n"))
         }
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
 
 struct Inspect: ParsableCommand {
@@ -24,27 +23,23 @@ struct Inspect: ParsableCommand {
     @OptionGroup var keys: KeyOptions
 
     func run() throws {
-        try CLI.run {
-            let prefix: [UInt8]
-            let inspection: Inspection
-            if binary, input.input != nil {
-                // Only the start is read: files may be far larger than memory.
-                (prefix, inspection) = try input.withHandle { handle in
-                    let prefix = Array(try handle.read(upToCount: CryptorHeader.maximumFixedLength + 0xFFFF + 64) ?? Data())
-                    let size = try handle.seekToEnd()
-                    return (prefix, try Self.inspect(prefix, totalLength: Int(size)))
-                }
-            } else {
-                let raw = try input.readAll()
-                prefix = binary ? raw : try Self.decodeUnlessGzip(raw)
-                inspection = try Self.inspect(prefix, totalLength: prefix.count)
-            }
-            var lines = inspection.lines
-            if let key = try keys.resolveIfGiven() {
-                lines.append(try Self.describePlaintext(prefix, key: key, binary: binary))
-            }
-            print(lines.joined(separator: "\n"))
+        let prefix: [UInt8]
+        let inspection: Inspection
+        if binary, input.input != nil {
+            // Only the start is read: files may be far larger than memory.
+            let source = try InputSource(input)
+            prefix = try source.read(at: 0, count: CryptorHeader.maximumFixedLength + 0xFFFF + 64)
+            inspection = try Self.inspect(prefix, totalLength: source.length)
+        } else {
+            let raw = try input.readAll()
+            prefix = binary ? raw : try Self.decodeUnlessGzip(raw)
+            inspection = try Self.inspect(prefix, totalLength: prefix.count)
         }
+        var lines = inspection.lines
+        if let key = try keys.resolveIfGiven() {
+            lines.append(try Self.describePlaintext(prefix, key: key, binary: binary))
+        }
+        print(lines.joined(separator: "\n"))
     }
 
     /// Text input is Base64, unless it is gzip data given by mistake: then say that instead of "not Base64".
@@ -55,7 +50,8 @@ struct Inspect: ParsableCommand {
 
     static func inspect(_ prefix: [UInt8], totalLength: Int) throws -> Inspection {
         if CompressionFormat.detect(prefix) == .gzip {
-            throw CLIFailure(1, "not ciphertext: gzip data (\(totalLength) bytes); decompress it with pncrypt gunzip")
+            throw CLIFailure(.dataFailure,
+                             "not ciphertext: gzip data (\(totalLength) bytes); decompress it with pncrypt gunzip")
         }
         return try Inspection(prefix: prefix, totalLength: totalLength)
     }

@@ -13,17 +13,7 @@ enum OnError: String, ExpressibleByArgument, CaseIterable {
 
 /// Options shared by the commands that decrypt messages.
 struct MessageReadOptions: ParsableArguments {
-    @Option(help: """
-        auto (default: a PNED header, else --legacy-scheme), legacy, legacy-random-iv, acrh or legacy33.
-        """)
-    var scheme: ReadScheme = .auto
-
-    @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
-        With auto: read messages without a PNED header as legacy (fixed IV) or legacy-random-iv, as the \
-        sending clients are set. Without it both are tried, and a message is taken only when exactly one reading \
-        gives JSON text.
-        """, valueName: "scheme"))
-    var legacyScheme: LegacyScheme?
+    @OptionGroup var reading: ReadSchemeOptions
 
     @Option(name: .customLong("on-error"), help: """
         marker: deliver "DECRYPTION_ERROR" (iOS 3.4); passthrough: deliver the original message (current SDKs); \
@@ -31,17 +21,12 @@ struct MessageReadOptions: ParsableArguments {
         """)
     var onError: OnError = .marker
 
-    @Option(help: "How the decrypted JSON is written: compact (default), apple, python or ascii.")
+    @Option(help: "How the decrypted JSON is written.")
     var style: JSONStyle = .compact
 
     func crypto(_ keys: KeyOptions) throws -> MessageCrypto {
-        let ring = try KeyRing(keys: try keys.resolveAll())
-        return MessageCrypto(keys: ring, scheme: scheme.scheme ?? .acrh, readScheme: scheme.scheme,
-                             legacyScheme: legacyScheme?.scheme, style: style)
-    }
-
-    func validate() throws {
-        try LegacyScheme.validate(legacyScheme, with: scheme)
+        MessageCrypto(keys: try keys.ring(), scheme: reading.explicit ?? .acrh, readScheme: reading.explicit,
+                      legacyScheme: reading.legacy, style: style)
     }
 
     /// Prints each status as one JSON line on standard error, then writes `value` as JSON, unless a status and
@@ -50,10 +35,8 @@ struct MessageReadOptions: ParsableArguments {
         for status in statuses {
             FileHandle.standardError.write(Data(status.json.serialized() + [0x0A]))
         }
-        if !statuses.isEmpty && onError == .fail { throw ExitCode.failure }
-        let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
-        try out.write(value.serialized(style: style) + [0x0A])
-        try out.commit()
+        if !statuses.isEmpty && onError == .fail { throw ExitCode.dataFailure }
+        try OutputFile.write(value.serialized(style: style) + [0x0A], to: output, inputPath: input.input)
     }
 }
 
@@ -78,18 +61,13 @@ struct MessageCommand: ParsableCommand {
         @OptionGroup var keys: KeyOptions
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var writing: WriteSchemeOptions
 
-        @Option(help: "legacy, legacy-random-iv, acrh (default) or legacy33.")
-        var scheme: Scheme = .acrh
-
-        @Option(help: "How the message is written before encryption: compact (JavaScript, default), apple, python or ascii.")
+        @Option(help: "How the message is written before encryption (compact is JavaScript's JSON.stringify).")
         var style: JSONStyle = .compact
 
         @Flag(help: "Encrypt the input text exactly as given (it must still be valid JSON) instead of rewriting it.")
         var raw = false
-
-        @Option(help: ArgumentHelp("A fixed IV as 32 hex digits, for reproducible vectors.", valueName: "hex"))
-        var iv: String?
 
         @Flag(help: "Write the compressed publish body (gzip of the wire JSON; binary) instead of the JSON text.")
         var gzip = false
@@ -102,7 +80,6 @@ struct MessageCommand: ParsableCommand {
         var threshold: Int = CompressedPublishBody.defaultThreshold
 
         func validate() throws {
-            _ = try CLI.parseIV(iv)
             if headers && (!gzip || output.output == nil) {
                 throw ValidationError("--headers goes with --gzip and -o PATH (the body goes to the file)")
             }
@@ -110,22 +87,18 @@ struct MessageCommand: ParsableCommand {
         }
 
         func run() throws {
-            try CLI.run {
-                let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve()]), scheme: scheme, style: style)
-                let text = try input.readAll()
-                let iv = try CLI.parseIV(iv)
-                let wire = raw ? try crypto.encrypt(jsonText: text, iv: iv)
-                    : try crypto.encrypt(try JSONValue(parsing: text), iv: iv)
-                let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
-                guard gzip else {
-                    try out.write(wire.serialized(style: style) + [0x0A])
-                    return try out.commit()
-                }
-                let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold)
-                try out.write(body.bytes)
-                try out.commit()
-                if headers { print(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
+            let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve()]), scheme: writing.scheme,
+                                       style: style)
+            let text = try input.readAll()
+            let wire = raw ? try crypto.encrypt(jsonText: text, iv: writing.iv)
+                : try crypto.encrypt(try JSONValue(parsing: text), iv: writing.iv)
+            guard gzip else {
+                return try OutputFile.write(wire.serialized(style: style) + [0x0A], to: output,
+                                            inputPath: input.input)
             }
+            let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold)
+            try OutputFile.write(body.bytes, to: output, inputPath: input.input)
+            if headers { print(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
         }
     }
 
@@ -149,11 +122,9 @@ struct MessageCommand: ParsableCommand {
         @OptionGroup var read: MessageReadOptions
 
         func run() throws {
-            try CLI.run {
-                let crypto = try read.crypto(keys)
-                let result = try crypto.decrypt(jsonText: try input.readAll(), policy: read.onError.policy)
-                try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], input: input, output: output)
-            }
+            let crypto = try read.crypto(keys)
+            let result = try crypto.decrypt(jsonText: try input.readAll(), policy: read.onError.policy)
+            try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], input: input, output: output)
         }
     }
 }
@@ -181,12 +152,10 @@ struct HistoryCommand: ParsableCommand {
         @OptionGroup var read: MessageReadOptions
 
         func run() throws {
-            try CLI.run {
-                let crypto = try read.crypto(keys)
-                let history = try HistoryResponse(parsing: try input.readAll())
-                let result = crypto.decrypt(history: history, policy: read.onError.policy)
-                try read.deliver(result.response.json, statuses: result.statuses, input: input, output: output)
-            }
+            let crypto = try read.crypto(keys)
+            let history = try HistoryResponse(parsing: try input.readAll())
+            let result = crypto.decrypt(history: history, policy: read.onError.policy)
+            try read.deliver(result.response.json, statuses: result.statuses, input: input, output: output)
         }
     }
 }

@@ -1,8 +1,13 @@
 import ArgumentParser
 import Foundation
 import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Where the cipher key comes from: `--key`, `--key-file`, or `PNCRYPT_KEY`.
+// The option groups every command shares, so that one flag name has one meaning everywhere.
+
+/// Where the cipher keys come from: `--key` (repeatable), `--key-file`, or `PNCRYPT_KEY`.
 struct KeyOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The cipher key. Visible to other users of this machine: prefer --key-file or PNCRYPT_KEY.",
@@ -32,12 +37,12 @@ struct KeyOptions: ParsableArguments {
         var strings = key
         if let keyFile {
             guard let data = FileManager.default.contents(atPath: keyFile) else {
-                throw CLIFailure(FileManager.default.fileExists(atPath: keyFile) ? 74 : 66,
+                throw CLIFailure(FileManager.default.fileExists(atPath: keyFile) ? .ioError : .noInput,
                                  "cannot read key file '\(keyFile)'")
             }
             // Decoded strictly: a lossy decoding would give different key files the same key.
             guard var text = String(validating: data, as: UTF8.self) else {
-                throw CLIFailure(64, "key file '\(keyFile)' is not valid UTF-8")
+                throw CLIFailure(.usage, "key file '\(keyFile)' is not valid UTF-8")
             }
             if text.hasSuffix("\r\n") { text.removeLast(1) } else if text.hasSuffix("\n") { text.removeLast() }
             strings.append(text)
@@ -47,10 +52,173 @@ struct KeyOptions: ParsableArguments {
             throw ValidationError("no cipher key: give --key, --key-file, or set PNCRYPT_KEY")
         }
         return try strings.map { string in
-            do { return try CipherKey(string) } catch let error as PNCryptError { throw ValidationError(error.message) }
+            do {
+                return try CipherKey(string)
+            } catch let error as PNCryptError {
+                throw CLIFailure(.usage, error.message)
+            }
+        }
+    }
+
+    /// The keys as a ring, for reading.
+    func ring() throws -> KeyRing {
+        try KeyRing(keys: try resolveAll())
+    }
+}
+
+// MARK: - Schemes
+
+/// A scheme name on the command line: the values are `Scheme`'s own.
+extension Scheme: ExpressibleByArgument {
+    /// Whether data in the scheme has a file format (`--binary`): every scheme but legacy33, whose messages
+    /// exist only as text. The one place that says so.
+    var hasFileFormat: Bool { self != .legacy33 }
+
+    /// Whether data in the scheme starts with a `PNED` header.
+    var hasHeader: Bool { self == .acrh }
+
+    /// Refuses a scheme that has no file format, for the commands that read or write files.
+    static func requireFileFormat(_ scheme: Scheme?) throws {
+        if let scheme, !scheme.hasFileFormat {
+            let formats = allCases.filter(\.hasFileFormat).map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("\(scheme) has no file format (files are \(formats)); use --scheme acrh")
         }
     }
 }
+
+/// `--scheme` for reading: `auto`, or one scheme.
+enum ReadScheme: ExpressibleByArgument, Equatable, CustomStringConvertible {
+    case auto
+    case only(Scheme)
+
+    init?(argument: String) {
+        if argument == "auto" {
+            self = .auto
+        } else if let scheme = Scheme(argument: argument) {
+            self = .only(scheme)
+        } else {
+            return nil
+        }
+    }
+
+    static var allValueStrings: [String] { ["auto"] + Scheme.allValueStrings }
+
+    var description: String { scheme?.rawValue ?? "auto" }
+
+    /// The scheme, nil for `auto`.
+    var scheme: Scheme? {
+        if case .only(let scheme) = self { return scheme }
+        return nil
+    }
+}
+
+/// `--legacy-scheme`: how `auto` reads data without a `PNED` header, as a client's legacy cryptor is set.
+struct LegacyScheme: ExpressibleByArgument, CustomStringConvertible {
+    let scheme: Scheme
+
+    /// The schemes a module's legacy cryptor can have: those with a file format and no header.
+    static let choices = Scheme.allCases.filter { $0.hasFileFormat && !$0.hasHeader }
+
+    init?(argument: String) {
+        guard let scheme = Scheme(argument: argument), Self.choices.contains(scheme) else { return nil }
+        self.scheme = scheme
+    }
+
+    static var allValueStrings: [String] { choices.map(\.rawValue) }
+
+    var description: String { scheme.rawValue }
+}
+
+/// `--scheme` and `--legacy-scheme` of the commands that decrypt.
+struct ReadSchemeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("""
+        auto reads a PNED header when there is one, else data without one as --legacy-scheme says; another \
+        value reads only that scheme.
+        """, valueName: "scheme"))
+    var scheme: ReadScheme = .auto
+
+    @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
+        With auto: read data without a PNED header as legacy (fixed IV) or legacy-random-iv, as the sending \
+        clients are set. Without it both are tried, and the data is taken only when exactly one reading qualifies.
+        """, valueName: "scheme"))
+    var legacyScheme: LegacyScheme?
+
+    /// The scheme to read, nil for `auto`.
+    var explicit: Scheme? { scheme.scheme }
+
+    /// How `auto` reads headerless data, nil for both readings.
+    var legacy: Scheme? { legacyScheme?.scheme }
+
+    func validate() throws {
+        if legacyScheme != nil && scheme != .auto {
+            throw ValidationError("--legacy-scheme goes with --scheme auto (it says how headerless data is read)")
+        }
+    }
+}
+
+/// `--scheme` and `--iv` of the commands that encrypt.
+struct WriteSchemeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The scheme to write (acrh is recommended for new data).", valueName: "scheme"))
+    var scheme: Scheme = .acrh
+
+    @Option(help: ArgumentHelp("A fixed IV as 32 hex digits, for reproducible test vectors. Never for real data.",
+                               valueName: "hex"), transform: Self.parseIV)
+    var iv: [UInt8]?
+
+    /// 32 hex digits as 16 bytes.
+    static func parseIV(_ text: String) throws -> [UInt8] {
+        let digits = Array(text.utf8)
+        let values = digits.compactMap { byte -> UInt8? in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        guard digits.count == 32, values.count == 32 else {
+            throw ValidationError("--iv must be 32 hex digits (16 bytes)")
+        }
+        return (0..<16).map { values[2 * $0] << 4 | values[2 * $0 + 1] }
+    }
+}
+
+// MARK: - Limits
+
+/// `--max-size SIZE|none`, the decompression-bomb guard of `gunzip` and `decrypt --binary --gunzip`: a byte count
+/// with an optional binary suffix K, M or G (`10M` is 10 * 2^20 bytes), or `none` for no limit.
+struct LimitOptions: ParsableArguments {
+    @Option(name: .customLong("max-size"), help: ArgumentHelp("""
+        Refuse decompressed output larger than SIZE bytes (decompression-bomb guard): a number with an optional \
+        K, M or G suffix (binary: 10M = 10485760 bytes), or none for no limit. Default: 1G (1 GiB).
+        """, valueName: "size"), transform: Self.parse)
+    var maxSize: DecompressionLimit?
+
+    /// The limit in force: `--max-size`, else 1 GiB (`Gzip.defaultStreamOutputLimit`).
+    var limit: DecompressionLimit { maxSize ?? .bytes(Gzip.defaultStreamOutputLimit) }
+
+    /// Parses SIZE or `none`: the one way `--max-size` is read.
+    static func parse(_ text: String) throws -> DecompressionLimit {
+        if text.lowercased() == "none" { return .unlimited }
+        var digits = Substring(text)
+        var shift = 0
+        switch digits.last {
+        case "K", "k": shift = 10
+        case "M", "m": shift = 20
+        case "G", "g": shift = 30
+        default: break
+        }
+        if shift > 0 { digits = digits.dropLast() }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits),
+              count <= Int.max >> shift else {
+            throw ValidationError("expected a number of bytes with an optional K, M or G suffix "
+                                  + "(10M = 10485760 bytes), or none")
+        }
+        return .bytes(count << shift)
+    }
+}
+
+// MARK: - Input and output
 
 /// Input: a TEXT argument, else `-i PATH`, else standard input.
 struct InputOptions: ParsableArguments {
@@ -68,69 +236,28 @@ struct InputOptions: ParsableArguments {
     /// The whole input in memory.
     func readAll() throws -> [UInt8] {
         if let text { return Array(text.utf8) }
-        return try withHandle { handle in
-            do { return Array(try handle.readToEnd() ?? Data()) } catch {
-                throw CLIFailure(74, "cannot read \(input.map { "'\($0)'" } ?? "standard input"): \(error)")
-            }
-        }
+        return try withDescriptor { try POSIXIO.readToEnd($0, describe) }
     }
 
-    /// Runs `body` with a handle on the input file or standard input (not for TEXT).
-    func withHandle<R>(_ body: (FileHandle) throws -> R) throws -> R {
-        guard let input else { return try body(FileHandle.standardInput) }
-        guard FileManager.default.fileExists(atPath: input) else {
-            throw CLIFailure(66, "input file '\(input)' does not exist")
-        }
-        guard let handle = FileHandle(forReadingAtPath: input) else {
-            throw CLIFailure(74, "cannot open input file '\(input)'")
-        }
-        defer { try? handle.close() }
-        return try body(handle)
-    }
-}
+    /// What the input is called in messages.
+    var describe: String { input.map { "'\($0)'" } ?? "standard input" }
 
-/// `--max-size SIZE|none`, the decompression-bomb guard of `gunzip` and `decrypt --binary --gunzip`: a byte count
-/// with an optional binary suffix K, M or G (`10M` is 10 * 2^20 bytes), or `none` for no limit.
-struct MaxSize: ExpressibleByArgument {
-    /// The limit it sets.
-    var limit: DecompressionLimit
-
-    /// The default: 1 GiB (`Gzip.defaultStreamOutputLimit`).
-    static let standard = MaxSize(limit: .bytes(Gzip.defaultStreamOutputLimit))
-
-    /// The help text of the option, naming the default, after `lead` ("Refuse").
-    static func help(_ lead: String) -> String {
-        lead + " output larger than SIZE bytes (decompression-bomb guard): a number with an optional K, M or G "
-            + "suffix (binary: 10M = 10485760 bytes), or none for no limit. Default: 1G (1 GiB)."
+    /// Runs `body` with a descriptor reading the input file or standard input (not for TEXT).
+    func withDescriptor<R>(_ body: (Int32) throws -> R) throws -> R {
+        guard let input else { return try body(STDIN_FILENO) }
+        let fd = try Self.open(input)
+        defer { close(fd) }
+        return try body(fd)
     }
 
-    init(limit: DecompressionLimit) {
-        self.limit = limit
-    }
-
-    init?(argument: String) {
-        guard let parsed = try? Self.parse(argument) else { return nil }
-        self = parsed
-    }
-
-    /// Parses SIZE or `none`; throws a one-line `ValidationError` saying what is accepted.
-    static func parse(_ text: String) throws -> MaxSize {
-        if text.lowercased() == "none" { return MaxSize(limit: .unlimited) }
-        var digits = Substring(text)
-        var shift = 0
-        switch digits.last {
-        case "K", "k": shift = 10
-        case "M", "m": shift = 20
-        case "G", "g": shift = 30
-        default: break
+    /// Opens an input file for reading.
+    static func open(_ path: String) throws -> Int32 {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { throw CLIFailure(.noInput, "input file '\(path)' does not exist") }
+            throw CLIFailure(.ioError, "cannot open input file '\(path)': \(POSIXIO.lastError())")
         }
-        if shift > 0 { digits = digits.dropLast() }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits),
-              count <= Int.max >> shift else {
-            throw ValidationError("expected a number of bytes with an optional K, M or G suffix "
-                                  + "(10M = 10485760 bytes), or none")
-        }
-        return MaxSize(limit: .bytes(count << shift))
+        return fd
     }
 }
 
@@ -151,67 +278,4 @@ struct OutputOptions: ParsableArguments {
         + "so it survives a power loss. Without it the output is still all-or-nothing if the process dies, as "
         + "with gzip and openssl, but the kernel writes it back later."))
     var sync = false
-}
-
-/// A deliberate failure of the CLI: an exit status and one line for standard error.
-struct CLIFailure: Error {
-    var status: Int32
-    var message: String
-    init(_ status: Int32, _ message: String) {
-        self.status = status
-        self.message = message
-    }
-}
-
-enum CLI {
-    /// Runs a command body, turning failures into one line on standard error and the documented exit status.
-    static func run(_ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let error as PNCryptError {
-            fail(status(for: error), message(for: error))
-        } catch let failure as CLIFailure {
-            fail(failure.status, failure.message)
-        }
-    }
-
-    /// The one-line message of a library error: its SDK category first (as PubNub's contract scenarios name the
-    /// outcomes), then what was wrong, and for an ambiguous reading the flags that decide.
-    static func message(for error: PNCryptError) -> String {
-        let prefix = switch error.category {
-        case .encryption: "encryption error: "
-        case .decryption: "decryption error: "
-        case .unknownCryptor: "unknown cryptor: "
-        default: ""
-        }
-        let hint = error.code == .ambiguous ? " (choose with --scheme, --legacy-scheme or one --key)" : ""
-        return prefix + error.message + hint
-    }
-
-    /// One line on standard error that is not a failure: `pncrypt: note: ...`.
-    static func note(_ text: String) {
-        FileHandle.standardError.write(Data("pncrypt: note: \(text)\n".utf8))
-    }
-
-    static func status(for error: PNCryptError) -> Int32 {
-        switch error.category {
-        case .encryption, .decryption, .unknownCryptor, .compression: 1
-        case .json: 65
-        case .invalidArgument: 64
-        case .io: error.code == .fileNotFound ? 66 : 74
-        }
-    }
-
-    static func fail(_ status: Int32, _ message: String) -> Never {
-        FileHandle.standardError.write(Data("pncrypt: \(message)\n".utf8))
-        Foundation.exit(status)
-    }
-
-    static func parseIV(_ hex: String?) throws -> [UInt8]? {
-        guard let hex else { return nil }
-        guard let bytes = Hex.decode(hex), bytes.count == 16 else {
-            throw ValidationError("--iv must be 32 hex digits (16 bytes)")
-        }
-        return bytes
-    }
 }

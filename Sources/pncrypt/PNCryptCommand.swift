@@ -22,25 +22,37 @@ struct PNCryptCommand: ParsableCommand {
           pncrypt inspect UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==
         """,
         version: "0.1.0",
-        subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self, HistoryCommand.self,
-                      GzipCommand.self, GunzipCommand.self, VectorsCommand.self]
+        subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self,
+                      HistoryCommand.self, GzipCommand.self, GunzipCommand.self, VectorsCommand.self]
     )
 
-    /// Runs the command line. Errors print one line, `pncrypt: <what was wrong>`, and exit with the documented
-    /// status (64 for bad usage); help and version print as usual.
+    /// Runs the command line. The one error path: every failure prints one line, `pncrypt: <what was wrong>`, and
+    /// exits with its named status (`ExitCode.usage` for bad usage); help and version print as usual.
     static func main() {
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            let status = exitCode(for: error)
-            if status == .success {
-                print(fullMessage(for: error))
-            } else {
-                let message = self.message(for: error)
-                if !message.isEmpty { FileHandle.standardError.write(Data("pncrypt: \(message)\n".utf8)) }
-            }
-            Foundation.exit(status.rawValue)
+            exit(withError: report(error))
         }
+    }
+
+    /// Prints the line for `error` on standard error (help and version go to standard output, as ArgumentParser
+    /// prints them) and returns the status to exit with.
+    static func report(_ error: Error) -> Error {
+        let failure: CLIFailure
+        switch error {
+        case let error as CLIFailure: failure = error
+        case let error as PNCryptError: failure = CLIFailure(error)
+        case is ExitCode, is CleanExit: return error
+        default:
+            let code = exitCode(for: error)
+            if code == .success { return error }
+            failure = CLIFailure(code, message(for: error))
+        }
+        if !failure.message.isEmpty {
+            FileHandle.standardError.write(Data("pncrypt: \(failure.message)\n".utf8))
+        }
+        return failure.code
     }
 }

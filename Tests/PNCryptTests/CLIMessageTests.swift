@@ -49,7 +49,7 @@ import Testing
 
     @Test("history decrypt handles a whole response, one status line per failure")
     func history() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let response = dir.appendingPathComponent("response.json")
         try Data(#"[["06UDjczkvAAYcqWfNwkOiQ==","AAAAAAAAAAAAAAAAAAAAAA==",{"message":"06UDjczkvAAYcqWfNwkOiQ==","timetoken":13406746729185766}],13406746729185766,13406746780720711]"#.utf8).write(to: response)

@@ -51,7 +51,7 @@ import Testing
 
     @Test("text input comes from TEXT, -i PATH or stdin; output exactly as documented")
     func inputSources() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("plain.txt")
         try Data("yay!".utf8).write(to: file)
@@ -67,7 +67,7 @@ import Testing
 
     @Test("the key comes from --key, --key-file or PNCRYPT_KEY")
     func keySources() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let keyFile = dir.appendingPathComponent("key")
         try Data("enigma\n".utf8).write(to: keyFile)
@@ -104,7 +104,7 @@ import Testing
 
     @Test("-o is written atomically: refused over the input, absent after a failure, others' files left alone")
     func outputSafety() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("in")
         try Data("secret".utf8).write(to: input)
@@ -134,7 +134,7 @@ import Testing
 
     @Test("--binary streams the file formats and decrypt auto-detects them")
     func binaryRoundTrip() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let plain = dir.appendingPathComponent("plain")
         let bytes = (0..<5_000_017).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
@@ -193,7 +193,7 @@ import Testing
         #expect(last.hasSuffix(" passed, 0 failed"))
         #expect((Int(last.split(separator: " ")[0]) ?? 0) > 500)
 
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let broken = dir.appendingPathComponent("broken.json")
         try Data(#"{"vectors":[{"id":"x","scheme":"legacy","key":"enigma","plaintext":"yay!","ciphertext":"Wi24KS4pcTzvyuGOHubiXg==","expect":"ok"}]}"#.utf8).write(to: broken)
@@ -214,7 +214,7 @@ import Testing
         #expect(none.status == 1)
         #expect(none.stderr == "pncrypt: decryption error: \(CryptoModule.decryptionFailed.message)\n")
 
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let sealed = dir.appendingPathComponent("sealed")
         let opened = dir.appendingPathComponent("opened")

@@ -1,26 +1,5 @@
-import Foundation
 import ArgumentParser
 import PNCrypt
-
-enum Streaming {
-    /// Streams the input (TEXT, -i PATH or stdin) through `stages` into the output. With `holdUntilVerified`,
-    /// output that cannot be taken back (standard output, a device, a FIFO) waits in a spool until every stage has
-    /// finished without error (a file output is always kept only on success).
-    static func run(input: InputOptions, output: OutputOptions, stages: [any ByteStreamStage],
-                    holdUntilVerified: Bool) throws {
-        let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
-        let spool = holdUntilVerified && out.needsSpool ? try Spool() : nil
-        let target = spool?.handle ?? out.handle
-        if let text = input.text {
-            let bytes = try StreamPipeline.run(Array(text.utf8), through: stages)
-            try FileHandle(fileDescriptor: target.fileDescriptor).write(contentsOf: bytes)
-        } else {
-            try input.withHandle { try StreamPipeline.run(from: $0, through: stages, to: target) }
-        }
-        try spool?.copy(to: out.handle)
-        try out.commit()
-    }
-}
 
 struct GzipCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,10 +23,7 @@ struct GzipCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CLI.run {
-            try Streaming.run(input: input, output: output, stages: [try GzipCompressor(level: level)],
-                              holdUntilVerified: false)
-        }
+        try OutputFile.stream(input, through: [try GzipCompressor(level: level)], to: output)
     }
 }
 
@@ -68,19 +44,13 @@ struct GunzipCommand: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
-
-    @Option(name: .customLong("max-size"), help: ArgumentHelp(MaxSize.help("Refuse"), valueName: "size"),
-            transform: MaxSize.parse)
-    var maxSize: MaxSize = .standard
+    @OptionGroup var limits: LimitOptions
 
     @Flag(help: "The input is raw deflate (HTTP Content-Encoding: deflate), not gzip or zlib.")
     var raw = false
 
     func run() throws {
-        try CLI.run {
-            let stage = try GzipDecompressor(format: raw ? .rawDeflate : .gzipOrZlib,
-                                         outputLimit: maxSize.limit)
-            try Streaming.run(input: input, output: output, stages: [stage], holdUntilVerified: true)
-        }
+        let stage = try GzipDecompressor(format: raw ? .rawDeflate : .gzipOrZlib, outputLimit: limits.limit)
+        try OutputFile.stream(input, through: [stage], to: output, holdUntilVerified: true)
     }
 }
