@@ -6,18 +6,21 @@ struct Encrypt: ParsableCommand {
         abstract: "Encrypt text to Base64, or a file with --binary.",
         discussion: """
         Text mode encrypts the input bytes exactly as given and prints the Base64 text and one newline. \
-        --binary streams raw bytes into a file format: legacy-random-iv (16-byte IV, then ciphertext), legacy \
-        (the ciphertext alone, under the fixed IV) or acrh (PNED header, then ciphertext).
+        --binary streams raw bytes (the file named, -i PATH or standard input) into a file format: \
+        legacy-random-iv (16-byte IV, then ciphertext), legacy (the ciphertext alone, under the fixed IV) or \
+        acrh (PNED header, then ciphertext). Binary output is not written to a terminal without -f. With no \
+        key given, the key is asked for twice on the terminal.
 
         Examples:
           pncrypt encrypt --key enigma --scheme legacy 'yay!'
-          pncrypt encrypt --key-file key.txt --binary -i in.bin -o in.bin.enc
+          pncrypt encrypt --key-file key.txt --binary photo.jpg -o photo.enc
         """)
 
     @OptionGroup var keys: KeyOptions
-    @OptionGroup var input: InputOptions
+    @OptionGroup var input: DataInputOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var writing: WriteSchemeOptions
+    @OptionGroup var force: ForceOption
 
     @Flag(help: "Stream raw bytes in a file format instead of printing Base64.")
     var binary = false
@@ -27,19 +30,23 @@ struct Encrypt: ParsableCommand {
 
     func validate() throws {
         if gzip && !binary { throw ValidationError("--gzip needs --binary (for messages: message encrypt --gzip)") }
-        if binary { try Scheme.requireFileFormat(writing.scheme) }
+        if binary {
+            try Scheme.requireFileFormat(writing.scheme)
+            try force.check(output)
+        }
     }
 
     func run() throws {
-        let key = try keys.resolve()
+        let source = input.resolved(binary: binary)
+        let key = try keys.resolve(input: source, confirm: true)
         if binary {
             let encryptor = try StreamEncryptor(key: key, scheme: writing.scheme, iv: writing.iv)
             let stages: [any ByteStreamStage] = gzip ? [try GzipCompressor(), encryptor] : [encryptor]
-            try OutputFile.stream(input, through: stages, to: output)
+            try OutputFile.stream(source, through: stages, to: output, binary: force)
         } else {
-            let text = try CryptoModule(key: key).encryptToBase64(try input.readAll(), scheme: writing.scheme,
+            let text = try CryptoModule(key: key).encryptToBase64(try source.readAll(), scheme: writing.scheme,
                                                                   iv: writing.iv)
-            try OutputFile.write(Array((text + "\n").utf8), to: output, inputPath: input.input)
+            try OutputFile.write(Array((text + "\n").utf8), to: output, input: source)
         }
     }
 }

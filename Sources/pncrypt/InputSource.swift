@@ -3,7 +3,7 @@ import PNCrypt
 import Glibc
 #endif
 
-/// Input that can be read more than once: a regular file named by `-i`, or else standard input (or a FIFO) copied
+/// Input that can be read more than once: a regular file, or else standard input (or a FIFO) copied
 /// first into an unlinked 0600 temporary file. The input of `decrypt` is ciphertext: the copy holds no plaintext.
 final class InputSource {
     let fd: Int32
@@ -11,13 +11,13 @@ final class InputSource {
     /// What the input is called in messages.
     let name: String
 
-    init(_ input: InputOptions) throws {
+    init(_ input: Input) throws {
         name = input.describe
-        guard let path = input.input else {
+        guard let path = input.filePath else {
             (fd, length) = try Self.copy(STDIN_FILENO, name: name)
             return
         }
-        let fd = try InputOptions.open(path)
+        let fd = try Input.open(path)
         var info = stat()
         if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
             self.fd = fd

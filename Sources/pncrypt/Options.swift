@@ -7,49 +7,29 @@ import Glibc
 
 // The option groups every command shares, so that one flag name has one meaning everywhere.
 
-/// Where the cipher keys come from: `--key` (repeatable), `--key-file`, or `PNCRYPT_KEY`.
+/// Where the cipher keys come from: `-k/--key` and `--key-file` (both repeatable, in that order), else
+/// `PNCRYPT_KEY`, else a prompt on the terminal.
 struct KeyOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The cipher key. Visible to other users of this machine: prefer --key-file or PNCRYPT_KEY.",
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp(
+        "A cipher key (repeatable). Visible to other users of this machine: prefer --key-file or PNCRYPT_KEY.",
         valueName: "key"))
     var key: [String] = []
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp(
-        "Read the cipher key from a file (one trailing newline is ignored).", valueName: "path"))
-    var keyFile: String?
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("""
+        Read a cipher key from a file (repeatable; one trailing newline is ignored): any readable file, - for \
+        standard input (when the data is TEXT or a file), /dev/stdin, a named pipe or <(command).
+        """, valueName: "path"))
+    var keyFile: [String] = []
 
-    /// The one cipher key, from the first source given.
-    func resolve() throws -> CipherKey {
-        let keys = try resolveAll()
-        guard keys.count == 1 else { throw ValidationError("give exactly one --key here") }
-        return keys[0]
-    }
+    /// The longest key file read, in bytes: a key file is a line, not a data file given by mistake.
+    static let maximumKeyFileLength = 65536
 
-    /// The one cipher key, or nil when no source gives one (for commands where a key is optional).
-    func resolveIfGiven() throws -> CipherKey? {
-        let environment = ProcessInfo.processInfo.environment["PNCRYPT_KEY"]
-        guard !key.isEmpty || keyFile != nil || environment != nil else { return nil }
-        return try resolve()
-    }
-
-    /// Every key given, in order (`--key` may repeat).
-    func resolveAll() throws -> [CipherKey] {
-        var strings = key
-        if let keyFile {
-            guard let data = FileManager.default.contents(atPath: keyFile) else {
-                throw CLIFailure(FileManager.default.fileExists(atPath: keyFile) ? .ioError : .noInput,
-                                 "cannot read key file '\(keyFile)'")
-            }
-            // Decoded strictly: a lossy decoding would give different key files the same key.
-            guard var text = String(validating: data, as: UTF8.self) else {
-                throw CLIFailure(.usage, "key file '\(keyFile)' is not valid UTF-8")
-            }
-            if text.hasSuffix("\r\n") { text.removeLast(1) } else if text.hasSuffix("\n") { text.removeLast() }
-            strings.append(text)
-        }
-        if strings.isEmpty, let env = ProcessInfo.processInfo.environment["PNCRYPT_KEY"] { strings = [env] }
-        guard !strings.isEmpty else {
-            throw ValidationError("no cipher key: give --key, --key-file, or set PNCRYPT_KEY")
+    /// Every key given, in order: each `--key`, each `--key-file`, else `PNCRYPT_KEY`, else the key typed at a
+    /// prompt on the terminal (twice with `confirm`). `input` is the command's data: `--key-file -` cannot read
+    /// standard input when the data comes from there too.
+    func resolveAll(input: Input, confirm: Bool = false) throws -> [CipherKey] {
+        guard let strings = try given(input: input) ?? KeyPrompt.read(confirm: confirm).map({ [$0] }) else {
+            throw CLIFailure(.usage, "no key: give --key, --key-file or PNCRYPT_KEY")
         }
         return try strings.map { string in
             do {
@@ -60,9 +40,70 @@ struct KeyOptions: ParsableArguments {
         }
     }
 
+    /// The one cipher key.
+    func resolve(input: Input, confirm: Bool = false) throws -> CipherKey {
+        let keys = try resolveAll(input: input, confirm: confirm)
+        guard keys.count == 1 else { throw CLIFailure(.usage, "give exactly one key here") }
+        return keys[0]
+    }
+
+    /// The one cipher key, or nil when none is given (for commands where a key is optional: no prompt).
+    func resolveIfGiven(input: Input) throws -> CipherKey? {
+        try given(input: input) == nil ? nil : try resolve(input: input)
+    }
+
     /// The keys as a ring, for reading.
-    func ring() throws -> KeyRing {
-        try KeyRing(keys: try resolveAll())
+    func ring(input: Input) throws -> KeyRing {
+        try KeyRing(keys: try resolveAll(input: input))
+    }
+
+    /// The keys of the options and the environment, nil when there are none.
+    private func given(input: Input) throws -> [String]? {
+        var strings = key
+        for path in keyFile {
+            if path == "-" && input.isStandardInput {
+                throw CLIFailure(.usage, "--key-file - reads the key from standard input: give the data as TEXT, "
+                                 + "a file or -i PATH")
+            }
+            strings.append(try Self.read(keyFile: path))
+        }
+        if strings.isEmpty, let environment = ProcessInfo.processInfo.environment["PNCRYPT_KEY"] {
+            strings = [environment]
+        }
+        return strings.isEmpty ? nil : strings
+    }
+
+    /// The key in a file, read to its end (a pipe or a FIFO too), without one trailing newline.
+    static func read(keyFile path: String) throws -> String {
+        let fd = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(path) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        defer { _ = bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        defer { _ = chunk.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        while bytes.count <= maximumKeyFileLength {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw failure(path) }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        guard bytes.count <= maximumKeyFileLength else {
+            throw CLIFailure(.usage, "key file '\(path)' is longer than \(maximumKeyFileLength) bytes: not a key")
+        }
+        // Decoded strictly: a lossy decoding would give different key files the same key.
+        guard var text = String(validating: bytes, as: UTF8.self) else {
+            throw CLIFailure(.usage, "key file '\(path)' is not valid UTF-8")
+        }
+        if text.hasSuffix("\r\n") { text.removeLast(1) } else if text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+
+    /// A key file that cannot be opened or read: missing or unreadable is a missing input (66), the rest I/O (74).
+    private static func failure(_ path: String) -> CLIFailure {
+        let code: ExitCode = [ENOENT, EACCES, ENOTDIR, EISDIR, ELOOP].contains(errno) ? .noInput : .ioError
+        return CLIFailure(code, "cannot read key file '\(path)': \(POSIXIO.lastError())")
     }
 }
 
@@ -220,18 +261,20 @@ struct LimitOptions: ParsableArguments {
 
 // MARK: - Input and output
 
-/// Input: a TEXT argument, else `-i PATH`, else standard input.
-struct InputOptions: ParsableArguments {
-    @Argument(help: "The input text. Without it, -i PATH, else standard input.")
+/// Where a command's input comes from, once its arguments are read: TEXT, a file (`-` is standard input), or
+/// standard input.
+struct Input {
     var text: String?
+    var path: String?
 
-    @Option(name: [.customShort("i"), .customLong("input")], help: ArgumentHelp("Read input from a file.",
-                                                                                   valueName: "path"))
-    var input: String?
+    /// The input is standard input.
+    var isStandardInput: Bool { text == nil && filePath == nil }
 
-    func validate() throws {
-        if text != nil && input != nil { throw ValidationError("give either TEXT or -i PATH, not both") }
-    }
+    /// The file named, nil for TEXT and standard input.
+    var filePath: String? { path == "-" ? nil : path }
+
+    /// What the input is called in messages.
+    var describe: String { filePath.map { "'\($0)'" } ?? "standard input" }
 
     /// The whole input in memory.
     func readAll() throws -> [UInt8] {
@@ -239,13 +282,10 @@ struct InputOptions: ParsableArguments {
         return try withDescriptor { try POSIXIO.readToEnd($0, describe) }
     }
 
-    /// What the input is called in messages.
-    var describe: String { input.map { "'\($0)'" } ?? "standard input" }
-
     /// Runs `body` with a descriptor reading the input file or standard input (not for TEXT).
     func withDescriptor<R>(_ body: (Int32) throws -> R) throws -> R {
-        guard let input else { return try body(STDIN_FILENO) }
-        let fd = try Self.open(input)
+        guard let path = filePath else { return try body(STDIN_FILENO) }
+        let fd = try Self.open(path)
         defer { close(fd) }
         return try body(fd)
     }
@@ -255,10 +295,77 @@ struct InputOptions: ParsableArguments {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { throw CLIFailure(.noInput, "input file '\(path)' does not exist") }
-            throw CLIFailure(.ioError, "cannot open input file '\(path)': \(POSIXIO.lastError())")
+            let code: ExitCode = [EACCES, ENOTDIR, ELOOP].contains(errno) ? .noInput : .ioError
+            throw CLIFailure(code, "cannot open input file '\(path)': \(POSIXIO.lastError())")
         }
         return fd
     }
+}
+
+/// `-i PATH`, shared by the input groups.
+struct InputFileOption: ParsableArguments {
+    @Option(name: [.customShort("i"), .customLong("input")], help: ArgumentHelp(
+        "Read input from a file (- for standard input).", valueName: "path"))
+    var input: String?
+}
+
+/// Input of the commands that read text (messages, history, diagnose): a TEXT argument, else `-i PATH`, else
+/// standard input.
+struct InputOptions: ParsableArguments {
+    @Argument(help: "The input text. Without it, -i PATH, else standard input.")
+    var text: String?
+
+    @OptionGroup var file: InputFileOption
+
+    /// `-i PATH`.
+    var input: String? { file.input }
+
+    func validate() throws {
+        if text != nil && input != nil { throw ValidationError("give either TEXT or -i PATH, not both") }
+    }
+
+    var resolved: Input { Input(text: text, path: input) }
+
+    /// The whole input in memory.
+    func readAll() throws -> [UInt8] { try resolved.readAll() }
+}
+
+/// Input of `encrypt`, `decrypt` and `inspect`: the positional argument is TEXT, or with `--binary` a file path
+/// (as `openssl enc -in` and `gzip FILE`); else `-i PATH`, else standard input.
+struct DataInputOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("""
+        The input: text, or with --binary, a file path (- for standard input). Without it, -i PATH, else \
+        standard input.
+        """, valueName: "text-or-path"))
+    var argument: String?
+
+    @OptionGroup var file: InputFileOption
+
+    func validate() throws {
+        if argument != nil && file.input != nil {
+            throw ValidationError("give the input once: as an argument or with -i PATH")
+        }
+    }
+
+    /// The input: with `binary`, the argument is a path.
+    func resolved(binary: Bool) -> Input {
+        binary ? Input(text: nil, path: argument ?? file.input) : Input(text: argument, path: file.input)
+    }
+}
+
+/// Input of `gzip` and `gunzip`: a file path (as `gzip -c FILE`), else `-i PATH`, else standard input.
+struct FileInputOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("The input file (- for standard input). Without it, -i PATH, else standard input.",
+                                 valueName: "path"))
+    var path: String?
+
+    @OptionGroup var file: InputFileOption
+
+    func validate() throws {
+        if path != nil && file.input != nil { throw ValidationError("give the input file once: PATH or -i PATH") }
+    }
+
+    var resolved: Input { Input(text: nil, path: path ?? file.input) }
 }
 
 /// Output: `-o PATH`, else standard output.
@@ -278,4 +385,29 @@ struct OutputOptions: ParsableArguments {
         + "so it survives a power loss. Without it the output is still all-or-nothing if the process dies, as "
         + "with gzip and openssl, but the kernel writes it back later."))
     var sync = false
+
+    func validate() throws {
+        if sync && output == nil {
+            throw ValidationError("--sync goes with -o PATH (it flushes the output file to disk)")
+        }
+    }
+}
+
+/// `-f/--force` of the commands that write binary data: without it, binary data never goes to a terminal (as
+/// gzip refuses), where it would garble the screen and could be taken for commands.
+struct ForceOption: ParsableArguments {
+    @Flag(name: [.customShort("f"), .customLong("force")], help: "Write binary output even to a terminal.")
+    var force = false
+
+    static let refusal = "refusing to write binary data to a terminal: redirect it, give -o PATH, or -f to force"
+
+    /// Refuses binary output for standard output when it is a terminal (before any work, in `validate`).
+    func check(_ output: OutputOptions) throws {
+        if output.output == nil && !force && isatty(STDOUT_FILENO) == 1 { throw ValidationError(Self.refusal) }
+    }
+
+    /// Refuses binary output for `fd` when it is a terminal (`-o /dev/tty`).
+    func check(descriptor fd: Int32) throws {
+        if !force && isatty(fd) == 1 { throw CLIFailure(.usage, Self.refusal) }
+    }
 }

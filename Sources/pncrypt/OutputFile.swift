@@ -363,13 +363,15 @@ final class Spool {
 }
 
 extension OutputFile {
-    /// The one way a command produces output: opens `-o` (else standard output; never over the input file
-    /// `inputPath`), lets `body` write to a descriptor, and commits. With `holdUntilVerified`, output that cannot
-    /// be taken back (standard output, a device, a FIFO) waits in a `Spool` until `body` has returned; a file is
-    /// always renamed into place only on success. Any failure leaves nothing.
-    static func produce(_ output: OutputOptions, inputPath: String?, holdUntilVerified: Bool = false,
-                        _ body: (Int32) throws -> Void) throws {
-        let out = try OutputFile(path: output.output, inputPath: inputPath, durable: output.sync)
+    /// The one way a command produces output: opens `-o` (else standard output; never over the input file),
+    /// lets `body` write to a descriptor, and commits. With `holdUntilVerified`, output that cannot be taken back
+    /// (standard output, a device, a FIFO) waits in a `Spool` until `body` has returned; a file is always renamed
+    /// into place only on success. Any failure leaves nothing. Binary output (`binary` given) is refused for a
+    /// terminal unless `--force`.
+    static func produce(_ output: OutputOptions, input: Input, binary: ForceOption? = nil,
+                        holdUntilVerified: Bool = false, _ body: (Int32) throws -> Void) throws {
+        let out = try OutputFile(path: output.output, inputPath: input.filePath, durable: output.sync)
+        try binary?.check(descriptor: out.fd)
         let spool = holdUntilVerified && out.needsSpool ? try Spool() : nil
         try body(spool?.fd ?? out.fd)
         try spool?.copy(to: out.fd)
@@ -377,14 +379,14 @@ extension OutputFile {
     }
 
     /// Writes `bytes` (already verified) as the whole output.
-    static func write(_ bytes: [UInt8], to output: OutputOptions, inputPath: String?) throws {
-        try produce(output, inputPath: inputPath) { try POSIXIO.writeAll($0, bytes, "output") }
+    static func write(_ bytes: [UInt8], to output: OutputOptions, input: Input, binary: ForceOption? = nil) throws {
+        try produce(output, input: input, binary: binary) { try POSIXIO.writeAll($0, bytes, "output") }
     }
 
-    /// Streams the input (TEXT, -i PATH or standard input) through `stages` into the output, as `produce`.
-    static func stream(_ input: InputOptions, through stages: [any ByteStreamStage], to output: OutputOptions,
-                       holdUntilVerified: Bool = false) throws {
-        try produce(output, inputPath: input.input, holdUntilVerified: holdUntilVerified) { out in
+    /// Streams the input (TEXT, a file or standard input) through `stages` into the output, as `produce`.
+    static func stream(_ input: Input, through stages: [any ByteStreamStage], to output: OutputOptions,
+                       binary: ForceOption? = nil, holdUntilVerified: Bool = false) throws {
+        try produce(output, input: input, binary: binary, holdUntilVerified: holdUntilVerified) { out in
             if let text = input.text {
                 try POSIXIO.writeAll(out, try StreamPipeline.run(Array(text.utf8), through: stages), "output")
             } else {

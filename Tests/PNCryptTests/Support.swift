@@ -51,9 +51,10 @@ func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
 
 // MARK: - Processes
 
-/// A child process, started with posix_spawn as a shell starts a command: no signal blocked, and SIGINT, SIGTERM,
-/// SIGHUP and SIGPIPE at their defaults (Foundation's `Process` passes on the signal mask of the test thread,
-/// which blocks them). The one way the tests start a process; `runProcess` runs one to its end.
+/// A child process, started with posix_spawn as a shell starts a command (in a session of its own): no signal
+/// blocked, and SIGINT, SIGTERM, SIGHUP and SIGPIPE at their defaults (Foundation's `Process` passes on the signal
+/// mask of the test thread, which blocks them). The one way the tests start a process; `runProcess` runs one to
+/// its end.
 final class ChildProcess {
     /// What one of the child's standard descriptors is connected to.
     enum Stream {
@@ -128,7 +129,10 @@ final class ChildProcess {
         sigemptyset(&defaults)
         for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // A session of its own: no controlling terminal, so nothing the child runs prompts on the terminal of
+        // whoever runs the tests (the terminal tests give it one of its own).
+        let flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | GNU.POSIX_SPAWN_SETSID
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -236,6 +240,9 @@ final class ChildProcess {
 
 /// glibc functions Swift's Glibc module does not declare (they need `_GNU_SOURCE`), looked up at run time.
 enum GNU {
+    /// `posix_spawnattr_setflags` flag: the child calls `setsid` (glibc 2.26).
+    static let POSIX_SPAWN_SETSID: Int32 = 0x80
+
     /// `fcntl` command: the capacity of a pipe (Linux, `F_LINUX_SPECIFIC_BASE + 8`).
     static let F_GETPIPE_SZ: Int32 = 1024 + 8
 
