@@ -77,28 +77,13 @@ private enum TerminalState {
     /// Installs the restoring handler for every signal not ignored; returns the previous actions.
     static func installHandlers() -> [(Int32, sigaction)] {
         _ = saved
-        var previous: [(Int32, sigaction)] = []
-        for signal in signals {
-            var old = sigaction()
-            guard sigaction(signal, nil, &old) == 0 else { continue }
-            let ignored = unsafeBitCast(SIG_IGN, to: Int.self)
-            if unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == ignored { continue }
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                tcsetattr(TerminalState.descriptor, TCSAFLUSH, TerminalState.saved)
-                _exit(128 + number)
-            }
-            sigfillset(&action.sa_mask)
-            sigaction(signal, &action, nil)
-            previous.append((signal, old))
-        }
-        return previous
+        return POSIXIO.install({ number in
+            tcsetattr(TerminalState.descriptor, TCSAFLUSH, TerminalState.saved)
+            _exit(128 + number)
+        }, for: signals)
     }
 
     static func restoreHandlers(_ previous: [(Int32, sigaction)]) {
-        for (signal, action) in previous {
-            var action = action
-            sigaction(signal, &action, nil)
-        }
+        POSIXIO.restore(previous)
     }
 }

@@ -313,20 +313,11 @@ enum SignalCleanup {
         }
         guard !installed else { return }
         installed = true
-        for signal in signals {
-            var old = sigaction()
-            guard sigaction(signal, nil, &old) == 0 else { continue }
-            let ignored = unsafeBitCast(SIG_IGN, to: Int.self)
-            if unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == ignored { continue }
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                let buffer = SignalCleanup.path
-                if buffer[0] != 0 { unlink(buffer) }
-                _exit(128 + number)
-            }
-            sigfillset(&action.sa_mask)
-            sigaction(signal, &action, nil)
-        }
+        POSIXIO.install({ number in
+            let buffer = SignalCleanup.path
+            if buffer[0] != 0 { unlink(buffer) }
+            _exit(128 + number)
+        }, for: signals)
     }
 
     /// Forgets the temporary file (call with the signals blocked).

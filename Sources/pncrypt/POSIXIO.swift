@@ -96,6 +96,35 @@ enum POSIXIO {
         return fd
     }
 
+    /// Installs `handler` for each of `signals` that is not ignored (a signal the parent set to be ignored, as
+    /// `nohup` does, stays ignored); returns the previous actions, for `restore`. The handler runs with every signal
+    /// blocked and may only make async-signal-safe calls.
+    @discardableResult
+    static func install(_ handler: @escaping @convention(c) (Int32) -> Void, for signals: [Int32])
+        -> [(Int32, sigaction)] {
+        var previous: [(Int32, sigaction)] = []
+        for signal in signals {
+            var old = sigaction()
+            guard sigaction(signal, nil, &old) == 0 else { continue }
+            let ignored = unsafeBitCast(SIG_IGN, to: Int.self)
+            if unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == ignored { continue }
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = handler
+            sigfillset(&action.sa_mask)
+            sigaction(signal, &action, nil)
+            previous.append((signal, old))
+        }
+        return previous
+    }
+
+    /// Puts back the actions `install` replaced.
+    static func restore(_ previous: [(Int32, sigaction)]) {
+        for (signal, action) in previous {
+            var action = action
+            sigaction(signal, &action, nil)
+        }
+    }
+
     /// Runs a stream from one descriptor through `stages` into another (the CLI's one call into the library's
     /// stream pipeline).
     static func stream(from input: Int32, through stages: [any ByteStreamStage], to output: Int32) throws {
