@@ -91,18 +91,20 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bad.bin"])
     }
 
-    @Test("-o naming the input file (directly, through ./, a symbolic or a hard link) is refused; the input is unchanged",
+    @Test("-o naming the input file (directly, through ./, a symbolic or a hard link) is refused, the input unchanged",
           arguments: ["in", "./in", "sub/../in", "link", "hard"])
     func outputOverInput(spelling: String) throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("in")
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"),
+                                                withIntermediateDirectories: true)
         // A JSON string of Base64 ciphertext: every command below can read it and gets as far as opening -o.
         let sealed = try CryptoModule(cipherKey: "k").encryptToBase64([UInt8]("\"the only copy\""), scheme: .acrh)
         let content = [UInt8]("\"\(sealed)\"")
         try Data(content).write(to: input)
-        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link").path, withDestinationPath: "in")
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link").path,
+                                                   withDestinationPath: "in")
         try FileManager.default.linkItem(at: input, to: dir.appendingPathComponent("hard"))
         for command in [["encrypt", "--key", "k", "--binary"], ["decrypt", "--key", "k", "--binary"],
                         ["encrypt", "--key", "k"], ["decrypt", "--key", "k"],

@@ -72,7 +72,8 @@ import Testing
         try Data(bytes).write(to: plain)
         let sealed = dir.appendingPathComponent("sealed")
         let opened = dir.appendingPathComponent("opened")
-        #expect(try CLI.run(["encrypt", "--key", "k", "--binary", "--gzip", "-i", plain.path, "-o", sealed.path]).status == 0)
+        #expect(try CLI.run(["encrypt", "--key", "k", "--binary", "--gzip", "-i", plain.path, "-o", sealed.path])
+            .status == 0)
         let size = try FileManager.default.attributesOfItem(atPath: sealed.path)[.size] as? Int ?? 0
         #expect(size < bytes.count / 4)
         let inspect = try CLI.run(["inspect", "--binary", "-i", sealed.path, "--key", "k"])
@@ -103,10 +104,12 @@ import Testing
                                   "-o", body.path, message])
         #expect(result.status == 0, "\(result.stderr)")
         let bytes = try Array(Data(contentsOf: body))
-        #expect(result.text == "Content-Type: application/json; charset=UTF-8\nContent-Encoding: gzip\nContent-Length: \(bytes.count)\n")
+        #expect(result.text == "Content-Type: application/json; charset=UTF-8\nContent-Encoding: gzip\n"
+                + "Content-Length: \(bytes.count)\n")
         let wire = try Gzip.decompress(bytes)
         let crypto = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy)
-        #expect(crypto.decrypt(try JSONValue(parsing: wire), policy: .marker).message == .string(String(message.dropFirst().dropLast())))
+        #expect(crypto.decrypt(try JSONValue(parsing: wire), policy: .marker).message
+                == .string(String(message.dropFirst().dropLast())))
         // Small messages are sent uncompressed: they would grow.
         let small = try CLI.run(["message", "encrypt", "--key", "enigma", "--scheme", "legacy", "--gzip", "--headers",
                                  "-o", body.path, "\"Hello World\""])
@@ -127,7 +130,8 @@ import Testing
     func bombToStandardOutputByDefault() throws {
         let spool = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: spool) }
-        let result = try CLI.run(["gunzip"], stdin: try Self.bomb(mebibytes: 1100), environment: ["TMPDIR": spool.path])
+        let result = try CLI.run(["gunzip"], stdin: try Self.bomb(mebibytes: 1100),
+                                 environment: ["TMPDIR": spool.path])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == "pncrypt: decompressed data is larger than the limit of 1073741824 bytes\n")

@@ -56,7 +56,8 @@ import Testing
         let file = dir.appendingPathComponent("plain.txt")
         try Data("yay!".utf8).write(to: file)
         for (args, stdin) in [(["yay!"], ""), (["-i", file.path], ""), ([], "yay!")] {
-            let result = try CLI.run(["encrypt", "--key", "enigma", "--scheme", "legacy"] + args, stdin: Array(stdin.utf8))
+            let result = try CLI.run(["encrypt", "--key", "enigma", "--scheme", "legacy"] + args,
+                                     stdin: Array(stdin.utf8))
             #expect(result.text == "q/xJqqN6qbiZMXYmiQC1Fw==\n")
         }
         // Decrypt writes the plaintext bytes and nothing else: no newline added, none removed.
@@ -179,7 +180,8 @@ import Testing
         let expected = "no PNED header; if this is pncrypt or PubNub ciphertext it is legacy data, 1 block, "
             + "IV fixed (too short for a random IV)\n"
         #expect(legacy.text == expected)
-        for (input, words) in [("q/xJ-qN6", "not Base64"), ("UE5FRAFB", "cut short"), ("AAAAAAAAAAAAAAAAAAAAAAAA", "not a whole number")] {
+        for (input, words) in [("q/xJ-qN6", "not Base64"), ("UE5FRAFB", "cut short"),
+                               ("AAAAAAAAAAAAAAAAAAAAAAAA", "not a whole number")] {
             let bad = try CLI.run(["inspect", input])
             #expect(bad.status == 1)
             #expect(bad.stdout.isEmpty)
@@ -198,7 +200,9 @@ import Testing
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let broken = dir.appendingPathComponent("broken.json")
-        try Data(#"{"vectors":[{"id":"x","scheme":"legacy","key":"enigma","plaintext":"yay!","ciphertext":"Wi24KS4pcTzvyuGOHubiXg==","expect":"ok"}]}"#.utf8).write(to: broken)
+        let vectors = #"{"vectors":[{"id":"x","scheme":"legacy","key":"enigma","plaintext":"yay!","#
+            + #""ciphertext":"Wi24KS4pcTzvyuGOHubiXg==","expect":"ok"}]}"#
+        try Data(vectors.utf8).write(to: broken)
         let failing = try CLI.run(["vectors", "check", broken.path])
         #expect(failing.status == 1)
         #expect(failing.text.hasSuffix("0 passed, 1 failed\n"))
