@@ -53,7 +53,7 @@ import Testing
 
     @Test("1,000 files with a random wrong key first: the right plaintext or 'ambiguous', never garbage (CLI)")
     func binaryWrongKeyFirst() async throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let plain = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let sealed = dir.appendingPathComponent("sealed")

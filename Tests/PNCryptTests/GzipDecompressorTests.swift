@@ -379,7 +379,7 @@ struct GzipDecompressorTests {
 
     @Test("the file functions default to the 1 GiB limit too")
     func fileDefaultStopsBomb() throws {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("bomb.gz")
         try Data(try Self.multiMemberBomb(mebibytes: 1025)).write(to: url)

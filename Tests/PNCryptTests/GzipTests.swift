@@ -113,7 +113,7 @@ struct GzipTests {
 
     @Test("gzip output with a file name and several members decompresses like gzip -d")
     func systemGzipMultiMember() throws {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let parts = [Support.sampleText(count: 40_000, seed: 1), [], Support.noise(count: 9_000), Array("end".utf8)]
         var joined: [UInt8] = []
@@ -158,7 +158,7 @@ struct GzipTests {
 
     @Test("file to file streaming round trip, checked by the system gzip")
     func fileStreaming() throws {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = Support.sampleText(count: 3_000_000) + Support.noise(count: 200_000)
         let plainURL = directory.appendingPathComponent("plain")
@@ -186,7 +186,7 @@ struct GzipTests {
 
     @Test("file decompression reports corrupt input and the output limit")
     func fileStreamingErrors() throws {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let packed = try Gzip.compress(Support.sampleText(count: 500_000))
         let truncatedURL = directory.appendingPathComponent("truncated.gz")
@@ -206,7 +206,7 @@ struct GzipTests {
 
     @Test("read and write failures are .io errors")
     func fileStreamingIOErrors() throws {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("data")
         try Data(Support.sampleText(count: 1000)).write(to: url)

@@ -66,14 +66,6 @@ enum Interop {
         return inner
     }
 
-    /// Runs `body` in a fresh temporary folder that is removed afterwards.
-    static func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pncrypt-interop-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        return try body(dir)
-    }
-
     /// `size` deterministic pseudo-random bytes (AES of zeros under a key made from the seed: fast for 50 MB).
     static func content(size: Int, seed: UInt64, label: String) throws -> [UInt8] {
         guard size > 0 else { return [] }
@@ -300,7 +292,7 @@ struct PythonSDKInteropTests {
         var rng = SeededRandom(seed: seed, label: "files-\(scheme)")
         var sizes = [0, 1, 16, 1 << 20, 50 << 20, 15, 17, 31, 32, 33]
         for _ in 0..<40 { sizes.append(rng.int(2...70_000)) }
-        try Interop.withTemporaryDirectory { dir in
+        try withTemporaryDirectory { dir in
             var tally = FileTally()
             defer {
                 print("PythonSDK interop [PNCRYPT_INTEROP_SEED=\(seed)] files \(scheme), \(sizes.count) sizes: "
@@ -441,7 +433,7 @@ struct PythonSDKInteropTests {
     func emptyFiles() throws {
         let (peer, _) = try Interop.setup()
         let key = try CipherKey("ключ🔑")
-        try Interop.withTemporaryDirectory { dir in
+        try withTemporaryDirectory { dir in
             // header + first block of the encryption of 16 bytes of 0x10 = the encryption of nothing
             let sixteen = try CryptoModule(key: key).encrypt([UInt8](repeating: 16, count: 16), scheme: .acrh)
             let emptyACRH = Array(sixteen.prefix(26 + 16))

@@ -95,8 +95,7 @@ import Testing
 
     @Test("the pipeline streams files and reports progress")
     func pipelineFiles() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pncrypt-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let source = dir.appendingPathComponent("in")
         let sealed = dir.appendingPathComponent("sealed")

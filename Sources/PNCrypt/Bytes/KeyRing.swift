@@ -110,13 +110,39 @@ public struct KeyRing: Sendable {
             }
             guard winners.count == 1 else {
                 OpenSSL.cleanse(output, count: capacity)
-                guard winners.count > 1 else { throw CryptoModule.decryptionFailed }
-                let names = winners.map { keys.count > 1 ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
-                throw PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
-                                   + names.joined(separator: ", ") + "); say which scheme (or key) to use")
+                throw noSingleReading(winners.map { ($0.keyIndex, $0.scheme) })
             }
             return winners[0]
         }
+    }
+
+    /// Chooses the key for a file before any of it is decrypted: each key is checked on the file's head and last
+    /// two blocks (`StreamDecryptor.checkPadding`), and the file qualifies only when exactly one key gives valid
+    /// padding, as for `decrypt(_:scheme:legacyScheme:content:)` with `.bytes`.
+    ///
+    /// - Parameters: as `StreamDecryptor.checkPadding(key:head:tail:length:scheme:legacyScheme:)`.
+    /// - Returns: the index of the key and the file format.
+    /// - Throws: the format errors of `checkPadding`; `CryptoModule.decryptionFailed` when no key qualifies;
+    ///   `ambiguous`, naming the keys, when more than one does.
+    public func fileMatch(head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
+                          legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
+        -> (keyIndex: Int, scheme: Scheme) {
+        var winners: [(keyIndex: Int, scheme: Scheme)] = []
+        for (keyIndex, key) in keys.enumerated() {
+            let check = try StreamDecryptor.checkPadding(key: key, head: head, tail: tail, length: length,
+                                                         scheme: scheme, legacyScheme: legacyScheme)
+            if check.valid { winners.append((keyIndex, check.scheme)) }
+        }
+        guard winners.count == 1 else { throw noSingleReading(winners) }
+        return winners[0]
+    }
+
+    /// The failure for no qualifying reading (the one decryption failure) or several (`ambiguous`, naming them).
+    private func noSingleReading(_ winners: [(keyIndex: Int, scheme: Scheme)]) -> PNCryptError {
+        guard winners.count > 1 else { return CryptoModule.decryptionFailed }
+        let names = winners.map { keys.count > 1 ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
+        return PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
+                            + names.joined(separator: ", ") + "); say which scheme (or key) to use")
     }
 
     /// Whether a plaintext with valid padding qualifies. Runs the same checks whether or not they are needed.
