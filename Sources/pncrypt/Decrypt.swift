@@ -126,7 +126,8 @@ struct Decrypt: ParsableCommand {
         let spool = gunzip && out.needsSpool ? try Spool() : nil
         var stages: [any ByteStreamStage] = [try StreamDecryptor(key: key, scheme: scheme.scheme, legacyScheme: legacy)]
         if gunzip { stages.append(try GzipDecompressor(outputLimit: (maxSize ?? .standard).limit)) }
-        try StreamPipeline.run(from: try source.handleFromStart(), through: stages, to: spool?.handle ?? out.handle)
+        try StreamPipeline.run(from: try source.handleFromStart().fileDescriptor, through: stages,
+                               to: (spool?.handle ?? out.handle).fileDescriptor)
         try spool?.copy(to: out.handle)
         try out.commit()
     }

@@ -370,6 +370,6 @@ final class Spool {
     /// Copies everything written so far to `output`.
     func copy(to output: FileHandle) throws {
         lseek(handle.fileDescriptor, 0, SEEK_SET)
-        try StreamPipeline.run(from: handle, through: [], to: output)
+        try StreamPipeline.run(from: handle.fileDescriptor, through: [], to: output.fileDescriptor)
     }
 }

@@ -15,7 +15,9 @@ enum Streaming {
             let bytes = try StreamPipeline.run(Array(text.utf8), through: stages)
             try FileHandle(fileDescriptor: target.fileDescriptor).write(contentsOf: bytes)
         } else {
-            try input.withHandle { try StreamPipeline.run(from: $0, through: stages, to: target) }
+            try input.withHandle {
+                try StreamPipeline.run(from: $0.fileDescriptor, through: stages, to: target.fileDescriptor)
+            }
         }
         try spool?.copy(to: out.handle)
         try out.commit()

@@ -1,5 +1,6 @@
 import Testing
 @testable import PNCrypt
+import PNCryptVectors
 
 @Suite struct MessageCryptoTests {
     /// SPEC section 7 legacy vectors whose plaintext is a message: the JSON text an SDK encrypted.

@@ -90,7 +90,7 @@ enum Interop {
             try? inHandle.close()
             try? outHandle.close()
         }
-        try StreamPipeline.run(from: inHandle, through: [stage], to: outHandle)
+        try StreamPipeline.run(from: inHandle.fileDescriptor, through: [stage], to: outHandle.fileDescriptor)
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -108,15 +108,16 @@ import Testing
         do {
             let input = try FileHandle(forReadingFrom: source)
             let output = try FileHandle(forWritingTo: sealed)
-            try StreamPipeline.run(from: input, through: [StreamEncryptor(key: key, scheme: .acrh)], to: output,
-                                   chunkSize: 1 << 20) { seen.append($0) }
+            try StreamPipeline.run(from: input.fileDescriptor, through: [StreamEncryptor(key: key, scheme: .acrh)],
+                                   to: output.fileDescriptor, chunkSize: 1 << 20) { seen.append($0) }
             try input.close()
             try output.close()
         }
         #expect(seen == [1 << 20, 2 << 20, 3_000_001])
         let input = try FileHandle(forReadingFrom: sealed)
         let output = try FileHandle(forWritingTo: opened)
-        try StreamPipeline.run(from: input, through: [StreamDecryptor(key: key)], to: output)
+        try StreamPipeline.run(from: input.fileDescriptor, through: [StreamDecryptor(key: key)],
+                               to: output.fileDescriptor)
         try input.close()
         try output.close()
         #expect(try Data(contentsOf: opened) == Data(big))
@@ -172,7 +173,8 @@ import Testing
         let input = try #require(FileHandle(forReadingAtPath: "/dev/zero"))
         defer { try? input.close() }
         let error = failure {
-            try StreamPipeline.run(from: input, through: [], to: FileHandle.nullDevice, chunkSize: chunkSize)
+            try StreamPipeline.run(from: input.fileDescriptor, through: [], to: FileHandle.nullDevice.fileDescriptor,
+                                   chunkSize: chunkSize)
         }
         #expect(error?.code == .invalidValue)
         #expect(error?.message == "chunk size must be positive, got \(chunkSize)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+import PNCryptVectors
 
 /// Paths of the package, found from this file's location.
 enum Package {

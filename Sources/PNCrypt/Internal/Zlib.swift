@@ -1,4 +1,4 @@
-// The unsafe core of the compression layer: every zlib call, every pointer, and the file-descriptor pump.
+// The unsafe core of the compression layer: every zlib call and every pointer.
 //
 // Ownership:
 // - `ZlibStream` owns one heap-allocated `z_stream` (zlib keeps its address in its internal state, so it must
@@ -581,45 +581,5 @@ final class InflateEngine {
         }
         if memberStart > 0 { text += " in the member at offset \(memberStart)" }
         return PNCryptError(.corruptCompressedData, text, offset: Int(bytesIn))
-    }
-}
-
-// MARK: - File descriptors
-
-/// Reads and writes whole buffers on file descriptors, retrying on EINTR and short writes.
-enum FileDescriptorPump {
-    /// Reads `descriptor` in pieces of up to `chunkSize` bytes until end of file, handing each to `body`.
-    static func readChunks(from descriptor: Int32, chunkSize: Int,
-                           _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        guard chunkSize > 0 else {
-            throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
-        }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer {
-            OpenSSL.cleanse(buffer.baseAddress!, count: buffer.count)
-            buffer.deallocate()
-        }
-        while true {
-            let count = read(descriptor, buffer.baseAddress, chunkSize)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw PNCryptError(.io, "read failed: \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { return }
-            try body(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)))
-        }
-    }
-
-    /// Writes all of `bytes` to `descriptor`.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws {
-        var rest = bytes
-        while !rest.isEmpty {
-            let count = write(descriptor, rest.baseAddress, rest.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw PNCryptError(.io, "write failed: \(String(cString: strerror(errno)))")
-            }
-            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(count))
-        }
     }
 }
