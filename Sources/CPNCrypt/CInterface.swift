@@ -80,7 +80,7 @@ public func pncrypt_encrypt(_ module: OpaquePointer?, _ data: UnsafePointer<UInt
         let out = try outputArgument(base64Out, "base64_out")
         let module = try CModule.from(module)
         let input = try bytesArgument(data, len, "data")
-        let text = try module.crypto.encryptToBase64(input.assumingMemoryBound(to: UInt8.self))
+        let text = try module.crypto.encrypt(input.assumingMemoryBound(to: UInt8.self))
         out.pointee = try CBuffer.copy(Array(text.utf8)).assumingMemoryBound(to: CChar.self)
     }
 }

@@ -53,7 +53,7 @@ struct Encrypt: ParsableCommand {
                 try Streaming.run(input: input, output: output, stages: stages, holdUntilVerified: false)
             } else {
                 let plaintext = try input.readAll()
-                let text = try CryptoModule(key: key).encryptToBase64(plaintext, scheme: scheme, iv: iv)
+                let text = try CryptoModule(key: key).encrypt(plaintext, scheme: scheme, iv: iv)
                 let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
                 try out.write(Array((text + "\n").utf8))
                 try out.commit()

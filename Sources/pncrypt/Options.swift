@@ -209,9 +209,11 @@ enum CLI {
 
     static func parseIV(_ hex: String?) throws -> [UInt8]? {
         guard let hex else { return nil }
-        guard let bytes = Hex.decode(hex), bytes.count == 16 else {
-            throw ValidationError("--iv must be 32 hex digits (16 bytes)")
+        let digits = Array(hex.utf8)
+        let isHex = digits.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0 & 0xDF) }
+        guard digits.count == 32, isHex else { throw ValidationError("--iv must be 32 hex digits (16 bytes)") }
+        return stride(from: 0, to: 32, by: 2).map {
+            UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)!
         }
-        return bytes
     }
 }

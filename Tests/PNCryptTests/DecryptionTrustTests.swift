@@ -30,7 +30,7 @@ import Testing
         let text = Array("a message long enough that garbage is never valid UTF-8".utf8)
         let iv = [UInt8](repeating: 0x5A, count: 16)
         for scheme in [Scheme.legacyRandomIV, .acrh] {
-            let sealed = try right.encrypt(text, scheme: scheme, iv: iv)
+            let sealed = try right.encryptBinary(text, scheme: scheme, iv: iv)
             let match = try ring.decrypt(sealed, content: .text)
             #expect(match.plaintext == text)
             #expect(match.keyIndex == Self.wrongKeys.count)
@@ -46,7 +46,7 @@ import Testing
             #expect(received.keyIndex == Self.wrongKeys.count)
         }
         // Among 10,000 wrong keys some pass the padding check alone: as bytes, that is ambiguous, never garbage.
-        let sealed = try right.encrypt(text, scheme: .legacy)
+        let sealed = try right.encryptBinary(text, scheme: .legacy)
         let asBytes = expectPNError { () throws(PNCryptError) in try ring.decrypt(sealed, scheme: .legacy) }
         #expect(asBytes?.code == .ambiguous)
     }
@@ -85,9 +85,9 @@ import Testing
     @Test("bad padding and bad UTF-8 give the same report: code, message, status line and exit code")
     func oneFailure() throws {
         let module = try CryptoModule(cipherKey: "enigma")
-        var badPadding = try module.encrypt(Array(#""some text of two blocks""#.utf8), scheme: .legacy)
+        var badPadding = try module.encryptBinary(Array(#""some text of two blocks""#.utf8), scheme: .legacy)
         badPadding[badPadding.count - 17] ^= 0x55
-        let badUTF8 = try module.encrypt([0x22, 0xFF, 0xFE, 0x22], scheme: .legacy)
+        let badUTF8 = try module.encryptBinary([0x22, 0xFF, 0xFE, 0x22], scheme: .legacy)
         // The library, as messages and as text with a choice of keys.
         let crypto = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy)
         let statuses = [badPadding, badUTF8].map {

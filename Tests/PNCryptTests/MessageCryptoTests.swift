@@ -102,7 +102,7 @@ import PNCryptVectors
 
     @Test("plaintext that is not UTF-8 is a decryption error (iOS 3.4)")
     func invalidUTF8() throws {
-        let bytes = try CryptoModule(cipherKey: "enigma").encryptToBase64([0xFF, 0xFE, 0x41], scheme: .legacy)
+        let bytes = try CryptoModule(cipherKey: "enigma").encrypt([0xFF, 0xFE, 0x41], scheme: .legacy)
         let result = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy).decrypt(.string(bytes), policy: .marker)
         #expect(result.status?.reason == .wrongKeyOrCorrupt)
         #expect(result.status?.error == CryptoModule.decryptionFailed)

@@ -23,7 +23,7 @@ import Testing
     @Test("streamed encryption equals the one-shot file format", arguments: [Scheme.legacyRandomIV, .acrh])
     func matchesOneShot(scheme: Scheme) throws {
         let module = CryptoModule(key: key)
-        let oneShot = try module.encrypt(plaintext, scheme: scheme, iv: iv)
+        let oneShot = try module.encryptBinary(plaintext, scheme: scheme, iv: iv)
         for size in [1, 15, 16, 17, 4096, 1 << 20] where size != 1 || scheme == .acrh {
             #expect(try run(StreamEncryptor(key: key, scheme: scheme, iv: iv), plaintext, chunk: size) == oneShot)
         }
@@ -33,16 +33,16 @@ import Testing
     func threeFileFormats() throws {
         let module = CryptoModule(key: key)
         let fixed = try run(StreamEncryptor(key: key, scheme: .legacy), [UInt8]("abc"), chunk: 3)
-        #expect(fixed == (try module.encrypt([UInt8]("abc"), scheme: .legacy)))
+        #expect(fixed == (try module.encryptBinary([UInt8]("abc"), scheme: .legacy)))
         #expect(try run(StreamDecryptor(key: key, scheme: .legacy), fixed, chunk: 5) == [UInt8]("abc"))
         #expect(try run(StreamDecryptor(key: key, legacyScheme: .legacy), fixed, chunk: 5) == [UInt8]("abc"))
         let random = try run(StreamEncryptor(key: key, scheme: .legacyRandomIV), [UInt8]("abc"), chunk: 3)
         #expect(random.count == 32)
-        #expect(try module.decrypt(random, scheme: .legacyRandomIV) == [UInt8]("abc"))
+        #expect(try module.decryptBinary(random, scheme: .legacyRandomIV) == [UInt8]("abc"))
         #expect(try run(StreamDecryptor(key: key), random, chunk: 5) == [UInt8]("abc"))
         // A fixed-IV file of 3 blocks also has valid padding read as random-IV: 16 bytes short, as the SPEC says.
         let long = [UInt8](repeating: 0x61, count: 40)
-        let misread = try run(StreamDecryptor(key: key), try module.encrypt(long, scheme: .legacy), chunk: 7)
+        let misread = try run(StreamDecryptor(key: key), try module.encryptBinary(long, scheme: .legacy), chunk: 7)
         #expect(misread == Array(long.dropFirst(16)))
         #expect(expectPNError { () throws(PNCryptError) in try StreamEncryptor(key: key, scheme: .legacy33) }?
             .code == .invalidValue)
@@ -50,7 +50,7 @@ import Testing
 
     @Test("decrypts in any chunking and detects the format", arguments: [Scheme.legacyRandomIV, .acrh])
     func decryptChunked(scheme: Scheme) throws {
-        let data = try CryptoModule(key: key).encrypt(plaintext, scheme: scheme)
+        let data = try CryptoModule(key: key).encryptBinary(plaintext, scheme: scheme)
         for size in [1, 3, 16, 25, 26, 27, 65536] {
             let detecting = try StreamDecryptor(key: key)
             #expect(try run(detecting, data, chunk: size) == plaintext)
@@ -62,8 +62,8 @@ import Testing
     @Test("reports broken streams with the byte layer's errors")
     func errors() throws {
         let module = CryptoModule(key: key)
-        let acrh = try module.encrypt([UInt8]("hello"), scheme: .acrh)
-        let legacy = try module.encrypt([UInt8]("hello"), scheme: .legacyRandomIV)
+        let acrh = try module.encryptBinary([UInt8]("hello"), scheme: .acrh)
+        let legacy = try module.encryptBinary([UInt8]("hello"), scheme: .legacyRandomIV)
         let cases: [([UInt8], Scheme?, PNCryptError.Code, String)] = [
             (Array(acrh.prefix(12)), nil, .malformedHeader, "cut short"),
             (Array(acrh.prefix(26)), nil, .wrongKeyOrCorrupt, "empty ciphertext after the PNED header"),

@@ -2,14 +2,15 @@
 ///
 /// ```swift
 /// let module = try CryptoModule(cipherKey: "enigma")            // writes acrh, reads any header or legacy
-/// let sealed = try module.encrypt(Array("hello".utf8))          // PNED 01 ACRH 10 <IV> <ciphertext>
+/// let sealed = try module.encrypt(Array("hello".utf8))          // Base64 of PNED 01 ACRH 10 <IV> <ciphertext>
 /// let opened = try module.decrypt(sealed)                        // reads the header, picks the cryptor
-/// let old = try module.encrypt(Array("yay!".utf8), scheme: .legacy)   // fixed IV: q/xJqqN6qbiZMXYmiQC1Fw==
+/// let old = try module.encrypt(Array("yay!".utf8), scheme: .legacy)   // fixed IV: "q/xJqqN6qbiZMXYmiQC1Fw=="
+/// let bytes = try module.encryptBinary(Array("hello".utf8))     // the same without Base64 (files, raw bytes)
 /// ```
 ///
 /// `decrypt(_:)` reads a `PNED` header when there is one and otherwise uses `legacyScheme`: nothing in
 /// legacy data says whether it has a random IV, so the reader must be told. `decrypt(_:scheme:)` reads
-/// exactly one format. Errors follow SPEC section 2 (`PNCryptError.category`): encryption, decryption, or
+/// exactly one format. `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow SPEC section 2 (`PNCryptError.category`): encryption, decryption, or
 /// unknown cryptor. Thread-safe; keyed cipher contexts are reused across calls.
 public struct CryptoModule: Sendable {
     /// The key and its derived AES keys.
@@ -21,7 +22,7 @@ public struct CryptoModule: Sendable {
     public var legacyScheme: Scheme
 
     /// The fixed IV of `legacy` and `legacy33`: ASCII `0123456789012345`.
-    public static let fixedIV: [UInt8] = Array("0123456789012345".utf8)
+    static let fixedIV: [UInt8] = Array("0123456789012345".utf8)
 
     /// A module for `cipherKey`.
     /// - Throws: `invalidKey` when the key is empty.
@@ -39,29 +40,28 @@ public struct CryptoModule: Sendable {
 
     // MARK: Encrypt
 
-    /// Encrypts `plaintext` with `encryptionScheme` and a fresh random IV where the scheme has one.
-    public func encrypt(_ plaintext: some Collection<UInt8>) throws(PNCryptError) -> [UInt8] {
-        try encrypt(plaintext, scheme: encryptionScheme)
-    }
-
-    /// Encrypts `plaintext` in `scheme`.
+    /// Encrypts `plaintext` and returns standard padded Base64: the text a message carries.
     ///
-    /// - Parameter iv: 16 bytes to use instead of a random IV (for deterministic test vectors). `legacy` and
-    ///   `legacy33` accept only their fixed IV. Never reuse an IV for real data.
-    /// - Returns: `legacy`/`legacy33`: ciphertext; `legacyRandomIV`: IV ‖ ciphertext; `acrh`: header ‖ ciphertext.
+    /// - Parameters:
+    ///   - scheme: the scheme to write; nil is `encryptionScheme`.
+    ///   - iv: 16 bytes to use instead of a random IV (for deterministic test vectors). `legacy` and `legacy33`
+    ///     accept only their fixed IV. Never reuse an IV for real data.
     /// - Throws: `emptyPlaintext` for empty input, in every scheme (SPEC section 3); `invalidIV`.
-    public func encrypt(_ plaintext: some Collection<UInt8>, scheme: Scheme, iv: [UInt8]? = nil)
-        throws(PNCryptError) -> [UInt8] {
-        try withBytes(plaintext) { (buffer) throws(PNCryptError) in try encryptBytes(buffer, scheme: scheme, iv: iv) }
-    }
-
-    /// Encrypts and returns standard padded Base64 (the text a message carries).
-    public func encryptToBase64(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
+    public func encrypt(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
         throws(PNCryptError) -> String {
         let text = try withBytes(plaintext) { (buffer) throws(PNCryptError) in
             try sealToBase64(buffer, scheme: scheme ?? encryptionScheme, iv: iv, quoted: false)
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Encrypts `plaintext` and returns the bytes (as `encrypt(_:scheme:iv:)`, without the Base64).
+    /// - Returns: `legacy`/`legacy33`: ciphertext; `legacyRandomIV`: IV ‖ ciphertext; `acrh`: header ‖ ciphertext.
+    public func encryptBinary(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
+        throws(PNCryptError) -> [UInt8] {
+        try withBytes(plaintext) { (buffer) throws(PNCryptError) in
+            try encryptBytes(buffer, scheme: scheme ?? encryptionScheme, iv: iv)
+        }
     }
 
     /// Encrypts `input` in `scheme` and returns the Base64 of the result, with `quoted` as a JSON string literal.
@@ -162,27 +162,26 @@ public struct CryptoModule: Sendable {
 
     // MARK: Decrypt
 
-    /// Decrypts `data`: a `PNED` header picks the cryptor; data without one is read as `legacyScheme`.
-    /// - Throws: `unknownCryptor` for an unsupported header version or cryptor id; `malformedHeader` for a header
-    ///   cut short; `wrongKeyOrCorrupt` when the cipher rejects the data (bad padding, not whole blocks, empty).
-    ///   Every failure that depends on the key is the same error, with the same message (no padding oracle).
-    public func decrypt(_ data: some Collection<UInt8>) throws(PNCryptError) -> [UInt8] {
-        try withBytes(data) { (buffer) throws(PNCryptError) in try decryptBytes(buffer, scheme: nil) }
-    }
-
-    /// Decrypts `data` as exactly `scheme`: `acrh` requires a header; the others never look for one.
-    public func decrypt(_ data: some Collection<UInt8>, scheme: Scheme) throws(PNCryptError) -> [UInt8] {
-        try withBytes(data) { (buffer) throws(PNCryptError) in try decryptBytes(buffer, scheme: scheme) }
-    }
-
-    /// Decodes Base64 text (lenient as `Base64.decode`) and decrypts it; `scheme` nil reads as `decrypt(_:)`.
-    public func decrypt(base64 text: String, scheme: Scheme? = nil) throws(PNCryptError) -> [UInt8] {
+    /// Decodes Base64 text (lenient as `Base64.decode`) and decrypts it.
+    ///
+    /// - Parameter scheme: nil reads a `PNED` header when there is one and otherwise reads as `legacyScheme`;
+    ///   a scheme reads exactly that format (`acrh` requires a header; the others never look for one).
+    /// - Throws: `notBase64`; `unknownCryptor` for an unsupported header version or cryptor id; `malformedHeader`
+    ///   for a header cut short; `wrongKeyOrCorrupt` when the cipher rejects the data (bad padding, not whole
+    ///   blocks, empty). Every failure that depends on the key is the same error, with the same message (no
+    ///   padding oracle).
+    public func decrypt(_ text: String, scheme: Scheme? = nil) throws(PNCryptError) -> [UInt8] {
         let bytes = try Base64.decode(text)
         return try withBytes(bytes) { (buffer) throws(PNCryptError) in try decryptBytes(buffer, scheme: scheme) }
     }
 
-    /// The scheme `decrypt(_:)` would use for `data`, after reading its header if it has one.
-    public func detectScheme(_ data: some Collection<UInt8>) throws(PNCryptError) -> Scheme {
+    /// Decrypts bytes (as `decrypt(_:scheme:)`, without the Base64).
+    public func decryptBinary(_ data: some Collection<UInt8>, scheme: Scheme? = nil) throws(PNCryptError) -> [UInt8] {
+        try withBytes(data) { (buffer) throws(PNCryptError) in try decryptBytes(buffer, scheme: scheme) }
+    }
+
+    /// The scheme `decryptBinary(_:)` would use for `data`, after reading its header if it has one.
+    func detectScheme(_ data: some Collection<UInt8>) throws(PNCryptError) -> Scheme {
         if let first = data.first, first != CryptorHeader.sentinel[0] { return legacyScheme }
         guard let (header, _) = try CryptorHeader.parse(data) else { return legacyScheme }
         return try Self.cryptor(for: header, explicit: nil) ?? legacyScheme
@@ -316,7 +315,7 @@ public struct CryptoModule: Sendable {
 
     /// The id the legacy cryptor has in the Swift and Go SDKs: four zero bytes. They never write it, but read a
     /// header carrying it as "legacy data follows".
-    public static let legacyCryptorID: [UInt8] = [0, 0, 0, 0]
+    static let legacyCryptorID: [UInt8] = [0, 0, 0, 0]
 
     /// The scheme a header selects: `acrh` for `ACRH`; for the legacy cryptor id (only when reading with
     /// auto-detection, `explicit` nil) the scheme of what follows is the caller's legacy scheme, returned as nil.

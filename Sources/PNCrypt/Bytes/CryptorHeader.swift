@@ -104,9 +104,9 @@ public struct CryptorHeader: Hashable, Sendable {
 }
 
 /// Lowercase hex encoding and decoding.
-public enum Hex {
+enum Hex {
     /// Lowercase hex of `bytes`.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         for byte in bytes {
@@ -117,7 +117,7 @@ public enum Hex {
     }
 
     /// The bytes of hex text (either case); nil when it is not an even number of hex digits.
-    public static func decode(_ text: String) -> [UInt8]? {
+    static func decode(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 2 == 0 else { return nil }
         var out = [UInt8]()

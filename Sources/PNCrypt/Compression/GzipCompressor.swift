@@ -12,7 +12,7 @@
 ///
 /// zlib's state (about 256 KiB) is freed by `finish`, by an error, or when the compressor is released.
 public final class GzipCompressor {
-    private let engine: DeflateEngine
+    let engine: DeflateEngine
 
     /// The compression level, 0 (store) through 9 (smallest).
     public let level: Int
@@ -30,17 +30,12 @@ public final class GzipCompressor {
     public var bytesOut: UInt64 { engine.bytesOut }
 
     /// Compresses `chunk`, passing any output that is ready to `output` (zlib may hold some back).
-    public func update(_ chunk: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.deflate(chunk, flush: .none, output: output)
-    }
-
-    /// Compresses `chunk`, passing any output that is ready to `output` (zlib may hold some back).
-    public func update(_ chunk: some Sequence<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try withBytes(chunk) { try update($0, output: output) }
+    public func update(_ chunk: some Collection<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try withBytes(chunk) { try engine.deflate($0, flush: .none, output: output) }
     }
 
     /// Compresses `chunk` and returns the output that is ready (often empty for small chunks).
-    public func update(_ chunk: some Sequence<UInt8>) throws -> [UInt8] {
+    public func update(_ chunk: some Collection<UInt8>) throws -> [UInt8] {
         var result: [UInt8] = []
         try update(chunk) { result.append(contentsOf: $0) }
         return result

@@ -22,7 +22,7 @@
 /// try decompressor.finish()
 /// ```
 public final class GzipDecompressor {
-    private let engine: InflateEngine
+    let engine: InflateEngine
 
     /// The framing this decompressor expects.
     public let format: CompressionFormat
@@ -47,17 +47,12 @@ public final class GzipDecompressor {
     public var bytesOut: UInt64 { engine.bytesOut }
 
     /// Decompresses `chunk`, passing the output to `output` piece by piece.
-    public func update(_ chunk: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.inflate(chunk, output: output)
-    }
-
-    /// Decompresses `chunk`, passing the output to `output` piece by piece.
-    public func update(_ chunk: some Sequence<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try withBytes(chunk) { try update($0, output: output) }
+    public func update(_ chunk: some Collection<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try withBytes(chunk) { try engine.inflate($0, output: output) }
     }
 
     /// Decompresses `chunk` and returns its output.
-    public func update(_ chunk: some Sequence<UInt8>) throws -> [UInt8] {
+    public func update(_ chunk: some Collection<UInt8>) throws -> [UInt8] {
         var result: [UInt8] = []
         try update(chunk) { result.append(contentsOf: $0) }
         return result

@@ -99,7 +99,7 @@ public struct Diagnosis: Sendable {
             for scheme in schemes {
                 var attempt = Attempt(keyNumber: index + 1, scheme: scheme)
                 do throws(PNCryptError) {
-                    attempt.plaintext = try module.decrypt(scheme == .acrh ? data : body, scheme: scheme)
+                    attempt.plaintext = try module.decryptBinary(scheme == .acrh ? data : body, scheme: scheme)
                 } catch {
                     attempt.error = error
                 }
