@@ -87,7 +87,8 @@ func decryptTarget(_ scheme: Scheme, _ data: UnsafePointer<UInt8>, _ size: Int) 
         let again: [UInt8]?
         switch scheme {
         case .legacy, .legacy33: again = try? fuzzModule.encryptBinary(plaintext, scheme: scheme)
-        case .legacyRandomIV: again = try? fuzzModule.encryptBinary(plaintext, scheme: scheme, iv: Array(input[0..<16]))
+        case .legacyRandomIV:
+            again = try? fuzzModule.encryptBinary(plaintext, scheme: scheme, iv: Array(input[0..<16]))
         case .acrh:
             guard let (header, length) = try? CryptorHeader.parse(input) else { fail("acrh success without header", input) }
             let body = try? fuzzModule.encryptBinary(plaintext, scheme: .acrh, iv: header.metadata)
@@ -116,7 +117,8 @@ func decryptTarget(_ scheme: Scheme, _ data: UnsafePointer<UInt8>, _ size: Int) 
 
 /// Plaintext through encrypt and decrypt, one-shot and streamed.
 func roundTrip(_ scheme: Scheme, _ plaintext: [UInt8], ivSource: [UInt8]) {
-    let iv: [UInt8]? = scheme == .legacyRandomIV || scheme == .acrh ? (ivSource + [UInt8](repeating: 7, count: 16)).suffix(16) : nil
+    let randomIV = scheme == .legacyRandomIV || scheme == .acrh
+    let iv: [UInt8]? = randomIV ? (ivSource + [UInt8](repeating: 7, count: 16)).suffix(16) : nil
     let sealed = attempt { () throws(PNCryptError) in try fuzzModule.encryptBinary(plaintext, scheme: scheme, iv: iv) }
     switch sealed {
     case .failure(let error):

@@ -194,7 +194,8 @@ enum BadInputs {
         },
         BadInput("header", "15-byte ACRH IV", .malformedHeader, "the IV must be 16", offset: .at(9)) {
             () throws(PNCryptError) in
-            _ = try B.module.decryptBinary(try CryptorHeader(metadata: Array(B.zeroIV.prefix(15))).encoded() + B.zeroIV)
+            let header = try CryptorHeader(metadata: Array(B.zeroIV.prefix(15))).encoded()
+            _ = try B.module.decryptBinary(header + B.zeroIV)
         },
         BadInput("header", "header and no ciphertext", .wrongKeyOrCorrupt, "empty ciphertext after the PNED header") {
             () throws(PNCryptError) in _ = try B.module.decryptBinary(B.acrh.prefix(26))
@@ -222,16 +223,19 @@ enum BadInputs {
             () throws(PNCryptError) in _ = try B.module.decryptBinary([0x42], scheme: .legacy33)
         },
         BadInput("cipher", "random-IV data shorter than its IV", .wrongKeyOrCorrupt, "15 bytes is too short") {
-            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.randomIVYay.prefix(15), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in
+            _ = try B.module.decryptBinary(B.randomIVYay.prefix(15), scheme: .legacyRandomIV)
         },
         BadInput("cipher", "random-IV data with no ciphertext", .wrongKeyOrCorrupt, "no ciphertext after the 16-byte IV") {
-            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.randomIVYay.prefix(16), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in
+            _ = try B.module.decryptBinary(B.randomIVYay.prefix(16), scheme: .legacyRandomIV)
         },
         BadInput("cipher", "padding byte 0x00", .wrongKeyOrCorrupt, "cannot decrypt: wrong key") {
             () throws(PNCryptError) in _ = try B.module.decryptBinary(B.tamperedIV(15, 0x0C), scheme: .legacyRandomIV)
         },
         BadInput("cipher", "padding byte 0x11 (longer than a block)", .wrongKeyOrCorrupt, "cannot decrypt") {
-            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.tamperedIV(15, 0x0C ^ 0x11), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in
+            _ = try B.module.decryptBinary(B.tamperedIV(15, 0x0C ^ 0x11), scheme: .legacyRandomIV)
         },
         BadInput("cipher", "padding bytes that disagree", .wrongKeyOrCorrupt, "cannot decrypt") {
             () throws(PNCryptError) in _ = try B.module.decryptBinary(B.tamperedIV(10, 0x01), scheme: .legacyRandomIV)

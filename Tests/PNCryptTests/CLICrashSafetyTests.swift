@@ -90,7 +90,8 @@ import Testing
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // 64 bytes that decrypt with the key `k` to bad padding (a whole number of blocks, so the cipher runs).
-        var bad = try CryptoModule(cipherKey: "k").encryptBinary([UInt8](repeating: 7, count: 40), scheme: .legacyRandomIV)
+        var bad = try CryptoModule(cipherKey: "k").encryptBinary([UInt8](repeating: 7, count: 40),
+                                                                 scheme: .legacyRandomIV)
         // IV, then 3 blocks; the last holds 8 padding bytes 0x08. Flipping the byte before it in the previous
         // ciphertext block makes the last plaintext byte 0x00: always bad padding.
         #expect(bad.count == 64)

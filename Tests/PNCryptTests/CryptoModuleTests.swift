@@ -70,7 +70,9 @@ import Testing
     @Test("empty plaintext: an encryption error in every scheme; one block of padding decrypts to nothing")
     func emptyPlaintext() throws {
         for scheme in Scheme.allCases {
-            let error = expectPNError { () throws(PNCryptError) in try enigma.encryptBinary([UInt8](), scheme: scheme) }
+            let error = expectPNError { () throws(PNCryptError) in
+                try enigma.encryptBinary([UInt8](), scheme: scheme)
+            }
             #expect(error?.code == .emptyPlaintext)
             #expect(error?.category == .encryption)
             // What older clients wrote for empty data (PubNub's contract files): 16 bytes of padding.
@@ -126,14 +128,16 @@ import Testing
         let ivs = (0..<count).map { i in (0..<16).map { UInt8(truncatingIfNeeded: i >> ($0 % 4 * 8) &+ $0) } }
         let seal = { @Sendable (i: Int) throws(PNCryptError) -> [UInt8] in
             let scheme = schemes[i % schemes.count]
-            return try module.encryptBinary(messages[i], scheme: scheme, iv: scheme == .legacyRandomIV || scheme == .acrh ? ivs[i] : nil)
+            let randomIV = scheme == .legacyRandomIV || scheme == .acrh
+            return try module.encryptBinary(messages[i], scheme: scheme, iv: randomIV ? ivs[i] : nil)
         }
         // The single-threaded run.
         var reference: [[UInt8]] = []
         reference.reserveCapacity(count)
         for i in 0..<count { reference.append(try seal(i)) }
         let expected = reference
-        for i in 0..<count where try module.decryptBinary(expected[i], scheme: schemes[i % schemes.count]) != messages[i] {
+        for i in 0..<count
+            where try module.decryptBinary(expected[i], scheme: schemes[i % schemes.count]) != messages[i] {
             Issue.record("single-threaded round trip failed at \(i)")
         }
 

@@ -35,7 +35,8 @@ import Testing
         var found: [UInt8]?
         for i in 0..<5000 {
             let data = try right.encryptBinary([UInt8]("message number \(i)"), scheme: .legacy)
-            if let garbage = try? wrong.decryptBinary(data, scheme: .legacy), String(validating: garbage, as: UTF8.self) == nil {
+            if let garbage = try? wrong.decryptBinary(data, scheme: .legacy),
+               String(validating: garbage, as: UTF8.self) == nil {
                 found = data
                 break
             }

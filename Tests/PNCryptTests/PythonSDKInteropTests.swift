@@ -459,7 +459,8 @@ struct PythonSDKInteropTests {
             #expect(expectPNError { () throws(PNCryptError) in
                 try StreamPipeline.run([UInt8](), through: [StreamEncryptor(key: key, scheme: .legacyRandomIV)])
             }?.code == .emptyPlaintext)
-            let legacy = try CryptoModule(key: key).encryptBinary([UInt8](repeating: 16, count: 16), scheme: .legacyRandomIV)
+            let legacy = try CryptoModule(key: key)
+                .encryptBinary([UInt8](repeating: 16, count: 16), scheme: .legacyRandomIV)
                 .prefix(32)
             try Data(legacy).write(to: file)
             for via in ["module", "filecrypto"] {

@@ -10,8 +10,8 @@
 ///
 /// `decrypt(_:)` reads a `PNED` header when there is one and otherwise uses `legacyScheme`: nothing in
 /// legacy data says whether it has a random IV, so the reader must be told. `decrypt(_:scheme:)` reads
-/// exactly one format. `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow SPEC section 2 (`PNCryptError.category`): encryption, decryption, or
-/// unknown cryptor. Thread-safe; keyed cipher contexts are reused across calls.
+/// exactly one format. `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow SPEC
+/// section 2 (`PNCryptError.category`): encryption, decryption, or unknown cryptor. Thread-safe; keyed cipher contexts are reused across calls.
 public struct CryptoModule: Sendable {
     /// The key and its derived AES keys.
     public let key: CipherKey
