@@ -91,7 +91,7 @@ import Testing
         #expect(expectPNError { () throws(PNCryptError) in
             try enigma.encryptBinary([UInt8]("x"), scheme: .legacy, iv: [UInt8](repeating: 0, count: 16))
         }?.code == .invalidIV)
-        #expect(try enigma.encryptBinary([UInt8]("x"), scheme: .legacy, iv: CryptoModule.fixedIV).count == 16)
+        #expect(try enigma.encryptBinary([UInt8]("x"), scheme: .legacy, iv: Cryptor.fixedIV).count == 16)
     }
 
     @Test("cipher failures are decryption errors with a reason")

@@ -84,7 +84,7 @@ public struct KeyRing: Sendable {
     func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content,
                  into output: UnsafeMutableRawPointer) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme) {
-        let readings = try CryptoModule.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
+        let readings = try Cryptor.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
         let choice = readings.count * keys.count > 1
         if !choice && content == .bytes {
             let count = try CryptoModule(key: keys[0]).openVerified(readings[0], of: input, into: output)

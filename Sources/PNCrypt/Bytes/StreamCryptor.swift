@@ -34,15 +34,14 @@ public final class StreamEncryptor: ByteStreamStage {
         guard scheme != .legacy33 else {
             throw PNCryptError(.invalidValue, "legacy33 has no file format: use legacy, legacy-random-iv or acrh")
         }
-        let iv = try CryptoModule.resolveIV(iv, scheme: scheme)
-        self.scheme = scheme
-        prefix = switch scheme {
-        case .acrh: try CryptorHeader(metadata: iv).encoded()
-        case .legacyRandomIV: iv
-        case .legacy, .legacy33: []
+        let startIV: [UInt8]
+        if let given = try Cryptor.checkIV(iv, scheme: scheme) { startIV = given } else {
+            startIV = try OpenSSL.randomBytes(Cryptor.blockSize)
         }
+        self.scheme = scheme
+        prefix = Cryptor.prefix(iv: startIV, scheme: scheme)
         context = key.pool(scheme, encrypting: true).makeContext()
-        let ok = iv.withUnsafeBytes { context.start(iv: $0) }
+        let ok = startIV.withUnsafeBytes { context.start(iv: $0) }
         guard ok else { throw PNCryptError(.encryptionFailed, "the AES cipher could not be initialised") }
     }
 
@@ -60,7 +59,7 @@ public final class StreamEncryptor: ByteStreamStage {
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         finished = true
-        try CryptoModule.checkNotEmpty(plaintextCount, scheme: scheme, allowEmpty: false)
+        try Cryptor.checkNotEmpty(plaintextCount, scheme: scheme, allowEmpty: false)
         try emitPrefix(sink)
         try finishCipher(context, &buffer, sink, PNCryptError(.encryptionFailed, "the AES cipher failed"))
     }
@@ -132,24 +131,23 @@ public final class StreamDecryptor: ByteStreamStage {
                                     legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
         -> (scheme: Scheme, valid: Bool) {
         // The format and where the ciphertext starts, from the head alone.
-        let probe = try StreamDecryptor(key: key, scheme: scheme, legacyScheme: legacyScheme)
-        probe.head = head
-        guard let start = try probe.readPrefix(final: true), let found = probe.scheme else {
+        _ = try StreamDecryptor(key: key, scheme: scheme, legacyScheme: legacyScheme)
+        guard let (found, fileIV, start) = try Cryptor.streamStart(of: head, final: true, scheme: scheme,
+                                                                   legacyScheme: legacyScheme) else {
             throw PNCryptError(.wrongKeyOrCorrupt, "the file ended before its IV or header")
         }
         let bodyCount = length - start
-        try CryptoModule.checkBlocks(bodyCount, scheme: found, afterHeader: found == .acrh)
+        try Cryptor.checkBlocks(bodyCount, scheme: found)
         guard tail.count >= min(32, length) else {
             throw PNCryptError(.invalidValue, "checkPadding needs the file's last 32 bytes")
         }
         // The last block decrypts with the block before it as its IV; with one block, with the file's IV.
-        var iv: [UInt8]
-        if bodyCount >= 32 {
-            iv = Array(tail[(tail.count - 32)..<(tail.count - 16)])
-        } else if found == .legacy {
-            iv = CryptoModule.fixedIV
+        let iv = if bodyCount >= 32 {
+            Array(tail[(tail.count - 32)..<(tail.count - 16)])
+        } else if let fileIV {
+            Array(head[fileIV])
         } else {
-            iv = Array(head[(start - 16)..<start])
+            Cryptor.fixedIV
         }
         let context = key.pool(found, encrypting: false).makeContext()
         var block = [UInt8](repeating: 0, count: 32)
@@ -192,7 +190,7 @@ public final class StreamDecryptor: ByteStreamStage {
         guard let context, let scheme else {
             throw PNCryptError(.wrongKeyOrCorrupt, "the stream ended before its IV or header")
         }
-        try CryptoModule.checkBlocks(ciphertextCount, scheme: scheme, afterHeader: scheme == .acrh)
+        try Cryptor.checkBlocks(ciphertextCount, scheme: scheme)
         try finishCipher(context, &buffer, { (b) throws(PNCryptError) in try hold(b, sink) },
                          CryptoModule.decryptionFailed)
         let opened = last.withUnsafeBytes { PKCS7.unpad(UnsafeRawBufferPointer(rebasing: $0[0..<lastCount])) }
@@ -221,52 +219,12 @@ public final class StreamDecryptor: ByteStreamStage {
 
     /// Reads the IV or header from `head`; returns the number of bytes it occupies, or nil if more are needed.
     private func readPrefix(final: Bool) throws(PNCryptError) -> Int? {
-        let looksLikeHeader = head.count >= 4 && head[0..<4].elementsEqual(CryptorHeader.sentinel)
-        guard expected == .acrh || (expected == nil && (looksLikeHeader || (head.count < 4 && !final
-            && CryptorHeader.sentinel.starts(with: head)))) else {
-            if expected == nil && legacyScheme == .acrh { throw CryptoModule.noHeader(head) }
-            return try legacyPrefix(expected ?? legacyScheme, final: final)
-        }
-        let parsed: (header: CryptorHeader, length: Int)?
-        do {
-            parsed = try CryptorHeader.parse(head)
-        } catch where error.code == .malformedHeader && !final {
-            return nil
-        }
-        guard let (header, length) = parsed else {
-            if head.count < 4 && !final { return nil }
-            if expected == .acrh || legacyScheme == .acrh { throw CryptoModule.noHeader(head) }
-            return try legacyPrefix(legacyScheme, final: final)
-        }
-        guard try CryptoModule.cryptor(for: header, explicit: expected) == .acrh else {
-            // The legacy cryptor's id: the legacy file format follows the header.
-            return try legacyPrefix(legacyScheme, final: final, after: length)
-        }
-        scheme = .acrh
-        var iv = header.metadata
-        try start(iv: &iv)
-        return length
-    }
-
-    private func legacyPrefix(_ legacy: Scheme, final: Bool, after offset: Int = 0) throws(PNCryptError) -> Int? {
-        guard legacy == .legacyRandomIV else {
-            // The fixed IV: the ciphertext starts right away.
-            scheme = legacy
-            var iv = CryptoModule.fixedIV
-            try start(iv: &iv)
-            return offset
-        }
-        guard head.count >= offset + 16 else {
-            if final {
-                throw PNCryptError(.wrongKeyOrCorrupt, "\(head.count - offset) bytes is too short for the legacy"
-                                   + " random-IV file format (16-byte IV, then ciphertext)")
-            }
-            return nil
-        }
-        scheme = .legacyRandomIV
-        var iv = Array(head[offset..<offset + 16])
-        try start(iv: &iv)
-        return offset + 16
+        guard let (found, ivRange, start) = try Cryptor.streamStart(of: head, final: final, scheme: expected,
+                                                                    legacyScheme: legacyScheme) else { return nil }
+        scheme = found
+        var iv = ivRange.map { Array(head[$0]) } ?? Cryptor.fixedIV
+        try self.start(iv: &iv)
+        return start
     }
 
     private func start(iv: inout [UInt8]) throws(PNCryptError) {

@@ -63,7 +63,8 @@ public enum Gzip: Sendable {
     /// one-shot inflate of 64 MiB went from 1.31x to ~1.1x a direct zlib call).
     static func expectedSize(of input: UnsafeRawBufferPointer, format: CompressionFormat,
                              outputLimit: DecompressionLimit) -> Int {
-        guard format == .gzip || format == .gzipOrZlib, input.count >= 20, input[0] == 0x1f, input[1] == 0x8b
+        guard format == .gzip || format == .gzipOrZlib, input.count >= 20,
+              input[0] == CompressionFormat.gzipMagic.0, input[1] == CompressionFormat.gzipMagic.1
         else { return 0 }
         let trailer = input.count - 4
         let isize = (0..<4).reduce(0) { $0 | Int(input[trailer + $1]) << (8 * $1) }

@@ -35,7 +35,7 @@ public final class GzipDecompressor {
     public init(format: CompressionFormat = .gzipOrZlib,
                 outputLimit: DecompressionLimit = .bytes(Gzip.defaultStreamOutputLimit),
                 chunkSize: Int = Gzip.defaultChunkSize) throws {
-        engine = try InflateEngine(framing: format.framing, outputLimit: outputLimit, chunkSize: chunkSize)
+        engine = try InflateEngine(format: format, outputLimit: outputLimit, chunkSize: chunkSize)
         self.format = format
         self.outputLimit = outputLimit
     }

@@ -77,7 +77,7 @@ public struct Diagnosis: Sendable {
         var schemes: [Scheme]
         do throws(PNCryptError) {
             if let (header, length) = try CryptorHeader.parse(data) {
-                if try CryptoModule.cryptor(for: header, explicit: nil) == .acrh {
+                if try header.scheme(reading: nil) == .acrh {
                     schemes = [.acrh]
                 } else {
                     // The legacy cryptor's id: legacy data follows the header.
@@ -93,7 +93,10 @@ public struct Diagnosis: Sendable {
             findings = [Self.explainInput(error, data)]
             return
         }
-        if body.count < 32 { schemes.removeAll { $0 == .legacyRandomIV } }
+        // Too short for an IV and a block: not legacy-random-iv.
+        if body.count < Cryptor.prefixLength(.legacyRandomIV) + Cryptor.blockSize {
+            schemes.removeAll { $0 == .legacyRandomIV }
+        }
         for (index, key) in keys.enumerated() {
             let module = CryptoModule(key: key)
             for scheme in schemes {
@@ -130,17 +133,19 @@ public struct Diagnosis: Sendable {
         let matches = self.matches
         var lines: [String] = []
         if matches.count == 1, let match = matches.first {
-            lines.append("decrypts with \(match.scheme) and key #\(match.keyNumber); " + Self.consequence(of: match.scheme))
+            lines.append("decrypts with \(match.scheme) and key #\(match.keyNumber); "
+                         + Self.consequence(of: match.scheme))
             if match.keyNumber > 1 {
-                lines.append("key #\(match.keyNumber) is not the first key: the sender still uses an older or different key")
+                lines.append("key #\(match.keyNumber) is not the first key: the sender still uses an older or"
+                             + " different key")
             }
             lines.append(Self.describePlaintext(match))
         } else if matches.count > 1 {
             lines.append("ambiguous: \(matches.count) key and scheme combinations give valid plaintext")
             let json = matches.filter { $0.json != nil }
             if json.count == 1, let likely = json.first {
-                lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is JSON"
-                             + " as messages are; " + Self.consequence(of: likely.scheme))
+                lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is"
+                             + " JSON as messages are; " + Self.consequence(of: likely.scheme))
             }
             for match in matches {
                 lines.append("- \(match.scheme) with key #\(match.keyNumber): " + Self.describePlaintext(match))
@@ -215,7 +220,8 @@ public struct Diagnosis: Sendable {
                            "offset": inputError.offset.map { .number(JSONNumber($0)) } ?? .null], forKey: "inputError")
         }
         object.append(.array(attempts.map { attempt in
-            var a: JSONObject = ["key": .number(JSONNumber(attempt.keyNumber)), "scheme": .string(attempt.scheme.rawValue),
+            var a: JSONObject = ["key": .number(JSONNumber(attempt.keyNumber)),
+                                 "scheme": .string(attempt.scheme.rawValue),
                                  "padding": .bool(attempt.plaintext != nil), "utf8": .bool(attempt.isUTF8),
                                  "json": .bool(attempt.json != nil)]
             if attempt.isValid, let plaintext = attempt.plaintext {
