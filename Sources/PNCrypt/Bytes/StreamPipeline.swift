@@ -19,39 +19,23 @@ public enum StreamPipeline {
     public static func run(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
                            chunkSize: Int = defaultChunkSize,
                            progress: ((Int64) -> Void)? = nil) throws(PNCryptError) {
-        func push(_ index: Int, _ chunk: UnsafeRawBufferPointer) throws(PNCryptError) {
-            if index == stages.count {
-                try FileIO.writeAll(output, chunk)
-            } else {
-                try stages[index].update(chunk) { (b) throws(PNCryptError) in try push(index + 1, b) }
-            }
-        }
+        let write: ByteSink = { (chunk) throws(PNCryptError) in try FileIO.writeAll(output, chunk) }
         var total: Int64 = 0
         try FileIO.pump(input, chunkSize: chunkSize) { (chunk) throws(PNCryptError) in
-            try push(0, chunk)
+            try StageChain.push(chunk, into: stages, write)
             total += Int64(chunk.count)
             progress?(total)
         }
-        for index in stages.indices {
-            try stages[index].finish { (b) throws(PNCryptError) in try push(index + 1, b) }
-        }
+        try StageChain.finish(stages, write)
     }
 
     /// Runs `bytes` through `stages` and returns the whole output (for buffers that fit in memory).
     public static func run(_ bytes: some Collection<UInt8>, through stages: [any ByteStreamStage])
         throws(PNCryptError) -> [UInt8] {
         var out: [UInt8] = []
-        func push(_ index: Int, _ chunk: UnsafeRawBufferPointer) throws(PNCryptError) {
-            if index == stages.count {
-                out.append(contentsOf: chunk)
-            } else {
-                try stages[index].update(chunk) { (b) throws(PNCryptError) in try push(index + 1, b) }
-            }
-        }
-        try withBytes(bytes) { (b) throws(PNCryptError) in try push(0, b) }
-        for index in stages.indices {
-            try stages[index].finish { (b) throws(PNCryptError) in try push(index + 1, b) }
-        }
+        let collect: ByteSink = { out.append(contentsOf: $0) }
+        try withBytes(bytes) { (chunk) throws(PNCryptError) in try StageChain.push(chunk, into: stages, collect) }
+        try StageChain.finish(stages, collect)
         return out
     }
 }

@@ -8,7 +8,7 @@ extension GzipCompressor: ByteStreamStage {
 
     /// Ends the gzip member and writes its trailer.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
-        try asPNCryptError { try finish(output: { (b: UnsafeRawBufferPointer) throws in try sink(b) }) }
+        try asPNCryptError { try finish(output: { (b) throws in try sink(b) }) }
     }
 }
 

@@ -61,8 +61,9 @@ public enum Gzip: Sendable {
     /// so a lying trailer cannot reserve more than the data could legitimately produce nor a large block.
     /// Reserved pages are not touched until written. Saves the copies of repeated array growth (measured:
     /// one-shot inflate of 64 MiB went from 1.31x to ~1.1x a direct zlib call).
-    static func expectedSize(of input: UnsafeRawBufferPointer, format: CompressionFormat,
-                             outputLimit: DecompressionLimit) -> Int {
+    /// `input` is indexed from 0 (an array or a buffer).
+    static func expectedSize<C: Collection<UInt8>>(of input: C, format: CompressionFormat,
+                                                   outputLimit: DecompressionLimit) -> Int where C.Index == Int {
         guard format == .gzip || format == .gzipOrZlib, input.count >= 20,
               input[0] == CompressionFormat.gzipMagic.0, input[1] == CompressionFormat.gzipMagic.1
         else { return 0 }

@@ -2,7 +2,8 @@
 ///
 /// Settings are those of the PubNub SDKs: deflate, 32 KiB window (windowBits 31), memLevel 8, default strategy.
 /// Feed chunks with `update`, then call `finish` once; output arrives through the closure in pieces of at most
-/// `chunkSize` bytes, each valid only during the call. Not thread-safe: use one compressor per stream.
+/// `chunkSize` bytes, each valid only during the call (a borrowed buffer pointer, as for `ByteSink`: no copy per
+/// piece; it must not escape the closure). Not thread-safe: use one compressor per stream.
 ///
 /// ```swift
 /// let compressor = try GzipCompressor(level: 6)
@@ -44,13 +45,13 @@ public final class GzipCompressor {
     /// Emits everything compressed so far, ending on a byte boundary (zlib's `Z_SYNC_FLUSH`), so a reader can
     /// decompress all input given so far. Each flush adds at least 5 bytes; the member stays open.
     public func flush(output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.deflate(UnsafeRawBufferPointer(start: nil, count: 0), flush: .sync, output: output)
+        try engine.end(.sync, output: output)
     }
 
     /// Ends the member: passes the remaining output and the CRC-32/ISIZE trailer to `output`.
     /// The compressor cannot be used afterwards (`.invalidValue`).
     public func finish(output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.deflate(UnsafeRawBufferPointer(start: nil, count: 0), flush: .finish, output: output)
+        try engine.end(.finish, output: output)
     }
 
     /// Ends the member and returns the remaining output and the trailer.

@@ -1,7 +1,8 @@
 /// Decompresses a stream of chunks of gzip, zlib or raw deflate data, in constant memory.
 ///
 /// Feed chunks with `update`, then call `finish` once to check that the data ended where a stream ends.
-/// Output arrives through the closure in pieces of at most `chunkSize` bytes, each valid only during the call.
+/// Output arrives through the closure in pieces of at most `chunkSize` bytes, each valid only during the call (a
+/// borrowed buffer pointer, as for `ByteSink`: no copy per piece; it must not escape the closure).
 /// Not thread-safe: use one decompressor per stream.
 ///
 /// Errors (`PNCryptError`, each with the input `offset` where it was found):

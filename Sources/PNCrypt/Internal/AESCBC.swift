@@ -96,7 +96,7 @@ extension CryptoModule {
                       into output: UnsafeMutableRawPointer) throws(PNCryptError) -> Int {
         let opened = open(reading, of: input, into: output)
         guard opened.valid else {
-            OpenSSL.cleanse(output, count: reading.body.count + Cryptor.blockSize)
+            Backend.cleanse(output, count: reading.body.count + Cryptor.blockSize)
             throw Self.decryptionFailed
         }
         return opened.count
@@ -119,5 +119,253 @@ extension CryptoModule {
         }
         guard let n else { return (body.count, false) }
         return PKCS7.unpad(UnsafeRawBufferPointer(start: output, count: n))
+    }
+}
+
+// MARK: Keys and contexts
+
+/// Key bytes that are wiped when the last reference goes away.
+final class SecretBytes: Sendable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    deinit {
+        // `bytes` is immutable and owned by this object (only tests take copies, through `CipherKey.keyBytes`);
+        // wipe its storage in place.
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            Backend.cleanse(UnsafeMutableRawPointer(mutating: base), count: buffer.count)
+        }
+    }
+}
+
+/// Keyed contexts for one key and direction, reused across calls and shared safely between threads.
+final class ContextPool: Sendable {
+    private let aes256: Bool
+    private let key: SecretBytes
+    private let encrypting: Bool
+    private let idle = Locked<[Backend.Context]>([])
+    private static let maxIdle = 16
+
+    init(aes256: Bool, key: SecretBytes, encrypting: Bool) {
+        self.aes256 = aes256
+        self.key = key
+        self.encrypting = encrypting
+    }
+
+    /// Runs `body` with a context no other caller is using, returning it to the pool afterwards.
+    func withContext<R, E: Error>(_ body: (Backend.Context) throws(E) -> R) throws(E) -> R {
+        let context = idle.withLock { $0.popLast() } ?? makeContext()
+        defer { idle.withLock { if $0.count < Self.maxIdle { $0.append(context) } } }
+        return try body(context)
+    }
+
+    /// A context for the caller's exclusive, long use (a stream).
+    func makeContext() -> Backend.Context {
+        Backend.makeContext(aes256: aes256, key: key, encrypting: encrypting)
+    }
+}
+
+/// PKCS#7 padding checked in constant time: the time taken does not depend on which byte is wrong, nor on
+/// whether any is (a decrypting context leaves the padding in place for this).
+enum PKCS7 {
+    /// The plaintext length of `plaintext` (whole blocks, padding included) and whether its padding is valid.
+    /// When it is not, the length returned is `plaintext.count`, so later checks run over as many bytes.
+    static func unpad(_ plaintext: UnsafeRawBufferPointer) -> (count: Int, valid: Bool) {
+        let count = plaintext.count
+        guard count >= 16, count % 16 == 0 else { return (count, false) }
+        let pad = Int(plaintext[count - 1])
+        // All-ones when the condition holds, zero otherwise; no branch on secret data.
+        var bad = mask(pad == 0 ? 1 : 0) | mask(pad > 16 ? 1 : 0)
+        for i in 0..<16 {
+            let inPad = mask(i < pad ? 1 : 0)
+            bad |= inPad & (Int(plaintext[count - 1 - i]) ^ pad)
+        }
+        let valid = (bad == 0 ? 1 : 0)
+        let keep = mask(valid)
+        return ((count - pad) & keep | count & ~keep, valid == 1)
+    }
+
+    /// `-1` (all bits) for 1, `0` for 0.
+    @inline(__always)
+    private static func mask(_ bit: Int) -> Int { 0 &- bit }
+}
+
+// MARK: Choosing between readings
+
+extension KeyRing {
+    /// `decrypt(_:scheme:legacyScheme:content:)` over the caller's bytes, into a new array.
+    func decryptToMatch(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content)
+        throws(PNCryptError) -> Match {
+        var failure: PNCryptError?
+        var found = (count: 0, keyIndex: 0, scheme: Scheme.legacy)
+        let plaintext = [UInt8](unsafeUninitializedCapacity: input.count + Cryptor.blockSize) { buffer, initialized in
+            do throws(PNCryptError) {
+                found = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content,
+                                    into: UnsafeMutableRawPointer(buffer.baseAddress!))
+                initialized = found.count
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return Match(plaintext: plaintext, keyIndex: found.keyIndex, scheme: found.scheme)
+    }
+
+    /// As `decrypt(_:scheme:legacyScheme:content:)`, into `output` (room for `input.count + 16` bytes), returning
+    /// the plaintext length instead of an array.
+    func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content,
+                 into output: UnsafeMutableRawPointer) throws(PNCryptError)
+        -> (count: Int, keyIndex: Int, scheme: Scheme) {
+        let readings = try Cryptor.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
+        let choice = readings.count * keys.count > 1
+        if !choice && content == .bytes {
+            let count = try CryptoModule(key: keys[0]).openVerified(readings[0], of: input, into: output)
+            return (count, 0, readings[0].scheme)
+        }
+        // Each reading is decrypted into scratch; the first that qualifies is copied to `output`. Every check runs
+        // whatever the padding gave, so the time taken does not tell which one failed.
+        let capacity = input.count + Cryptor.blockSize
+        return try withScratch(capacity) { (scratch) throws(PNCryptError) in
+            defer { Backend.cleanse(scratch.baseAddress!, count: capacity) }
+            var winners: [(count: Int, keyIndex: Int, scheme: Scheme)] = []
+            for (keyIndex, key) in keys.enumerated() {
+                let module = CryptoModule(key: key)
+                for reading in readings {
+                    let opened = module.open(reading, of: input, into: scratch.baseAddress!)
+                    let plain = UnsafeRawBufferPointer(start: scratch.baseAddress!, count: opened.count)
+                    let qualifies = opened.valid && Self.qualifies(plain, content: content, choice: choice)
+                    if qualifies {
+                        if winners.isEmpty { output.copyMemory(from: scratch.baseAddress!, byteCount: opened.count) }
+                        winners.append((opened.count, keyIndex, reading.scheme))
+                    }
+                }
+            }
+            guard winners.count == 1 else {
+                Backend.cleanse(output, count: capacity)
+                guard winners.count > 1 else { throw CryptoModule.decryptionFailed }
+                let names = winners.map { keys.count > 1 ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
+                throw PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
+                                   + names.joined(separator: ", ") + "); say which scheme (or key) to use")
+            }
+            return winners[0]
+        }
+    }
+
+    /// Whether a plaintext with valid padding qualifies. Runs the same checks whether or not they are needed.
+    private static func qualifies(_ plain: UnsafeRawBufferPointer, content: Content, choice: Bool) -> Bool {
+        switch content {
+        case .bytes: return true
+        case .text: return isValidUTF8(plain) || !choice
+        case .json:
+            let utf8 = isValidUTF8(plain)
+            return utf8 && (!choice || isJSONText(plain))
+        }
+    }
+}
+
+// MARK: Streams
+
+/// One stream's cipher: a context of its own, a reusable output buffer, and (decrypting) the last block, held back
+/// until `finish` has checked its padding. The buffer and the held block are wiped when replaced and released.
+final class StreamCipher {
+    private let context: Backend.Context
+    private let decrypting: Bool
+    private var buffer: [UInt8] = []
+    private var last = [UInt8](repeating: 0, count: Cryptor.blockSize)
+    private var lastCount = 0
+
+    /// A context for `scheme`'s key in one direction, started with `iv`.
+    /// - Throws: `encryptionFailed` (encrypting) or `wrongKeyOrCorrupt` when the cipher cannot start.
+    init(key: CipherKey, scheme: Scheme, encrypting: Bool, iv: [UInt8]) throws(PNCryptError) {
+        context = key.pool(scheme, encrypting: encrypting).makeContext()
+        decrypting = !encrypting
+        guard iv.withUnsafeBytes({ context.start(iv: $0) }) else {
+            throw PNCryptError(encrypting ? .encryptionFailed : .wrongKeyOrCorrupt,
+                               "the AES cipher could not be initialised")
+        }
+    }
+
+    deinit {
+        Backend.cleanse(&buffer)
+        Backend.cleanse(&last)
+    }
+
+    /// What a cipher failure is: the one decryption failure, or an encryption failure.
+    private var failure: PNCryptError {
+        decrypting ? CryptoModule.decryptionFailed : PNCryptError(.encryptionFailed, "the AES cipher failed")
+    }
+
+    /// Runs `input` through the cipher in pieces of 1 MiB, writing the output to `sink`.
+    func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        let piece = 1 << 20
+        var offset = 0
+        while offset < input.count {
+            let n = min(piece, input.count - offset)
+            if buffer.count < n + 2 * Cryptor.blockSize {
+                Backend.cleanse(&buffer)
+                buffer = [UInt8](repeating: 0, count: max(n, 64 * 1024) + 2 * Cryptor.blockSize)
+            }
+            let written = buffer.withUnsafeMutableBytes { out in
+                context.update(UnsafeRawBufferPointer(rebasing: input[offset..<offset + n]), into: out.baseAddress!)
+            }
+            guard let written else { throw failure }
+            if written > 0 { try emit(written, sink) }
+            offset += n
+        }
+    }
+
+    /// Ends the stream: encrypting, writes the padded last block; decrypting, checks the padding of the block held
+    /// back and writes its plaintext.
+    /// - Throws: `CryptoModule.decryptionFailed` for bad padding (the held block wiped first).
+    func finish(_ sink: ByteSink) throws(PNCryptError) {
+        if buffer.count < 2 * Cryptor.blockSize { buffer = [UInt8](repeating: 0, count: 2 * Cryptor.blockSize) }
+        let written = buffer.withUnsafeMutableBytes { context.finish(into: $0.baseAddress!) }
+        guard let written else { throw failure }
+        if written > 0 { try emit(written, sink) }
+        Backend.cleanse(&buffer)
+        guard decrypting else { return }
+        let opened = last.withUnsafeBytes { PKCS7.unpad(UnsafeRawBufferPointer(rebasing: $0[0..<lastCount])) }
+        guard opened.valid else {
+            Backend.cleanse(&last)
+            throw CryptoModule.decryptionFailed
+        }
+        if opened.count > 0 { try withBytes(last[0..<opened.count], sink) }
+        Backend.cleanse(&last)
+    }
+
+    /// Writes the first `count` bytes of the buffer; decrypting, all but the last block, which replaces the block
+    /// held back so far.
+    private func emit(_ count: Int, _ sink: ByteSink) throws(PNCryptError) {
+        try withBytes(buffer[0..<count]) { (output) throws(PNCryptError) in
+            guard decrypting else { return try sink(output) }
+            let block = Cryptor.blockSize
+            guard output.count >= block else { return }
+            if lastCount > 0 { try withBytes(last[0..<lastCount], sink) }
+            if output.count > block { try sink(UnsafeRawBufferPointer(rebasing: output[0..<(output.count - block)])) }
+            last.withUnsafeMutableBytes {
+                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: output[(output.count - block)...]))
+            }
+            lastCount = block
+        }
+    }
+
+    /// Whether `lastBlock`, decrypted with `iv` (the block before it, or the file's IV), has valid padding.
+    static func lastBlockIsPadded(key: CipherKey, scheme: Scheme, iv: [UInt8], lastBlock: [UInt8]) -> Bool {
+        let context = key.pool(scheme, encrypting: false).makeContext()
+        var block = [UInt8](repeating: 0, count: 2 * Cryptor.blockSize)
+        defer { Backend.cleanse(&block) }
+        let written = iv.withUnsafeBytes { ivBytes in
+            guard context.start(iv: ivBytes) else { return Int?.none }
+            return lastBlock.withUnsafeBytes { input in
+                block.withUnsafeMutableBytes { context.update(input, into: $0.baseAddress!) }
+            }
+        }
+        guard written == Cryptor.blockSize else { return false }
+        return block.withUnsafeBytes {
+            PKCS7.unpad(UnsafeRawBufferPointer(rebasing: $0[0..<Cryptor.blockSize])).valid
+        }
     }
 }

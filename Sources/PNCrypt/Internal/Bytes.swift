@@ -9,7 +9,7 @@ func withBytes<R, E: Error>(_ data: some Sequence<UInt8>,
     }
     if let result { return try result.get() }
     var copy = Array(data)
-    defer { OpenSSL.cleanse(&copy) }
+    defer { Backend.cleanse(&copy) }
     return try copy.withUnsafeBytes { buffer in
         Result { () throws(E) -> R in try body(buffer) }
     }.get()

@@ -83,7 +83,7 @@ enum ZlibMemory {
 
     /// Overwrites all the bytes of a block from `allocate` with zeros (`OPENSSL_cleanse`).
     static func wipe(_ block: UnsafeMutableRawPointer) {
-        OpenSSL.cleanse(block, count: byteCount(of: block))
+        Backend.cleanse(block, count: byteCount(of: block))
     }
 
     /// Wipes, then frees, a block from `allocate`.
@@ -224,7 +224,7 @@ final class DeflateEngine {
 
     deinit {
         stream.end()
-        OpenSSL.cleanse(scratch.baseAddress!, count: scratch.count)
+        Backend.cleanse(scratch.baseAddress!, count: scratch.count)
         scratch.deallocate()
     }
 
@@ -264,6 +264,11 @@ final class DeflateEngine {
         if flush == .finish {
             close("the gzip compressor has already finished")
         }
+    }
+
+    /// `deflate` with no new input: a sync flush, or the end of the member.
+    func end(_ flush: Flush, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try deflate(UnsafeRawBufferPointer(start: nil, count: 0), flush: flush, output: output)
     }
 
     private func close(_ reason: String) {
@@ -381,7 +386,7 @@ final class InflateEngine {
 
     deinit {
         stream.end()
-        OpenSSL.cleanse(scratch.baseAddress!, count: scratch.count)
+        Backend.cleanse(scratch.baseAddress!, count: scratch.count)
         scratch.deallocate()
     }
 

@@ -12,7 +12,7 @@ enum Legacy33Message {
         let module = CryptoModule(key: key)
         return try map(message, path: "$", nonString: .notEncryptable) { (text, _) throws(PNCryptError) in
             var plaintext = Array(text.utf8)
-            defer { OpenSSL.cleanse(&plaintext) }
+            defer { Backend.cleanse(&plaintext) }
             // iOS 3.3 encrypted an empty string leaf as one block of padding.
             let sealed = try withBytes(plaintext) { (bytes) throws(PNCryptError) in
                 try module.sealToBase64(bytes, scheme: .legacy33, iv: nil, quoted: false, allowEmpty: true)
@@ -36,7 +36,7 @@ enum Legacy33Message {
                     chosen = CryptoModule(key: keys.keys[match.keyIndex])
                     plaintext = match.plaintext
                 }
-                defer { OpenSSL.cleanse(&plaintext) }
+                defer { Backend.cleanse(&plaintext) }
                 guard let string = String(validating: plaintext, as: UTF8.self) else {
                     throw CryptoModule.decryptionFailed
                 }
@@ -56,11 +56,15 @@ enum Legacy33Message {
         case .array(let elements):
             var out: [JSONValue] = []
             out.reserveCapacity(elements.count)
-            for (i, element) in elements.enumerated() { out.append(try map(element, path: "\(path)[\(i)]", nonString: nonString, leaf)) }
+            for (i, element) in elements.enumerated() {
+                out.append(try map(element, path: "\(path)[\(i)]", nonString: nonString, leaf))
+            }
             return .array(out)
         case .object(let object):
             var out = JSONObject()
-            for (key, element) in object { out.append(try map(element, path: path + member(key), nonString: nonString, leaf), forKey: key) }
+            for (key, element) in object {
+                out.append(try map(element, path: path + member(key), nonString: nonString, leaf), forKey: key)
+            }
             return .object(out)
         case .null, .bool, .number:
             let kind = switch value {

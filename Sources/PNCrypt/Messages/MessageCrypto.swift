@@ -116,7 +116,7 @@ public struct MessageCrypto: Sendable {
             let count = try Base64.decode(base64, into: ciphertext.baseAddress!, lineBreaks: lineBreaks)
             let sealed = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
             return try withScratch(count + 16) { (plain) throws(PNCryptError) in
-                defer { OpenSSL.cleanse(plain.baseAddress!, count: plain.count) }
+                defer { Backend.cleanse(plain.baseAddress!, count: plain.count) }
                 let match = try keys.decrypt(sealed, scheme: readScheme, legacyScheme: legacyScheme,
                                              content: .json, into: plain.baseAddress!)
                 let plaintext = UnsafeRawBufferPointer(rebasing: plain[0..<match.count])
