@@ -1,3 +1,6 @@
+// Helpers over raw bytes shared by the library. Ownership: `withBytes` lends the caller's storage for one call
+// (or a private copy, wiped after it); `withScratch` memory belongs to the call and never escapes it.
+
 /// Runs `body` over the contiguous bytes of `data` (copying only when `data` is not contiguous), keeping
 /// the typed error: the standard library's `withUnsafeBytes` family is `rethrows` and would erase it. A copy is
 /// wiped after use: it may hold plaintext.
@@ -29,14 +32,6 @@ func withScratch<R, E: Error>(_ count: Int,
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
     defer { buffer.deallocate() }
     return try body(buffer)
-}
-
-/// Whether `a` and `b` hold the same bytes.
-@inline(__always)
-func memcmpEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-    guard a.count == b.count else { return false }
-    for i in 0..<a.count where a[i] != b[i] { return false }
-    return true
 }
 
 /// Whether `bytes` are valid UTF-8 (RFC 3629, as `String(validating:as:)` decides), without making a String.
