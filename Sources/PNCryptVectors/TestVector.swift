@@ -218,7 +218,9 @@ public enum TestVectorChecker {
         case .unknownCryptor:
             try expectError(.unknownCryptor, decrypt)
         case .encryptionError:
-            guard let scheme, let plaintext else { throw fail("an encryption_error vector needs a scheme and plaintext") }
+            guard let scheme, let plaintext else {
+                throw fail("an encryption_error vector needs a scheme and plaintext")
+            }
             try expectError(.encryption) { try encrypt(plaintext, scheme, iv) }
         }
     }

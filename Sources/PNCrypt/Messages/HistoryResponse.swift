@@ -55,13 +55,15 @@ public struct MessageCounts: Hashable, Sendable {
     /// Reads a message-counts response.
     /// - Throws: `invalidJSON` when it does not parse or has no `channels` object of integers.
     public init(parsing text: some Collection<UInt8>) throws(PNCryptError) {
-        guard case .object(let root) = try JSONValue(parsing: text), case .object(let channels)? = root["channels"] else {
+        guard case .object(let root) = try JSONValue(parsing: text),
+              case .object(let channels)? = root["channels"] else {
             throw PNCryptError(.invalidJSON, "not a message-counts response: expected {\"channels\": {...}}")
         }
         var out: [(name: String, count: JSONNumber)] = []
         for (name, value) in channels {
             guard case .number(let count) = value, count.isIntegerLiteral else {
-                throw PNCryptError(.invalidJSON, "message count of channel \(JSONValue.string(name)) is not an integer")
+                throw PNCryptError(.invalidJSON,
+                                   "message count of channel \(JSONValue.string(name)) is not an integer")
             }
             out.append((name, count))
         }

@@ -78,7 +78,9 @@ public struct MessageCrypto: Sendable {
     /// The wire bytes of an encrypted message: `"<Base64>"` written in `style`.
     public func publishBody(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> [UInt8] {
         // Base64 needs no JSON escapes except `/` in the apple style (`\/`): write the quoted text directly.
-        guard scheme != .legacy33, style != .apple else { return try encrypt(message, iv: iv).serialized(style: style) }
+        guard scheme != .legacy33, style != .apple else {
+            return try encrypt(message, iv: iv).serialized(style: style)
+        }
         return try message.withSerialized(style: style) { (text) throws(PNCryptError) in
             try module.sealToBase64(text, scheme: scheme, iv: iv, quoted: true)
         }
