@@ -39,11 +39,11 @@ enum BadInputs {
     static let zeroIV = [UInt8](repeating: 0, count: 16)
 
     /// SPEC's deterministic acrh vector: a 26-byte header, then 32 bytes of ciphertext.
-    static let acrh = try! Base64.decode("UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==")
+    static let acrh = try! Base64.decode(Package.specCiphertext("spec-acrh-mycipherkey-zero-iv"))
     /// SPEC's legacy-random-iv vector `yay!` with the IV `1234567890123456`: one block, padding 12 bytes of 0x0C.
-    static let randomIVYay = try! Base64.decode("MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=")
+    static let randomIVYay = try! Base64.decode(Package.specCiphertext("spec-legacy-random-iv-yay"))
     /// SPEC's legacy vector `yay!`.
-    static let legacyYay = try! Base64.decode("q/xJqqN6qbiZMXYmiQC1Fw==")
+    static let legacyYay = try! Base64.decode(Package.specCiphertext("spec-legacy-yay"))
 
     /// `randomIVYay` with IV byte `index` XORed with `mask`: in CBC that flips the same bit of the plaintext, so
     /// the padding the cipher finds is chosen exactly (never a 1-in-256 accident).

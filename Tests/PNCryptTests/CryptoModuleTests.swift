@@ -7,8 +7,10 @@ import Testing
 
     @Test("encrypts SPEC's legacy example and reads it back")
     func legacy() throws {
-        #expect(try enigma.encrypt([UInt8]("yay!"), scheme: .legacy) == "q/xJqqN6qbiZMXYmiQC1Fw==")
-        #expect(try enigma.decrypt("q/xJqqN6qbiZMXYmiQC1Fw==") == [UInt8]("yay!"))
+        let v = try Package.specVector("spec-legacy-yay")
+        let plaintext = try #require(v.plaintext), ciphertext = try #require(v.ciphertext)
+        #expect(try enigma.encrypt([UInt8](plaintext), scheme: .legacy) == ciphertext)
+        #expect(try enigma.decrypt(ciphertext) == [UInt8](plaintext))
     }
 
     @Test("writes acrh by default: a fresh random IV in a PNED header every time")
@@ -25,9 +27,12 @@ import Testing
 
     @Test("legacy-random-iv puts the IV first")
     func randomIV() throws {
-        let iv = [UInt8]("1234567890123456")
-        let out = try enigma.encryptBinary([UInt8]("yay!"), scheme: .legacyRandomIV, iv: iv)
-        #expect(Base64.encode(out) == "MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=")
+        let v = try Package.specVector("spec-legacy-random-iv-yay")
+        let ivHex = try #require(v.iv)
+        let iv = try #require(Hex.decode(ivHex))
+        #expect(iv == [UInt8]("1234567890123456"))
+        let out = try enigma.encryptBinary([UInt8](try #require(v.plaintext)), scheme: .legacyRandomIV, iv: iv)
+        #expect(Base64.encode(out) == v.ciphertext)
         let random = try enigma.encryptBinary([UInt8]("yay!"), scheme: .legacyRandomIV)
         #expect(random.count == 32)
         #expect(try enigma.decryptBinary(random, scheme: .legacyRandomIV) == [UInt8]("yay!"))
@@ -63,8 +68,11 @@ import Testing
 
     @Test("legacy33 uses AES-128 with the MD5 key")
     func legacy33() throws {
-        #expect(try enigma.encrypt([UInt8]("Hello World"), scheme: .legacy33) == "UzIyeVhanI+QnyaNqVob2A==")
-        #expect(try enigma.decrypt("0ZRaiDryY0rdklgVVU80pQ==", scheme: .legacy33) == [UInt8]("seven"))
+        let hello = try Package.specVector("spec-legacy33-hello-world")
+        let seven = try Package.specVector("spec-legacy33-seven")
+        #expect(try enigma.encrypt([UInt8](try #require(hello.plaintext)), scheme: .legacy33) == hello.ciphertext)
+        #expect(try enigma.decrypt(try #require(seven.ciphertext), scheme: .legacy33)
+                == [UInt8](try #require(seven.plaintext)))
     }
 
     @Test("empty plaintext: an encryption error in every scheme; one block of padding decrypts to nothing")
@@ -97,7 +105,7 @@ import Testing
     @Test("cipher failures are decryption errors with a reason")
     func failures() throws {
         let wrongKey = try CryptoModule(cipherKey: "not enigma")
-        let data = try Base64.decode("q/xJqqN6qbiZMXYmiQC1Fw==")
+        let data = try Base64.decode(try Package.specCiphertext("spec-legacy-yay"))
         let bad = expectPNError { () throws(PNCryptError) in try wrongKey.decryptBinary(data) }
         #expect(bad?.code == .wrongKeyOrCorrupt)
         #expect(bad?.message == CryptoModule.decryptionFailed.message)

@@ -9,17 +9,18 @@ import Testing
 
     @Test("auto on random-IV legacy text gives the plaintext, not 16 bytes of garbage before it (CLI)")
     func autoOnRandomIVText() throws {
-        let result = try CLI.run(["decrypt", "--key", "enigma", "MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0="])
+        let randomIVYay = try Package.specCiphertext("spec-legacy-random-iv-yay")
+        let fooBar = try Package.specCiphertext("spec-legacy-foo-bar")
+        let result = try CLI.run(["decrypt", "--key", "enigma", randomIVYay])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text == "yay!")
         // Fixed-IV text of two blocks or more reads both ways as text: that is ambiguous, and says how to choose.
-        let both = try CLI.run(["decrypt", "--key", "enigma", "GsvkCYZoYylL5a7/DKhysDjNbwn+BtBtHj2CvzC4Y4g="])
+        let both = try CLI.run(["decrypt", "--key", "enigma", fooBar])
         #expect(both.status == 1)
         #expect(both.stdout.isEmpty)
         #expect(both.stderr.hasPrefix("pncrypt: decryption error: ambiguous: 2 readings"), "\(both.stderr)")
         #expect(both.stderr.contains("--legacy-scheme"))
-        let chosen = try CLI.run(["decrypt", "--key", "enigma", "--legacy-scheme", "legacy",
-                                  "GsvkCYZoYylL5a7/DKhysDjNbwn+BtBtHj2CvzC4Y4g="])
+        let chosen = try CLI.run(["decrypt", "--key", "enigma", "--legacy-scheme", "legacy", fooBar])
         #expect(chosen.text == #"{"foo":{"bar":"foobar"}}"#)
     }
 

@@ -32,10 +32,10 @@ struct GzipTests {
 
     @Test("levels outside 0...9 are refused", arguments: [-1, 10, 100, Int.min])
     func invalidLevel(level: Int) {
-        Support.expectError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)") {
+        expectPNError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)") {
             _ = try Gzip.compress([1, 2, 3], level: level)
         }
-        Support.expectError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)") {
+        expectPNError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)") {
             _ = try GzipCompressor(level: level)
         }
     }
@@ -49,7 +49,7 @@ struct GzipTests {
         #expect(packed == [0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0])
         for format in CompressionFormat.allCases {
             let name = format == .rawDeflate ? "deflate" : format == .gzipOrZlib ? "gzip or zlib" : format.rawValue
-            let error = Support.expectError(.corruptCompressedData, "\(name) data is empty") {
+            let error = expectPNError(.corruptCompressedData, "\(name) data is empty") {
                 _ = try Gzip.decompress([UInt8](), format: format)
             }
             #expect(error?.offset == 0)
@@ -69,7 +69,7 @@ struct GzipTests {
         let exactly = try Gzip.compress([UInt8](repeating: 0, count: Gzip.defaultOutputLimit))
         #expect(try Gzip.decompress(exactly).count == Gzip.defaultOutputLimit)
         let oneMore = try Gzip.compress([UInt8](repeating: 0, count: Gzip.defaultOutputLimit + 1))
-        Support.expectError(.outputLimitExceeded, "decompressed data is larger than the limit of 67108864 bytes") {
+        expectPNError(.outputLimitExceeded, "decompressed data is larger than the limit of 67108864 bytes") {
             _ = try Gzip.decompress(oneMore)
         }
         #expect(try Gzip.decompress(oneMore, outputLimit: .unlimited).count == Gzip.defaultOutputLimit + 1)
@@ -202,13 +202,13 @@ struct GzipTests {
         try Data(packed.dropLast(5)).write(to: truncatedURL)
         try Data(packed).write(to: fullURL)
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        let error = Support.expectError(.corruptCompressedData, "gzip data is truncated") {
+        let error = expectPNError(.corruptCompressedData, "gzip data is truncated") {
             try withDescriptors(truncatedURL, outURL) {
                 try StreamPipeline.run(from: $0, through: [GzipDecompressor()], to: $1)
             }
         }
         #expect(error?.offset == packed.count - 5)
-        Support.expectError(.outputLimitExceeded, "decompressed data is larger than the limit of 1000 bytes") {
+        expectPNError(.outputLimitExceeded, "decompressed data is larger than the limit of 1000 bytes") {
             try withDescriptors(fullURL, outURL) {
                 try StreamPipeline.run(from: $0, through: [GzipDecompressor(outputLimit: 1000)], to: $1)
             }
@@ -225,11 +225,11 @@ struct GzipTests {
         let reader = try FileHandle(forReadingFrom: url)
         let writer = try FileHandle(forWritingTo: url)
         defer { try? reader.close(); try? writer.close() }
-        Support.expectError(.io, "write failed: Bad file descriptor") {
+        expectPNError(.io, "write failed: Bad file descriptor") {
             try StreamPipeline.run(from: reader.fileDescriptor, through: [GzipCompressor()],
                                    to: reader.fileDescriptor)
         }
-        Support.expectError(.io, "read failed: Bad file descriptor") {
+        expectPNError(.io, "read failed: Bad file descriptor") {
             try StreamPipeline.run(from: writer.fileDescriptor, through: [GzipDecompressor()],
                                    to: writer.fileDescriptor)
         }

@@ -15,7 +15,9 @@ import Testing
     func decryptAll() throws {
         let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy)
         let good = try crypto.encrypt(["text": "hi"])
-        let text = #"[[\#(good.serializedString()),"AAAAAAAAAAAAAAAAAAAAAA==",{"x":1},"06UDjczkvAAYcqWfNwkOiQ=="],13406746729185766,13406746780720711]"#
+        let hello = try Package.specCiphertext("spec-legacy-hello-world")
+        let text = #"[[\#(good.serializedString()),"AAAAAAAAAAAAAAAAAAAAAA==",{"x":1},"\#(hello)"],"#
+            + "13406746729185766,13406746780720711]"
         let history = try HistoryResponse(parsing: Array(text.utf8))
         let marked = crypto.decrypt(history: history, policy: .marker)
         #expect(marked.response.json.serializedString() == #"[[{"text":"hi"},"DECRYPTION_ERROR","DECRYPTION_ERROR","Hello World"],13406746729185766,13406746780720711]"#)
@@ -32,7 +34,9 @@ import Testing
     @Test("decrypts the message inside timetoken objects and keeps the timetoken exact")
     func withTimetokens() throws {
         let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy)
-        let text = #"[[{"message":"06UDjczkvAAYcqWfNwkOiQ==","timetoken":14523786181828541}],14523786181828541,14523786181828541]"#
+        let hello = try Package.specCiphertext("spec-legacy-hello-world")
+        let text = #"[[{"message":"\#(hello)","timetoken":14523786181828541}],14523786181828541,"#
+            + "14523786181828541]"
         let result = crypto.decrypt(history: try HistoryResponse(parsing: Array(text.utf8)), policy: .marker)
         #expect(result.statuses.isEmpty)
         #expect(result.response.json.serializedString() == #"[[{"message":"Hello World","timetoken":14523786181828541}],14523786181828541,14523786181828541]"#)

@@ -125,45 +125,32 @@ import Testing
 
     // MARK: API misuse throws, never traps (issue 11, finding 8)
 
-    /// Runs `body` and returns its error's code and message, or nil when it does not throw.
-    func failure(_ body: () throws -> Void) -> PNCryptError? {
-        do {
-            try body()
-            return nil
-        } catch let error as PNCryptError {
-            return error
-        } catch {
-            Issue.record("expected a PNCryptError, got \(error)")
-            return nil
-        }
-    }
-
     @Test("finish twice, or update after finish, throws invalidValue for every stage")
     func finishTwiceThrows() throws {
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
         let encryptor = try StreamEncryptor(key: key, scheme: .acrh, iv: iv)
         let sealed = try run(encryptor, plaintext, chunk: 4096)
-        #expect(failure { try encryptor.finish { _ in } }?.code == .invalidValue)
-        #expect(failure { try encryptor.update(empty) { _ in } }?.code == .invalidValue)
+        #expect(expectPNError { try encryptor.finish { _ in } }?.code == .invalidValue)
+        #expect(expectPNError { try encryptor.update(empty) { _ in } }?.code == .invalidValue)
 
         let decryptor = try StreamDecryptor(key: key)
         #expect(try run(decryptor, sealed, chunk: 4096) == plaintext)
-        let twice = failure { try decryptor.finish { _ in } }
+        let twice = expectPNError { try decryptor.finish { _ in } }
         #expect(twice?.code == .invalidValue)
         #expect(twice?.message == "the stream decryptor has already finished")
-        #expect(failure { try decryptor.update(empty) { _ in } }?.code == .invalidValue)
+        #expect(expectPNError { try decryptor.update(empty) { _ in } }?.code == .invalidValue)
 
         // A finish that failed (the stream was cut short) is final too.
         let cut = try StreamDecryptor(key: key)
-        #expect(failure { _ = try run(cut, Array(sealed.prefix(20)), chunk: 7) }?.code == .malformedHeader)
-        #expect(failure { try cut.finish { _ in } }?.code == .invalidValue)
+        #expect(expectPNError { _ = try run(cut, Array(sealed.prefix(20)), chunk: 7) }?.code == .malformedHeader)
+        #expect(expectPNError { try cut.finish { _ in } }?.code == .invalidValue)
 
         let stages: [any ByteStreamStage] = [try GzipCompressor(), try GzipDecompressor()]
         let packed = try StreamPipeline.run(plaintext, through: stages)
         #expect(packed == plaintext)
         for stage in stages {
-            #expect(failure { try stage.finish { _ in } }?.code == .invalidValue)
-            #expect(failure { try stage.update(empty) { _ in } }?.code == .invalidValue)
+            #expect(expectPNError { try stage.finish { _ in } }?.code == .invalidValue)
+            #expect(expectPNError { try stage.update(empty) { _ in } }?.code == .invalidValue)
         }
     }
 
@@ -172,7 +159,7 @@ import Testing
     func pipelineChunkSize(chunkSize: Int) throws {
         let input = try #require(FileHandle(forReadingAtPath: "/dev/zero"))
         defer { try? input.close() }
-        let error = failure {
+        let error = expectPNError {
             try StreamPipeline.run(from: input.fileDescriptor, through: [], to: FileHandle.nullDevice.fileDescriptor,
                                    chunkSize: chunkSize)
         }
