@@ -53,34 +53,16 @@ extension CryptoModule {
 
     /// `seal`, returned as an array.
     func sealToBytes(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv: [UInt8]?) throws(PNCryptError) -> [UInt8] {
-        var failure: PNCryptError?
-        let out = [UInt8](unsafeUninitializedCapacity: Cryptor.sealedLength(input.count, scheme: scheme)) {
-            buffer, initialized in
-            do throws(PNCryptError) {
-                let output = UnsafeMutableRawPointer(buffer.baseAddress!)
-                initialized = try seal(input, scheme: scheme, iv: iv, into: output)
-            } catch {
-                failure = error
-                initialized = 0
-            }
+        try makeBytes(capacity: Cryptor.sealedLength(input.count, scheme: scheme)) { (output) throws(PNCryptError) in
+            try seal(input, scheme: scheme, iv: iv, into: output)
         }
-        if let failure { throw failure }
-        return out
     }
 
     /// Decrypts `input` (as `decryptBinary(_:scheme:)`) into a new array.
     func openToBytes(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?) throws(PNCryptError) -> [UInt8] {
-        var failure: PNCryptError?
-        let out = [UInt8](unsafeUninitializedCapacity: input.count + Cryptor.blockSize) { buffer, initialized in
-            do throws(PNCryptError) {
-                initialized = try decrypt(input, scheme: explicit, into: UnsafeMutableRawPointer(buffer.baseAddress!))
-            } catch {
-                failure = error
-                initialized = 0
-            }
+        try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
+            try decrypt(input, scheme: explicit, into: output)
         }
-        if let failure { throw failure }
-        return out
     }
 
     /// Decrypts `input` (as `decryptBinary(_:scheme:)`; `explicit` nil detects) into `output`, which has room for
@@ -198,19 +180,11 @@ extension KeyRing {
     /// `decrypt(_:scheme:legacyScheme:content:)` over the caller's bytes, into a new array.
     func decryptToMatch(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content)
         throws(PNCryptError) -> Match {
-        var failure: PNCryptError?
         var found = (count: 0, keyIndex: 0, scheme: Scheme.legacy)
-        let plaintext = [UInt8](unsafeUninitializedCapacity: input.count + Cryptor.blockSize) { buffer, initialized in
-            do throws(PNCryptError) {
-                found = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content,
-                                    into: UnsafeMutableRawPointer(buffer.baseAddress!))
-                initialized = found.count
-            } catch {
-                failure = error
-                initialized = 0
-            }
+        let plaintext = try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
+            found = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content, into: output)
+            return found.count
         }
-        if let failure { throw failure }
         return Match(plaintext: plaintext, keyIndex: found.keyIndex, scheme: found.scheme)
     }
 

@@ -51,17 +51,9 @@ extension Base64 {
     }
 
     static func decode(_ input: UnsafeRawBufferPointer) throws(PNCryptError) -> [UInt8] {
-        var failure: PNCryptError?
-        let out = [UInt8](unsafeUninitializedCapacity: maximumDecodedCount(input.count)) { buffer, initialized in
-            do throws(PNCryptError) {
-                initialized = try decode(input, into: UnsafeMutableRawPointer(buffer.baseAddress!))
-            } catch {
-                failure = error
-                initialized = 0
-            }
+        try makeBytes(capacity: maximumDecodedCount(input.count)) { (output) throws(PNCryptError) in
+            try decode(input, into: output)
         }
-        if let failure { throw failure }
-        return out
     }
 
     /// Decodes `input` into `output`, which has room for `maximumDecodedCount(input.count)` bytes; returns the

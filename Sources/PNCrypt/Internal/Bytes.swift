@@ -34,6 +34,23 @@ func withScratch<R, E: Error>(_ count: Int,
     return try body(buffer)
 }
 
+/// A new array of at most `capacity` bytes that `body` writes to uninitialized memory, returning the count it
+/// wrote; keeps the typed error (`[UInt8](unsafeUninitializedCapacity:)` rethrows untyped).
+func makeBytes(capacity: Int, _ body: (UnsafeMutableRawPointer) throws(PNCryptError) -> Int)
+    throws(PNCryptError) -> [UInt8] {
+    var failure: PNCryptError?
+    let out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+        do throws(PNCryptError) {
+            initialized = try body(UnsafeMutableRawPointer(buffer.baseAddress!))
+        } catch {
+            failure = error
+            initialized = 0
+        }
+    }
+    if let failure { throw failure }
+    return out
+}
+
 /// Whether `bytes` are valid UTF-8 (RFC 3629, as `String(validating:as:)` decides), without making a String.
 func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
     var any: UInt8 = 0
