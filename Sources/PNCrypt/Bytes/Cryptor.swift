@@ -17,6 +17,7 @@ enum Cryptor {
     static let fixedIV: [UInt8] = Array("0123456789012345".utf8)
 
     /// The bytes written before the ciphertext: the `acrh` header with its IV, the random IV, or nothing.
+    @inline(__always)
     static func prefixLength(_ scheme: Scheme) -> Int {
         switch scheme {
         case .acrh: CryptorHeader.acrhLength
@@ -26,6 +27,7 @@ enum Cryptor {
     }
 
     /// The length of `scheme`'s output for `count` bytes of plaintext (PKCS#7 always adds 1 to 16 bytes).
+    @inline(__always)
     static func sealedLength(_ count: Int, scheme: Scheme) -> Int {
         prefixLength(scheme) + (count / blockSize + 1) * blockSize
     }
@@ -41,6 +43,7 @@ enum Cryptor {
 
     /// The IV to encrypt with: the fixed IV, the caller's, or nil for a fresh random one.
     /// - Throws: `invalidIV` for an IV that is not 16 bytes, or other than the fixed IV where a scheme has one.
+    @inline(__always)
     static func checkIV(_ iv: [UInt8]?, scheme: Scheme) throws(PNCryptError) -> [UInt8]? {
         switch scheme {
         case .legacy, .legacy33:
@@ -59,6 +62,7 @@ enum Cryptor {
 
     /// Empty data cannot be encrypted, in any scheme (SPEC section 3: PubNub's contract expects an encryption
     /// error). `allowEmpty` is for the string leaves of `legacy33` messages, where iOS 3.3 encrypted `""` too.
+    @inline(__always)
     static func checkNotEmpty(_ count: Int, scheme: Scheme, allowEmpty: Bool) throws(PNCryptError) {
         guard count == 0 && !allowEmpty else { return }
         throw PNCryptError(.emptyPlaintext, "cannot encrypt empty data with \(scheme) (nothing to encrypt)")

@@ -27,8 +27,8 @@ public struct CryptorHeader: Hashable, Sendable {
     static let ivLength = 16
     /// `PNED`, version 1, `ACRH`, metadata length 16: the 10 bytes before the IV in every header pncrypt writes.
     static let acrhStart: [UInt8] = sentinel + [currentVersion] + aesCBCCryptorID + [UInt8(ivLength)]
-    /// The length of that header with its IV: 26 bytes.
-    static let acrhLength = acrhStart.count + ivLength
+    /// The length of that header with its IV: 26 bytes (a literal: the message path reads it per message).
+    static let acrhLength = 26
 
     /// Header version (1).
     public var version: UInt8
@@ -139,7 +139,13 @@ extension CryptorHeader {
     /// Whether `bytes` start with the header pncrypt and every SDK write (`PNED 01 ACRH 10`) and hold its whole IV:
     /// the fast path that needs no parsing.
     static func startsWithACRH<C: Collection<UInt8>>(_ bytes: C) -> Bool {
-        bytes.count >= acrhLength && bytes.prefix(acrhStart.count).elementsEqual(acrhStart)
+        guard bytes.count >= acrhLength else { return false }
+        var index = bytes.startIndex
+        for expected in acrhStart {
+            guard bytes[index] == expected else { return false }
+            bytes.formIndex(after: &index)
+        }
+        return true
     }
 
     /// Whether the first bytes of a stream are, or may still become, a header: the sentinel, or (before the end of

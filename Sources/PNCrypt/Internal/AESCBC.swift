@@ -10,6 +10,7 @@ extension CryptoModule {
     /// The one encrypt path: writes `scheme`'s output for `input` (the `acrh` header or the random IV, then the
     /// ciphertext) to `output`, which has room for `Cryptor.sealedLength(input.count, scheme:)` bytes; returns
     /// the count written. Random IVs come from the context's reserve of CSPRNG output.
+    @inline(__always)
     func seal(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv explicitIV: [UInt8]?, allowEmpty: Bool = false,
               into output: UnsafeMutableRawPointer) throws(PNCryptError) -> Int {
         let givenIV = try Cryptor.checkIV(explicitIV, scheme: scheme)
