@@ -243,13 +243,14 @@ extension KeyRing {
 
 // MARK: Streams
 
-/// One stream's cipher: a context of its own, a reusable output buffer, and (decrypting) the last block, held back
-/// until `finish` has checked its padding. The buffer and the held block are wiped when replaced and released.
+/// One stream's cipher: a context of its own, an output buffer it owns, and (decrypting) the last block, held back
+/// until `finish` has checked its padding. Both buffers are allocated here, wiped when replaced and before they are
+/// freed in `deinit`; the sink borrows them for one call.
 final class StreamCipher {
     private let context: Backend.Context
     private let decrypting: Bool
-    private var buffer: [UInt8] = []
-    private var last = [UInt8](repeating: 0, count: Cryptor.blockSize)
+    private var buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private let last = UnsafeMutableRawBufferPointer.allocate(byteCount: Cryptor.blockSize, alignment: 16)
     private var lastCount = 0
 
     /// A context for `scheme`'s key in one direction, started with `iv`.
@@ -264,8 +265,22 @@ final class StreamCipher {
     }
 
     deinit {
-        Backend.cleanse(&buffer)
-        Backend.cleanse(&last)
+        wipe(buffer)
+        buffer.deallocate()
+        wipe(last)
+        last.deallocate()
+    }
+
+    private func wipe(_ bytes: UnsafeMutableRawBufferPointer) {
+        if let base = bytes.baseAddress { Backend.cleanse(base, count: bytes.count) }
+    }
+
+    /// Makes the output buffer at least `count` bytes, wiping and freeing the one it replaces.
+    private func reserve(_ count: Int) {
+        guard buffer.count < count else { return }
+        wipe(buffer)
+        buffer.deallocate()
+        buffer = .allocate(byteCount: count, alignment: 16)
     }
 
     /// What a cipher failure is: the one decryption failure, or an encryption failure.
@@ -279,14 +294,9 @@ final class StreamCipher {
         var offset = 0
         while offset < input.count {
             let n = min(piece, input.count - offset)
-            if buffer.count < n + 2 * Cryptor.blockSize {
-                Backend.cleanse(&buffer)
-                buffer = [UInt8](repeating: 0, count: max(n, 64 * 1024) + 2 * Cryptor.blockSize)
-            }
-            let written = buffer.withUnsafeMutableBytes { out in
-                context.update(UnsafeRawBufferPointer(rebasing: input[offset..<offset + n]), into: out.baseAddress!)
-            }
-            guard let written else { throw failure }
+            if buffer.count < n + 2 * Cryptor.blockSize { reserve(max(n, 64 * 1024) + 2 * Cryptor.blockSize) }
+            let chunk = UnsafeRawBufferPointer(rebasing: input[offset..<offset + n])
+            guard let written = context.update(chunk, into: buffer.baseAddress!) else { throw failure }
             if written > 0 { try emit(written, sink) }
             offset += n
         }
@@ -296,35 +306,28 @@ final class StreamCipher {
     /// back and writes its plaintext.
     /// - Throws: `CryptoModule.decryptionFailed` for bad padding (the held block wiped first).
     func finish(_ sink: ByteSink) throws(PNCryptError) {
-        if buffer.count < 2 * Cryptor.blockSize { buffer = [UInt8](repeating: 0, count: 2 * Cryptor.blockSize) }
-        let written = buffer.withUnsafeMutableBytes { context.finish(into: $0.baseAddress!) }
-        guard let written else { throw failure }
+        reserve(2 * Cryptor.blockSize)
+        guard let written = context.finish(into: buffer.baseAddress!) else { throw failure }
         if written > 0 { try emit(written, sink) }
-        Backend.cleanse(&buffer)
+        wipe(buffer)
         guard decrypting else { return }
-        let opened = last.withUnsafeBytes { PKCS7.unpad(UnsafeRawBufferPointer(rebasing: $0[0..<lastCount])) }
-        guard opened.valid else {
-            Backend.cleanse(&last)
-            throw CryptoModule.decryptionFailed
-        }
-        if opened.count > 0 { try withBytes(last[0..<opened.count], sink) }
-        Backend.cleanse(&last)
+        let opened = PKCS7.unpad(UnsafeRawBufferPointer(start: last.baseAddress, count: lastCount))
+        defer { wipe(last) }
+        guard opened.valid else { throw CryptoModule.decryptionFailed }
+        if opened.count > 0 { try sink(UnsafeRawBufferPointer(start: last.baseAddress, count: opened.count)) }
     }
 
     /// Writes the first `count` bytes of the buffer; decrypting, all but the last block, which replaces the block
     /// held back so far.
     private func emit(_ count: Int, _ sink: ByteSink) throws(PNCryptError) {
-        try withBytes(buffer[0..<count]) { (output) throws(PNCryptError) in
-            guard decrypting else { return try sink(output) }
-            let block = Cryptor.blockSize
-            guard output.count >= block else { return }
-            if lastCount > 0 { try withBytes(last[0..<lastCount], sink) }
-            if output.count > block { try sink(UnsafeRawBufferPointer(rebasing: output[0..<(output.count - block)])) }
-            last.withUnsafeMutableBytes {
-                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: output[(output.count - block)...]))
-            }
-            lastCount = block
-        }
+        let output = UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)
+        guard decrypting else { return try sink(output) }
+        let block = Cryptor.blockSize
+        guard count >= block else { return }
+        if lastCount > 0 { try sink(UnsafeRawBufferPointer(start: last.baseAddress, count: lastCount)) }
+        if count > block { try sink(UnsafeRawBufferPointer(rebasing: output[0..<(count - block)])) }
+        last.baseAddress!.copyMemory(from: buffer.baseAddress! + (count - block), byteCount: block)
+        lastCount = block
     }
 
     /// Whether `lastBlock`, decrypted with `iv` (the block before it, or the file's IV), has valid padding.
