@@ -26,9 +26,13 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         .target(name: "PNCrypt", dependencies: ["CLibCrypto", "CZlib"]),
+        // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
+        .target(name: "PNCryptVectors", dependencies: ["PNCrypt"]),
         .executableTarget(
             name: "pncrypt",
-            dependencies: ["PNCrypt", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "PNCrypt", "PNCryptVectors", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API.
         .target(name: "CPNCrypt", dependencies: ["PNCrypt", "CLibCrypto"]),
@@ -41,6 +45,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "PNCryptTests", dependencies: ["PNCrypt"]),
+        .testTarget(name: "PNCryptTests", dependencies: ["PNCrypt", "PNCryptVectors"]),
     ]
 )

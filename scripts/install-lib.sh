@@ -9,7 +9,7 @@
 #   scripts/install-lib.sh /usr/local
 #   scripts/install-lib.sh /tmp/p && PKG_CONFIG_PATH=/tmp/p/lib/pkgconfig cc app.c $(pkg-config --cflags --libs pncrypt)
 #
-# The Swift runtime (and Foundation, while PNCrypt uses it) is linked statically, so programs run without a
+# The Swift runtime is linked statically (PNCrypt uses no Foundation), so programs run without a
 # Swift toolchain; only libc, libcrypto (OpenSSL 3) and libz are needed at run time. A version script exports
 # only the pncrypt_ symbols. The build has its own folder (.build-lib), so its flags never touch .build.
 # Environment: PNCRYPT_LIB_SCRATCH (build folder, default .build-lib).

@@ -81,8 +81,8 @@ public func pncrypt_encrypt(_ module: OpaquePointer?, _ data: UnsafePointer<UInt
         let out = try outputArgument(base64Out, "base64_out")
         let module = try CModule.from(module)
         let input = try bytesArgument(data, len, "data")
-        let text = try module.crypto.encryptToBase64(input.assumingMemoryBound(to: UInt8.self))
-        out.pointee = try CBuffer.copy(text).assumingMemoryBound(to: CChar.self)
+        let text = try module.crypto.encrypt(input.assumingMemoryBound(to: UInt8.self))
+        out.pointee = try CBuffer.copy(Array(text.utf8)).assumingMemoryBound(to: CChar.self)
     }
 }
 
@@ -152,7 +152,7 @@ public func pncrypt_encrypt_many(_ module: OpaquePointer?, _ data: UnsafePointer
         failure = try eachItem(items, codes) { index, item in
             // The newline first: an item that fails (with `codes`) is an empty line, and there are still `count`.
             if index > 0 { joined.append(0x0A) }
-            let text = try module.crypto.encryptToBase64(item.assumingMemoryBound(to: UInt8.self))
+            let text = try module.crypto.encrypt(item.assumingMemoryBound(to: UInt8.self))
             joined.append(contentsOf: text.utf8)
         }
         out.pointee = try CBuffer.copy(joined).assumingMemoryBound(to: CChar.self)

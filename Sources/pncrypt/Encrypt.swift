@@ -44,7 +44,7 @@ struct Encrypt: ParsableCommand {
             let stages: [any ByteStreamStage] = gzip ? [try GzipCompressor(), encryptor] : [encryptor]
             try OutputFile.stream(source, through: stages, to: output, binary: force)
         } else {
-            let text = try CryptoModule(key: key).encryptToBase64(try source.readAll(), scheme: writing.scheme,
+            let text = try CryptoModule(key: key).encrypt(try source.readAll(), scheme: writing.scheme,
                                                                   iv: writing.iv)
             try OutputFile.write(Array((text + "\n").utf8), to: output, input: source)
         }

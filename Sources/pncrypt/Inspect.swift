@@ -67,7 +67,7 @@ struct Inspect: ParsableCommand {
                 try prefix.withUnsafeBytes { try decryptor.update($0) { start += $0 } }
             }
         } else {
-            start = try CryptoModule(key: key).decrypt(prefix)
+            start = try CryptoModule(key: key).decryptBinary(prefix)
         }
         defer { _ = start.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         switch CompressionFormat.detect(start) {

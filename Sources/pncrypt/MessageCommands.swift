@@ -44,7 +44,7 @@ struct MessageReadOptions: ParsableArguments {
     }
 
     /// Decrypts every message of a history response, as `decrypt(_:message:)` does for one.
-    func decrypt(_ crypto: MessageCrypto, history: HistoryResponse) -> HistoryDecryption {
+    func decrypt(_ crypto: MessageCrypto, history: HistoryResponse) -> DecryptedHistory {
         var result = crypto.decrypt(history: history, policy: .marker)
         if onError == .passthrough {
             for index in result.statuses.compactMap(\.index) { result.response.items[index] = history.items[index] }

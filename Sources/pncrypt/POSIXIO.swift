@@ -128,7 +128,6 @@ enum POSIXIO {
     /// Runs a stream from one descriptor through `stages` into another (the CLI's one call into the library's
     /// stream pipeline).
     static func stream(from input: Int32, through stages: [any ByteStreamStage], to output: Int32) throws {
-        try StreamPipeline.run(from: FileHandle(fileDescriptor: input, closeOnDealloc: false), through: stages,
-                               to: FileHandle(fileDescriptor: output, closeOnDealloc: false))
+        try StreamPipeline.run(from: input, through: stages, to: output)
     }
 }

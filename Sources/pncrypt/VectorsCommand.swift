@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PNCrypt
+import PNCryptVectors
 
 struct VectorsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -43,7 +43,7 @@ import Testing
         #expect(next.status == 0, "\(next.stderr)")
         #expect(try CLI.temporaries(of: "OUT", in: dir) == left)
         let sealed = try String(contentsOf: out, encoding: .utf8)
-        #expect(try CryptoModule(cipherKey: "k").decrypt(base64: sealed) == [UInt8]("hello"))
+        #expect(try CryptoModule(cipherKey: "k").decrypt(sealed) == [UInt8]("hello"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == (["OUT"] + left).sorted())
     }
 
@@ -78,7 +78,8 @@ import Testing
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // 64 bytes that decrypt with the key `k` to bad padding (a whole number of blocks, so the cipher runs).
-        var bad = try CryptoModule(cipherKey: "k").encrypt([UInt8](repeating: 7, count: 40), scheme: .legacyRandomIV)
+        var bad = try CryptoModule(cipherKey: "k").encryptBinary([UInt8](repeating: 7, count: 40),
+                                                                 scheme: .legacyRandomIV)
         // IV, then 3 blocks; the last holds 8 padding bytes 0x08. Flipping the byte before it in the previous
         // ciphertext block makes the last plaintext byte 0x00: always bad padding.
         #expect(bad.count == 64)
@@ -100,7 +101,7 @@ import Testing
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"),
                                                 withIntermediateDirectories: true)
         // A JSON string of Base64 ciphertext: every command below can read it and gets as far as opening -o.
-        let sealed = try CryptoModule(cipherKey: "k").encryptToBase64([UInt8]("\"the only copy\""), scheme: .acrh)
+        let sealed = try CryptoModule(cipherKey: "k").encrypt([UInt8]("\"the only copy\""), scheme: .acrh)
         let content = [UInt8]("\"\(sealed)\"")
         try Data(content).write(to: input)
         try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link").path,

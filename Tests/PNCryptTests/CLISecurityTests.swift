@@ -19,7 +19,7 @@ import Testing
 
     /// The text `encrypt --key k` wrote to `url`, decrypted.
     static func opened(_ url: URL) throws -> [UInt8] {
-        try CryptoModule(cipherKey: "k").decrypt(base64: try String(contentsOf: url, encoding: .utf8))
+        try CryptoModule(cipherKey: "k").decrypt(try String(contentsOf: url, encoding: .utf8))
     }
 
     /// Process ids no process has now: the names of temporaries the old sweep considered dead.
@@ -233,12 +233,12 @@ import Testing
         let result = try CLI.run(["encrypt", "--key", "k", "-o", "fifo", "hello"], directory: dir)
         #expect(result.status == 0, "\(result.stderr)")
         let sealed = try #require(reader.finish(), "the reader never got a writer: the FIFO was replaced")
-        #expect(try CryptoModule(cipherKey: "k").decrypt(base64: String(decoding: sealed, as: UTF8.self))
+        #expect(try CryptoModule(cipherKey: "k").decrypt(String(decoding: sealed, as: UTF8.self))
                 == [UInt8]("hello"))
         #expect(CLI.status(fifo).map { $0.st_mode & S_IFMT == S_IFIFO } == true)
 
         // 2 MiB whose last block is corrupt: the plaintext is held back, the reader gets nothing.
-        var bad = try CryptoModule(cipherKey: "k").encrypt([UInt8](repeating: 7, count: 2 << 20),
+        var bad = try CryptoModule(cipherKey: "k").encryptBinary([UInt8](repeating: 7, count: 2 << 20),
                                                            scheme: .legacyRandomIV)
         bad[bad.count - 17] ^= 0x10
         try Data(bad).write(to: dir.appendingPathComponent("bad.bin"))
@@ -315,7 +315,7 @@ import Testing
         let result = try CLI.run(["encrypt", "--key", "enigma", "--scheme", "legacy", "-o", path, "yay!"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text == "q/xJqqN6qbiZMXYmiQC1Fw==\n")
-        var bad = try CryptoModule(cipherKey: "k").encrypt([UInt8](repeating: 7, count: 2 << 20),
+        var bad = try CryptoModule(cipherKey: "k").encryptBinary([UInt8](repeating: 7, count: 2 << 20),
                                                            scheme: .legacyRandomIV)
         bad[bad.count - 17] ^= 0x10
         try Data(bad).write(to: dir.appendingPathComponent("bad.bin"))

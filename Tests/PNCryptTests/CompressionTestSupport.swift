@@ -63,23 +63,4 @@ enum CompressionTestSupport {
             return UInt8(truncatingIfNeeded: state >> 24)
         }
     }
-
-    /// Asserts that `body` throws a `PNCryptError` with `code` and exactly `message`, and returns it.
-    @discardableResult
-    static func expectError(_ code: PNCryptError.Code, _ message: String,
-                            sourceLocation: SourceLocation = #_sourceLocation,
-                            _ body: () throws -> Void) -> PNCryptError? {
-        do {
-            try body()
-            Issue.record("expected \(code) \"\(message)\", but nothing was thrown", sourceLocation: sourceLocation)
-            return nil
-        } catch let error as PNCryptError {
-            #expect(error.code == code, sourceLocation: sourceLocation)
-            #expect(error.message == message, sourceLocation: sourceLocation)
-            return error
-        } catch {
-            Issue.record("expected PNCryptError \(code), got \(error)", sourceLocation: sourceLocation)
-            return nil
-        }
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PNCrypt
+import PNCryptVectors
 
 /// PubNub's cross-SDK crypto module contract scenarios (`Vectors/contract.json`), through the command line: the
 /// library runs them in `TestVectorTests`; here each row runs as a user would, and its outcome category is read

@@ -70,7 +70,7 @@ enum Interop {
     static func content(size: Int, seed: UInt64, label: String) throws -> [UInt8] {
         guard size > 0 else { return [] }
         let module = try CryptoModule(cipherKey: "interop-content-\(seed)-\(label)")
-        return Array(try module.encrypt([UInt8](repeating: 0, count: size), scheme: .legacy).prefix(size))
+        return Array(try module.encryptBinary([UInt8](repeating: 0, count: size), scheme: .legacy).prefix(size))
     }
 
     /// Encrypts or decrypts a file with the library's streaming API (constant memory).
@@ -82,7 +82,7 @@ enum Interop {
             try? inHandle.close()
             try? outHandle.close()
         }
-        try StreamPipeline.run(from: inHandle, through: [stage], to: outHandle)
+        try StreamPipeline.run(from: inHandle.fileDescriptor, through: [stage], to: outHandle.fileDescriptor)
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
@@ -226,7 +226,7 @@ struct PythonSDKInteropTests {
         // 2. The SDK's JSON text is pncrypt's `python` style, and it is exactly what the SDK encrypted.
         let pythonText = message.serialized(style: .python)
         #expect(Array(sdkJSON.utf8) == pythonText, "\(label)")
-        let plaintext = try CryptoModule(cipherKey: key).decrypt(base64: base64, scheme: scheme)
+        let plaintext = try CryptoModule(cipherKey: key).decrypt(base64, scheme: scheme)
         #expect(plaintext == pythonText, "\(label)")
 
         // 3. Same bytes on the wire when the IV is the same.
@@ -275,7 +275,7 @@ struct PythonSDKInteropTests {
                                           "text": ""])
             #expect(reply["ok"] == false && reply["category"] == "encryption", "\(scheme): \(reply)")
             let ours = expectPNError { () throws(PNCryptError) in
-                try CryptoModule(cipherKey: "enigma").encrypt([], scheme: scheme)
+                try CryptoModule(cipherKey: "enigma").encryptBinary([], scheme: scheme)
             }
             #expect(ours?.code == .emptyPlaintext && ours?.category == .encryption, "\(scheme)")
         }
@@ -435,7 +435,7 @@ struct PythonSDKInteropTests {
         let key = try CipherKey("ключ🔑")
         try withTemporaryDirectory { dir in
             // header + first block of the encryption of 16 bytes of 0x10 = the encryption of nothing
-            let sixteen = try CryptoModule(key: key).encrypt([UInt8](repeating: 16, count: 16), scheme: .acrh)
+            let sixteen = try CryptoModule(key: key).encryptBinary([UInt8](repeating: 16, count: 16), scheme: .acrh)
             let emptyACRH = Array(sixteen.prefix(26 + 16))
             let file = dir.appendingPathComponent("empty.acrh")
             let out = dir.appendingPathComponent("out")
@@ -444,14 +444,15 @@ struct PythonSDKInteropTests {
                                           "in": .string(file.path), "out": .string(out.path)])
             #expect(reply["ok"] == true && reply["bytes"] == 0, "SDK: \(reply)")
             #expect(try StreamPipeline.run(emptyACRH, through: [StreamDecryptor(key: key)]) == [])
-            #expect(try CryptoModule(key: key).decrypt(emptyACRH) == [])
+            #expect(try CryptoModule(key: key).decryptBinary(emptyACRH) == [])
 
             // The legacy format: pncrypt refuses to write an empty file; IV + one padding block reads as 0 bytes
             // in the SDK, both code paths.
             #expect(expectPNError { () throws(PNCryptError) in
                 try StreamPipeline.run([UInt8](), through: [StreamEncryptor(key: key, scheme: .legacyRandomIV)])
             }?.code == .emptyPlaintext)
-            let legacy = try CryptoModule(key: key).encrypt([UInt8](repeating: 16, count: 16), scheme: .legacyRandomIV)
+            let legacy = try CryptoModule(key: key)
+                .encryptBinary([UInt8](repeating: 16, count: 16), scheme: .legacyRandomIV)
                 .prefix(32)
             try Data(legacy).write(to: file)
             for via in ["module", "filecrypto"] {
@@ -474,7 +475,7 @@ struct PythonSDKInteropTests {
             #expect(r["ok"] == true && r["bytes"] == 32, "SDK filecrypto: \(r)")
             let theirs = Array(try Data(contentsOf: file))
             #expect(try StreamPipeline.run(theirs, through: [StreamDecryptor(key: key)]) == [])
-            #expect(try CryptoModule(key: key).decrypt(theirs, scheme: .legacyRandomIV) == [])
+            #expect(try CryptoModule(key: key).decryptBinary(theirs, scheme: .legacyRandomIV) == [])
         }
     }
 }

@@ -16,7 +16,7 @@ public struct Inspection: Hashable, Sendable {
     ///   `wrongKeyOrCorrupt` when the ciphertext is empty or not a whole number of blocks.
     public init(prefix: some Collection<UInt8>, totalLength: Int) throws(PNCryptError) {
         if let (header, length) = try CryptorHeader.parse(prefix) {
-            _ = try CryptoModule.cryptor(for: header, explicit: nil)
+            _ = try header.scheme(reading: nil)
             self.header = header
             headerLength = length
         } else {
@@ -24,8 +24,7 @@ public struct Inspection: Hashable, Sendable {
             headerLength = 0
         }
         ciphertextLength = totalLength - headerLength
-        try CryptoModule.checkBlocks(ciphertextLength, scheme: header == nil ? .legacy : .acrh,
-                                     afterHeader: header != nil)
+        try Cryptor.checkBlocks(ciphertextLength, scheme: header == nil ? .legacy : .acrh)
     }
 
     /// Reads what `data` is.

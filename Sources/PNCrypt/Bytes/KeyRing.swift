@@ -62,57 +62,7 @@ public struct KeyRing: Sendable {
     public func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme? = nil,
                         content: Content = .bytes) throws(PNCryptError) -> Match {
         try withBytes(data) { (input) throws(PNCryptError) -> Match in
-            var failure: PNCryptError?
-            var found = (count: 0, keyIndex: 0, scheme: Scheme.legacy)
-            let plaintext = [UInt8](unsafeUninitializedCapacity: input.count + 16) { buffer, initialized in
-                do throws(PNCryptError) {
-                    found = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content,
-                                        into: UnsafeMutableRawPointer(buffer.baseAddress!))
-                    initialized = found.count
-                } catch {
-                    failure = error
-                    initialized = 0
-                }
-            }
-            if let failure { throw failure }
-            return Match(plaintext: plaintext, keyIndex: found.keyIndex, scheme: found.scheme)
-        }
-    }
-
-    /// As `decrypt(_:scheme:legacyScheme:content:)`, into `output` (room for `input.count + 16` bytes), returning
-    /// the plaintext length instead of an array.
-    func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content,
-                 into output: UnsafeMutableRawPointer) throws(PNCryptError)
-        -> (count: Int, keyIndex: Int, scheme: Scheme) {
-        let readings = try CryptoModule.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
-        let choice = readings.count * keys.count > 1
-        if !choice && content == .bytes {
-            let count = try CryptoModule(key: keys[0]).openVerified(readings[0], of: input, into: output)
-            return (count, 0, readings[0].scheme)
-        }
-        // Each reading is decrypted into scratch; the first that qualifies is copied to `output`. Every check runs
-        // whatever the padding gave, so the time taken does not tell which one failed.
-        let capacity = input.count + 16
-        return try withScratch(capacity) { (scratch) throws(PNCryptError) in
-            defer { OpenSSL.cleanse(scratch.baseAddress!, count: capacity) }
-            var winners: [(count: Int, keyIndex: Int, scheme: Scheme)] = []
-            for (keyIndex, key) in keys.enumerated() {
-                let module = CryptoModule(key: key)
-                for reading in readings {
-                    let opened = module.open(reading, of: input, into: scratch.baseAddress!)
-                    let plain = UnsafeRawBufferPointer(start: scratch.baseAddress!, count: opened.count)
-                    let qualifies = opened.valid && Self.qualifies(plain, content: content, choice: choice)
-                    if qualifies {
-                        if winners.isEmpty { output.copyMemory(from: scratch.baseAddress!, byteCount: opened.count) }
-                        winners.append((opened.count, keyIndex, reading.scheme))
-                    }
-                }
-            }
-            guard winners.count == 1 else {
-                OpenSSL.cleanse(output, count: capacity)
-                throw noSingleReading(winners.map { ($0.keyIndex, $0.scheme) })
-            }
-            return winners[0]
+            try decryptToMatch(input, scheme: scheme, legacyScheme: legacyScheme, content: content)
         }
     }
 
@@ -138,21 +88,10 @@ public struct KeyRing: Sendable {
     }
 
     /// The failure for no qualifying reading (the one decryption failure) or several (`ambiguous`, naming them).
-    private func noSingleReading(_ winners: [(keyIndex: Int, scheme: Scheme)]) -> PNCryptError {
+    func noSingleReading(_ winners: [(keyIndex: Int, scheme: Scheme)]) -> PNCryptError {
         guard winners.count > 1 else { return CryptoModule.decryptionFailed }
         let names = winners.map { keys.count > 1 ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
         return PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
                             + names.joined(separator: ", ") + "); say which scheme (or key) to use")
-    }
-
-    /// Whether a plaintext with valid padding qualifies. Runs the same checks whether or not they are needed.
-    private static func qualifies(_ plain: UnsafeRawBufferPointer, content: Content, choice: Bool) -> Bool {
-        switch content {
-        case .bytes: return true
-        case .text: return isValidUTF8(plain) || !choice
-        case .json:
-            let utf8 = isValidUTF8(plain)
-            return utf8 && (!choice || isJSONText(plain))
-        }
     }
 }

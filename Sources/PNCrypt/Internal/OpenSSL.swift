@@ -1,14 +1,14 @@
-// Every OpenSSL call and pointer of PNCrypt lives in this file.
+// The OpenSSL backend (see CipherBackend.swift): every OpenSSL call of PNCrypt lives in this file.
 //
 // Ownership:
 // - The two `EVP_CIPHER` objects are fetched once per process and never freed (process lifetime).
-// - An `AESCBCContext` owns one `EVP_CIPHER_CTX`, keyed once for one direction; it is freed in `deinit`.
-//   A context is not thread-safe: it is used by one caller at a time, handed out by `ContextPool`.
+// - An `OpenSSLContext` owns one `EVP_CIPHER_CTX`, keyed once for one direction; it is freed in `deinit`. It
+//   borrows the key bytes only while keying (`EVP_CipherInit_ex` copies them into its schedule). A context is not
+//   thread-safe: it is used by one caller at a time, handed out by `ContextPool`.
 // - An encrypting context may own a small reserve of CSPRNG bytes for random IVs (`randomIV(into:)`), allocated
 //   on first use, wiped and freed in `deinit`. Bytes drawn before a `fork()` are discarded in the child.
-// - `SecretBytes` owns key material and wipes it with `OPENSSL_cleanse` when released. Plaintext buffers the
-//   library owns (decrypt output that fails, stream and read buffers, copies of the caller's bytes, JSON text of
-//   messages) are wiped with `OpenSSL.cleanse` before they are released.
+// - Input and output pointers are borrowed from the caller for one call and never stored. `cleanse` writes zeros
+//   over memory the caller owns, in a way the compiler cannot remove.
 internal import CLibCrypto
 import Synchronization
 #if canImport(Glibc)
@@ -26,8 +26,8 @@ private let forkHandlerInstalled: Bool = {
     return true
 }()
 
-/// Process-wide OpenSSL objects and one-shot helpers.
-enum OpenSSL {
+/// OpenSSL 3 (libcrypto) as PNCrypt's cipher backend: process-wide objects and one-shot helpers.
+enum OpenSSL: CipherBackend {
     /// AES-256-CBC, fetched once: looking the cipher up per message costs more than the cipher itself.
     nonisolated(unsafe) static let aes256CBC: OpaquePointer = {
         guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-CBC", nil) else {
@@ -72,14 +72,6 @@ enum OpenSSL {
         return out
     }
 
-    /// Overwrites `bytes` with zeros in a way the compiler cannot remove. Call it only on an array this code owns
-    /// alone: on shared storage the write would first copy it (and wipe only the copy).
-    static func cleanse(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { buffer in
-            if let base = buffer.baseAddress { cleanse(base, count: buffer.count) }
-        }
-    }
-
     /// Overwrites `count` bytes at `pointer`.
     static func cleanse(_ pointer: UnsafeMutableRawPointer, count: Int) {
         guard count > 0 else { return }
@@ -90,27 +82,17 @@ enum OpenSSL {
     /// Test hook: called with every buffer right after it was wiped (before it is freed), in the task that wiped
     /// it. Lets tests check that a buffer was wiped and holds zeros; nil (no cost but a task-local read) otherwise.
     @TaskLocal static var wipeObserver: (@Sendable (UnsafeRawBufferPointer) -> Void)?
-}
 
-/// Key bytes that are wiped when the last reference goes away.
-final class SecretBytes: Sendable {
-    let bytes: [UInt8]
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    deinit {
-        // `bytes` is immutable and owned by this object (only tests take copies, through `CipherKey.keyBytes`);
-        // wipe its storage in place.
-        bytes.withUnsafeBytes { buffer in
-            if let base = buffer.baseAddress { OpenSSL.cleanse(UnsafeMutableRawPointer(mutating: base), count: buffer.count) }
-        }
+    /// A context keyed with `key` for AES-256-CBC (`aes256`) or AES-128-CBC, in one direction.
+    static func makeContext(aes256: Bool, key: SecretBytes, encrypting: Bool) -> OpenSSLContext {
+        OpenSSLContext(cipher: aes256 ? aes256CBC : aes128CBC, key: key, encrypting: encrypting)
     }
 }
 
 /// One keyed `EVP_CIPHER_CTX` for one direction. Per message only the IV is reset.
 ///
 /// Not thread-safe: use from one caller at a time (the pool hands it out exclusively).
-final class AESCBCContext: @unchecked Sendable {
+final class OpenSSLContext: AESCBCCipher, @unchecked Sendable {
     private let ctx: OpaquePointer
     let encrypting: Bool
 
@@ -139,7 +121,7 @@ final class AESCBCContext: @unchecked Sendable {
     /// Random bytes drawn from OpenSSL's CSPRNG ahead of use, 16 per IV: one `RAND_bytes` call per
     /// `ivReserveSize / 16` messages instead of one per message (it costs more than encrypting ~100 bytes).
     private var ivReserve: UnsafeMutableRawPointer?
-    private var ivReserveUsed = AESCBCContext.ivReserveSize
+    private var ivReserveUsed = OpenSSLContext.ivReserveSize
     private var ivReserveGeneration = 0
     private static let ivReserveSize = 512
 
@@ -186,83 +168,4 @@ final class AESCBCContext: @unchecked Sendable {
         if ok != 1 { ERR_clear_error() }
         return ok == 1 ? Int(written) : nil
     }
-
-    /// Encrypts or decrypts one whole message, appending the result after `prefix` bytes of `output`.
-    /// `output` must have room for `prefix + input.count + 16` bytes. Returns the total length, or nil on failure.
-    /// Decrypting returns every block, padding included: `PKCS7.unpad` checks and removes it.
-    func run(iv: UnsafeRawBufferPointer, input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer,
-             prefix: Int) -> Int? {
-        guard start(iv: iv), let base = output.baseAddress else { return nil }
-        // EVP_CipherUpdate takes an Int32 length: feed very large inputs in pieces.
-        var consumed = 0
-        var produced = prefix
-        let piece = 1 << 30
-        while consumed < input.count {
-            let n = min(piece, input.count - consumed)
-            guard let w = update(UnsafeRawBufferPointer(rebasing: input[consumed..<consumed + n]),
-                                 into: base + produced) else { return nil }
-            consumed += n
-            produced += w
-        }
-        guard let w = finish(into: base + produced) else { return nil }
-        return produced + w
-    }
-}
-
-/// Keyed contexts for one key and direction, reused across calls and shared safely between threads.
-final class ContextPool: Sendable {
-    private let cipher: UnsafeSendableCipher
-    private let key: SecretBytes
-    private let encrypting: Bool
-    private let idle = Locked<[AESCBCContext]>([])
-    private static let maxIdle = 16
-
-    init(aes256: Bool, key: SecretBytes, encrypting: Bool) {
-        self.cipher = UnsafeSendableCipher(pointer: aes256 ? OpenSSL.aes256CBC : OpenSSL.aes128CBC)
-        self.key = key
-        self.encrypting = encrypting
-    }
-
-    /// Runs `body` with a context no other caller is using, returning it to the pool afterwards.
-    func withContext<R, E: Error>(_ body: (AESCBCContext) throws(E) -> R) throws(E) -> R {
-        let context = idle.withLock { $0.popLast() }
-            ?? AESCBCContext(cipher: cipher.pointer, key: key, encrypting: encrypting)
-        defer { idle.withLock { if $0.count < Self.maxIdle { $0.append(context) } } }
-        return try body(context)
-    }
-
-    /// A context for the caller's exclusive, long use (a stream).
-    func makeContext() -> AESCBCContext {
-        AESCBCContext(cipher: cipher.pointer, key: key, encrypting: encrypting)
-    }
-}
-
-/// `EVP_CIPHER` objects are immutable and shared after fetching.
-private struct UnsafeSendableCipher: @unchecked Sendable {
-    let pointer: OpaquePointer
-}
-
-/// PKCS#7 padding checked in constant time: the time taken does not depend on which byte is wrong, nor on
-/// whether any is (a decrypting `AESCBCContext` leaves the padding in place for this).
-enum PKCS7 {
-    /// The plaintext length of `plaintext` (whole blocks, padding included) and whether its padding is valid.
-    /// When it is not, the length returned is `plaintext.count`, so later checks run over as many bytes.
-    static func unpad(_ plaintext: UnsafeRawBufferPointer) -> (count: Int, valid: Bool) {
-        let count = plaintext.count
-        guard count >= 16, count % 16 == 0 else { return (count, false) }
-        let pad = Int(plaintext[count - 1])
-        // All-ones when the condition holds, zero otherwise; no branch on secret data.
-        var bad = mask(pad == 0 ? 1 : 0) | mask(pad > 16 ? 1 : 0)
-        for i in 0..<16 {
-            let inPad = mask(i < pad ? 1 : 0)
-            bad |= inPad & (Int(plaintext[count - 1 - i]) ^ pad)
-        }
-        let valid = (bad == 0 ? 1 : 0)
-        let keep = mask(valid)
-        return ((count - pad) & keep | count & ~keep, valid == 1)
-    }
-
-    /// `-1` (all bits) for 1, `0` for 0.
-    @inline(__always)
-    private static func mask(_ bit: Int) -> Int { 0 &- bit }
 }
