@@ -19,7 +19,7 @@ struct DocSnippetTests {
             let text = try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8)
             for block in Self.swiftBlocks(text) {
                 blocks += 1
-                #expect(source.contains(Self.normalized(block)), "\(name): a swift block is not compiled here:\n\(block)")
+                #expect(source.contains(Self.normalized(block)), "\(name): a block not compiled here:\n\(block)")
             }
         }
         #expect(blocks >= 8)
@@ -154,13 +154,13 @@ struct DocSnippetTests {
         let input = open(plainPath, O_RDONLY)
         let output = open(sealedPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         defer { close(input); close(output) }
-        try StreamPipeline.run(from: input, through: [try GzipCompressor(), try StreamEncryptor(key: key, scheme: .acrh)],
-                               to: output)
+        let stages: [any ByteStreamStage] = [try GzipCompressor(), try StreamEncryptor(key: key, scheme: .acrh)]
+        try StreamPipeline.run(from: input, through: stages, to: output)
 
         let sealed = try Array(Data(contentsOf: URL(fileURLWithPath: sealedPath)))
-        let stages: [any ByteStreamStage] = [try StreamDecryptor(key: key),
-                                             try GzipDecompressor(outputLimit: .bytes(100 << 20))]
-        let plain = try StreamPipeline.run(sealed, through: stages)   // in memory: at most 100 MiB out
+        let back: [any ByteStreamStage] = [try StreamDecryptor(key: key),
+                                          try GzipDecompressor(outputLimit: .bytes(100 << 20))]
+        let plain = try StreamPipeline.run(sealed, through: back)   // in memory: at most 100 MiB out
         #expect(plain == [UInt8](repeating: 0x61, count: 100_000))
         #expect(sealed.count < 1000)
 
