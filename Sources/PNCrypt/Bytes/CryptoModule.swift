@@ -41,6 +41,7 @@ public struct CryptoModule: Sendable {
     /// Encrypts `plaintext` and returns standard padded Base64: the text a message carries.
     ///
     /// - Parameters:
+    ///   - plaintext: the bytes to encrypt (not empty).
     ///   - scheme: the scheme to write; nil is `encryptionScheme`.
     ///   - iv: 16 bytes to use instead of a random IV (for deterministic test vectors). `legacy` and `legacy33`
     ///     accept only their fixed IV. Never reuse an IV for real data.
@@ -66,8 +67,10 @@ public struct CryptoModule: Sendable {
 
     /// Decodes Base64 text (lenient as `Base64.decode`) and decrypts it.
     ///
-    /// - Parameter scheme: nil reads a `PNED` header when there is one and otherwise reads as `legacyScheme`;
-    ///   a scheme reads exactly that format (`acrh` requires a header; the others never look for one).
+    /// - Parameters:
+    ///   - text: the Base64 text (whitespace and line breaks are skipped).
+    ///   - scheme: nil reads a `PNED` header when there is one and otherwise reads as `legacyScheme`;
+    ///     a scheme reads exactly that format (`acrh` requires a header; the others never look for one).
     /// - Throws: `notBase64`; `unknownCryptor` for an unsupported header version or cryptor id; `malformedHeader`
     ///   for a header cut short; `wrongKeyOrCorrupt` when the cipher rejects the data (bad padding, not whole
     ///   blocks, empty). Every failure that depends on the key is the same error, with the same message (no

@@ -52,6 +52,7 @@ public struct KeyRing: Sendable {
     /// Decrypts with the one (key, scheme) reading that qualifies.
     ///
     /// - Parameters:
+    ///   - data: the ciphertext bytes (Base64-decoded).
     ///   - scheme: the format to read; nil reads a `PNED` header when present, else `legacyScheme`.
     ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries `legacy` and
     ///     `legacy-random-iv` both (nothing in the data says which it is).

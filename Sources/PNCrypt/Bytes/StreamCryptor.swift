@@ -120,10 +120,12 @@ public final class StreamDecryptor: ByteStreamStage {
     /// key for a file can be chosen before the whole of it is streamed.
     ///
     /// - Parameters:
+    ///   - key: the key to check.
     ///   - head: the file's first bytes (`headLength`, or the whole file when shorter): they hold its header or IV.
     ///   - tail: the file's last 32 bytes (or the whole file when shorter).
     ///   - length: the file's length.
-    ///   - scheme, legacyScheme: as `init(key:scheme:legacyScheme:)`.
+    ///   - scheme: as in `init(key:scheme:legacyScheme:)`.
+    ///   - legacyScheme: as in `init(key:scheme:legacyScheme:)`.
     /// - Returns: the file format and whether the padding is valid.
     /// - Throws: the format errors `finish` would give (a header cut short, an unknown cryptor, no whole blocks).
     public static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,

@@ -12,7 +12,12 @@ public enum StreamPipeline {
     /// Reads the file descriptor `input` to its end, runs every chunk through `stages` in order, and writes the
     /// result to the file descriptor `output`. Neither descriptor is closed (`FileHandle.fileDescriptor` gives
     /// one from Foundation).
-    /// - Parameter progress: called after each chunk with the number of input bytes read so far.
+    /// - Parameters:
+    ///   - input: the descriptor to read, to its end.
+    ///   - stages: the stages, in order (each one's output is the next one's input).
+    ///   - output: the descriptor to write.
+    ///   - chunkSize: how many bytes are read at a time.
+    ///   - progress: called after each chunk with the number of input bytes read so far.
     /// - Throws: `invalidValue` for a `chunkSize` below 1; the first stage's error, or `io` when reading or
     ///   writing fails. Output already written stays written: write to a temporary file and keep it only on
     ///   success.

@@ -47,7 +47,9 @@ public struct MessageCrypto: Sendable {
 
     /// The message to publish: a JSON string holding the Base64 ciphertext (for `legacy33`, the message's shape
     /// with every string leaf encrypted).
-    /// - Parameter iv: a fixed IV for reproducible vectors; never for real data.
+    /// - Parameters:
+    ///   - message: the message, written as JSON text in `style` before it is encrypted.
+    ///   - iv: a fixed IV for reproducible vectors; never for real data.
     /// - Throws: `notEncryptable` for a `legacy33` message with a non-string leaf, naming its path.
     public func encrypt(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> JSONValue {
         if scheme == .legacy33 { return try Legacy33Message.encrypt(message, key: keys.keys[0]) }
