@@ -13,6 +13,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `swift package generate-documentation --target PNCrypt` (the DocC catalog in Sources/PNCrypt/PNCrypt.docc).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -26,9 +28,13 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         .target(name: "PNCrypt", dependencies: ["CLibCrypto", "CZlib"]),
+        // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
+        .target(name: "PNCryptVectors", dependencies: ["PNCrypt"]),
         .executableTarget(
             name: "pncrypt",
-            dependencies: ["PNCrypt", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "PNCrypt", "PNCryptVectors", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API.
         .target(name: "CPNCrypt", dependencies: ["PNCrypt", "CLibCrypto"]),
@@ -41,6 +47,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "PNCryptTests", dependencies: ["PNCrypt"]),
+        .testTarget(name: "PNCryptTests", dependencies: ["PNCrypt", "PNCryptVectors"]),
     ]
 )

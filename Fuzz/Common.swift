@@ -68,9 +68,9 @@ func decryptTarget(_ scheme: Scheme, _ data: UnsafePointer<UInt8>, _ size: Int) 
     }
     let allowed: [PNCryptError.Code] = scheme == .acrh ? [.wrongKeyOrCorrupt, .malformedHeader, .unknownCryptor]
         : [.wrongKeyOrCorrupt]
-    let oneShot = attempt { () throws(PNCryptError) in try fuzzModule.decrypt(input, scheme: scheme) }
+    let oneShot = attempt { () throws(PNCryptError) in try fuzzModule.decryptBinary(input, scheme: scheme) }
     let viaBase64 = attempt { () throws(PNCryptError) in
-        try fuzzModule.decrypt(base64: Base64.encode(input), scheme: scheme)
+        try fuzzModule.decrypt(Base64.encode(input), scheme: scheme)
     }
     same(oneShot, viaBase64, input, "base64 decrypt")
     switch oneShot {
@@ -86,11 +86,12 @@ func decryptTarget(_ scheme: Scheme, _ data: UnsafePointer<UInt8>, _ size: Int) 
         }
         let again: [UInt8]?
         switch scheme {
-        case .legacy, .legacy33: again = try? fuzzModule.encrypt(plaintext, scheme: scheme)
-        case .legacyRandomIV: again = try? fuzzModule.encrypt(plaintext, scheme: scheme, iv: Array(input[0..<16]))
+        case .legacy, .legacy33: again = try? fuzzModule.encryptBinary(plaintext, scheme: scheme)
+        case .legacyRandomIV:
+            again = try? fuzzModule.encryptBinary(plaintext, scheme: scheme, iv: Array(input[0..<16]))
         case .acrh:
             guard let (header, length) = try? CryptorHeader.parse(input) else { fail("acrh success without header", input) }
-            let body = try? fuzzModule.encrypt(plaintext, scheme: .acrh, iv: header.metadata)
+            let body = try? fuzzModule.encryptBinary(plaintext, scheme: .acrh, iv: header.metadata)
             again = body.map { Array(input[0..<length]) + $0.dropFirst(header.encodedLength) }
         }
         guard again == input else { fail("re-encrypting the plaintext does not give the input", input) }
@@ -102,7 +103,7 @@ func decryptTarget(_ scheme: Scheme, _ data: UnsafePointer<UInt8>, _ size: Int) 
         }
         same(oneShot, streamed, input, "stream decrypt \(scheme)")
         let auto = CryptoModule(key: fuzzKey, legacyScheme: .legacyRandomIV)
-        let detected = attempt { () throws(PNCryptError) in try auto.decrypt(input) }
+        let detected = attempt { () throws(PNCryptError) in try auto.decryptBinary(input) }
         let detectedStream = attempt { () throws(PNCryptError) in
             try runStream(input, StreamDecryptor(key: fuzzKey), cuts: cuts(for: input).reversed())
         }
@@ -116,8 +117,9 @@ func decryptTarget(_ scheme: Scheme, _ data: UnsafePointer<UInt8>, _ size: Int) 
 
 /// Plaintext through encrypt and decrypt, one-shot and streamed.
 func roundTrip(_ scheme: Scheme, _ plaintext: [UInt8], ivSource: [UInt8]) {
-    let iv: [UInt8]? = scheme.usesRandomIV ? (ivSource + [UInt8](repeating: 7, count: 16)).suffix(16) : nil
-    let sealed = attempt { () throws(PNCryptError) in try fuzzModule.encrypt(plaintext, scheme: scheme, iv: iv) }
+    let randomIV = scheme == .legacyRandomIV || scheme == .acrh
+    let iv: [UInt8]? = randomIV ? (ivSource + [UInt8](repeating: 7, count: 16)).suffix(16) : nil
+    let sealed = attempt { () throws(PNCryptError) in try fuzzModule.encryptBinary(plaintext, scheme: scheme, iv: iv) }
     switch sealed {
     case .failure(let error):
         // Empty data cannot be encrypted, in any scheme.
@@ -125,10 +127,10 @@ func roundTrip(_ scheme: Scheme, _ plaintext: [UInt8], ivSource: [UInt8]) {
             fail("encrypt \(scheme) failed: \(error)", plaintext)
         }
     case .success(let ciphertext):
-        guard (try? fuzzModule.decrypt(ciphertext, scheme: scheme)) == plaintext else {
+        guard (try? fuzzModule.decryptBinary(ciphertext, scheme: scheme)) == plaintext else {
             fail("decrypt(encrypt(x)) != x for \(scheme)", plaintext)
         }
-        guard (try? fuzzModule.decrypt(base64: Base64.encode(ciphertext), scheme: scheme)) == plaintext else {
+        guard (try? fuzzModule.decrypt(Base64.encode(ciphertext), scheme: scheme)) == plaintext else {
             fail("base64 round trip for \(scheme)", plaintext)
         }
         guard scheme != .legacy33 else { return }
@@ -140,7 +142,7 @@ func roundTrip(_ scheme: Scheme, _ plaintext: [UInt8], ivSource: [UInt8]) {
                           cuts: cuts(for: plaintext))
         }
         guard case .success(let file) = streamed,
-              file == (try? fuzzModule.encrypt(plaintext, scheme: fileScheme, iv: fileIV)) else {
+              file == (try? fuzzModule.encryptBinary(plaintext, scheme: fileScheme, iv: fileIV)) else {
             fail("stream encrypt differs from one-shot for \(fileScheme)", plaintext)
         }
         let back = attempt { () throws(PNCryptError) in

@@ -1,5 +1,5 @@
 // Fuzz target: decrypting as `legacy33` (iOS 3.3) under the fixed key `enigma`: the bytes (decryptTarget in
-// Common.swift), and, when the input is JSON, the message walk of Legacy33Message.
+// Common.swift), and, when the input is JSON, the message walk of MessageCrypto with scheme legacy33.
 //
 // Invariants for messages: decrypt fails only with notBase64, wrongKeyOrCorrupt or notEncrypted, its
 // message naming the path ("at $..."); encrypting a message of strings and decrypting it gives it back.
@@ -10,20 +10,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     decryptTarget(.legacy33, data, size)
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     guard let value = try? JSONValue(parsing: input) else { return 0 }
-    let ring = try! KeyRing(keys: [fuzzKey])
-    do throws(PNCryptError) {
-        _ = try Legacy33Message.decrypt(value, keys: ring)
-    } catch {
+    let crypto = MessageCrypto(keys: try! KeyRing(keys: [fuzzKey]), scheme: .legacy33)
+    if let error = crypto.decrypt(value, policy: .passThrough).status?.error {
         check(error, allowed: [.notBase64, .wrongKeyOrCorrupt, .notEncrypted], inputCount: Int.max,
-              input, context: "Legacy33Message.decrypt")
+              input, context: "legacy33 message decrypt")
         guard error.message.contains("$") else { fail("error does not name the path: \(error.message)", input) }
     }
-    switch attempt({ () throws(PNCryptError) in try Legacy33Message.encrypt(value, key: fuzzKey) }) {
+    switch attempt({ () throws(PNCryptError) in try crypto.encrypt(value) }) {
     case .failure(let error):
         check(error, allowed: [.notEncryptable, .emptyPlaintext], inputCount: Int.max, input, context: "encrypt")
     case .success(let sealed):
-        guard (try? Legacy33Message.decrypt(sealed, keys: ring)) == value else {
-            fail("Legacy33Message decrypt(encrypt(x)) != x", input)
+        let opened = crypto.decrypt(sealed, policy: .passThrough)
+        guard opened.status == nil, opened.message == value else {
+            fail("legacy33 message decrypt(encrypt(x)) != x", input)
         }
     }
     return 0

@@ -49,13 +49,15 @@ extern "C" {
 
 /* ---- Version ---------------------------------------------------------------------------------------------- */
 
+/* Copies of Sources/PNCrypt/Version.swift, the one place the version is set (VersionTests and the C tests check
+ * that they agree, and scripts/install-lib.sh refuses to install when they do not). */
 #define PNCRYPT_VERSION_MAJOR 0
-#define PNCRYPT_VERSION_MINOR 1
+#define PNCRYPT_VERSION_MINOR 2
 #define PNCRYPT_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH: compare with pncrypt_version_number() to check that the library loaded
  * is the one this header describes (same MAJOR: same interface). */
 #define PNCRYPT_VERSION_NUMBER (PNCRYPT_VERSION_MAJOR * 10000 + PNCRYPT_VERSION_MINOR * 100 + PNCRYPT_VERSION_PATCH)
-#define PNCRYPT_VERSION_STRING "0.1.0"
+#define PNCRYPT_VERSION_STRING "0.2.0"
 
 /* The loaded library's version as "MAJOR.MINOR.PATCH". Static storage: never free it. */
 PNCRYPT_API const char *pncrypt_version(void);
@@ -159,14 +161,57 @@ PNCRYPT_API int pncrypt_encrypt(pncrypt_module *m, const uint8_t *data, size_t l
 PNCRYPT_API int pncrypt_decrypt(pncrypt_module *m, const char *scheme, const char *base64, size_t len,
                                 uint8_t **out, size_t *out_len, pncrypt_error *err);
 
+/* ---- Batches: many texts in one call ---------------------------------------------------------------------- */
+
+/*
+ * The batch functions do what pncrypt_encrypt() and pncrypt_decrypt() do, for `count` items in one call, so a
+ * binding pays its per-call cost (ctypes, JNI, cgo, ...) once per batch instead of once per message.
+ *
+ * Input: the items back to back in the `data_len` bytes at `data`; item i is `lengths[i]` bytes long, and the
+ * lengths must add up to `data_len` exactly (PNCRYPT_E_ARGUMENT otherwise, before any item is touched). `data`
+ * may be NULL only when `data_len` is 0; `lengths` only when `count` is 0. Memory: the output is about the size
+ * of the input (for encryption 4/3 of it plus up to 60 bytes an item; for decryption at most the input's
+ * length), held whole until pncrypt_free(): split very large jobs into batches.
+ *
+ * Failures, two ways, chosen by `codes`:
+ * - `codes` NULL: all or nothing. The first item that fails fails the call: its code is returned, the message
+ *   starts with "item N: " (N counts from 0), and nothing is returned.
+ * - `codes` an array of `count` ints: every item is tried and codes[i] receives item i's outcome (0, or the code
+ *   pncrypt_encrypt()/pncrypt_decrypt() would have returned for it). A failed item is empty in the output. The
+ *   call returns 0 (unless an argument of the call itself is wrong) and, as pncrypt_message_decrypt(), sets
+ *   `status->code` to 0 when every item succeeded, else to the first failed item's code, with "item N: ".
+ */
+
+/*
+ * Encrypts `count` plaintexts with the module's scheme (each with its own fresh IV where the scheme has one).
+ * Ownership: *base64_out is the `count` Base64 texts joined by '\n' (none after the last; Base64 has no '\n'),
+ * NUL-terminated, *base64_len long without the NUL, for pncrypt_free(). count 0 gives an empty string.
+ * Errors: PNCRYPT_E_ARGUMENT; per item, as pncrypt_encrypt() (PNCRYPT_E_EMPTY_PLAINTEXT for an empty item).
+ */
+PNCRYPT_API int pncrypt_encrypt_many(pncrypt_module *m, const uint8_t *data, size_t data_len, const size_t *lengths,
+                                     size_t count, char **base64_out, size_t *base64_len, int *codes,
+                                     pncrypt_error *status);
+
+/*
+ * Decrypts `count` Base64 texts, each read as pncrypt_decrypt() reads one with `scheme` ("auto" or NULL, or an
+ * explicit scheme). An item with a NUL byte inside its length fails with PNCRYPT_E_ARGUMENT.
+ * Ownership: *out holds the plaintexts back to back, followed by one NUL byte, for pncrypt_free(). The caller's
+ * `offsets` array (count + 1 entries) receives where each starts: item i is the bytes
+ * out[offsets[i]] .. out[offsets[i + 1] - 1]; offsets[count] is the total length.
+ * Errors: PNCRYPT_E_ARGUMENT (also for a NULL `offsets`); per item, as pncrypt_decrypt().
+ */
+PNCRYPT_API int pncrypt_decrypt_many(pncrypt_module *m, const char *scheme, const char *data, size_t data_len,
+                                     const size_t *lengths, size_t count, uint8_t **out, size_t *offsets,
+                                     int *codes, pncrypt_error *status);
+
 /* ---- Files ------------------------------------------------------------------------------------------------ */
 
 /*
  * Encrypts the file at `in_path` into `out_path`, streamed in constant memory, in the file format that
  * `pncrypt encrypt --binary --scheme <the module's scheme>` writes (acrh: PNED header || ciphertext;
- * legacy-random-iv: IV || ciphertext; legacy: the ciphertext alone, under the fixed IV). All or nothing: the output is written to a new temporary file
- * (mode 0600) in the directory of `out_path` and renamed over `out_path` only on success; on failure the
- * temporary file is removed and `out_path` is left as it was.
+ * legacy-random-iv: IV || ciphertext; legacy: the ciphertext alone, under the fixed IV). All or nothing: the
+ * output is written to a new temporary file (mode 0600) in the directory of `out_path` and renamed over
+ * `out_path` only on success; on failure the temporary file is removed and `out_path` is left as it was.
  * Errors: PNCRYPT_E_ARGUMENT (NULL path, output path naming the input file); PNCRYPT_E_FILE_NOT_FOUND;
  * PNCRYPT_E_IO; PNCRYPT_E_INVALID_VALUE (a legacy33 module: legacy33 has no file format);
  * PNCRYPT_E_EMPTY_PLAINTEXT (an empty file: empty data cannot be encrypted in any scheme).

@@ -8,13 +8,17 @@
 #   messages  pncrypt's library (pncrypt-bench --messages N)  vs  the Python SDK's CryptoModule
 #             (scripts/python_messages.py in .venv), legacy and acrh
 #   binding   pncrypt's Python binding (bindings/python over libpncrypt, installed into a temporary prefix by
-#             scripts/install-lib.sh)  vs  the Python SDK's CryptoModule, on the same N messages, Python object
-#             to Python object (python_messages.py ... binding; target >= 10x)
+#             scripts/install-lib.sh)  vs  the Python SDK's CryptoModule, on the same N messages
+#             (python_messages.py; target >= 10x), one library call per message ("binding") and one per batch
+#             of N ("batch": encrypt_many / decrypt_many), each two ways: "objects" (Python object <-> the wire
+#             text, json.dumps / json.loads per message on both sides) and "text" (JSON text <-> Base64, what
+#             CryptoModule.encrypt / decrypt do; the SDK's decrypt also parses the JSON, ours returns bytes)
 #
 # Each pair runs RUNS times, alternating, best time kept. Outputs are removed before every run, so both sides
 # create a fresh file. Temporary files live in one directory under $TMPDIR, removed on exit.
 # Environment: PNCRYPT_COMPARE_MB (file size, default 512), PNCRYPT_COMPARE_GZIP_MB (default 64),
-# PNCRYPT_COMPARE_RUNS (default 3), PNCRYPT_COMPARE_MESSAGES (default 100000).
+# PNCRYPT_COMPARE_RUNS (default 3), PNCRYPT_COMPARE_MESSAGES (default 100000), PNCRYPT_COMPARE_ONLY=binding
+# (only the Python binding's figures: no files, gzip or pncrypt-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,20 +26,55 @@ SIZE_MB=${PNCRYPT_COMPARE_MB:-512}
 GZIP_MB=${PNCRYPT_COMPARE_GZIP_MB:-64}
 RUNS=${PNCRYPT_COMPARE_RUNS:-3}
 MESSAGES=${PNCRYPT_COMPARE_MESSAGES:-100000}
+ONLY=${PNCRYPT_COMPARE_ONLY:-}
+case "$ONLY" in ""|binding) ;; *) echo "compare.sh: PNCRYPT_COMPARE_ONLY is empty or binding" >&2; exit 64 ;; esac
 
 for tool in openssl gzip python3 /usr/bin/time; do
     command -v "$tool" >/dev/null || { echo "compare.sh: needs $tool (apt-get install openssl gzip python3 time)" >&2; exit 1; }
 done
+
+[ -x .venv/bin/python ] || scripts/make_venv.sh >&2
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pncrypt-compare.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+
+# binding_figures: the Python binding (single calls and batches) against the SDK, on the same messages.
+binding_figures() {
+    echo "installing libpncrypt for the Python binding..." >&2
+    scripts/install-lib.sh "$WORK/prefix" >/dev/null
+    echo "timing $MESSAGES messages through the Python binding and the SDK (once each)..." >&2
+    for scheme in legacy acrh; do
+        for path in sdk binding batch; do
+            PNCRYPT_LIB="$WORK/prefix/lib/libpncrypt.so.0" .venv/bin/python scripts/python_messages.py \
+                "$MESSAGES" "$scheme" "$path" > "$WORK/py.$path.$scheme"
+        done
+    done
+    echo
+    printf '%-34s %10s %10s %7s %10s %7s\n' "Python binding (msg/s)" "Python SDK" binding ratio batch ratio
+    for scheme in legacy acrh; do
+        for row in "encrypt objects:encrypt" "decrypt objects:decrypt" "encrypt text:text_encrypt" \
+                   "decrypt text:text_decrypt"; do
+            read -r sdk one many < <(python3 -c '
+import json, sys
+key = sys.argv[1]
+print(*(json.load(open(p))[key] for p in sys.argv[2:]))' "${row#*:}" "$WORK/py.sdk.$scheme" "$WORK/py.binding.$scheme" \
+                "$WORK/py.batch.$scheme")
+            printf '%-34s %10.0f %10.0f %7.1f %10.0f %7.1f\n' "$scheme ${row%%:*} ($MESSAGES)" "$sdk" "$one" \
+                "$(ratio "$one" "$sdk")" "$many" "$(ratio "$many" "$sdk")"
+        done
+    done
+}
+
+if [ "$ONLY" = binding ]; then
+    binding_figures
+    exit 0
+fi
 
 echo "building release..." >&2
 swift build -c release --product pncrypt >/dev/null
 swift build -c release --product pncrypt-bench >/dev/null
 BIN="$(swift build -c release --show-bin-path)/pncrypt"
 BENCH="$(swift build -c release --show-bin-path)/pncrypt-bench"
-[ -x .venv/bin/python ] || scripts/make_venv.sh >&2
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/pncrypt-compare.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 
 KEY=compare-key
 # openssl takes the raw key and IV: the same AES-256-CBC work on the same bytes.
@@ -75,7 +114,6 @@ run() {
 }
 best() { sort -n "$WORK/times.$1" | head -1 | cut -d' ' -f1; }
 peak() { sort -k2 -n "$WORK/times.$1" | tail -1 | awk '{printf "%.1f", $2 / 1024}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 
 # Ciphertexts to decrypt, made once.
 "$BIN" encrypt --binary --scheme acrh --key "$KEY" -i "$WORK/plain.bin" -o "$WORK/sealed.pncrypt"
@@ -99,18 +137,12 @@ cmp -s "$WORK/plain.bin" "$WORK/out.dec_ours" && cmp -s "$WORK/plain.bin" "$WORK
     || { echo "compare.sh: an output differs from its input" >&2; exit 1; }
 rm -f "$WORK"/out.* "$WORK/plain.bin" "$WORK"/sealed.*
 
-echo "installing libpncrypt for the Python binding..." >&2
-scripts/install-lib.sh "$WORK/prefix" >/dev/null
-export PNCRYPT_LIB="$WORK/prefix/lib/libpncrypt.so.0"
-
-echo "timing $MESSAGES messages each way (pncrypt best of $RUNS; the Python SDK and the binding once)..." >&2
-declare -A ours py
+echo "timing $MESSAGES messages each way (pncrypt best of $RUNS; the Python SDK once)..." >&2
 for scheme in legacy acrh; do
     for _ in $(seq "$RUNS"); do
         "$BENCH" --messages "$MESSAGES" --scheme "$scheme" --json >> "$WORK/bench.$scheme"
     done
     .venv/bin/python scripts/python_messages.py "$MESSAGES" "$scheme" > "$WORK/python.$scheme"
-    .venv/bin/python scripts/python_messages.py "$MESSAGES" "$scheme" binding > "$WORK/binding.$scheme"
 done
 messages() {  # messages SCHEME: "ours_enc ours_dec evp64_enc evp64_dec py_enc py_dec"
     python3 - "$WORK/bench.$1" "$WORK/python.$1" <<'EOF'
@@ -145,13 +177,4 @@ for scheme in legacy acrh; do
     printf '%-34s %10.0f %10.0f %8.1f %12.0f %8.2f\n' "$scheme decrypt ($MESSAGES)" "$od" "$pd" "$(ratio "$od" "$pd")" \
         "$bd" "$(ratio "$bd" "$od")"
 done
-echo
-printf '%-34s %10s %10s %8s\n' "Python binding (msg/s)" binding "Python SDK" ratio
-for scheme in legacy acrh; do
-    read -r be bd pe pd < <(python3 -c '
-import json, sys
-b, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-print(b["encrypt"], b["decrypt"], p["encrypt"], p["decrypt"])' "$WORK/binding.$scheme" "$WORK/python.$scheme")
-    printf '%-34s %10.0f %10.0f %8.1f\n' "$scheme encrypt ($MESSAGES)" "$be" "$pe" "$(ratio "$be" "$pe")"
-    printf '%-34s %10.0f %10.0f %8.1f\n' "$scheme decrypt ($MESSAGES)" "$bd" "$pd" "$(ratio "$bd" "$pd")"
-done
+binding_figures

@@ -9,7 +9,7 @@
 #   scripts/install-lib.sh /usr/local
 #   scripts/install-lib.sh /tmp/p && PKG_CONFIG_PATH=/tmp/p/lib/pkgconfig cc app.c $(pkg-config --cflags --libs pncrypt)
 #
-# The Swift runtime (and Foundation, while PNCrypt uses it) is linked statically, so programs run without a
+# The Swift runtime is linked statically (PNCrypt uses no Foundation), so programs run without a
 # Swift toolchain; only libc, libcrypto (OpenSSL 3) and libz are needed at run time. A version script exports
 # only the pncrypt_ symbols. The build has its own folder (.build-lib), so its flags never touch .build.
 # Environment: PNCRYPT_LIB_SCRATCH (build folder, default .build-lib).
@@ -21,12 +21,22 @@ mkdir -p "$1"
 PREFIX="$(cd "$1" && pwd)"
 SCRATCH="${PNCRYPT_LIB_SCRATCH:-.build-lib}"
 
-version_part() { sed -n "s/^#define PNCRYPT_VERSION_$1 \([0-9][0-9]*\).*/\1/p" include/pncrypt.h; }
-MAJOR=$(version_part MAJOR)
-MINOR=$(version_part MINOR)
-PATCH=$(version_part PATCH)
-[ -n "$MAJOR" ] && [ -n "$MINOR" ] && [ -n "$PATCH" ] || { echo "install-lib.sh: no version in pncrypt.h" >&2; exit 1; }
+# The version: Sources/PNCrypt/Version.swift is the one place it is set; the header's macros are a copy for C
+# compilers, and must agree.
+version_part() { sed -n "s/^ *public static let $1 = \([0-9][0-9]*\)\$/\1/p" Sources/PNCrypt/Version.swift; }
+header_part() { sed -n "s/^#define PNCRYPT_VERSION_$1 \([0-9][0-9]*\)\$/\1/p" include/pncrypt.h; }
+MAJOR=$(version_part major)
+MINOR=$(version_part minor)
+PATCH=$(version_part patch)
+[ -n "$MAJOR" ] && [ -n "$MINOR" ] && [ -n "$PATCH" ] \
+    || { echo "install-lib.sh: no version in Sources/PNCrypt/Version.swift" >&2; exit 1; }
 VERSION="$MAJOR.$MINOR.$PATCH"
+HEADER="$(header_part MAJOR).$(header_part MINOR).$(header_part PATCH)"
+if [ "$HEADER" != "$VERSION" ] || ! grep -q "^#define PNCRYPT_VERSION_STRING \"$VERSION\"\$" include/pncrypt.h; then
+    echo "install-lib.sh: include/pncrypt.h says $HEADER, Sources/PNCrypt/Version.swift $VERSION:" \
+        "update the header's PNCRYPT_VERSION_ macros" >&2
+    exit 1
+fi
 SONAME="libpncrypt.so.$MAJOR"
 
 echo "install-lib.sh: building libpncrypt $VERSION (release, Swift runtime linked statically)..." >&2

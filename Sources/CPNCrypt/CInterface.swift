@@ -39,15 +39,16 @@ final class CModule: Sendable {
     }
 }
 
-private let versionText: StaticString = "0.1.0"
+/// `PNCryptVersion.string` as a C string: made once, never freed (the caller gets static storage).
+nonisolated(unsafe) private let versionText = UnsafePointer<CChar>(strdup(PNCryptVersion.string)!)
 
 @_cdecl("pncrypt_version")
-public func pncrypt_version() -> UnsafePointer<CChar> {
-    UnsafeRawPointer(versionText.utf8Start).assumingMemoryBound(to: CChar.self)
-}
+public func pncrypt_version() -> UnsafePointer<CChar> { versionText }
 
 @_cdecl("pncrypt_version_number")
-public func pncrypt_version_number() -> UInt32 { 0 * 10000 + 1 * 100 + 0 }
+public func pncrypt_version_number() -> UInt32 {
+    UInt32(PNCryptVersion.major * 10000 + PNCryptVersion.minor * 100 + PNCryptVersion.patch)
+}
 
 // MARK: Modules
 
@@ -80,7 +81,7 @@ public func pncrypt_encrypt(_ module: OpaquePointer?, _ data: UnsafePointer<UInt
         let out = try outputArgument(base64Out, "base64_out")
         let module = try CModule.from(module)
         let input = try bytesArgument(data, len, "data")
-        let text = try module.crypto.encryptToBase64(input.assumingMemoryBound(to: UInt8.self))
+        let text = try module.crypto.encrypt(input.assumingMemoryBound(to: UInt8.self))
         out.pointee = try CBuffer.copy(Array(text.utf8)).assumingMemoryBound(to: CChar.self)
     }
 }
@@ -96,14 +97,108 @@ public func pncrypt_decrypt(_ module: OpaquePointer?, _ scheme: UnsafePointer<CC
         guard let outLen else { throw CFailure.argument("out_len is NULL") }
         let module = try CModule.from(module)
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
-        let text = try textArgument(base64, len, "base64")
-        // As `pncrypt decrypt` (text mode): Base64, then the key ring's rules.
-        let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
-        var match = try module.ring.decrypt(ciphertext, scheme: scheme, legacyScheme: module.legacy, content: .text)
-        defer { wipe(&match.plaintext) }
-        out.pointee = try CBuffer.copy(match.plaintext).assumingMemoryBound(to: UInt8.self)
-        outLen.pointee = match.plaintext.count
+        var plaintext = try module.decrypt(text: try textArgument(base64, len, "base64"), scheme: scheme)
+        defer { wipe(&plaintext) }
+        out.pointee = try CBuffer.copy(plaintext).assumingMemoryBound(to: UInt8.self)
+        outLen.pointee = plaintext.count
     }
+}
+
+extension CModule {
+    /// As `pncrypt decrypt` (text mode): Base64, then the key ring's rules. The caller wipes the plaintext.
+    func decrypt(text: UnsafeRawBufferPointer, scheme: Scheme?) throws -> [UInt8] {
+        let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
+        return try ring.decrypt(ciphertext, scheme: scheme, legacyScheme: legacy, content: .text).plaintext
+    }
+}
+
+// MARK: Batches
+
+/// Runs `body` on every item of a batch. Without `codes` the first failure is thrown, as "item N: ...". With
+/// `codes`, each item's outcome goes to `codes[i]` (0 or its code), and the first failure is returned instead.
+private func eachItem(_ items: BatchItems, _ codes: UnsafeMutablePointer<Int32>?,
+                      _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws -> CFailure? {
+    var first: CFailure?
+    try items.forEach { index, item in
+        do {
+            try body(index, item)
+            codes?[index] = 0
+        } catch {
+            let failure = CFailure.from(error).item(index)
+            guard let codes else { throw failure }
+            codes[index] = failure.code
+            if first == nil { first = failure }
+        }
+    }
+    return first
+}
+
+@_cdecl("pncrypt_encrypt_many")
+public func pncrypt_encrypt_many(_ module: OpaquePointer?, _ data: UnsafePointer<UInt8>?, _ dataLen: Int,
+                                 _ lengths: UnsafePointer<Int>?, _ count: Int,
+                                 _ base64Out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                 _ base64Len: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
+                                 _ status: UnsafeMutableRawPointer?) -> Int32 {
+    base64Len?.pointee = 0
+    var failure: CFailure?
+    let code = guarded(status) {
+        let out = try outputArgument(base64Out, "base64_out")
+        guard let base64Len else { throw CFailure.argument("base64_len is NULL") }
+        let module = try CModule.from(module)
+        let items = try BatchItems(data, dataLen, lengths, count)
+        // Base64 of the ciphertext, a header or IV, and the newlines: a reservation, not a limit.
+        var joined: [UInt8] = []
+        joined.reserveCapacity(dataLen / 3 * 4 + count * 64)
+        failure = try eachItem(items, codes) { index, item in
+            // The newline first: an item that fails (with `codes`) is an empty line, and there are still `count`.
+            if index > 0 { joined.append(0x0A) }
+            let text = try module.crypto.encrypt(item.assumingMemoryBound(to: UInt8.self))
+            joined.append(contentsOf: text.utf8)
+        }
+        out.pointee = try CBuffer.copy(joined).assumingMemoryBound(to: CChar.self)
+        base64Len.pointee = joined.count
+    }
+    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
+    return code
+}
+
+@_cdecl("pncrypt_decrypt_many")
+public func pncrypt_decrypt_many(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
+                                 _ data: UnsafePointer<CChar>?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?,
+                                 _ count: Int, _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                                 _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
+                                 _ status: UnsafeMutableRawPointer?) -> Int32 {
+    var failure: CFailure?
+    let code = guarded(status) {
+        let out = try outputArgument(out, "out")
+        guard let offsets else { throw CFailure.argument("offsets is NULL") }
+        let module = try CModule.from(module)
+        let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
+        let items = try BatchItems(data, dataLen, lengths, count)
+        // A plaintext is never longer than its Base64 text: the item lengths bound the whole.
+        let buffer = try CBuffer.allocate(dataLen)
+        var end = 0
+        do {
+            failure = try eachItem(items, codes) { index, item in
+                offsets[index] = end
+                let text = try textArgument(item.baseAddress, item.count, "the text")
+                var plaintext = try module.decrypt(text: text, scheme: scheme)
+                defer { wipe(&plaintext) }
+                plaintext.withUnsafeBytes {
+                    if let source = $0.baseAddress { (buffer + end).copyMemory(from: source, byteCount: $0.count) }
+                }
+                end += plaintext.count
+            }
+        } catch {
+            CBuffer.free(buffer)
+            throw error
+        }
+        offsets[count] = end
+        (buffer + end).storeBytes(of: 0, as: UInt8.self)
+        out.pointee = buffer.assumingMemoryBound(to: UInt8.self)
+    }
+    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
+    return code
 }
 
 // MARK: Files

@@ -24,6 +24,18 @@ struct CFailure: Error {
     }
 
     static func argument(_ message: String) -> CFailure { CFailure(ErrorCodes.argument, message) }
+
+    /// Any error an entry point's body can throw, as the C interface reports it.
+    static func from(_ error: any Error) -> CFailure {
+        switch error {
+        case let failure as CFailure: return failure
+        case let error as PNCryptError: return CFailure(error)
+        default: return CFailure(ErrorCodes.internalError, "unexpected error: \(error)")
+        }
+    }
+
+    /// This failure for item `index` of a batch: the message starts with "item N: ".
+    func item(_ index: Int) -> CFailure { CFailure(code, "item \(index): \(message)") }
 }
 
 /// The numbers of `include/pncrypt.h`'s `PNCRYPT_E_` constants. Stable: never renumber one.
@@ -99,12 +111,8 @@ func guarded(_ err: UnsafeMutableRawPointer?, _ body: () throws -> Void) -> Int3
     do {
         try body()
         return 0
-    } catch let failure as CFailure {
-        return record.set(failure)
-    } catch let error as PNCryptError {
-        return record.set(CFailure(error))
     } catch {
-        return record.set(CFailure(ErrorCodes.internalError, "unexpected error: \(error)"))
+        return record.set(CFailure.from(error))
     }
 }
 
@@ -126,9 +134,31 @@ enum CBuffer {
         return body
     }
 
+    /// A buffer with room for `capacity` bytes and a NUL, for the caller to fill (and to end with a NUL after what
+    /// it wrote); throws `PNCRYPT_E_NOMEM`. `free` wipes all of it, written or not.
+    static func allocate(_ capacity: Int) throws -> UnsafeMutableRawPointer {
+        guard capacity >= 0, capacity <= Int.max - headerSize - 1, let base = malloc(headerSize + capacity + 1) else {
+            throw CFailure(ErrorCodes.noMemory, "out of memory")
+        }
+        base.storeBytes(of: headerSize + capacity + 1, as: Int.self)
+        base.storeBytes(of: magic, toByteOffset: 8, as: Int.self)
+        (base + headerSize).storeBytes(of: 0, as: UInt8.self)
+        return base + headerSize
+    }
+
     /// Copies `bytes` into a new buffer, or throws `PNCRYPT_E_NOMEM`.
     static func copy(_ bytes: [UInt8]) throws -> UnsafeMutableRawPointer {
         guard let buffer = bytes.withUnsafeBytes({ make($0) }) else {
+            throw CFailure(ErrorCodes.noMemory, "out of memory")
+        }
+        return buffer
+    }
+
+    /// Copies the UTF-8 of `text` into a new buffer (straight from the string's storage), or throws
+    /// `PNCRYPT_E_NOMEM`.
+    static func copy(_ text: String) throws -> UnsafeMutableRawPointer {
+        var text = text
+        guard let buffer = text.withUTF8({ make(UnsafeRawBufferPointer($0)) }) else {
             throw CFailure(ErrorCodes.noMemory, "out of memory")
         }
         return buffer
@@ -171,6 +201,44 @@ func textArgument(_ pointer: UnsafeRawPointer?, _ count: Int, _ name: String) th
         throw CFailure.argument("\(name) has a NUL byte inside its length: the length does not match the text")
     }
     return bytes
+}
+
+/// A batch: `count` items back to back in the `dataLen` bytes at `data`, item i `lengths[i]` bytes long. The
+/// lengths must add up to `dataLen` exactly (a mismatch is refused before any item is touched).
+struct BatchItems {
+    let data: UnsafeRawBufferPointer
+    let lengths: UnsafeBufferPointer<Int>
+
+    init(_ data: UnsafeRawPointer?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?, _ count: Int) throws {
+        self.data = try bytesArgument(data, dataLen, "data")
+        guard count >= 0 else { throw CFailure.argument("count: too large") }
+        guard count == 0 || lengths != nil else { throw CFailure.argument("lengths is NULL but count is \(count)") }
+        self.lengths = UnsafeBufferPointer(start: count == 0 ? nil : lengths, count: count)
+        var total = 0
+        for (index, length) in self.lengths.enumerated() {
+            // size_t values above Int.max arrive negative.
+            guard length >= 0, length <= dataLen - total else {
+                throw CFailure.argument("lengths[\(index)]: the lengths add up to more than data_len (\(dataLen))")
+            }
+            total += length
+        }
+        guard total == dataLen else {
+            throw CFailure.argument("the lengths add up to \(total), not data_len (\(dataLen))")
+        }
+    }
+
+    var count: Int { lengths.count }
+
+    /// Calls `body` with each item's index and bytes, in order.
+    func forEach(_ body: (Int, UnsafeRawBufferPointer) throws -> Void) rethrows {
+        var offset = 0
+        for (index, length) in lengths.enumerated() {
+            let item = length == 0 ? UnsafeRawBufferPointer(start: nil, count: 0)
+                : UnsafeRawBufferPointer(rebasing: data[offset..<(offset + length)])
+            try body(index, item)
+            offset += length
+        }
+    }
 }
 
 /// A required NUL-terminated string.

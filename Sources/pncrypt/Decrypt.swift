@@ -1,27 +1,5 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
-
-/// `--scheme` for reading: a scheme, or `auto`.
-enum ReadScheme: String, ExpressibleByArgument, CaseIterable {
-    case auto, legacy, legacyRandomIV = "legacy-random-iv", acrh, legacy33
-
-    var scheme: Scheme? { Scheme(rawValue: rawValue) }
-}
-
-/// `--legacy-scheme`: how `auto` reads data without a `PNED` header, as a client's legacy cryptor is set.
-enum LegacyScheme: String, ExpressibleByArgument, CaseIterable {
-    case legacy, legacyRandomIV = "legacy-random-iv"
-
-    var scheme: Scheme { self == .legacy ? .legacy : .legacyRandomIV }
-
-    /// `--legacy-scheme` says how `auto` reads headerless data: with an explicit `--scheme` it is a usage error.
-    static func validate(_ legacy: LegacyScheme?, with scheme: ReadScheme) throws {
-        if legacy != nil && scheme != .auto {
-            throw ValidationError("--legacy-scheme goes with --scheme auto (it says how headerless data is read)")
-        }
-    }
-}
 
 struct Decrypt: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,30 +16,25 @@ struct Decrypt: ParsableCommand {
         reading qualifies; otherwise exit 1, naming the candidates. One key and an explicit --scheme need no \
         choice: valid padding is enough.
 
-        Files (--binary): legacy is the bare ciphertext under the fixed IV, legacy-random-iv the 16-byte IV \
-        then the ciphertext, acrh the PNED header then the ciphertext. The key is checked on the file's last two \
-        blocks before any plaintext is written, so output goes straight to its destination. Standard input is \
-        first copied (ciphertext only) to an unlinked 0600 temporary file. Plaintext touches \
-        the disk only in -o's temporary file, and with --gunzip to standard output (held in an unlinked \
-        temporary file until it is verified).
+        Files (--binary: the file named, -i PATH or standard input): legacy is the bare ciphertext under the \
+        fixed IV, legacy-random-iv the 16-byte IV then the ciphertext, acrh the PNED header then the \
+        ciphertext. The key is checked on the file's last two blocks before any plaintext is written, so output \
+        goes straight to its destination; it is not written to a terminal without -f. Standard input is first \
+        copied (ciphertext only) to an unlinked 0600 temporary file. Plaintext touches the disk only in -o's \
+        temporary file, and with --gunzip to standard output (held in an unlinked temporary file until it is \
+        verified). With no key given, the key is asked for on the terminal.
 
         Examples:
           pncrypt decrypt --key enigma q/xJqqN6qbiZMXYmiQC1Fw==
-          pncrypt decrypt --key enigma --scheme legacy-random-iv \\
-              MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=
-          pncrypt decrypt --key-file key.txt --binary -i photo.enc -o photo.jpg
+          pncrypt decrypt -k enigma --legacy-scheme legacy-random-iv -i message.txt
+          pncrypt decrypt --key-file key.txt --binary photo.enc -o photo.jpg
         """)
 
     @OptionGroup var keys: KeyOptions
-    @OptionGroup var input: InputOptions
+    @OptionGroup var input: DataInputOptions
     @OptionGroup var output: OutputOptions
-
-    @Option(help: "auto (default), legacy, legacy-random-iv, acrh or legacy33.")
-    var scheme: ReadScheme = .auto
-
-    @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp(
-        "With auto: read data without a PNED header as legacy (fixed IV) or legacy-random-iv.", valueName: "scheme"))
-    var legacyScheme: LegacyScheme?
+    @OptionGroup var reading: ReadSchemeOptions
+    @OptionGroup var force: ForceOption
 
     @Flag(help: "Read a raw file format (legacy, legacy-random-iv or acrh) instead of Base64; streamed.")
     var binary = false
@@ -69,65 +42,62 @@ struct Decrypt: ParsableCommand {
     @Flag(help: "With --binary: decrypt, then decompress gzip (or zlib).")
     var gunzip = false
 
-    @Option(name: .customLong("max-size"),
-            help: ArgumentHelp(MaxSize.help("With --gunzip: refuse"), valueName: "size"), transform: MaxSize.parse)
-    var maxSize: MaxSize?
+    @OptionGroup var limits: LimitOptions
 
     func validate() throws {
         if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
-        if maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
-        if binary && input.text != nil { throw ValidationError("--binary reads raw bytes from -i PATH or stdin") }
-        if binary && scheme == .legacy33 { throw ValidationError("legacy33 has no file format") }
-        try LegacyScheme.validate(legacyScheme, with: scheme)
+        if limits.maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
+        if binary {
+            try Scheme.requireFileFormat(reading.explicit)
+            try force.check(output)
+        }
     }
 
     func run() throws {
-        try CLI.run {
-            let ring = try KeyRing(keys: try keys.resolveAll())
-            if binary {
-                try decryptFile(ring)
-            } else {
-                let ciphertext = try Base64.decode(try input.readAll())
-                let match = try ring.decrypt(ciphertext, scheme: scheme.scheme, legacyScheme: legacyScheme?.scheme,
-                                             content: .text)
-                let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
-                try out.write(match.plaintext)
-                try out.commit()
-            }
+        let data = input.resolved(binary: binary)
+        let ring = try keys.ring(input: data)
+        if binary { return try decryptFile(ring, data) }
+        let ciphertext = try Base64.decode(try data.readAll())
+        let match = try explained(ciphertext) {
+            try ring.decrypt(ciphertext, scheme: reading.explicit, legacyScheme: reading.legacy, content: .text)
         }
+        try OutputFile.write(match.plaintext, to: output, input: data)
     }
 
     /// Chooses the key on the file's final blocks, then streams the whole file once to the output.
-    private func decryptFile(_ ring: KeyRing) throws {
-        let source = try InputSource(input)
-        let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
-        let head = try source.read(at: 0, count: StreamDecryptor.headLength)
-        let tail = try source.read(at: max(0, source.length - 32), count: 32)
-        let legacy = legacyScheme?.scheme ?? .legacyRandomIV
-        var qualifying: [(index: Int, scheme: Scheme)] = []
-        for (index, key) in ring.keys.enumerated() {
-            let check = try StreamDecryptor.checkPadding(key: key, head: head, tail: tail, length: source.length,
-                                                         scheme: scheme.scheme, legacyScheme: legacy)
-            if check.valid { qualifying.append((index, check.scheme)) }
+    private func decryptFile(_ ring: KeyRing, _ data: Input) throws {
+        let source = try InputSource(data)
+        // With the padding checked before any output, decryption cannot fail any more; decompression still can:
+        // its output waits when it goes where it cannot be taken back (standard output, a device, a FIFO).
+        try OutputFile.produce(output, input: data, binary: force, holdUntilVerified: gunzip) { out in
+            let legacy = reading.legacy ?? .legacyRandomIV
+            let head = try source.read(at: 0, count: StreamDecryptor.headLength)
+            let match = try explained(head) {
+                try ring.fileMatch(head: head, tail: try source.read(at: max(0, source.length - 32), count: 32),
+                                   length: source.length, scheme: reading.explicit, legacyScheme: legacy)
+            }
+            if reading.scheme == .auto, reading.legacy == nil, match.scheme == .legacyRandomIV {
+                CLI.note("no PNED header: read as the legacy random-IV file format (IV first); for a file written "
+                         + "with the fixed IV, give --legacy-scheme legacy")
+            }
+            var stages: [any ByteStreamStage] = [try StreamDecryptor(key: ring.keys[match.keyIndex],
+                                                                     scheme: reading.explicit, legacyScheme: legacy)]
+            if gunzip { stages.append(try GzipDecompressor(outputLimit: limits.limit)) }
+            try POSIXIO.stream(from: try source.fromStart(), through: stages, to: out)
         }
-        if let found = qualifying.first?.scheme, scheme == .auto, legacyScheme == nil, found == .legacyRandomIV {
-            CLI.note("no PNED header: read as the legacy random-IV file format (IV first); for a file written "
-                     + "with the fixed IV, give --legacy-scheme legacy")
+    }
+
+    /// Runs `body`; when it fails under an explicit `--scheme` that is not the one of data with a `PNED` header,
+    /// says so instead (the header is public: this tells nothing about the key).
+    private func explained<R>(_ data: [UInt8], _ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as PNCryptError {
+            guard error.category == .decryption, let scheme = reading.explicit, !scheme.hasHeader,
+                  let (header, _) = try? CryptorHeader.parse(data) else { throw error }
+            throw CLIFailure(.dataFailure, "decryption error: the data starts with a PNED header (cryptor "
+                             + "\(header.cryptorIDDescription)): it is acrh data, not \(scheme); read it with "
+                             + "--scheme acrh or --scheme auto")
         }
-        guard qualifying.count == 1 else {
-            if qualifying.isEmpty { throw CryptoModule.decryptionFailed }
-            let names = qualifying.map { "key #\($0.index + 1)" }.joined(separator: ", ")
-            throw PNCryptError(.ambiguous, "ambiguous: \(qualifying.count) keys give valid padding (\(names)); "
-                               + "nothing was written")
-        }
-        let key = ring.keys[qualifying[0].index]
-        // With the padding checked, decryption cannot fail any more; decompression still can: hold its output
-        // when it goes where it cannot be taken back (standard output, a device, a FIFO).
-        let spool = gunzip && out.needsSpool ? try Spool() : nil
-        var stages: [any ByteStreamStage] = [try StreamDecryptor(key: key, scheme: scheme.scheme, legacyScheme: legacy)]
-        if gunzip { stages.append(try GzipDecompressor(outputLimit: (maxSize ?? .standard).limit)) }
-        try StreamPipeline.run(from: try source.handleFromStart(), through: stages, to: spool?.handle ?? out.handle)
-        try spool?.copy(to: out.handle)
-        try out.commit()
     }
 }

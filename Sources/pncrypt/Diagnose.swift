@@ -8,28 +8,86 @@ struct Diagnose: ParsableCommand {
         discussion: """
         Tries every scheme with every key (in the order given), checks padding, UTF-8 and JSON, and says in plain \
         words which key and scheme read the data and which clients would show DECRYPTION_ERROR, or why nothing \
-        can read it. When more than one combination gives valid plaintext, it says so and shows each. \
-        Exits 0 when it could diagnose the input, whatever the finding.
+        can read it. When more than one combination gives valid plaintext, it says so and shows each. With \
+        --scheme or --legacy-scheme (the setting of a client), it also says whether that client reads it. \
+        Exits 0 when a reading works, 1 when none does. The plaintext itself is never printed, except in \
+        --json with --show-plaintext.
 
         Examples:
-          pncrypt diagnose --key new --key old MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=
+          pncrypt diagnose -k new -k old MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=
+          pncrypt diagnose --key enigma --legacy-scheme legacy -i message.txt
           pncrypt diagnose --key enigma --json -i message.txt
         """)
 
     @OptionGroup var keys: KeyOptions
     @OptionGroup var input: InputOptions
+    @OptionGroup var client: ReadSchemeOptions
 
     @Flag(help: "Print the findings as one JSON object.")
     var json = false
 
+    @Flag(name: .customLong("show-plaintext"), help: "With --json: include each valid reading's plaintext.")
+    var showPlaintext = false
+
+    func validate() throws {
+        if showPlaintext && !json { throw ValidationError("--show-plaintext goes with --json") }
+    }
+
     func run() throws {
-        try CLI.run {
-            let diagnosis = Diagnosis(text: try input.readAll(), keys: try keys.resolveAll())
-            if json {
-                print(diagnosis.json.serializedString())
-            } else {
-                print(diagnosis.findings.joined(separator: "\n"))
+        let data = input.resolved
+        let text = try data.readAll()
+        let keys = try self.keys.resolveAll(input: data)
+        let diagnosis = Diagnosis(text: text, keys: keys)
+        let setting = try clientReading(text, keys: keys)
+        if json {
+            guard case .object(var object) = diagnosis.json else { return }
+            if !showPlaintext, case .array(let attempts)? = object["attempts"] {
+                object["attempts"] = .array(attempts.map { attempt in
+                    guard case .object(var fields) = attempt else { return attempt }
+                    _ = fields.removeValue(forKey: "plaintext")
+                    return .object(fields)
+                })
             }
+            if let setting { object.append(setting.json, forKey: "client") }
+            print(JSONValue.object(object).serializedString())
+        } else {
+            print((diagnosis.findings + (setting.map { [$0.finding] } ?? [])).joined(separator: "\n"))
         }
+        if !diagnosis.decrypts { throw ExitCode.dataFailure }
+    }
+
+    /// What a client set as `--scheme`/`--legacy-scheme` says: the message read as a receiving client reads it.
+    private struct ClientReading {
+        var setting: String
+        var options: ReadSchemeOptions
+        var result: DecryptedMessage
+
+        var finding: String {
+            guard let status = result.status else {
+                let key = result.keyIndex.map { " (with key #\($0 + 1))" } ?? ""
+                return "a client set to \(setting) reads it\(key)"
+            }
+            return "a client set to \(setting) shows DECRYPTION_ERROR for it (\(status.reason))"
+        }
+
+        var json: JSONValue {
+            var object: JSONObject = ["scheme": .string(options.scheme.description),
+                                      "legacyScheme": options.legacy.map { .string($0.rawValue) } ?? .null,
+                                      "decrypts": .bool(result.status == nil)]
+            if let status = result.status { object.append(.string(status.reason.name), forKey: "reason") }
+            return .object(object)
+        }
+    }
+
+    /// The client's reading, when `--scheme` or `--legacy-scheme` says how the client is set.
+    private func clientReading(_ text: [UInt8], keys: [CipherKey]) throws -> ClientReading? {
+        guard client.scheme != .auto || client.legacyScheme != nil else { return nil }
+        let setting = client.legacyScheme.map { "--legacy-scheme \($0)" } ?? "--scheme \(client.scheme)"
+        let crypto = MessageCrypto(keys: try KeyRing(keys: keys), scheme: client.explicit ?? .acrh,
+                                   readScheme: client.explicit, legacyScheme: client.legacy)
+        // The message as received: a JSON string, or the bare Base64 text.
+        let message = (try? JSONValue(parsing: text)) ?? .string(String(decoding: text, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines))
+        return ClientReading(setting: setting, options: client, result: crypto.decrypt(message, policy: .marker))
     }
 }

@@ -1,21 +1,22 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Say what ciphertext is, without a key.",
         discussion: """
-        Prints the PNED header fields (version, cryptor id, metadata length, IV in hex) and the ciphertext size, \
-        or "no header: legacy data, N blocks". Exits 1 with the reason when the input cannot be ciphertext \
-        (not Base64, not whole blocks, header cut short, unknown cryptor). With a key (--key, --key-file or \
-        PNCRYPT_KEY) it also says whether the plaintext is gzip; nothing of the plaintext is printed.
+        Prints the PNED header fields (version, cryptor id, metadata length, IV in hex) and the ciphertext size; \
+        for data without a header, what it would be if it is pncrypt or PubNub ciphertext (nothing without a \
+        key can tell whether it is). Exits 1 with the reason when the input cannot be ciphertext (not Base64, \
+        not whole blocks, header cut short, unknown cryptor). With a key (--key, --key-file or PNCRYPT_KEY; \
+        never asked for) it also says whether the plaintext is gzip; nothing of the plaintext is printed.
 
-        Example:
-          pncrypt inspect UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==
+        Examples:
+          pncrypt inspect q/xJqqN6qbiZMXYmiQC1Fw==
+          pncrypt inspect --binary photo.enc
         """)
 
-    @OptionGroup var input: InputOptions
+    @OptionGroup var input: DataInputOptions
 
     @Flag(help: "The input is a raw file (legacy random-IV or acrh format), not Base64.")
     var binary = false
@@ -24,27 +25,23 @@ struct Inspect: ParsableCommand {
     @OptionGroup var keys: KeyOptions
 
     func run() throws {
-        try CLI.run {
-            let prefix: [UInt8]
-            let inspection: Inspection
-            if binary, input.input != nil {
-                // Only the start is read: files may be far larger than memory.
-                (prefix, inspection) = try input.withHandle { handle in
-                    let prefix = Array(try handle.read(upToCount: CryptorHeader.maximumFixedLength + 0xFFFF + 64) ?? Data())
-                    let size = try handle.seekToEnd()
-                    return (prefix, try Self.inspect(prefix, totalLength: Int(size)))
-                }
-            } else {
-                let raw = try input.readAll()
-                prefix = binary ? raw : try Self.decodeUnlessGzip(raw)
-                inspection = try Self.inspect(prefix, totalLength: prefix.count)
-            }
-            var lines = inspection.lines
-            if let key = try keys.resolveIfGiven() {
-                lines.append(try Self.describePlaintext(prefix, key: key, binary: binary))
-            }
-            print(lines.joined(separator: "\n"))
+        let data = input.resolved(binary: binary)
+        let prefix: [UInt8]
+        let inspection: Inspection
+        if binary {
+            // Only the start is read: files may be far larger than memory.
+            let source = try InputSource(data)
+            prefix = try source.read(at: 0, count: CryptorHeader.maximumFixedLength + 0xFFFF + 64)
+            inspection = try Self.inspect(prefix, totalLength: source.length)
+        } else {
+            prefix = try Self.decodeUnlessGzip(try data.readAll())
+            inspection = try Self.inspect(prefix, totalLength: prefix.count)
         }
+        var lines = inspection.lines
+        if let key = try keys.resolveIfGiven(input: data) {
+            lines.append(try Self.describePlaintext(prefix, key: key, binary: binary))
+        }
+        print(lines.joined(separator: "\n"))
     }
 
     /// Text input is Base64, unless it is gzip data given by mistake: then say that instead of "not Base64".
@@ -55,7 +52,8 @@ struct Inspect: ParsableCommand {
 
     static func inspect(_ prefix: [UInt8], totalLength: Int) throws -> Inspection {
         if CompressionFormat.detect(prefix) == .gzip {
-            throw CLIFailure(1, "not ciphertext: gzip data (\(totalLength) bytes); decompress it with pncrypt gunzip")
+            throw CLIFailure(.dataFailure,
+                             "not ciphertext: gzip data (\(totalLength) bytes); decompress it with pncrypt gunzip")
         }
         return try Inspection(prefix: prefix, totalLength: totalLength)
     }
@@ -69,7 +67,7 @@ struct Inspect: ParsableCommand {
                 try prefix.withUnsafeBytes { try decryptor.update($0) { start += $0 } }
             }
         } else {
-            start = try CryptoModule(key: key).decrypt(prefix)
+            start = try CryptoModule(key: key).decryptBinary(prefix)
         }
         defer { _ = start.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         switch CompressionFormat.detect(start) {

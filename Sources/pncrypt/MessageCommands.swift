@@ -4,56 +4,70 @@ import PNCrypt
 
 extension JSONStyle: ExpressibleByArgument {}
 
-/// `--on-error`: what to deliver for a message that cannot be decrypted.
+/// `--on-error`: what to deliver for a message that is not delivered decrypted (not encrypted, wrong key,
+/// corrupt). Under every value each such message prints one status line on standard error.
 enum OnError: String, ExpressibleByArgument, CaseIterable {
     case marker, passthrough, fail
-
-    var policy: DecryptionPolicy { self == .marker ? .marker : .passThrough }
 }
 
 /// Options shared by the commands that decrypt messages.
 struct MessageReadOptions: ParsableArguments {
-    @Option(help: """
-        auto (default: a PNED header, else --legacy-scheme), legacy, legacy-random-iv, acrh or legacy33.
-        """)
-    var scheme: ReadScheme = .auto
-
-    @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
-        With auto: read messages without a PNED header as legacy (fixed IV) or legacy-random-iv, as the \
-        sending clients are set. Without it both are tried, and a message is taken only when exactly one reading \
-        gives JSON text.
-        """, valueName: "scheme"))
-    var legacyScheme: LegacyScheme?
+    @OptionGroup var reading: ReadSchemeOptions
 
     @Option(name: .customLong("on-error"), help: """
-        marker: deliver "DECRYPTION_ERROR" (iOS 3.4); passthrough: deliver the original message (current SDKs); \
-        fail: exit 1 and print nothing. Each failure prints a status line on stderr.
+        What to deliver for a message that is not delivered decrypted (not encrypted, wrong key, corrupt): \
+        marker: "DECRYPTION_ERROR" (iOS 3.4); passthrough: the original message (current SDKs); fail: nothing, \
+        exit 1. Under each, every such message prints one status line on stderr.
         """)
     var onError: OnError = .marker
 
-    @Option(help: "How the decrypted JSON is written: compact (default), apple, python or ascii.")
+    @Option(help: "How the decrypted JSON is written.")
     var style: JSONStyle = .compact
 
-    func crypto(_ keys: KeyOptions) throws -> MessageCrypto {
-        let ring = try KeyRing(keys: try keys.resolveAll())
-        return MessageCrypto(keys: ring, scheme: scheme.scheme ?? .acrh, readScheme: scheme.scheme,
-                             legacyScheme: legacyScheme?.scheme, style: style)
+    func crypto(_ keys: KeyOptions, input: Input) throws -> MessageCrypto {
+        MessageCrypto(keys: try keys.ring(input: input), scheme: reading.explicit ?? .acrh,
+                      readScheme: reading.explicit, legacyScheme: reading.legacy, style: style)
     }
 
-    func validate() throws {
-        try LegacyScheme.validate(legacyScheme, with: scheme)
+    /// Decrypts one received message (JSON text, or bare Base64 taken as the JSON string it would be). Every
+    /// failure has its status, whatever `--on-error` says; passthrough delivers the original message.
+    func decrypt(_ crypto: MessageCrypto, message text: [UInt8]) throws -> DecryptedMessage {
+        var result: DecryptedMessage
+        do {
+            result = try crypto.decrypt(jsonText: text, policy: .marker)
+        } catch {
+            guard error.code == .invalidJSON, let base64 = Self.bareBase64(text) else { throw error }
+            result = crypto.decrypt(.string(base64), policy: .marker)
+        }
+        if onError == .passthrough, let status = result.status { result.message = status.original }
+        return result
+    }
+
+    /// Decrypts every message of a history response, as `decrypt(_:message:)` does for one.
+    func decrypt(_ crypto: MessageCrypto, history: HistoryResponse) -> DecryptedHistory {
+        var result = crypto.decrypt(history: history, policy: .marker)
+        if onError == .passthrough {
+            for index in result.statuses.compactMap(\.index) { result.response.items[index] = history.items[index] }
+        }
+        return result
+    }
+
+    /// The text without surrounding whitespace when it is bare Base64 (not JSON), else nil.
+    static func bareBase64(_ text: [UInt8]) -> String? {
+        let trimmed = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8)
+        guard trimmed.utf8.count >= 4, trimmed.utf8.allSatisfy(alphabet.contains) else { return nil }
+        return trimmed
     }
 
     /// Prints each status as one JSON line on standard error, then writes `value` as JSON, unless a status and
     /// `--on-error fail` make it exit 1 with nothing on standard output.
-    func deliver(_ value: JSONValue, statuses: [DecryptionStatus], input: InputOptions, output: OutputOptions) throws {
+    func deliver(_ value: JSONValue, statuses: [DecryptionStatus], input: Input, output: OutputOptions) throws {
         for status in statuses {
             FileHandle.standardError.write(Data(status.json.serialized() + [0x0A]))
         }
-        if !statuses.isEmpty && onError == .fail { throw ExitCode.failure }
-        let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
-        try out.write(value.serialized(style: style) + [0x0A])
-        try out.commit()
+        if !statuses.isEmpty && onError == .fail { throw ExitCode.dataFailure }
+        try OutputFile.write(value.serialized(style: style) + [0x0A], to: output, input: input)
     }
 }
 
@@ -67,29 +81,27 @@ struct MessageCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the wire JSON of an encrypted message.",
             discussion: """
-            The message (JSON) is written in --style, encrypted, Base64-encoded and printed as a JSON string \
-            literal. With legacy33 each string leaf is encrypted on its own and the shape is kept.
+            The message (JSON: a string needs its quotes) is written in --style, encrypted, Base64-encoded and \
+            printed as a JSON string literal. With legacy33 each string leaf is encrypted on its own and the \
+            shape is kept. With no key given, the key is asked for twice on the terminal.
 
             Examples:
               pncrypt message encrypt --key enigma --scheme legacy '"Hello World"'
               pncrypt message encrypt --key enigma --scheme legacy33 '["seven","eight"]'
+              pncrypt message encrypt -k k --gzip --headers -o body.gz -i message.json
             """)
 
         @OptionGroup var keys: KeyOptions
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var writing: WriteSchemeOptions
+        @OptionGroup var force: ForceOption
 
-        @Option(help: "legacy, legacy-random-iv, acrh (default) or legacy33.")
-        var scheme: Scheme = .acrh
-
-        @Option(help: "How the message is written before encryption: compact (JavaScript, default), apple, python or ascii.")
+        @Option(help: "How the message is written before encryption (compact is JavaScript's JSON.stringify).")
         var style: JSONStyle = .compact
 
         @Flag(help: "Encrypt the input text exactly as given (it must still be valid JSON) instead of rewriting it.")
-        var raw = false
-
-        @Option(help: ArgumentHelp("A fixed IV as 32 hex digits, for reproducible vectors.", valueName: "hex"))
-        var iv: String?
+        var verbatim = false
 
         @Flag(help: "Write the compressed publish body (gzip of the wire JSON; binary) instead of the JSON text.")
         var gzip = false
@@ -102,30 +114,46 @@ struct MessageCommand: ParsableCommand {
         var threshold: Int = CompressedPublishBody.defaultThreshold
 
         func validate() throws {
-            _ = try CLI.parseIV(iv)
             if headers && (!gzip || output.output == nil) {
                 throw ValidationError("--headers goes with --gzip and -o PATH (the body goes to the file)")
             }
             if threshold < 0 { throw ValidationError("--threshold must be 0 or more") }
+            if gzip { try force.check(output) }
         }
 
         func run() throws {
-            try CLI.run {
-                let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve()]), scheme: scheme, style: style)
-                let text = try input.readAll()
-                let iv = try CLI.parseIV(iv)
-                let wire = raw ? try crypto.encrypt(jsonText: text, iv: iv)
-                    : try crypto.encrypt(try JSONValue(parsing: text), iv: iv)
-                let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
-                guard gzip else {
-                    try out.write(wire.serialized(style: style) + [0x0A])
-                    return try out.commit()
+            let data = input.resolved
+            let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve(input: data, confirm: true)]),
+                                       scheme: writing.scheme, style: style)
+            let text = try data.readAll()
+            let wire: JSONValue
+            do {
+                if verbatim {
+                    wire = try crypto.encrypt(jsonText: text, iv: writing.iv)
+                } else {
+                    wire = try crypto.encrypt(try JSONValue(parsing: text), iv: writing.iv)
                 }
-                let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold)
-                try out.write(body.bytes)
-                try out.commit()
-                if headers { print(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
+            } catch {
+                guard error.code == .invalidJSON else { throw error }
+                throw CLIFailure(.badJSON, error.message + Self.quotesHint(text, error))
             }
+            guard gzip else {
+                return try OutputFile.write(wire.serialized(style: style) + [0x0A], to: output, input: data)
+            }
+            let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold)
+            try OutputFile.write(body.bytes, to: output, input: data, binary: force)
+            if headers { print(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
+        }
+
+        /// For text that is not JSON from its first byte (`hello`): a JSON string needs its quotes.
+        static func quotesHint(_ text: [UInt8], _ error: PNCryptError) -> String {
+            let start = Set("\"{[-0123456789tfn \t\r\n".utf8)
+            guard error.offset == 0, let first = text.first, !start.contains(first) else { return "" }
+            let line = String(decoding: text, as: UTF8.self)
+            if line.count <= 60, !line.contains(where: { $0 == "\"" || $0 == "'" || $0.isNewline }) {
+                return "; a JSON string needs its quotes: '\"\(line)\"'"
+            }
+            return "; a JSON string needs its quotes, as in '\"text\"'"
         }
     }
 
@@ -133,8 +161,9 @@ struct MessageCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decrypt a received message (JSON) and print the message JSON.",
             discussion: """
-            Only JSON strings are decrypted; the plaintext is parsed as JSON, or kept as a string. A message that \
-            cannot be decrypted prints one status line on stderr, for example \
+            Only JSON strings are decrypted (bare Base64 is taken as the string it would be); the plaintext is \
+            parsed as JSON, or kept as a string. A message that is not delivered decrypted (not encrypted, wrong \
+            key, corrupt) prints one status line on stderr, for example \
             {"category":"decryptionError","reason":"wrongKeyOrCorrupt","message":"...","original":"..."}. \
             Exit status 0 with --on-error marker or passthrough, 1 with fail (and nothing on stdout). \
             Several --key options are tried in order.
@@ -149,11 +178,10 @@ struct MessageCommand: ParsableCommand {
         @OptionGroup var read: MessageReadOptions
 
         func run() throws {
-            try CLI.run {
-                let crypto = try read.crypto(keys)
-                let result = try crypto.decrypt(jsonText: try input.readAll(), policy: read.onError.policy)
-                try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], input: input, output: output)
-            }
+            let data = input.resolved
+            let crypto = try read.crypto(keys, input: data)
+            let result = try read.decrypt(crypto, message: try data.readAll())
+            try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], input: data, output: output)
         }
     }
 }
@@ -169,10 +197,11 @@ struct HistoryCommand: ParsableCommand {
             abstract: "Decrypt every message of a history (v2) response: [[messages], start, end].",
             discussion: """
             Items may be messages or {"message": ..., "timetoken": ...} objects; timetokens stay exact. \
-            One status line per failed message goes to stderr, with its index.
+            One status line per message not delivered decrypted goes to stderr, with its index; --on-error \
+            passthrough keeps such items as they were, fail exits 1 with nothing on stdout.
 
             Example:
-              pncrypt history decrypt --key enigma --scheme legacy -i response.json --on-error passthrough
+              pncrypt history decrypt -k enigma --on-error passthrough -i response.json
             """)
 
         @OptionGroup var keys: KeyOptions
@@ -181,12 +210,10 @@ struct HistoryCommand: ParsableCommand {
         @OptionGroup var read: MessageReadOptions
 
         func run() throws {
-            try CLI.run {
-                let crypto = try read.crypto(keys)
-                let history = try HistoryResponse(parsing: try input.readAll())
-                let result = crypto.decrypt(history: history, policy: read.onError.policy)
-                try read.deliver(result.response.json, statuses: result.statuses, input: input, output: output)
-            }
+            let data = input.resolved
+            let crypto = try read.crypto(keys, input: data)
+            let result = read.decrypt(crypto, history: try HistoryResponse(parsing: try data.readAll()))
+            try read.deliver(result.response.json, statuses: result.statuses, input: data, output: output)
         }
     }
 }

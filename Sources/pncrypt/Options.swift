@@ -1,121 +1,246 @@
 import ArgumentParser
 import Foundation
 import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Where the cipher key comes from: `--key`, `--key-file`, or `PNCRYPT_KEY`.
+// The option groups every command shares, so that one flag name has one meaning everywhere.
+
+/// Where the cipher keys come from: `-k/--key` and `--key-file` (both repeatable, in that order), else
+/// `PNCRYPT_KEY`, else a prompt on the terminal.
 struct KeyOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The cipher key. Visible to other users of this machine: prefer --key-file or PNCRYPT_KEY.",
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp(
+        "A cipher key (repeatable). Visible to other users of this machine: prefer --key-file or PNCRYPT_KEY.",
         valueName: "key"))
     var key: [String] = []
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp(
-        "Read the cipher key from a file (one trailing newline is ignored).", valueName: "path"))
-    var keyFile: String?
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("""
+        Read a cipher key from a file (repeatable; one trailing newline is ignored): any readable file, - for \
+        standard input (when the data is TEXT or a file), /dev/stdin, a named pipe or <(command).
+        """, valueName: "path"))
+    var keyFile: [String] = []
 
-    /// The one cipher key, from the first source given.
-    func resolve() throws -> CipherKey {
-        let keys = try resolveAll()
-        guard keys.count == 1 else { throw ValidationError("give exactly one --key here") }
+    /// The longest key file read, in bytes: a key file is a line, not a data file given by mistake.
+    static let maximumKeyFileLength = 65536
+
+    /// Every key given, in order: each `--key`, each `--key-file`, else `PNCRYPT_KEY`, else the key typed at a
+    /// prompt on the terminal (twice with `confirm`). `input` is the command's data: `--key-file -` cannot read
+    /// standard input when the data comes from there too.
+    func resolveAll(input: Input, confirm: Bool = false) throws -> [CipherKey] {
+        guard let strings = try given(input: input) ?? KeyPrompt.read(confirm: confirm).map({ [$0] }) else {
+            throw CLIFailure(.usage, "no key: give --key, --key-file or PNCRYPT_KEY")
+        }
+        return try strings.map { string in
+            do {
+                return try CipherKey(string)
+            } catch let error as PNCryptError {
+                throw CLIFailure(.usage, error.message)
+            }
+        }
+    }
+
+    /// The one cipher key.
+    func resolve(input: Input, confirm: Bool = false) throws -> CipherKey {
+        let keys = try resolveAll(input: input, confirm: confirm)
+        guard keys.count == 1 else { throw CLIFailure(.usage, "give exactly one key here") }
         return keys[0]
     }
 
-    /// The one cipher key, or nil when no source gives one (for commands where a key is optional).
-    func resolveIfGiven() throws -> CipherKey? {
-        let environment = ProcessInfo.processInfo.environment["PNCRYPT_KEY"]
-        guard !key.isEmpty || keyFile != nil || environment != nil else { return nil }
-        return try resolve()
+    /// The one cipher key, or nil when none is given (for commands where a key is optional: no prompt).
+    func resolveIfGiven(input: Input) throws -> CipherKey? {
+        try given(input: input) == nil ? nil : try resolve(input: input)
     }
 
-    /// Every key given, in order (`--key` may repeat).
-    func resolveAll() throws -> [CipherKey] {
+    /// The keys as a ring, for reading.
+    func ring(input: Input) throws -> KeyRing {
+        try KeyRing(keys: try resolveAll(input: input))
+    }
+
+    /// The keys of the options and the environment, nil when there are none.
+    private func given(input: Input) throws -> [String]? {
         var strings = key
-        if let keyFile {
-            guard let data = FileManager.default.contents(atPath: keyFile) else {
-                throw CLIFailure(FileManager.default.fileExists(atPath: keyFile) ? 74 : 66,
-                                 "cannot read key file '\(keyFile)'")
+        for path in keyFile {
+            if path == "-" && input.isStandardInput {
+                throw CLIFailure(.usage, "--key-file - reads the key from standard input: give the data as TEXT, "
+                                 + "a file or -i PATH")
             }
-            // Decoded strictly: a lossy decoding would give different key files the same key.
-            guard var text = String(validating: data, as: UTF8.self) else {
-                throw CLIFailure(64, "key file '\(keyFile)' is not valid UTF-8")
-            }
-            if text.hasSuffix("\r\n") { text.removeLast(1) } else if text.hasSuffix("\n") { text.removeLast() }
-            strings.append(text)
+            strings.append(try Self.read(keyFile: path))
         }
-        if strings.isEmpty, let env = ProcessInfo.processInfo.environment["PNCRYPT_KEY"] { strings = [env] }
-        guard !strings.isEmpty else {
-            throw ValidationError("no cipher key: give --key, --key-file, or set PNCRYPT_KEY")
+        if strings.isEmpty, let environment = ProcessInfo.processInfo.environment["PNCRYPT_KEY"] {
+            strings = [environment]
         }
-        return try strings.map { string in
-            do { return try CipherKey(string) } catch let error as PNCryptError { throw ValidationError(error.message) }
+        return strings.isEmpty ? nil : strings
+    }
+
+    /// The key in a file, read to its end (a pipe or a FIFO too), without one trailing newline.
+    static func read(keyFile path: String) throws -> String {
+        let fd = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(path) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        defer { _ = bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        defer { _ = chunk.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        while bytes.count <= maximumKeyFileLength {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw failure(path) }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        guard bytes.count <= maximumKeyFileLength else {
+            throw CLIFailure(.usage, "key file '\(path)' is longer than \(maximumKeyFileLength) bytes: not a key")
+        }
+        // Decoded strictly: a lossy decoding would give different key files the same key.
+        guard var text = String(validating: bytes, as: UTF8.self) else {
+            throw CLIFailure(.usage, "key file '\(path)' is not valid UTF-8")
+        }
+        if text.hasSuffix("\r\n") { text.removeLast(1) } else if text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+
+    /// A key file that cannot be opened or read: missing or unreadable is a missing input (66), the rest I/O (74).
+    private static func failure(_ path: String) -> CLIFailure {
+        let code: ExitCode = [ENOENT, EACCES, ENOTDIR, EISDIR, ELOOP].contains(errno) ? .noInput : .ioError
+        return CLIFailure(code, "cannot read key file '\(path)': \(POSIXIO.lastError())")
+    }
+}
+
+// MARK: - Schemes
+
+/// A scheme name on the command line: the values are `Scheme`'s own.
+extension Scheme: ExpressibleByArgument {
+    /// Whether data in the scheme has a file format (`--binary`): every scheme but legacy33, whose messages
+    /// exist only as text. The one place that says so.
+    var hasFileFormat: Bool { self != .legacy33 }
+
+    /// Whether data in the scheme starts with a `PNED` header.
+    var hasHeader: Bool { self == .acrh }
+
+    /// Refuses a scheme that has no file format, for the commands that read or write files.
+    static func requireFileFormat(_ scheme: Scheme?) throws {
+        if let scheme, !scheme.hasFileFormat {
+            let formats = allCases.filter(\.hasFileFormat).map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("\(scheme) has no file format (files are \(formats)); use --scheme acrh")
         }
     }
 }
 
-/// Input: a TEXT argument, else `-i PATH`, else standard input.
-struct InputOptions: ParsableArguments {
-    @Argument(help: "The input text. Without it, -i PATH, else standard input.")
-    var text: String?
+/// `--scheme` for reading: `auto`, or one scheme.
+enum ReadScheme: ExpressibleByArgument, Equatable, CustomStringConvertible {
+    case auto
+    case only(Scheme)
 
-    @Option(name: [.customShort("i"), .customLong("input")], help: ArgumentHelp("Read input from a file.",
-                                                                                   valueName: "path"))
-    var input: String?
+    init?(argument: String) {
+        if argument == "auto" {
+            self = .auto
+        } else if let scheme = Scheme(argument: argument) {
+            self = .only(scheme)
+        } else {
+            return nil
+        }
+    }
+
+    static var allValueStrings: [String] { ["auto"] + Scheme.allValueStrings }
+
+    var description: String { scheme?.rawValue ?? "auto" }
+
+    /// The scheme, nil for `auto`.
+    var scheme: Scheme? {
+        if case .only(let scheme) = self { return scheme }
+        return nil
+    }
+}
+
+/// `--legacy-scheme`: how `auto` reads data without a `PNED` header, as a client's legacy cryptor is set.
+struct LegacyScheme: ExpressibleByArgument, CustomStringConvertible {
+    let scheme: Scheme
+
+    /// The schemes a module's legacy cryptor can have: those with a file format and no header.
+    static let choices = Scheme.allCases.filter { $0.hasFileFormat && !$0.hasHeader }
+
+    init?(argument: String) {
+        guard let scheme = Scheme(argument: argument), Self.choices.contains(scheme) else { return nil }
+        self.scheme = scheme
+    }
+
+    static var allValueStrings: [String] { choices.map(\.rawValue) }
+
+    var description: String { scheme.rawValue }
+}
+
+/// `--scheme` and `--legacy-scheme` of the commands that decrypt.
+struct ReadSchemeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("""
+        auto reads a PNED header when there is one, else data without one as --legacy-scheme says; another \
+        value reads only that scheme.
+        """, valueName: "scheme"))
+    var scheme: ReadScheme = .auto
+
+    @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
+        With auto: read data without a PNED header as legacy (fixed IV) or legacy-random-iv, as the sending \
+        clients are set. Without it both are tried, and the data is taken only when exactly one reading qualifies.
+        """, valueName: "scheme"))
+    var legacyScheme: LegacyScheme?
+
+    /// The scheme to read, nil for `auto`.
+    var explicit: Scheme? { scheme.scheme }
+
+    /// How `auto` reads headerless data, nil for both readings.
+    var legacy: Scheme? { legacyScheme?.scheme }
 
     func validate() throws {
-        if text != nil && input != nil { throw ValidationError("give either TEXT or -i PATH, not both") }
-    }
-
-    /// The whole input in memory.
-    func readAll() throws -> [UInt8] {
-        if let text { return Array(text.utf8) }
-        return try withHandle { handle in
-            do { return Array(try handle.readToEnd() ?? Data()) } catch {
-                throw CLIFailure(74, "cannot read \(input.map { "'\($0)'" } ?? "standard input"): \(error)")
-            }
+        if legacyScheme != nil && scheme != .auto {
+            throw ValidationError("--legacy-scheme goes with --scheme auto (it says how headerless data is read)")
         }
-    }
-
-    /// Runs `body` with a handle on the input file or standard input (not for TEXT).
-    func withHandle<R>(_ body: (FileHandle) throws -> R) throws -> R {
-        guard let input else { return try body(FileHandle.standardInput) }
-        guard FileManager.default.fileExists(atPath: input) else {
-            throw CLIFailure(66, "input file '\(input)' does not exist")
-        }
-        guard let handle = FileHandle(forReadingAtPath: input) else {
-            throw CLIFailure(74, "cannot open input file '\(input)'")
-        }
-        defer { try? handle.close() }
-        return try body(handle)
     }
 }
+
+/// `--scheme` and `--iv` of the commands that encrypt.
+struct WriteSchemeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The scheme to write (acrh is recommended for new data).", valueName: "scheme"))
+    var scheme: Scheme = .acrh
+
+    @Option(help: ArgumentHelp("A fixed IV as 32 hex digits, for reproducible test vectors. Never for real data.",
+                               valueName: "hex"), transform: Self.parseIV)
+    var iv: [UInt8]?
+
+    /// 32 hex digits as 16 bytes.
+    static func parseIV(_ text: String) throws -> [UInt8] {
+        let digits = Array(text.utf8)
+        let values = digits.compactMap { byte -> UInt8? in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        guard digits.count == 32, values.count == 32 else {
+            throw ValidationError("--iv must be 32 hex digits (16 bytes)")
+        }
+        return (0..<16).map { values[2 * $0] << 4 | values[2 * $0 + 1] }
+    }
+}
+
+// MARK: - Limits
 
 /// `--max-size SIZE|none`, the decompression-bomb guard of `gunzip` and `decrypt --binary --gunzip`: a byte count
 /// with an optional binary suffix K, M or G (`10M` is 10 * 2^20 bytes), or `none` for no limit.
-struct MaxSize: ExpressibleByArgument {
-    /// The limit it sets.
-    var limit: DecompressionLimit
+struct LimitOptions: ParsableArguments {
+    @Option(name: .customLong("max-size"), help: ArgumentHelp("""
+        Refuse decompressed output larger than SIZE bytes (decompression-bomb guard): a number with an optional \
+        K, M or G suffix (binary: 10M = 10485760 bytes), or none for no limit. Default: 1G (1 GiB).
+        """, valueName: "size"), transform: Self.parse)
+    var maxSize: DecompressionLimit?
 
-    /// The default: 1 GiB (`Gzip.defaultStreamOutputLimit`).
-    static let standard = MaxSize(limit: .bytes(Gzip.defaultStreamOutputLimit))
+    /// The limit in force: `--max-size`, else 1 GiB (`Gzip.defaultStreamOutputLimit`).
+    var limit: DecompressionLimit { maxSize ?? .bytes(Gzip.defaultStreamOutputLimit) }
 
-    /// The help text of the option, naming the default, after `lead` ("Refuse").
-    static func help(_ lead: String) -> String {
-        lead + " output larger than SIZE bytes (decompression-bomb guard): a number with an optional K, M or G "
-            + "suffix (binary: 10M = 10485760 bytes), or none for no limit. Default: 1G (1 GiB)."
-    }
-
-    init(limit: DecompressionLimit) {
-        self.limit = limit
-    }
-
-    init?(argument: String) {
-        guard let parsed = try? Self.parse(argument) else { return nil }
-        self = parsed
-    }
-
-    /// Parses SIZE or `none`; throws a one-line `ValidationError` saying what is accepted.
-    static func parse(_ text: String) throws -> MaxSize {
-        if text.lowercased() == "none" { return MaxSize(limit: .unlimited) }
+    /// Parses SIZE or `none`: the one way `--max-size` is read.
+    static func parse(_ text: String) throws -> DecompressionLimit {
+        if text.lowercased() == "none" { return .unlimited }
         var digits = Substring(text)
         var shift = 0
         switch digits.last {
@@ -130,8 +255,117 @@ struct MaxSize: ExpressibleByArgument {
             throw ValidationError("expected a number of bytes with an optional K, M or G suffix "
                                   + "(10M = 10485760 bytes), or none")
         }
-        return MaxSize(limit: .bytes(count << shift))
+        return .bytes(count << shift)
     }
+}
+
+// MARK: - Input and output
+
+/// Where a command's input comes from, once its arguments are read: TEXT, a file (`-` is standard input), or
+/// standard input.
+struct Input {
+    var text: String?
+    var path: String?
+
+    /// The input is standard input.
+    var isStandardInput: Bool { text == nil && filePath == nil }
+
+    /// The file named, nil for TEXT and standard input.
+    var filePath: String? { path == "-" ? nil : path }
+
+    /// What the input is called in messages.
+    var describe: String { filePath.map { "'\($0)'" } ?? "standard input" }
+
+    /// The whole input in memory.
+    func readAll() throws -> [UInt8] {
+        if let text { return Array(text.utf8) }
+        return try withDescriptor { try POSIXIO.readToEnd($0, describe) }
+    }
+
+    /// Runs `body` with a descriptor reading the input file or standard input (not for TEXT).
+    func withDescriptor<R>(_ body: (Int32) throws -> R) throws -> R {
+        guard let path = filePath else { return try body(STDIN_FILENO) }
+        let fd = try Self.open(path)
+        defer { close(fd) }
+        return try body(fd)
+    }
+
+    /// Opens an input file for reading.
+    static func open(_ path: String) throws -> Int32 {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { throw CLIFailure(.noInput, "input file '\(path)' does not exist") }
+            let code: ExitCode = [EACCES, ENOTDIR, ELOOP].contains(errno) ? .noInput : .ioError
+            throw CLIFailure(code, "cannot open input file '\(path)': \(POSIXIO.lastError())")
+        }
+        return fd
+    }
+}
+
+/// `-i PATH`, shared by the input groups.
+struct InputFileOption: ParsableArguments {
+    @Option(name: [.customShort("i"), .customLong("input")], help: ArgumentHelp(
+        "Read input from a file (- for standard input).", valueName: "path"))
+    var input: String?
+}
+
+/// Input of the commands that read text (messages, history, diagnose): a TEXT argument, else `-i PATH`, else
+/// standard input.
+struct InputOptions: ParsableArguments {
+    @Argument(help: "The input text. Without it, -i PATH, else standard input.")
+    var text: String?
+
+    @OptionGroup var file: InputFileOption
+
+    /// `-i PATH`.
+    var input: String? { file.input }
+
+    func validate() throws {
+        if text != nil && input != nil { throw ValidationError("give either TEXT or -i PATH, not both") }
+    }
+
+    var resolved: Input { Input(text: text, path: input) }
+
+    /// The whole input in memory.
+    func readAll() throws -> [UInt8] { try resolved.readAll() }
+}
+
+/// Input of `encrypt`, `decrypt` and `inspect`: the positional argument is TEXT, or with `--binary` a file path
+/// (as `openssl enc -in` and `gzip FILE`); else `-i PATH`, else standard input.
+struct DataInputOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("""
+        The input: text, or with --binary, a file path (- for standard input). Without it, -i PATH, else \
+        standard input.
+        """, valueName: "text-or-path"))
+    var argument: String?
+
+    @OptionGroup var file: InputFileOption
+
+    func validate() throws {
+        if argument != nil && file.input != nil {
+            throw ValidationError("give the input once: as an argument or with -i PATH")
+        }
+    }
+
+    /// The input: with `binary`, the argument is a path.
+    func resolved(binary: Bool) -> Input {
+        binary ? Input(text: nil, path: argument ?? file.input) : Input(text: argument, path: file.input)
+    }
+}
+
+/// Input of `gzip` and `gunzip`: a file path (as `gzip -c FILE`), else `-i PATH`, else standard input.
+struct FileInputOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("The input file (- for standard input). Without it, -i PATH, else standard input.",
+                                 valueName: "path"))
+    var path: String?
+
+    @OptionGroup var file: InputFileOption
+
+    func validate() throws {
+        if path != nil && file.input != nil { throw ValidationError("give the input file once: PATH or -i PATH") }
+    }
+
+    var resolved: Input { Input(text: nil, path: path ?? file.input) }
 }
 
 /// Output: `-o PATH`, else standard output.
@@ -151,67 +385,29 @@ struct OutputOptions: ParsableArguments {
         + "so it survives a power loss. Without it the output is still all-or-nothing if the process dies, as "
         + "with gzip and openssl, but the kernel writes it back later."))
     var sync = false
-}
 
-/// A deliberate failure of the CLI: an exit status and one line for standard error.
-struct CLIFailure: Error {
-    var status: Int32
-    var message: String
-    init(_ status: Int32, _ message: String) {
-        self.status = status
-        self.message = message
+    func validate() throws {
+        if sync && output == nil {
+            throw ValidationError("--sync goes with -o PATH (it flushes the output file to disk)")
+        }
     }
 }
 
-enum CLI {
-    /// Runs a command body, turning failures into one line on standard error and the documented exit status.
-    static func run(_ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let error as PNCryptError {
-            fail(status(for: error), message(for: error))
-        } catch let failure as CLIFailure {
-            fail(failure.status, failure.message)
-        }
+/// `-f/--force` of the commands that write binary data: without it, binary data never goes to a terminal (as
+/// gzip refuses), where it would garble the screen and could be taken for commands.
+struct ForceOption: ParsableArguments {
+    @Flag(name: [.customShort("f"), .customLong("force")], help: "Write binary output even to a terminal.")
+    var force = false
+
+    static let refusal = "refusing to write binary data to a terminal: redirect it, give -o PATH, or -f to force"
+
+    /// Refuses binary output for standard output when it is a terminal (before any work, in `validate`).
+    func check(_ output: OutputOptions) throws {
+        if output.output == nil && !force && isatty(STDOUT_FILENO) == 1 { throw ValidationError(Self.refusal) }
     }
 
-    /// The one-line message of a library error: its SDK category first (as PubNub's contract scenarios name the
-    /// outcomes), then what was wrong, and for an ambiguous reading the flags that decide.
-    static func message(for error: PNCryptError) -> String {
-        let prefix = switch error.category {
-        case .encryption: "encryption error: "
-        case .decryption: "decryption error: "
-        case .unknownCryptor: "unknown cryptor: "
-        default: ""
-        }
-        let hint = error.code == .ambiguous ? " (choose with --scheme, --legacy-scheme or one --key)" : ""
-        return prefix + error.message + hint
-    }
-
-    /// One line on standard error that is not a failure: `pncrypt: note: ...`.
-    static func note(_ text: String) {
-        FileHandle.standardError.write(Data("pncrypt: note: \(text)\n".utf8))
-    }
-
-    static func status(for error: PNCryptError) -> Int32 {
-        switch error.category {
-        case .encryption, .decryption, .unknownCryptor, .compression: 1
-        case .json: 65
-        case .invalidArgument: 64
-        case .io: error.code == .fileNotFound ? 66 : 74
-        }
-    }
-
-    static func fail(_ status: Int32, _ message: String) -> Never {
-        FileHandle.standardError.write(Data("pncrypt: \(message)\n".utf8))
-        Foundation.exit(status)
-    }
-
-    static func parseIV(_ hex: String?) throws -> [UInt8]? {
-        guard let hex else { return nil }
-        guard let bytes = Hex.decode(hex), bytes.count == 16 else {
-            throw ValidationError("--iv must be 32 hex digits (16 bytes)")
-        }
-        return bytes
+    /// Refuses binary output for `fd` when it is a terminal (`-o /dev/tty`).
+    func check(descriptor fd: Int32) throws {
+        if !force && isatty(fd) == 1 { throw CLIFailure(.usage, Self.refusal) }
     }
 }

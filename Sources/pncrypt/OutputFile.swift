@@ -24,8 +24,9 @@ import Glibc
 /// `/dev/null`, a FIFO, `/dev/stdout`) is opened and written directly, never replaced: such output cannot be taken
 /// back, so `needsSpool` is true and callers hold unverified output until it is verified, as for standard output.
 final class OutputFile {
-    let handle: FileHandle
-    /// Bytes written to `handle` cannot be taken back (standard output, a device, a FIFO): output that is not yet
+    /// The descriptor to write to: the temporary file, a device or FIFO, or standard output.
+    let fd: Int32
+    /// Bytes written to `fd` cannot be taken back (standard output, a device, a FIFO): output that is not yet
     /// verified must wait in a `Spool`.
     let needsSpool: Bool
     private let path: String?
@@ -46,22 +47,26 @@ final class OutputFile {
         guard let path else {
             (self.path, target, temporaryPath, ownedDescriptor) = (nil, nil, nil, -1)
             (finalMode, finalOwner, needsSpool) = (0, nil, true)
-            handle = FileHandle.standardOutput
+            fd = STDOUT_FILENO
             return
         }
         if let inputPath, Self.sameFile(path, inputPath) {
-            throw CLIFailure(64, "refusing to write the output over the input file '\(inputPath)'")
+            throw CLIFailure(.usage, "refusing to write the output over the input file '\(inputPath)'")
         }
         self.path = path
         switch try OutputPath.resolve(path) {
         case .descriptor(let number):
             let fd = fcntl(number, F_DUPFD_CLOEXEC, 0)
-            guard fd >= 0 else { throw CLIFailure(73, "cannot open output '\(path)': \(OutputPath.lastError())") }
+            guard fd >= 0 else {
+                throw CLIFailure(.cannotCreate, "cannot open output '\(path)': \(POSIXIO.lastError())")
+            }
             (target, temporaryPath, ownedDescriptor, finalMode, finalOwner) = (nil, nil, fd, 0, nil)
             needsSpool = true
         case .stream(let resolved):
             let fd = OutputPath.openStream(resolved)
-            guard fd >= 0 else { throw CLIFailure(73, "cannot open output '\(path)': \(OutputPath.lastError())") }
+            guard fd >= 0 else {
+                throw CLIFailure(.cannotCreate, "cannot open output '\(path)': \(POSIXIO.lastError())")
+            }
             (target, temporaryPath, ownedDescriptor, finalMode, finalOwner) = (nil, nil, fd, 0, nil)
             needsSpool = true
         case .file(let resolved, let existing):
@@ -79,15 +84,14 @@ final class OutputFile {
             needsSpool = false
             SignalCleanup.register(temporary)
         }
-        handle = FileHandle(fileDescriptor: ownedDescriptor, closeOnDealloc: false)
+        fd = ownedDescriptor
     }
 
     deinit { if !done { abandon() } }
 
     /// Writes all of `bytes`.
     func write(_ bytes: [UInt8]) throws {
-        let failure = bytes.withUnsafeBytes { OutputPath.writeAll(handle.fileDescriptor, $0) }
-        if let failure { throw CLIFailure(74, "cannot write output: \(failure)") }
+        try POSIXIO.writeAll(fd, bytes, "output")
     }
 
     /// Makes the output final: flushes and renames the temporary file into place (a device or FIFO is closed).
@@ -99,12 +103,12 @@ final class OutputFile {
             let fd = ownedDescriptor
             ownedDescriptor = -1
             if durable && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
-                let reason = OutputPath.lastError()
+                let reason = POSIXIO.lastError()
                 close(fd)
-                throw CLIFailure(74, "cannot write '\(path)': \(reason)")
+                throw CLIFailure(.ioError, "cannot write '\(path)': \(reason)")
             }
             guard close(fd) == 0 || errno == EINTR else {
-                throw CLIFailure(74, "cannot write '\(path)': \(OutputPath.lastError())")
+                throw CLIFailure(.ioError, "cannot write '\(path)': \(POSIXIO.lastError())")
             }
             return
         }
@@ -124,9 +128,9 @@ final class OutputFile {
             return result
         }
         guard renamed == 0 else {
-            let reason = OutputPath.lastError()
+            let reason = POSIXIO.lastError()
             abandon()
-            throw CLIFailure(74, "cannot move output into place at '\(path)': \(reason)")
+            throw CLIFailure(.ioError, "cannot move output into place at '\(path)': \(reason)")
         }
         if durable {
             // The rename is on disk only once the directory is.
@@ -135,7 +139,7 @@ final class OutputFile {
             guard fd >= 0 else { return }
             defer { close(fd) }
             guard fsync(fd) == 0 || errno == EINVAL else {
-                throw CLIFailure(74, "cannot flush the directory of '\(path)': \(OutputPath.lastError())")
+                throw CLIFailure(.ioError, "cannot flush the directory of '\(path)': \(POSIXIO.lastError())")
             }
         }
     }
@@ -148,15 +152,15 @@ final class OutputFile {
             if fchown(fd, uid, gid) != 0 { _ = fchown(fd, uid_t.max, gid) }
         }
         guard fchmod(fd, finalMode) == 0 else {
-            throw CLIFailure(74, "cannot set the permissions of '\(path)': \(OutputPath.lastError())")
+            throw CLIFailure(.ioError, "cannot set the permissions of '\(path)': \(POSIXIO.lastError())")
         }
         if durable && fsync(fd) != 0 && errno != EINVAL {
-            throw CLIFailure(74, "cannot write '\(path)': \(OutputPath.lastError())")
+            throw CLIFailure(.ioError, "cannot write '\(path)': \(POSIXIO.lastError())")
         }
         ownedDescriptor = -1
         // Linux closes the descriptor even when close reports an error (EINTR included): never close it twice.
         guard close(fd) == 0 else {
-            throw CLIFailure(74, "cannot write '\(path)': \(OutputPath.lastError())")
+            throw CLIFailure(.ioError, "cannot write '\(path)': \(POSIXIO.lastError())")
         }
     }
 
@@ -202,7 +206,7 @@ enum OutputPath {
             var info = stat()
             guard lstat(current, &info) == 0 else {
                 guard errno == ENOENT else {
-                    throw CLIFailure(73, "cannot create output file '\(path)': \(lastError())")
+                    throw CLIFailure(.cannotCreate, "cannot create output file '\(path)': \(POSIXIO.lastError())")
                 }
                 return .file(current, nil)
             }
@@ -210,19 +214,21 @@ enum OutputPath {
             case S_IFLNK:
                 var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
                 let count = readlink(current, &buffer, buffer.count - 1)
-                guard count >= 0 else { throw CLIFailure(73, "cannot read the link '\(current)': \(lastError())") }
+                guard count >= 0 else {
+                    throw CLIFailure(.cannotCreate, "cannot read the link '\(current)': \(POSIXIO.lastError())")
+                }
                 let destination = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 current = destination.hasPrefix("/") ? destination
                     : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
             case S_IFREG:
                 return .file(current, info)
             case S_IFDIR:
-                throw CLIFailure(73, "cannot create output file '\(path)': it is a directory")
+                throw CLIFailure(.cannotCreate, "cannot create output file '\(path)': it is a directory")
             default:
                 return .stream(current)
             }
         }
-        throw CLIFailure(73, "cannot create output file '\(path)': too many levels of symbolic links")
+        throw CLIFailure(.cannotCreate, "cannot create output file '\(path)': too many levels of symbolic links")
     }
 
     /// The descriptor a path names without naming a file: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
@@ -264,9 +270,9 @@ enum OutputPath {
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 { return (fd, temporary) }
             if errno == EEXIST || errno == EINTR { continue }
-            throw CLIFailure(73, "cannot create output file '\(path)': \(lastError())")
+            throw CLIFailure(.cannotCreate, "cannot create output file '\(path)': \(POSIXIO.lastError())")
         }
-        throw CLIFailure(73, "cannot create output file '\(path)': no free temporary name")
+        throw CLIFailure(.cannotCreate, "cannot create output file '\(path)': no free temporary name")
     }
 
     /// The process's file-creation mask.
@@ -275,22 +281,6 @@ enum OutputPath {
         umask(mask)
         return mask
     }()
-
-    /// Writes all of `bytes` to `fd`; the reason on failure.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> String? {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return lastError()
-            }
-            offset += n
-        }
-        return nil
-    }
-
-    static func lastError() -> String { String(cString: strerror(errno)) }
 }
 
 /// Removes the live temporary file when SIGINT, SIGTERM or SIGHUP ends the process, then exits 128 + signal.
@@ -323,20 +313,11 @@ enum SignalCleanup {
         }
         guard !installed else { return }
         installed = true
-        for signal in signals {
-            var old = sigaction()
-            guard sigaction(signal, nil, &old) == 0 else { continue }
-            let ignored = unsafeBitCast(SIG_IGN, to: Int.self)
-            if unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == ignored { continue }
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                let buffer = SignalCleanup.path
-                if buffer[0] != 0 { unlink(buffer) }
-                _exit(128 + number)
-            }
-            sigfillset(&action.sa_mask)
-            sigaction(signal, &action, nil)
-        }
+        POSIXIO.install({ number in
+            let buffer = SignalCleanup.path
+            if buffer[0] != 0 { unlink(buffer) }
+            _exit(128 + number)
+        }, for: signals)
     }
 
     /// Forgets the temporary file (call with the signals blocked).
@@ -357,19 +338,51 @@ enum SignalCleanup {
 
 /// A scratch file with no name (unlinked at once), for holding output until it is verified.
 final class Spool {
-    let handle: FileHandle
+    let fd: Int32
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("pncrypt-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw CLIFailure(74, "cannot create a temporary file: \(String(cString: strerror(errno)))") }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        fd = try POSIXIO.unlinkedTemporary()
     }
 
+    deinit { close(fd) }
+
     /// Copies everything written so far to `output`.
-    func copy(to output: FileHandle) throws {
-        lseek(handle.fileDescriptor, 0, SEEK_SET)
-        try StreamPipeline.run(from: handle, through: [], to: output)
+    func copy(to output: Int32) throws {
+        try POSIXIO.rewind(fd, "the held output")
+        try POSIXIO.copy(from: fd, to: output, reading: "the held output", writing: "output")
+    }
+}
+
+extension OutputFile {
+    /// The one way a command produces output: opens `-o` (else standard output; never over the input file),
+    /// lets `body` write to a descriptor, and commits. With `holdUntilVerified`, output that cannot be taken back
+    /// (standard output, a device, a FIFO) waits in a `Spool` until `body` has returned; a file is always renamed
+    /// into place only on success. Any failure leaves nothing. Binary output (`binary` given) is refused for a
+    /// terminal unless `--force`.
+    static func produce(_ output: OutputOptions, input: Input, binary: ForceOption? = nil,
+                        holdUntilVerified: Bool = false, _ body: (Int32) throws -> Void) throws {
+        let out = try OutputFile(path: output.output, inputPath: input.filePath, durable: output.sync)
+        try binary?.check(descriptor: out.fd)
+        let spool = holdUntilVerified && out.needsSpool ? try Spool() : nil
+        try body(spool?.fd ?? out.fd)
+        try spool?.copy(to: out.fd)
+        try out.commit()
+    }
+
+    /// Writes `bytes` (already verified) as the whole output.
+    static func write(_ bytes: [UInt8], to output: OutputOptions, input: Input, binary: ForceOption? = nil) throws {
+        try produce(output, input: input, binary: binary) { try POSIXIO.writeAll($0, bytes, "output") }
+    }
+
+    /// Streams the input (TEXT, a file or standard input) through `stages` into the output, as `produce`.
+    static func stream(_ input: Input, through stages: [any ByteStreamStage], to output: OutputOptions,
+                       binary: ForceOption? = nil, holdUntilVerified: Bool = false) throws {
+        try produce(output, input: input, binary: binary, holdUntilVerified: holdUntilVerified) { out in
+            if let text = input.text {
+                try POSIXIO.writeAll(out, try StreamPipeline.run(Array(text.utf8), through: stages), "output")
+            } else {
+                try input.withDescriptor { try POSIXIO.stream(from: $0, through: stages, to: out) }
+            }
+        }
     }
 }

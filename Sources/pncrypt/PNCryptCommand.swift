@@ -9,38 +9,104 @@ struct PNCryptCommand: ParsableCommand {
         abstract: "Encrypt, decrypt and inspect PubNub cipherKey messages and files.",
         discussion: """
         Schemes: legacy (fixed IV), legacy-random-iv, acrh (CryptoModule header; recommended for new data), \
-        legacy33 (iOS 3.3). Text mode reads and writes Base64; --binary streams the file formats.
+        legacy33 (iOS 3.3). Text mode reads and writes Base64; --binary streams the file formats, and its \
+        argument is a file path. The key comes from -k/--key, --key-file, PNCRYPT_KEY, or else the terminal.
 
-        Exit status: 0 success; 1 the data could not be encrypted or decrypted; 64 bad usage; \
-        65 input JSON that does not parse; 66 input file missing; 73 output file cannot be created; \
-        74 other I/O error.
+        Exit status:
+          0     success (diagnose: a reading works)
+          1     data not encrypted, decrypted or decompressed: wrong key, corrupt,
+                not Base64, empty, unknown cryptor, over --max-size, ambiguous;
+                diagnose found no reading; a vector failed
+          64    bad usage: unknown or conflicting options, no key, binary output
+                to a terminal without -f, -o naming the input
+          65    input JSON that does not parse (message, history)
+          66    an input file or key file that does not exist or is unreadable
+          73    the output file cannot be created (missing folder, a directory)
+          74    another I/O error (a failed read or write, a full disk)
+          128+N ended by signal N (SIGINT 130, SIGTERM 143): -o left unchanged
+
+        Shell completion: pncrypt --generate-completion-script bash|zsh|fish
 
         Examples:
           pncrypt decrypt --key enigma q/xJqqN6qbiZMXYmiQC1Fw==
           pncrypt encrypt --key enigma --scheme legacy 'yay!'
-          PNCRYPT_KEY=enigma pncrypt encrypt --binary -i photo.jpg -o photo.jpg.enc
-          pncrypt inspect UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==
+          PNCRYPT_KEY=enigma pncrypt encrypt --binary photo.jpg -o photo.jpg.enc
+          pncrypt inspect --binary photo.jpg.enc
         """,
-        version: "0.1.0",
-        subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self, HistoryCommand.self,
-                      GzipCommand.self, GunzipCommand.self, VectorsCommand.self]
+        version: PNCryptVersion.string,
+        subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self,
+                      HistoryCommand.self, GzipCommand.self, GunzipCommand.self, VectorsCommand.self]
     )
 
-    /// Runs the command line. Errors print one line, `pncrypt: <what was wrong>`, and exit with the documented
-    /// status (64 for bad usage); help and version print as usual.
+    /// Runs the command line. The one error path: every failure prints one line, `pncrypt: <what was wrong>`, and
+    /// exits with its named status (`ExitCode.usage` for bad usage); help and version print as usual.
     static func main() {
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            let status = exitCode(for: error)
-            if status == .success {
-                print(fullMessage(for: error))
-            } else {
-                let message = self.message(for: error)
-                if !message.isEmpty { FileHandle.standardError.write(Data("pncrypt: \(message)\n".utf8)) }
-            }
-            Foundation.exit(status.rawValue)
+            exit(withError: report(error))
         }
+    }
+
+    /// Prints the line for `error` on standard error (help and version go to standard output, as ArgumentParser
+    /// prints them) and returns the status to exit with.
+    static func report(_ error: Error) -> Error {
+        let failure: CLIFailure
+        switch error {
+        case let error as CLIFailure: failure = error
+        case let error as PNCryptError: failure = CLIFailure(error)
+        case is ExitCode, is CleanExit: return error
+        default:
+            let code = exitCode(for: error)
+            if code == .success { return error }
+            failure = CLIFailure(code, unknownCommand() ?? message(for: error))
+        }
+        if !failure.message.isEmpty {
+            FileHandle.standardError.write(Data("pncrypt: \(failure.message)\n".utf8))
+        }
+        return failure.code
+    }
+
+    /// For a command line whose subcommand does not exist (`pncrypt decrpyt`), the nearest one.
+    static func unknownCommand(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> String? {
+        var command: ParsableCommand.Type = Self.self
+        var path = ["pncrypt"]
+        for argument in arguments {
+            let subcommands = command.configuration.subcommands
+            guard !subcommands.isEmpty, !argument.hasPrefix("-"), argument != "help" else { return nil }
+            if let next = subcommands.first(where: { $0._commandName == argument }) {
+                command = next
+                path.append(argument)
+                continue
+            }
+            let names = subcommands.map { $0._commandName }
+            let nearest = names.min { editDistance($0, argument) < editDistance($1, argument) }
+            var message = "unknown command '\(argument)' for '\(path.joined(separator: " "))'"
+            if let nearest, editDistance(nearest, argument) <= max(2, argument.count / 3) {
+                message += "; did you mean '\(nearest)'?"
+            } else {
+                message += "; the commands are \(names.joined(separator: ", "))"
+            }
+            return message
+        }
+        return nil
+    }
+
+    /// The Levenshtein distance between two words.
+    static func editDistance(_ first: String, _ second: String) -> Int {
+        let a = Array(first)
+        let b = Array(second)
+        var row = Array(0...b.count)
+        for i in a.indices {
+            var diagonal = row[0]
+            row[0] = i + 1
+            for j in b.indices {
+                let above = row[j + 1]
+                row[j + 1] = Swift.min(above + 1, row[j] + 1, diagonal + (a[i] == b[j] ? 0 : 1))
+                diagonal = above
+            }
+        }
+        return row[b.count]
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PNCrypt
+import PNCryptVectors
 
 struct VectorsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,24 +24,22 @@ struct VectorsCommand: ParsableCommand {
         var paths: [String] = ["Vectors"]
 
         func run() throws {
-            try CLI.run {
-                var passed = 0
-                var failed = 0
-                for path in paths {
-                    for file in try TestVectorChecker.files(at: path) {
-                        for vector in try TestVectorFile.load(path: file).vectors {
-                            if let failure = TestVectorChecker.check(vector) {
-                                print("FAIL \((file as NSString).lastPathComponent) \(failure)")
-                                failed += 1
-                            } else {
-                                passed += 1
-                            }
+            var passed = 0
+            var failed = 0
+            for path in paths {
+                for file in try TestVectorChecker.files(at: path) {
+                    for vector in try TestVectorFile.load(path: file).vectors {
+                        if let failure = TestVectorChecker.check(vector) {
+                            print("FAIL \((file as NSString).lastPathComponent) \(failure)")
+                            failed += 1
+                        } else {
+                            passed += 1
                         }
                     }
                 }
-                print("\(passed) passed, \(failed) failed")
-                if failed > 0 { throw ExitCode.failure }
             }
+            print("\(passed) passed, \(failed) failed")
+            if failed > 0 { throw ExitCode.dataFailure }
         }
     }
 }

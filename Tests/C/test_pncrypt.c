@@ -119,6 +119,56 @@ static int count_files(const char *dir) {
 
 /* ---- Vectors ---------------------------------------------------------------------------------------------- */
 
+/* The vector's text decrypted by pncrypt_decrypt_many() between two good items, both ways (all or nothing, and
+ * per-item codes): the same outcome as pncrypt_decrypt(), `want_rc` (0: `plain`). */
+static void check_batch_decrypt(const char *id, pncrypt_module *m, const char *scheme, const blob *text,
+                                const blob *plain, int want_rc) {
+    static const char good[] = "GOOD";
+    char *sealed = NULL;
+    pncrypt_error err;
+    /* The good items: encrypted by the module under test, so `scheme` reads them (the module of an auto vector
+     * encrypts with acrh). */
+    int rc = pncrypt_encrypt(m, (const uint8_t *)good, 4, &sealed, &err);
+    CHECK(rc == 0, "%s: encrypt the good items: %d %s", id, rc, err.message);
+    if (rc != 0) return;
+    size_t sealed_len = strlen(sealed);
+    size_t len = 2 * sealed_len + text->len;
+    char *data = malloc(len + 1);
+    memcpy(data, sealed, sealed_len);
+    if (text->len) memcpy(data + sealed_len, text->bytes, text->len);
+    memcpy(data + sealed_len + text->len, sealed, sealed_len);
+    size_t lengths[3] = {sealed_len, text->len, sealed_len};
+    size_t offsets[4];
+    int codes[3] = {9, 9, 9};
+    uint8_t *out = NULL;
+    rc = pncrypt_decrypt_many(m, scheme, data, len, lengths, 3, &out, offsets, codes, &err);
+    int ok_items = codes[0] == 0 && codes[2] == 0 && offsets[1] - offsets[0] == 4 && offsets[3] - offsets[2] == 4
+                   && out && memcmp(out + offsets[0], good, 4) == 0 && memcmp(out + offsets[2], good, 4) == 0;
+    if (want_rc == 0) {
+        CHECK(rc == 0 && err.code == 0 && codes[1] == 0 && ok_items && offsets[2] - offsets[1] == plain->len
+                  && memcmp(out + offsets[1], plain->bytes, plain->len) == 0 && out[offsets[3]] == 0,
+              "%s: decrypt_many: rc %d (%s), codes %d %d %d", id, rc, err.message, codes[0], codes[1], codes[2]);
+    } else {
+        CHECK(rc == 0 && err.code == want_rc && codes[1] == want_rc && ok_items && offsets[2] == offsets[1]
+                  && strncmp(err.message, "item 1: ", 8) == 0,
+              "%s: decrypt_many with codes: rc %d, status %d (%s), codes %d %d %d, expected %d", id, rc, err.code,
+              err.message, codes[0], codes[1], codes[2], want_rc);
+    }
+    pncrypt_free(out);
+    out = (uint8_t *)"not reset";
+    rc = pncrypt_decrypt_many(m, scheme, data, len, lengths, 3, &out, offsets, NULL, &err);
+    if (want_rc == 0) {
+        CHECK(rc == 0 && out && offsets[2] - offsets[1] == plain->len, "%s: decrypt_many all or nothing: %d %s", id,
+              rc, err.message);
+    } else {
+        CHECK(rc == want_rc && out == NULL && err.code == rc && strncmp(err.message, "item 1: ", 8) == 0,
+              "%s: decrypt_many all or nothing: %d (%s), expected %d", id, rc, err.message, want_rc);
+    }
+    pncrypt_free(out);
+    free(data);
+    pncrypt_free(sealed);
+}
+
 static void run_vector(char **f) {
     const char *id = f[0], *scheme = f[1], *expect = f[6], *reason = f[7];
     blob key = unhex(f[2]), plain = unhex(f[4]), text = unhex(f[5]);
@@ -137,6 +187,7 @@ static void run_vector(char **f) {
         CHECK(rc == 0 && out_len == plain.len && memcmp(out, plain.bytes, plain.len) == 0 && out[out_len] == 0,
               "%s: decrypt: rc %d (%s), %zu bytes, expected %zu", id, rc, err.message, out_len, plain.len);
         pncrypt_free(out);
+        check_batch_decrypt(id, m, scheme, &text, &plain, 0);
         if (!is_auto) {
             /* Encrypt: fixed-IV schemes reproduce the vector; random-IV ones round-trip. */
             char *b64 = NULL;
@@ -174,6 +225,7 @@ static void run_vector(char **f) {
         CHECK(category_ok && (want == 0 || rc == want) && out == NULL && out_len == 0 && err.code == rc
                   && strlen(err.message) > 0 && strchr(err.message, '\n') == NULL,
               "%s: decrypt returned %d (%s), expected %s %s", id, rc, err.message, expect, reason);
+        check_batch_decrypt(id, m, scheme, &text, NULL, rc);
     }
 done:
     pncrypt_module_free(m);
@@ -394,6 +446,136 @@ static void test_files(const char *dir) {
     free(data);
 }
 
+/* ---- Batches ---------------------------------------------------------------------------------------------- */
+
+static void test_batches(void) {
+    pncrypt_module *m = NULL;
+    pncrypt_error err;
+    char *text = NULL;
+    uint8_t *out = NULL;
+    size_t text_len = 99;
+    CHECK(pncrypt_module_new("enigma", "legacy", &m, NULL) == 0, "module");
+
+    /* Encrypt: three items back to back; fixed IV, so each text is the single call's, joined by '\n'. */
+    const char *items = "yay!Hello World{\"a\":1}";
+    size_t lengths[3] = {4, 11, 7};
+    int codes[3] = {9, 9, 9};
+    int rc = pncrypt_encrypt_many(m, (const uint8_t *)items, 22, lengths, 3, &text, &text_len, NULL, &err);
+    char expected[256] = "";
+    size_t offset = 0;
+    for (int i = 0; i < 3; i++) {
+        char *one = NULL;
+        CHECK(pncrypt_encrypt(m, (const uint8_t *)items + offset, lengths[i], &one, NULL) == 0, "single encrypt");
+        if (i > 0) strcat(expected, "\n");
+        strcat(expected, one ? one : "?");
+        pncrypt_free(one);
+        offset += lengths[i];
+    }
+    CHECK(rc == 0 && err.code == 0 && text && text_len == strlen(expected) && strcmp(text, expected) == 0
+              && strncmp(text, "q/xJqqN6qbiZMXYmiQC1Fw==\n", 25) == 0, "encrypt_many: %d %s", rc,
+          text ? text : err.message);
+
+    /* ... and back, with offsets; a plaintext with a newline and a NUL inside is kept whole. */
+    size_t offsets[4] = {7, 7, 7, 7};
+    size_t text_lengths[3];
+    const char *start = text;
+    for (int i = 0; i < 3; i++) {
+        const char *end = strchr(start, '\n');
+        text_lengths[i] = end ? (size_t)(end - start) : strlen(start);
+        start += text_lengths[i] + 1;
+    }
+    char *joined = malloc(text_len);
+    memcpy(joined, text, text_lengths[0]);
+    memcpy(joined + text_lengths[0], text + text_lengths[0] + 1, text_lengths[1]);
+    memcpy(joined + text_lengths[0] + text_lengths[1], text + text_lengths[0] + text_lengths[1] + 2,
+           text_lengths[2]);
+    size_t joined_len = text_lengths[0] + text_lengths[1] + text_lengths[2];
+    rc = pncrypt_decrypt_many(m, NULL, joined, joined_len, text_lengths, 3, &out, offsets, codes, &err);
+    CHECK(rc == 0 && err.code == 0 && codes[0] == 0 && codes[1] == 0 && codes[2] == 0 && offsets[0] == 0
+              && offsets[3] == 22 && offsets[1] == 4 && offsets[2] == 15 && memcmp(out, items, 22) == 0 && out[22] == 0,
+          "decrypt_many: %d %s", rc, err.message);
+    pncrypt_free(out);
+    pncrypt_free(text);
+    free(joined);
+
+    const uint8_t binary[6] = {'a', '\n', 0, 'b', '\n', 0};
+    size_t binary_lengths[2] = {3, 3};
+    CHECK(pncrypt_encrypt_many(m, binary, 6, binary_lengths, 2, &text, &text_len, NULL, &err) == 0, "binary items");
+    size_t sealed_lengths[2] = {(size_t)(strchr(text, '\n') - text), 0};
+    sealed_lengths[1] = text_len - sealed_lengths[0] - 1;
+    memmove(text + sealed_lengths[0], text + sealed_lengths[0] + 1, sealed_lengths[1]);
+    rc = pncrypt_decrypt_many(m, "legacy", text, text_len - 1, sealed_lengths, 2, &out, offsets, NULL, &err);
+    CHECK(rc == 0 && offsets[1] == 3 && offsets[2] == 6 && memcmp(out, binary, 6) == 0, "binary round trip: %d %s",
+          rc, err.message);
+    pncrypt_free(out);
+    pncrypt_free(text);
+
+    /* Failures: all or nothing without codes; per item with codes (a failed item is empty). */
+    const char *with_empty = "abcd";
+    size_t empty_lengths[3] = {2, 0, 2};
+    text = (char *)"not reset";
+    rc = pncrypt_encrypt_many(m, (const uint8_t *)with_empty, 4, empty_lengths, 3, &text, &text_len, NULL, &err);
+    CHECK(rc == PNCRYPT_E_EMPTY_PLAINTEXT && text == NULL && text_len == 0 && err.code == rc
+              && strncmp(err.message, "item 1: ", 8) == 0, "empty item, all or nothing: %d %s", rc, err.message);
+    rc = pncrypt_encrypt_many(m, (const uint8_t *)with_empty, 4, empty_lengths, 3, &text, &text_len, codes, &err);
+    CHECK(rc == 0 && err.code == PNCRYPT_E_EMPTY_PLAINTEXT && strncmp(err.message, "item 1: ", 8) == 0
+              && codes[0] == 0 && codes[1] == PNCRYPT_E_EMPTY_PLAINTEXT && codes[2] == 0 && text
+              && text_len == strlen(text) && strstr(text, "\n\n") != NULL && text[0] != '\n'
+              && text[text_len - 1] != '\n', "empty item with codes: %d %s", rc, text ? text : err.message);
+    pncrypt_free(text);
+    const char *bad = "q/xJqqN6qbiZMXYmiQC1Fw==*not*q/xJqqN6qbiZMXYmiQC1Fw==ab\0c";
+    size_t bad_lengths[4] = {24, 5, 24, 4}, bad_offsets[5];
+    int bad_codes[4];
+    rc = pncrypt_decrypt_many(m, NULL, bad, 57, bad_lengths, 4, &out, bad_offsets, bad_codes, &err);
+    CHECK(rc == 0 && err.code == PNCRYPT_E_NOT_BASE64 && strncmp(err.message, "item 1: ", 8) == 0
+              && bad_codes[0] == 0 && bad_codes[1] == PNCRYPT_E_NOT_BASE64 && bad_codes[2] == 0
+              && bad_codes[3] == PNCRYPT_E_ARGUMENT && bad_offsets[1] == 4 && bad_offsets[2] == 4
+              && bad_offsets[3] == 8 && bad_offsets[4] == 8 && out && memcmp(out, "yay!yay!", 8) == 0,
+          "decrypt_many with codes: %d %s", rc, err.message);
+    pncrypt_free(out);
+
+    /* No items: an empty result. */
+    CHECK(pncrypt_encrypt_many(m, NULL, 0, NULL, 0, &text, &text_len, NULL, &err) == 0 && text && text[0] == 0
+              && text_len == 0, "no items to encrypt");
+    pncrypt_free(text);
+    offsets[0] = 7;
+    CHECK(pncrypt_decrypt_many(m, NULL, NULL, 0, NULL, 0, &out, offsets, NULL, &err) == 0 && out && out[0] == 0
+              && offsets[0] == 0, "no items to decrypt");
+    pncrypt_free(out);
+
+    /* Arguments of the call: nothing is touched. */
+    size_t too_long[2] = {3, 3}, too_short[2] = {1, 1}, huge[2] = {(size_t)-1, 5};
+    CHECK(pncrypt_encrypt_many(NULL, (const uint8_t *)"abcd", 4, too_short, 2, &text, &text_len, NULL, &err)
+              == PNCRYPT_E_ARGUMENT, "NULL module");
+    CHECK(pncrypt_encrypt_many(m, (const uint8_t *)"abcd", 4, too_long, 2, &text, &text_len, codes, &err)
+              == PNCRYPT_E_ARGUMENT && text == NULL, "lengths over data_len");
+    CHECK(pncrypt_encrypt_many(m, (const uint8_t *)"abcd", 4, too_short, 2, &text, &text_len, NULL, &err)
+              == PNCRYPT_E_ARGUMENT, "lengths under data_len");
+    CHECK(pncrypt_encrypt_many(m, (const uint8_t *)"abcd", 4, huge, 2, &text, &text_len, NULL, &err)
+              == PNCRYPT_E_ARGUMENT, "a length of SIZE_MAX");
+    CHECK(pncrypt_encrypt_many(m, (const uint8_t *)"abcd", 4, NULL, 2, &text, &text_len, NULL, &err)
+              == PNCRYPT_E_ARGUMENT, "NULL lengths");
+    CHECK(pncrypt_encrypt_many(m, NULL, 4, too_short, 2, &text, &text_len, NULL, &err) == PNCRYPT_E_ARGUMENT,
+          "NULL data with a length");
+    CHECK(pncrypt_encrypt_many(m, (const uint8_t *)"ab", 2, too_short, (size_t)-1, &text, &text_len, NULL, &err)
+              == PNCRYPT_E_ARGUMENT, "count SIZE_MAX");
+    CHECK(pncrypt_encrypt_many(m, (const uint8_t *)"ab", 2, too_short, 2, NULL, &text_len, NULL, &err)
+              == PNCRYPT_E_ARGUMENT, "NULL base64_out");
+    CHECK(pncrypt_encrypt_many(m, (const uint8_t *)"ab", 2, too_short, 2, &text, NULL, NULL, NULL)
+              == PNCRYPT_E_ARGUMENT && text == NULL, "NULL base64_len, NULL status");
+    CHECK(pncrypt_decrypt_many(m, NULL, "abcd", 4, too_long, 2, &out, offsets, NULL, &err) == PNCRYPT_E_ARGUMENT
+              && out == NULL, "decrypt: lengths over data_len");
+    CHECK(pncrypt_decrypt_many(m, NULL, "abcd", 4, too_short, 2, &out, NULL, NULL, &err) == PNCRYPT_E_ARGUMENT,
+          "decrypt: NULL offsets");
+    CHECK(pncrypt_decrypt_many(m, NULL, "abcd", 4, too_short, 2, NULL, offsets, NULL, &err) == PNCRYPT_E_ARGUMENT,
+          "decrypt: NULL out");
+    CHECK(pncrypt_decrypt_many(m, "rot13", "abcd", 4, too_short, 2, &out, offsets, NULL, &err)
+              == PNCRYPT_E_ARGUMENT, "decrypt: unknown scheme");
+    CHECK(pncrypt_decrypt_many(NULL, NULL, "abcd", 4, too_short, 2, &out, offsets, codes, NULL) == PNCRYPT_E_ARGUMENT,
+          "decrypt: NULL module");
+    pncrypt_module_free(m);
+}
+
 /* ---- Threads ---------------------------------------------------------------------------------------------- */
 
 enum { THREADS = 8, ROUNDS = 400 };
@@ -461,6 +643,7 @@ int main(int argc, char **argv) {
     CHECK(vectors > 0, "no vectors read from %s", argv[1]);
     test_arguments();
     test_messages();
+    test_batches();
     test_files(argv[2]);
     test_threads();
     printf("vectors: %d; checks:\n", vectors);

@@ -39,11 +39,11 @@ enum BadInputs {
     static let zeroIV = [UInt8](repeating: 0, count: 16)
 
     /// SPEC's deterministic acrh vector: a 26-byte header, then 32 bytes of ciphertext.
-    static let acrh = try! Base64.decode("UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==")
+    static let acrh = try! Base64.decode(Package.specCiphertext("spec-acrh-mycipherkey-zero-iv"))
     /// SPEC's legacy-random-iv vector `yay!` with the IV `1234567890123456`: one block, padding 12 bytes of 0x0C.
-    static let randomIVYay = try! Base64.decode("MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=")
+    static let randomIVYay = try! Base64.decode(Package.specCiphertext("spec-legacy-random-iv-yay"))
     /// SPEC's legacy vector `yay!`.
-    static let legacyYay = try! Base64.decode("q/xJqqN6qbiZMXYmiQC1Fw==")
+    static let legacyYay = try! Base64.decode(Package.specCiphertext("spec-legacy-yay"))
 
     /// `randomIVYay` with IV byte `index` XORed with `mask`: in CBC that flips the same bit of the plaintext, so
     /// the padding the cipher finds is chosen exactly (never a 1-in-256 accident).
@@ -55,7 +55,7 @@ enum BadInputs {
 
     /// A received message carrying `plaintext` encrypted as `legacy`.
     static func message(withPlaintext plaintext: [UInt8]) -> JSONValue {
-        .string(try! module.encryptToBase64(plaintext, scheme: .legacy))
+        .string(try! module.encrypt(plaintext, scheme: .legacy))
     }
 
     /// Decrypts a received message and throws its status, checking the policy's marker was delivered.
@@ -159,7 +159,7 @@ enum BadInputs {
         default: "announces 16 metadata bytes, only \(n - 10) present"
         }
         return BadInput("header", "cut at byte \(n)", .malformedHeader, keyword, offset: .at(n <= 3 ? 0 : n)) {
-            () throws(PNCryptError) in _ = try B.module.decrypt(B.acrh.prefix(n), scheme: .acrh)
+            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.acrh.prefix(n), scheme: .acrh)
         }
     }
 
@@ -174,30 +174,31 @@ enum BadInputs {
         },
         BadInput("header", "0xFF length announcing 256 bytes, 16 present", .malformedHeader,
                  "announces 256 metadata bytes, only 16", offset: .at(28)) { () throws(PNCryptError) in
-            _ = try B.module.decrypt(Array("PNED\u{1}ACRH".utf8) + [0xFF, 0x01, 0x00] + B.zeroIV)
+            _ = try B.module.decryptBinary(Array("PNED\u{1}ACRH".utf8) + [0xFF, 0x01, 0x00] + B.zeroIV)
         },
         BadInput("header", "metadata longer than the data", .malformedHeader,
                  "announces 48 metadata bytes, only 32", offset: .at(42)) { () throws(PNCryptError) in
-            _ = try B.module.decrypt(Array("PNED\u{1}ACRH".utf8) + [48] + B.zeroIV + B.zeroIV)
+            _ = try B.module.decryptBinary(Array("PNED\u{1}ACRH".utf8) + [48] + B.zeroIV + B.zeroIV)
         },
         BadInput("header", "unsupported version 2", .unknownCryptor, "unsupported header version 2",
                  offset: .at(4)) { () throws(PNCryptError) in
             var bytes = B.acrh
             bytes[4] = 2
-            _ = try B.module.decrypt(bytes)
+            _ = try B.module.decryptBinary(bytes)
         },
         BadInput("header", "unknown cryptor id", .unknownCryptor, "unknown cryptor id 'ACRX'",
                  offset: .at(5)) { () throws(PNCryptError) in
             var bytes = B.acrh
             bytes[8] = UInt8(ascii: "X")
-            _ = try B.module.decrypt(bytes)
+            _ = try B.module.decryptBinary(bytes)
         },
         BadInput("header", "15-byte ACRH IV", .malformedHeader, "the IV must be 16", offset: .at(9)) {
             () throws(PNCryptError) in
-            _ = try B.module.decrypt(try CryptorHeader(metadata: Array(B.zeroIV.prefix(15))).encoded() + B.zeroIV)
+            let header = try CryptorHeader(metadata: Array(B.zeroIV.prefix(15))).encoded()
+            _ = try B.module.decryptBinary(header + B.zeroIV)
         },
         BadInput("header", "header and no ciphertext", .wrongKeyOrCorrupt, "empty ciphertext after the PNED header") {
-            () throws(PNCryptError) in _ = try B.module.decrypt(B.acrh.prefix(26))
+            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.acrh.prefix(26))
         },
         BadInput("header", "inspect a cut header", .malformedHeader, "cut short", offset: .at(20)) {
             () throws(PNCryptError) in _ = try Inspection(B.acrh.prefix(20))
@@ -209,35 +210,38 @@ enum BadInputs {
 
     static let cipher: [BadInput] = [
         BadInput("cipher", "legacy ciphertext of 15 bytes", .wrongKeyOrCorrupt, "15 bytes, not a whole number") {
-            () throws(PNCryptError) in _ = try B.module.decrypt(B.legacyYay.prefix(15), scheme: .legacy)
+            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.legacyYay.prefix(15), scheme: .legacy)
         },
         BadInput("cipher", "legacy ciphertext with a trailing garbage byte", .wrongKeyOrCorrupt,
                  "17 bytes, not a whole number") { () throws(PNCryptError) in
-            _ = try B.module.decrypt(B.legacyYay + [0x00], scheme: .legacy)
+            _ = try B.module.decryptBinary(B.legacyYay + [0x00], scheme: .legacy)
         },
         BadInput("cipher", "acrh ciphertext of 31 bytes", .wrongKeyOrCorrupt, "31 bytes, not a whole number") {
-            () throws(PNCryptError) in _ = try B.module.decrypt(B.acrh.dropLast())
+            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.acrh.dropLast())
         },
         BadInput("cipher", "legacy33 ciphertext of 1 byte", .wrongKeyOrCorrupt, "1 bytes, not a whole number") {
-            () throws(PNCryptError) in _ = try B.module.decrypt([0x42], scheme: .legacy33)
+            () throws(PNCryptError) in _ = try B.module.decryptBinary([0x42], scheme: .legacy33)
         },
         BadInput("cipher", "random-IV data shorter than its IV", .wrongKeyOrCorrupt, "15 bytes is too short") {
-            () throws(PNCryptError) in _ = try B.module.decrypt(B.randomIVYay.prefix(15), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in
+            _ = try B.module.decryptBinary(B.randomIVYay.prefix(15), scheme: .legacyRandomIV)
         },
         BadInput("cipher", "random-IV data with no ciphertext", .wrongKeyOrCorrupt, "no ciphertext after the 16-byte IV") {
-            () throws(PNCryptError) in _ = try B.module.decrypt(B.randomIVYay.prefix(16), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in
+            _ = try B.module.decryptBinary(B.randomIVYay.prefix(16), scheme: .legacyRandomIV)
         },
         BadInput("cipher", "padding byte 0x00", .wrongKeyOrCorrupt, "cannot decrypt: wrong key") {
-            () throws(PNCryptError) in _ = try B.module.decrypt(B.tamperedIV(15, 0x0C), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.tamperedIV(15, 0x0C), scheme: .legacyRandomIV)
         },
         BadInput("cipher", "padding byte 0x11 (longer than a block)", .wrongKeyOrCorrupt, "cannot decrypt") {
-            () throws(PNCryptError) in _ = try B.module.decrypt(B.tamperedIV(15, 0x0C ^ 0x11), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in
+            _ = try B.module.decryptBinary(B.tamperedIV(15, 0x0C ^ 0x11), scheme: .legacyRandomIV)
         },
         BadInput("cipher", "padding bytes that disagree", .wrongKeyOrCorrupt, "cannot decrypt") {
-            () throws(PNCryptError) in _ = try B.module.decrypt(B.tamperedIV(10, 0x01), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.tamperedIV(10, 0x01), scheme: .legacyRandomIV)
         },
         BadInput("cipher", "wrong key (legacy)", .wrongKeyOrCorrupt, "cannot decrypt: wrong key") {
-            () throws(PNCryptError) in _ = try CryptoModule(cipherKey: "not enigma").decrypt(B.legacyYay)
+            () throws(PNCryptError) in _ = try CryptoModule(cipherKey: "not enigma").decryptBinary(B.legacyYay)
         },
         BadInput("cipher", "streamed padding byte 0x00", .wrongKeyOrCorrupt, "cannot decrypt") {
             () throws(PNCryptError) in try B.stream(B.tamperedIV(15, 0x0C), chunk: 7)
@@ -264,8 +268,8 @@ enum BadInputs {
             try B.receive(B.message(withPlaintext: Array("caf".utf8) + [0xE2, 0x82]))
         },
         BadInput("plaintext", "legacy33 leaf that is not UTF-8", .wrongKeyOrCorrupt, "at $[1]: cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
-            let leaf = try B.module.encryptToBase64([0xFF, 0xFE], scheme: .legacy33)
-            let good = try B.module.encryptToBase64(Array("ok".utf8), scheme: .legacy33)
+            let leaf = try B.module.encrypt([0xFF, 0xFE], scheme: .legacy33)
+            let good = try B.module.encrypt(Array("ok".utf8), scheme: .legacy33)
             _ = try Legacy33Message.decrypt([.string(good), .string(leaf)], keys: KeyRing(keys: [B.key]))
         },
     ]
@@ -294,7 +298,7 @@ enum BadInputs {
         },
         BadInput("base64", "trailing garbage after a whole message", .notBase64, "data after '=' padding",
                  offset: .at(24)) { () throws(PNCryptError) in
-            _ = try B.module.decrypt(base64: "q/xJqqN6qbiZMXYmiQC1Fw==x")
+            _ = try B.module.decrypt("q/xJqqN6qbiZMXYmiQC1Fw==x")
         },
         BadInput("base64", "received message that is not Base64", .notBase64, "unexpected character '!'",
                  offset: .at(5)) { () throws(PNCryptError) in
@@ -408,16 +412,16 @@ enum BadInputs {
 
     static let empty: [BadInput] = [
         BadInput("empty", "decrypt legacy", .wrongKeyOrCorrupt, "empty ciphertext") { () throws(PNCryptError) in
-            _ = try B.module.decrypt([UInt8](), scheme: .legacy)
+            _ = try B.module.decryptBinary([UInt8](), scheme: .legacy)
         },
         BadInput("empty", "decrypt legacy-random-iv", .wrongKeyOrCorrupt, "0 bytes is too short") {
-            () throws(PNCryptError) in _ = try B.module.decrypt([UInt8](), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in _ = try B.module.decryptBinary([UInt8](), scheme: .legacyRandomIV)
         },
         BadInput("empty", "decrypt legacy33", .wrongKeyOrCorrupt, "empty ciphertext") { () throws(PNCryptError) in
-            _ = try B.module.decrypt([UInt8](), scheme: .legacy33)
+            _ = try B.module.decryptBinary([UInt8](), scheme: .legacy33)
         },
         BadInput("empty", "decrypt Base64 text", .wrongKeyOrCorrupt, "empty ciphertext") { () throws(PNCryptError) in
-            _ = try B.module.decrypt(base64: "")
+            _ = try B.module.decrypt("")
         },
         BadInput("empty", "stream decrypt, format detected", .wrongKeyOrCorrupt, "0 bytes is too short for the legacy random-IV file format") {
             () throws(PNCryptError) in try B.stream([])
@@ -426,7 +430,7 @@ enum BadInputs {
             () throws(PNCryptError) in try B.stream([], scheme: .acrh)
         },
         BadInput("empty", "encrypt acrh", .emptyPlaintext, "cannot encrypt empty data") { () throws(PNCryptError) in
-            _ = try B.module.encrypt([UInt8]())
+            _ = try B.module.encryptBinary([UInt8]())
         },
         BadInput("empty", "stream encrypt acrh", .emptyPlaintext, "cannot encrypt empty data") {
             () throws(PNCryptError) in

@@ -5,17 +5,12 @@ import Testing
 @Suite struct CLIGzipTests {
     /// Runs a shell command line, returning its exit status.
     func sh(_ command: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try runProcess("/bin/sh", ["-c", command]).status
     }
 
     @Test("gzip output passes gzip -t and gunzip reads gzip's single and multi-member output")
     func interop() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let plain = dir.appendingPathComponent("plain")
         let bytes = (0..<2_000_000).map { UInt8(truncatingIfNeeded: ($0 / 7) &* 31) }
@@ -49,7 +44,7 @@ import Testing
 
     @Test("a 10 GiB bomb is refused at --max-size with no output file left")
     func bomb() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // 10,240 gzip members of 1 MiB of zeros each: 10 GiB when decompressed, about 10 MB here.
         let member = try Gzip.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
@@ -70,14 +65,15 @@ import Testing
 
     @Test("encrypt --binary --gzip then decrypt --binary --gunzip is bit-exact")
     func encryptedGzip() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let plain = dir.appendingPathComponent("plain")
         let bytes = (0..<8_000_000).map { UInt8(truncatingIfNeeded: ($0 >> 5) ^ ($0 >> 13)) }
         try Data(bytes).write(to: plain)
         let sealed = dir.appendingPathComponent("sealed")
         let opened = dir.appendingPathComponent("opened")
-        #expect(try CLI.run(["encrypt", "--key", "k", "--binary", "--gzip", "-i", plain.path, "-o", sealed.path]).status == 0)
+        #expect(try CLI.run(["encrypt", "--key", "k", "--binary", "--gzip", "-i", plain.path, "-o", sealed.path])
+            .status == 0)
         let size = try FileManager.default.attributesOfItem(atPath: sealed.path)[.size] as? Int ?? 0
         #expect(size < bytes.count / 4)
         let inspect = try CLI.run(["inspect", "--binary", "-i", sealed.path, "--key", "k"])
@@ -100,7 +96,7 @@ import Testing
 
     @Test("message encrypt --gzip writes the compressed publish body and its headers")
     func publishBody() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let body = dir.appendingPathComponent("body")
         let message = "\"" + String(repeating: "long message ", count: 200) + "\""
@@ -108,10 +104,12 @@ import Testing
                                   "-o", body.path, message])
         #expect(result.status == 0, "\(result.stderr)")
         let bytes = try Array(Data(contentsOf: body))
-        #expect(result.text == "Content-Type: application/json; charset=UTF-8\nContent-Encoding: gzip\nContent-Length: \(bytes.count)\n")
+        #expect(result.text == "Content-Type: application/json; charset=UTF-8\nContent-Encoding: gzip\n"
+                + "Content-Length: \(bytes.count)\n")
         let wire = try Gzip.decompress(bytes)
         let crypto = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy)
-        #expect(crypto.decrypt(try JSONValue(parsing: wire), policy: .marker).message == .string(String(message.dropFirst().dropLast())))
+        #expect(crypto.decrypt(try JSONValue(parsing: wire), policy: .marker).message
+                == .string(String(message.dropFirst().dropLast())))
         // Small messages are sent uncompressed: they would grow.
         let small = try CLI.run(["message", "encrypt", "--key", "enigma", "--scheme", "legacy", "--gzip", "--headers",
                                  "-o", body.path, "\"Hello World\""])
@@ -130,9 +128,10 @@ import Testing
 
     @Test("gunzip to standard output with no --max-size refuses a 1.1 GiB bomb: exit 1, no output, TMPDIR clean")
     func bombToStandardOutputByDefault() throws {
-        let spool = try CLI.temporaryDirectory()
+        let spool = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: spool) }
-        let result = try CLI.run(["gunzip"], stdin: try Self.bomb(mebibytes: 1100), environment: ["TMPDIR": spool.path])
+        let result = try CLI.run(["gunzip"], stdin: try Self.bomb(mebibytes: 1100),
+                                 environment: ["TMPDIR": spool.path])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == "pncrypt: decompressed data is larger than the limit of 1073741824 bytes\n")
@@ -141,7 +140,7 @@ import Testing
 
     @Test("decrypt --binary --gunzip with no --max-size refuses an encrypted 1.1 GiB bomb, writing nothing")
     func encryptedBombByDefault() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let sealed = dir.appendingPathComponent("bomb.enc")
         let encrypt = try CLI.run(["encrypt", "--key", "k", "--binary", "-o", sealed.path],

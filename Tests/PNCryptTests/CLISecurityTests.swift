@@ -19,7 +19,7 @@ import Testing
 
     /// The text `encrypt --key k` wrote to `url`, decrypted.
     static func opened(_ url: URL) throws -> [UInt8] {
-        try CryptoModule(cipherKey: "k").decrypt(base64: try String(contentsOf: url, encoding: .utf8))
+        try CryptoModule(cipherKey: "k").decrypt(try String(contentsOf: url, encoding: .utf8))
     }
 
     /// Process ids no process has now: the names of temporaries the old sweep considered dead.
@@ -33,8 +33,8 @@ import Testing
 
     @Test("a symbolic link planted where a temporary could go is not followed, not removed; nothing outside changes")
     func plantedSymlink() throws {
-        let dir = try CLI.temporaryDirectory()
-        let outside = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
+        let outside = try temporaryDirectory()
         defer {
             try? FileManager.default.removeItem(at: dir)
             try? FileManager.default.removeItem(at: outside)
@@ -74,7 +74,7 @@ import Testing
 
     @Test("a foreign file planted where a temporary could go is left alone, its content and owner unchanged")
     func plantedForeignFile() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = """
             echo 'not yours' > .OUT.pncrypt-$$.tmp && chmod 644 .OUT.pncrypt-$$.tmp && \
@@ -102,22 +102,15 @@ import Testing
     @Test("the temporary file is 0600 while written, and SIGTERM, SIGINT and SIGHUP remove it (exit 128+signal)",
           arguments: [SIGTERM, SIGINT, SIGHUP])
     func signalRemovesTemporary(signal: Int32) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("OUT")
         try Data("earlier content".utf8).write(to: out)
         chmod(out.path, 0o644)
-        let run = try CLI.Running(["encrypt", "--key", "k", "--binary", "-o", out.path])
-        // Two read chunks: the first is encrypted and written while the run waits for more (its input stays open).
-        try run.feed(2 << 20)
-        var temporary: URL?
-        let started = try CLI.waitUntil {
-            temporary = try CLI.temporaries(of: "OUT", in: dir).first.map { dir.appendingPathComponent($0) }
-            return temporary.flatMap { CLI.status($0.path) }.map { $0.st_size >= 1 << 20 } ?? false
-        }
-        try #require(started, "no temporary file with ciphertext appeared")
-        #expect(run.isRunning)
-        #expect(Self.permissions(temporary!.path) == 0o600)
+        // The run's input stays open: it cannot finish before the signal, however fast the machine is.
+        let (run, temporary) = try CLI.startEncryptMidway(output: out)
+        #expect(run.poll() == nil)
+        #expect(Self.permissions(temporary.path) == 0o600)
         // Killed by the signal itself would mean nothing removed the temporary.
         #expect(run.stop(with: signal) == .exited(128 + signal))
         #expect(try CLI.temporaries(of: "OUT", in: dir) == [])
@@ -129,7 +122,7 @@ import Testing
 
     @Test("an existing output keeps its permission bits (and owner, as root)", arguments: [0o600, 0o640, 0o604, 0o755])
     func existingOutputKeepsPermissions(mode: Int) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("OUT")
         try Data("old".utf8).write(to: out)
@@ -150,7 +143,7 @@ import Testing
     @Test("a new output gets 0666 minus the umask", arguments: [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600),
                                                                     (0o002, 0o664)])
     func newOutputGetsUmaskDefault(umask: Int, expected: Int) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = "umask \(String(umask, radix: 8)) && exec \"$@\""
         for arguments in [["encrypt", "--key", "k", "-o", "OUT", "hello"],
@@ -166,7 +159,7 @@ import Testing
 
     @Test("-o on a symbolic link replaces what it points to and keeps the link (chains and dangling links too)")
     func symlinkOutput() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let real = dir.appendingPathComponent("real")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"),
@@ -231,7 +224,7 @@ import Testing
 
     @Test("-o on a FIFO writes into it (a reader gets the bytes, only verified ones), and it stays a FIFO")
     func fifoOutput() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let fifo = dir.appendingPathComponent("fifo").path
         try #require(mkfifo(fifo, 0o600) == 0)
@@ -240,12 +233,12 @@ import Testing
         let result = try CLI.run(["encrypt", "--key", "k", "-o", "fifo", "hello"], directory: dir)
         #expect(result.status == 0, "\(result.stderr)")
         let sealed = try #require(reader.finish(), "the reader never got a writer: the FIFO was replaced")
-        #expect(try CryptoModule(cipherKey: "k").decrypt(base64: String(decoding: sealed, as: UTF8.self))
+        #expect(try CryptoModule(cipherKey: "k").decrypt(String(decoding: sealed, as: UTF8.self))
                 == [UInt8]("hello"))
         #expect(CLI.status(fifo).map { $0.st_mode & S_IFMT == S_IFIFO } == true)
 
         // 2 MiB whose last block is corrupt: the plaintext is held back, the reader gets nothing.
-        var bad = try CryptoModule(cipherKey: "k").encrypt([UInt8](repeating: 7, count: 2 << 20),
+        var bad = try CryptoModule(cipherKey: "k").encryptBinary([UInt8](repeating: 7, count: 2 << 20),
                                                            scheme: .legacyRandomIV)
         bad[bad.count - 17] ^= 0x10
         try Data(bad).write(to: dir.appendingPathComponent("bad.bin"))
@@ -280,7 +273,7 @@ import Testing
 
     @Test("-o on a character device (a null device in a temporary folder) writes to it; it stays a device")
     func nullDeviceOutput() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let null = try Self.characterDevice("null", minor: 3, system: "/dev/null", in: dir)
         let sealed = dir.appendingPathComponent("sealed")
@@ -297,7 +290,7 @@ import Testing
 
     @Test("-o on a device whose writes fail (a /dev/full in a temporary folder) exits 74; it stays a device")
     func fullDeviceOutput() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let full = try Self.characterDevice("full", minor: 7, system: "/dev/full", in: dir)
         try Data(count: 1 << 20).write(to: dir.appendingPathComponent("big"))
@@ -317,12 +310,12 @@ import Testing
     @Test("-o /dev/fd/1 and /proc/self/fd/1 write standard output, only verified output",
           arguments: ["/dev/fd/1", "/proc/self/fd/1"])
     func descriptorOutput(path: String) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let result = try CLI.run(["encrypt", "--key", "enigma", "--scheme", "legacy", "-o", path, "yay!"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text == "q/xJqqN6qbiZMXYmiQC1Fw==\n")
-        var bad = try CryptoModule(cipherKey: "k").encrypt([UInt8](repeating: 7, count: 2 << 20),
+        var bad = try CryptoModule(cipherKey: "k").encryptBinary([UInt8](repeating: 7, count: 2 << 20),
                                                            scheme: .legacyRandomIV)
         bad[bad.count - 17] ^= 0x10
         try Data(bad).write(to: dir.appendingPathComponent("bad.bin"))
@@ -335,7 +328,7 @@ import Testing
 
     /// Whether this machine lets the tests mount a tmpfs (root, and a mount namespace that allows it).
     static let canMountTmpfs: Bool = {
-        guard isRoot, let dir = try? CLI.temporaryDirectory() else { return false }
+        guard isRoot, let dir = try? temporaryDirectory() else { return false }
         defer { try? FileManager.default.removeItem(at: dir) }
         guard mountSmallTmpfs(at: dir.path) else { return false }
         umount(dir.path)
@@ -350,7 +343,7 @@ import Testing
           .enabled(if: canMountTmpfs, "mounting a tmpfs needs root in a mount namespace that allows it"),
           arguments: [false, true])
     func fullFilesystem(earlier: Bool) throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let mountPoint = dir.appendingPathComponent("small")
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
@@ -372,7 +365,7 @@ import Testing
 
     @Test("-o in a folder that does not exist exits 73 (output cannot be created)")
     func missingOutputFolder() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let result = try CLI.run(["encrypt", "--key", "k", "-o", "missing/OUT", "hello"], directory: dir)
         #expect(result.status == 73, "\(result.stderr)")
@@ -383,7 +376,7 @@ import Testing
 
     @Test("--key-file with invalid UTF-8 exits 64 with one line, instead of decoding it lossily")
     func keyFileInvalidUTF8() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // Both decode lossily to "k\u{FFFD}": two different key files, one key.
         for (name, bytes) in [("one", [0x6B, 0xFF, 0x0A]), ("two", [0x6B, 0xFE, 0x0A])] as [(String, [UInt8])] {
@@ -399,7 +392,7 @@ import Testing
 
     @Test("inspect takes its key from --key, --key-file or PNCRYPT_KEY")
     func inspectKeySources() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         try Data("k\n".utf8).write(to: dir.appendingPathComponent("key"))
         try Data(repeating: 0x41, count: 1000).write(to: dir.appendingPathComponent("plain"))

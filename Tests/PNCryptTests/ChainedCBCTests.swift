@@ -72,10 +72,11 @@ import Testing
         for i in 0..<50 {
             let text = Array("message \(i) \(String(repeating: "x", count: i))".utf8)
             #expect(try module.decrypt(module.encrypt(text, scheme: .acrh)) == text)
+            #expect(try module.decryptBinary(module.encryptBinary(text, scheme: .acrh)) == text)
             #expect(try module.decrypt(module.encrypt(text, scheme: .legacy), scheme: .legacy) == text)
         }
         // SPEC: "yay!" under legacy with the key enigma.
-        #expect(try module.encryptToBase64(Array("yay!".utf8), scheme: .legacy) == "q/xJqqN6qbiZMXYmiQC1Fw==")
-        #expect(try module.decrypt(base64: "q/xJqqN6qbiZMXYmiQC1Fw==", scheme: .legacy) == Array("yay!".utf8))
+        #expect(try module.encrypt(Array("yay!".utf8), scheme: .legacy) == "q/xJqqN6qbiZMXYmiQC1Fw==")
+        #expect(try module.decrypt("q/xJqqN6qbiZMXYmiQC1Fw==", scheme: .legacy) == Array("yay!".utf8))
     }
 }

@@ -15,10 +15,13 @@ import Testing
 
     @Test("uses the key's UTF-8 bytes")
     func nonASCII() throws {
-        // SHA-256("ключ") starts 6b3a...: computed independently with `printf 'ключ' | sha256sum`.
+        // SHA-256("ключ") is 1de36a32af798da0...: computed independently with `printf 'ключ' | sha256sum`.
         let key = try CipherKey("ключ")
         #expect(key.string == "ключ")
         #expect(key.keyBytes(for: .legacy).count == 32)
+        #expect(key.keyBytes(for: .legacy) == [UInt8]("1de36a32af798da0c1ac9297603a320e"))
+        #expect(Hex.encode(key.keyBytes(for: .acrh))
+                == "1de36a32af798da0c1ac9297603a320ed8fe567cf21c9177112a4ce914ebb8be")
         #expect(key.keyBytes(for: .legacy) != (try CipherKey("kljuch")).keyBytes(for: .legacy))
     }
 

@@ -81,10 +81,10 @@ struct CompressedPublishBodyGzipTests {
         #expect(fast.isCompressed && small.isCompressed)
         #expect(try Gzip.decompress(fast.bytes) == Gzip.decompress(small.bytes))
         #expect(fast.bytes != small.bytes)
-        Support.expectError(.invalidValue, "gzip compression level must be 0 through 9, got 10") {
+        expectPNError(.invalidValue, "gzip compression level must be 0 through 9, got 10") {
             _ = try CompressedPublishBody(messageText: text, level: 10)
         }
-        Support.expectError(.invalidValue, "compression threshold must not be negative, got -1") {
+        expectPNError(.invalidValue, "compression threshold must not be negative, got -1") {
             _ = try CompressedPublishBody(messageText: text, threshold: -1)
         }
     }

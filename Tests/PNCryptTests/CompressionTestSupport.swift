@@ -2,7 +2,7 @@ import Foundation
 @testable import PNCrypt
 import Testing
 
-/// Helpers shared by the compression tests: external tools, temporary files, deterministic data.
+/// Helpers shared by the compression tests: external tools, deterministic data.
 enum CompressionTestSupport {
     struct ToolMissing: Error, CustomStringConvertible {
         let tool: String
@@ -18,58 +18,27 @@ enum CompressionTestSupport {
 
     /// The full path of `tool` in PATH, or a recorded failure naming the missing tool.
     static func requireTool(_ tool: String) throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            let candidate = "\(directory)/\(tool)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        guard let path = findTool(tool) else {
+            Issue.record("\(tool) is required by the compression interop tests but is not in PATH")
+            throw ToolMissing(tool: tool)
         }
-        Issue.record("\(tool) is required by the compression interop tests but is not in PATH")
-        throw ToolMissing(tool: tool)
+        return path
     }
 
-    /// Runs `tool arguments...` with `input` on stdin (through a file, so large data cannot deadlock a pipe) and
-    /// returns its stdout. Throws `ToolFailed` on a non-zero exit unless `allowFailure`.
+    /// Runs `tool arguments...` with `input` on stdin and returns its stdout. Throws `ToolFailed` on a non-zero
+    /// exit unless `allowFailure`.
     static func run(_ tool: String, _ arguments: [String], input: [UInt8] = [],
                     allowFailure: Bool = false) throws -> (status: Int32, stdout: [UInt8], stderr: String) {
-        let executable = try requireTool(tool)
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let inURL = directory.appendingPathComponent("stdin")
-        let outURL = directory.appendingPathComponent("stdout")
-        let errURL = directory.appendingPathComponent("stderr")
-        try Data(input).write(to: inURL)
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let stdin = try FileHandle(forReadingFrom: inURL)
-        let stdout = try FileHandle(forWritingTo: outURL)
-        let stderr = try FileHandle(forWritingTo: errURL)
-        defer { try? stdin.close(); try? stdout.close(); try? stderr.close() }
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        process.waitUntilExit()
-        let output = [UInt8](try Data(contentsOf: outURL))
-        let errorText = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
-        if process.terminationStatus != 0 && !allowFailure {
-            throw ToolFailed(command: [tool] + arguments, status: process.terminationStatus, stderr: errorText)
+        let result = try runProcess(try requireTool(tool), arguments, stdin: input)
+        if result.status != 0 && !allowFailure {
+            throw ToolFailed(command: [tool] + arguments, status: result.status, stderr: result.stderr)
         }
-        return (process.terminationStatus, output, errorText)
+        return (result.status, result.stdout, result.stderr)
     }
 
     /// Runs a Python 3 program that reads stdin and writes stdout as bytes.
     static func python(_ program: String, input: [UInt8] = []) throws -> [UInt8] {
         try run("python3", ["-c", program], input: input).stdout
-    }
-
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pncrypt-compression-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
     }
 
     /// Deterministic text-like bytes that compress moderately (a seeded xorshift over a small alphabet).
@@ -92,25 +61,6 @@ enum CompressionTestSupport {
             state ^= state >> 7
             state ^= state << 17
             return UInt8(truncatingIfNeeded: state >> 24)
-        }
-    }
-
-    /// Asserts that `body` throws a `PNCryptError` with `code` and exactly `message`, and returns it.
-    @discardableResult
-    static func expectError(_ code: PNCryptError.Code, _ message: String,
-                            sourceLocation: SourceLocation = #_sourceLocation,
-                            _ body: () throws -> Void) -> PNCryptError? {
-        do {
-            try body()
-            Issue.record("expected \(code) \"\(message)\", but nothing was thrown", sourceLocation: sourceLocation)
-            return nil
-        } catch let error as PNCryptError {
-            #expect(error.code == code, sourceLocation: sourceLocation)
-            #expect(error.message == message, sourceLocation: sourceLocation)
-            return error
-        } catch {
-            Issue.record("expected PNCryptError \(code), got \(error)", sourceLocation: sourceLocation)
-            return nil
         }
     }
 }

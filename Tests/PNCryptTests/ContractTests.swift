@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PNCrypt
+import PNCryptVectors
 
 /// PubNub's cross-SDK crypto module contract scenarios (`Vectors/contract.json`), through the command line: the
 /// library runs them in `TestVectorTests`; here each row runs as a user would, and its outcome category is read
@@ -19,7 +20,7 @@ import PNCrypt
           arguments: ContractTests.vectors.map(\.id))
     func throughCLI(id: String) throws {
         let v = try #require(Self.vectors.first { $0.id == id })
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // One-shot rows run in text mode (Base64), stream rows with --binary on a file.
         let stream = v.mode == "stream"

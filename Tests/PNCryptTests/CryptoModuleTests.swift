@@ -7,111 +7,121 @@ import Testing
 
     @Test("encrypts SPEC's legacy example and reads it back")
     func legacy() throws {
-        #expect(try enigma.encryptToBase64([UInt8]("yay!"), scheme: .legacy) == "q/xJqqN6qbiZMXYmiQC1Fw==")
-        #expect(try enigma.decrypt(base64: "q/xJqqN6qbiZMXYmiQC1Fw==") == [UInt8]("yay!"))
+        let v = try Package.specVector("spec-legacy-yay")
+        let plaintext = try #require(v.plaintext), ciphertext = try #require(v.ciphertext)
+        #expect(try enigma.encrypt([UInt8](plaintext), scheme: .legacy) == ciphertext)
+        #expect(try enigma.decrypt(ciphertext) == [UInt8](plaintext))
     }
 
     @Test("writes acrh by default: a fresh random IV in a PNED header every time")
     func acrhDefault() throws {
-        let a = try enigma.encrypt([UInt8]("hello"))
-        let b = try enigma.encrypt([UInt8]("hello"))
+        let a = try enigma.encryptBinary([UInt8]("hello"))
+        let b = try enigma.encryptBinary([UInt8]("hello"))
         #expect(Array(a.prefix(10)) == [UInt8]("PNED") + [1] + [UInt8]("ACRH") + [16])
         #expect(a.count == 26 + 16)
         #expect(a != b)
         #expect(Array(a[10..<26]) != Array(b[10..<26]))
-        #expect(try enigma.decrypt(a) == [UInt8]("hello"))
+        #expect(try enigma.decryptBinary(a) == [UInt8]("hello"))
         #expect(try enigma.detectScheme(a) == .acrh)
     }
 
     @Test("legacy-random-iv puts the IV first")
     func randomIV() throws {
-        let iv = [UInt8]("1234567890123456")
-        let out = try enigma.encrypt([UInt8]("yay!"), scheme: .legacyRandomIV, iv: iv)
-        #expect(Base64.encode(out) == "MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=")
-        let random = try enigma.encrypt([UInt8]("yay!"), scheme: .legacyRandomIV)
+        let v = try Package.specVector("spec-legacy-random-iv-yay")
+        let ivHex = try #require(v.iv)
+        let iv = try #require(Hex.decode(ivHex))
+        #expect(iv == [UInt8]("1234567890123456"))
+        let out = try enigma.encryptBinary([UInt8](try #require(v.plaintext)), scheme: .legacyRandomIV, iv: iv)
+        #expect(Base64.encode(out) == v.ciphertext)
+        let random = try enigma.encryptBinary([UInt8]("yay!"), scheme: .legacyRandomIV)
         #expect(random.count == 32)
-        #expect(try enigma.decrypt(random, scheme: .legacyRandomIV) == [UInt8]("yay!"))
+        #expect(try enigma.decryptBinary(random, scheme: .legacyRandomIV) == [UInt8]("yay!"))
     }
 
     @Test("decrypt without a header uses the configured legacy scheme")
     func legacySchemeSetting() throws {
-        let data = try enigma.encrypt([UInt8]("yay!"), scheme: .legacyRandomIV)
+        let data = try enigma.encryptBinary([UInt8]("yay!"), scheme: .legacyRandomIV)
         var module = enigma
         // Read with the fixed IV, IV ‖ ciphertext still has valid padding: the IV block becomes 16 bytes of
         // garbage before the real plaintext. Nothing in the data tells the two apart (SPEC section 1).
-        let misread = try module.decrypt(data)
+        let misread = try module.decryptBinary(data)
         #expect(misread.count == 20)
         #expect(Array(misread.suffix(4)) == [UInt8]("yay!"))
         module.legacyScheme = .legacyRandomIV
-        #expect(try module.decrypt(data) == [UInt8]("yay!"))
+        #expect(try module.decryptBinary(data) == [UInt8]("yay!"))
         #expect(try module.detectScheme(data) == .legacyRandomIV)
         // A module with only the acrh cryptor: headerless data would need the legacy one (contract scenarios).
         module.legacyScheme = .acrh
-        #expect(expectPNError { () throws(PNCryptError) in try module.decrypt(data) }?.code == .unknownCryptor)
+        #expect(expectPNError { () throws(PNCryptError) in try module.decryptBinary(data) }?.code == .unknownCryptor)
     }
 
     @Test("an explicit scheme reads only that format")
     func explicitScheme() throws {
-        let acrh = try enigma.encrypt([UInt8]("hello"), scheme: .acrh)
-        let legacy = try enigma.encrypt([UInt8]("hello"), scheme: .legacy)
-        let noHeader = expectPNError { () throws(PNCryptError) in try enigma.decrypt(legacy, scheme: .acrh) }
+        let acrh = try enigma.encryptBinary([UInt8]("hello"), scheme: .acrh)
+        let legacy = try enigma.encryptBinary([UInt8]("hello"), scheme: .legacy)
+        let noHeader = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(legacy, scheme: .acrh) }
         #expect(noHeader?.code == .unknownCryptor)  // headerless: the legacy cryptor's data (contract scenarios)
         #expect(noHeader?.message.contains("no PNED header") == true)
-        let asLegacy = expectPNError { () throws(PNCryptError) in try enigma.decrypt(acrh, scheme: .legacy) }
+        let asLegacy = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(acrh, scheme: .legacy) }
         #expect(asLegacy?.category == .decryption)
     }
 
     @Test("legacy33 uses AES-128 with the MD5 key")
     func legacy33() throws {
-        #expect(try enigma.encryptToBase64([UInt8]("Hello World"), scheme: .legacy33) == "UzIyeVhanI+QnyaNqVob2A==")
-        #expect(try enigma.decrypt(base64: "0ZRaiDryY0rdklgVVU80pQ==", scheme: .legacy33) == [UInt8]("seven"))
+        let hello = try Package.specVector("spec-legacy33-hello-world")
+        let seven = try Package.specVector("spec-legacy33-seven")
+        #expect(try enigma.encrypt([UInt8](try #require(hello.plaintext)), scheme: .legacy33) == hello.ciphertext)
+        #expect(try enigma.decrypt(try #require(seven.ciphertext), scheme: .legacy33)
+                == [UInt8](try #require(seven.plaintext)))
     }
 
     @Test("empty plaintext: an encryption error in every scheme; one block of padding decrypts to nothing")
     func emptyPlaintext() throws {
         for scheme in Scheme.allCases {
-            let error = expectPNError { () throws(PNCryptError) in try enigma.encrypt([UInt8](), scheme: scheme) }
+            let error = expectPNError { () throws(PNCryptError) in
+                try enigma.encryptBinary([UInt8](), scheme: scheme)
+            }
             #expect(error?.code == .emptyPlaintext)
             #expect(error?.category == .encryption)
             // What older clients wrote for empty data (PubNub's contract files): 16 bytes of padding.
             let iv = scheme == .legacy || scheme == .legacy33 ? nil : [UInt8](repeating: 7, count: 16)
-            var padded = try enigma.encrypt([UInt8](repeating: 16, count: 16), scheme: scheme, iv: iv)
+            var padded = try enigma.encryptBinary([UInt8](repeating: 16, count: 16), scheme: scheme, iv: iv)
             padded.removeLast(16)
-            #expect(try enigma.decrypt(padded, scheme: scheme) == [])
+            #expect(try enigma.decryptBinary(padded, scheme: scheme) == [])
         }
     }
 
     @Test("refuses IVs it cannot use")
     func badIV() throws {
         #expect(expectPNError { () throws(PNCryptError) in
-            try enigma.encrypt([UInt8]("x"), scheme: .acrh, iv: [1, 2, 3])
+            try enigma.encryptBinary([UInt8]("x"), scheme: .acrh, iv: [1, 2, 3])
         }?.code == .invalidIV)
         #expect(expectPNError { () throws(PNCryptError) in
-            try enigma.encrypt([UInt8]("x"), scheme: .legacy, iv: [UInt8](repeating: 0, count: 16))
+            try enigma.encryptBinary([UInt8]("x"), scheme: .legacy, iv: [UInt8](repeating: 0, count: 16))
         }?.code == .invalidIV)
-        #expect(try enigma.encrypt([UInt8]("x"), scheme: .legacy, iv: CryptoModule.fixedIV).count == 16)
+        #expect(try enigma.encryptBinary([UInt8]("x"), scheme: .legacy, iv: Cryptor.fixedIV).count == 16)
     }
 
     @Test("cipher failures are decryption errors with a reason")
     func failures() throws {
         let wrongKey = try CryptoModule(cipherKey: "not enigma")
-        let data = try Base64.decode("q/xJqqN6qbiZMXYmiQC1Fw==")
-        let bad = expectPNError { () throws(PNCryptError) in try wrongKey.decrypt(data) }
+        let data = try Base64.decode(try Package.specCiphertext("spec-legacy-yay"))
+        let bad = expectPNError { () throws(PNCryptError) in try wrongKey.decryptBinary(data) }
         #expect(bad?.code == .wrongKeyOrCorrupt)
         #expect(bad?.message == CryptoModule.decryptionFailed.message)
-        let unaligned = expectPNError { () throws(PNCryptError) in try enigma.decrypt(Array(data.prefix(15))) }
+        let unaligned = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(Array(data.prefix(15))) }
         #expect(unaligned?.message.contains("not a whole number of 16-byte AES blocks") == true)
-        let empty = expectPNError { () throws(PNCryptError) in try enigma.decrypt([UInt8]()) }
+        let empty = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary([UInt8]()) }
         #expect(empty?.message == "empty ciphertext")
         let headerOnly = try CryptorHeader(metadata: [UInt8](repeating: 0, count: 16)).encoded()
-        let noBody = expectPNError { () throws(PNCryptError) in try enigma.decrypt(headerOnly) }
+        let noBody = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(headerOnly) }
         #expect(noBody?.message == "empty ciphertext after the PNED header")
         let unknown = try CryptorHeader(cryptorID: [UInt8]("ACRB"), metadata: [UInt8](repeating: 0, count: 16)).encoded()
-        let unknownError = expectPNError { () throws(PNCryptError) in try enigma.decrypt(unknown + data) }
+        let unknownError = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(unknown + data) }
         #expect(unknownError?.category == .unknownCryptor)
         #expect(unknownError?.message.contains("'ACRB'") == true)
         // A failed decryption leaves the pooled context usable.
-        #expect(try enigma.decrypt(data) == [UInt8]("yay!"))
+        #expect(try enigma.decryptBinary(data) == [UInt8]("yay!"))
     }
 
     /// 8 tasks share one module; each encrypts and decrypts the same 100,000 messages (starting at a different
@@ -126,14 +136,16 @@ import Testing
         let ivs = (0..<count).map { i in (0..<16).map { UInt8(truncatingIfNeeded: i >> ($0 % 4 * 8) &+ $0) } }
         let seal = { @Sendable (i: Int) throws(PNCryptError) -> [UInt8] in
             let scheme = schemes[i % schemes.count]
-            return try module.encrypt(messages[i], scheme: scheme, iv: scheme.usesRandomIV ? ivs[i] : nil)
+            let randomIV = scheme == .legacyRandomIV || scheme == .acrh
+            return try module.encryptBinary(messages[i], scheme: scheme, iv: randomIV ? ivs[i] : nil)
         }
         // The single-threaded run.
         var reference: [[UInt8]] = []
         reference.reserveCapacity(count)
         for i in 0..<count { reference.append(try seal(i)) }
         let expected = reference
-        for i in 0..<count where try module.decrypt(expected[i], scheme: schemes[i % schemes.count]) != messages[i] {
+        for i in 0..<count
+            where try module.decryptBinary(expected[i], scheme: schemes[i % schemes.count]) != messages[i] {
             Issue.record("single-threaded round trip failed at \(i)")
         }
 
@@ -144,7 +156,7 @@ import Testing
                     for j in 0..<count {
                         let i = (j + task * 12_347) % count
                         let sealed = try seal(i)
-                        let opened = try module.decrypt(sealed, scheme: schemes[i % schemes.count])
+                        let opened = try module.decryptBinary(sealed, scheme: schemes[i % schemes.count])
                         if sealed != expected[i] || opened != messages[i] { bad += 1 }
                     }
                     return bad
@@ -164,7 +176,7 @@ import Testing
         let ivs = try await withThrowingTaskGroup(of: [[UInt8]].self) { group in
             for _ in 0..<8 {
                 group.addTask {
-                    try (0..<2000).map { _ in Array(try module.encrypt([UInt8]("m"))[offset..<offset + 16]) }
+                    try (0..<2000).map { _ in Array(try module.encryptBinary([UInt8]("m"))[offset..<offset + 16]) }
                 }
             }
             return try await group.reduce(into: [[UInt8]]()) { $0 += $1 }

@@ -10,6 +10,8 @@ import Testing
         let bytes = header.encoded()
         #expect(bytes.count == 26)
         #expect(header.encodedLength == 26)
+        #expect(CryptorHeader.acrhLength == CryptorHeader.acrhStart.count + CryptorHeader.ivLength)
+        #expect(bytes.starts(with: CryptorHeader.acrhStart) && CryptorHeader.startsWithACRH(bytes))
         #expect(Array(bytes[0..<10]) == [UInt8]("PNED") + [1] + [UInt8]("ACRH") + [16])
         #expect(Array(bytes[10...]) == iv)
         #expect(Base64.encode(bytes).hasPrefix("UE5FRAFBQ1JIE"))

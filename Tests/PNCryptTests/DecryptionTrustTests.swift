@@ -9,17 +9,18 @@ import Testing
 
     @Test("auto on random-IV legacy text gives the plaintext, not 16 bytes of garbage before it (CLI)")
     func autoOnRandomIVText() throws {
-        let result = try CLI.run(["decrypt", "--key", "enigma", "MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0="])
+        let randomIVYay = try Package.specCiphertext("spec-legacy-random-iv-yay")
+        let fooBar = try Package.specCiphertext("spec-legacy-foo-bar")
+        let result = try CLI.run(["decrypt", "--key", "enigma", randomIVYay])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text == "yay!")
         // Fixed-IV text of two blocks or more reads both ways as text: that is ambiguous, and says how to choose.
-        let both = try CLI.run(["decrypt", "--key", "enigma", "GsvkCYZoYylL5a7/DKhysDjNbwn+BtBtHj2CvzC4Y4g="])
+        let both = try CLI.run(["decrypt", "--key", "enigma", fooBar])
         #expect(both.status == 1)
         #expect(both.stdout.isEmpty)
         #expect(both.stderr.hasPrefix("pncrypt: decryption error: ambiguous: 2 readings"), "\(both.stderr)")
         #expect(both.stderr.contains("--legacy-scheme"))
-        let chosen = try CLI.run(["decrypt", "--key", "enigma", "--legacy-scheme", "legacy",
-                                  "GsvkCYZoYylL5a7/DKhysDjNbwn+BtBtHj2CvzC4Y4g="])
+        let chosen = try CLI.run(["decrypt", "--key", "enigma", "--legacy-scheme", "legacy", fooBar])
         #expect(chosen.text == #"{"foo":{"bar":"foobar"}}"#)
     }
 
@@ -30,7 +31,7 @@ import Testing
         let text = Array("a message long enough that garbage is never valid UTF-8".utf8)
         let iv = [UInt8](repeating: 0x5A, count: 16)
         for scheme in [Scheme.legacyRandomIV, .acrh] {
-            let sealed = try right.encrypt(text, scheme: scheme, iv: iv)
+            let sealed = try right.encryptBinary(text, scheme: scheme, iv: iv)
             let match = try ring.decrypt(sealed, content: .text)
             #expect(match.plaintext == text)
             #expect(match.keyIndex == Self.wrongKeys.count)
@@ -46,14 +47,14 @@ import Testing
             #expect(received.keyIndex == Self.wrongKeys.count)
         }
         // Among 10,000 wrong keys some pass the padding check alone: as bytes, that is ambiguous, never garbage.
-        let sealed = try right.encrypt(text, scheme: .legacy)
+        let sealed = try right.encryptBinary(text, scheme: .legacy)
         let asBytes = expectPNError { () throws(PNCryptError) in try ring.decrypt(sealed, scheme: .legacy) }
         #expect(asBytes?.code == .ambiguous)
     }
 
     @Test("1,000 files with a random wrong key first: the right plaintext or 'ambiguous', never garbage (CLI)")
     func binaryWrongKeyFirst() async throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let plain = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let sealed = dir.appendingPathComponent("sealed")
@@ -85,9 +86,9 @@ import Testing
     @Test("bad padding and bad UTF-8 give the same report: code, message, status line and exit code")
     func oneFailure() throws {
         let module = try CryptoModule(cipherKey: "enigma")
-        var badPadding = try module.encrypt(Array(#""some text of two blocks""#.utf8), scheme: .legacy)
+        var badPadding = try module.encryptBinary(Array(#""some text of two blocks""#.utf8), scheme: .legacy)
         badPadding[badPadding.count - 17] ^= 0x55
-        let badUTF8 = try module.encrypt([0x22, 0xFF, 0xFE, 0x22], scheme: .legacy)
+        let badUTF8 = try module.encryptBinary([0x22, 0xFF, 0xFE, 0x22], scheme: .legacy)
         // The library, as messages and as text with a choice of keys.
         let crypto = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy)
         let statuses = [badPadding, badUTF8].map {

@@ -8,7 +8,7 @@ import Testing
 
     @Test("names the key and scheme, and who shows DECRYPTION_ERROR")
     func randomIVWithSecondKey() throws {
-        let d = try diagnose("MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=", ["new", "enigma"])
+        let d = try diagnose(try Package.specCiphertext("spec-legacy-random-iv-yay"), ["new", "enigma"])
         #expect(d.findings == [
             "decrypts with legacy-random-iv and key #2; a client set to a static IV (legacy) shows DECRYPTION_ERROR for it",
             "key #2 is not the first key: the sender still uses an older or different key",
@@ -43,7 +43,7 @@ import Testing
     func ambiguity() throws {
         // Legacy data of two or more blocks: read as legacy-random-iv, the first block becomes the IV and the
         // rest decrypts to the true plaintext minus its first 16 bytes.
-        let d = try diagnose("GsvkCYZoYylL5a7/DKhysDjNbwn+BtBtHj2CvzC4Y4g=", ["enigma"])
+        let d = try diagnose(try Package.specCiphertext("spec-legacy-foo-bar"), ["enigma"])
         #expect(d.isAmbiguous)
         #expect(d.findings == [
             "ambiguous: 2 key and scheme combinations give valid plaintext",
@@ -59,13 +59,13 @@ import Testing
         #expect(try diagnose("UE5FRAFBQ1J", ["k"]).findings.first?.hasPrefix("not Base64 at offset 11") == true)
         let cut = try diagnose(Base64.encode([UInt8]("PNED\u{1}ACRH")), ["k"])
         #expect(cut.findings.first?.hasPrefix("no key and scheme decrypt this: it starts with a PNED header that is malformed") == true)
-        let wrong = try diagnose("UE5FRAFBQ1JIEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==", ["x"])
+        let wrong = try diagnose(try Package.specCiphertext("spec-acrh-mycipherkey-zero-iv"), ["x"])
         #expect(wrong.findings.first == "acrh data (PNED header, cryptor ACRH) of 2 blocks: wrong key or corrupted")
     }
 
     @Test("JSON output carries the same findings")
     func json() throws {
-        let d = try diagnose("Wi24KS4pcTzvyuGOHubiXg==", ["enigma"])
+        let d = try diagnose(try Package.specCiphertext("spec-legacy-quoted-yay"), ["enigma"])
         let json = d.json
         #expect(json["decrypts"] == true)
         #expect(json["findings"]?[0] == .string(d.findings[0]))

@@ -90,13 +90,13 @@ struct GzipCompressorTests {
     func finishIsFinal() throws {
         let compressor = try GzipCompressor()
         _ = try compressor.finish()
-        Support.expectError(.invalidValue, "the gzip compressor has already finished") {
+        expectPNError(.invalidValue, "the gzip compressor has already finished") {
             _ = try compressor.finish()
         }
-        Support.expectError(.invalidValue, "the gzip compressor has already finished") {
+        expectPNError(.invalidValue, "the gzip compressor has already finished") {
             _ = try compressor.update([1, 2, 3])
         }
-        Support.expectError(.invalidValue, "the gzip compressor has already finished") {
+        expectPNError(.invalidValue, "the gzip compressor has already finished") {
             try compressor.flush { _ in }
         }
     }
@@ -107,14 +107,14 @@ struct GzipCompressorTests {
         #expect(throws: SinkFailed()) {
             try compressor.update(Support.noise(count: 10_000)) { _ in throw SinkFailed() }
         }
-        Support.expectError(.invalidValue, "the gzip compressor stopped after an output error: SinkFailed()") {
+        expectPNError(.invalidValue, "the gzip compressor stopped after an output error: SinkFailed()") {
             _ = try compressor.finish()
         }
     }
 
     @Test("a chunk size below one is refused", arguments: [0, -1])
     func invalidChunkSize(chunkSize: Int) {
-        Support.expectError(.invalidValue, "chunk size must be positive, got \(chunkSize)") {
+        expectPNError(.invalidValue, "chunk size must be positive, got \(chunkSize)") {
             _ = try GzipCompressor(chunkSize: chunkSize)
         }
     }

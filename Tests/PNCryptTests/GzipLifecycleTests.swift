@@ -100,7 +100,9 @@ struct GzipLifecycleTests {
             _ = try CompressedPublishBody(messageText: "\"short\"")
             #expect(throws: PNCryptError.self) { _ = try GzipCompressor(level: 11) }
             #expect(throws: PNCryptError.self) { _ = try GzipDecompressor(outputLimit: -5) }
-            #expect(throws: PNCryptError.self) { _ = try Gzip.decompress(fromDescriptor: -1, toDescriptor: -1) }
+            #expect(throws: PNCryptError.self) {
+                try StreamPipeline.run(from: -1, through: [GzipDecompressor()], to: -1)
+            }
         }
         #expect(tracker.opened == 2)
         #expect(tracker.live == 0)

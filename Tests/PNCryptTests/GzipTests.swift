@@ -2,7 +2,7 @@ import Foundation
 @testable import PNCrypt
 import Testing
 
-/// The `Gzip` namespace: one-shot functions, file streaming, interop with the system `gzip`.
+/// The `Gzip` namespace: one-shot functions, files streamed through the gzip stages, interop with the system `gzip`.
 @Suite("Gzip")
 struct GzipTests {
     typealias Support = CompressionTestSupport
@@ -32,10 +32,10 @@ struct GzipTests {
 
     @Test("levels outside 0...9 are refused", arguments: [-1, 10, 100, Int.min])
     func invalidLevel(level: Int) {
-        Support.expectError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)") {
+        expectPNError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)") {
             _ = try Gzip.compress([1, 2, 3], level: level)
         }
-        Support.expectError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)") {
+        expectPNError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)") {
             _ = try GzipCompressor(level: level)
         }
     }
@@ -49,7 +49,7 @@ struct GzipTests {
         #expect(packed == [0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0])
         for format in CompressionFormat.allCases {
             let name = format == .rawDeflate ? "deflate" : format == .gzipOrZlib ? "gzip or zlib" : format.rawValue
-            let error = Support.expectError(.corruptCompressedData, "\(name) data is empty") {
+            let error = expectPNError(.corruptCompressedData, "\(name) data is empty") {
                 _ = try Gzip.decompress([UInt8](), format: format)
             }
             #expect(error?.offset == 0)
@@ -69,7 +69,7 @@ struct GzipTests {
         let exactly = try Gzip.compress([UInt8](repeating: 0, count: Gzip.defaultOutputLimit))
         #expect(try Gzip.decompress(exactly).count == Gzip.defaultOutputLimit)
         let oneMore = try Gzip.compress([UInt8](repeating: 0, count: Gzip.defaultOutputLimit + 1))
-        Support.expectError(.outputLimitExceeded, "decompressed data is larger than the limit of 67108864 bytes") {
+        expectPNError(.outputLimitExceeded, "decompressed data is larger than the limit of 67108864 bytes") {
             _ = try Gzip.decompress(oneMore)
         }
         #expect(try Gzip.decompress(oneMore, outputLimit: .unlimited).count == Gzip.defaultOutputLimit + 1)
@@ -113,7 +113,7 @@ struct GzipTests {
 
     @Test("gzip output with a file name and several members decompresses like gzip -d")
     func systemGzipMultiMember() throws {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let parts = [Support.sampleText(count: 40_000, seed: 1), [], Support.noise(count: 9_000), Array("end".utf8)]
         var joined: [UInt8] = []
@@ -154,11 +154,11 @@ struct GzipTests {
         #expect(try Gzip.decompress(raw, format: .rawDeflate) == Array("hello hello hello hello\n".utf8))
     }
 
-    // MARK: Files
+    // MARK: Files (streamed through StreamPipeline with the gzip stages)
 
     @Test("file to file streaming round trip, checked by the system gzip")
     func fileStreaming() throws {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = Support.sampleText(count: 3_000_000) + Support.noise(count: 200_000)
         let plainURL = directory.appendingPathComponent("plain")
@@ -168,25 +168,32 @@ struct GzipTests {
         _ = FileManager.default.createFile(atPath: packedURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: backURL.path, contents: nil)
 
-        let compressed = try withHandles(plainURL, packedURL) { reader, writer in
-            try Gzip.compress(from: reader, to: writer, level: 6, chunkSize: 100_000)
+        let compressor = try GzipCompressor(level: 6, chunkSize: 100_000)
+        var bytesRead: Int64 = 0
+        try withDescriptors(plainURL, packedURL) { reader, writer in
+            try StreamPipeline.run(from: reader, through: [compressor], to: writer, chunkSize: 100_000) {
+                bytesRead = $0
+            }
         }
         let packed = [UInt8](try Data(contentsOf: packedURL))
-        #expect(compressed.bytesRead == UInt64(input.count))
-        #expect(compressed.bytesWritten == UInt64(packed.count))
+        #expect(bytesRead == Int64(input.count))
+        #expect(compressor.bytesIn == UInt64(input.count))
+        #expect(compressor.bytesOut == UInt64(packed.count))
         _ = try Support.run("gzip", ["-t"], input: packed)
         #expect(try Support.run("gzip", ["-dc"], input: packed).stdout == input)
 
-        let decompressed = try withHandles(packedURL, backURL) { reader, writer in
-            try Gzip.decompress(from: reader, to: writer)
+        let decompressor = try GzipDecompressor()
+        try withDescriptors(packedURL, backURL) { reader, writer in
+            try StreamPipeline.run(from: reader, through: [decompressor], to: writer)
         }
-        #expect(decompressed == Gzip.Transfer(bytesRead: UInt64(packed.count), bytesWritten: UInt64(input.count)))
+        #expect(decompressor.bytesIn == UInt64(packed.count))
+        #expect(decompressor.bytesOut == UInt64(input.count))
         #expect([UInt8](try Data(contentsOf: backURL)) == input)
     }
 
     @Test("file decompression reports corrupt input and the output limit")
     func fileStreamingErrors() throws {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let packed = try Gzip.compress(Support.sampleText(count: 500_000))
         let truncatedURL = directory.appendingPathComponent("truncated.gz")
@@ -195,18 +202,22 @@ struct GzipTests {
         try Data(packed.dropLast(5)).write(to: truncatedURL)
         try Data(packed).write(to: fullURL)
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        let error = Support.expectError(.corruptCompressedData, "gzip data is truncated") {
-            _ = try withHandles(truncatedURL, outURL) { try Gzip.decompress(from: $0, to: $1) }
+        let error = expectPNError(.corruptCompressedData, "gzip data is truncated") {
+            try withDescriptors(truncatedURL, outURL) {
+                try StreamPipeline.run(from: $0, through: [GzipDecompressor()], to: $1)
+            }
         }
         #expect(error?.offset == packed.count - 5)
-        Support.expectError(.outputLimitExceeded, "decompressed data is larger than the limit of 1000 bytes") {
-            _ = try withHandles(fullURL, outURL) { try Gzip.decompress(from: $0, to: $1, outputLimit: 1000) }
+        expectPNError(.outputLimitExceeded, "decompressed data is larger than the limit of 1000 bytes") {
+            try withDescriptors(fullURL, outURL) {
+                try StreamPipeline.run(from: $0, through: [GzipDecompressor(outputLimit: 1000)], to: $1)
+            }
         }
     }
 
     @Test("read and write failures are .io errors")
     func fileStreamingIOErrors() throws {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("data")
         try Data(Support.sampleText(count: 1000)).write(to: url)
@@ -214,20 +225,22 @@ struct GzipTests {
         let reader = try FileHandle(forReadingFrom: url)
         let writer = try FileHandle(forWritingTo: url)
         defer { try? reader.close(); try? writer.close() }
-        Support.expectError(.io, "write failed: Bad file descriptor") {
-            _ = try Gzip.compress(from: reader, to: reader)
+        expectPNError(.io, "write failed: Bad file descriptor") {
+            try StreamPipeline.run(from: reader.fileDescriptor, through: [GzipCompressor()],
+                                   to: reader.fileDescriptor)
         }
-        Support.expectError(.io, "read failed: Bad file descriptor") {
-            _ = try Gzip.decompress(from: writer, to: writer)
+        expectPNError(.io, "read failed: Bad file descriptor") {
+            try StreamPipeline.run(from: writer.fileDescriptor, through: [GzipDecompressor()],
+                                   to: writer.fileDescriptor)
         }
     }
 
-    private func withHandles<R>(_ input: URL, _ output: URL,
-                                _ body: (FileHandle, FileHandle) throws -> R) throws -> R {
+    /// Runs `body` with a descriptor reading `input` and one writing `output` (emptied first), then closes both.
+    private func withDescriptors<R>(_ input: URL, _ output: URL, _ body: (Int32, Int32) throws -> R) throws -> R {
         let reader = try FileHandle(forReadingFrom: input)
         let writer = try FileHandle(forWritingTo: output)
         defer { try? reader.close(); try? writer.close() }
         try writer.truncate(atOffset: 0)
-        return try body(reader, writer)
+        return try body(reader.fileDescriptor, writer.fileDescriptor)
     }
 }

@@ -15,13 +15,16 @@ import Testing
     func decryptAll() throws {
         let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy)
         let good = try crypto.encrypt(["text": "hi"])
-        let text = #"[[\#(good.serializedString()),"AAAAAAAAAAAAAAAAAAAAAA==",{"x":1},"06UDjczkvAAYcqWfNwkOiQ=="],13406746729185766,13406746780720711]"#
+        let hello = try Package.specCiphertext("spec-legacy-hello-world")
+        let text = #"[[\#(good.serializedString()),"AAAAAAAAAAAAAAAAAAAAAA==",{"x":1},"\#(hello)"],"#
+            + "13406746729185766,13406746780720711]"
         let history = try HistoryResponse(parsing: Array(text.utf8))
         let marked = crypto.decrypt(history: history, policy: .marker)
         #expect(marked.response.json.serializedString() == #"[[{"text":"hi"},"DECRYPTION_ERROR","DECRYPTION_ERROR","Hello World"],13406746729185766,13406746780720711]"#)
         #expect(marked.statuses.map(\.index) == [1, 2])
         #expect(marked.statuses.map(\.reason) == [.wrongKeyOrCorrupt, .notEncrypted])
-        #expect(marked.category == "decryptionError")
+        #expect(marked.statuses.map(\.category) == [.decryption, .decryption])
+        #expect(marked.statuses.map { $0.json["category"] } == ["decryptionError", "decryptionError"])
         let kept = crypto.decrypt(history: history, policy: .passThrough)
         #expect(kept.response.items[1] == "AAAAAAAAAAAAAAAAAAAAAA==")
         #expect(kept.response.items[2] == ["x": 1])
@@ -31,10 +34,11 @@ import Testing
     @Test("decrypts the message inside timetoken objects and keeps the timetoken exact")
     func withTimetokens() throws {
         let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy)
-        let text = #"[[{"message":"06UDjczkvAAYcqWfNwkOiQ==","timetoken":14523786181828541}],14523786181828541,14523786181828541]"#
+        let hello = try Package.specCiphertext("spec-legacy-hello-world")
+        let text = #"[[{"message":"\#(hello)","timetoken":14523786181828541}],14523786181828541,"#
+            + "14523786181828541]"
         let result = crypto.decrypt(history: try HistoryResponse(parsing: Array(text.utf8)), policy: .marker)
         #expect(result.statuses.isEmpty)
-        #expect(result.category == nil)
         #expect(result.response.json.serializedString() == #"[[{"message":"Hello World","timetoken":14523786181828541}],14523786181828541,14523786181828541]"#)
     }
 

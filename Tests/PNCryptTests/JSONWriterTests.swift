@@ -49,48 +49,25 @@ private let pythonOnlyCorpus = #"""
 
 /// Runs external reference implementations (Python, Node) over a file of JSON lines.
 enum ReferenceTool {
-    /// The absolute path of `name` on `PATH`, or `nil`.
-    static func find(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-
     /// Runs `tool` with `arguments` and a temporary file holding `lines` (one per line) as the last argument;
     /// returns stdout split into lines of bytes. Fails the test when the tool is missing or fails.
     static func run(_ tool: String, _ arguments: [String], lines: [[UInt8]]) throws -> [[UInt8]] {
         let executable = try #require(
-            find(tool), "\(tool) is not installed or not on PATH: the JSON cross-check needs it")
-        let input = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pncrypt-json-\(UUID().uuidString).jsonl")
-        var data = Data()
-        for line in lines {
-            data.append(contentsOf: line)
-            data.append(0x0A)
+            findTool(tool), "\(tool) is not installed or not on PATH: the JSON cross-check needs it")
+        return try withTemporaryDirectory { dir in
+            let input = dir.appendingPathComponent("lines.jsonl")
+            var data = Data()
+            for line in lines {
+                data.append(contentsOf: line)
+                data.append(0x0A)
+            }
+            try data.write(to: input)
+            let run = try runProcess(executable, arguments + [input.path])
+            try #require(run.status == 0, "\(tool) failed (\(run.status)): \(run.stderr)")
+            var result = run.stdout.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+            if result.last?.isEmpty == true { result.removeLast() }
+            return result
         }
-        try data.write(to: input)
-        defer { try? FileManager.default.removeItem(at: input) }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments + [input.path]
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(
-            process.terminationStatus == 0,
-            "\(tool) failed (\(process.terminationStatus)): \(String(decoding: errors, as: UTF8.self))")
-        var result = [UInt8](output).split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
-        if result.last?.isEmpty == true { result.removeLast() }
-        return result
     }
 
     static let pythonDumps = """

@@ -41,10 +41,10 @@ import Testing
     @Test("a failed decryption wipes the partial plaintext it produced")
     func failedDecrypt() throws {
         let module = try CryptoModule(cipherKey: "enigma")
-        var sealed = try module.encrypt([UInt8](repeating: 0x42, count: 100), scheme: .legacy)
+        var sealed = try module.encryptBinary([UInt8](repeating: 0x42, count: 100), scheme: .legacy)
         sealed[sealed.count - 17] ^= 0x55  // the last block's padding becomes invalid
         let sizes = Self.wipes {
-            let error = expectPNError { () throws(PNCryptError) in try module.decrypt(sealed, scheme: .legacy) }
+            let error = expectPNError { () throws(PNCryptError) in try module.decryptBinary(sealed, scheme: .legacy) }
             #expect(error?.code == .wrongKeyOrCorrupt)
         }
         // The output buffer had room for the ciphertext and one block.
@@ -70,7 +70,7 @@ import Testing
     @Test("a key ring wipes plaintext it rejects as not UTF-8")
     func rejectedPlaintext() throws {
         let module = try CryptoModule(cipherKey: "enigma")
-        let sealed = try module.encrypt([0xFF, 0xFE, 0xFD], scheme: .legacy)
+        let sealed = try module.encryptBinary([0xFF, 0xFE, 0xFD], scheme: .legacy)
         let sizes = Self.wipes {
             let error = expectPNError { () throws(PNCryptError) in
                 try KeyRing(keys: [module.key]).decrypt(sealed, scheme: .legacy, content: .json)
@@ -84,7 +84,7 @@ import Testing
     @Test("a stream decryptor wipes its plaintext buffer, finished or abandoned")
     func streamBuffers() throws {
         let key = try CipherKey("enigma")
-        let file = try CryptoModule(key: key).encrypt([UInt8](repeating: 1, count: 5000), scheme: .acrh)
+        let file = try CryptoModule(key: key).encryptBinary([UInt8](repeating: 1, count: 5000), scheme: .acrh)
         // Abandoned after the first chunk (as when the output cannot be written).
         let abandoned = try Self.wipes {
             let stage = try StreamDecryptor(key: key)
@@ -108,7 +108,7 @@ import Testing
     func copiedInput() throws {
         let module = try CryptoModule(cipherKey: "enigma")
         let plaintext = (0..<40).lazy.map { UInt8($0) }  // not contiguous: withBytes copies it
-        let sizes = try Self.wipes { _ = try module.encrypt(plaintext, scheme: .legacy) }
+        let sizes = try Self.wipes { _ = try module.encryptBinary(plaintext, scheme: .legacy) }
         #expect(sizes.contains(40), "\(sizes)")
     }
 }

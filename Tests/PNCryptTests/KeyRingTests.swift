@@ -7,18 +7,18 @@ import Testing
         let old = try CryptoModule(cipherKey: "old")
         let new = try CryptoModule(cipherKey: "new")
         let ring = try KeyRing(["new", "old"])
-        let fromOld = try ring.decrypt(try old.encrypt([UInt8]("hello")))
+        let fromOld = try ring.decrypt(try old.encryptBinary([UInt8]("hello")))
         #expect(fromOld.keyIndex == 1)
         #expect(fromOld.scheme == .acrh)
         #expect(fromOld.plaintext == [UInt8]("hello"))
-        let fromNew = try ring.decrypt(try new.encrypt([UInt8]("hello"), scheme: .legacy))
+        let fromNew = try ring.decrypt(try new.encryptBinary([UInt8]("hello"), scheme: .legacy))
         #expect(fromNew.keyIndex == 0)
         #expect(fromNew.scheme == .legacy)
     }
 
     @Test("reports the first key's error when none works")
     func noneWorks() throws {
-        let data = try CryptoModule(cipherKey: "third").encrypt([UInt8]("hello"), scheme: .legacy)
+        let data = try CryptoModule(cipherKey: "third").encryptBinary([UInt8]("hello"), scheme: .legacy)
         let error = expectPNError { () throws(PNCryptError) in try KeyRing(["a", "b"]).decrypt(data) }
         #expect(error?.code == .wrongKeyOrCorrupt)
         #expect(error?.message == CryptoModule.decryptionFailed.message)
@@ -34,8 +34,9 @@ import Testing
         let wrong = try CryptoModule(cipherKey: "wrong")
         var found: [UInt8]?
         for i in 0..<5000 {
-            let data = try right.encrypt([UInt8]("message number \(i)"), scheme: .legacy)
-            if let garbage = try? wrong.decrypt(data, scheme: .legacy), String(validating: garbage, as: UTF8.self) == nil {
+            let data = try right.encryptBinary([UInt8]("message number \(i)"), scheme: .legacy)
+            if let garbage = try? wrong.decryptBinary(data, scheme: .legacy),
+               String(validating: garbage, as: UTF8.self) == nil {
                 found = data
                 break
             }

@@ -7,7 +7,16 @@ import Testing
         let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy33)
         let message = try JSONValue(parsing: #"["seven","eight",{"food":"Cheeseburger","drink":"Coffee"}]"#)
         let wire = try crypto.encrypt(message)
-        #expect(wire.serializedString() == #"["0ZRaiDryY0rdklgVVU80pQ==","Ti5YyHCCUEjg/op0Zm393w==",{"food":"zu9G3gtmiAxYLpehtuQngw==","drink":"vJYgOIZdbL4rRqdigAcujA=="}]"#)
+        // Each leaf's ciphertext is a spec.json vector.
+        func leaf(_ id: String) throws -> JSONValue {
+            let vector = try Package.specVector(id)
+            return .string(try #require(vector.ciphertext))
+        }
+        let expected: JSONValue = [try leaf("spec-legacy33-seven"), try leaf("spec-legacy33-eight"),
+                                   ["food": try leaf("spec-legacy33-cheeseburger"),
+                                    "drink": try leaf("spec-legacy33-coffee")]]
+        #expect(wire == expected)
+        #expect(wire.serializedString() == expected.serializedString())
         let back = crypto.decrypt(wire, policy: .marker)
         #expect(back.status == nil)
         #expect(back.message == message)

@@ -1,5 +1,6 @@
 import Testing
 @testable import PNCrypt
+import PNCryptVectors
 
 @Suite struct MessageCryptoTests {
     /// SPEC section 7 legacy vectors whose plaintext is a message: the JSON text an SDK encrypted.
@@ -36,7 +37,10 @@ import Testing
             #expect(try crypto.encrypt(jsonText: Array(plaintext.utf8)) == wire)
         }
         let hello = try MessageCrypto(cipherKey: "enigma", scheme: .legacy)
-        #expect(String(decoding: try hello.publishBody("Hello World"), as: UTF8.self) == "\"06UDjczkvAAYcqWfNwkOiQ==\"")
+        let helloVector = try Package.specVector("spec-legacy-hello-world")
+        #expect(helloVector.plaintext == #""Hello World""#)
+        #expect(String(decoding: try hello.publishBody("Hello World"), as: UTF8.self)
+                == "\"\(try #require(helloVector.ciphertext))\"")
     }
 
     @Test("round-trips messages in every scheme and style")
@@ -101,7 +105,7 @@ import Testing
 
     @Test("plaintext that is not UTF-8 is a decryption error (iOS 3.4)")
     func invalidUTF8() throws {
-        let bytes = try CryptoModule(cipherKey: "enigma").encryptToBase64([0xFF, 0xFE, 0x41], scheme: .legacy)
+        let bytes = try CryptoModule(cipherKey: "enigma").encrypt([0xFF, 0xFE, 0x41], scheme: .legacy)
         let result = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy).decrypt(.string(bytes), policy: .marker)
         #expect(result.status?.reason == .wrongKeyOrCorrupt)
         #expect(result.status?.error == CryptoModule.decryptionFailed)

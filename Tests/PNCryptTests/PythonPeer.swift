@@ -21,7 +21,7 @@ final class PythonPeer: @unchecked Sendable {
         var description: String
     }
 
-    private let process: Process
+    private let child: ChildProcess
     private let toPeer: FileHandle
     private let fromPeer: Int32
     private let stderrPath: String
@@ -80,49 +80,28 @@ final class PythonPeer: @unchecked Sendable {
         return venv + "/bin/python"
     }
 
-    /// Runs a tool to completion and returns its status and combined output.
+    /// Runs a tool to completion and returns its status and its output (standard output, then error).
     private static func runTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try runProcess(path, arguments)
+        return (result.status, result.text + result.stderr)
     }
 
     private init(python: String) throws {
         signal(SIGPIPE, SIG_IGN)
         let script = Package.root.appendingPathComponent("scripts/pubnub_peer.py").path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-u", script]
         var env = ProcessInfo.processInfo.environment
         env["PYTHONIOENCODING"] = "utf-8"
         env["PYTHONUTF8"] = "1"
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-        process.environment = env
         stderrPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("pncrypt-peer-\(UUID().uuidString).stderr").path
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
         do {
-            try process.run()
+            child = try ChildProcess(python, ["-u", script], environment: env, stderr: .file(stderrPath))
         } catch {
             throw SetupError(description: "could not start \(python) \(script): \(error). \(PythonPeer.howToFix)")
         }
-        toPeer = input.fileHandleForWriting
-        fromPeer = output.fileHandleForReading.fileDescriptor
-        // Keep the pipe objects' read end alive for the process's lifetime.
-        retained = [input, output]
+        toPeer = FileHandle(fileDescriptor: child.input, closeOnDealloc: false)
+        fromPeer = child.output
         let pong: JSONValue
         do {
             pong = try request(["op": "ping"])
@@ -134,8 +113,6 @@ final class PythonPeer: @unchecked Sendable {
                              + "\(Self.sdkVersion). \(PythonPeer.howToFix)")
         }
     }
-
-    private var retained: [Pipe] = []
 
     /// Sends one request and returns the reply object (`ok` true or false).
     func request(_ request: JSONValue) throws -> JSONValue {
@@ -195,7 +172,7 @@ final class PythonPeer: @unchecked Sendable {
     }
 
     deinit {
-        try? toPeer.close()
+        child.closeInput()
         try? FileManager.default.removeItem(atPath: stderrPath)
     }
 }

@@ -66,19 +66,11 @@ enum Interop {
         return inner
     }
 
-    /// Runs `body` in a fresh temporary folder that is removed afterwards.
-    static func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pncrypt-interop-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        return try body(dir)
-    }
-
     /// `size` deterministic pseudo-random bytes (AES of zeros under a key made from the seed: fast for 50 MB).
     static func content(size: Int, seed: UInt64, label: String) throws -> [UInt8] {
         guard size > 0 else { return [] }
         let module = try CryptoModule(cipherKey: "interop-content-\(seed)-\(label)")
-        return Array(try module.encrypt([UInt8](repeating: 0, count: size), scheme: .legacy).prefix(size))
+        return Array(try module.encryptBinary([UInt8](repeating: 0, count: size), scheme: .legacy).prefix(size))
     }
 
     /// Encrypts or decrypts a file with the library's streaming API (constant memory).
@@ -90,7 +82,7 @@ enum Interop {
             try? inHandle.close()
             try? outHandle.close()
         }
-        try StreamPipeline.run(from: inHandle, through: [stage], to: outHandle)
+        try StreamPipeline.run(from: inHandle.fileDescriptor, through: [stage], to: outHandle.fileDescriptor)
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
@@ -234,7 +226,7 @@ struct PythonSDKInteropTests {
         // 2. The SDK's JSON text is pncrypt's `python` style, and it is exactly what the SDK encrypted.
         let pythonText = message.serialized(style: .python)
         #expect(Array(sdkJSON.utf8) == pythonText, "\(label)")
-        let plaintext = try CryptoModule(cipherKey: key).decrypt(base64: base64, scheme: scheme)
+        let plaintext = try CryptoModule(cipherKey: key).decrypt(base64, scheme: scheme)
         #expect(plaintext == pythonText, "\(label)")
 
         // 3. Same bytes on the wire when the IV is the same.
@@ -283,7 +275,7 @@ struct PythonSDKInteropTests {
                                           "text": ""])
             #expect(reply["ok"] == false && reply["category"] == "encryption", "\(scheme): \(reply)")
             let ours = expectPNError { () throws(PNCryptError) in
-                try CryptoModule(cipherKey: "enigma").encrypt([], scheme: scheme)
+                try CryptoModule(cipherKey: "enigma").encryptBinary([], scheme: scheme)
             }
             #expect(ours?.code == .emptyPlaintext && ours?.category == .encryption, "\(scheme)")
         }
@@ -300,7 +292,7 @@ struct PythonSDKInteropTests {
         var rng = SeededRandom(seed: seed, label: "files-\(scheme)")
         var sizes = [0, 1, 16, 1 << 20, 50 << 20, 15, 17, 31, 32, 33]
         for _ in 0..<40 { sizes.append(rng.int(2...70_000)) }
-        try Interop.withTemporaryDirectory { dir in
+        try withTemporaryDirectory { dir in
             var tally = FileTally()
             defer {
                 print("PythonSDK interop [PNCRYPT_INTEROP_SEED=\(seed)] files \(scheme), \(sizes.count) sizes: "
@@ -441,9 +433,9 @@ struct PythonSDKInteropTests {
     func emptyFiles() throws {
         let (peer, _) = try Interop.setup()
         let key = try CipherKey("ключ🔑")
-        try Interop.withTemporaryDirectory { dir in
+        try withTemporaryDirectory { dir in
             // header + first block of the encryption of 16 bytes of 0x10 = the encryption of nothing
-            let sixteen = try CryptoModule(key: key).encrypt([UInt8](repeating: 16, count: 16), scheme: .acrh)
+            let sixteen = try CryptoModule(key: key).encryptBinary([UInt8](repeating: 16, count: 16), scheme: .acrh)
             let emptyACRH = Array(sixteen.prefix(26 + 16))
             let file = dir.appendingPathComponent("empty.acrh")
             let out = dir.appendingPathComponent("out")
@@ -452,14 +444,15 @@ struct PythonSDKInteropTests {
                                           "in": .string(file.path), "out": .string(out.path)])
             #expect(reply["ok"] == true && reply["bytes"] == 0, "SDK: \(reply)")
             #expect(try StreamPipeline.run(emptyACRH, through: [StreamDecryptor(key: key)]) == [])
-            #expect(try CryptoModule(key: key).decrypt(emptyACRH) == [])
+            #expect(try CryptoModule(key: key).decryptBinary(emptyACRH) == [])
 
             // The legacy format: pncrypt refuses to write an empty file; IV + one padding block reads as 0 bytes
             // in the SDK, both code paths.
             #expect(expectPNError { () throws(PNCryptError) in
                 try StreamPipeline.run([UInt8](), through: [StreamEncryptor(key: key, scheme: .legacyRandomIV)])
             }?.code == .emptyPlaintext)
-            let legacy = try CryptoModule(key: key).encrypt([UInt8](repeating: 16, count: 16), scheme: .legacyRandomIV)
+            let legacy = try CryptoModule(key: key)
+                .encryptBinary([UInt8](repeating: 16, count: 16), scheme: .legacyRandomIV)
                 .prefix(32)
             try Data(legacy).write(to: file)
             for via in ["module", "filecrypto"] {
@@ -482,7 +475,7 @@ struct PythonSDKInteropTests {
             #expect(r["ok"] == true && r["bytes"] == 32, "SDK filecrypto: \(r)")
             let theirs = Array(try Data(contentsOf: file))
             #expect(try StreamPipeline.run(theirs, through: [StreamDecryptor(key: key)]) == [])
-            #expect(try CryptoModule(key: key).decrypt(theirs, scheme: .legacyRandomIV) == [])
+            #expect(try CryptoModule(key: key).decryptBinary(theirs, scheme: .legacyRandomIV) == [])
         }
     }
 }

@@ -23,7 +23,7 @@ import Testing
     @Test("streamed encryption equals the one-shot file format", arguments: [Scheme.legacyRandomIV, .acrh])
     func matchesOneShot(scheme: Scheme) throws {
         let module = CryptoModule(key: key)
-        let oneShot = try module.encrypt(plaintext, scheme: scheme, iv: iv)
+        let oneShot = try module.encryptBinary(plaintext, scheme: scheme, iv: iv)
         for size in [1, 15, 16, 17, 4096, 1 << 20] where size != 1 || scheme == .acrh {
             #expect(try run(StreamEncryptor(key: key, scheme: scheme, iv: iv), plaintext, chunk: size) == oneShot)
         }
@@ -33,16 +33,16 @@ import Testing
     func threeFileFormats() throws {
         let module = CryptoModule(key: key)
         let fixed = try run(StreamEncryptor(key: key, scheme: .legacy), [UInt8]("abc"), chunk: 3)
-        #expect(fixed == (try module.encrypt([UInt8]("abc"), scheme: .legacy)))
+        #expect(fixed == (try module.encryptBinary([UInt8]("abc"), scheme: .legacy)))
         #expect(try run(StreamDecryptor(key: key, scheme: .legacy), fixed, chunk: 5) == [UInt8]("abc"))
         #expect(try run(StreamDecryptor(key: key, legacyScheme: .legacy), fixed, chunk: 5) == [UInt8]("abc"))
         let random = try run(StreamEncryptor(key: key, scheme: .legacyRandomIV), [UInt8]("abc"), chunk: 3)
         #expect(random.count == 32)
-        #expect(try module.decrypt(random, scheme: .legacyRandomIV) == [UInt8]("abc"))
+        #expect(try module.decryptBinary(random, scheme: .legacyRandomIV) == [UInt8]("abc"))
         #expect(try run(StreamDecryptor(key: key), random, chunk: 5) == [UInt8]("abc"))
         // A fixed-IV file of 3 blocks also has valid padding read as random-IV: 16 bytes short, as the SPEC says.
         let long = [UInt8](repeating: 0x61, count: 40)
-        let misread = try run(StreamDecryptor(key: key), try module.encrypt(long, scheme: .legacy), chunk: 7)
+        let misread = try run(StreamDecryptor(key: key), try module.encryptBinary(long, scheme: .legacy), chunk: 7)
         #expect(misread == Array(long.dropFirst(16)))
         #expect(expectPNError { () throws(PNCryptError) in try StreamEncryptor(key: key, scheme: .legacy33) }?
             .code == .invalidValue)
@@ -50,7 +50,7 @@ import Testing
 
     @Test("decrypts in any chunking and detects the format", arguments: [Scheme.legacyRandomIV, .acrh])
     func decryptChunked(scheme: Scheme) throws {
-        let data = try CryptoModule(key: key).encrypt(plaintext, scheme: scheme)
+        let data = try CryptoModule(key: key).encryptBinary(plaintext, scheme: scheme)
         for size in [1, 3, 16, 25, 26, 27, 65536] {
             let detecting = try StreamDecryptor(key: key)
             #expect(try run(detecting, data, chunk: size) == plaintext)
@@ -62,8 +62,8 @@ import Testing
     @Test("reports broken streams with the byte layer's errors")
     func errors() throws {
         let module = CryptoModule(key: key)
-        let acrh = try module.encrypt([UInt8]("hello"), scheme: .acrh)
-        let legacy = try module.encrypt([UInt8]("hello"), scheme: .legacyRandomIV)
+        let acrh = try module.encryptBinary([UInt8]("hello"), scheme: .acrh)
+        let legacy = try module.encryptBinary([UInt8]("hello"), scheme: .legacyRandomIV)
         let cases: [([UInt8], Scheme?, PNCryptError.Code, String)] = [
             (Array(acrh.prefix(12)), nil, .malformedHeader, "cut short"),
             (Array(acrh.prefix(26)), nil, .wrongKeyOrCorrupt, "empty ciphertext after the PNED header"),
@@ -95,8 +95,7 @@ import Testing
 
     @Test("the pipeline streams files and reports progress")
     func pipelineFiles() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pncrypt-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let source = dir.appendingPathComponent("in")
         let sealed = dir.appendingPathComponent("sealed")
@@ -108,15 +107,16 @@ import Testing
         do {
             let input = try FileHandle(forReadingFrom: source)
             let output = try FileHandle(forWritingTo: sealed)
-            try StreamPipeline.run(from: input, through: [StreamEncryptor(key: key, scheme: .acrh)], to: output,
-                                   chunkSize: 1 << 20) { seen.append($0) }
+            try StreamPipeline.run(from: input.fileDescriptor, through: [StreamEncryptor(key: key, scheme: .acrh)],
+                                   to: output.fileDescriptor, chunkSize: 1 << 20) { seen.append($0) }
             try input.close()
             try output.close()
         }
         #expect(seen == [1 << 20, 2 << 20, 3_000_001])
         let input = try FileHandle(forReadingFrom: sealed)
         let output = try FileHandle(forWritingTo: opened)
-        try StreamPipeline.run(from: input, through: [StreamDecryptor(key: key)], to: output)
+        try StreamPipeline.run(from: input.fileDescriptor, through: [StreamDecryptor(key: key)],
+                               to: output.fileDescriptor)
         try input.close()
         try output.close()
         #expect(try Data(contentsOf: opened) == Data(big))
@@ -124,45 +124,32 @@ import Testing
 
     // MARK: API misuse throws, never traps (issue 11, finding 8)
 
-    /// Runs `body` and returns its error's code and message, or nil when it does not throw.
-    func failure(_ body: () throws -> Void) -> PNCryptError? {
-        do {
-            try body()
-            return nil
-        } catch let error as PNCryptError {
-            return error
-        } catch {
-            Issue.record("expected a PNCryptError, got \(error)")
-            return nil
-        }
-    }
-
     @Test("finish twice, or update after finish, throws invalidValue for every stage")
     func finishTwiceThrows() throws {
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
         let encryptor = try StreamEncryptor(key: key, scheme: .acrh, iv: iv)
         let sealed = try run(encryptor, plaintext, chunk: 4096)
-        #expect(failure { try encryptor.finish { _ in } }?.code == .invalidValue)
-        #expect(failure { try encryptor.update(empty) { _ in } }?.code == .invalidValue)
+        #expect(expectPNError { try encryptor.finish { _ in } }?.code == .invalidValue)
+        #expect(expectPNError { try encryptor.update(empty) { _ in } }?.code == .invalidValue)
 
         let decryptor = try StreamDecryptor(key: key)
         #expect(try run(decryptor, sealed, chunk: 4096) == plaintext)
-        let twice = failure { try decryptor.finish { _ in } }
+        let twice = expectPNError { try decryptor.finish { _ in } }
         #expect(twice?.code == .invalidValue)
         #expect(twice?.message == "the stream decryptor has already finished")
-        #expect(failure { try decryptor.update(empty) { _ in } }?.code == .invalidValue)
+        #expect(expectPNError { try decryptor.update(empty) { _ in } }?.code == .invalidValue)
 
         // A finish that failed (the stream was cut short) is final too.
         let cut = try StreamDecryptor(key: key)
-        #expect(failure { _ = try run(cut, Array(sealed.prefix(20)), chunk: 7) }?.code == .malformedHeader)
-        #expect(failure { try cut.finish { _ in } }?.code == .invalidValue)
+        #expect(expectPNError { _ = try run(cut, Array(sealed.prefix(20)), chunk: 7) }?.code == .malformedHeader)
+        #expect(expectPNError { try cut.finish { _ in } }?.code == .invalidValue)
 
         let stages: [any ByteStreamStage] = [try GzipCompressor(), try GzipDecompressor()]
         let packed = try StreamPipeline.run(plaintext, through: stages)
         #expect(packed == plaintext)
         for stage in stages {
-            #expect(failure { try stage.finish { _ in } }?.code == .invalidValue)
-            #expect(failure { try stage.update(empty) { _ in } }?.code == .invalidValue)
+            #expect(expectPNError { try stage.finish { _ in } }?.code == .invalidValue)
+            #expect(expectPNError { try stage.update(empty) { _ in } }?.code == .invalidValue)
         }
     }
 
@@ -171,8 +158,9 @@ import Testing
     func pipelineChunkSize(chunkSize: Int) throws {
         let input = try #require(FileHandle(forReadingAtPath: "/dev/zero"))
         defer { try? input.close() }
-        let error = failure {
-            try StreamPipeline.run(from: input, through: [], to: FileHandle.nullDevice, chunkSize: chunkSize)
+        let error = expectPNError {
+            try StreamPipeline.run(from: input.fileDescriptor, through: [], to: FileHandle.nullDevice.fileDescriptor,
+                                   chunkSize: chunkSize)
         }
         #expect(error?.code == .invalidValue)
         #expect(error?.message == "chunk size must be positive, got \(chunkSize)")

@@ -1,5 +1,6 @@
 import Testing
 @testable import PNCrypt
+import PNCryptVectors
 
 @Suite struct TestVectorTests {
     @Test("every vector file in Vectors/ passes", arguments: ["spec.json", "negative.json", "generated.json",

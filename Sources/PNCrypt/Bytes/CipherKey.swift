@@ -21,7 +21,7 @@ public final class CipherKey: Sendable {
         guard !string.isEmpty else { throw PNCryptError(.invalidKey, "the cipher key is empty") }
         self.string = string
         var utf8 = Array(string.utf8)
-        let sha = OpenSSL.sha256(utf8)
+        let sha = Backend.sha256(utf8)
         let hexDigits = Array("0123456789abcdef".utf8)
         var hex = [UInt8]()
         hex.reserveCapacity(32)
@@ -33,8 +33,8 @@ public final class CipherKey: Sendable {
         // only copy the shared storage and wipe the copy). The UTF-8 copy of the key is ours: wipe it now.
         legacy = SecretBytes(hex)
         raw = SecretBytes(sha)
-        md5 = SecretBytes(OpenSSL.md5(utf8))
-        OpenSSL.cleanse(&utf8)
+        md5 = SecretBytes(Backend.md5(utf8))
+        Backend.cleanse(&utf8)
         pools = [
             ContextPool(aes256: true, key: legacy, encrypting: true),
             ContextPool(aes256: true, key: legacy, encrypting: false),

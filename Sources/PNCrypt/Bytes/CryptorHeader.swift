@@ -7,6 +7,9 @@
 /// | 5 | 4 | cryptor id, `ACRH` for AES-CBC |
 /// | 9 | 1 or 3 | metadata length: one byte if < 255, else `0xFF` and a big-endian `UInt16` |
 /// | .. | n | metadata (for `ACRH`: the 16-byte IV) |
+///
+/// This file owns the header: its bytes and what they mean (which cryptor follows, where the IV is, what data
+/// without a header is when only `acrh` is read). Every other file asks it.
 public struct CryptorHeader: Hashable, Sendable {
     /// The four bytes every header starts with: ASCII `PNED`.
     public static let sentinel: [UInt8] = Array("PNED".utf8)
@@ -17,6 +20,15 @@ public struct CryptorHeader: Hashable, Sendable {
     /// The longest header this library reads before it knows the metadata length: sentinel, version, id,
     /// and a 3-byte length.
     public static let maximumFixedLength = 12
+    /// The id the legacy cryptor has in the Swift and Go SDKs: four zero bytes. They never write it, but read a
+    /// header carrying it as "legacy data follows".
+    static let legacyCryptorID: [UInt8] = [0, 0, 0, 0]
+    /// The `ACRH` metadata: the AES-CBC IV, 16 bytes.
+    static let ivLength = 16
+    /// `PNED`, version 1, `ACRH`, metadata length 16: the 10 bytes before the IV in every header pncrypt writes.
+    static let acrhStart: [UInt8] = sentinel + [currentVersion] + aesCBCCryptorID + [UInt8(ivLength)]
+    /// The length of that header with its IV: 26 bytes (a literal: the message path reads it per message).
+    static let acrhLength = 26
 
     /// Header version (1).
     public var version: UInt8
@@ -69,7 +81,8 @@ public struct CryptorHeader: Hashable, Sendable {
     ///   not a header, and the data is legacy. Otherwise the header and the number of bytes it occupies.
     /// - Throws: `unknownCryptor` for a version other than 1; `malformedHeader` when the header is cut short
     ///   (no version, id or length byte, or less metadata than announced). The cryptor id is not checked here.
-    public static func parse(_ bytes: some Collection<UInt8>) throws(PNCryptError) -> (header: CryptorHeader, length: Int)? {
+    public static func parse(_ bytes: some Collection<UInt8>) throws(PNCryptError)
+        -> (header: CryptorHeader, length: Int)? {
         let b = Array(bytes.prefix(maximumFixedLength))
         guard b.count >= 4, b[0..<4].elementsEqual(sentinel) else { return nil }
         guard b.count >= 5 else { throw cutShort("no version byte after PNED", 4) }
@@ -103,40 +116,55 @@ public struct CryptorHeader: Hashable, Sendable {
     }
 }
 
-/// Lowercase hex encoding and decoding.
-public enum Hex {
-    /// Lowercase hex of `bytes`.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+// MARK: What a header means
+
+extension CryptorHeader {
+    /// The scheme of the data after this header: `acrh` for `ACRH`; for the legacy cryptor's id, when reading with
+    /// detection (`explicit` nil), the caller's legacy scheme, returned as nil.
+    /// - Throws: `unknownCryptor` for any other id (or the legacy id when `acrh` is required); `malformedHeader`
+    ///   for `ACRH` metadata that is not a 16-byte IV.
+    func scheme(reading explicit: Scheme?) throws(PNCryptError) -> Scheme? {
+        if cryptorID == Self.legacyCryptorID && explicit == nil { return nil }
+        guard cryptorID == Self.aesCBCCryptorID else {
+            throw PNCryptError(.unknownCryptor, "unknown cryptor id '\(cryptorIDDescription)' in PNED header"
+                               + " at offset 5 (known: ACRH)", offset: 5)
         }
-        return String(decoding: out, as: UTF8.self)
+        guard metadata.count == Self.ivLength else {
+            throw PNCryptError(.malformedHeader, "ACRH header metadata is \(metadata.count) bytes;"
+                               + " the IV must be \(Self.ivLength)", offset: 9)
+        }
+        return .acrh
     }
 
-    /// The bytes of hex text (either case); nil when it is not an even number of hex digits.
-    public static func decode(_ text: String) -> [UInt8]? {
-        let chars = Array(text.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(chars.count / 2)
-        var i = 0
-        while i < chars.count {
-            guard let hi = nibble(chars[i]), let lo = nibble(chars[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
+    /// Whether `bytes` start with the header pncrypt and every SDK write (`PNED 01 ACRH 10`) and hold its whole IV:
+    /// the fast path that needs no parsing.
+    static func startsWithACRH<C: Collection<UInt8>>(_ bytes: C) -> Bool {
+        guard bytes.count >= acrhLength else { return false }
+        var index = bytes.startIndex
+        for expected in acrhStart {
+            guard bytes[index] == expected else { return false }
+            bytes.formIndex(after: &index)
         }
-        return out
+        return true
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
+    /// Whether the first bytes of a stream are, or may still become, a header: the sentinel, or (before the end of
+    /// the stream) the start of it.
+    static func mayStart(_ head: some Collection<UInt8>, final: Bool) -> Bool {
+        head.count >= sentinel.count ? head.prefix(sentinel.count).elementsEqual(sentinel)
+            : !final && sentinel.starts(with: head)
+    }
+
+    /// The error for headerless `bytes` read as `acrh` only: empty is a decryption error; anything else would be
+    /// the legacy cryptor's data, and no legacy cryptor is there: an unknown cryptor (PubNub's contract
+    /// scenarios). The first bytes of the sentinel alone are a header cut short.
+    static func missing(_ bytes: some Collection<UInt8>) -> PNCryptError {
+        if bytes.isEmpty { return PNCryptError(.malformedHeader, "empty input: no PNED header", offset: 0) }
+        if bytes.count < sentinel.count && sentinel.starts(with: bytes) {
+            return PNCryptError(.malformedHeader, "no PNED header: \(bytes.count) bytes, a header cut short",
+                                offset: 0)
         }
+        return PNCryptError(.unknownCryptor, "no PNED header: this is legacy data (or not ciphertext), and acrh"
+                            + " reads only data with a header", offset: 0)
     }
 }

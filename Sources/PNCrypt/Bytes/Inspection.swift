@@ -16,7 +16,7 @@ public struct Inspection: Hashable, Sendable {
     ///   `wrongKeyOrCorrupt` when the ciphertext is empty or not a whole number of blocks.
     public init(prefix: some Collection<UInt8>, totalLength: Int) throws(PNCryptError) {
         if let (header, length) = try CryptorHeader.parse(prefix) {
-            _ = try CryptoModule.cryptor(for: header, explicit: nil)
+            _ = try header.scheme(reading: nil)
             self.header = header
             headerLength = length
         } else {
@@ -24,8 +24,7 @@ public struct Inspection: Hashable, Sendable {
             headerLength = 0
         }
         ciphertextLength = totalLength - headerLength
-        try CryptoModule.checkBlocks(ciphertextLength, scheme: header == nil ? .legacy : .acrh,
-                                     afterHeader: header != nil)
+        try Cryptor.checkBlocks(ciphertextLength, scheme: header == nil ? .legacy : .acrh)
     }
 
     /// Reads what `data` is.
@@ -36,8 +35,9 @@ public struct Inspection: Hashable, Sendable {
     /// A few lines for a person.
     public var lines: [String] {
         guard let header else {
-            var lines = ["no header: legacy data, \(blocks) block\(blocks == 1 ? "" : "s")"
-                         + " (if this is PubNub or pncrypt ciphertext at all: nothing without a key can tell)"]
+            // Only what the bytes say: nothing without a key tells whether they are ciphertext at all.
+            var lines = ["no PNED header; if this is pncrypt or PubNub ciphertext it is legacy data, \(blocks) block"
+                         + (blocks == 1 ? ", IV fixed (too short for a random IV)" : "s, IV fixed or random")]
             if blocks >= 2 {
                 lines.append("legacy (fixed IV): \(blocks) blocks of ciphertext;"
                              + " legacy-random-iv: a 16-byte IV, then \(blocks - 1) block\(blocks == 2 ? "" : "s")")
@@ -45,8 +45,6 @@ public struct Inspection: Hashable, Sendable {
                 lines.append("nothing in the bytes says which: both readings have valid padding with the right key,"
                              + " and differ only at the start (the fixed-IV reading has 16 more plaintext bytes);"
                              + " choose with --scheme or --legacy-scheme, as the writing client was set")
-            } else {
-                lines.append("legacy (fixed IV) only: too short to carry a random IV")
             }
             return lines
         }

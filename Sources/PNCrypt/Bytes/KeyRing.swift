@@ -52,6 +52,7 @@ public struct KeyRing: Sendable {
     /// Decrypts with the one (key, scheme) reading that qualifies.
     ///
     /// - Parameters:
+    ///   - data: the ciphertext bytes (Base64-decoded).
     ///   - scheme: the format to read; nil reads a `PNED` header when present, else `legacyScheme`.
     ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries `legacy` and
     ///     `legacy-random-iv` both (nothing in the data says which it is).
@@ -62,78 +63,36 @@ public struct KeyRing: Sendable {
     public func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme? = nil,
                         content: Content = .bytes) throws(PNCryptError) -> Match {
         try withBytes(data) { (input) throws(PNCryptError) -> Match in
-            var failure: PNCryptError?
-            var found = (count: 0, keyIndex: 0, scheme: Scheme.legacy)
-            let plaintext = [UInt8](unsafeUninitializedCapacity: input.count + 16) { buffer, initialized in
-                do throws(PNCryptError) {
-                    found = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content,
-                                        into: UnsafeMutableRawPointer(buffer.baseAddress!))
-                    initialized = found.count
-                } catch {
-                    failure = error
-                    initialized = 0
-                }
-            }
-            if let failure { throw failure }
-            return Match(plaintext: plaintext, keyIndex: found.keyIndex, scheme: found.scheme)
+            try decryptToMatch(input, scheme: scheme, legacyScheme: legacyScheme, content: content)
         }
     }
 
-    /// As `decrypt(_:scheme:legacyScheme:content:)`, into `output` (room for `input.count + 16` bytes), returning
-    /// the plaintext length instead of an array.
-    func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content,
-                 into output: UnsafeMutableRawPointer) throws(PNCryptError)
-        -> (count: Int, keyIndex: Int, scheme: Scheme) {
-        let readings = try CryptoModule.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
-        let choice = readings.count * keys.count > 1
-        if !choice {
-            // One reading: straight into `output`, then the same checks as below (both run whatever the padding).
-            let opened = CryptoModule(key: keys[0]).open(readings[0], of: input, into: output)
-            let qualifies = Self.qualifies(UnsafeRawBufferPointer(start: output, count: opened.count),
-                                           content: content, choice: false)
-            guard opened.valid && qualifies else {
-                OpenSSL.cleanse(output, count: input.count + 16)
-                throw CryptoModule.decryptionFailed
-            }
-            return (opened.count, 0, readings[0].scheme)
+    /// Chooses the key for a file before any of it is decrypted: each key is checked on the file's head and last
+    /// two blocks (`StreamDecryptor.checkPadding`), and the file qualifies only when exactly one key gives valid
+    /// padding, as for `decrypt(_:scheme:legacyScheme:content:)` with `.bytes`.
+    ///
+    /// - Parameters: as `StreamDecryptor.checkPadding(key:head:tail:length:scheme:legacyScheme:)`.
+    /// - Returns: the index of the key and the file format.
+    /// - Throws: the format errors of `checkPadding`; `CryptoModule.decryptionFailed` when no key qualifies;
+    ///   `ambiguous`, naming the keys, when more than one does.
+    public func fileMatch(head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
+                          legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
+        -> (keyIndex: Int, scheme: Scheme) {
+        var winners: [(keyIndex: Int, scheme: Scheme)] = []
+        for (keyIndex, key) in keys.enumerated() {
+            let check = try StreamDecryptor.checkPadding(key: key, head: head, tail: tail, length: length,
+                                                         scheme: scheme, legacyScheme: legacyScheme)
+            if check.valid { winners.append((keyIndex, check.scheme)) }
         }
-        // Each reading is decrypted into scratch; the first that qualifies is copied to `output`. Every check runs
-        // whatever the padding gave, so the time taken does not tell which one failed.
-        let capacity = input.count + 16
-        return try withScratch(capacity) { (scratch) throws(PNCryptError) in
-            defer { OpenSSL.cleanse(scratch.baseAddress!, count: capacity) }
-            var winners: [(count: Int, keyIndex: Int, scheme: Scheme)] = []
-            for (keyIndex, key) in keys.enumerated() {
-                let module = CryptoModule(key: key)
-                for reading in readings {
-                    let opened = module.open(reading, of: input, into: scratch.baseAddress!)
-                    let plain = UnsafeRawBufferPointer(start: scratch.baseAddress!, count: opened.count)
-                    let qualifies = opened.valid && Self.qualifies(plain, content: content, choice: choice)
-                    if qualifies {
-                        if winners.isEmpty { output.copyMemory(from: scratch.baseAddress!, byteCount: opened.count) }
-                        winners.append((opened.count, keyIndex, reading.scheme))
-                    }
-                }
-            }
-            guard winners.count == 1 else {
-                OpenSSL.cleanse(output, count: capacity)
-                guard winners.count > 1 else { throw CryptoModule.decryptionFailed }
-                let names = winners.map { keys.count > 1 ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
-                throw PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
-                                   + names.joined(separator: ", ") + "); say which scheme (or key) to use")
-            }
-            return winners[0]
-        }
+        guard winners.count == 1 else { throw noSingleReading(winners) }
+        return winners[0]
     }
 
-    /// Whether a plaintext with valid padding qualifies. Runs the same checks whether or not they are needed.
-    private static func qualifies(_ plain: UnsafeRawBufferPointer, content: Content, choice: Bool) -> Bool {
-        switch content {
-        case .bytes: return true
-        case .text: return isValidUTF8(plain) || !choice
-        case .json:
-            let utf8 = isValidUTF8(plain)
-            return utf8 && (!choice || isJSONText(plain))
-        }
+    /// The failure for no qualifying reading (the one decryption failure) or several (`ambiguous`, naming them).
+    func noSingleReading(_ winners: [(keyIndex: Int, scheme: Scheme)]) -> PNCryptError {
+        guard winners.count > 1 else { return CryptoModule.decryptionFailed }
+        let names = winners.map { keys.count > 1 ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
+        return PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
+                            + names.joined(separator: ", ") + "); say which scheme (or key) to use")
     }
 }

@@ -19,7 +19,4 @@ public enum Scheme: String, CaseIterable, Hashable, Sendable, CustomStringConver
 
     /// The scheme name, as on the command line.
     public var description: String { rawValue }
-
-    /// Whether every encryption draws a fresh random IV (unless an explicit IV is given).
-    public var usesRandomIV: Bool { self == .legacyRandomIV || self == .acrh }
 }

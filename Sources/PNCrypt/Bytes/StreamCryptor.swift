@@ -1,8 +1,12 @@
 /// Where a stream stage writes its output: called with each produced chunk, valid only during the call.
+///
+/// A buffer pointer, not an array: a stage hands out pieces of its own buffer without a copy per chunk (the public
+/// API's one kind of exception to "no unsafe types": the pointer is borrowed for the call and must not escape it).
 public typealias ByteSink = (UnsafeRawBufferPointer) throws(PNCryptError) -> Void
 
 /// One stage of a streamed pipeline (encrypt, decrypt, compress, ...): fed chunks, it writes chunks to a sink.
-/// Stages hold constant memory whatever the stream's length.
+/// Stages hold constant memory whatever the stream's length. Chunks in and out are borrowed buffer pointers, as for
+/// `ByteSink`.
 public protocol ByteStreamStage: AnyObject {
     /// Processes `input`, writing whatever output is ready to `sink`.
     func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError)
@@ -19,11 +23,10 @@ public protocol ByteStreamStage: AnyObject {
 /// - `acrh`: `PNED` header ‖ one continuous CBC ciphertext.
 /// `legacy33` has no file format. Empty streams cannot be encrypted (`emptyPlaintext`, in every format).
 public final class StreamEncryptor: ByteStreamStage {
-    private let context: AESCBCContext
+    private let cipher: StreamCipher
     private let prefix: [UInt8]
     private var started = false
     private var finished = false
-    private var buffer: [UInt8] = []
     /// The file format written.
     public let scheme: Scheme
     private var plaintextCount = 0
@@ -31,19 +34,21 @@ public final class StreamEncryptor: ByteStreamStage {
     /// A stream encryptor for `scheme` with `key`; `iv` replaces the random IV (for test vectors only).
     /// - Throws: `invalidValue` for `legacy33`; `invalidIV`.
     public init(key: CipherKey, scheme: Scheme, iv: [UInt8]? = nil) throws(PNCryptError) {
+        try Self.checkFileFormat(scheme)
+        let startIV: [UInt8]
+        if let given = try Cryptor.checkIV(iv, scheme: scheme) { startIV = given } else {
+            startIV = try Backend.randomBytes(Cryptor.blockSize)
+        }
+        self.scheme = scheme
+        prefix = Cryptor.prefix(iv: startIV, scheme: scheme)
+        cipher = try StreamCipher(key: key, scheme: scheme, encrypting: true, iv: startIV)
+    }
+
+    /// `legacy33` has no file format.
+    static func checkFileFormat(_ scheme: Scheme?) throws(PNCryptError) {
         guard scheme != .legacy33 else {
             throw PNCryptError(.invalidValue, "legacy33 has no file format: use legacy, legacy-random-iv or acrh")
         }
-        let iv = try CryptoModule.resolveIV(iv, scheme: scheme)
-        self.scheme = scheme
-        prefix = switch scheme {
-        case .acrh: try CryptorHeader(metadata: iv).encoded()
-        case .legacyRandomIV: iv
-        case .legacy, .legacy33: []
-        }
-        context = key.pool(scheme, encrypting: true).makeContext()
-        let ok = iv.withUnsafeBytes { context.start(iv: $0) }
-        guard ok else { throw PNCryptError(.encryptionFailed, "the AES cipher could not be initialised") }
     }
 
     /// Encrypts `input`, writing the header or IV first, then whole blocks as they are ready.
@@ -52,7 +57,7 @@ public final class StreamEncryptor: ByteStreamStage {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         try emitPrefix(sink)
         plaintextCount += input.count
-        try runCipher(context, input, &buffer, sink, PNCryptError(.encryptionFailed, "the AES cipher failed"))
+        try cipher.update(input, sink)
     }
 
     /// Pads and writes the last block. A stream with no data is refused (`emptyPlaintext`).
@@ -60,9 +65,9 @@ public final class StreamEncryptor: ByteStreamStage {
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         finished = true
-        try CryptoModule.checkNotEmpty(plaintextCount, scheme: scheme, allowEmpty: false)
+        try Cryptor.checkNotEmpty(plaintextCount, scheme: scheme, allowEmpty: false)
         try emitPrefix(sink)
-        try finishCipher(context, &buffer, sink, PNCryptError(.encryptionFailed, "the AES cipher failed"))
+        try cipher.finish(sink)
     }
 
     private func emitPrefix(_ sink: ByteSink) throws(PNCryptError) {
@@ -84,100 +89,86 @@ public final class StreamDecryptor: ByteStreamStage {
     private let key: CipherKey
     private let expected: Scheme?
     private let legacyScheme: Scheme
-    private var context: AESCBCContext?
+    private var cipher: StreamCipher?
     private var head: [UInt8] = []
-    private var buffer: [UInt8] = []
-    /// The last decrypted block, held back until `finish` has checked its padding.
-    private var last = [UInt8](repeating: 0, count: 16)
-    private var lastCount = 0
     private var ciphertextCount = 0
     private var finished = false
     /// The format found (or required): `legacy`, `legacyRandomIV` or `acrh`; nil until enough bytes were read.
     public private(set) var scheme: Scheme?
 
-    deinit {
-        OpenSSL.cleanse(&buffer)
-        OpenSSL.cleanse(&last)
-    }
-
     /// A stream decryptor with `key`; `scheme` nil detects a header and reads headerless data as `legacyScheme`
     /// (`acrh`: refused, as by a module with no legacy cryptor), otherwise only that format is read.
     /// - Throws: `invalidValue` for `legacy33`, which has no file format, or a `legacyScheme` that is not legacy.
     public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError) {
+        try Self.checkFormats(scheme: scheme, legacyScheme: legacyScheme)
         self.key = key
-        guard scheme != .legacy33 else {
-            throw PNCryptError(.invalidValue, "legacy33 has no file format: use legacy, legacy-random-iv or acrh")
-        }
-        guard legacyScheme != .legacy33 else {
-            throw PNCryptError(.invalidValue, "the legacy scheme of a file is legacy, legacy-random-iv or acrh (none)")
-        }
         expected = scheme
         self.legacyScheme = legacyScheme
     }
 
+    private static func checkFormats(scheme: Scheme?, legacyScheme: Scheme) throws(PNCryptError) {
+        try StreamEncryptor.checkFileFormat(scheme)
+        guard legacyScheme != .legacy33 else {
+            throw PNCryptError(.invalidValue, "the legacy scheme of a file is legacy, legacy-random-iv or acrh (none)")
+        }
+    }
+
     /// The most a file's format needs to be known from its first bytes: the longest `PNED` header and one block.
-    public static let headLength = 12 + 65535 + 16
+    public static let headLength = CryptorHeader.maximumFixedLength + Int(UInt16.max) + Cryptor.blockSize
 
     /// Whether `key` gives valid padding for a file, checked on its final two blocks alone (CBC allows it), so the
     /// key for a file can be chosen before the whole of it is streamed.
     ///
     /// - Parameters:
+    ///   - key: the key to check.
     ///   - head: the file's first bytes (`headLength`, or the whole file when shorter): they hold its header or IV.
     ///   - tail: the file's last 32 bytes (or the whole file when shorter).
     ///   - length: the file's length.
-    ///   - scheme, legacyScheme: as `init(key:scheme:legacyScheme:)`.
+    ///   - scheme: as in `init(key:scheme:legacyScheme:)`.
+    ///   - legacyScheme: as in `init(key:scheme:legacyScheme:)`.
     /// - Returns: the file format and whether the padding is valid.
     /// - Throws: the format errors `finish` would give (a header cut short, an unknown cryptor, no whole blocks).
     public static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
                                     legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
         -> (scheme: Scheme, valid: Bool) {
+        try checkFormats(scheme: scheme, legacyScheme: legacyScheme)
         // The format and where the ciphertext starts, from the head alone.
-        let probe = try StreamDecryptor(key: key, scheme: scheme, legacyScheme: legacyScheme)
-        probe.head = head
-        guard let start = try probe.readPrefix(final: true), let found = probe.scheme else {
+        guard let (found, fileIV, start) = try Cryptor.streamStart(of: head, final: true, scheme: scheme,
+                                                                   legacyScheme: legacyScheme) else {
             throw PNCryptError(.wrongKeyOrCorrupt, "the file ended before its IV or header")
         }
         let bodyCount = length - start
-        try CryptoModule.checkBlocks(bodyCount, scheme: found, afterHeader: found == .acrh)
-        guard tail.count >= min(32, length) else {
+        try Cryptor.checkBlocks(bodyCount, scheme: found)
+        let block = Cryptor.blockSize
+        guard tail.count >= min(2 * block, length) else {
             throw PNCryptError(.invalidValue, "checkPadding needs the file's last 32 bytes")
         }
         // The last block decrypts with the block before it as its IV; with one block, with the file's IV.
-        var iv: [UInt8]
-        if bodyCount >= 32 {
-            iv = Array(tail[(tail.count - 32)..<(tail.count - 16)])
-        } else if found == .legacy {
-            iv = CryptoModule.fixedIV
+        let iv = if bodyCount >= 2 * block {
+            Array(tail[(tail.count - 2 * block)..<(tail.count - block)])
+        } else if let fileIV {
+            Array(head[fileIV])
         } else {
-            iv = Array(head[(start - 16)..<start])
+            Cryptor.fixedIV
         }
-        let context = key.pool(found, encrypting: false).makeContext()
-        var block = [UInt8](repeating: 0, count: 32)
-        defer { OpenSSL.cleanse(&block) }
-        let last = Array(tail.suffix(16))
-        let written = iv.withUnsafeBytes { ivBytes in
-            guard context.start(iv: ivBytes) else { return Int?.none }
-            return last.withUnsafeBytes { input in block.withUnsafeMutableBytes { context.update(input, into: $0.baseAddress!) } }
-        }
-        guard written == 16 else { return (found, false) }
-        return (found, block.withUnsafeBytes { PKCS7.unpad(UnsafeRawBufferPointer(rebasing: $0[0..<16])).valid })
+        return (found, StreamCipher.lastBlockIsPadded(key: key, scheme: found, iv: iv, lastBlock: tail.suffix(block)))
     }
 
     /// Decrypts `input`, reading the IV or header first; the last block waits for `finish`.
     /// - Throws: `invalidValue` after `finish`.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
-        guard context == nil else {
+        if let cipher {
             ciphertextCount += input.count
-            return try decryptChunk(input, sink)
+            return try cipher.update(input, sink)
         }
         // Until the IV or header is complete, collect bytes (at most one header: 12 + 65535 bytes).
         head.append(contentsOf: input)
-        guard let used = try readPrefix(final: false) else { return }
+        guard let used = try readPrefix(final: false), let cipher else { return }
         let rest = Array(head[used...])
         head = []
         ciphertextCount += rest.count
-        try withBytes(rest) { (b) throws(PNCryptError) in try decryptChunk(b, sink) }
+        try withBytes(rest) { (b) throws(PNCryptError) in try cipher.update(b, sink) }
     }
 
     /// Checks the padding and writes the last plaintext bytes; throws when the stream is cut short or corrupt.
@@ -185,126 +176,25 @@ public final class StreamDecryptor: ByteStreamStage {
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
         finished = true
-        if context == nil {
+        if cipher == nil {
             // Throws: the stream ended inside the IV or header.
             _ = try readPrefix(final: true)
         }
-        guard let context, let scheme else {
+        guard let cipher, let scheme else {
             throw PNCryptError(.wrongKeyOrCorrupt, "the stream ended before its IV or header")
         }
-        try CryptoModule.checkBlocks(ciphertextCount, scheme: scheme, afterHeader: scheme == .acrh)
-        try finishCipher(context, &buffer, { (b) throws(PNCryptError) in try hold(b, sink) },
-                         CryptoModule.decryptionFailed)
-        let opened = last.withUnsafeBytes { PKCS7.unpad(UnsafeRawBufferPointer(rebasing: $0[0..<lastCount])) }
-        guard opened.valid else {
-            OpenSSL.cleanse(&last)
-            throw CryptoModule.decryptionFailed
-        }
-        if opened.count > 0 { try withBytes(last[0..<opened.count], sink) }
-        OpenSSL.cleanse(&last)
+        try Cryptor.checkBlocks(ciphertextCount, scheme: scheme)
+        try cipher.finish(sink)
     }
 
-    private func decryptChunk(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        guard let context else { return }
-        try runCipher(context, input, &buffer, { (b) throws(PNCryptError) in try hold(b, sink) },
-                      CryptoModule.decryptionFailed)
-    }
-
-    /// Writes all of `output` but its last block, which replaces the block held back so far.
-    private func hold(_ output: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        guard output.count >= 16 else { return }
-        if lastCount > 0 { try withBytes(last[0..<lastCount], sink) }
-        if output.count > 16 { try sink(UnsafeRawBufferPointer(rebasing: output[0..<(output.count - 16)])) }
-        last.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: output[(output.count - 16)...])) }
-        lastCount = 16
-    }
-
-    /// Reads the IV or header from `head`; returns the number of bytes it occupies, or nil if more are needed.
+    /// Reads the IV or header from `head` and starts the cipher; returns the number of bytes they occupy, or nil
+    /// when more are needed.
     private func readPrefix(final: Bool) throws(PNCryptError) -> Int? {
-        let looksLikeHeader = head.count >= 4 && head[0..<4].elementsEqual(CryptorHeader.sentinel)
-        guard expected == .acrh || (expected == nil && (looksLikeHeader || (head.count < 4 && !final
-            && CryptorHeader.sentinel.starts(with: head)))) else {
-            if expected == nil && legacyScheme == .acrh { throw CryptoModule.noHeader(head) }
-            return try legacyPrefix(expected ?? legacyScheme, final: final)
-        }
-        let parsed: (header: CryptorHeader, length: Int)?
-        do {
-            parsed = try CryptorHeader.parse(head)
-        } catch where error.code == .malformedHeader && !final {
-            return nil
-        }
-        guard let (header, length) = parsed else {
-            if head.count < 4 && !final { return nil }
-            if expected == .acrh || legacyScheme == .acrh { throw CryptoModule.noHeader(head) }
-            return try legacyPrefix(legacyScheme, final: final)
-        }
-        guard try CryptoModule.cryptor(for: header, explicit: expected) == .acrh else {
-            // The legacy cryptor's id: the legacy file format follows the header.
-            return try legacyPrefix(legacyScheme, final: final, after: length)
-        }
-        scheme = .acrh
-        var iv = header.metadata
-        try start(iv: &iv)
-        return length
+        guard let (found, ivRange, start) = try Cryptor.streamStart(of: head, final: final, scheme: expected,
+                                                                    legacyScheme: legacyScheme) else { return nil }
+        scheme = found
+        let iv = ivRange.map { Array(head[$0]) } ?? Cryptor.fixedIV
+        cipher = try StreamCipher(key: key, scheme: found, encrypting: false, iv: iv)
+        return start
     }
-
-    private func legacyPrefix(_ legacy: Scheme, final: Bool, after offset: Int = 0) throws(PNCryptError) -> Int? {
-        guard legacy == .legacyRandomIV else {
-            // The fixed IV: the ciphertext starts right away.
-            scheme = legacy
-            var iv = CryptoModule.fixedIV
-            try start(iv: &iv)
-            return offset
-        }
-        guard head.count >= offset + 16 else {
-            if final {
-                throw PNCryptError(.wrongKeyOrCorrupt, "\(head.count - offset) bytes is too short for the legacy"
-                                   + " random-IV file format (16-byte IV, then ciphertext)")
-            }
-            return nil
-        }
-        scheme = .legacyRandomIV
-        var iv = Array(head[offset..<offset + 16])
-        try start(iv: &iv)
-        return offset + 16
-    }
-
-    private func start(iv: inout [UInt8]) throws(PNCryptError) {
-        guard let scheme else { return }
-        let context = key.pool(scheme, encrypting: false).makeContext()
-        guard iv.withUnsafeBytes({ context.start(iv: $0) }) else {
-            throw PNCryptError(.wrongKeyOrCorrupt, "the AES cipher could not be initialised")
-        }
-        self.context = context
-    }
-}
-
-/// Runs `input` through `context`, writing the output to `sink` through the reusable `buffer`.
-private func runCipher(_ context: AESCBCContext, _ input: UnsafeRawBufferPointer, _ buffer: inout [UInt8],
-                       _ sink: ByteSink, _ failure: @autoclosure () -> PNCryptError) throws(PNCryptError) {
-    let piece = 1 << 20
-    var offset = 0
-    while offset < input.count {
-        let n = min(piece, input.count - offset)
-        if buffer.count < n + 32 {
-            OpenSSL.cleanse(&buffer)
-            buffer = [UInt8](repeating: 0, count: max(n, 64 * 1024) + 32)
-        }
-        let written = buffer.withUnsafeMutableBytes { out in
-            context.update(UnsafeRawBufferPointer(rebasing: input[offset..<offset + n]), into: out.baseAddress!)
-        }
-        guard let written else { throw failure() }
-        if written > 0 { try withBytes(buffer[0..<written], sink) }
-        offset += n
-    }
-}
-
-/// Finishes `context`, writing the last block (if any) to `sink`.
-private func finishCipher(_ context: AESCBCContext, _ buffer: inout [UInt8], _ sink: ByteSink,
-                          _ failure: @autoclosure () -> PNCryptError) throws(PNCryptError) {
-    if buffer.count < 32 { buffer = [UInt8](repeating: 0, count: 32) }
-    let written = buffer.withUnsafeMutableBytes { context.finish(into: $0.baseAddress!) }
-    guard let written else { throw failure() }
-    if written > 0 { try withBytes(buffer[0..<written], sink) }
-    OpenSSL.cleanse(&buffer)
 }

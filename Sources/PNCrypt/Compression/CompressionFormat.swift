@@ -32,7 +32,7 @@ public enum CompressionFormat: String, CaseIterable, Hashable, Sendable, CustomS
     public static func detect(_ bytes: some Sequence<UInt8>) -> CompressionFormat? {
         var iterator = bytes.makeIterator()
         guard let first = iterator.next(), let second = iterator.next() else { return nil }
-        if first == 0x1f && second == 0x8b {
+        if first == gzipMagic.0 && second == gzipMagic.1 {
             return iterator.next() == 0x08 ? .gzip : nil
         }
         let isDeflate = first & 0x0f == 8 && first >> 4 <= 7
@@ -40,12 +40,26 @@ public enum CompressionFormat: String, CaseIterable, Hashable, Sendable, CustomS
         return isDeflate && checks ? .zlib : nil
     }
 
-    var framing: InflateEngine.Framing {
+    /// The first two bytes of every gzip member (`ID1`, `ID2`).
+    static let gzipMagic: (UInt8, UInt8) = (0x1f, 0x8b)
+
+    /// zlib's `windowBits` for inflating this format: 47 (gzip or zlib, told apart by zlib), 31, 15, -15 (raw).
+    var windowBits: Int32 {
         switch self {
-        case .gzipOrZlib: return .gzipOrZlib
-        case .gzip: return .gzip
-        case .zlib: return .zlib
-        case .rawDeflate: return .raw
+        case .gzipOrZlib: 47
+        case .gzip: 31
+        case .zlib: 15
+        case .rawDeflate: -15
+        }
+    }
+
+    /// The format as error messages name it: `gzip or zlib`, `gzip`, `zlib`, `deflate`.
+    var dataName: String {
+        switch self {
+        case .gzipOrZlib: "gzip or zlib"
+        case .gzip: "gzip"
+        case .zlib: "zlib"
+        case .rawDeflate: "deflate"
         }
     }
 }

@@ -3,12 +3,12 @@
 extension GzipCompressor: ByteStreamStage {
     /// Compresses `input`, writing compressed pieces as zlib produces them.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        try asPNCryptError { try update(input, output: { (b: UnsafeRawBufferPointer) throws in try sink(b) }) }
+        try asPNCryptError { try engine.deflate(input, flush: .none, output: { (b) throws in try sink(b) }) }
     }
 
     /// Ends the gzip member and writes its trailer.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
-        try asPNCryptError { try finish(output: { (b: UnsafeRawBufferPointer) throws in try sink(b) }) }
+        try asPNCryptError { try finish(output: { (b) throws in try sink(b) }) }
     }
 }
 
@@ -17,7 +17,7 @@ extension GzipCompressor: ByteStreamStage {
 extension GzipDecompressor: ByteStreamStage {
     /// Decompresses `input`, writing pieces within the output limit.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        try asPNCryptError { try update(input, output: { (b: UnsafeRawBufferPointer) throws in try sink(b) }) }
+        try asPNCryptError { try engine.inflate(input, output: { (b) throws in try sink(b) }) }
     }
 
     /// Checks the compressed stream ended completely (CRC and length for gzip).

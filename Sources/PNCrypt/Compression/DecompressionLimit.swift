@@ -1,8 +1,8 @@
 /// The most bytes a decompression may produce (the decompression-bomb guard), or no limit at all.
 ///
 /// Every decompression API takes one, with a finite default: `Gzip.defaultOutputLimit` (64 MiB) for the one-shot
-/// `Gzip.decompress(_:format:outputLimit:)`, `Gzip.defaultStreamOutputLimit` (1 GiB) for `GzipDecompressor` and
-/// the file functions. Output beyond the limit throws `.outputLimitExceeded` before it is handed out. Lift the
+/// `Gzip.decompress(_:format:outputLimit:)`, `Gzip.defaultStreamOutputLimit` (1 GiB) for `GzipDecompressor` (files
+/// and streams). Output beyond the limit throws `.outputLimitExceeded` before it is handed out. Lift the
 /// limit only for trusted data, by saying so: `.unlimited`. An integer literal is a byte count:
 /// `GzipDecompressor(outputLimit: 10 << 20)`.
 public enum DecompressionLimit: Hashable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral {

@@ -1,6 +1,5 @@
-import Foundation
-
-/// One-shot and file-to-file gzip compression and decompression (SPEC section 5).
+/// One-shot gzip compression and decompression (SPEC section 5); files stream through `GzipCompressor` and
+/// `GzipDecompressor` as stages of a `StreamPipeline`.
 ///
 /// Compression writes one gzip member with the PubNub SDKs' settings: deflate, windowBits 31, memLevel 8,
 /// default strategy, level 6 unless told otherwise. Decompression reads any `CompressionFormat`.
@@ -8,8 +7,8 @@ import Foundation
 /// ```swift
 /// let packed = try Gzip.compress(Array("hello".utf8))
 /// let text = try Gzip.decompress(packed)                     // at most 64 MiB of output
-/// try Gzip.decompress(from: input, to: output)               // constant memory, at most 1 GiB of output
-/// try Gzip.decompress(from: input, to: output, outputLimit: .unlimited)   // trusted files of any size
+/// try StreamPipeline.run(from: input, through: [GzipDecompressor()], to: output)   // at most 1 GiB of output
+/// try StreamPipeline.run(from: input, through: [GzipDecompressor(outputLimit: .unlimited)], to: output)
 /// ```
 public enum Gzip: Sendable {
     /// The level PubNub SDKs use (`Z_DEFAULT_COMPRESSION`, which zlib maps to 6).
@@ -18,7 +17,7 @@ public enum Gzip: Sendable {
     /// The output limit of the one-shot `decompress`: 64 MiB. Larger output throws `.outputLimitExceeded`.
     public static let defaultOutputLimit = 64 << 20
 
-    /// The output limit of `GzipDecompressor` and the file functions, which do not hold their output: 1 GiB.
+    /// The output limit of `GzipDecompressor`, which does not hold its output: 1 GiB.
     /// Larger output throws `.outputLimitExceeded`; pass a larger limit or `.unlimited` for trusted data.
     public static let defaultStreamOutputLimit = 1 << 30
 
@@ -26,7 +25,7 @@ public enum Gzip: Sendable {
     /// ISIZE is not checked until the end, so it cannot be trusted to size memory.
     static let unlimitedReservation = 1 << 20
 
-    /// The size of the pieces the streaming types produce and the file functions read: 256 KiB.
+    /// The size of the pieces the streaming types produce: 256 KiB.
     ///
     /// inflate copies the last 32 KiB of every output piece into its window: with 64 KiB pieces that copy made
     /// decompression about 1.1x slower than zlib's own loop with 1 MiB pieces; at 256 KiB it is within noise.
@@ -62,74 +61,16 @@ public enum Gzip: Sendable {
     /// so a lying trailer cannot reserve more than the data could legitimately produce nor a large block.
     /// Reserved pages are not touched until written. Saves the copies of repeated array growth (measured:
     /// one-shot inflate of 64 MiB went from 1.31x to ~1.1x a direct zlib call).
-    static func expectedSize(of input: UnsafeRawBufferPointer, format: CompressionFormat,
-                             outputLimit: DecompressionLimit) -> Int {
-        guard format == .gzip || format == .gzipOrZlib, input.count >= 20, input[0] == 0x1f, input[1] == 0x8b
+    /// `input` is indexed from 0 (an array or a buffer).
+    static func expectedSize<C: Collection<UInt8>>(of input: C, format: CompressionFormat,
+                                                   outputLimit: DecompressionLimit) -> Int where C.Index == Int {
+        guard format == .gzip || format == .gzipOrZlib, input.count >= 20,
+              input[0] == CompressionFormat.gzipMagic.0, input[1] == CompressionFormat.gzipMagic.1
         else { return 0 }
         let trailer = input.count - 4
         let isize = (0..<4).reduce(0) { $0 | Int(input[trailer + $1]) << (8 * $1) }
         let ceiling = input.count.multipliedReportingOverflow(by: 1032)
         let cap = outputLimit.byteCount.map { min(max($0, 0), defaultOutputLimit) } ?? unlimitedReservation
         return min(isize, cap, ceiling.overflow ? .max : ceiling.partialValue)
-    }
-
-    /// Byte counts of a file-to-file transfer.
-    public struct Transfer: Hashable, Sendable {
-        /// Bytes read from the input.
-        public let bytesRead: UInt64
-        /// Bytes written to the output.
-        public let bytesWritten: UInt64
-    }
-
-    /// Compresses everything readable from `input` into one gzip member written to `output`, reading
-    /// `chunkSize` bytes at a time: memory use does not depend on the file size. Neither handle is closed.
-    /// Read and write failures throw `.io`.
-    @discardableResult
-    public static func compress(from input: FileHandle, to output: FileHandle, level: Int = defaultLevel,
-                                chunkSize: Int = defaultChunkSize) throws -> Transfer {
-        try compress(fromDescriptor: input.fileDescriptor, toDescriptor: output.fileDescriptor,
-                     level: level, chunkSize: chunkSize)
-    }
-
-    /// Compresses from one file descriptor to another; see `compress(from:to:level:chunkSize:)`.
-    @discardableResult
-    public static func compress(fromDescriptor input: Int32, toDescriptor output: Int32,
-                                level: Int = defaultLevel, chunkSize: Int = defaultChunkSize) throws -> Transfer {
-        let compressor = try GzipCompressor(level: level, chunkSize: chunkSize)
-        let write = { (bytes: UnsafeRawBufferPointer) in try FileDescriptorPump.writeAll(bytes, to: output) }
-        try FileDescriptorPump.readChunks(from: input, chunkSize: chunkSize) { chunk in
-            try compressor.update(chunk, output: write)
-        }
-        try compressor.finish(output: write)
-        return Transfer(bytesRead: compressor.bytesIn, bytesWritten: compressor.bytesOut)
-    }
-
-    /// Decompresses everything readable from `input` to `output`, reading `chunkSize` bytes at a time: memory
-    /// use does not depend on the file size. `outputLimit` caps the bytes written: 1 GiB
-    /// (`defaultStreamOutputLimit`) unless told otherwise, `.unlimited` for trusted files. Neither handle is
-    /// closed; on error, `output` holds the bytes written before it.
-    @discardableResult
-    public static func decompress(from input: FileHandle, to output: FileHandle,
-                                  format: CompressionFormat = .gzipOrZlib,
-                                  outputLimit: DecompressionLimit = .bytes(defaultStreamOutputLimit),
-                                  chunkSize: Int = defaultChunkSize) throws -> Transfer {
-        try decompress(fromDescriptor: input.fileDescriptor, toDescriptor: output.fileDescriptor,
-                       format: format, outputLimit: outputLimit, chunkSize: chunkSize)
-    }
-
-    /// Decompresses from one file descriptor to another; see `decompress(from:to:format:outputLimit:chunkSize:)`.
-    @discardableResult
-    public static func decompress(fromDescriptor input: Int32, toDescriptor output: Int32,
-                                  format: CompressionFormat = .gzipOrZlib,
-                                  outputLimit: DecompressionLimit = .bytes(defaultStreamOutputLimit),
-                                  chunkSize: Int = defaultChunkSize) throws -> Transfer {
-        let decompressor = try GzipDecompressor(format: format, outputLimit: outputLimit, chunkSize: chunkSize)
-        var bytesRead: UInt64 = 0
-        try FileDescriptorPump.readChunks(from: input, chunkSize: chunkSize) { chunk in
-            bytesRead += UInt64(chunk.count)
-            try decompressor.update(chunk) { try FileDescriptorPump.writeAll($0, to: output) }
-        }
-        try decompressor.finish()
-        return Transfer(bytesRead: bytesRead, bytesWritten: decompressor.bytesOut)
     }
 }

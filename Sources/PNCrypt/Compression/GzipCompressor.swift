@@ -2,7 +2,8 @@
 ///
 /// Settings are those of the PubNub SDKs: deflate, 32 KiB window (windowBits 31), memLevel 8, default strategy.
 /// Feed chunks with `update`, then call `finish` once; output arrives through the closure in pieces of at most
-/// `chunkSize` bytes, each valid only during the call. Not thread-safe: use one compressor per stream.
+/// `chunkSize` bytes, each valid only during the call (a borrowed buffer pointer, as for `ByteSink`: no copy per
+/// piece; it must not escape the closure). Not thread-safe: use one compressor per stream.
 ///
 /// ```swift
 /// let compressor = try GzipCompressor(level: 6)
@@ -12,7 +13,7 @@
 ///
 /// zlib's state (about 256 KiB) is freed by `finish`, by an error, or when the compressor is released.
 public final class GzipCompressor {
-    private let engine: DeflateEngine
+    let engine: DeflateEngine
 
     /// The compression level, 0 (store) through 9 (smallest).
     public let level: Int
@@ -30,17 +31,12 @@ public final class GzipCompressor {
     public var bytesOut: UInt64 { engine.bytesOut }
 
     /// Compresses `chunk`, passing any output that is ready to `output` (zlib may hold some back).
-    public func update(_ chunk: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.deflate(chunk, flush: .none, output: output)
-    }
-
-    /// Compresses `chunk`, passing any output that is ready to `output` (zlib may hold some back).
-    public func update(_ chunk: some Sequence<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try withBytes(chunk) { try update($0, output: output) }
+    public func update(_ chunk: some Collection<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try withBytes(chunk) { try engine.deflate($0, flush: .none, output: output) }
     }
 
     /// Compresses `chunk` and returns the output that is ready (often empty for small chunks).
-    public func update(_ chunk: some Sequence<UInt8>) throws -> [UInt8] {
+    public func update(_ chunk: some Collection<UInt8>) throws -> [UInt8] {
         var result: [UInt8] = []
         try update(chunk) { result.append(contentsOf: $0) }
         return result
@@ -49,13 +45,13 @@ public final class GzipCompressor {
     /// Emits everything compressed so far, ending on a byte boundary (zlib's `Z_SYNC_FLUSH`), so a reader can
     /// decompress all input given so far. Each flush adds at least 5 bytes; the member stays open.
     public func flush(output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.deflate(UnsafeRawBufferPointer(start: nil, count: 0), flush: .sync, output: output)
+        try engine.end(.sync, output: output)
     }
 
     /// Ends the member: passes the remaining output and the CRC-32/ISIZE trailer to `output`.
     /// The compressor cannot be used afterwards (`.invalidValue`).
     public func finish(output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.deflate(UnsafeRawBufferPointer(start: nil, count: 0), flush: .finish, output: output)
+        try engine.end(.finish, output: output)
     }
 
     /// Ends the member and returns the remaining output and the trailer.

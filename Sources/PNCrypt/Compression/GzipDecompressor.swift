@@ -1,7 +1,8 @@
 /// Decompresses a stream of chunks of gzip, zlib or raw deflate data, in constant memory.
 ///
 /// Feed chunks with `update`, then call `finish` once to check that the data ended where a stream ends.
-/// Output arrives through the closure in pieces of at most `chunkSize` bytes, each valid only during the call.
+/// Output arrives through the closure in pieces of at most `chunkSize` bytes, each valid only during the call (a
+/// borrowed buffer pointer, as for `ByteSink`: no copy per piece; it must not escape the closure).
 /// Not thread-safe: use one decompressor per stream.
 ///
 /// Errors (`PNCryptError`, each with the input `offset` where it was found):
@@ -22,7 +23,7 @@
 /// try decompressor.finish()
 /// ```
 public final class GzipDecompressor {
-    private let engine: InflateEngine
+    let engine: InflateEngine
 
     /// The framing this decompressor expects.
     public let format: CompressionFormat
@@ -35,7 +36,7 @@ public final class GzipDecompressor {
     public init(format: CompressionFormat = .gzipOrZlib,
                 outputLimit: DecompressionLimit = .bytes(Gzip.defaultStreamOutputLimit),
                 chunkSize: Int = Gzip.defaultChunkSize) throws {
-        engine = try InflateEngine(framing: format.framing, outputLimit: outputLimit, chunkSize: chunkSize)
+        engine = try InflateEngine(format: format, outputLimit: outputLimit, chunkSize: chunkSize)
         self.format = format
         self.outputLimit = outputLimit
     }
@@ -47,17 +48,12 @@ public final class GzipDecompressor {
     public var bytesOut: UInt64 { engine.bytesOut }
 
     /// Decompresses `chunk`, passing the output to `output` piece by piece.
-    public func update(_ chunk: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.inflate(chunk, output: output)
-    }
-
-    /// Decompresses `chunk`, passing the output to `output` piece by piece.
-    public func update(_ chunk: some Sequence<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try withBytes(chunk) { try update($0, output: output) }
+    public func update(_ chunk: some Collection<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try withBytes(chunk) { try engine.inflate($0, output: output) }
     }
 
     /// Decompresses `chunk` and returns its output.
-    public func update(_ chunk: some Sequence<UInt8>) throws -> [UInt8] {
+    public func update(_ chunk: some Collection<UInt8>) throws -> [UInt8] {
         var result: [UInt8] = []
         try update(chunk) { result.append(contentsOf: $0) }
         return result

@@ -1,3 +1,6 @@
+// Helpers over raw bytes shared by the library. Ownership: `withBytes` lends the caller's storage for one call
+// (or a private copy, wiped after it); `withScratch` memory belongs to the call and never escapes it.
+
 /// Runs `body` over the contiguous bytes of `data` (copying only when `data` is not contiguous), keeping
 /// the typed error: the standard library's `withUnsafeBytes` family is `rethrows` and would erase it. A copy is
 /// wiped after use: it may hold plaintext.
@@ -9,7 +12,7 @@ func withBytes<R, E: Error>(_ data: some Sequence<UInt8>,
     }
     if let result { return try result.get() }
     var copy = Array(data)
-    defer { OpenSSL.cleanse(&copy) }
+    defer { Backend.cleanse(&copy) }
     return try copy.withUnsafeBytes { buffer in
         Result { () throws(E) -> R in try body(buffer) }
     }.get()
@@ -31,10 +34,19 @@ func withScratch<R, E: Error>(_ count: Int,
     return try body(buffer)
 }
 
-/// Whether `a` and `b` hold the same bytes.
-@inline(__always)
-func memcmpEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-    guard a.count == b.count else { return false }
-    for i in 0..<a.count where a[i] != b[i] { return false }
-    return true
+/// A new array of at most `capacity` bytes that `body` writes to uninitialized memory, returning the count it
+/// wrote; keeps the typed error (`[UInt8](unsafeUninitializedCapacity:)` rethrows untyped).
+func makeBytes(capacity: Int, _ body: (UnsafeMutableRawPointer) throws(PNCryptError) -> Int)
+    throws(PNCryptError) -> [UInt8] {
+    var failure: PNCryptError?
+    let out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+        do throws(PNCryptError) {
+            initialized = try body(UnsafeMutableRawPointer(buffer.baseAddress!))
+        } catch {
+            failure = error
+            initialized = 0
+        }
+    }
+    if let failure { throw failure }
+    return out
 }

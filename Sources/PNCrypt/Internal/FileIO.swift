@@ -17,7 +17,7 @@ enum FileIO {
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer {
-            OpenSSL.cleanse(buffer.baseAddress!, count: buffer.count)
+            Backend.cleanse(buffer.baseAddress!, count: buffer.count)
             buffer.deallocate()
         }
         while true {

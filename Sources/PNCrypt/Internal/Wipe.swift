@@ -1,15 +1,11 @@
-// Wiping memory that held secrets (keys, plaintext) before it is released or reused.
+// Wiping memory that held secrets (keys, plaintext) before it is released or reused: the one function the layers
+// above the cipher backend (the JSON codec's buffers) call, so that they depend on no cryptography library.
 //
-// Ownership: these functions write to memory the caller owns and keeps owning; they never free it.
-internal import CLibCrypto
+// Ownership: writes to memory the caller owns and keeps owning; never frees it.
 
-/// Overwrites `count` bytes at `pointer` with zeros in a way the compiler cannot remove (`OPENSSL_cleanse`), then,
-/// in debug builds (the tests'), shows them to the tests' hook `OpenSSL.wipeObserver`. Release builds do not read
-/// the hook: a task-local read per wipe was ~2% of a message's time.
+/// Overwrites `count` bytes at `pointer` with zeros in a way the compiler cannot remove (`Backend.cleanse`, which
+/// shows them to the tests' hook in debug builds).
+@inline(__always)
 func wipe(_ pointer: UnsafeMutableRawPointer, count: Int) {
-    guard count > 0 else { return }
-    OPENSSL_cleanse(pointer, count)
-    #if DEBUG
-    if let observer = OpenSSL.wipeObserver { observer(UnsafeRawBufferPointer(start: pointer, count: count)) }
-    #endif
+    Backend.cleanse(pointer, count: count)
 }

@@ -1,4 +1,4 @@
-// The unsafe core of the compression layer: every zlib call, every pointer, and the file-descriptor pump.
+// The unsafe core of the compression layer: every zlib call and every pointer.
 //
 // Ownership:
 // - `ZlibStream` owns one heap-allocated `z_stream` (zlib keeps its address in its internal state, so it must
@@ -8,8 +8,8 @@
 //   records each block's size in front of it and wipes the whole block before freeing it: the window holds the
 //   last 32 KiB of plaintext.
 // - `DeflateEngine` and `InflateEngine` own their `ZlibStream` and one output scratch buffer of `chunkSize`
-//   bytes, wiped and freed in `deinit`. Output is handed to the caller's closure as a pointer into that scratch buffer,
-//   valid only during the call.
+//   bytes, wiped and freed in `deinit`. Output is handed to the caller's closure as a pointer into that scratch
+//   buffer, valid only during the call.
 // - Input pointers are borrowed from the caller for the duration of one call and never stored.
 
 internal import CZlib
@@ -83,7 +83,7 @@ enum ZlibMemory {
 
     /// Overwrites all the bytes of a block from `allocate` with zeros (`OPENSSL_cleanse`).
     static func wipe(_ block: UnsafeMutableRawPointer) {
-        OpenSSL.cleanse(block, count: byteCount(of: block))
+        Backend.cleanse(block, count: byteCount(of: block))
     }
 
     /// Wipes, then frees, a block from `allocate`.
@@ -224,7 +224,7 @@ final class DeflateEngine {
 
     deinit {
         stream.end()
-        OpenSSL.cleanse(scratch.baseAddress!, count: scratch.count)
+        Backend.cleanse(scratch.baseAddress!, count: scratch.count)
         scratch.deallocate()
     }
 
@@ -264,6 +264,11 @@ final class DeflateEngine {
         if flush == .finish {
             close("the gzip compressor has already finished")
         }
+    }
+
+    /// `deflate` with no new input: a sync flush, or the end of the member.
+    func end(_ flush: Flush, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try deflate(UnsafeRawBufferPointer(start: nil, count: 0), flush: flush, output: output)
     }
 
     private func close(_ reason: String) {
@@ -342,19 +347,6 @@ final class DeflateEngine {
 /// magic `1f 8b` begins the next member; any other byte, zero padding included, is trailing garbage. zlib and
 /// raw deflate streams are single: any byte after their end is trailing garbage.
 final class InflateEngine {
-    enum Framing {
-        case gzip, zlib, gzipOrZlib, raw
-
-        var windowBits: Int32 {
-            switch self {
-            case .gzip: return 31
-            case .zlib: return 15
-            case .gzipOrZlib: return 47
-            case .raw: return -15
-            }
-        }
-    }
-
     private enum State {
         /// Inside a member (or before the first byte of input).
         case inMember
@@ -366,7 +358,7 @@ final class InflateEngine {
         case closed(PNCryptError)
     }
 
-    private let framing: Framing
+    private let format: CompressionFormat
     private let outputLimit: UInt64?
     private let stream: ZlibStream
     private let scratch: UnsafeMutableRawBufferPointer
@@ -382,19 +374,19 @@ final class InflateEngine {
     /// Between members: the input so far ended on a lone 0x1f that may start the next member.
     private var pendingMagicByte = false
 
-    init(framing: Framing, outputLimit: DecompressionLimit, chunkSize: Int) throws {
+    init(format: CompressionFormat, outputLimit: DecompressionLimit, chunkSize: Int) throws {
         guard chunkSize > 0 else {
             throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
         }
         self.outputLimit = try outputLimit.validated()
-        self.framing = framing
-        stream = try ZlibStream.inflating(windowBits: framing.windowBits)
+        self.format = format
+        stream = try ZlibStream.inflating(windowBits: format.windowBits)
         scratch = .allocate(byteCount: chunkSize, alignment: 16)
     }
 
     deinit {
         stream.end()
-        OpenSSL.cleanse(scratch.baseAddress!, count: scratch.count)
+        Backend.cleanse(scratch.baseAddress!, count: scratch.count)
         scratch.deallocate()
     }
 
@@ -422,7 +414,7 @@ final class InflateEngine {
         case .betweenMembers where !pendingMagicByte, .ended:
             close(PNCryptError(.invalidValue, "the decompressor has already finished"))
         case .inMember where bytesIn == 0:
-            let error = PNCryptError(.corruptCompressedData, "\(framingName) data is empty", offset: 0)
+            let error = PNCryptError(.corruptCompressedData, "\(format.dataName) data is empty", offset: 0)
             close(error)
             throw error
         case .inMember, .betweenMembers:
@@ -440,6 +432,7 @@ final class InflateEngine {
 
     private func inflateOrThrow(_ input: UnsafeRawBufferPointer,
                                 output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let magic = CompressionFormat.gzipMagic
         var rest = input
         while !rest.isEmpty {
             switch state {
@@ -450,19 +443,19 @@ final class InflateEngine {
             case .betweenMembers:
                 if pendingMagicByte {
                     // The held-back 0x1f is at offset `bytesIn`: it is counted when it is replayed.
-                    guard rest[0] == 0x8b else { throw trailingGarbage(at: bytesIn) }
+                    guard rest[0] == magic.1 else { throw trailingGarbage(at: bytesIn) }
                     try startNextMember(at: bytesIn)
                     pendingMagicByte = false
                     // Replay the 0x1f held back from the previous call.
-                    _ = try withUnsafeBytes(of: UInt8(0x1f)) { magic in
-                        try inflateMember(magic, output: output)
+                    _ = try withUnsafeBytes(of: magic.0) { first in
+                        try inflateMember(first, output: output)
                     }
                 } else if rest.count == 1 {
-                    guard rest[0] == 0x1f else { throw trailingGarbage(at: bytesIn) }
+                    guard rest[0] == magic.0 else { throw trailingGarbage(at: bytesIn) }
                     pendingMagicByte = true
                     return
                 } else {
-                    guard rest[0] == 0x1f, rest[1] == 0x8b else { throw trailingGarbage(at: bytesIn) }
+                    guard rest[0] == magic.0, rest[1] == magic.1 else { throw trailingGarbage(at: bytesIn) }
                     try startNextMember(at: bytesIn)
                 }
             case .inMember:
@@ -478,7 +471,7 @@ final class InflateEngine {
         guard rc == Z_OK else { throw PNCryptError(.invalidValue, "zlib inflateReset failed with code \(rc)") }
         state = .inMember
         memberStart = offset
-        memberFirstByte = 0x1f
+        memberFirstByte = CompressionFormat.gzipMagic.0
     }
 
     /// Runs inflate over `input` until the member ends or the input is used up. Returns the bytes consumed.
@@ -532,30 +525,17 @@ final class InflateEngine {
     }
 
     private var isGzipMember: Bool {
-        switch framing {
+        switch format {
         case .gzip: return true
-        case .gzipOrZlib: return memberFirstByte == 0x1f
-        case .zlib, .raw: return false
+        case .gzipOrZlib: return memberFirstByte == CompressionFormat.gzipMagic.0
+        case .zlib, .rawDeflate: return false
         }
     }
 
     /// "gzip", "zlib" or "deflate": the kind of the current member, for messages.
     private var memberName: String {
-        switch framing {
-        case .gzip: return "gzip"
-        case .zlib: return "zlib"
-        case .raw: return "deflate"
-        case .gzipOrZlib: return memberFirstByte == nil ? "gzip or zlib" : (isGzipMember ? "gzip" : "zlib")
-        }
-    }
-
-    private var framingName: String {
-        switch framing {
-        case .gzip: return "gzip"
-        case .zlib: return "zlib"
-        case .raw: return "deflate"
-        case .gzipOrZlib: return "gzip or zlib"
-        }
+        guard format == .gzipOrZlib, memberFirstByte != nil else { return format.dataName }
+        return isGzipMember ? CompressionFormat.gzip.dataName : CompressionFormat.zlib.dataName
     }
 
     private func trailingGarbage(at offset: UInt64) -> PNCryptError {
@@ -569,7 +549,7 @@ final class InflateEngine {
         var text: String
         switch message {
         case "incorrect header check":
-            text = "not \(framingName) data: incorrect header check"
+            text = "not \(format.dataName) data: incorrect header check"
         case "incorrect data check":
             text = isGzipMember ? "gzip CRC mismatch" : "zlib Adler-32 checksum mismatch"
         case "incorrect length check":
@@ -581,45 +561,5 @@ final class InflateEngine {
         }
         if memberStart > 0 { text += " in the member at offset \(memberStart)" }
         return PNCryptError(.corruptCompressedData, text, offset: Int(bytesIn))
-    }
-}
-
-// MARK: - File descriptors
-
-/// Reads and writes whole buffers on file descriptors, retrying on EINTR and short writes.
-enum FileDescriptorPump {
-    /// Reads `descriptor` in pieces of up to `chunkSize` bytes until end of file, handing each to `body`.
-    static func readChunks(from descriptor: Int32, chunkSize: Int,
-                           _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        guard chunkSize > 0 else {
-            throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
-        }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer {
-            OpenSSL.cleanse(buffer.baseAddress!, count: buffer.count)
-            buffer.deallocate()
-        }
-        while true {
-            let count = read(descriptor, buffer.baseAddress, chunkSize)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw PNCryptError(.io, "read failed: \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { return }
-            try body(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)))
-        }
-    }
-
-    /// Writes all of `bytes` to `descriptor`.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws {
-        var rest = bytes
-        while !rest.isEmpty {
-            let count = write(descriptor, rest.baseAddress, rest.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw PNCryptError(.io, "write failed: \(String(cString: strerror(errno)))")
-            }
-            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(count))
-        }
     }
 }

@@ -13,8 +13,8 @@ public enum DecryptionPolicy: String, CaseIterable, Hashable, Sendable {
 
 /// The decryption-error status of one message, as SDKs report it (`PNDecryptionErrorCategory`).
 public struct DecryptionStatus: Hashable, Sendable {
-    /// The category every decryption status has: `decryptionError`.
-    public static let category = "decryptionError"
+    /// The category status JSON names (iOS's `PNDecryptionErrorCategory`), the same for every status.
+    static let jsonCategory = "decryptionError"
 
     /// Why the message could not be decrypted: its `code` is the reason (`notBase64`, `wrongKeyOrCorrupt`,
     /// `unknownCryptor`, `malformedHeader`, `notEncrypted`). Every key-dependent failure is `wrongKeyOrCorrupt`
@@ -28,10 +28,13 @@ public struct DecryptionStatus: Hashable, Sendable {
     /// The reason, named as in status JSON.
     public var reason: PNCryptError.Code { error.code }
 
+    /// The reason's category: `decryption`, or `unknownCryptor` for a header this library does not know.
+    public var category: PNCryptError.Category { error.category }
+
     /// The status as one JSON object:
     /// `{"category":"decryptionError","reason":"...","message":"...","index":N,"original":...}`.
     public var json: JSONValue {
-        var object: JSONObject = ["category": .string(Self.category), "reason": .string(reason.name),
+        var object: JSONObject = ["category": .string(Self.jsonCategory), "reason": .string(reason.name),
                                   "message": .string(error.message)]
         if let index { object.append(.number(JSONNumber(index)), forKey: "index") }
         object.append(original, forKey: "original")

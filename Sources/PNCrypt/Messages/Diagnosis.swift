@@ -1,5 +1,3 @@
-import Foundation
-
 /// Why a message will or will not decrypt: every key tried with every scheme that could apply, each result
 /// checked for padding, UTF-8 and JSON, and explained in plain words.
 ///
@@ -58,8 +56,8 @@ public struct Diagnosis: Sendable {
             ciphertext = try Base64.decode(text)
         } catch {
             inputError = error
-            let detail = error.message.replacingFirst("not Base64: ", with: "")
-            findings = ["not Base64 at offset \(error.offset ?? 0): \(detail.replacingFirst(" at offset \(error.offset ?? 0)", with: ""))"]
+            let detail = error.message.removingFirst("not Base64: ").removingFirst(" at offset \(error.offset ?? 0)")
+            findings = ["not Base64 at offset \(error.offset ?? 0): \(detail)"]
             return
         }
         diagnose(keys: keys)
@@ -79,7 +77,7 @@ public struct Diagnosis: Sendable {
         var schemes: [Scheme]
         do throws(PNCryptError) {
             if let (header, length) = try CryptorHeader.parse(data) {
-                if try CryptoModule.cryptor(for: header, explicit: nil) == .acrh {
+                if try header.scheme(reading: nil) == .acrh {
                     schemes = [.acrh]
                 } else {
                     // The legacy cryptor's id: legacy data follows the header.
@@ -95,13 +93,16 @@ public struct Diagnosis: Sendable {
             findings = [Self.explainInput(error, data)]
             return
         }
-        if body.count < 32 { schemes.removeAll { $0 == .legacyRandomIV } }
+        // Too short for an IV and a block: not legacy-random-iv.
+        if body.count < Cryptor.prefixLength(.legacyRandomIV) + Cryptor.blockSize {
+            schemes.removeAll { $0 == .legacyRandomIV }
+        }
         for (index, key) in keys.enumerated() {
             let module = CryptoModule(key: key)
             for scheme in schemes {
                 var attempt = Attempt(keyNumber: index + 1, scheme: scheme)
                 do throws(PNCryptError) {
-                    attempt.plaintext = try module.decrypt(scheme == .acrh ? data : body, scheme: scheme)
+                    attempt.plaintext = try module.decryptBinary(scheme == .acrh ? data : body, scheme: scheme)
                 } catch {
                     attempt.error = error
                 }
@@ -132,17 +133,19 @@ public struct Diagnosis: Sendable {
         let matches = self.matches
         var lines: [String] = []
         if matches.count == 1, let match = matches.first {
-            lines.append("decrypts with \(match.scheme) and key #\(match.keyNumber); " + Self.consequence(of: match.scheme))
+            lines.append("decrypts with \(match.scheme) and key #\(match.keyNumber); "
+                         + Self.consequence(of: match.scheme))
             if match.keyNumber > 1 {
-                lines.append("key #\(match.keyNumber) is not the first key: the sender still uses an older or different key")
+                lines.append("key #\(match.keyNumber) is not the first key: the sender still uses an older or"
+                             + " different key")
             }
             lines.append(Self.describePlaintext(match))
         } else if matches.count > 1 {
             lines.append("ambiguous: \(matches.count) key and scheme combinations give valid plaintext")
             let json = matches.filter { $0.json != nil }
             if json.count == 1, let likely = json.first {
-                lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is JSON"
-                             + " as messages are; " + Self.consequence(of: likely.scheme))
+                lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is"
+                             + " JSON as messages are; " + Self.consequence(of: likely.scheme))
             }
             for match in matches {
                 lines.append("- \(match.scheme) with key #\(match.keyNumber): " + Self.describePlaintext(match))
@@ -217,7 +220,8 @@ public struct Diagnosis: Sendable {
                            "offset": inputError.offset.map { .number(JSONNumber($0)) } ?? .null], forKey: "inputError")
         }
         object.append(.array(attempts.map { attempt in
-            var a: JSONObject = ["key": .number(JSONNumber(attempt.keyNumber)), "scheme": .string(attempt.scheme.rawValue),
+            var a: JSONObject = ["key": .number(JSONNumber(attempt.keyNumber)),
+                                 "scheme": .string(attempt.scheme.rawValue),
                                  "padding": .bool(attempt.plaintext != nil), "utf8": .bool(attempt.isUTF8),
                                  "json": .bool(attempt.json != nil)]
             if attempt.isValid, let plaintext = attempt.plaintext {
@@ -232,8 +236,14 @@ public struct Diagnosis: Sendable {
 }
 
 extension String {
-    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
-        guard let range = range(of: target) else { return self }
-        return replacingCharacters(in: range, with: replacement)
+    /// The string without the first occurrence of `part` (the standard library's `replacing` would link the
+    /// regex runtime, about 5 MB, into libpncrypt).
+    fileprivate func removingFirst(_ part: String) -> String {
+        let bytes = Array(utf8), target = Array(part.utf8)
+        guard !target.isEmpty, bytes.count >= target.count else { return self }
+        for start in 0...(bytes.count - target.count) where bytes[start..<start + target.count].elementsEqual(target) {
+            return String(decoding: bytes[..<start] + bytes[(start + target.count)...], as: UTF8.self)
+        }
+        return self
     }
 }

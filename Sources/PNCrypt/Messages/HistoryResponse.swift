@@ -39,15 +39,12 @@ public struct HistoryResponse: Hashable, Sendable {
 }
 
 /// A history response after decryption.
-public struct HistoryDecryption: Hashable, Sendable {
+public struct DecryptedHistory: Hashable, Sendable {
     /// The response with every message decrypted (or replaced as the policy says), same shape and timetokens.
     public var response: HistoryResponse
-    /// One status per message that could not be decrypted, each with its index.
+    /// One status per message that could not be decrypted, each with its index; empty when every message
+    /// decrypted (iOS then reports no error category on the completion).
     public var statuses: [DecryptionStatus]
-
-    /// The status category for the whole request, as iOS reports on the completion: `decryptionError` when any
-    /// message failed, else nil.
-    public var category: String? { statuses.isEmpty ? nil : DecryptionStatus.category }
 }
 
 /// Message counts: `{"channels": {"ch": 12, ...}}`. Counts stay exact integers.
@@ -58,13 +55,15 @@ public struct MessageCounts: Hashable, Sendable {
     /// Reads a message-counts response.
     /// - Throws: `invalidJSON` when it does not parse or has no `channels` object of integers.
     public init(parsing text: some Collection<UInt8>) throws(PNCryptError) {
-        guard case .object(let root) = try JSONValue(parsing: text), case .object(let channels)? = root["channels"] else {
+        guard case .object(let root) = try JSONValue(parsing: text),
+              case .object(let channels)? = root["channels"] else {
             throw PNCryptError(.invalidJSON, "not a message-counts response: expected {\"channels\": {...}}")
         }
         var out: [(name: String, count: JSONNumber)] = []
         for (name, value) in channels {
             guard case .number(let count) = value, count.isIntegerLiteral else {
-                throw PNCryptError(.invalidJSON, "message count of channel \(JSONValue.string(name)) is not an integer")
+                throw PNCryptError(.invalidJSON,
+                                   "message count of channel \(JSONValue.string(name)) is not an integer")
             }
             out.append((name, count))
         }
@@ -92,7 +91,7 @@ public struct MessageCounts: Hashable, Sendable {
 
 extension MessageCrypto {
     /// Decrypts every message of a history response in one call.
-    public func decrypt(history: HistoryResponse, policy: DecryptionPolicy) -> HistoryDecryption {
+    public func decrypt(history: HistoryResponse, policy: DecryptionPolicy) -> DecryptedHistory {
         var out = history
         var statuses: [DecryptionStatus] = []
         for (index, item) in history.items.enumerated() {
@@ -110,6 +109,6 @@ extension MessageCrypto {
                 out.items[index] = result.message
             }
         }
-        return HistoryDecryption(response: out, statuses: statuses)
+        return DecryptedHistory(response: out, statuses: statuses)
     }
 }

@@ -4,15 +4,15 @@
 ///
 /// `["seven",{"food":"Cheeseburger"}]` with key `enigma` becomes
 /// `["0ZRaiDryY0rdklgVVU80pQ==",{"food":"zu9G3gtmiAxYLpehtuQngw=="}]`.
-public enum Legacy33Message {
+enum Legacy33Message {
     /// Encrypts every string leaf of `message`.
     /// - Throws: `notEncryptable` naming the path (for example `$[2].price`) of the first leaf that is not a string:
     ///   iOS 3.3 dropped such leaves and 3.4's compatibility mode produced invalid results.
-    public static func encrypt(_ message: JSONValue, key: CipherKey) throws(PNCryptError) -> JSONValue {
+    static func encrypt(_ message: JSONValue, key: CipherKey) throws(PNCryptError) -> JSONValue {
         let module = CryptoModule(key: key)
         return try map(message, path: "$", nonString: .notEncryptable) { (text, _) throws(PNCryptError) in
             var plaintext = Array(text.utf8)
-            defer { OpenSSL.cleanse(&plaintext) }
+            defer { Backend.cleanse(&plaintext) }
             // iOS 3.3 encrypted an empty string leaf as one block of padding.
             let sealed = try withBytes(plaintext) { (bytes) throws(PNCryptError) in
                 try module.sealToBase64(bytes, scheme: .legacy33, iv: nil, quoted: false, allowEmpty: true)
@@ -23,20 +23,20 @@ public enum Legacy33Message {
 
     /// Decrypts every string leaf of `message` (with the first key of `keys` that decrypts the first leaf).
     /// - Throws: the leaf's decryption error, its message naming the path; `notEncrypted` for non-string leaves.
-    public static func decrypt(_ message: JSONValue, keys: KeyRing) throws(PNCryptError) -> JSONValue {
+    static func decrypt(_ message: JSONValue, keys: KeyRing) throws(PNCryptError) -> JSONValue {
         var chosen: CryptoModule?
         return try map(message, path: "$", nonString: .notEncrypted) { (text, path) throws(PNCryptError) in
             do throws(PNCryptError) {
                 let ciphertext = try Base64.decode(text)
                 var plaintext: [UInt8]
                 if let chosen {
-                    plaintext = try chosen.decrypt(ciphertext, scheme: .legacy33)
+                    plaintext = try chosen.decryptBinary(ciphertext, scheme: .legacy33)
                 } else {
                     let match = try keys.decrypt(ciphertext, scheme: .legacy33, content: .text)
                     chosen = CryptoModule(key: keys.keys[match.keyIndex])
                     plaintext = match.plaintext
                 }
-                defer { OpenSSL.cleanse(&plaintext) }
+                defer { Backend.cleanse(&plaintext) }
                 guard let string = String(validating: plaintext, as: UTF8.self) else {
                     throw CryptoModule.decryptionFailed
                 }
@@ -56,11 +56,15 @@ public enum Legacy33Message {
         case .array(let elements):
             var out: [JSONValue] = []
             out.reserveCapacity(elements.count)
-            for (i, element) in elements.enumerated() { out.append(try map(element, path: "\(path)[\(i)]", nonString: nonString, leaf)) }
+            for (i, element) in elements.enumerated() {
+                out.append(try map(element, path: "\(path)[\(i)]", nonString: nonString, leaf))
+            }
             return .array(out)
         case .object(let object):
             var out = JSONObject()
-            for (key, element) in object { out.append(try map(element, path: path + member(key), nonString: nonString, leaf), forKey: key) }
+            for (key, element) in object {
+                out.append(try map(element, path: path + member(key), nonString: nonString, leaf), forKey: key)
+            }
             return .object(out)
         case .null, .bool, .number:
             let kind = switch value {

@@ -47,7 +47,9 @@ public struct MessageCrypto: Sendable {
 
     /// The message to publish: a JSON string holding the Base64 ciphertext (for `legacy33`, the message's shape
     /// with every string leaf encrypted).
-    /// - Parameter iv: a fixed IV for reproducible vectors; never for real data.
+    /// - Parameters:
+    ///   - message: the message, written as JSON text in `style` before it is encrypted.
+    ///   - iv: a fixed IV for reproducible vectors; never for real data.
     /// - Throws: `notEncryptable` for a `legacy33` message with a non-string leaf, naming its path.
     public func encrypt(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> JSONValue {
         if scheme == .legacy33 { return try Legacy33Message.encrypt(message, key: keys.keys[0]) }
@@ -78,7 +80,9 @@ public struct MessageCrypto: Sendable {
     /// The wire bytes of an encrypted message: `"<Base64>"` written in `style`.
     public func publishBody(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> [UInt8] {
         // Base64 needs no JSON escapes except `/` in the apple style (`\/`): write the quoted text directly.
-        guard scheme != .legacy33, style != .apple else { return try encrypt(message, iv: iv).serialized(style: style) }
+        guard scheme != .legacy33, style != .apple else {
+            return try encrypt(message, iv: iv).serialized(style: style)
+        }
         return try message.withSerialized(style: style) { (text) throws(PNCryptError) in
             try module.sealToBase64(text, scheme: scheme, iv: iv, quoted: true)
         }
@@ -107,56 +111,6 @@ public struct MessageCrypto: Sendable {
             let delivered: JSONValue = policy == .marker ? .string(DecryptionPolicy.markerText) : message
             return DecryptedMessage(message: delivered, status: status)
         }
-    }
-
-    /// What decrypting one message gives: small, so it moves cheaply out of the closures (a `DecryptedMessage` is
-    /// over 100 bytes, copied at each level).
-    private typealias Opened = (value: JSONValue, keyIndex: Int, scheme: Scheme)
-
-    /// Decrypts Base64 text (the content of a received JSON string) and parses the plaintext.
-    /// `lineBreaks` false refuses CR and LF inside (raw in a JSON string literal, they are not JSON).
-    private func open(base64: UnsafeRawBufferPointer, lineBreaks: Bool = true) throws(PNCryptError) -> Opened {
-        try withScratch(Base64.maximumDecodedCount(base64.count)) { (ciphertext) throws(PNCryptError) in
-            let count = try Base64.decode(base64, into: ciphertext.baseAddress!, lineBreaks: lineBreaks)
-            let sealed = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
-            return try withScratch(count + 16) { (plain) throws(PNCryptError) in
-                defer { OpenSSL.cleanse(plain.baseAddress!, count: plain.count) }
-                let match = try keys.decrypt(sealed, scheme: readScheme, legacyScheme: legacyScheme,
-                                             content: .json, into: plain.baseAddress!)
-                let plaintext = UnsafeRawBufferPointer(rebasing: plain[0..<match.count])
-                // A plaintext that is not JSON is kept as a plain string (SPEC section 4).
-                let value = (try? JSONValue(parsing: plaintext))
-                    ?? .string(String(decoding: plaintext, as: UTF8.self))
-                return (value, match.keyIndex, match.scheme)
-            }
-        }
-    }
-
-    /// The fast path of `decrypt(jsonText:policy:)`: when the text is one JSON string of Base64 characters (no
-    /// escapes, so its value is exactly those bytes), decrypts them without building a `JSONValue` first.
-    /// Returns nil when the text is anything else or decryption fails: the caller then takes the full path, which
-    /// reports the failure exactly as `decrypt(_:policy:)` does.
-    private func openStringLiteral(_ text: UnsafeRawBufferPointer) -> Opened? {
-        guard scheme != .legacy33 && readScheme != .legacy33 else { return nil }
-        var start = 0
-        var end = text.count
-        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
-        while start < end, isSpace(text[start]) { start += 1 }
-        while end > start, isSpace(text[end - 1]) { end -= 1 }
-        // With the content's first and last bytes Base64 characters, decoding trims and strips nothing, and with
-        // line breaks refused it accepts only Base64 characters: exactly the literals that are plain JSON strings.
-        guard end - start >= 4, text[start] == UInt8(ascii: "\""), text[end - 1] == UInt8(ascii: "\""),
-              Base64.isCharacter(text[start + 1]), Base64.isCharacter(text[end - 2]) else { return nil }
-        return try? open(base64: UnsafeRawBufferPointer(rebasing: text[(start + 1)..<(end - 1)]), lineBreaks: false)
-    }
-
-    /// Runs `body` over the UTF-8 of `text` (contiguous for native strings; copied otherwise), keeping the typed error.
-    private static func withUTF8<R>(_ text: String, _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> R)
-        throws(PNCryptError) -> R {
-        var text = text
-        return try text.withUTF8 { utf8 in
-            Result { () throws(PNCryptError) -> R in try body(UnsafeRawBufferPointer(utf8)) }
-        }.get()
     }
 
     /// Parses a received message's JSON text and decrypts it.

@@ -11,6 +11,7 @@ the system loader.
 Every failure raises `Error`, whose `.code` is the library's PNCRYPT_E_ constant and `.message` one line.
 A CryptoModule may be shared between threads (the library releases the GIL during each call).
 """
+import array
 import ctypes
 import ctypes.util
 import os
@@ -48,12 +49,14 @@ POLICIES = {"marker": 0, "passthrough": 1, "fail": 2}
 
 
 class Error(Exception):
-    """A libpncrypt failure: `code` (a negative PNCRYPT_E_ constant) and `message` (one line)."""
+    """A libpncrypt failure: `code` (a negative PNCRYPT_E_ constant) and `message` (one line). From the batch
+    methods, `index` is the position of the item that failed (None otherwise)."""
 
-    def __init__(self, code, message):
+    def __init__(self, code, message, index=None):
         super().__init__(f"{message} (code {code})")
         self.code = code
         self.message = message
+        self.index = index
 
 
 class _Status(ctypes.Structure):
@@ -99,6 +102,10 @@ def _load():
         "pncrypt_message_encrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, out, status], ctypes.c_int),
         "pncrypt_message_decrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, out, status],
                                     ctypes.c_int),
+        "pncrypt_encrypt_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
+                                  out, P(ctypes.c_size_t), ctypes.c_void_p, status], ctypes.c_int),
+        "pncrypt_decrypt_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
+                                  ctypes.c_size_t, out, ctypes.c_void_p, ctypes.c_void_p, status], ctypes.c_int),
         "pncrypt_free": ([ctypes.c_void_p], None),
     }
     for name, (argtypes, restype) in signatures.items():
@@ -128,23 +135,30 @@ def _scratch():
         return _local.records
 
 
-def _take(pointer, length=None):
-    """Copies a buffer the library returned, then frees it (exactly once, whatever happens)."""
-    if not pointer.value:
+_string_at = ctypes.string_at
+_free = _lib.pncrypt_free
+
+
+def _take(pointer, length=-1):
+    """Copies a buffer the library returned (`length` bytes; -1: up to its NUL), then frees it (exactly once,
+    whatever happens). The next call sets the pointer again (the library sets outputs to NULL first)."""
+    address = pointer.value
+    if not address:
         return b""
     try:
-        return ctypes.string_at(pointer.value, length) if length is not None else ctypes.string_at(pointer.value)
+        return _string_at(address, length)
     finally:
-        _lib.pncrypt_free(pointer.value)
-        pointer.value = None
+        _free(address)
 
 
-_SCHEMES = {"auto": b"auto", None: None, "acrh": b"acrh", "legacy": b"legacy",
+# Scheme names as the library takes them; "auto" is NULL (the library's default, no string to read).
+_SCHEMES = {"auto": None, None: None, "acrh": b"acrh", "legacy": b"legacy",
             "legacy-random-iv": b"legacy-random-iv", "legacy33": b"legacy33"}
 
 
 def _scheme(name):
-    return None if name is None else name.encode("ascii")
+    """A decryption scheme for the library: NULL for "auto" and None, else the name's bytes."""
+    return _SCHEMES[name] if name in _SCHEMES else name.encode("utf-8")
 
 
 def _utf8(text, name):
@@ -159,6 +173,57 @@ def _utf8(text, name):
 
 def _path(path):
     return os.fsencode(os.fspath(path))
+
+
+def _typecode(ctype, candidates):
+    """The `array` typecode whose items are laid out as `ctype` (arrays are passed to the library by address)."""
+    return next(c for c in candidates if array.array(c).itemsize == ctypes.sizeof(ctype))
+
+
+_SIZE_T = _typecode(ctypes.c_size_t, "QLI")
+_INT = _typecode(ctypes.c_int, "ihl")
+# The names of the codes, for batch items after the first failure (the library's message is the first one's).
+_CODE_NAMES = {value: name for name, value in globals().items() if name.startswith("E_")}
+
+
+def _address(values):
+    return values.buffer_info()[0]
+
+
+def _pack(items, name):
+    """A batch as the library takes it: the items' bytes back to back and an array of their byte lengths.
+    str items are UTF-8; the common cases (all bytes, all ASCII str) take a few C-level passes, no Python loop."""
+    if not isinstance(items, (list, tuple)):
+        items = list(items)
+    try:
+        data = b"".join(items)
+    except TypeError:
+        try:
+            text = "".join(items)
+        except TypeError:
+            text = None
+        if text is not None:
+            data = text.encode("utf-8")
+            if len(data) == len(text):  # ASCII: each str's length is its byte length
+                return data, array.array(_SIZE_T, map(len, items))
+        items = [_utf8(item, name) for item in items]
+        data = b"".join(items)
+    lengths = array.array(_SIZE_T, map(len, items))
+    if sum(lengths) != len(data):  # a memoryview of wider items: len() counts items, not bytes
+        items = [bytes(item) for item in items]
+        lengths = array.array(_SIZE_T, map(len, items))
+    return data, lengths
+
+
+def _item_errors(status, codes):
+    """The batch items that failed, as Errors with their index; the first carries the library's message."""
+    errors = []
+    for index, code in enumerate(codes):
+        if code:
+            message = status.message.decode("utf-8", "replace") if not errors else \
+                f"item {index}: {_CODE_NAMES.get(code, 'failed')}"
+            errors.append(Error(code, message, index))
+    return errors
 
 
 class CryptoModule:
@@ -209,13 +274,59 @@ class CryptoModule:
 
     def decrypt(self, text, scheme="auto"):
         """Decrypts Base64 text; `scheme` "auto" reads a PNED header when present, otherwise legacy."""
-        raw = _utf8(text, "text")
+        raw = text.encode("utf-8") if type(text) is str else _utf8(text, "text")
         status, out, length = _scratch()
-        code = _lib.pncrypt_decrypt(self._check(), _SCHEMES.get(scheme) or _scheme(scheme), raw, len(raw), out, length,
-                                    status)
+        code = _lib.pncrypt_decrypt(self._check(), None if scheme == "auto" else _scheme(scheme), raw, len(raw), out,
+                                    length, status)
         if code != 0:
             raise status.error()
         return _take(out, length.value)
+
+    def encrypt_many(self, items):
+        """Encrypts each item (bytes-like; a str is encoded as UTF-8) in one library call, each with its own IV
+        where the scheme has one, and returns the Base64 texts in order: the batch form of `encrypt`, for
+        throughput. All or nothing: if an item cannot be encrypted (an empty one), raises the Error of the first
+        such item, with its `index`."""
+        data, lengths = _pack(items, "item")
+        count = len(lengths)
+        codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
+        status, out, length = _scratch()
+        code = _lib.pncrypt_encrypt_many(self._check(), data, len(data), _address(lengths), count, out, length,
+                                         _address(codes), status)
+        if code != 0:
+            raise status.error()
+        text = _take(out, length.value).decode("ascii")
+        if status.code != 0:
+            raise _item_errors(status, codes)[0]
+        return text.split("\n") if count else []
+
+    def decrypt_many(self, texts, scheme="auto", on_error="raise"):
+        """Decrypts each Base64 text (str or bytes) as `decrypt` does, in one library call, and returns the
+        plaintexts (bytes) in order: the batch form of `decrypt`, for throughput.
+        on_error="raise" (all or nothing): the first text that does not decrypt raises its Error, whose `index`
+        says which; nothing is returned. on_error="return": such a text gives its Error (with `index`) in its
+        place in the list, and the others their plaintext. The first failure's message is the library's; the
+        others name their code (the library reports one message per call)."""
+        if on_error not in ("raise", "return"):
+            raise Error(E_ARGUMENT, 'on_error must be "raise" or "return"')
+        data, lengths = _pack(texts, "text")
+        count = len(lengths)
+        offsets = array.array(_SIZE_T, bytes(ctypes.sizeof(ctypes.c_size_t) * (count + 1)))
+        codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
+        status, out, _ = _scratch()
+        code = _lib.pncrypt_decrypt_many(self._check(), _scheme(scheme), data, len(data),
+                                         _address(lengths), count, out, _address(offsets), _address(codes), status)
+        if code != 0:
+            raise status.error()
+        blob = _take(out, offsets[count])
+        if status.code != 0 and on_error == "raise":
+            raise _item_errors(status, codes)[0]
+        starts = offsets.tolist()
+        plaintexts = [blob[start:end] for start, end in zip(starts, starts[1:])]
+        if status.code != 0:
+            for error in _item_errors(status, codes):
+                plaintexts[error.index] = error
+        return plaintexts
 
     def encrypt_file(self, src, dst):
         """Encrypts the file `src` into `dst` (streamed; `dst` appears only when everything succeeded)."""

@@ -98,6 +98,101 @@ def test_message_policies():
     assert m.message_encrypt('"Hello World"') == '"06UDjczkvAAYcqWfNwkOiQ=="'
 
 
+# ---- Batches ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scheme", SDK_SCHEMES)
+def test_encrypt_many_to_sdk(scheme):
+    texts = pncrypt.CryptoModule(KEY, scheme).encrypt_many(PLAINTEXTS)
+    assert len(texts) == len(PLAINTEXTS)
+    assert [sdk_module(scheme).decrypt_file(base64.b64decode(t)) for t in texts] == PLAINTEXTS
+
+
+@pytest.mark.parametrize("scheme", SDK_SCHEMES)
+def test_decrypt_many_from_sdk(scheme):
+    sdk = sdk_module(scheme)
+    texts = [base64.b64encode(sdk.encrypt_file(data)).decode() for data in PLAINTEXTS]
+    ours = pncrypt.CryptoModule(KEY, scheme)
+    assert ours.decrypt_many(texts, scheme=scheme) == PLAINTEXTS
+    if scheme != "legacy-random-iv":  # auto reads a header, else the fixed IV
+        assert ours.decrypt_many(texts) == PLAINTEXTS
+
+
+@pytest.mark.parametrize("scheme", SDK_SCHEMES)
+def test_many_messages_with_sdk(scheme):
+    """10,000 JSON messages both ways: the SDK's CryptoModule.decrypt parses what encrypt_many sealed, and
+    decrypt_many reads what the SDK's CryptoModule.encrypt wrote (with the wire's JSON quotes)."""
+    messages = [{"text": f"message {i}", "n": i, "tags": ["a", "ü"][: i % 3]} for i in range(10_000)]
+    texts = [json.dumps(m) for m in messages]
+    ours, sdk = pncrypt.CryptoModule(KEY, scheme), sdk_module(scheme)
+    sealed = ours.encrypt_many(texts)
+    assert [sdk.decrypt(s) for s in sealed] == messages
+    wires = [json.dumps(sdk.encrypt(t)) for t in texts]
+    assert [json.loads(p) for p in ours.decrypt_many(wires, scheme=scheme)] == messages
+
+
+def test_batch_is_the_single_call():
+    m = pncrypt.CryptoModule("enigma", "legacy")  # fixed IV: the same text every time
+    items = [b"yay!", b"Hello World", b"line\nbreak\0nul", bytes(range(256))]
+    assert m.encrypt_many(items) == [m.encrypt(item) for item in items]
+    assert m.encrypt_many(items)[0] == "q/xJqqN6qbiZMXYmiQC1Fw=="
+    random_iv = pncrypt.CryptoModule(KEY)
+    assert random_iv.decrypt_many(random_iv.encrypt_many(items * 50)) == items * 50
+
+
+def test_batch_inputs():
+    m = pncrypt.CryptoModule(KEY)
+    assert m.encrypt_many([]) == [] and m.decrypt_many([]) == []
+    mixed = [b"bytes", bytearray(b"bytearray"), memoryview(b"memoryview"), "str", "ünïcödé 🔑"]
+    expected = [b"bytes", b"bytearray", b"memoryview", b"str", "ünïcödé 🔑".encode()]
+    assert m.decrypt_many(m.encrypt_many(mixed)) == expected
+    assert m.decrypt_many(m.encrypt_many(iter(expected))) == expected  # any iterable
+    assert m.decrypt_many(m.encrypt_many(["ascii", "only"])) == [b"ascii", b"only"]
+    wide = memoryview(bytes(range(8))).cast("I")  # len() counts 2 items, the bytes are 8
+    assert m.decrypt_many(m.encrypt_many([wide, b"x"])) == [bytes(range(8)), b"x"]
+    sealed = m.encrypt_many([b"one", b"two"])
+    assert m.decrypt_many([s.encode() for s in sealed]) == [b"one", b"two"]  # bytes texts too
+    assert m.decrypt_many([f' "{s}"\n' for s in sealed]) == [b"one", b"two"]  # quotes and whitespace, as decrypt
+    with pytest.raises(TypeError):
+        m.encrypt_many([b"ok", 42])
+
+
+def test_batch_failures():
+    m = pncrypt.CryptoModule(KEY, "legacy")
+    with pytest.raises(pncrypt.Error) as caught:
+        m.encrypt_many([b"a", b"", b"c", b""])
+    assert caught.value.code == pncrypt.E_EMPTY_PLAINTEXT and caught.value.index == 1
+    assert caught.value.message.startswith("item 1: ")
+
+    good = m.encrypt_many([b"first", b"last"])
+    texts = [good[0], "*not base64*", "q/xJqqN6qbiZMXYm", "", "ab\0cd", good[1]]
+    with pytest.raises(pncrypt.Error) as caught:
+        m.decrypt_many(texts)
+    assert caught.value.code == pncrypt.E_NOT_BASE64 and caught.value.index == 1
+    assert caught.value.message.startswith("item 1: not Base64")
+
+    got = m.decrypt_many(texts, on_error="return")
+    assert got[0] == b"first" and got[-1] == b"last"
+    errors = got[1:-1]
+    assert all(isinstance(e, pncrypt.Error) for e in errors)
+    assert [e.index for e in errors] == [1, 2, 3, 4]
+    assert [e.code for e in errors] == [pncrypt.E_NOT_BASE64, pncrypt.E_WRONG_KEY_OR_CORRUPT,
+                                        pncrypt.E_WRONG_KEY_OR_CORRUPT, pncrypt.E_ARGUMENT]
+    # The same codes as one call each.
+    for text, error in zip(texts[1:-1], errors):
+        with pytest.raises(pncrypt.Error) as caught:
+            m.decrypt(text)
+        assert caught.value.code == error.code
+    with pytest.raises(pncrypt.Error) as caught:
+        m.decrypt_many(texts, on_error="ignore")
+    assert caught.value.code == pncrypt.E_ARGUMENT
+    with pytest.raises(pncrypt.Error) as caught:
+        m.decrypt_many(good, scheme="rot13")
+    assert caught.value.code == pncrypt.E_ARGUMENT and caught.value.index is None
+    # A wrong key is a failure of each item, never garbage.
+    other = pncrypt.CryptoModule("another key", "legacy").decrypt_many(good * 100, on_error="return")
+    assert all(isinstance(e, pncrypt.Error) or e not in (b"first", b"last") for e in other)
+
+
 # ---- Files -----------------------------------------------------------------------------------------------
 
 FILE_DATA = os.urandom((1 << 20) * 2 + 5)
@@ -202,7 +297,12 @@ def test_threads_share_one_module():
             if m.decrypt(sealed) != b"shared between threads":
                 failures.append(1)
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
+    def batches():
+        for _ in range(30):
+            if m.decrypt_many([sealed] * 50) != [b"shared between threads"] * 50:
+                failures.append(1)
+
+    threads = [threading.Thread(target=work) for _ in range(8)] + [threading.Thread(target=batches) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:

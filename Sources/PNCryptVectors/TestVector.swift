@@ -1,4 +1,6 @@
-import Foundation
+// The vector checker: test code kept out of the PNCrypt library. It decodes vector files with PNCrypt's own JSON
+// (`JSONValue`, `JSONValueDecoder`) and runs them through the public API only.
+import PNCrypt
 
 /// One cross-SDK test vector, as stored in `Vectors/*.json` (format in `Vectors/README.md`).
 public struct TestVector: Codable, Hashable, Sendable {
@@ -47,6 +49,25 @@ public struct TestVector: Codable, Hashable, Sendable {
         case legacyScheme = "legacy_scheme", mode, scenario
     }
 
+    /// A vector with the given fields (the others absent).
+    public init(id: String, scheme: String, key: String, iv: String? = nil, plaintext: String? = nil,
+                plaintextB64: String? = nil, ciphertext: String? = nil, expect: Expectation, reason: String? = nil,
+                source: String? = nil, legacyScheme: String? = nil, mode: String? = nil, scenario: String? = nil) {
+        self.id = id
+        self.scheme = scheme
+        self.key = key
+        self.iv = iv
+        self.plaintext = plaintext
+        self.plaintextB64 = plaintextB64
+        self.ciphertext = ciphertext
+        self.expect = expect
+        self.reason = reason
+        self.source = source
+        self.legacyScheme = legacyScheme
+        self.mode = mode
+        self.scenario = scenario
+    }
+
     /// The plaintext bytes, from `plaintext` or `plaintextB64`.
     public func plaintextBytes() throws(PNCryptError) -> [UInt8]? {
         if let plaintext { return Array(plaintext.utf8) }
@@ -67,11 +88,11 @@ public struct TestVectorFile: Codable, Sendable {
     /// Reads and parses a vector file.
     /// - Throws: `io` when it cannot be read, `invalidJSON` when it is not a vector file.
     public static func load(path: String) throws(PNCryptError) -> TestVectorFile {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = VectorFiles.contents(of: path) else {
             throw PNCryptError(.fileNotFound, "cannot read vector file '\(path)'")
         }
         do {
-            return try JSONDecoder().decode(TestVectorFile.self, from: data)
+            return try JSONValueDecoder().decode(TestVectorFile.self, from: try JSONValue(parsing: data))
         } catch {
             throw PNCryptError(.invalidJSON, "'\(path)' is not a vector file: \(error)")
         }
@@ -92,13 +113,12 @@ public enum TestVectorChecker {
 
     /// The `.json` files a path names: the file itself, or the files in a folder, sorted.
     public static func files(at path: String) throws(PNCryptError) -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard let isDirectory = VectorFiles.isDirectory(path) else {
             throw PNCryptError(.fileNotFound, "no vector file or folder at '\(path)'")
         }
-        guard isDirectory.boolValue else { return [path] }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        return names.filter { $0.hasSuffix(".json") }.sorted().map { (path as NSString).appendingPathComponent($0) }
+        guard isDirectory else { return [path] }
+        let folder = path.hasSuffix("/") ? path : path + "/"
+        return VectorFiles.names(in: path).filter { $0.hasSuffix(".json") }.sorted().map { folder + $0 }
     }
 
     /// Checks one vector; nil when it passes.
@@ -129,28 +149,29 @@ public enum TestVectorChecker {
         let module = try CryptoModule(cipherKey: v.key, legacyScheme: legacyScheme)
         let plaintext = try v.plaintextBytes()
         // The stream stages, fed in 7-byte chunks (a header and an IV arrive in pieces).
-        func streamed(_ stage: any ByteStreamStage, _ bytes: [UInt8]) throws(PNCryptError) -> [UInt8] {
+        func streamed(_ stage: any ByteStreamStage, _ bytes: [UInt8]) throws -> [UInt8] {
             var out: [UInt8] = []
-            var offset = 0
-            while offset < bytes.count {
-                let end = min(offset + 7, bytes.count)
-                try withBytes(bytes[offset..<end]) { (chunk) throws(PNCryptError) in
+            try bytes.withUnsafeBytes { all in
+                var offset = 0
+                while offset < all.count {
+                    let end = min(offset + 7, all.count)
+                    let chunk = UnsafeRawBufferPointer(rebasing: all[offset..<end])
                     try stage.update(chunk) { out.append(contentsOf: $0) }
+                    offset = end
                 }
-                offset = end
             }
             try stage.finish { out.append(contentsOf: $0) }
             return out
         }
-        func encrypt(_ plaintext: [UInt8], _ scheme: Scheme, _ iv: [UInt8]?) throws(PNCryptError) -> [UInt8] {
-            guard stream else { return try module.encrypt(plaintext, scheme: scheme, iv: iv) }
+        func encrypt(_ plaintext: [UInt8], _ scheme: Scheme, _ iv: [UInt8]?) throws -> [UInt8] {
+            guard stream else { return try module.encryptBinary(plaintext, scheme: scheme, iv: iv) }
             return try streamed(try StreamEncryptor(key: module.key, scheme: scheme, iv: iv), plaintext)
         }
         let iv = try v.iv.map { (hex) throws(Failure) -> [UInt8] in
-            guard let bytes = Hex.decode(hex) else { throw fail("iv is not hex") }
+            guard let bytes = hexBytes(hex) else { throw fail("iv is not hex") }
             return bytes
         }
-        func decrypt() throws(PNCryptError) -> [UInt8] {
+        func decrypt() throws -> [UInt8] {
             guard let ciphertext = v.ciphertext else {
                 throw PNCryptError(.invalidValue, "vector has no ciphertext")
             }
@@ -159,10 +180,9 @@ public enum TestVectorChecker {
                 return try streamed(try StreamDecryptor(key: module.key, scheme: scheme, legacyScheme: legacyScheme),
                                     bytes)
             }
-            if let scheme { return try module.decrypt(bytes, scheme: scheme) }
-            return try module.decrypt(bytes)
+            return try module.decryptBinary(bytes, scheme: scheme)
         }
-        func expectError(_ category: PNCryptError.Category, _ body: () throws(PNCryptError) -> [UInt8]) throws {
+        func expectError(_ category: PNCryptError.Category, _ body: () throws -> [UInt8]) throws {
             do {
                 let out = try body()
                 throw fail("expected a \(category) error, got \(out.count) bytes")
@@ -191,17 +211,39 @@ public enum TestVectorChecker {
                 }
             }
             // A fresh random IV must round-trip too.
-            let again = try module.decrypt(try encrypt(plaintext, scheme, nil), scheme: scheme)
+            let again = try module.decryptBinary(try encrypt(plaintext, scheme, nil), scheme: scheme)
             guard again == plaintext else { throw fail("random-IV round trip changed the plaintext") }
         case .decryptionError:
             try expectError(.decryption, decrypt)
         case .unknownCryptor:
             try expectError(.unknownCryptor, decrypt)
         case .encryptionError:
-            guard let scheme, let plaintext else { throw fail("an encryption_error vector needs a scheme and plaintext") }
-            try expectError(.encryption) { () throws(PNCryptError) in try encrypt(plaintext, scheme, iv) }
+            guard let scheme, let plaintext else {
+                throw fail("an encryption_error vector needs a scheme and plaintext")
+            }
+            try expectError(.encryption) { try encrypt(plaintext, scheme, iv) }
         }
     }
 }
 
 extension TestVectorChecker.Failure: Error {}
+
+/// The bytes of hex text (either case); nil when it is not an even number of hex digits.
+func hexBytes(_ text: String) -> [UInt8]? {
+    func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+    let digits = Array(text.utf8)
+    guard digits.count % 2 == 0 else { return nil }
+    var out: [UInt8] = []
+    for i in stride(from: 0, to: digits.count, by: 2) {
+        guard let high = nibble(digits[i]), let low = nibble(digits[i + 1]) else { return nil }
+        out.append(high << 4 | low)
+    }
+    return out
+}

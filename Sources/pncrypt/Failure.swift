@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import PNCrypt
+
+/// The exit statuses of pncrypt, from sysexits.h; README ("Exit status") and `pncrypt --help` list the cases.
+/// 0 is `ExitCode.success`; a signal N that ends a run exits 128 + N (`SignalCleanup`).
+extension ExitCode {
+    /// 1: the data could not be encrypted, decrypted or decompressed (wrong key, corrupt, not Base64, empty,
+    /// unknown cryptor, over `--max-size`, ambiguous), or `diagnose` found no reading, or a vector failed.
+    static let dataFailure = ExitCode.failure
+    /// 64 (EX_USAGE): bad usage: unknown or conflicting options, a bad value, no key.
+    static let usage = ExitCode.validationFailure
+    /// 65 (EX_DATAERR): input JSON that does not parse.
+    static let badJSON = ExitCode(65)
+    /// 66 (EX_NOINPUT): an input file or key file that does not exist or cannot be opened.
+    static let noInput = ExitCode(66)
+    /// 73 (EX_CANTCREAT): the output file cannot be created (a missing folder, a directory, no permission).
+    static let cannotCreate = ExitCode(73)
+    /// 74 (EX_IOERR): another I/O error (a read or write that fails, a full disk).
+    static let ioError = ExitCode(74)
+}
+
+/// A failure of a run: one line for standard error and the exit status. Commands throw it (or a `PNCryptError`,
+/// or ArgumentParser's errors); `PNCryptCommand.main` is the one place that prints and exits.
+struct CLIFailure: Error {
+    var code: ExitCode
+    var message: String
+
+    init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// A library error: its SDK category first (as PubNub's contract scenarios name the outcomes), then what was
+    /// wrong, and for an ambiguous reading the flags that decide.
+    init(_ error: PNCryptError) {
+        let prefix = switch error.category {
+        case .encryption: "encryption error: "
+        case .decryption: "decryption error: "
+        case .unknownCryptor: "unknown cryptor: "
+        default: ""
+        }
+        let hint = error.code == .ambiguous ? " (choose with --scheme, --legacy-scheme or one --key)" : ""
+        let code: ExitCode = switch error.category {
+        case .encryption, .decryption, .unknownCryptor, .compression: .dataFailure
+        case .json: .badJSON
+        case .invalidArgument: .usage
+        case .io: error.code == .fileNotFound ? .noInput : .ioError
+        }
+        self.init(code, prefix + error.message + hint)
+    }
+}
+
+enum CLI {
+    /// One line on standard error that is not a failure: `pncrypt: note: ...`.
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data("pncrypt: note: \(text)\n".utf8))
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import PNCrypt
+
+struct GzipCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gzip",
+        abstract: "Compress with gzip framing (as PubNub's compressed publish does), streamed; -d decompresses.",
+        discussion: """
+        The output is a standard gzip file: `gzip -d` reads it, and `pncrypt gunzip` reads `gzip` output. As \
+        with gzip, the compressed data is not written to a terminal without -f. `pncrypt gzip -d` is \
+        `pncrypt gunzip`.
+
+        Examples:
+          pncrypt gzip big.json -o big.json.gz --level 9
+          pncrypt gzip -d big.json.gz -o big.json
+        """)
+
+    @OptionGroup var input: FileInputOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var force: ForceOption
+
+    @Flag(name: [.customShort("d"), .customLong("decompress")], help: "Decompress, as pncrypt gunzip does.")
+    var decompress = false
+
+    @Option(help: "Compression level 0-9 (default 6, as the PubNub SDKs).")
+    var level: Int?
+
+    @OptionGroup var limits: LimitOptions
+
+    func validate() throws {
+        if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0 to 9") }
+        if decompress && level != nil { throw ValidationError("--level goes with compression, not -d") }
+        if !decompress && limits.maxSize != nil { throw ValidationError("--max-size goes with -d") }
+        if !decompress { try force.check(output) }
+    }
+
+    func run() throws {
+        guard !decompress else {
+            return try GunzipCommand.decompress(input.resolved, to: output, limit: limits.limit, raw: false)
+        }
+        try OutputFile.stream(input.resolved, through: [try GzipCompressor(level: level ?? Gzip.defaultLevel)],
+                              to: output, binary: force)
+    }
+}
+
+struct GunzipCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gunzip",
+        abstract: "Decompress gzip or zlib data (or raw deflate with --raw), streamed.",
+        discussion: """
+        Concatenated gzip members decompress as `gzip -d` does. Corrupt or truncated data, a bad CRC or length, \
+        trailing garbage, or output beyond --max-size (1 GiB unless told otherwise) exits 1 and writes nothing. \
+        Output for standard output waits in an unlinked temporary file in TMPDIR until it is verified: that file \
+        holds at most --max-size bytes.
+
+        Examples:
+          pncrypt gunzip body.gz -o body.json --max-size 10M
+          pncrypt gunzip trusted.gz -o big.tar --max-size none
+        """)
+
+    @OptionGroup var input: FileInputOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var limits: LimitOptions
+
+    @Flag(help: "The input is raw deflate (HTTP Content-Encoding: deflate), not gzip or zlib.")
+    var raw = false
+
+    func run() throws {
+        try Self.decompress(input.resolved, to: output, limit: limits.limit, raw: raw)
+    }
+
+    /// Decompresses `input` into the output, which appears only once the whole stream has checked out.
+    static func decompress(_ input: Input, to output: OutputOptions, limit: DecompressionLimit, raw: Bool) throws {
+        let stage = try GzipDecompressor(format: raw ? .rawDeflate : .gzipOrZlib, outputLimit: limit)
+        try OutputFile.stream(input, through: [stage], to: output, holdUntilVerified: true)
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every raw POSIX read and write of the CLI (the library has its own in `FileIO`). Callers own the descriptors:
+/// nothing here closes one it did not open. Failures throw a `CLIFailure` naming `what` was being read or written.
+enum POSIXIO {
+    /// The reason of the last failed call, as `strerror` says it.
+    static func lastError() -> String { String(cString: strerror(errno)) }
+
+    /// Writes all of `bytes` to `fd`.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ what: @autoclosure () -> String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw CLIFailure(.ioError, "cannot write \(what()): \(lastError())") }
+            offset += n
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ what: @autoclosure () -> String) throws {
+        try bytes.withUnsafeBytes { try writeAll(fd, $0, what()) }
+    }
+
+    /// Reads into `buffer` once (retrying on EINTR); 0 at the end.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ what: @autoclosure () -> String)
+        throws -> Int {
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress!, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw CLIFailure(.ioError, "cannot read \(what()): \(lastError())") }
+        }
+    }
+
+    /// Reads `fd` to its end.
+    static func readToEnd(_ fd: Int32, _ what: @autoclosure () -> String) throws -> [UInt8] {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { try read(fd, into: $0, what()) }
+            if n == 0 { return out }
+            out += chunk[0..<n]
+        }
+    }
+
+    /// `count` bytes of a regular file from `offset` (fewer at its end).
+    static func read(_ fd: Int32, at offset: Int, count: Int, length: Int, _ what: @autoclosure () -> String)
+        throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: max(0, min(count, length - offset)))
+        var done = 0
+        while done < out.count {
+            let n = out.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done))
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw CLIFailure(.ioError, "cannot read \(what()): \(n == 0 ? "it got shorter" : lastError())")
+            }
+            done += n
+        }
+        return out
+    }
+
+    /// Copies `source` to its end into `destination`; returns the number of bytes copied.
+    @discardableResult
+    static func copy(from source: Int32, to destination: Int32, reading: @autoclosure () -> String,
+                     writing: @autoclosure () -> String) throws -> Int {
+        var total = 0
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { try read(source, into: $0, reading()) }
+            if n == 0 { return total }
+            try chunk.withUnsafeBytes {
+                try writeAll(destination, UnsafeRawBufferPointer(rebasing: $0[0..<n]), writing())
+            }
+            total += n
+        }
+    }
+
+    /// Moves `fd` back to its start.
+    static func rewind(_ fd: Int32, _ what: @autoclosure () -> String) throws {
+        guard lseek(fd, 0, SEEK_SET) == 0 else { throw CLIFailure(.ioError, "cannot read \(what()): \(lastError())") }
+    }
+
+    /// A new 0600 file in `TMPDIR` with no name (unlinked at once), closed on exec; the caller closes it.
+    static func unlinkedTemporary() throws -> Int32 {
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("pncrypt-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw CLIFailure(.ioError, "cannot create a temporary file: \(lastError())") }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        return fd
+    }
+
+    /// Installs `handler` for each of `signals` that is not ignored (a signal the parent set to be ignored, as
+    /// `nohup` does, stays ignored); returns the previous actions, for `restore`. The handler runs with every signal
+    /// blocked and may only make async-signal-safe calls.
+    @discardableResult
+    static func install(_ handler: @escaping @convention(c) (Int32) -> Void, for signals: [Int32])
+        -> [(Int32, sigaction)] {
+        var previous: [(Int32, sigaction)] = []
+        for signal in signals {
+            var old = sigaction()
+            guard sigaction(signal, nil, &old) == 0 else { continue }
+            let ignored = unsafeBitCast(SIG_IGN, to: Int.self)
+            if unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == ignored { continue }
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = handler
+            sigfillset(&action.sa_mask)
+            sigaction(signal, &action, nil)
+            previous.append((signal, old))
+        }
+        return previous
+    }
+
+    /// Puts back the actions `install` replaced.
+    static func restore(_ previous: [(Int32, sigaction)]) {
+        for (signal, action) in previous {
+            var action = action
+            sigaction(signal, &action, nil)
+        }
+    }
+
+    /// Runs a stream from one descriptor through `stages` into another (the CLI's one call into the library's
+    /// stream pipeline).
+    static func stream(from input: Int32, through stages: [any ByteStreamStage], to output: Int32) throws {
+        try StreamPipeline.run(from: input, through: stages, to: output)
+    }
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the pncrypt command in release and installs it under PREFIX, with its man page and shell completions:
+#
+#   PREFIX/bin/pncrypt
+#   PREFIX/share/man/man1/pncrypt.1                         (docs/pncrypt.1: scripts/gen-man.sh)
+#   PREFIX/share/bash-completion/completions/pncrypt        (bash-completion loads it on demand)
+#   PREFIX/share/zsh/site-functions/_pncrypt                (in zsh's $fpath for /usr and /usr/local)
+#   PREFIX/share/fish/vendor_completions.d/pncrypt.fish
+#
+#   scripts/install.sh /usr/local          # then: man pncrypt; pncrypt <TAB>
+#   scripts/install.sh ~/.local            # a user install (add ~/.local/bin to PATH)
+#
+# The Swift runtime is linked statically, so the binary runs without a Swift toolchain (it needs libc, libstdc++,
+# libcrypto 3 and zlib). The completions are the ones swift-argument-parser generates (`pncrypt --generate-completion-script
+# SHELL`). The C library is installed separately: scripts/install-lib.sh PREFIX. The build has its own folder
+# (.build-install) so its flags never touch .build. Environment: PNCRYPT_INSTALL_SCRATCH (build folder).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ $# -eq 1 ] || { echo "usage: scripts/install.sh PREFIX" >&2; exit 64; }
+[ -f docs/pncrypt.1 ] || { echo "install.sh: docs/pncrypt.1 is missing: run scripts/gen-man.sh" >&2; exit 1; }
+mkdir -p "$1"
+PREFIX="$(cd "$1" && pwd)"
+SCRATCH="${PNCRYPT_INSTALL_SCRATCH:-.build-install}"
+
+echo "install.sh: building pncrypt (release, Swift runtime linked statically)..." >&2
+swift build -c release --product pncrypt --scratch-path "$SCRATCH" -Xswiftc -static-stdlib >&2
+BUILT="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/pncrypt"
+[ -x "$BUILT" ] || { echo "install.sh: $BUILT was not built" >&2; exit 1; }
+
+# Completions come from the built binary, before anything is installed: a binary that cannot run installs nothing.
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pncrypt-install.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+for shell in bash zsh fish; do
+    "$BUILT" --generate-completion-script "$shell" > "$WORK/$shell"
+    [ -s "$WORK/$shell" ] || { echo "install.sh: no $shell completion script" >&2; exit 1; }
+done
+
+install -d "$PREFIX/bin" "$PREFIX/share/man/man1" "$PREFIX/share/bash-completion/completions" \
+    "$PREFIX/share/zsh/site-functions" "$PREFIX/share/fish/vendor_completions.d"
+install -m 0755 "$BUILT" "$PREFIX/bin/pncrypt"
+install -m 0644 docs/pncrypt.1 "$PREFIX/share/man/man1/pncrypt.1"
+install -m 0644 "$WORK/bash" "$PREFIX/share/bash-completion/completions/pncrypt"
+install -m 0644 "$WORK/zsh" "$PREFIX/share/zsh/site-functions/_pncrypt"
+install -m 0644 "$WORK/fish" "$PREFIX/share/fish/vendor_completions.d/pncrypt.fish"
+echo "$PREFIX/bin/pncrypt"
