@@ -58,6 +58,9 @@ struct JSONWriter: ~Copyable {
     private let specialLow: UInt64, specialHigh: UInt64
     /// Whether this style escapes `/`, U+007F and every byte from 0x80 up (which start non-ASCII characters).
     private let escapeSlash: Bool, escapeDelete: Bool, escapeNonASCII: Bool
+    /// The style's two optional ASCII escapes (`/`, U+007F) repeated in each byte of a word for the word scans;
+    /// a style without one repeats `"` instead, which the scans look for anyway. Bytes from 0x80 up: `highMask`.
+    private let extraWord1: UInt64, extraWord2: UInt64, highMask: UInt64
     /// `SmallASCII.isAvailable`, read once per writer.
     private let smallStrings = SmallASCII.isAvailable
 
@@ -77,6 +80,10 @@ struct JSONWriter: ~Copyable {
         escapeDelete = style == .python
         escapeNonASCII = style == .python || style == .ascii
         // Control characters (0-31), '"' (34), '\\' (92), then '/' (47) and U+007F (127) where the style says.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        extraWord1 = ones &* (escapeSlash ? 0x2F : 0x22)
+        extraWord2 = ones &* (escapeDelete ? 0x7F : 0x22)
+        highMask = escapeNonASCII ? ~0 : 0
         specialLow = 0xFFFF_FFFF | 1 << 0x22 | (escapeSlash ? 1 << 0x2F : 0)
         specialHigh = 1 << (0x5C - 64) | (escapeDelete ? 1 << (0x7F - 64) : 0)
     }
@@ -178,7 +185,7 @@ struct JSONWriter: ~Copyable {
             // Bytes past the count are zero (control characters to the scan): only the first `count` count.
             let lowValid: UInt64 = count >= 8 ? ~0 : (1 << (count << 3)) &- 1
             let highValid: UInt64 = count <= 8 ? 0 : (1 << ((count - 8) << 3)) &- 1
-            let special = specialBytes(small.low) & lowValid | specialBytes(small.high) & highValid
+            let special = asciiSpecialBytes(small.low) & lowValid | asciiSpecialBytes(small.high) & highValid
             if special & (ones &* 0x80) == 0 {
                 output.append(maximum: 18) { out in
                     out[0] = UInt8(ascii: "\"")
@@ -206,15 +213,17 @@ struct JSONWriter: ~Copyable {
     /// and maybe of bytes after the first such one: the lowest bit set is exact (see the parser's `plainRunStops`).
     @inline(__always)
     private func specialBytes(_ word: UInt64) -> UInt64 {
+        asciiSpecialBytes(word) | word & highMask & (0x0101_0101_0101_0101 &* 0x80)
+    }
+
+    /// `specialBytes` for ASCII bytes only (no branch on the style: its escapes are in `extraWord1`/`extraWord2`).
+    @inline(__always)
+    private func asciiSpecialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs = ones &* 0x80
         func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
-        var found = (word &- ones &* 0x20) & ~word | zeroBytes(word ^ (ones &* 0x22))
-            | zeroBytes(word ^ (ones &* 0x5C))
-        if escapeSlash { found |= zeroBytes(word ^ (ones &* 0x2F)) }
-        if escapeDelete { found |= zeroBytes(word ^ (ones &* 0x7F)) }
-        if escapeNonASCII { found |= word }
-        return found & highs
+        let found = (word &- ones &* 0x20) & ~word | zeroBytes(word ^ (ones &* 0x22))
+            | zeroBytes(word ^ (ones &* 0x5C)) | zeroBytes(word ^ extraWord1) | zeroBytes(word ^ extraWord2)
+        return found & (ones &* 0x80)
     }
 
     private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
