@@ -33,12 +33,7 @@ extension JSONValue {
     /// text is plaintext that callers encrypt: every byte of it is wiped once `body` returns.
     func withSerialized<R, E: Error>(style: JSONStyle, _ body: (UnsafeRawBufferPointer) throws(E) -> R)
         throws(E) -> R {
-        try withUnsafeTemporaryAllocation(byteCount: JSONWriter.stackBytes, alignment: 16) {
-            (scratch) throws(E) -> R in
-            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: true))
-            writer.write(self)
-            return try writer.output.withBytes(body)
-        }
+        try JSONWriter.withSerialized(self, style: style, body)
     }
 
     /// The JSON text of this value as a `String`, laid out as `style` says; see `serialized(style:)`.
@@ -86,6 +81,17 @@ struct JSONWriter: ~Copyable {
         highMask = escapeNonASCII ? ~0 : 0
         specialLow = 0xFFFF_FFFF | 1 << 0x22 | (escapeSlash ? 1 << 0x2F : 0)
         specialHigh = 1 << (0x5C - 64) | (escapeDelete ? 1 << (0x7F - 64) : 0)
+    }
+
+    /// `JSONValue.withSerialized`: `value` is borrowed by the closure, not copied into it (a copy is a retain
+    /// and a release per message).
+    static func withSerialized<R, E: Error>(_ value: borrowing JSONValue, style: JSONStyle,
+                                            _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try withUnsafeTemporaryAllocation(byteCount: stackBytes, alignment: 16) { (scratch) throws(E) -> R in
+            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: true))
+            writer.write(value)
+            return try writer.output.withBytes(body)
+        }
     }
 
     mutating func write(_ value: borrowing JSONValue) {

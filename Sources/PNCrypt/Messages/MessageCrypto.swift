@@ -83,6 +83,10 @@ public struct MessageCrypto: Sendable {
         guard scheme != .legacy33, style != .apple else {
             return try encrypt(message, iv: iv).serialized(style: style)
         }
+        // The closure captures only what it uses (capturing `self` copied the key ring into it: a retain and a
+        // release per message).
+        let module = module
+        let scheme = scheme
         return try message.withSerialized(style: style) { (text) throws(PNCryptError) in
             try module.sealToBase64(text, scheme: scheme, iv: iv, quoted: true)
         }
