@@ -73,6 +73,20 @@ struct JSONFastPathTests {
         }
     }
 
+    @Test("UTF-8 validation (ASCII checked 8 bytes at a time) agrees with the standard library at every position")
+    func utf8Validation() {
+        for length in 0..<24 {
+            for position in 0..<max(length, 1) {
+                for bad in [[UInt8(0xFF)], [0xC3], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xC3, 0xA9], [0x7F]] {
+                    var bytes = [UInt8](repeating: 0x61, count: length)
+                    if length > 0 { bytes.replaceSubrange(position..<min(position + 1, length), with: bad) }
+                    let expected = String(validating: bytes, as: UTF8.self) != nil
+                    #expect(bytes.withUnsafeBytes { isValidUTF8($0) } == expected, "\(bytes)")
+                }
+            }
+        }
+    }
+
     @Test("JSON parser stops a string at the right byte at every position around the 8-byte words")
     func parserEveryPosition() throws {
         for position in 0..<24 {
