@@ -82,22 +82,23 @@ enum Cryptor {
     /// the key, these are the only ones: a header, a length or a block count rules the others out.
     /// - Throws: the format errors (`malformedHeader`, `unknownCryptor`, a length that no reading accepts).
     static func readings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?, legacyScheme: Scheme?)
-        throws(PNCryptError) -> [Reading] where C.Index == Int {
-        var candidates: [Reading] = []
+        throws(PNCryptError) -> Readings where C.Index == Int {
+        let candidates: Readings
         let count = input.count
         switch explicit {
         case .legacy?, .legacy33?, .legacyRandomIV?:
-            candidates = [legacyReading(explicit!, count: count, from: 0)]
+            candidates = Readings(legacyReading(explicit!, count: count, from: 0))
         case .acrh?, nil:
             if CryptorHeader.startsWithACRH(input) {
                 // The header pncrypt and every SDK write.
                 let ivStart = CryptorHeader.acrhStart.count
-                candidates = [Reading(scheme: .acrh, iv: ivStart..<CryptorHeader.acrhLength,
-                                      body: CryptorHeader.acrhLength..<count)]
+                candidates = Readings(Reading(scheme: .acrh, iv: ivStart..<CryptorHeader.acrhLength,
+                                              body: CryptorHeader.acrhLength..<count))
             } else if let (header, length) = try CryptorHeader.parse(input) {
                 if try header.scheme(reading: explicit) == .acrh {
                     // A longer encoding of the metadata length (0xFF, 0x00, 0x10): the IV ends the header.
-                    candidates = [Reading(scheme: .acrh, iv: (length - blockSize)..<length, body: length..<count)]
+                    candidates = Readings(Reading(scheme: .acrh, iv: (length - blockSize)..<length,
+                                                  body: length..<count))
                 } else {
                     // The legacy cryptor's id: what follows the header is legacy data.
                     candidates = try legacyReadings(legacyScheme, of: input, from: length)
@@ -110,29 +111,49 @@ enum Cryptor {
         }
         // A reading whose ciphertext is empty or not whole blocks cannot be right, whatever the key. When none is
         // left, the first one's reason is the error.
+        if candidates.count == 1 {
+            try checkBlocks(candidates[0])
+            return candidates
+        }
         var firstError: PNCryptError?
-        var usable: [Reading] = []
+        var usable: Readings?
         for reading in candidates {
             do throws(PNCryptError) {
                 try checkBlocks(reading)
-                usable.append(reading)
+                usable = usable.map { Readings($0[0], reading) } ?? Readings(reading)
             } catch {
                 firstError = firstError ?? error
             }
         }
-        if usable.isEmpty { throw firstError! }
+        guard let usable else { throw firstError! }
         return usable
     }
 
+    /// One or two readings (headerless data may be read both ways), held inline: working out how to read a
+    /// message allocates nothing.
+    struct Readings: RandomAccessCollection {
+        private let first: Reading
+        private let second: Reading?
+
+        init(_ first: Reading, _ second: Reading? = nil) {
+            self.first = first
+            self.second = second
+        }
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { second == nil ? 1 : 2 }
+        subscript(position: Int) -> Reading { position == 0 ? first : second! }
+    }
+
     private static func legacyReadings<C: Collection<UInt8>>(_ legacyScheme: Scheme?, of input: C, from start: Int)
-        throws(PNCryptError) -> [Reading] where C.Index == Int {
+        throws(PNCryptError) -> Readings where C.Index == Int {
         let count = input.count
         if legacyScheme == .acrh { throw CryptorHeader.missing(input.dropFirst(start)) }
         guard let legacyScheme else {
-            return [legacyReading(.legacy, count: count, from: start),
-                    legacyReading(.legacyRandomIV, count: count, from: start)]
+            return Readings(legacyReading(.legacy, count: count, from: start),
+                            legacyReading(.legacyRandomIV, count: count, from: start))
         }
-        return [legacyReading(legacyScheme, count: count, from: start)]
+        return Readings(legacyReading(legacyScheme, count: count, from: start))
     }
 
     private static func legacyReading(_ scheme: Scheme, count: Int, from start: Int) -> Reading {

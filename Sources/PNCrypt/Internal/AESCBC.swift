@@ -4,7 +4,10 @@
 // Ownership: every pointer here is borrowed for the duration of one call. Input buffers belong to the caller.
 // Output buffers are the caller's (`into output:` has the documented room) or scratch from `withScratch`, which
 // never escapes the call. Scratch and outputs that may hold plaintext of a failed decryption are wiped before
-// they are released or returned. Cipher contexts come from the key's `ContextPool`, one caller at a time.
+// they are released or returned. Cipher contexts come from the key's `ContextPool`, one caller at a time; the pool
+// owns its idle contexts (one in an atomic slot as a +1 `Unmanaged` reference, released in `deinit`, the rest in a
+// locked array).
+import Synchronization
 
 extension CryptoModule {
     /// The one encrypt path: writes `scheme`'s output for `input` (the `acrh` header or the random IV, then the
@@ -130,6 +133,9 @@ final class ContextPool: Sendable {
     private let encrypting: Bool
     private let idle = Locked<[Backend.Context]>([])
     private static let maxIdle = 16
+    /// One more idle context, outside the lock (holding a +1 reference): one caller at a time (the usual case)
+    /// takes and returns it with one atomic exchange each way, without locking.
+    private let spare = Atomic<Unmanaged<Backend.Context>?>(nil)
 
     init(aes256: Bool, key: SecretBytes, encrypting: Bool) {
         self.aes256 = aes256
@@ -137,10 +143,32 @@ final class ContextPool: Sendable {
         self.encrypting = encrypting
     }
 
+    deinit {
+        spare.exchange(nil, ordering: .acquiring)?.release()
+    }
+
     /// Runs `body` with a context no other caller is using, returning it to the pool afterwards.
     func withContext<R, E: Error>(_ body: (Backend.Context) throws(E) -> R) throws(E) -> R {
+        if let taken = spare.exchange(nil, ordering: .acquiring) {
+            // The slot's reference goes back into the slot as it is (no retain, no release), or to the array.
+            defer {
+                if !spare.compareExchange(expected: nil, desired: taken, ordering: .releasing).exchanged {
+                    let context = taken.takeRetainedValue()
+                    idle.withLock { if $0.count < Self.maxIdle { $0.append(context) } }
+                }
+            }
+            return try taken._withUnsafeGuaranteedRef { context in
+                Result { () throws(E) -> R in try body(context) }
+            }.get()
+        }
         let context = idle.withLock { $0.popLast() } ?? makeContext()
-        defer { idle.withLock { if $0.count < Self.maxIdle { $0.append(context) } } }
+        defer {
+            let retained = Unmanaged.passRetained(context)
+            if !spare.compareExchange(expected: nil, desired: retained, ordering: .releasing).exchanged {
+                retained.release()
+                idle.withLock { if $0.count < Self.maxIdle { $0.append(context) } }
+            }
+        }
         return try body(context)
     }
 
@@ -196,9 +224,16 @@ extension KeyRing {
         -> (count: Int, keyIndex: Int, scheme: Scheme) {
         let readings = try Cryptor.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
         let choice = readings.count * keys.count > 1
-        if !choice && content == .bytes {
-            let count = try CryptoModule(key: keys[0]).openVerified(readings[0], of: input, into: output)
-            return (count, 0, readings[0].scheme)
+        if !choice {
+            // One reading: straight into `output`, then the same checks as below (both run whatever the padding).
+            let opened = CryptoModule(key: keys[0]).open(readings[0], of: input, into: output)
+            let qualifies = Self.qualifies(UnsafeRawBufferPointer(start: output, count: opened.count),
+                                           content: content, choice: false)
+            guard opened.valid && qualifies else {
+                Backend.cleanse(output, count: input.count + Cryptor.blockSize)
+                throw CryptoModule.decryptionFailed
+            }
+            return (opened.count, 0, readings[0].scheme)
         }
         // Each reading is decrypted into scratch; the first that qualifies is copied to `output`. Every check runs
         // whatever the padding gave, so the time taken does not tell which one failed.

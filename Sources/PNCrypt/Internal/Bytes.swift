@@ -50,16 +50,3 @@ func makeBytes(capacity: Int, _ body: (UnsafeMutableRawPointer) throws(PNCryptEr
     if let failure { throw failure }
     return out
 }
-
-/// Whether `bytes` are valid UTF-8 (RFC 3629, as `String(validating:as:)` decides), without making a String.
-func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    var any: UInt8 = 0
-    for byte in bytes { any |= byte }
-    if any < 0x80 { return true }
-    return JSONParser.firstInvalidUTF8(in: bytes.assumingMemoryBound(to: UInt8.self)) == nil
-}
-
-/// Whether `bytes` are one JSON text (the check a message's plaintext passes when readings compete).
-func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    (try? JSONValue(parsing: bytes.assumingMemoryBound(to: UInt8.self))) != nil
-}

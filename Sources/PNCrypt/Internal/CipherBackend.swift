@@ -50,14 +50,24 @@ protocol AESCBCCipher: AnyObject {
     /// Ends the message, writing at most 16 bytes to `output`: encrypting adds the PKCS#7 padding; decrypting writes
     /// nothing and fails only on an incomplete last block. nil on failure.
     func finish(into output: UnsafeMutableRawPointer) -> Int?
+    /// Encrypts or decrypts one whole message with `iv`, appending the result after `prefix` bytes of `output`,
+    /// which has room for `prefix + input.count + 16` bytes. Returns the total length, or nil on failure.
+    /// Decrypting returns every block, padding included: `PKCS7.unpad` checks and removes it. The default restarts
+    /// the context (`runRestarting`); a backend may do the same work more cheaply.
+    func run(iv: UnsafeRawBufferPointer, input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer,
+             prefix: Int) -> Int?
 }
 
 extension AESCBCCipher {
-    /// Encrypts or decrypts one whole message, appending the result after `prefix` bytes of `output`.
-    /// `output` must have room for `prefix + input.count + 16` bytes. Returns the total length, or nil on failure.
-    /// Decrypting returns every block, padding included: `PKCS7.unpad` checks and removes it.
+    /// `run` by default.
     func run(iv: UnsafeRawBufferPointer, input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer,
              prefix: Int) -> Int? {
+        runRestarting(iv: iv, input: input, output: output, prefix: prefix)
+    }
+
+    /// `run` as `start`, `update`s and `finish`.
+    func runRestarting(iv: UnsafeRawBufferPointer, input: UnsafeRawBufferPointer,
+                       output: UnsafeMutableRawBufferPointer, prefix: Int) -> Int? {
         guard start(iv: iv), let base = output.baseAddress else { return nil }
         // Feed very large inputs in pieces (`update` takes at most 1 GiB).
         var consumed = 0

@@ -4,10 +4,13 @@
 // come from `withScratch` and never escape the call; the plaintext scratch is wiped before it is released.
 
 extension MessageCrypto {
+    /// What decrypting one message gives: small, so it moves cheaply out of the closures (a `DecryptedMessage` is
+    /// over 100 bytes, copied at each level).
+    typealias Opened = (value: JSONValue, keyIndex: Int, scheme: Scheme)
+
     /// Decrypts Base64 text (the content of a received JSON string) and parses the plaintext.
     /// `lineBreaks` false refuses CR and LF inside (raw in a JSON string literal, they are not JSON).
-    func decrypt(base64: UnsafeRawBufferPointer, lineBreaks: Bool = true) throws(PNCryptError)
-        -> DecryptedMessage {
+    func open(base64: UnsafeRawBufferPointer, lineBreaks: Bool = true) throws(PNCryptError) -> Opened {
         try withScratch(Base64.maximumDecodedCount(base64.count)) { (ciphertext) throws(PNCryptError) in
             let count = try Base64.decode(base64, into: ciphertext.baseAddress!, lineBreaks: lineBreaks)
             let sealed = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
@@ -19,7 +22,7 @@ extension MessageCrypto {
                 // A plaintext that is not JSON is kept as a plain string (SPEC section 4).
                 let value = (try? JSONValue(parsing: plaintext))
                     ?? .string(String(decoding: plaintext, as: UTF8.self))
-                return DecryptedMessage(message: value, keyIndex: match.keyIndex, scheme: match.scheme)
+                return (value, match.keyIndex, match.scheme)
             }
         }
     }
@@ -28,7 +31,7 @@ extension MessageCrypto {
     /// escapes, so its value is exactly those bytes), decrypts them without building a `JSONValue` first.
     /// Returns nil when the text is anything else or decryption fails: the caller then takes the full path, which
     /// reports the failure exactly as `decrypt(_:policy:)` does.
-    func decryptStringLiteral(_ text: UnsafeRawBufferPointer) -> DecryptedMessage? {
+    func openStringLiteral(_ text: UnsafeRawBufferPointer) -> Opened? {
         guard scheme != .legacy33 && readScheme != .legacy33 else { return nil }
         var start = 0
         var end = text.count
@@ -40,7 +43,7 @@ extension MessageCrypto {
         guard end - start >= 4, text[start] == UInt8(ascii: "\""), text[end - 1] == UInt8(ascii: "\""),
               Base64.isCharacter(text[start + 1]), Base64.isCharacter(text[end - 2]) else { return nil }
         let content = UnsafeRawBufferPointer(rebasing: text[(start + 1)..<(end - 1)])
-        return try? decrypt(base64: content, lineBreaks: false)
+        return try? open(base64: content, lineBreaks: false)
     }
 
     /// Runs `body` over the UTF-8 of `text` (contiguous for native strings; copied otherwise), keeping the typed

@@ -9,25 +9,28 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
     /// One member: a key and its value.
     public typealias Element = (key: String, value: JSONValue)
 
+    /// One member as stored: the key and its value side by side, so an object is one array (one allocation).
+    struct Member: Hashable, Sendable {
+        var key: String
+        var value: JSONValue
+    }
+
+    /// The members, in document order, duplicates included.
+    var members: [Member]
+
     /// The keys, in document order, duplicates included.
-    public private(set) var keys: [String]
+    public var keys: [String] { members.map(\.key) }
     /// The values, in document order; `values[i]` belongs to `keys[i]`.
-    public private(set) var values: [JSONValue]
+    public var values: [JSONValue] { members.map(\.value) }
 
     /// Creates an empty object.
     public init() {
-        keys = []
-        values = []
+        members = []
     }
 
     /// Creates an object with `members` in the order given; duplicate keys are all kept.
     public init(_ members: some Sequence<(String, JSONValue)>) {
-        keys = []
-        values = []
-        for (key, value) in members {
-            keys.append(key)
-            values.append(value)
-        }
+        self.members = members.map { Member(key: $0.0, value: $0.1) }
     }
 
     /// Creates an object with the literal's members in source order; duplicate keys are all kept.
@@ -38,18 +41,22 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
     /// Builds an object from parallel arrays of the same length.
     init(keys: [String], values: [JSONValue]) {
         assert(keys.count == values.count)
-        self.keys = keys
-        self.values = values
+        self.init(zip(keys, values))
+    }
+
+    /// Wraps members already in document order (the parser's).
+    init(members: [Member]) {
+        self.members = members
     }
 
     /// Position of the first member.
     public var startIndex: Int { 0 }
     /// Position after the last member.
-    public var endIndex: Int { keys.count }
+    public var endIndex: Int { members.count }
 
     /// The member at `position`, in document order.
     public subscript(position: Int) -> Element {
-        (keys[position], values[position])
+        (members[position].key, members[position].value)
     }
 
     /// The value of the last member named `key`; setting replaces that value in place, or appends a new
@@ -57,12 +64,12 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
     public subscript(key: String) -> JSONValue? {
         get {
             guard let index = lastIndex(ofKey: key) else { return nil }
-            return values[index]
+            return members[index].value
         }
         set {
             if let newValue {
                 if let index = lastIndex(ofKey: key) {
-                    values[index] = newValue
+                    members[index].value = newValue
                 } else {
                     append(newValue, forKey: key)
                 }
@@ -79,28 +86,20 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
 
     /// The position of the last member named `key`, the one lookups return.
     public func lastIndex(ofKey key: String) -> Int? {
-        keys.lastIndex(of: key)
+        members.lastIndex { $0.key == key }
     }
 
     /// Appends a member at the end, even if a member with this key exists (it then shadows the earlier one).
     public mutating func append(_ value: JSONValue, forKey key: String) {
-        keys.append(key)
-        values.append(value)
+        members.append(Member(key: key, value: value))
     }
 
     /// Removes every member named `key` and returns the value lookups returned, if any.
     @discardableResult
     public mutating func removeValue(forKey key: String) -> JSONValue? {
         guard let last = lastIndex(ofKey: key) else { return nil }
-        let removed = values[last]
-        var index = keys.count - 1
-        while index >= 0 {
-            if keys[index] == key {
-                keys.remove(at: index)
-                values.remove(at: index)
-            }
-            index -= 1
-        }
+        let removed = members[last].value
+        members.removeAll { $0.key == key }
         return removed
     }
 }

@@ -19,8 +19,7 @@ extension JSONValue {
     {
         // The standard library's `with...` methods rethrow untyped errors: carry ours out in a `Result`.
         let parsed = bytes.withContiguousStorageIfAvailable { buffer in
-            var parser = JSONParser(buffer, maxDepth: maxDepth)
-            return Result { () throws(PNCryptError) in try parser.parseDocument() }
+            Result { () throws(PNCryptError) in try JSONParser.parse(buffer, maxDepth: maxDepth) }
         }
         if let parsed {
             self = try parsed.get()
@@ -34,100 +33,72 @@ extension JSONValue {
     public init(parsing text: String, maxDepth: Int = JSONValue.defaultMaxDepth) throws(PNCryptError) {
         var text = text
         let parsed = text.withUTF8 { buffer in
-            var parser = JSONParser(buffer, maxDepth: maxDepth)
-            return Result { () throws(PNCryptError) in try parser.parseDocument() }
+            Result { () throws(PNCryptError) in try JSONParser.parse(buffer, maxDepth: maxDepth) }
         }
         self = try parsed.get()
     }
 }
 
-/// A stack that hands its top elements over to a new array (closing a container of n values costs one
-/// allocation and a copy).
-///
-/// Ownership: `base` holds `count` initialized elements and `capacity` slots; `deinit` destroys and frees them.
-/// While `capacity` is 0, `base` is a placeholder that is never read, written or freed.
-final class MoveStack<Element> {
-    private var base: UnsafeMutablePointer<Element>
-    private var capacity: Int
-    private(set) var count = 0
-
-    /// Nothing is allocated until the first `append` (a document without containers needs no stack).
-    init() {
-        capacity = 0
-        base = UnsafeMutablePointer(bitPattern: MemoryLayout<Element>.alignment)!
-    }
-
-    deinit {
-        guard capacity > 0 else { return }
-        base.deinitialize(count: count)
-        base.deallocate()
-    }
-
-    @inline(__always)
-    func append(_ element: consuming Element) {
-        if count == capacity { grow() }
-        (base + count).initialize(to: element)
-        count += 1
-    }
-
-    private func grow() {
-        let newCapacity = max(16, capacity * 2)
-        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        if capacity > 0 {
-            newBase.moveInitialize(from: base, count: count)
-            base.deallocate()
-        }
-        base = newBase
-        capacity = newCapacity
-    }
-
-    /// Moves the elements from `start` to the top into a new array, in order, and pops them.
-    func moveOut(from start: Int) -> [Element] {
-        let moved = count - start
-        if moved == 0 { return [] }
-        let source = base + start
-        count = start
-        // Small containers (most of a message) copy, then destroy the originals: the moving
-        // `Array(unsafeUninitializedCapacity:)` allocates through a generic runtime path (a metadata lookup, ~400
-        // instructions) that costs more than retaining and releasing a few elements. Larger ones move.
-        if moved <= 8 {
-            let result = Array(UnsafeBufferPointer(start: source, count: moved))
-            source.deinitialize(count: moved)
-            return result
-        }
-        return [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
-            buffer.baseAddress!.moveInitialize(from: source, count: moved)
-            initialized = moved
-        }
-    }
+/// Whether `bytes` are one JSON text (the check a message's plaintext passes when readings compete).
+func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    (try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth)) != nil
 }
 
 /// The parser behind `JSONValue(parsing:)`: one pass over contiguous UTF-8 bytes, no recursion.
 ///
-/// Open containers live on explicit stacks: `frames` (one per open array or object), `pending` (finished
-/// values waiting for their container to close) and `pendingKeys` (keys of open objects). Closing a container
-/// moves its slice of `pending` into a new array.
+/// Open containers live on explicit stacks: `frames` (one per open array or object: where its elements start,
+/// and whether it is an object), `values` (finished elements of open arrays), `members` (finished members of
+/// open objects) and `keys` (the key of each member being read). Closing a container moves its slice into a new
+/// array. The stacks start in stack memory lent by `parse`, so a message's parse allocates only the values
+/// it returns.
 ///
 /// Ownership: `bytes` is borrowed from the caller's `withUTF8`/`withContiguousStorageIfAvailable` closure and
-/// never escapes it.
-struct JSONParser {
-    private struct Frame {
-        var isObject: Bool
-        var pendingStart: Int
-        var keyStart: Int
-    }
-
+/// never escapes it; the stacks are borrowed from `parse`'s temporary allocations and die before they do.
+struct JSONParser: ~Copyable {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
     private var position = 0
-    private var frames: [Frame] = []
-    private let pending = MoveStack<JSONValue>()
-    private let pendingKeys = MoveStack<String>()
+    /// Per open container: the count of `members` (objects) or `values` (arrays) when it opened, times 2, plus
+    /// 1 for an object.
+    private var frames: InlineStack<Int>
+    private var values: InlineStack<JSONValue>
+    private var members: InlineStack<JSONObject.Member>
+    private var keys: InlineStack<String>
     private var scratch: [UInt8] = []
+    /// `SmallASCII.isAvailable`, read once per parse.
+    private let smallStrings = SmallASCII.isAvailable
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    /// How many of each stack's entries live in stack memory (beyond that, the heap): enough for messages.
+    private static let inlineFrames = 32, inlineValues = 16, inlineMembers = 16, inlineKeys = 16
+
+    /// Parses one JSON text from `bytes` (see `JSONValue.init(parsing:maxDepth:)`).
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(PNCryptError) -> JSONValue {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {
+            (frames) throws(PNCryptError) -> JSONValue in
+            try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: inlineValues) {
+                (values) throws(PNCryptError) -> JSONValue in
+                try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: inlineMembers) {
+                    (members) throws(PNCryptError) -> JSONValue in
+                    try withUnsafeTemporaryAllocation(of: String.self, capacity: inlineKeys) {
+                        (keys) throws(PNCryptError) -> JSONValue in
+                        var parser = JSONParser(bytes, maxDepth: maxDepth, frames: frames, values: values,
+                                                members: members, keys: keys)
+                        return try parser.parseDocument()
+                    }
+                }
+            }
+        }
+    }
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, frames: UnsafeMutableBufferPointer<Int>,
+                 values: UnsafeMutableBufferPointer<JSONValue>,
+                 members: UnsafeMutableBufferPointer<JSONObject.Member>, keys: UnsafeMutableBufferPointer<String>) {
         self.bytes = bytes
         self.maxDepth = max(0, maxDepth)
+        self.frames = InlineStack(startingIn: frames)
+        self.values = InlineStack(startingIn: values)
+        self.members = InlineStack(startingIn: members)
+        self.keys = InlineStack(startingIn: keys)
     }
 
     private var count: Int { bytes.count }
@@ -150,7 +121,7 @@ struct JSONParser {
                     position += 1
                     value = .object(JSONObject())
                 } else {
-                    frames.append(Frame(isObject: true, pendingStart: pending.count, keyStart: pendingKeys.count))
+                    frames.append(members.count << 1 | 1)
                     try parseKey(after: "'{'", orClose: true)
                     continue
                 }
@@ -162,19 +133,19 @@ struct JSONParser {
                     position += 1
                     value = .array([])
                 } else {
-                    frames.append(Frame(isObject: false, pendingStart: pending.count, keyStart: pendingKeys.count))
+                    frames.append(values.count << 1)
                     continue
                 }
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 value = .number(try parseNumber())
             case UInt8(ascii: "t"):
-                try expectLiteral("true")
+                try expectLiteral("true", 0x6575_7274)
                 value = .bool(true)
             case UInt8(ascii: "f"):
-                try expectLiteral("false")
+                try expectLiteral("false", 0x6573_6C61, after: 1)
                 value = .bool(false)
             case UInt8(ascii: "n"):
-                try expectLiteral("null")
+                try expectLiteral("null", 0x6C6C_756E)
                 value = .null
             default:
                 throw expectedValueError()
@@ -182,41 +153,45 @@ struct JSONParser {
 
             // Hand the finished value to its container; close containers as far as the text says.
             while true {
-                guard let frame = frames.last else {
+                guard frames.count > 0 else {
                     skipWhitespace()
                     if position < count {
                         throw error("unexpected \(found()) after the JSON value")
                     }
                     return value
                 }
+                let frame = frames.last
+                let isObject = frame & 1 == 1
                 skipWhitespace()
                 guard position < count else {
-                    throw error(frame.isObject ? "expected ',' or '}' after object member, found end of input"
-                                               : "expected ',' or ']' after array element, found end of input")
+                    throw error(isObject ? "expected ',' or '}' after object member, found end of input"
+                                         : "expected ',' or ']' after array element, found end of input")
                 }
                 let byte = bytes[position]
                 if byte == UInt8(ascii: ",") {
                     position += 1
-                    pending.append(value)
-                    if frame.isObject { try parseKey(after: "','", orClose: false) }
+                    if isObject {
+                        members.append(JSONObject.Member(key: keys.removeLast(), value: consume value))
+                        try parseKey(after: "','", orClose: false)
+                    } else {
+                        values.append(consume value)
+                    }
                     break
                 }
-                if frame.isObject {
+                if isObject {
                     guard byte == UInt8(ascii: "}") else {
                         throw error("expected ',' or '}' after object member, found \(found())")
                     }
                     position += 1
-                    pending.append(value)
-                    let keys = pendingKeys.moveOut(from: frame.keyStart)
-                    let values = pending.moveOut(from: frame.pendingStart)
-                    value = .object(JSONObject(keys: keys, values: values))
+                    members.append(JSONObject.Member(key: keys.removeLast(), value: consume value))
+                    value = .object(JSONObject(members: members.moveOut(from: frame >> 1)))
                 } else {
                     guard byte == UInt8(ascii: "]") else {
                         throw error("expected ',' or ']' after array element, found \(found())")
                     }
                     position += 1
-                    pending.append(value)
-                    value = .array(pending.moveOut(from: frame.pendingStart))
+                    values.append(consume value)
+                    value = .array(values.moveOut(from: frame >> 1))
                 }
                 frames.removeLast()
             }
@@ -231,19 +206,20 @@ struct JSONParser {
         }
     }
 
-    /// Reads `"key"` and the `:` after it, leaving `position` at the member's value.
+    /// Reads `"key"` and the `:` after it, leaving `position` at the member's value, and pushes the key.
     private mutating func parseKey(after what: String, orClose: Bool) throws(PNCryptError) {
         skipWhitespace()
         guard position < count, bytes[position] == UInt8(ascii: "\"") else {
             let expected = orClose ? "a string key or '}'" : "a string key"
             throw error("expected \(expected) after \(what), found \(found())")
         }
-        pendingKeys.append(try parseString())
+        let key = try parseString()
         skipWhitespace()
         guard position < count, bytes[position] == UInt8(ascii: ":") else {
             throw error("expected ':' after object key, found \(found())")
         }
         position += 1
+        keys.append(key)
     }
 
     @inline(__always)
@@ -256,7 +232,21 @@ struct JSONParser {
         }
     }
 
-    private mutating func expectLiteral(_ word: StaticString) throws(PNCryptError) {
+    /// Reads `word`; `tail` is its last 4 bytes as a little-endian integer, which start `after` bytes in.
+    @inline(__always)
+    private mutating func expectLiteral(_ word: StaticString, _ tail: UInt32, after: Int = 0) throws(PNCryptError) {
+        let start = position + after
+        if start + 4 <= count,
+           UInt32(littleEndian: UnsafeRawPointer(bytes.baseAddress! + start).loadUnaligned(as: UInt32.self)) == tail
+        {
+            position = start + 4
+            return
+        }
+        try expectLiteralSlowly(word)
+    }
+
+    /// `expectLiteral` byte by byte, stopping at the first difference (its offset is the error's).
+    private mutating func expectLiteralSlowly(_ word: StaticString) throws(PNCryptError) {
         let start = position
         let utf8 = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
         for (index, expected) in utf8.enumerated() {
@@ -288,13 +278,16 @@ struct JSONParser {
                 throw error("leading zeros are not allowed in numbers")
             }
         } else {
-            while position < count {
-                let digit = bytes[position] &- UInt8(ascii: "0")
+            // A local index: the stored `position` would be written back on every digit.
+            var index = position
+            while index < count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
                 magnitude = magnitude &* 10 &+ UInt64(digit)
-                digitCount += 1
-                position += 1
+                index += 1
             }
+            digitCount = index - position
+            position = index
         }
         var isInteger = true
         if position < count && bytes[position] == UInt8(ascii: ".") {
@@ -341,7 +334,23 @@ struct JSONParser {
         let base = bytes.baseAddress!
         let end = count
         var index = start
-        var seen: UInt8 = 0
+        // Eight bytes at a time while there are eight left (the stop found exactly), then byte by byte.
+        var seenWord: UInt64 = 0
+        while index + 8 <= end {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            let stops = JSONParser.plainRunStops(word)
+            if stops == 0 {
+                seenWord |= word
+                index += 8
+                continue
+            }
+            let plain = stops.trailingZeroBitCount >> 3
+            seenWord |= word & ((1 << (plain << 3)) &- 1)
+            index += plain
+            break
+        }
+        var seen: UInt8 = seenWord & 0x8080_8080_8080_8080 == 0 ? 0 : 0x80
+        // Only when fewer than eight bytes are left (or the word loop stopped on the byte that ends the run).
         while index < end {
             let byte = base[index]
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
@@ -355,6 +364,9 @@ struct JSONParser {
             let content = UnsafeBufferPointer(rebasing: bytes[start..<index])
             position += 1
             if seen < 0x80 {
+                if content.count <= SmallASCII.capacity && smallStrings {
+                    return SmallASCII.make(base + start, count: content.count, readable: end - start)
+                }
                 return String(decoding: content, as: UTF8.self)
             }
             return try makeValidatedString(content, rawStart: start, rawEnd: index)
@@ -363,6 +375,20 @@ struct JSONParser {
             return try parseEscapedString(start: start)
         }
         throw controlCharacterError(byte)
+    }
+
+    /// The high bit of each byte of `word` (bytes in memory order, the first in the low bits) that is `"`, `\\` or
+    /// a control character (below 0x20), and maybe of bytes after the first such byte: the lowest bit set is exact
+    /// (the classic "has a zero byte" and "has a byte less than n" tests; bytes from 0x80 up never count).
+    @inline(__always)
+    static func plainRunStops(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let quoteZero = (quote &- ones) & ~quote
+        let backslashZero = (backslash &- ones) & ~backslash
+        return (control | quoteZero | backslashZero) & (ones &* 0x80)
     }
 
     /// The slow path of `parseString`, from the first backslash on, decoding into `scratch`.
@@ -496,45 +522,10 @@ struct JSONParser {
         if let string = String(validating: content, as: UTF8.self) {
             return string
         }
-        let bad = JSONParser.firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[rawStart..<rawEnd]))
+        let bad = firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[rawStart..<rawEnd]))
         let offset = rawStart + (bad ?? 0)
         throw PNCryptError(
             .invalidJSON, "invalid JSON at offset \(offset): invalid UTF-8 in string", offset: offset)
-    }
-
-    /// The index of the first byte that starts an invalid UTF-8 sequence (RFC 3629: no overlong forms, no
-    /// surrogates, nothing above U+10FFFF), or `nil` if all of `buffer` is valid.
-    static func firstInvalidUTF8(in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
-        var index = 0
-        let count = buffer.count
-        func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
-            offset < count && range.contains(buffer[offset])
-        }
-        while index < count {
-            let lead = buffer[index]
-            let length: Int
-            switch lead {
-            case 0x00...0x7F:
-                length = 1
-            case 0xC2...0xDF:
-                guard continuation(index + 1) else { return index }
-                length = 2
-            case 0xE0...0xEF:
-                let second: ClosedRange<UInt8> = lead == 0xE0 ? 0xA0...0xBF : lead == 0xED ? 0x80...0x9F : 0x80...0xBF
-                guard continuation(index + 1, second), continuation(index + 2) else { return index }
-                length = 3
-            case 0xF0...0xF4:
-                let second: ClosedRange<UInt8> = lead == 0xF0 ? 0x90...0xBF : lead == 0xF4 ? 0x80...0x8F : 0x80...0xBF
-                guard continuation(index + 1, second), continuation(index + 2), continuation(index + 3) else {
-                    return index
-                }
-                length = 4
-            default:
-                return index
-            }
-            index += length
-        }
-        return nil
     }
 
     // MARK: - Errors

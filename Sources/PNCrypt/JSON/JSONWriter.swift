@@ -22,19 +22,18 @@ extension JSONValue {
     ///
     /// Never fails: every `JSONValue` has a JSON text. Integers are written with all their digits.
     public func serialized(style: JSONStyle = .compact) -> [UInt8] {
-        var writer = JSONWriter(style: style)
-        writer.write(self)
-        return writer.output.array()
+        withUnsafeTemporaryAllocation(byteCount: JSONWriter.stackBytes, alignment: 16) { scratch in
+            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: false))
+            writer.write(self)
+            return writer.output.array()
+        }
     }
 
-    /// Writes this value's JSON text and runs `body` over it, without making an array (the message path).
-    func withSerialized<R, E: Error>(style: JSONStyle, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        var writer = JSONWriter(style: style)
-        writer.write(self)
-        let text = writer.output.bytes
-        // Callers encrypt this text: it is plaintext, wiped once they are done with it.
-        defer { if let base = text.baseAddress { OpenSSL.cleanse(UnsafeMutableRawPointer(mutating: base), count: text.count) } }
-        return try body(text)
+    /// Writes this value's JSON text and runs `body` over it, without making an array (the message path). The
+    /// text is plaintext that callers encrypt: every byte of it is wiped once `body` returns.
+    func withSerialized<R, E: Error>(style: JSONStyle, _ body: (UnsafeRawBufferPointer) throws(E) -> R)
+        throws(E) -> R {
+        try JSONWriter.withSerialized(self, style: style, body)
     }
 
     /// The JSON text of this value as a `String`, laid out as `style` says; see `serialized(style:)`.
@@ -43,47 +42,59 @@ extension JSONValue {
     }
 }
 
-/// The writer behind `JSONValue.serialized(style:)`: appends UTF-8 to one growing buffer.
+/// The writer behind `JSONValue.serialized(style:)`: appends UTF-8 to one buffer, which starts on the stack.
 struct JSONWriter: ~Copyable {
-    private(set) var output = ByteBuffer(capacity: 256)
-    private let style: JSONStyle
+    /// The stack memory the output starts in: a message's text fits, so writing one allocates nothing.
+    static let stackBytes = 1024
+
+    var output: ByteBuffer
     private let spaced: Bool
-    private let table: [UInt8]
+    /// Bytes 0-63 and 64-127 that this style does not copy as they are, one bit each.
+    private let specialLow: UInt64, specialHigh: UInt64
+    /// Whether this style escapes `/`, U+007F and every byte from 0x80 up (which start non-ASCII characters).
+    private let escapeSlash: Bool, escapeDelete: Bool, escapeNonASCII: Bool
+    /// The style's two optional ASCII escapes (`/`, U+007F) repeated in each byte of a word for the word scans;
+    /// a style without one repeats `"` instead, which the scans look for anyway. Bytes from 0x80 up: `highMask`.
+    private let extraWord1: UInt64, extraWord2: UInt64, highMask: UInt64
+    /// `SmallASCII.isAvailable`, read once per writer.
+    private let smallStrings = SmallASCII.isAvailable
 
-    /// Byte classes in the escape tables.
-    private static let raw: UInt8 = 0, escape: UInt8 = 1, unicode: UInt8 = 2
-
-    private static let compactTable = makeTable(slash: false, escapeDelete: false, escapeNonASCII: false)
-    private static let appleTable = makeTable(slash: true, escapeDelete: false, escapeNonASCII: false)
-    private static let pythonTable = makeTable(slash: false, escapeDelete: true, escapeNonASCII: true)
-    private static let asciiTable = makeTable(slash: false, escapeDelete: false, escapeNonASCII: true)
-
-    private static func makeTable(slash: Bool, escapeDelete: Bool, escapeNonASCII: Bool) -> [UInt8] {
-        (0...255).map { (byte: Int) -> UInt8 in
-            switch byte {
-            case 0..<0x20, 0x22, 0x5C: return escape
-            case 0x2F: return slash ? escape : raw
-            case 0x7F: return escapeDelete ? escape : raw
-            case 0x80...: return escapeNonASCII ? unicode : raw
-            default: return raw
-            }
-        }
+    private static var hexDigits: StaticString { "0123456789abcdef" }
+    /// "00" to "99", two bytes each.
+    private static var digitPairs: StaticString {
+        """
+        0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
+        5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
+        """
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    init(style: JSONStyle) {
-        self.style = style
+    init(style: JSONStyle, output: consuming ByteBuffer) {
+        self.output = output
         spaced = style == .python
-        switch style {
-        case .compact: table = JSONWriter.compactTable
-        case .apple: table = JSONWriter.appleTable
-        case .python: table = JSONWriter.pythonTable
-        case .ascii: table = JSONWriter.asciiTable
+        escapeSlash = style == .apple
+        escapeDelete = style == .python
+        escapeNonASCII = style == .python || style == .ascii
+        // Control characters (0-31), '"' (34), '\\' (92), then '/' (47) and U+007F (127) where the style says.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        extraWord1 = ones &* (escapeSlash ? 0x2F : 0x22)
+        extraWord2 = ones &* (escapeDelete ? 0x7F : 0x22)
+        highMask = escapeNonASCII ? ~0 : 0
+        specialLow = 0xFFFF_FFFF | 1 << 0x22 | (escapeSlash ? 1 << 0x2F : 0)
+        specialHigh = 1 << (0x5C - 64) | (escapeDelete ? 1 << (0x7F - 64) : 0)
+    }
+
+    /// `JSONValue.withSerialized`: `value` is borrowed by the closure, not copied into it (a copy is a retain
+    /// and a release per message).
+    static func withSerialized<R, E: Error>(_ value: borrowing JSONValue, style: JSONStyle,
+                                            _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try withUnsafeTemporaryAllocation(byteCount: stackBytes, alignment: 16) { (scratch) throws(E) -> R in
+            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: true))
+            writer.write(value)
+            return try writer.output.withBytes(body)
         }
     }
 
-    mutating func write(_ value: JSONValue) {
+    mutating func write(_ value: borrowing JSONValue) {
         switch value {
         case .null:
             append("null")
@@ -95,21 +106,24 @@ struct JSONWriter: ~Copyable {
             write(string)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { separator() }
-                write(element)
+            // Elements borrowed in place (no retain and release of each one).
+            elements.withUnsafeBufferPointer { elements in
+                for index in elements.indices {
+                    if index > 0 { separator() }
+                    write(elements[index])
+                }
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            let keys = object.keys
-            let values = object.values
-            for index in keys.indices {
-                if index > 0 { separator() }
-                write(keys[index])
-                output.append(UInt8(ascii: ":"))
-                if spaced { output.append(UInt8(ascii: " ")) }
-                write(values[index])
+            object.members.withUnsafeBufferPointer { members in
+                for index in members.indices {
+                    if index > 0 { separator() }
+                    write(members[index].key)
+                    output.append(UInt8(ascii: ":"))
+                    if spaced { output.append(UInt8(ascii: " ")) }
+                    write(members[index].value)
+                }
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -126,19 +140,42 @@ struct JSONWriter: ~Copyable {
         output.append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private mutating func write(_ number: JSONNumber) {
+    private mutating func write(_ number: borrowing JSONNumber) {
         switch number.storage {
         case .int(let value):
-            if value < 0 { output.append(UInt8(ascii: "-")) }
-            var magnitude = value.magnitude
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-                var start = 20
-                repeat {
-                    start -= 1
-                    digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                    magnitude /= 10
-                } while magnitude > 0
-                output.append(UnsafeBufferPointer(rebasing: digits[start..<20]))
+            // At most 20 bytes ("-" and 19 digits): count the digits, then write them from the last one back, two
+            // at a time.
+            output.append(maximum: 20) { out in
+                var magnitude = value.magnitude
+                var length = 1
+                var rest = magnitude
+                if rest >= 10_000_000_000_000_000 { length += 16; rest /= 10_000_000_000_000_000 }
+                if rest >= 100_000_000 { length += 8; rest /= 100_000_000 }
+                if rest >= 10_000 { length += 4; rest /= 10_000 }
+                if rest >= 100 { length += 2; rest /= 100 }
+                if rest >= 10 { length += 1 }
+                var start = 0
+                if value < 0 {
+                    out[0] = UInt8(ascii: "-")
+                    start = 1
+                }
+                let pairs = JSONWriter.digitPairs.utf8Start
+                var index = start + length
+                while magnitude >= 100 {
+                    let pair = Int(magnitude % 100) << 1
+                    magnitude /= 100
+                    index -= 2
+                    out[index] = pairs[pair]
+                    out[index + 1] = pairs[pair + 1]
+                }
+                if magnitude >= 10 {
+                    let pair = Int(magnitude) << 1
+                    out[index - 2] = pairs[pair]
+                    out[index - 1] = pairs[pair + 1]
+                } else {
+                    out[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+                }
+                return start + length
             }
         case .text(let text):
             var text = text
@@ -146,31 +183,93 @@ struct JSONWriter: ~Copyable {
         }
     }
 
-    private mutating func write(_ string: String) {
-        var string = string
-        string.withUTF8 { utf8 in
-            table.withUnsafeBufferPointer { table in
-                writeEscaped(utf8, table)
+    private mutating func write(_ string: borrowing String) {
+        // Short ASCII strings (most keys and many values) straight from the String's own words.
+        if smallStrings, let small = SmallASCII.read(string) {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let count = small.count
+            // Bytes past the count are zero (control characters to the scan): only the first `count` count.
+            let lowValid: UInt64 = count >= 8 ? ~0 : (1 << (count << 3)) &- 1
+            let highValid: UInt64 = count <= 8 ? 0 : (1 << ((count - 8) << 3)) &- 1
+            let special = asciiSpecialBytes(small.low) & lowValid | asciiSpecialBytes(small.high) & highValid
+            if special & (ones &* 0x80) == 0 {
+                output.append(maximum: 18) { out in
+                    out[0] = UInt8(ascii: "\"")
+                    UnsafeMutableRawPointer(out + 1).storeBytes(of: small.low.littleEndian, as: UInt64.self)
+                    UnsafeMutableRawPointer(out + 9).storeBytes(of: small.high.littleEndian, as: UInt64.self)
+                    out[count + 1] = UInt8(ascii: "\"")
+                    return count + 2
+                }
+                return
             }
         }
+        var string = copy string
+        string.withUTF8 { writeEscaped($0) }
     }
 
-    private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, _ table: UnsafeBufferPointer<UInt8>) {
+    /// Whether `byte` is written other than as itself in this style.
+    @inline(__always)
+    private func isSpecial(_ byte: UInt8) -> Bool {
+        if byte >= 0x80 { return escapeNonASCII }
+        let mask = byte < 64 ? specialLow : specialHigh
+        return mask >> (byte & 63) & 1 != 0
+    }
+
+    /// The high bit of each byte of `word` (memory order, the first byte lowest) that is special in this style,
+    /// and maybe of bytes after the first such one: the lowest bit set is exact (see the parser's `plainRunStops`).
+    @inline(__always)
+    private func specialBytes(_ word: UInt64) -> UInt64 {
+        asciiSpecialBytes(word) | word & highMask & (0x0101_0101_0101_0101 &* 0x80)
+    }
+
+    /// `specialBytes` for ASCII bytes only (no branch on the style: its escapes are in `extraWord1`/`extraWord2`).
+    @inline(__always)
+    private func asciiSpecialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
+        let found = (word &- ones &* 0x20) & ~word | zeroBytes(word ^ (ones &* 0x22))
+            | zeroBytes(word ^ (ones &* 0x5C)) | zeroBytes(word ^ extraWord1) | zeroBytes(word ^ extraWord2)
+        return found & (ones &* 0x80)
+    }
+
+    private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let count = utf8.count
+        // The common case: nothing to escape. Find the first special byte, 8 bytes at a time while eight are left,
+        // then one by one.
+        var index = 0
+        if let base = utf8.baseAddress {
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let found = specialBytes(UInt64(littleEndian: word))
+                if found != 0 {
+                    index += found.trailingZeroBitCount >> 3
+                    break
+                }
+                index += 8
+            }
+            while index < count && !isSpecial(base[index]) { index += 1 }
+        }
+        guard index < count else {
+            output.append(maximum: count + 2) { out in
+                out[0] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress { (out + 1).update(from: base, count: count) }
+                out[count + 1] = UInt8(ascii: "\"")
+                return count + 2
+            }
+            return
+        }
         output.append(UInt8(ascii: "\""))
         var runStart = 0
-        var index = 0
-        let count = utf8.count
         while index < count {
             let byte = utf8[index]
-            let kind = table[Int(byte)]
-            if kind == JSONWriter.raw {
+            if !isSpecial(byte) {
                 index += 1
                 continue
             }
             if runStart < index {
                 output.append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
             }
-            if kind == JSONWriter.escape {
+            if byte < 0x80 {
                 writeEscape(byte)
                 index += 1
             } else {
@@ -228,60 +327,15 @@ struct JSONWriter: ~Copyable {
     }
 
     private mutating func writeUnicodeEscape(_ unit: UInt16) {
-        let hex = JSONWriter.hexDigits
-        output.append(UInt8(ascii: "\\"))
-        output.append(UInt8(ascii: "u"))
-        output.append(hex[Int(unit >> 12)])
-        output.append(hex[Int(unit >> 8 & 0xF)])
-        output.append(hex[Int(unit >> 4 & 0xF)])
-        output.append(hex[Int(unit & 0xF)])
-    }
-}
-
-/// A growable byte buffer for the writer: appends without `Array`'s uniqueness and capacity bookkeeping.
-///
-/// Ownership: `base` holds `capacity` bytes of which the first `count` are written; it is freed in `deinit`.
-/// Noncopyable, so the pointer has exactly one owner.
-struct ByteBuffer: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private(set) var count = 0
-
-    init(capacity: Int) {
-        self.capacity = max(16, capacity)
-        base = .allocate(capacity: self.capacity)
-    }
-
-    deinit { base.deallocate() }
-
-    /// The bytes written so far, valid until the next append.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
-
-    /// A copy of the bytes written as an array.
-    func array() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
-
-    @inline(__always)
-    mutating func append(_ byte: UInt8) {
-        if count == capacity { grow(to: count + 1) }
-        base[count] = byte
-        count += 1
-    }
-
-    @inline(__always)
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress else { return }
-        if count + bytes.count > capacity { grow(to: count + bytes.count) }
-        (base + count).update(from: source, count: bytes.count)
-        count += bytes.count
-    }
-
-    private mutating func grow(to minimum: Int) {
-        var newCapacity = capacity * 2
-        while newCapacity < minimum { newCapacity *= 2 }
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
-        base.deallocate()
-        base = newBase
-        capacity = newCapacity
+        let hex = JSONWriter.hexDigits.utf8Start
+        output.append(maximum: 6) { out in
+            out[0] = UInt8(ascii: "\\")
+            out[1] = UInt8(ascii: "u")
+            out[2] = hex[Int(unit >> 12)]
+            out[3] = hex[Int(unit >> 8 & 0xF)]
+            out[4] = hex[Int(unit >> 4 & 0xF)]
+            out[5] = hex[Int(unit & 0xF)]
+            return 6
+        }
     }
 }

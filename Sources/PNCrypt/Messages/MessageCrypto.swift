@@ -83,6 +83,10 @@ public struct MessageCrypto: Sendable {
         guard scheme != .legacy33, style != .apple else {
             return try encrypt(message, iv: iv).serialized(style: style)
         }
+        // The closure captures only what it uses (capturing `self` copied the key ring into it: a retain and a
+        // release per message).
+        let module = module
+        let scheme = scheme
         return try message.withSerialized(style: style) { (text) throws(PNCryptError) in
             try module.sealToBase64(text, scheme: scheme, iv: iv, quoted: true)
         }
@@ -101,7 +105,8 @@ public struct MessageCrypto: Sendable {
                 if policy == .passThrough { return DecryptedMessage(message: message) }
                 throw PNCryptError(.notEncrypted, "the message is not a JSON string, so it cannot be ciphertext")
             }
-            return try Self.withUTF8(text) { (base64) throws(PNCryptError) in try decrypt(base64: base64) }
+            let opened = try Self.withUTF8(text) { (base64) throws(PNCryptError) in try open(base64: base64) }
+            return DecryptedMessage(message: opened.value, keyIndex: opened.keyIndex, scheme: opened.scheme)
         } catch {
             // An ambiguous reading is reported as the one public failure: which readings qualified depends on the
             // plaintext, and a status reflected to a sender must not tell anything about it.
@@ -116,8 +121,11 @@ public struct MessageCrypto: Sendable {
     /// - Throws: `invalidJSON` (with the offset) when the text does not parse; decryption failures are not thrown.
     public func decrypt(jsonText: some Collection<UInt8>, policy: DecryptionPolicy) throws(PNCryptError)
         -> DecryptedMessage {
-        if let fast = withBytes(jsonText, { (text) -> DecryptedMessage? in decryptStringLiteral(text) }) {
-            return fast
+        // Contiguous text only (anything else takes the full path, which gives the same result): no copy, and no
+        // `Result` wrapper, whose generic metadata costs more than the rest of the check.
+        if let fast = jsonText.withContiguousStorageIfAvailable({ openStringLiteral(UnsafeRawBufferPointer($0)) }),
+           let fast {
+            return DecryptedMessage(message: fast.value, keyIndex: fast.keyIndex, scheme: fast.scheme)
         }
         return decrypt(try JSONValue(parsing: jsonText), policy: policy)
     }

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import PNCrypt
+
+/// Base64 moves 6 bytes to 8 characters (and back) per step: held to Foundation's Base64, at every length and
+/// with a bad character at every position around the steps.
+@Suite struct Base64WordTests {
+    @Test("encodes and decodes as Foundation does, every length up to 200")
+    func matchesFoundation() throws {
+        let bytes = (0..<512).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 17) }
+        for n in 0...200 {
+            let slice = Array(bytes.prefix(n))
+            let expected = Data(slice).base64EncodedString()
+            #expect(Base64.encode(slice) == expected, "\(n) bytes")
+            #expect(try Base64.decode(expected) == slice, "\(n) bytes")
+            #expect(try Base64.decode("\"" + expected + "\"") == slice)
+        }
+    }
+
+    @Test("a stray character is refused at its own offset wherever it sits")
+    func strayCharacterEverywhere() throws {
+        let text = Array(Data((0..<60).map { UInt8($0) }).base64EncodedString().utf8)  // 80 characters
+        for position in 0..<text.count {
+            var bad = text
+            bad[position] = UInt8(ascii: "-")
+            let error = expectPNError { () throws(PNCryptError) in try Base64.decode(bad) }
+            #expect(error?.code == .notBase64)
+            #expect(error?.offset == position, "\(position): \(error?.message ?? "")")
+            // A line break there is skipped (old clients wrapped lines), wherever it sits.
+            var wrapped = text
+            wrapped.insert(UInt8(ascii: "\n"), at: position)
+            #expect(try Base64.decode(wrapped) == Base64.decode(text), "\(position)")
+        }
+    }
+}

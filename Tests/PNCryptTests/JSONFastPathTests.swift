@@ -1,0 +1,221 @@
+import Synchronization
+import Testing
+
+@testable import PNCrypt
+
+/// The JSON codec's fast paths: strings scanned 8 bytes at a time (parser and writer), stacks and output that
+/// start in stack memory and move to the heap, literals compared 4 bytes at a time. Each is checked at every
+/// position against a plain reference, so a word boundary cannot hide a mistake.
+@Suite("JSON fast paths")
+struct JSONFastPathTests {
+    /// The JSON string literal of `string` in `style`, one scalar at a time (the rules of `JSONStyle`).
+    static func reference(_ string: String, _ style: JSONStyle) -> String {
+        func unit(_ value: UInt32) -> String {
+            let hex = String(value, radix: 16)
+            return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "/" where style == .apple: out += "\\/"
+            case "\u{8}": out += "\\b"
+            case "\u{C}": out += "\\f"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += unit(scalar.value)
+            case "\u{7F}" where style == .python: out += unit(0x7F)
+            case _ where scalar.value >= 0x80 && (style == .python || style == .ascii):
+                for code in String(scalar).utf16 { out += unit(UInt32(code)) }
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static let specials: [String] = ["\"", "\\", "/", "\u{7F}", "\u{1}", "\u{1F}", "\n", "é", "漢", "😀", " "]
+
+    @Test("JSON writer escapes a special character at every position around the 8-byte words",
+          arguments: JSONStyle.allCases)
+    func writerEveryPosition(_ style: JSONStyle) throws {
+        for special in Self.specials {
+            for position in 0..<20 {
+                for after in [0, 1, 7, 8, 9] {
+                    let string = String(repeating: "a", count: position) + special
+                        + String(repeating: "b", count: after)
+                    let written = JSONValue.string(string).serializedString(style: style)
+                    #expect(written == Self.reference(string, style), "\(style) \(position) \(after)")
+                    #expect(try JSONValue(parsing: written) == .string(string))
+                }
+            }
+        }
+        // Two specials in one word, and plain strings of every length up to 40.
+        for length in 0...40 {
+            let plain = String(repeating: "x", count: length)
+            #expect(JSONValue.string(plain).serializedString(style: style) == "\"" + plain + "\"")
+            let mixed = plain + "\"\u{2}é" + plain
+            #expect(JSONValue.string(mixed).serializedString(style: style) == Self.reference(mixed, style))
+        }
+    }
+
+    @Test("JSON writer writes every integer length exactly, at each power of ten and around it")
+    func integerLengths() {
+        var values: [Int64] = [0, 1, -1, Int64.max, Int64.min, Int64.min + 1]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -(power - 1), -power, 13_406_746_729_185_766 % power]
+        }
+        for value in values {
+            #expect(JSONValue.number(JSONNumber(value)).serializedString() == String(value))
+        }
+    }
+
+    @Test("UTF-8 validation (ASCII checked 8 bytes at a time) agrees with the standard library at every position")
+    func utf8Validation() {
+        for length in 0..<24 {
+            for position in 0..<max(length, 1) {
+                for bad in [[UInt8(0xFF)], [0xC3], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xC3, 0xA9], [0x7F]] {
+                    var bytes = [UInt8](repeating: 0x61, count: length)
+                    if length > 0 { bytes.replaceSubrange(position..<min(position + 1, length), with: bad) }
+                    let expected = String(validating: bytes, as: UTF8.self) != nil
+                    #expect(bytes.withUnsafeBytes { isValidUTF8($0) } == expected, "\(bytes)")
+                }
+            }
+        }
+    }
+
+    @Test("JSON parser stops a string at the right byte at every position around the 8-byte words")
+    func parserEveryPosition() throws {
+        for position in 0..<24 {
+            let before = String(repeating: "p", count: position)
+            let after = String(repeating: "q", count: 12)
+            // A raw control character: refused at its own offset.
+            let control = try #require(parseError("\"" + before + "\u{1}" + after + "\""))
+            #expect(control.offset == 1 + position)
+            #expect(control.message.hasSuffix("unescaped control character U+0001 in string"))
+            // A quote ends the string there: what follows is left over.
+            let quote = try #require(parseError("\"" + before + "\"" + after + "\""))
+            #expect(quote.offset == 2 + position)
+            #expect(quote.message.contains("unexpected 'q' after the JSON value"))
+            // An escape and non-ASCII text decode wherever they sit.
+            #expect(try JSONValue(parsing: "\"" + before + "\\n" + after + "\"") == .string(before + "\n" + after))
+            let text = before + "é😀" + after
+            #expect(try JSONValue(parsing: "\"" + text + "\"") == .string(text))
+            // Invalid UTF-8: refused at the first bad byte, after a run of good ones.
+            let bytes = [UInt8]("\"\(before)".utf8) + [0xFF] + [UInt8]("\(after)\"".utf8)
+            let invalid = try #require(parseError(bytes))
+            #expect(invalid.offset == 1 + position)
+            #expect(invalid.message.hasSuffix("invalid UTF-8 in string"))
+            // Unterminated: the error names the string's start.
+            let open = try #require(parseError("[\"" + before + after))
+            #expect(open.message.hasSuffix("unterminated string starting at offset 1"))
+        }
+    }
+
+    @Test("JSON parser reads literals in any position, and refuses a cut or wrong one at its first wrong byte")
+    func literals() throws {
+        #expect(try JSONValue(parsing: "[true,false,null,true]") == [true, false, nil, true])
+        #expect(try JSONValue(parsing: "true") == true)
+        #expect(try JSONValue(parsing: "false") == false)
+        #expect(try JSONValue(parsing: "null") == nil)
+        for (text, offset) in [("tru", 3), ("nul", 3), ("fals", 4), ("[truE]", 4), ("[fAlse]", 2), ("nulll", 4),
+                               ("[nu", 3), ("f", 1), ("[t,", 2)] {
+            let error = try #require(parseError(text), "\(text)")
+            #expect(error.offset == offset, "\(text): \(error.message)")
+        }
+    }
+
+    @Test("JSON parser's stacks move from stack memory to the heap in the middle of a document")
+    func stacksGrow() throws {
+        // 40 members, each an array of 20 objects of 3 members, the last one 40 deep: every stack outgrows its
+        // stack memory while others still hold values.
+        var members: [(String, JSONValue)] = []
+        for m in 0..<40 {
+            var elements: [JSONValue] = []
+            for e in 0..<20 {
+                var deep: JSONValue = .string("leaf \(m) \(e)")
+                if e == 19 { for level in 0..<40 { deep = ["level \(level)": deep] } }
+                elements.append(["a": .number(JSONNumber(m * 100 + e)), "b": deep, "c": [nil, true]])
+            }
+            members.append(("member \(m)", .array(elements)))
+        }
+        let value = JSONValue.object(JSONObject(members))
+        let text = value.serializedString()
+        #expect(try JSONValue(parsing: text) == value)
+        // A failure deep inside, with values on every stack, is reported and nothing leaks (ASan in CI).
+        let broken = String(text.dropLast(200)) + "]"
+        #expect(parseError(broken)?.code == .invalidJSON)
+    }
+
+    @Test("the writer wipes plaintext it leaves behind when a message outgrows stack memory")
+    func writerWipesWhenGrowing() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .acrh)
+        let message: JSONValue = ["text": .string(String(repeating: "secret ", count: 500))]
+        let length = message.serialized().count
+        let sizes = Mutex<[Int]>([])
+        try OpenSSL.$wipeObserver.withValue({ buffer in
+            let zero = buffer.allSatisfy { $0 == 0 }
+            sizes.withLock { $0.append(zero ? buffer.count : -buffer.count) }
+        }) {
+            _ = try crypto.publishBody(message)
+        }
+        let wiped = sizes.withLock { $0 }
+        #expect(wiped.allSatisfy { $0 >= 0 }, "a wiped buffer still held data: \(wiped)")
+        #expect(wiped.contains(length), "\(wiped)")
+        // Before growing, the stack memory held the text written so far: wiped too.
+        #expect(wiped.contains { $0 > 0 && $0 < length && $0 <= JSONWriter.stackBytes }, "\(wiped)")
+    }
+
+    @Test("short ASCII strings built and read as String words match the standard library's")
+    func smallStrings() throws {
+        #if arch(x86_64) || arch(arm64)
+        #expect(SmallASCII.isAvailable, "the small-string layout check failed: the JSON fast paths are off")
+        #endif
+        guard SmallASCII.isAvailable else { return }
+        let alphabet = Array(" !\"#$%&'()*+,-./0123456789:;<=>?@AZaz[\\]^_`{|}~\u{7F}\u{1}\u{0}".utf8)
+        for count in 0...SmallASCII.capacity {
+            for offset in 0..<alphabet.count - count {
+                let bytes = Array(alphabet[offset..<offset + count])
+                let made = bytes.withUnsafeBufferPointer {
+                    SmallASCII.make($0.baseAddress!, count: count, readable: count)
+                }
+                let padded = bytes + [UInt8](repeating: 0x41, count: 16)
+                let madeFromWords = padded.withUnsafeBufferPointer {
+                    SmallASCII.make($0.baseAddress!, count: count, readable: padded.count)
+                }
+                #expect(madeFromWords == made)
+                let official = String(decoding: bytes, as: UTF8.self)
+                #expect(made == official)
+                #expect(Array(made.utf8) == bytes)
+                #expect(made.hashValue == official.hashValue)
+                let read = try #require(SmallASCII.read(official))
+                #expect(read.count == count)
+                let words = withUnsafeBytes(of: (read.low, read.high)) { Array($0.prefix(count)) }
+                #expect(words == bytes)
+                // Through the codec: written (escaped where needed) and parsed back.
+                let value = JSONValue.string(official)
+                for style in JSONStyle.allCases {
+                    let text = value.serializedString(style: style)
+                    #expect(text == Self.reference(official, style))
+                    #expect(try JSONValue(parsing: text) == value)
+                }
+            }
+        }
+        #expect(SmallASCII.read(String(repeating: "z", count: 16)) == nil)
+        #expect(SmallASCII.read("é") == nil)
+    }
+
+    private func parseError(_ text: String) -> PNCryptError? { parseError(Array(text.utf8)) }
+
+    private func parseError(_ bytes: [UInt8]) -> PNCryptError? {
+        do {
+            _ = try JSONValue(parsing: bytes)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
