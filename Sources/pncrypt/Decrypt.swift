@@ -55,6 +55,7 @@ struct Decrypt: ParsableCommand {
     @OptionGroup var keys: KeyOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var progress: ProgressOptions
 
     @Option(help: "auto (default), legacy, legacy-random-iv, acrh or legacy33.")
     var scheme: ReadScheme = .auto
@@ -126,7 +127,11 @@ struct Decrypt: ParsableCommand {
         let spool = gunzip && out.needsSpool ? try Spool() : nil
         var stages: [any ByteStreamStage] = [try StreamDecryptor(key: key, scheme: scheme.scheme, legacyScheme: legacy)]
         if gunzip { stages.append(try GzipDecompressor(outputLimit: (maxSize ?? .standard).limit)) }
-        try StreamPipeline.run(from: try source.handleFromStart(), through: stages, to: spool?.handle ?? out.handle)
+        let line = progress.line(for: input.input, showsLines: false)
+        defer { line.clear() }
+        try StreamPipeline.run(from: try source.handleFromStart(), through: stages, to: spool?.handle ?? out.handle,
+                               progress: { line.update(bytes: $0) })
+        line.clear()
         try spool?.copy(to: out.handle)
         try out.commit()
     }

@@ -23,6 +23,7 @@ struct Encrypt: ParsableCommand {
     @OptionGroup var keys: KeyOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var progress: ProgressOptions
 
     @Option(help: "legacy, legacy-random-iv, acrh (default, recommended) or legacy33.")
     var scheme: Scheme = .acrh
@@ -50,7 +51,8 @@ struct Encrypt: ParsableCommand {
             if binary {
                 let encryptor = try StreamEncryptor(key: key, scheme: scheme, iv: iv)
                 let stages: [any ByteStreamStage] = gzip ? [try GzipCompressor(), encryptor] : [encryptor]
-                try Streaming.run(input: input, output: output, stages: stages, holdUntilVerified: false)
+                try Streaming.run(input: input, output: output, stages: stages, holdUntilVerified: false,
+                                  progress: progress)
             } else {
                 let plaintext = try input.readAll()
                 let text = try CryptoModule(key: key).encryptToBase64(plaintext, scheme: scheme, iv: iv)

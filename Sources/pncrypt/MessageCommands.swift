@@ -61,7 +61,7 @@ struct MessageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "message",
         abstract: "Encrypt a JSON message for publishing, or decrypt a received one.",
-        subcommands: [Encrypt.self, Decrypt.self])
+        subcommands: [Encrypt.self, Decrypt.self, Rekey.self])
 
     struct Encrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -101,7 +101,10 @@ struct MessageCommand: ParsableCommand {
                                    valueName: "bytes"))
         var threshold: Int = CompressedPublishBody.defaultThreshold
 
+        @OptionGroup var lines: LineOptions
+
         func validate() throws {
+            try Lines.validateEncrypt(lines: lines, iv: iv, gzip: gzip)
             _ = try CLI.parseIV(iv)
             if headers && (!gzip || output.output == nil) {
                 throw ValidationError("--headers goes with --gzip and -o PATH (the body goes to the file)")
@@ -111,6 +114,10 @@ struct MessageCommand: ParsableCommand {
 
         func run() throws {
             try CLI.run {
+                if lines.lines {
+                    return try Lines.encrypt(keys: keys, scheme: scheme, style: style, raw: raw, lines: lines,
+                                             input: input, output: output)
+                }
                 let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve()]), scheme: scheme, style: style)
                 let text = try input.readAll()
                 let iv = try CLI.parseIV(iv)
@@ -147,9 +154,17 @@ struct MessageCommand: ParsableCommand {
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var read: MessageReadOptions
+        @OptionGroup var lines: LineOptions
+
+        func validate() throws {
+            try lines.validateChoice()
+        }
 
         func run() throws {
             try CLI.run {
+                if lines.lines {
+                    return try Lines.decrypt(keys: keys, read: read, lines: lines, input: input, output: output)
+                }
                 let crypto = try read.crypto(keys)
                 let result = try crypto.decrypt(jsonText: try input.readAll(), policy: read.onError.policy)
                 try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], input: input, output: output)

@@ -7,7 +7,9 @@ enum Streaming {
     /// output that cannot be taken back (standard output, a device, a FIFO) waits in a spool until every stage has
     /// finished without error (a file output is always kept only on success).
     static func run(input: InputOptions, output: OutputOptions, stages: [any ByteStreamStage],
-                    holdUntilVerified: Bool) throws {
+                    holdUntilVerified: Bool, progress: ProgressOptions? = nil) throws {
+        let line = progress?.line(for: input.input, showsLines: false)
+        defer { line?.clear() }
         let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
         let spool = holdUntilVerified && out.needsSpool ? try Spool() : nil
         let target = spool?.handle ?? out.handle
@@ -15,7 +17,12 @@ enum Streaming {
             let bytes = try StreamPipeline.run(Array(text.utf8), through: stages)
             try FileHandle(fileDescriptor: target.fileDescriptor).write(contentsOf: bytes)
         } else {
-            try input.withHandle { try StreamPipeline.run(from: $0, through: stages, to: target) }
+            try input.withHandle {
+                try StreamPipeline.run(from: $0, through: stages, to: target, progress: line.map { line in
+                    { line.update(bytes: $0) }
+                })
+            }
+            line?.clear()
         }
         try spool?.copy(to: out.handle)
         try out.commit()
@@ -35,6 +42,7 @@ struct GzipCommand: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var progress: ProgressOptions
 
     @Option(help: "Compression level 0-9 (default 6, as the PubNub SDKs).")
     var level: Int = Gzip.defaultLevel
@@ -46,7 +54,7 @@ struct GzipCommand: ParsableCommand {
     func run() throws {
         try CLI.run {
             try Streaming.run(input: input, output: output, stages: [try GzipCompressor(level: level)],
-                              holdUntilVerified: false)
+                              holdUntilVerified: false, progress: progress)
         }
     }
 }
@@ -68,6 +76,7 @@ struct GunzipCommand: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var progress: ProgressOptions
 
     @Option(name: .customLong("max-size"), help: ArgumentHelp(MaxSize.help("Refuse"), valueName: "size"),
             transform: MaxSize.parse)
@@ -80,7 +89,8 @@ struct GunzipCommand: ParsableCommand {
         try CLI.run {
             let stage = try GzipDecompressor(format: raw ? .rawDeflate : .gzipOrZlib,
                                          outputLimit: maxSize.limit)
-            try Streaming.run(input: input, output: output, stages: [stage], holdUntilVerified: true)
+            try Streaming.run(input: input, output: output, stages: [stage], holdUntilVerified: true,
+                              progress: progress)
         }
     }
 }

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--lines` and `--jobs`: line mode (NDJSON in, NDJSON out) for the message commands.
+struct LineOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(
+        "Line mode: the input is NDJSON, one message per line; one output line per input line, in order. Blank "
+        + "lines stay blank; a line that fails prints a status line (JSON with its 1-based \"line\") on stderr and "
+        + "does not stop the run (unless --on-error fail). CRLF line ends are kept; a last line without a newline "
+        + "gets one. To standard output lines are written as they are done (held back until the end only with "
+        + "--on-error fail); -o PATH is all or nothing."))
+    var lines = false
+
+    @Option(help: ArgumentHelp("With --lines: threads that handle batches of lines (default: the number of CPUs).",
+                               valueName: "n"))
+    var jobs: Int?
+
+    @OptionGroup var progress: ProgressOptions
+
+    func validate() throws {
+        if let jobs, !(1...MessageStream.maximumJobs).contains(jobs) {
+            throw ValidationError("--jobs must be 1 to \(MessageStream.maximumJobs)")
+        }
+    }
+
+    /// For encrypt and decrypt, where line mode is a choice.
+    func validateChoice() throws {
+        if jobs != nil && !lines { throw ValidationError("--jobs goes with --lines") }
+    }
+}
+
+/// The line-mode driver of `message encrypt|decrypt|rekey`: input (TEXT, -i PATH or stdin) through a
+/// `MessageStream` into the output, status lines and progress on standard error.
+enum Lines {
+    /// Runs `operation` over the input; returns the summary. With `stopOnFailure`, output that cannot be taken back
+    /// (standard output, a device, a FIFO) waits in an unlinked temporary file until the run has succeeded.
+    @discardableResult
+    static func run(_ operation: MessageStream.Operation, jobs: Int?, stopOnFailure: Bool, input: InputOptions,
+                    output: OutputOptions, progress options: ProgressOptions) throws -> MessageStream.Summary {
+        let stream = MessageStream(operation, jobs: jobs ?? MessageStream.defaultJobs, stopOnFailure: stopOnFailure)
+        let out = try OutputFile(path: output.output, inputPath: input.input, durable: output.sync)
+        let spool = stopOnFailure && out.needsSpool ? try Spool() : nil
+        let target = spool?.handle.fileDescriptor ?? out.handle.fileDescriptor
+        let progress = options.line(for: input.input, showsLines: true)
+        defer { progress.clear() }
+        let sink: ByteSink = { (bytes) throws(PNCryptError) in
+            if let failure = OutputPath.writeAll(target, bytes) {
+                throw PNCryptError(.io, "cannot write output: \(failure)")
+            }
+        }
+        let report: (LineStatus) -> Void = { status in
+            progress.clear()
+            let line = status.json.serialized() + [0x0A]
+            _ = line.withUnsafeBytes { OutputPath.writeAll(STDERR_FILENO, $0) }
+        }
+        let summary: MessageStream.Summary
+        if let text = input.text {
+            let session = try stream.makeSession(statuses: report)
+            try withExtendedLifetime(Array(text.utf8)) { bytes in
+                try bytes.withUnsafeBytes { try session.update($0, sink) }
+            }
+            try session.finish(sink)
+            summary = session.summary
+        } else {
+            let fd = try openInput(input.input)
+            defer { if fd != STDIN_FILENO { close(fd) } }
+            summary = try stream.run(reading: fd, to: sink, statuses: report) { done in
+                progress.update(bytes: done.bytes, lines: done.lines)
+            }
+        }
+        progress.clear()
+        try spool?.copy(to: out.handle)
+        try out.commit()
+        return summary
+    }
+
+    /// Standard input, or the file at `path` opened for reading (66 when it does not exist).
+    static func openInput(_ path: String?) throws -> Int32 {
+        guard let path else { return STDIN_FILENO }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIFailure(66, "input file '\(path)' does not exist")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIFailure(74, "cannot open input file '\(path)': \(OutputPath.lastError())") }
+        return fd
+    }
+
+    /// `message encrypt --lines`.
+    static func encrypt(keys: KeyOptions, scheme: Scheme, style: JSONStyle, raw: Bool, lines: LineOptions,
+                        input: InputOptions, output: OutputOptions) throws {
+        let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve()]), scheme: scheme, style: style)
+        try run(.encrypt(crypto, raw: raw), jobs: lines.jobs, stopOnFailure: false, input: input, output: output,
+                progress: lines.progress)
+    }
+
+    /// `message decrypt --lines`.
+    static func decrypt(keys: KeyOptions, read: MessageReadOptions, lines: LineOptions, input: InputOptions,
+                        output: OutputOptions) throws {
+        let crypto = try read.crypto(keys)
+        try run(.decrypt(crypto, policy: read.onError.policy), jobs: lines.jobs, stopOnFailure: read.onError == .fail,
+                input: input, output: output, progress: lines.progress)
+    }
+
+    /// The options of the single-message commands that line mode does not take.
+    static func validateEncrypt(lines: LineOptions, iv: String?, gzip: Bool) throws {
+        try lines.validateChoice()
+        guard lines.lines else { return }
+        if iv != nil { throw ValidationError("--iv is for one reproducible vector, not --lines") }
+        if gzip { throw ValidationError("--gzip makes one publish body, not --lines") }
+    }
+}
