@@ -10,8 +10,8 @@ struct KeyOptions: ParsableArguments {
     var key: [String] = []
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
-        "Read the cipher key from a file (one trailing newline is ignored).", valueName: "path"))
-    var keyFile: String?
+        "Read the cipher key from a file (one trailing newline is ignored); may repeat, as --key.", valueName: "path"))
+    var keyFile: [String] = []
 
     /// The one cipher key, from the first source given.
     func resolve() throws -> CipherKey {
@@ -23,14 +23,14 @@ struct KeyOptions: ParsableArguments {
     /// The one cipher key, or nil when no source gives one (for commands where a key is optional).
     func resolveIfGiven() throws -> CipherKey? {
         let environment = ProcessInfo.processInfo.environment["PNCRYPT_KEY"]
-        guard !key.isEmpty || keyFile != nil || environment != nil else { return nil }
+        guard !key.isEmpty || !keyFile.isEmpty || environment != nil else { return nil }
         return try resolve()
     }
 
     /// Every key given, in order (`--key` may repeat).
     func resolveAll() throws -> [CipherKey] {
         var strings = key
-        if let keyFile {
+        for keyFile in keyFile {
             guard let data = FileManager.default.contents(atPath: keyFile) else {
                 throw CLIFailure(FileManager.default.fileExists(atPath: keyFile) ? 74 : 66,
                                  "cannot read key file '\(keyFile)'")

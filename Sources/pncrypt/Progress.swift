@@ -16,7 +16,8 @@ struct ProgressOptions: ParsableArguments {
     func line(for inputPath: String?, showsLines: Bool) -> ProgressLine {
         guard !quiet, let inputPath, isatty(STDERR_FILENO) == 1 else { return ProgressLine(total: nil, enabled: false) }
         var info = stat()
-        let total: Int64? = stat(inputPath, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
+        let regular = stat(inputPath, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let total: Int64? = regular ? Int64(info.st_size) : nil
         return ProgressLine(total: total, enabled: true, showsLines: showsLines)
     }
 }

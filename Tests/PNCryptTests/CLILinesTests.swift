@@ -19,12 +19,12 @@ import Testing
             // legacy33 messages hold only strings.
             let number = scheme == .legacy33 ? "\"13406746729185766\"" : "13406746729185766"
             let input = "\"Hello World\"\n{\"text\":\"héllo 漢語 😀\",\"n\":\(number)}\n[\"a\",{\"b\":\"c\"}]\n"
-            let encrypted = try CLI.run(["message", "encrypt", "--lines", "--key", "ключ", "--scheme", scheme.rawValue],
-                                        stdin: Array(input.utf8))
+            let encrypted = try CLI.run(["message", "encrypt", "--lines", "--key", "ключ", "--scheme",
+                                         scheme.rawValue], stdin: Array(input.utf8))
             #expect(encrypted.status == 0, "\(scheme): \(encrypted.stderr)")
             #expect(Self.text(encrypted).count == 4)
-            let decrypted = try CLI.run(["message", "decrypt", "--lines", "--key", "ключ", "--scheme", scheme.rawValue,
-                                         "--jobs", "2"], stdin: encrypted.stdout)
+            let decrypted = try CLI.run(["message", "decrypt", "--lines", "--key", "ключ", "--scheme",
+                                         scheme.rawValue, "--jobs", "2"], stdin: encrypted.stdout)
             #expect(decrypted.status == 0)
             #expect(decrypted.text == input, "\(scheme)")
             #expect(decrypted.stderr.isEmpty)
@@ -63,7 +63,8 @@ import Testing
 
     @Test("order is kept under --jobs 8")
     func orderUnderEightJobs() throws {
-        let input = (0..<20_000).map { "{\"n\":\($0),\"pad\":\"\(String(repeating: "x", count: $0 % 53))\"}\n" }.joined()
+        let input = (0..<20_000).map { "{\"n\":\($0),\"pad\":\"\(String(repeating: "x", count: $0 % 53))\"}\n" }
+            .joined()
         let encrypted = try CLI.run(["message", "encrypt", "--lines", "--key", "k", "--jobs", "8"],
                                     stdin: Array(input.utf8))
         #expect(encrypted.status == 0)
@@ -96,7 +97,8 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.hasSuffix("pncrypt: rekeyed 3, unchanged 2 (not decryptable), already new 1\n"))
         #expect(try Self.statuses(first).map { $0["line"] } == [6, 7])
-        let rekeyed = try String(contentsOf: out, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let rekeyed = try String(contentsOf: out, encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
         #expect(rekeyed[2] == "" && rekeyed[4] == lines[4] && rekeyed[5] == lines[5] && rekeyed[6] == lines[6])
         let decrypted = try CLI.run(["message", "decrypt", "--lines", "--key", "new", "--scheme", "acrh",
                                      "--on-error", "passthrough", "-i", out.path])
@@ -108,11 +110,13 @@ import Testing
                                 environment: ["PNCRYPT_TO_KEY": "new"])
         #expect(again.stdout == Array(try Data(contentsOf: out)))
         #expect(again.stderr.hasSuffix("rekeyed 0, unchanged 2 (not decryptable), already new 4\n"))
-        let third = try CLI.run(["message", "rekey", "--key", "old-b", "--to-key", "new", "--jobs", "1", "-i", out.path])
+        let third = try CLI.run(["message", "rekey", "--key", "old-b", "--to-key", "new", "--jobs", "1",
+                                 "-i", out.path])
         #expect(third.stdout == again.stdout)
         // Usage errors.
         #expect(try CLI.run(["message", "rekey", "--key", "old-a", "-i", out.path]).status == 64)
-        #expect(try CLI.run(["message", "rekey", "--key", "a", "--to-key", "b", "--to-scheme", "legacy33"]).status == 64)
+        #expect(try CLI.run(["message", "rekey", "--key", "a", "--to-key", "b", "--to-scheme", "legacy33"])
+            .status == 64)
         #expect(try CLI.run(["message", "rekey", "--key", "a", "--to-key", "b", "--jobs", "0"]).status == 64)
     }
 
@@ -172,7 +176,8 @@ import Testing
         let crypto = try MessageCrypto(cipherKey: "big", scheme: .acrh)
         var block: [UInt8] = []
         for i in 0..<2000 {
-            block += try crypto.publishBody(["n": .number(JSONNumber(i)), "text": .string(String(repeating: "é", count: i % 700))])
+            let text = String(repeating: "é", count: i % 700)
+            block += try crypto.publishBody(["n": .number(JSONNumber(i)), "text": .string(text)])
             block.append(0x0A)
         }
         let path = dir.appendingPathComponent("big.ndjson").path
@@ -194,8 +199,8 @@ import Testing
 
     /// Runs `pncrypt arguments` under `script`, so its standard error is a terminal; returns what the terminal got.
     static func onTerminal(_ arguments: [String], directory: URL) throws -> String {
-        let command = ([CLI.binary.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-            .joined(separator: " ")
+        let command = ([CLI.binary.path] + arguments)
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let result = try CLI.run(["-qec", command, "/dev/null"], environment: ["PNCRYPT_PROGRESS_INTERVAL": "0"],
                                  directory: directory, executable: "/usr/bin/script")
         #expect(result.status == 0, "\(result.text) \(result.stderr)")

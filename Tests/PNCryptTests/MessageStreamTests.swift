@@ -34,7 +34,8 @@ import Testing
             let messages = scheme == .legacy33 ? Self.stringLeafMessages : Self.messages
             for style in JSONStyle.allCases {
                 for jobs in [1, 4] {
-                    let crypto = try MessageCrypto(cipherKey: "ключ", scheme: scheme, readScheme: scheme, style: style)
+                    let crypto = try MessageCrypto(cipherKey: "ключ", scheme: scheme, readScheme: scheme,
+                                                   style: style)
                     let input = Self.text(messages, style: style)
                     let encrypted = try MessageStream(.encrypt(crypto, raw: false), jobs: jobs).run(input)
                     #expect(encrypted.statuses.isEmpty)
@@ -62,8 +63,8 @@ import Testing
         let rewritten = try MessageStream(.encrypt(crypto, raw: false)).run(input)
         #expect(raw.output != rewritten.output)
         let key = try CryptoModule(cipherKey: "enigma")
-        let rawPlain = try key.decrypt(base64: try #require(try JSONValue(parsing: Self.lines(raw.output)[0]).stringValue),
-                                       scheme: .legacy)
+        let rawWire = try #require(try JSONValue(parsing: Self.lines(raw.output)[0]).stringValue)
+        let rawPlain = try key.decrypt(base64: rawWire, scheme: .legacy)
         #expect(rawPlain == Array(#"{ "a" : 1 }"#.utf8))
         let plain = try key.decrypt(base64: try #require(try JSONValue(parsing: Self.lines(rewritten.output)[0])
             .stringValue), scheme: .legacy)
@@ -77,7 +78,8 @@ import Testing
         let input = Array((hello + "\r\n\n  \t\r\nnot json\r\n" + hello + "\n{\"a\":\n" + hello).utf8)
         let marker = try MessageStream(.decrypt(crypto, policy: .marker), jobs: 2).run(input)
         #expect(String(decoding: marker.output, as: UTF8.self)
-                == "\"Hello World\"\r\n\n  \t\r\n\"DECRYPTION_ERROR\"\r\n\"Hello World\"\n\"DECRYPTION_ERROR\"\n\"Hello World\"\n")
+                == "\"Hello World\"\r\n\n  \t\r\n\"DECRYPTION_ERROR\"\r\n"
+                + "\"Hello World\"\n\"DECRYPTION_ERROR\"\n\"Hello World\"\n")
         #expect(marker.statuses.map(\.line) == [4, 6])
         #expect(marker.statuses.allSatisfy { $0.error.code == .invalidJSON && $0.original == nil })
         #expect(marker.summary == {
@@ -89,7 +91,8 @@ import Testing
         #expect(String(decoding: passthrough.output, as: UTF8.self)
                 == "\"Hello World\"\r\n\n  \t\r\nnot json\r\n\"Hello World\"\n{\"a\":\n\"Hello World\"\n")
         let json = marker.statuses[0].json.serializedString()
-        #expect(json.hasPrefix(#"{"line":4,"category":"json","reason":"invalidJSON","message":"invalid JSON at offset 1: expected 'null'"#))
+        #expect(json.hasPrefix(#"{"line":4,"category":"json","reason":"invalidJSON","#
+                               + #""message":"invalid JSON at offset 1: expected 'null'"#))
 
         // Encryption: the same framing; a line that is not JSON becomes an empty line and its status echoes nothing.
         let encrypted = try MessageStream(.encrypt(crypto, raw: false)).run(Array("\"a\"\r\n\nsecret!\n\"b\"".utf8))

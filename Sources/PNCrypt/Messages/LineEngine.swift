@@ -25,8 +25,8 @@ struct LineBatch: Sendable {
     var alreadyNew = 0
     /// The lines that failed, numbered from 0 within the batch.
     var failures: [(index: Int, error: PNCryptError, original: JSONValue?)] = []
-    /// An error that stops the run (`stopOnFailure`): the first failure, when asked to stop on one.
-    var stop: Bool = false
+    /// Set when a line failed and the run stops on a failure: the lines after it were not handled.
+    var stop = false
 }
 
 /// What each line goes through, and how its output is written.

@@ -54,8 +54,8 @@ public struct MessageRekey: Sendable {
                 throw PNCryptError(.invalidValue, "the legacy scheme must be legacy or legacy-random-iv")
             }
             if scheme != .acrh && scheme != legacyScheme {
-                throw PNCryptError(.invalidValue, "messages already in \(scheme) would not be recognised when headerless"
-                                   + " data is read as \(legacyScheme)")
+                throw PNCryptError(.invalidValue, "messages already in \(scheme) would not be recognised when"
+                                   + " headerless data is read as \(legacyScheme)")
             }
         }
         self.from = from

@@ -180,7 +180,8 @@ public struct MessageStream: Sendable {
                 while offset < bytes.count {
                     let n = min(session.pieceSize, bytes.count - offset)
                     var batches: [[UInt8]] = []
-                    try session.append(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + n])) { batches.append(Array($0)) }
+                    let piece = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + n])
+                    try session.append(piece) { batches.append(Array($0)) }
                     offset += n
                     try await deliver(batches)
                     while session.mustWait {
