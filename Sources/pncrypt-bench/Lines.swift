@@ -1,4 +1,7 @@
 import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Suite {
     /// Line mode (`MessageStream`, acrh, the ~100-byte message of the message figures on every line), in messages per
@@ -8,6 +11,8 @@ extension Suite {
     ///   message (target: a line costs at most 1.3x, a ratio of at least 0.77).
     /// - `lines.<op>.jobsN` (N = the number of CPUs) against `jobs1`: the ratio is the scaling (target on 2 cores:
     ///   at least 1.7). On a machine shared with other work this figure is only as good as the idle cores.
+    /// - `lines.<op>.jobsN.cpu` (`msg/cs`): messages per CPU second (user + system, the whole process) on N jobs against 1 job:
+    ///   the cost of going parallel, whatever else the machine runs (1.0: none).
     func lineFigures() throws -> [Bench.Result] {
         let crypto = try MessageCrypto(cipherKey: "bench-key", scheme: .acrh, readScheme: .acrh)
         let text = Suite.message.serialized()
@@ -38,6 +43,25 @@ extension Suite {
             return total
         }
 
+        /// Messages per CPU second of this process while `body` runs over `count` messages, for about `seconds`.
+        func cpuRate(_ body: () throws -> Int) rethrows -> Double {
+            func cpu() -> Double {
+                var usage = rusage()
+                getrusage(RUSAGE_SELF.rawValue, &usage)
+                return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                    + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+            }
+            let start = cpu()
+            var runs = 0
+            var sink = 0
+            repeat {
+                sink &+= try body()
+                runs += 1
+            } while cpu() - start < seconds * Double(cores)
+            blackHole(sink)
+            return Double(runs * count) / (cpu() - start)
+        }
+
         var results: [Bench.Result] = []
         let decrypt = MessageStream.Operation.decrypt(crypto, policy: .marker)
         let encrypt = MessageStream.Operation.encrypt(crypto, raw: false)
@@ -45,16 +69,20 @@ extension Suite {
             ("decrypt", decrypt, wireLines, { (n: Int) throws -> Int in libraryDecrypt(n) }),
             ("encrypt", encrypt, plainLines, { (n: Int) throws -> Int in try libraryEncrypt(n) }),
         ] {
-            var best = (one: 0.0, library: 0.0, all: 0.0)
+            var best = (one: 0.0, library: 0.0, all: 0.0, cpuOne: 0.0, cpuAll: 0.0)
             for _ in 0..<rounds {
                 best.one = max(best.one, try rate(count) { try stream(operation, jobs: 1, input) })
                 best.library = max(best.library, try rate(count) { try library(count) })
                 best.all = max(best.all, try rate(count) { try stream(operation, jobs: cores, input) })
+                best.cpuOne = max(best.cpuOne, try cpuRate { try stream(operation, jobs: 1, input) })
+                best.cpuAll = max(best.cpuAll, try cpuRate { try stream(operation, jobs: cores, input) })
             }
             results.append(Bench.Result(name: "lines.\(name).jobs1", unit: "msg/s", value: best.one,
                                         baseline: "library call, one message", baselineValue: best.library))
             results.append(Bench.Result(name: "lines.\(name).jobs\(cores)", unit: "msg/s", value: best.all,
                                         baseline: "lines, --jobs 1", baselineValue: best.one))
+            results.append(Bench.Result(name: "lines.\(name).jobs\(cores).cpu", unit: "msg/cs", value: best.cpuAll,
+                                        baseline: "lines, --jobs 1, per CPU second", baselineValue: best.cpuOne))
         }
         return results
     }

@@ -113,6 +113,14 @@ import Testing
         let third = try CLI.run(["message", "rekey", "--key", "old-b", "--to-key", "new", "--jobs", "1",
                                  "-i", out.path])
         #expect(third.stdout == again.stdout)
+        // Old keys from two key files give the same result as from --key.
+        let oldA = dir.appendingPathComponent("a.key")
+        let oldB = dir.appendingPathComponent("b.key")
+        try Data("old-a\n".utf8).write(to: oldA)
+        try Data("old-b".utf8).write(to: oldB)
+        let fromFiles = try CLI.run(["message", "rekey", "--key-file", oldA.path, "--key-file", oldB.path,
+                                     "--to-key", "new", "-i", archive.path])
+        #expect(fromFiles.stderr.hasSuffix("pncrypt: rekeyed 3, unchanged 2 (not decryptable), already new 1\n"))
         // Usage errors.
         #expect(try CLI.run(["message", "rekey", "--key", "old-a", "-i", out.path]).status == 64)
         #expect(try CLI.run(["message", "rekey", "--key", "a", "--to-key", "b", "--to-scheme", "legacy33"])

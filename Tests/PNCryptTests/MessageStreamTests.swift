@@ -275,7 +275,7 @@ import Testing
         #expect(output == plain)
         #expect(statuses.isEmpty)
         #expect(summary.lines == 2000)
-        // One job in async code: handled on the calling task.
+        // One job in async code: still on a worker thread of its own, awaited.
         var single: [UInt8] = []
         _ = try await MessageStream(.decrypt(crypto, policy: .marker), jobs: 1)
             .run(AsyncStream { $0.yield(encrypted + Array("oops\n".utf8)); $0.finish() },
