@@ -11,8 +11,8 @@ extension Suite {
     ///   message (target: a line costs at most 1.3x, a ratio of at least 0.77).
     /// - `lines.<op>.jobsN` (N = the number of CPUs) against `jobs1`: the ratio is the scaling (target on 2 cores:
     ///   at least 1.7). On a machine shared with other work this figure is only as good as the idle cores.
-    /// - `lines.<op>.jobsN.cpu` (`msg/cs`): messages per CPU second (user + system, the whole process) on N jobs against 1 job:
-    ///   the cost of going parallel, whatever else the machine runs (1.0: none).
+    /// - `lines.<op>.jobsN.cpu` (`msg/cs`): messages per CPU second (user + system, the whole process) on N jobs
+    ///   against 1 job: the cost of going parallel, whatever else the machine runs (1.0: none).
     func lineFigures() throws -> [Bench.Result] {
         let crypto = try MessageCrypto(cipherKey: "bench-key", scheme: .acrh, readScheme: .acrh)
         let text = Suite.message.serialized()
