@@ -1,9 +1,9 @@
 /// Moves one received message to a new key and scheme (key rotation, or off the fixed-IV legacy scheme).
 ///
 /// ```swift
-/// let rekey = try MessageRekey(from: KeyRing(["old-key", "older-key"]), to: CipherKey("new-key"))
-/// switch rekey.rekey(jsonText: Array(#""06UDjczkvAAYcqWfNwkOiQ==""#.utf8)) {
-/// case .rekeyed(let line): print(String(decoding: line, as: UTF8.self))   // "UE5FRAFBQ1JI..."
+/// let rekey = try MessageRekey(from: KeyRing(["enigma", "older-key"]), to: CipherKey("new-key"))
+/// switch rekey.rekey(jsonText: Array(#""06UDjczkvAAYcqWfNwkOiQ==""#.utf8)) {   // "Hello World", legacy
+/// case .rekeyed(let line): print(String(decoding: line, as: UTF8.self))   // "UE5FRAFBQ1JI...", acrh
 /// case .alreadyNew: break                                                // left as it is
 /// case .unchanged(let error): print(error)                               // passed through
 /// }
