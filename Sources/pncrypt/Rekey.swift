@@ -38,7 +38,7 @@ extension MessageCommand {
             abstract: "Move messages (NDJSON, one per line) to a new key and scheme.",
             discussion: """
             Each line's message (a JSON string of Base64, as message decrypt reads it) is decrypted with the old \
-            keys (--key, repeatable, or --key-file or PNCRYPT_KEY) and encrypted again, byte for byte the same \
+            keys (--key or --key-file, both repeatable, or PNCRYPT_KEY) and encrypted again, byte for byte the same \
             JSON text, under the new key (--to-key, --to-key-file or PNCRYPT_TO_KEY) in --to-scheme. A message is \
             taken only when exactly one (key, scheme) reading gives valid padding and JSON text, the new key in the \
             new scheme included: a message already readable that way is left as it is, so running rekey again \
@@ -52,8 +52,8 @@ extension MessageCommand {
             -o PATH is all or nothing; to standard output, lines are written as they are done.
 
             Example:
-              pncrypt message rekey --lines --key-file old.key --key older-key --to-key-file new.key \\
-                  --to-scheme acrh -i archive.ndjson -o archive.rekeyed.ndjson
+              pncrypt message rekey --lines --key-file old.key --key-file older.key \\
+                  --to-key-file new.key --to-scheme acrh -i archive.ndjson -o new.ndjson
             """)
 
         @OptionGroup var keys: KeyOptions
