@@ -204,7 +204,8 @@ struct LineSplitter {
     }
 }
 
-/// Batches handled on `jobs` threads (or inline with one job) and handed back in order.
+/// Batches handled on worker threads and by the caller while it waits (or inline, with no workers), and handed
+/// back in order.
 final class LineEngine: @unchecked Sendable {
     // @unchecked: every mutable field is read and written only with `mutex` held; `work` is immutable.
     let work: LineWork
@@ -224,9 +225,10 @@ final class LineEngine: @unchecked Sendable {
     private(set) var bytesInFlight = 0
     private(set) var peakBytesInFlight = 0
 
-    init(work: LineWork, jobs: Int, threaded: Bool) throws(PNCryptError) {
+    /// An engine with `workers` threads (0: every batch is handled inline by `submit`).
+    init(work: LineWork, workers: Int) throws(PNCryptError) {
         self.work = work
-        self.threaded = threaded
+        threaded = workers > 0
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -237,7 +239,7 @@ final class LineEngine: @unchecked Sendable {
         resultReady.initialize(to: pthread_cond_t())
         pthread_cond_init(resultReady, nil)
         guard threaded else { return }
-        for _ in 0..<jobs {
+        for _ in 0..<workers {
             let context = Unmanaged.passRetained(self).toOpaque()
             var thread = pthread_t()
             let started = pthread_create(&thread, nil, { context in
@@ -300,11 +302,34 @@ final class LineEngine: @unchecked Sendable {
         }
     }
 
-    /// Waits until the next batch in order is done (or nothing is in flight).
-    func waitReady() {
+    /// Returns once the next batch in order is done (or nothing is in flight). Until then the caller handles
+    /// queued batches itself, and sleeps only when every queued batch is already being handled.
+    func helpOrWait() {
         pthread_mutex_lock(mutex)
-        while done[emitted] == nil && emitted < submitted { pthread_cond_wait(resultReady, mutex) }
+        while done[emitted] == nil && emitted < submitted {
+            guard var batch = popQueued() else {
+                pthread_cond_wait(resultReady, mutex)
+                continue
+            }
+            pthread_mutex_unlock(mutex)
+            work.process(&batch)
+            pthread_mutex_lock(mutex)
+            done[batch.sequence] = batch
+        }
         pthread_mutex_unlock(mutex)
+    }
+
+    /// The oldest queued batch, taken off the queue (call with `mutex` held).
+    private func popQueued() -> LineBatch? {
+        guard queueHead < queue.count else { return nil }
+        let batch = queue[queueHead]
+        queue[queueHead].input = []
+        queueHead += 1
+        if queueHead == queue.count || queueHead > 64 {
+            queue.removeFirst(queueHead)
+            queueHead = 0
+        }
+        return batch
     }
 
     /// As `waitReady()`, suspending the task instead of blocking the thread.
@@ -339,13 +364,7 @@ final class LineEngine: @unchecked Sendable {
         while true {
             while queueHead == queue.count && !closing { pthread_cond_wait(workReady, mutex) }
             if closing { break }
-            var batch = queue[queueHead]
-            queue[queueHead].input = []
-            queueHead += 1
-            if queueHead == queue.count || queueHead > 64 {
-                queue.removeFirst(queueHead)
-                queueHead = 0
-            }
+            guard var batch = popQueued() else { continue }
             pthread_mutex_unlock(mutex)
             work.process(&batch)
             pthread_mutex_lock(mutex)

@@ -24,8 +24,9 @@ import Darwin
 /// - A line longer than `maxLineLength` bytes stops the run with `invalidValue` naming its number.
 ///
 /// Parallel work: the stream is cut into batches of whole lines (about 64 KiB each), handled on `jobs` threads
-/// and written in order. At most `3 × jobs` batches (and 16 MiB of input) are in flight at once, so memory stays
-/// bounded whatever the input's length: about `jobs × 3 × 64 KiB` of input and its output, plus one line of at
+/// (the caller's, which also reads and writes, and `jobs - 1` workers; from async code, `jobs` workers) and
+/// written in order. At most `8 × jobs` batches (and 16 MiB of input) are in flight at once, so memory stays
+/// bounded whatever the input's length: about `jobs × 8 × 64 KiB` of input and its output, plus one line of at
 /// most `maxLineLength`.
 ///
 /// Sources: a file descriptor (`run(reading:to:)`), bytes in memory (`run(_:)`), an `AsyncSequence` of chunks
@@ -93,7 +94,8 @@ public struct MessageStream: Sendable {
 
     /// What each line goes through.
     public var operation: Operation
-    /// Threads that handle batches (1: everything on the caller's thread). Default: the number of online CPUs.
+    /// Threads that handle batches, the caller's included (1: everything on the caller's thread). Default: the
+    /// number of online CPUs.
     public var jobs: Int
     /// Stop at the first failed line (after reporting its status): the run throws that line's error, its message
     /// starting `line N:`. Output of earlier batches has been written by then: callers that promise all or
@@ -241,9 +243,11 @@ public struct MessageStream: Sendable {
             self.statuses = statuses
             self.progress = progress
             splitter = LineSplitter(batchBytes: stream.batchBytes, maxLineLength: stream.maxLineLength)
-            maxBatches = 3 * stream.jobs
+            maxBatches = 8 * stream.jobs
+            // Synchronous: the caller is one of the jobs (it handles batches while it waits). Async: every job is
+            // a worker thread, so the task only awaits.
             engine = try LineEngine(work: LineWork(operation: stream.operation, stopOnFailure: stream.stopOnFailure),
-                                    jobs: stream.jobs, threaded: stream.jobs > 1 || async)
+                                    workers: async ? stream.jobs : stream.jobs - 1)
         }
 
         deinit { engine.close() }
@@ -270,7 +274,7 @@ public struct MessageStream: Sendable {
                 try append(UnsafeRawBufferPointer(rebasing: input[offset..<offset + n]), sink)
                 offset += n
                 while mustWait {
-                    engine.waitReady()
+                    engine.helpOrWait()
                     try emitReady(sink)
                 }
             }
@@ -282,7 +286,7 @@ public struct MessageStream: Sendable {
             guard !finished else { throw PNCryptError(.invalidValue, "the message stream has already finished") }
             try submitRest(sink)
             while engine.batchesInFlight > 0 {
-                engine.waitReady()
+                engine.helpOrWait()
                 try emitReady(sink)
             }
             try end()
@@ -299,7 +303,7 @@ public struct MessageStream: Sendable {
                 // Finish the lines before it, so the failure names the right line.
                 if !before.isEmpty { engine.submit(before) }
                 while engine.batchesInFlight > 0 {
-                    engine.waitReady()
+                    engine.helpOrWait()
                     try emitReady(sink)
                 }
                 fail()
