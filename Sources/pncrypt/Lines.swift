@@ -11,8 +11,8 @@ struct LineOptions: ParsableArguments {
         "Line mode: the input is NDJSON, one message per line; one output line per input line, in order. Blank "
         + "lines stay blank; a line that fails prints a status line (JSON with its 1-based \"line\") on stderr and "
         + "does not stop the run (unless --on-error fail). CRLF line ends are kept; a last line without a newline "
-        + "gets one. To standard output lines are written as they are done (held back until the end only with "
-        + "--on-error fail); -o PATH is all or nothing."))
+        + "gets one. To standard output lines are written as they are done (with --on-error fail they are held in "
+        + "an unlinked temporary file in TMPDIR until the run has succeeded); -o PATH is all or nothing."))
     var lines = false
 
     @Option(help: ArgumentHelp("With --lines: threads that handle batches of lines (default: the number of CPUs).",
