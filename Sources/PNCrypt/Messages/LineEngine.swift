@@ -47,6 +47,27 @@ struct LineWork: Sendable {
         }
     }
 
+    /// The same work with keys of its own: each thread derives its own `CipherKey`s (and so has its own cipher
+    /// contexts), so threads share no reference-counted object or context pool on the per-message path.
+    func withOwnKeys() -> LineWork {
+        func own(_ keys: KeyRing) -> KeyRing {
+            (try? KeyRing(keys: keys.keys.compactMap { try? CipherKey($0.string) })) ?? keys
+        }
+        func own(_ crypto: MessageCrypto) -> MessageCrypto {
+            MessageCrypto(keys: own(crypto.keys), scheme: crypto.scheme, readScheme: crypto.readScheme,
+                          legacyScheme: crypto.legacyScheme, style: crypto.style)
+        }
+        let operation: MessageStream.Operation = switch self.operation {
+        case .encrypt(let crypto, let raw): .encrypt(own(crypto), raw: raw)
+        case .decrypt(let crypto, let policy): .decrypt(own(crypto), policy: policy)
+        case .rekey(let rekey):
+            if let to = try? CipherKey(rekey.to.string),
+               let copy = try? MessageRekey(from: own(rekey.from), legacyScheme: rekey.legacyScheme, to: to,
+                                            scheme: rekey.scheme) { .rekey(copy) } else { .rekey(rekey) }
+        }
+        return LineWork(operation: operation, stopOnFailure: stopOnFailure)
+    }
+
     /// Whether the batch's input is plaintext (wiped once handled) or its output is (wiped once written).
     var plaintextInput: Bool { if case .encrypt = operation { true } else { false } }
     var plaintextOutput: Bool { if case .decrypt = operation { true } else { false } }
@@ -244,7 +265,7 @@ final class LineEngine: @unchecked Sendable {
             var thread = pthread_t()
             let started = pthread_create(&thread, nil, { context in
                 let engine = Unmanaged<LineEngine>.fromOpaque(context!).takeRetainedValue()
-                engine.workerLoop()
+                engine.workerLoop(engine.work.withOwnKeys())
                 return nil
             }, context)
             guard started == 0 else {
@@ -359,7 +380,7 @@ final class LineEngine: @unchecked Sendable {
         for thread in joining { pthread_join(thread, nil) }
     }
 
-    private func workerLoop() {
+    private func workerLoop(_ work: LineWork) {
         pthread_mutex_lock(mutex)
         while true {
             while queueHead == queue.count && !closing { pthread_cond_wait(workReady, mutex) }
