@@ -74,8 +74,13 @@ struct LineWork: Sendable {
 
     /// Handles every line of `batch`, filling its output and counts.
     func process(_ batch: inout LineBatch) {
+        // A recycled buffer when the engine had one (moved out, so it is not copied).
         var output: [UInt8] = []
-        output.reserveCapacity(batch.input.count + batch.input.count / 2 + 64)
+        swap(&output, &batch.output)
+        output.removeAll(keepingCapacity: true)
+        // Room for the usual output at once (a message's wire form is about twice its JSON; a plaintext is smaller
+        // than its wire form): growing a buffer of this size copies it and may map and unmap memory.
+        output.reserveCapacity((plaintextOutput ? batch.input.count : batch.input.count * 2) + 4096)
         batch.input.withUnsafeBytes { input in
             guard let base = input.baseAddress else { return }
             var start = 0
@@ -183,25 +188,26 @@ struct LineSplitter {
     }
 
     /// Appends at most `pieceSize` bytes; returns a batch when one is full.
-    mutating func append(_ piece: UnsafeRawBufferPointer) -> Cut {
+    mutating func append(_ piece: UnsafeRawBufferPointer, spare: () -> [UInt8]) -> Cut {
         guard let base = piece.baseAddress, piece.count > 0 else { return .none }
         let before = pending.count
         pending.append(contentsOf: piece)
         if let last = Self.lastNewline(base, piece.count) { lastLineEnd = before + last + 1 }
-        if pending.count - lastLineEnd > maxLineLength { return .lineTooLong(take(lastLineEnd)) }
+        if pending.count - lastLineEnd > maxLineLength { return .lineTooLong(take(lastLineEnd, spare)) }
         guard pending.count >= batchBytes, lastLineEnd > 0 else { return .none }
-        return .batch(take(lastLineEnd))
+        return .batch(take(lastLineEnd, spare))
     }
 
     /// The rest of the stream (a last line without a newline included), or nil when nothing is left.
     mutating func finish() -> [UInt8]? {
         guard !pending.isEmpty else { return nil }
-        return take(pending.count)
+        return take(pending.count, { [] })
     }
 
     /// The first `count` bytes of `pending` as a batch; the rest (a partial line) starts the next one.
-    private mutating func take(_ count: Int) -> [UInt8] {
-        var rest: [UInt8] = []
+    private mutating func take(_ count: Int, _ spare: () -> [UInt8]) -> [UInt8] {
+        var rest = spare()
+        rest.removeAll(keepingCapacity: true)
         rest.reserveCapacity(batchBytes + batchBytes / 4)
         rest.append(contentsOf: pending[count...])
         swap(&rest, &pending)
@@ -242,13 +248,20 @@ final class LineEngine: @unchecked Sendable {
     private var closing = false
     private var threads: [pthread_t] = []
     private var waiter: UnsafeContinuation<Void, Never>?
+    /// Buffers of handled batches, kept for new ones: allocating and freeing ~100 KiB buffers on different threads
+    /// costs more than the copy (memory is mapped, unmapped and moved between allocator arenas).
+    private var spares: [[UInt8]] = []
+    private let maxSpares: Int
+    private let maxSpareCapacity: Int
     /// Input bytes of batches submitted and not yet taken back, and the most there ever were.
     private(set) var bytesInFlight = 0
     private(set) var peakBytesInFlight = 0
 
     /// An engine with `workers` threads (0: every batch is handled inline by `submit`).
-    init(work: LineWork, workers: Int) throws(PNCryptError) {
+    init(work: LineWork, workers: Int, batchBytes: Int, maxBatches: Int) throws(PNCryptError) {
         self.work = work
+        maxSpares = 2 * maxBatches + 2
+        maxSpareCapacity = 4 * batchBytes + 8192
         threaded = workers > 0
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -299,6 +312,7 @@ final class LineEngine: @unchecked Sendable {
     func submit(_ input: [UInt8]) {
         pthread_mutex_lock(mutex)
         var batch = LineBatch(sequence: submitted, input: input)
+        batch.output = spares.popLast() ?? []
         submitted += 1
         bytesInFlight += input.count
         peakBytesInFlight = max(peakBytesInFlight, bytesInFlight)
@@ -311,6 +325,20 @@ final class LineEngine: @unchecked Sendable {
         queue.append(batch)
         pthread_cond_signal(workReady)
         pthread_mutex_unlock(mutex)
+    }
+
+    /// An empty buffer to fill (a recycled one when there is one).
+    func spare() -> [UInt8] {
+        locked { spares.popLast() ?? [] }
+    }
+
+    /// Takes `buffer` (wiped already when it held plaintext; left empty) for a later batch, unless it grew too
+    /// large.
+    func recycle(_ buffer: inout [UInt8]) {
+        defer { buffer = [] }
+        guard buffer.capacity <= maxSpareCapacity else { return }
+        buffer.removeAll(keepingCapacity: true)
+        locked { if spares.count < maxSpares { spares.append(buffer) } }
     }
 
     /// The next batch in order, when it is done.

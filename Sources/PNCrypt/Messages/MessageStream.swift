@@ -247,7 +247,8 @@ public struct MessageStream: Sendable {
             // Synchronous: the caller is one of the jobs (it handles batches while it waits). Async: every job is
             // a worker thread, so the task only awaits.
             engine = try LineEngine(work: LineWork(operation: stream.operation, stopOnFailure: stream.stopOnFailure),
-                                    workers: async ? stream.jobs : stream.jobs - 1)
+                                    workers: async ? stream.jobs : stream.jobs - 1, batchBytes: stream.batchBytes,
+                                    maxBatches: maxBatches)
         }
 
         deinit { engine.close() }
@@ -294,7 +295,7 @@ public struct MessageStream: Sendable {
 
         /// Appends one piece (at most `pieceSize` bytes), submitting a batch when one is full.
         func append(_ piece: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-            switch splitter.append(piece) {
+            switch splitter.append(piece, spare: engine.spare) {
             case .none:
                 break
             case .batch(let batch):
@@ -355,12 +356,14 @@ public struct MessageStream: Sendable {
                     throw error
                 }
                 if engine.work.plaintextOutput { OpenSSL.cleanse(&batch.output) }
+                summary.bytes += Int64(batch.input.count)
+                engine.recycle(&batch.input)
+                engine.recycle(&batch.output)
                 summary.lines += batch.lines
                 summary.blank += batch.blank
                 summary.failed += batch.failures.count
                 summary.rekeyed += batch.rekeyed
                 summary.alreadyNew += batch.alreadyNew
-                summary.bytes += Int64(batch.input.count)
                 progress?(Progress(bytes: summary.bytes, lines: summary.lines))
             }
         }
