@@ -248,7 +248,8 @@ final class LineEngine: @unchecked Sendable {
     private var closing = false
     private var threads: [pthread_t] = []
     private var waiter: UnsafeContinuation<Void, Never>?
-    /// Buffers of handled batches, kept for new ones (at most `maxSpares`, none larger than `maxSpareCapacity`):
+    /// Buffers of handled batches, kept for new ones (at most `maxSpares` (4 per worker and 8), none larger than
+    /// `maxSpareCapacity`):
     /// ~100 KiB buffers allocated on one thread and freed on another cost 12-18% more CPU per message.
     private var spares: [[UInt8]] = []
     private let maxSpares: Int
@@ -260,7 +261,7 @@ final class LineEngine: @unchecked Sendable {
     /// An engine with `workers` threads (0: every batch is handled inline by `submit`).
     init(work: LineWork, workers: Int, batchBytes: Int, maxBatches: Int) throws(PNCryptError) {
         self.work = work
-        maxSpares = 2 * maxBatches + 2
+        maxSpares = min(2 * maxBatches + 2, 4 * workers + 8)
         maxSpareCapacity = 4 * batchBytes + 8192
         threaded = workers > 0
         mutex = .allocate(capacity: 1)

@@ -25,7 +25,7 @@ import Darwin
 ///
 /// Parallel work: the stream is cut into batches of whole lines (about 64 KiB each), handled on `jobs` threads
 /// (the caller's, which also reads and writes, and `jobs - 1` workers; from async code, `jobs` workers) and
-/// written in order. At most `8 × jobs` batches (and 16 MiB of input) are in flight at once, so memory stays
+/// written in order. At most `8 × jobs` batches (and 8 MiB of input) are in flight at once, so memory stays
 /// bounded whatever the input's length: about `jobs × 8 × 64 KiB` of input and its output, plus one line of at
 /// most `maxLineLength`.
 ///
@@ -226,7 +226,7 @@ public struct MessageStream: Sendable {
         private let statuses: (LineStatus) -> Void
         private let progress: ((Progress) -> Void)?
         private let maxBatches: Int
-        private let maxBytesInFlight = 16 << 20
+        private let maxBytesInFlight = 8 << 20
         private var finished = false
         /// What has been written so far.
         public private(set) var summary = Summary()
