@@ -35,6 +35,7 @@ struct Decrypt: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var reading: ReadSchemeOptions
     @OptionGroup var force: ForceOption
+    @OptionGroup var progress: ProgressOptions
 
     @Flag(help: "Read a raw file format (legacy, legacy-random-iv or acrh) instead of Base64; streamed.")
     var binary = false
@@ -83,7 +84,8 @@ struct Decrypt: ParsableCommand {
             var stages: [any ByteStreamStage] = [try StreamDecryptor(key: ring.keys[match.keyIndex],
                                                                      scheme: reading.explicit, legacyScheme: legacy)]
             if gunzip { stages.append(try GzipDecompressor(outputLimit: limits.limit)) }
-            try POSIXIO.stream(from: try source.fromStart(), through: stages, to: out)
+            try POSIXIO.stream(from: try source.fromStart(), through: stages, to: out,
+                               progress: progress.line(for: data.filePath, showsLines: false))
         }
     }
 

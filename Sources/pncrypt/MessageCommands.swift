@@ -75,7 +75,7 @@ struct MessageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "message",
         abstract: "Encrypt a JSON message for publishing, or decrypt a received one.",
-        subcommands: [Encrypt.self, Decrypt.self])
+        subcommands: [Encrypt.self, Decrypt.self, Rekey.self])
 
     struct Encrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -113,7 +113,10 @@ struct MessageCommand: ParsableCommand {
                                    valueName: "bytes"))
         var threshold: Int = CompressedPublishBody.defaultThreshold
 
+        @OptionGroup var lines: LineOptions
+
         func validate() throws {
+            try Lines.validateEncrypt(lines: lines, iv: writing.iv, gzip: gzip)
             if headers && (!gzip || output.output == nil) {
                 throw ValidationError("--headers goes with --gzip and -o PATH (the body goes to the file)")
             }
@@ -123,6 +126,10 @@ struct MessageCommand: ParsableCommand {
 
         func run() throws {
             let data = input.resolved
+            if lines.lines {
+                return try Lines.encrypt(keys: keys, scheme: writing.scheme, style: style, verbatim: verbatim,
+                                         lines: lines, input: data, output: output)
+            }
             let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve(input: data, confirm: true)]),
                                        scheme: writing.scheme, style: style)
             let text = try data.readAll()
@@ -176,9 +183,17 @@ struct MessageCommand: ParsableCommand {
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var read: MessageReadOptions
+        @OptionGroup var lines: LineOptions
+
+        func validate() throws {
+            try lines.validateChoice()
+        }
 
         func run() throws {
             let data = input.resolved
+            if lines.lines {
+                return try Lines.decrypt(keys: keys, read: read, lines: lines, input: data, output: output)
+            }
             let crypto = try read.crypto(keys, input: data)
             let result = try read.decrypt(crypto, message: try data.readAll())
             try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], input: data, output: output)
