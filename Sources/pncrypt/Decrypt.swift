@@ -4,6 +4,9 @@ import PNCrypt
 struct Decrypt: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decrypt Base64 text, or a file with --binary.",
+        // Written out because with more than 12 options ArgumentParser shortens the usage to `[<options>]`: the
+        // key options stay visible (both repeat).
+        usage: "pncrypt decrypt [--key <key> ...] [--key-file <path> ...] [--binary] [<options>] [<text-or-path>]",
         discussion: """
         Text mode reads Base64 (surrounding whitespace, JSON quotes and line breaks are accepted) and writes \
         exactly the plaintext bytes, nothing added. Nothing is written unless decryption succeeds.

@@ -80,6 +80,8 @@ struct MessageCommand: ParsableCommand {
     struct Encrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the wire JSON of an encrypted message.",
+            // Written out as for `decrypt`: more than 12 options would shorten it to `[<options>]`.
+            usage: "pncrypt message encrypt [--key <key> ...] [--key-file <path> ...] [--lines] [<options>] [<text>]",
             discussion: """
             The message (JSON: a string needs its quotes) is written in --style, encrypted, Base64-encoded and \
             printed as a JSON string literal. With legacy33 each string leaf is encrypted on its own and the \
@@ -167,6 +169,8 @@ struct MessageCommand: ParsableCommand {
     struct Decrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decrypt a received message (JSON) and print the message JSON.",
+            // Written out as for `decrypt`: more than 12 options would shorten it to `[<options>]`.
+            usage: "pncrypt message decrypt [--key <key> ...] [--key-file <path> ...] [--lines] [<options>] [<text>]",
             discussion: """
             Only JSON strings are decrypted (bare Base64 is taken as the string it would be); the plaintext is \
             parsed as JSON, or kept as a string. A message that is not delivered decrypted (not encrypted, wrong \

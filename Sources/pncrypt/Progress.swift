@@ -14,7 +14,9 @@ struct ProgressOptions: ParsableArguments {
 
     /// The progress line for reading `inputPath` (nil: standard input or TEXT, no line), or a silent one.
     func line(for inputPath: String?, showsLines: Bool) -> ProgressLine {
-        guard !quiet, let inputPath, isatty(STDERR_FILENO) == 1 else { return ProgressLine(total: nil, enabled: false) }
+        guard !quiet, let inputPath, isatty(STDERR_FILENO) == 1 else {
+            return ProgressLine(total: nil, enabled: false)
+        }
         var info = stat()
         let regular = stat(inputPath, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
         let total: Int64? = regular ? Int64(info.st_size) : nil

@@ -32,6 +32,10 @@ extension MessageCommand {
     struct Rekey: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Move messages (NDJSON, one per line) to a new key and scheme.",
+            usage: """
+            pncrypt message rekey [--key <key> ...] [--key-file <path> ...] [--to-key <key> | --to-key-file <path>]
+                         [--to-scheme <scheme>] [<options>] [<text>]
+            """,
             discussion: """
             Each line's message (a JSON string of Base64, as message decrypt reads it) is decrypted with the old \
             keys (--key or --key-file, both repeatable, or PNCRYPT_KEY) and encrypted again, byte for byte the same \
@@ -48,8 +52,7 @@ extension MessageCommand {
             -o PATH is all or nothing; to standard output, lines are written as they are done.
 
             Example:
-              pncrypt message rekey --lines --key-file old.key --key-file older.key \\
-                  --to-key-file new.key --to-scheme acrh -i archive.ndjson -o new.ndjson
+              pncrypt message rekey --key-file old.key --to-key-file new.key -i a.ndjson
             """)
 
         @OptionGroup var keys: KeyOptions
