@@ -138,6 +138,16 @@ enum Baselines {
                     quad = 0
                 }
             }
+            // A padded text's last group has 2 or 3 characters: 1 or 2 more bytes (without them the ciphertext is
+            // not whole blocks, and every decryption fails in EVP_CipherFinal_ex, pushing an OpenSSL error).
+            if k == 2 {
+                out[o] = UInt8(quad >> 4 & 0xFF)
+                o += 1
+            } else if k == 3 {
+                out[o] = UInt8(quad >> 10 & 0xFF)
+                out[o + 1] = UInt8(quad >> 2 & 0xFF)
+                o += 2
+            }
             return o
         }
     }

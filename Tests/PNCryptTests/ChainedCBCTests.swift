@@ -66,6 +66,20 @@ import Testing
         }
     }
 
+    @Test("the acrh header check (two word compares over contiguous bytes) agrees with the byte-by-byte one")
+    func acrhHeaderCheck() {
+        var header = CryptorHeader.acrhStart + [UInt8](repeating: 0xAB, count: 16) + [1, 2, 3]
+        #expect(header.withUnsafeBytes { CryptorHeader.startsWithACRH($0) })
+        #expect(CryptorHeader.startsWithACRH(header.lazy.map { $0 }))
+        for index in 0..<CryptorHeader.acrhStart.count {
+            header[index] ^= 0x01
+            #expect(!header.withUnsafeBytes { CryptorHeader.startsWithACRH($0) }, "byte \(index)")
+            #expect(!CryptorHeader.startsWithACRH(header.lazy.map { $0 }), "byte \(index)")
+            header[index] ^= 0x01
+        }
+        #expect(!Array(header.prefix(25)).withUnsafeBytes { CryptorHeader.startsWithACRH($0) })
+    }
+
     @Test("messages through the whole module still match the spec's fixed-IV vectors after many others")
     func vectorsAfterTraffic() throws {
         let module = try CryptoModule(cipherKey: "enigma")

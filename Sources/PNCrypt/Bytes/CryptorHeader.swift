@@ -140,6 +140,14 @@ extension CryptorHeader {
     /// the fast path that needs no parsing.
     static func startsWithACRH<C: Collection<UInt8>>(_ bytes: C) -> Bool {
         guard bytes.count >= acrhLength else { return false }
+        // Contiguous bytes (every message): two loads against the 10 bytes, as little-endian integers.
+        if let contiguous = bytes.withContiguousStorageIfAvailable({ buffer in
+            let raw = UnsafeRawBufferPointer(buffer)
+            return UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) == 0x5243_4101_4445_4E50
+                && UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)) == 0x1048
+        }) {
+            return contiguous
+        }
         var index = bytes.startIndex
         for expected in acrhStart {
             guard bytes[index] == expected else { return false }

@@ -135,6 +135,23 @@ extension Base64 {
                 i += 4
             }
         }
+        // The usual end: one padded group (`xy==` or `xyz=`) and nothing after it, decoded as the loop below would.
+        if end - i == 4, input[end - 1] == UInt8(ascii: "=") {
+            let a = UInt32(table[Int(input[i])]), b = UInt32(table[Int(input[i + 1])]), c = input[i + 2]
+            if a < 64 && b < 64 {
+                if c == UInt8(ascii: "=") {
+                    out[o] = UInt8(truncatingIfNeeded: a << 2 | b >> 4)
+                    return o + 1
+                }
+                let cValue = UInt32(table[Int(c)])
+                if cValue < 64 {
+                    let v = a << 18 | b << 12 | cValue << 6
+                    out[o] = UInt8(v >> 16)
+                    out[o + 1] = UInt8(v >> 8 & 0xFF)
+                    return o + 2
+                }
+            }
+        }
         do {
             for i in i..<end {
                 let c = input[i]

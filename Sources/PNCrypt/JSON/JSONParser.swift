@@ -326,6 +326,7 @@ struct JSONParser: ~Copyable {
     // MARK: - Strings
 
     /// Reads a string starting at its opening quote; leaves `position` after the closing quote.
+    @inline(__always)
     private mutating func parseString() throws(PNCryptError) -> String {
         position += 1
         let start = position
