@@ -130,6 +130,8 @@ public struct MessageStream: Sendable {
 
     /// Reads `fd` to its end and writes the output lines to `sink`, in order, on the calling thread.
     /// - Parameters:
+    ///   - fd: the descriptor to read (not closed).
+    ///   - sink: receives the output, in order; each buffer is valid only during the call.
     ///   - statuses: called (on the calling thread, in line order) for each failed line.
     ///   - progress: called after each batch is written.
     /// - Throws: `invalidValue` for bad settings or a line longer than `maxLineLength`; `io` when reading fails;
