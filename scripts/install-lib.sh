@@ -12,7 +12,7 @@
 # The Swift runtime is linked statically (PNCrypt uses no Foundation), so programs run without a
 # Swift toolchain; only libc, libcrypto (OpenSSL 3) and libz are needed at run time. A version script exports
 # only the pncrypt_ symbols. The build has its own folder (.build-lib), so its flags never touch .build.
-# Environment: PNCRYPT_LIB_SCRATCH (build folder, default .build-lib).
+# Environment: PNCRYPT_LIB_SCRATCH (build folder, default .build-lib); PNCRYPT_STRIP=1 (strip the library).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,6 +49,9 @@ BUILT="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/libli
 
 install -d "$PREFIX/lib/pkgconfig" "$PREFIX/include"
 install -m 0755 "$BUILT" "$PREFIX/lib/libpncrypt.so.$VERSION"
+# Symbols stay by default (valgrind's suppressions in Tests/C and backtraces name functions). PNCRYPT_STRIP=1 strips
+# all but the dynamic symbol table (the pncrypt_ functions): about 12.6 MB -> 7.5 MB.
+if [ -n "${PNCRYPT_STRIP:-}" ]; then strip --strip-unneeded "$PREFIX/lib/libpncrypt.so.$VERSION"; fi
 ln -sf "libpncrypt.so.$VERSION" "$PREFIX/lib/$SONAME"
 ln -sf "$SONAME" "$PREFIX/lib/libpncrypt.so"
 install -m 0644 include/pncrypt.h "$PREFIX/include/pncrypt.h"

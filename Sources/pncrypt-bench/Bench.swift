@@ -34,7 +34,7 @@ struct Bench: ParsableCommand {
                                visibility: .hidden))
     var scheme: Scheme?
 
-    @Option(help: ArgumentHelp("Only the figures whose name starts with this (message, c.message, bulk, json, gzip).",
+    @Option(help: ArgumentHelp("Only the figures whose name starts with this (message, c.message, bulk, json, gzip, lines).",
                                valueName: "prefix"))
     var only: String?
 
@@ -132,6 +132,7 @@ struct Suite {
         if wanted("bulk") { results += try bulk() }
         if wanted("json") { results += try jsonFigures() }
         if wanted("gzip") { results += try gzipFigures() }
+        if wanted("lines") { results += try lineFigures() }
         if let prefix { results = results.filter { $0.name.hasPrefix(prefix) } }
         return results
     }

@@ -4,6 +4,9 @@ import PNCrypt
 struct Decrypt: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decrypt Base64 text, or a file with --binary.",
+        // Written out because with more than 12 options ArgumentParser shortens the usage to `[<options>]`: the
+        // key options stay visible (both repeat).
+        usage: "pncrypt decrypt [--key <key> ...] [--key-file <path> ...] [--binary] [<options>] [<text-or-path>]",
         discussion: """
         Text mode reads Base64 (surrounding whitespace, JSON quotes and line breaks are accepted) and writes \
         exactly the plaintext bytes, nothing added. Nothing is written unless decryption succeeds.
@@ -35,6 +38,7 @@ struct Decrypt: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var reading: ReadSchemeOptions
     @OptionGroup var force: ForceOption
+    @OptionGroup var progress: ProgressOptions
 
     @Flag(help: "Read a raw file format (legacy, legacy-random-iv or acrh) instead of Base64; streamed.")
     var binary = false
@@ -83,7 +87,8 @@ struct Decrypt: ParsableCommand {
             var stages: [any ByteStreamStage] = [try StreamDecryptor(key: ring.keys[match.keyIndex],
                                                                      scheme: reading.explicit, legacyScheme: legacy)]
             if gunzip { stages.append(try GzipDecompressor(outputLimit: limits.limit)) }
-            try POSIXIO.stream(from: try source.fromStart(), through: stages, to: out)
+            try POSIXIO.stream(from: try source.fromStart(), through: stages, to: out,
+                               progress: progress.line(for: data.filePath, showsLines: false))
         }
     }
 

@@ -21,6 +21,7 @@ struct Encrypt: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var writing: WriteSchemeOptions
     @OptionGroup var force: ForceOption
+    @OptionGroup var progress: ProgressOptions
 
     @Flag(help: "Stream raw bytes in a file format instead of printing Base64.")
     var binary = false
@@ -42,10 +43,9 @@ struct Encrypt: ParsableCommand {
         if binary {
             let encryptor = try StreamEncryptor(key: key, scheme: writing.scheme, iv: writing.iv)
             let stages: [any ByteStreamStage] = gzip ? [try GzipCompressor(), encryptor] : [encryptor]
-            try OutputFile.stream(source, through: stages, to: output, binary: force)
+            try OutputFile.stream(source, through: stages, to: output, binary: force, progress: progress)
         } else {
-            let text = try CryptoModule(key: key).encrypt(try source.readAll(), scheme: writing.scheme,
-                                                                  iv: writing.iv)
+            let text = try CryptoModule(key: key).encrypt(try source.readAll(), scheme: writing.scheme, iv: writing.iv)
             try OutputFile.write(Array((text + "\n").utf8), to: output, input: source)
         }
     }

@@ -18,6 +18,7 @@ struct GzipCommand: ParsableCommand {
     @OptionGroup var input: FileInputOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var force: ForceOption
+    @OptionGroup var progress: ProgressOptions
 
     @Flag(name: [.customShort("d"), .customLong("decompress")], help: "Decompress, as pncrypt gunzip does.")
     var decompress = false
@@ -36,10 +37,11 @@ struct GzipCommand: ParsableCommand {
 
     func run() throws {
         guard !decompress else {
-            return try GunzipCommand.decompress(input.resolved, to: output, limit: limits.limit, raw: false)
+            return try GunzipCommand.decompress(input.resolved, to: output, limit: limits.limit, raw: false,
+                                                progress: progress)
         }
         try OutputFile.stream(input.resolved, through: [try GzipCompressor(level: level ?? Gzip.defaultLevel)],
-                              to: output, binary: force)
+                              to: output, binary: force, progress: progress)
     }
 }
 
@@ -61,17 +63,19 @@ struct GunzipCommand: ParsableCommand {
     @OptionGroup var input: FileInputOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var limits: LimitOptions
+    @OptionGroup var progress: ProgressOptions
 
     @Flag(help: "The input is raw deflate (HTTP Content-Encoding: deflate), not gzip or zlib.")
     var raw = false
 
     func run() throws {
-        try Self.decompress(input.resolved, to: output, limit: limits.limit, raw: raw)
+        try Self.decompress(input.resolved, to: output, limit: limits.limit, raw: raw, progress: progress)
     }
 
     /// Decompresses `input` into the output, which appears only once the whole stream has checked out.
-    static func decompress(_ input: Input, to output: OutputOptions, limit: DecompressionLimit, raw: Bool) throws {
+    static func decompress(_ input: Input, to output: OutputOptions, limit: DecompressionLimit, raw: Bool,
+                           progress: ProgressOptions) throws {
         let stage = try GzipDecompressor(format: raw ? .rawDeflate : .gzipOrZlib, outputLimit: limit)
-        try OutputFile.stream(input, through: [stage], to: output, holdUntilVerified: true)
+        try OutputFile.stream(input, through: [stage], to: output, holdUntilVerified: true, progress: progress)
     }
 }

@@ -75,11 +75,13 @@ struct MessageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "message",
         abstract: "Encrypt a JSON message for publishing, or decrypt a received one.",
-        subcommands: [Encrypt.self, Decrypt.self])
+        subcommands: [Encrypt.self, Decrypt.self, Rekey.self])
 
     struct Encrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the wire JSON of an encrypted message.",
+            // Written out as for `decrypt`: more than 12 options would shorten it to `[<options>]`.
+            usage: "pncrypt message encrypt [--key <key> ...] [--key-file <path> ...] [--lines] [<options>] [<text>]",
             discussion: """
             The message (JSON: a string needs its quotes) is written in --style, encrypted, Base64-encoded and \
             printed as a JSON string literal. With legacy33 each string leaf is encrypted on its own and the \
@@ -113,7 +115,10 @@ struct MessageCommand: ParsableCommand {
                                    valueName: "bytes"))
         var threshold: Int = CompressedPublishBody.defaultThreshold
 
+        @OptionGroup var lines: LineOptions
+
         func validate() throws {
+            try Lines.validateEncrypt(lines: lines, iv: writing.iv, gzip: gzip)
             if headers && (!gzip || output.output == nil) {
                 throw ValidationError("--headers goes with --gzip and -o PATH (the body goes to the file)")
             }
@@ -123,6 +128,10 @@ struct MessageCommand: ParsableCommand {
 
         func run() throws {
             let data = input.resolved
+            if lines.lines {
+                return try Lines.encrypt(keys: keys, scheme: writing.scheme, style: style, verbatim: verbatim,
+                                         lines: lines, input: data, output: output)
+            }
             let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve(input: data, confirm: true)]),
                                        scheme: writing.scheme, style: style)
             let text = try data.readAll()
@@ -160,6 +169,8 @@ struct MessageCommand: ParsableCommand {
     struct Decrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decrypt a received message (JSON) and print the message JSON.",
+            // Written out as for `decrypt`: more than 12 options would shorten it to `[<options>]`.
+            usage: "pncrypt message decrypt [--key <key> ...] [--key-file <path> ...] [--lines] [<options>] [<text>]",
             discussion: """
             Only JSON strings are decrypted (bare Base64 is taken as the string it would be); the plaintext is \
             parsed as JSON, or kept as a string. A message that is not delivered decrypted (not encrypted, wrong \
@@ -176,9 +187,17 @@ struct MessageCommand: ParsableCommand {
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var read: MessageReadOptions
+        @OptionGroup var lines: LineOptions
+
+        func validate() throws {
+            try lines.validateChoice()
+        }
 
         func run() throws {
             let data = input.resolved
+            if lines.lines {
+                return try Lines.decrypt(keys: keys, read: read, lines: lines, input: data, output: output)
+            }
             let crypto = try read.crypto(keys, input: data)
             let result = try read.decrypt(crypto, message: try data.readAll())
             try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], input: data, output: output)

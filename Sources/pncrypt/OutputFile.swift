@@ -375,13 +375,16 @@ extension OutputFile {
     }
 
     /// Streams the input (TEXT, a file or standard input) through `stages` into the output, as `produce`.
+    /// `progress` shows how far a file input has got (see `ProgressOptions`).
     static func stream(_ input: Input, through stages: [any ByteStreamStage], to output: OutputOptions,
-                       binary: ForceOption? = nil, holdUntilVerified: Bool = false) throws {
+                       binary: ForceOption? = nil, holdUntilVerified: Bool = false,
+                       progress: ProgressOptions? = nil) throws {
         try produce(output, input: input, binary: binary, holdUntilVerified: holdUntilVerified) { out in
             if let text = input.text {
                 try POSIXIO.writeAll(out, try StreamPipeline.run(Array(text.utf8), through: stages), "output")
             } else {
-                try input.withDescriptor { try POSIXIO.stream(from: $0, through: stages, to: out) }
+                let line = progress?.line(for: input.filePath, showsLines: false)
+                try input.withDescriptor { try POSIXIO.stream(from: $0, through: stages, to: out, progress: line) }
             }
         }
     }

@@ -126,8 +126,11 @@ enum POSIXIO {
     }
 
     /// Runs a stream from one descriptor through `stages` into another (the CLI's one call into the library's
-    /// stream pipeline).
-    static func stream(from input: Int32, through stages: [any ByteStreamStage], to output: Int32) throws {
-        try StreamPipeline.run(from: input, through: stages, to: output)
+    /// stream pipeline), updating `progress` after each chunk and erasing it at the end.
+    static func stream(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
+                       progress: ProgressLine? = nil) throws {
+        defer { progress?.clear() }
+        try StreamPipeline.run(from: input, through: stages, to: output,
+                               progress: progress.map { line in { line.update(bytes: $0) } })
     }
 }

@@ -137,6 +137,16 @@ struct DocSnippetTests {
         let check = try MessageCrypto(cipherKey: "new-key").decrypt(moved, policy: .marker)
         #expect(check.message == "from last year")
         #expect(check.scheme == .acrh)
+
+        let rekey = try MessageRekey(from: ring, to: try CipherKey("new-key"), scheme: .acrh)
+        let archive = Array((oldMessage.serializedString() + "\n").utf8)     // NDJSON: one message per line
+        let rekeyed = try MessageStream(.rekey(rekey)).run(archive)
+        // rekeyed.summary.rekeyed == 1: the archive under "new-key", line for line
+        #expect(rekeyed.summary.rekeyed == 1)
+        let line = try JSONValue(parsing: rekeyed.output.dropLast())
+        #expect(try MessageCrypto(cipherKey: "new-key", readScheme: .acrh).decrypt(line, policy: .marker).message
+                == "from last year")
+        #expect(try MessageStream(.rekey(rekey)).run(rekeyed.output).summary.alreadyNew == 1)
     }
 
     // MARK: Files and streams

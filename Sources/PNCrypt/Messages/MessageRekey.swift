@@ -1,0 +1,94 @@
+/// Moves one received message to a new key and scheme (key rotation, or off the fixed-IV legacy scheme).
+///
+/// ```swift
+/// let rekey = try MessageRekey(from: KeyRing(["enigma", "older-key"]), to: CipherKey("new-key"))
+/// switch rekey.rekey(jsonText: Array(#""06UDjczkvAAYcqWfNwkOiQ==""#.utf8)) {   // "Hello World", legacy
+/// case .rekeyed(let line): print(String(decoding: line, as: UTF8.self))   // "UE5FRAFBQ1JI...", acrh
+/// case .alreadyNew: break                                                // left as it is
+/// case .unchanged(let error): print(error)                               // passed through
+/// }
+/// ```
+///
+/// The message is read as `message decrypt` reads it (a JSON string of Base64), with every old key and, for data
+/// without a `PNED` header, both legacy readings unless `legacyScheme` says which one; the new key is tried as well,
+/// in the new scheme. A reading qualifies when its padding is valid and its plaintext is UTF-8 JSON text, and the
+/// message is taken only when exactly one reading qualifies (the trust rules of `KeyRing`):
+/// - the new key in the new scheme: the message is already new and is left as it is (so a rerun changes nothing);
+/// - any other reading: the plaintext, byte for byte, is encrypted again under the new key and scheme;
+/// - none, or several: the message is left unchanged, with the one public decryption failure as the reason.
+public struct MessageRekey: Sendable {
+    /// The keys messages may be encrypted with now (any order; the new key may be among them).
+    public let from: KeyRing
+    /// How data without a `PNED` header is read: `legacy`, `legacyRandomIV`, or nil for both (the message is then
+    /// taken only when exactly one reading qualifies).
+    public let legacyScheme: Scheme?
+    /// The key messages are moved to.
+    public let to: CipherKey
+    /// The scheme messages are moved to: `acrh` (the default), `legacy` or `legacyRandomIV`.
+    public let scheme: Scheme
+
+    /// The old keys that are not the new one, then the new key (the last, at `newIndex`).
+    private let ring: KeyRing
+    private let newIndex: Int
+
+    /// What happened to one message.
+    public enum Outcome: Hashable, Sendable {
+        /// Encrypted again: the new wire JSON, `"<Base64>"`.
+        case rekeyed([UInt8])
+        /// Already readable with the new key in the new scheme (and in no other way): left as it is.
+        case alreadyNew
+        /// Not decryptable with certainty (or not a message at all): left as it is, for the reason given.
+        case unchanged(PNCryptError)
+    }
+
+    /// A rekeying from the keys of `from` to `to` in `scheme`.
+    /// - Throws: `invalidValue` for `legacy33` (as a target or a legacy scheme), or a `legacyScheme` that would hide
+    ///   messages already in a legacy target scheme.
+    public init(from: KeyRing, legacyScheme: Scheme? = nil, to: CipherKey, scheme: Scheme = .acrh)
+        throws(PNCryptError) {
+        guard scheme != .legacy33 else {
+            throw PNCryptError(.invalidValue, "legacy33 is not a scheme to move messages to (use acrh)")
+        }
+        if let legacyScheme {
+            guard legacyScheme == .legacy || legacyScheme == .legacyRandomIV else {
+                throw PNCryptError(.invalidValue, "the legacy scheme must be legacy or legacy-random-iv")
+            }
+            if scheme != .acrh && scheme != legacyScheme {
+                throw PNCryptError(.invalidValue, "messages already in \(scheme) would not be recognised when"
+                                   + " headerless data is read as \(legacyScheme)")
+            }
+        }
+        self.from = from
+        self.legacyScheme = legacyScheme
+        self.to = to
+        self.scheme = scheme
+        let old = from.keys.filter { $0.string != to.string }
+        ring = try KeyRing(keys: old + [to])
+        newIndex = old.count
+    }
+
+    /// Rekeys one message given as its JSON text. Never throws: a message that cannot be moved is `unchanged`.
+    public func rekey(jsonText: some Collection<UInt8>) -> Outcome {
+        do throws(PNCryptError) {
+            guard case .string(let text) = try JSONValue(parsing: jsonText) else {
+                throw PNCryptError(.notEncrypted, "the message is not a JSON string, so it cannot be ciphertext")
+            }
+            var match: KeyRing.Match
+            do throws(PNCryptError) {
+                match = try ring.decrypt(try Base64.decode(text), scheme: nil, legacyScheme: legacyScheme,
+                                         content: .json)
+            } catch where error.code == .ambiguous {
+                // As in message statuses: which readings qualified depends on the plaintext; do not tell.
+                throw CryptoModule.decryptionFailed
+            }
+            defer { OpenSSL.cleanse(&match.plaintext) }
+            if match.keyIndex == newIndex && match.scheme == scheme { return .alreadyNew }
+            let sealed = try withBytes(match.plaintext) { (plain) throws(PNCryptError) in
+                try CryptoModule(key: to).sealToBase64(plain, scheme: scheme, iv: nil, quoted: true)
+            }
+            return .rekeyed(sealed)
+        } catch {
+            return .unchanged(error)
+        }
+    }
+}

@@ -1,0 +1,416 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Encrypts, decrypts or rekeys a stream of messages given as NDJSON (one JSON message per line), on every core,
+/// in bounded memory, writing one output line per input line in input order.
+///
+/// ```swift
+/// let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy)
+/// let stream = MessageStream(.decrypt(crypto, policy: .marker))
+/// let result = try stream.run(Array("\"06UDjczkvAAYcqWfNwkOiQ==\"\n\nnot json\n".utf8))
+/// // result.output: "\"Hello World\"\n\n\"DECRYPTION_ERROR\"\n"; result.statuses[0].line == 3
+/// ```
+///
+/// Lines:
+/// - A line ends with LF or CRLF; the last one may have no terminator. Its output line ends as it did (CRLF or
+///   LF), and with LF when it had none.
+/// - A blank line (nothing, or only spaces, tabs and CRs) is written back as it was.
+/// - A line that fails (text that is not JSON, a message that cannot be decrypted or encrypted) is a failure of
+///   that line, reported as a `LineStatus` with its 1-based number, not of the run (unless `stopOnFailure`). What
+///   its output line holds depends on the operation (see `Operation`).
+/// - A line longer than `maxLineLength` bytes stops the run with `invalidValue` naming its number.
+///
+/// Parallel work: the stream is cut into batches of whole lines (about 64 KiB each), handled on `jobs` threads
+/// (the caller's, which also reads and writes, and `jobs - 1` workers; from async code, `jobs` workers) and
+/// written in order. At most `8 × jobs` batches (and 8 MiB of input) are in flight at once, so memory stays
+/// bounded whatever the input's length: about `jobs × 8 × 64 KiB` of input and its output, plus one line of at
+/// most `maxLineLength`.
+///
+/// Sources: a file descriptor (`run(reading:to:)`), bytes in memory (`run(_:)`), an `AsyncSequence` of chunks
+/// (`run(_:output:statuses:)`, for async code), or anything that can push chunks into a `Session` (a
+/// `ByteStreamStage`, so a `GzipDecompressor` can feed it in a `StreamPipeline`).
+public struct MessageStream: Sendable {
+    /// What each line goes through.
+    public enum Operation: Sendable {
+        /// Encrypts each line's message (JSON text) for publishing; the output line is the wire JSON
+        /// (`"<Base64>"`, or a `legacy33` object). With `raw` the line's text is encrypted exactly as given (it must
+        /// still parse); otherwise it is written again in the crypto's style first. A line that cannot be
+        /// encrypted gives an empty output line and a status without the plaintext.
+        case encrypt(MessageCrypto, raw: Bool)
+        /// Decrypts each line's wire message (a JSON string of Base64, or a `legacy33` object) as
+        /// `MessageCrypto.decrypt(jsonText:policy:)` does; the output line is the message in the crypto's style.
+        /// Every line not delivered decrypted (a message that is not encrypted included) has a status and gets what
+        /// `policy` delivers: the marker, or the line copied as it was.
+        case decrypt(MessageCrypto, policy: DecryptionPolicy)
+        /// Moves each line's message to a new key and scheme (see `MessageRekey`); messages already new and
+        /// messages that cannot be moved are copied as they were, the latter with a status.
+        case rekey(MessageRekey)
+    }
+
+    /// What a run did.
+    public struct Summary: Hashable, Sendable {
+        /// Lines read (blank ones included).
+        public var lines = 0
+        /// Blank lines, written back as they were.
+        public var blank = 0
+        /// Lines that failed (each reported as a `LineStatus`); for rekey, the messages left unchanged.
+        public var failed = 0
+        /// Rekey: messages encrypted again under the new key and scheme.
+        public var rekeyed = 0
+        /// Rekey: messages already under the new key and scheme, left as they were.
+        public var alreadyNew = 0
+        /// Input bytes read.
+        public var bytes: Int64 = 0
+
+        /// Rekey: messages left unchanged because they could not be decrypted with certainty (the failed lines).
+        public var unchanged: Int { failed }
+        /// Lines handled without failure (blank lines excluded).
+        public var succeeded: Int { lines - blank - failed }
+
+        /// An empty summary.
+        public init() {}
+    }
+
+    /// How far a run has got: input bytes and lines whose output has been written.
+    public struct Progress: Hashable, Sendable {
+        /// Input bytes done.
+        public var bytes: Int64
+        /// Lines done.
+        public var lines: Int
+    }
+
+    /// The result of `run(_:)` on bytes in memory.
+    public struct Output: Sendable {
+        /// The output lines.
+        public var output: [UInt8]
+        /// The failures, in line order.
+        public var statuses: [LineStatus]
+        /// What was done.
+        public var summary: Summary
+    }
+
+    /// What each line goes through.
+    public var operation: Operation
+    /// Threads that handle batches, the caller's included (1: everything on the caller's thread). Default: the
+    /// number of online CPUs.
+    public var jobs: Int
+    /// Stop at the first failed line (after reporting its status): the run throws that line's error, its message
+    /// starting `line N:`. Output of earlier batches has been written by then: callers that promise all or
+    /// nothing write to a temporary place.
+    public var stopOnFailure: Bool
+    /// The longest line accepted, in bytes (terminator excluded). Default 4 MiB (PubNub messages are at most
+    /// 32 KiB); a longer line stops the run.
+    public var maxLineLength: Int
+    /// Bytes of input per batch (about). Default 64 KiB.
+    var batchBytes = 1 << 16
+
+    /// The default `maxLineLength`: 4 MiB.
+    public static let defaultMaxLineLength = 4 << 20
+    /// The most `jobs` a stream accepts.
+    public static let maximumJobs = 256
+
+    /// The number of online CPUs (at least 1): the default number of jobs.
+    public static var defaultJobs: Int {
+        max(1, min(maximumJobs, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    }
+
+    /// A stream that runs `operation` over every line.
+    public init(_ operation: Operation, jobs: Int = MessageStream.defaultJobs, stopOnFailure: Bool = false,
+                maxLineLength: Int = MessageStream.defaultMaxLineLength) {
+        self.operation = operation
+        self.jobs = jobs
+        self.stopOnFailure = stopOnFailure
+        self.maxLineLength = maxLineLength
+    }
+
+    // MARK: Running
+
+    /// Reads `fd` to its end and writes the output lines to `sink`, in order, on the calling thread.
+    /// - Parameters:
+    ///   - fd: the descriptor to read (not closed).
+    ///   - sink: receives the output, in order; each buffer is valid only during the call.
+    ///   - statuses: called (on the calling thread, in line order) for each failed line.
+    ///   - progress: called after each batch is written.
+    /// - Throws: `invalidValue` for bad settings or a line longer than `maxLineLength`; `io` when reading fails;
+    ///   the sink's error; with `stopOnFailure`, the first failed line's error.
+    public func run(reading fd: Int32, to sink: ByteSink, statuses: (LineStatus) -> Void = { _ in },
+                    progress: ((Progress) -> Void)? = nil) throws(PNCryptError) -> Summary {
+        try withoutActuallyEscaping(statuses) { statuses in
+            Result { () throws(PNCryptError) -> Summary in
+                let session = try Session(self, statuses: statuses, progress: progress)
+                try FileIO.pump(fd, chunkSize: batchBytes) { (chunk) throws(PNCryptError) in
+                    try session.update(chunk, sink)
+                }
+                try session.finish(sink)
+                return session.summary
+            }
+        }.get()
+    }
+
+    /// Runs over bytes in memory and returns the whole output (for inputs that fit in memory).
+    public func run(_ input: some Collection<UInt8>) throws(PNCryptError) -> Output {
+        var output: [UInt8] = []
+        var collected: [LineStatus] = []
+        let session = try Session(self, statuses: { collected.append($0) })
+        try withBytes(input) { (bytes) throws(PNCryptError) in
+            try session.update(bytes) { output.append(contentsOf: $0) }
+        }
+        try session.finish { output.append(contentsOf: $0) }
+        return Output(output: output, statuses: collected, summary: session.summary)
+    }
+
+    /// Runs over chunks from async code: waits for the workers by suspending, never by blocking a thread of the
+    /// cooperative pool. `output` gets the output in order, one batch of lines at a time; `statuses` each failure.
+    /// - Throws: a `PNCryptError` as `run(reading:to:)`, an error of `chunks` or `output`, or `CancellationError`
+    ///   when the task is cancelled (checked between chunks).
+    public func run<Chunks: AsyncSequence>(_ chunks: Chunks, output: ([UInt8]) async throws -> Void,
+                                           statuses: (LineStatus) async -> Void = { _ in }) async throws -> Summary
+        where Chunks.Element: Collection, Chunks.Element.Element == UInt8 {
+        var pendingStatuses: [LineStatus] = []
+        let session = try Session(self, statuses: { pendingStatuses.append($0) }, async: true)
+        defer { session.close() }
+        func deliver(_ batches: [[UInt8]]) async throws {
+            for status in pendingStatuses { await statuses(status) }
+            pendingStatuses.removeAll()
+            for batch in batches { try await output(batch) }
+        }
+        for try await chunk in chunks {
+            try Task.checkCancellation()
+            try await withBytesAsync(chunk) { (bytes: UnsafeRawBufferPointer) async throws in
+                var offset = 0
+                while offset < bytes.count {
+                    let n = min(session.pieceSize, bytes.count - offset)
+                    var batches: [[UInt8]] = []
+                    let piece = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + n])
+                    try session.append(piece) { batches.append(Array($0)) }
+                    offset += n
+                    try await deliver(batches)
+                    while session.mustWait {
+                        await session.engine.waitReady()
+                        batches = []
+                        try session.emitReady { batches.append(Array($0)) }
+                        try await deliver(batches)
+                    }
+                }
+            }
+        }
+        var batches: [[UInt8]] = []
+        try session.submitRest { batches.append(Array($0)) }
+        try await deliver(batches)
+        while session.engine.batchesInFlight > 0 {
+            await session.engine.waitReady()
+            batches = []
+            try session.emitReady { batches.append(Array($0)) }
+            try await deliver(batches)
+        }
+        try session.end()
+        return session.summary
+    }
+
+    /// A session to push chunks into by hand (see `Session`).
+    public func makeSession(statuses: @escaping (LineStatus) -> Void = { _ in }) throws(PNCryptError) -> Session {
+        try Session(self, statuses: statuses)
+    }
+
+    // MARK: Session
+
+    /// A stream in progress, fed chunks of any size by `update(_:_:)` and ended by `finish(_:)`, which write the
+    /// output lines to their sink in order. A `ByteStreamStage`, so it can follow a `GzipDecompressor` in a
+    /// `StreamPipeline`. Use one session from one thread at a time; it starts its worker threads when made and
+    /// stops them when finished (or released).
+    public final class Session: ByteStreamStage {
+        let stream: MessageStream
+        let engine: LineEngine
+        private var splitter: LineSplitter
+        private let statuses: (LineStatus) -> Void
+        private let progress: ((Progress) -> Void)?
+        private let maxBatches: Int
+        private let maxBytesInFlight = 8 << 20
+        private var finished = false
+        /// What has been written so far.
+        public private(set) var summary = Summary()
+
+        init(_ stream: MessageStream, statuses: @escaping (LineStatus) -> Void,
+             progress: ((Progress) -> Void)? = nil, async: Bool = false) throws(PNCryptError) {
+            guard (1...MessageStream.maximumJobs).contains(stream.jobs) else {
+                throw PNCryptError(.invalidValue, "jobs must be 1 to \(MessageStream.maximumJobs), not \(stream.jobs)")
+            }
+            guard stream.maxLineLength > 0, stream.batchBytes > 0 else {
+                throw PNCryptError(.invalidValue, "the line length limit must be positive, not \(stream.maxLineLength)")
+            }
+            self.stream = stream
+            self.statuses = statuses
+            self.progress = progress
+            splitter = LineSplitter(batchBytes: stream.batchBytes, maxLineLength: stream.maxLineLength)
+            maxBatches = 8 * stream.jobs
+            // Synchronous: the caller is one of the jobs (it handles batches while it waits). Async: every job is
+            // a worker thread, so the task only awaits.
+            engine = try LineEngine(work: LineWork(operation: stream.operation, stopOnFailure: stream.stopOnFailure),
+                                    workers: async ? stream.jobs : stream.jobs - 1, batchBytes: stream.batchBytes,
+                                    maxBatches: maxBatches)
+        }
+
+        deinit { engine.close() }
+
+        /// The most bytes `append` takes at once.
+        var pieceSize: Int { splitter.pieceSize }
+
+        /// Whether the driver must wait for a batch before reading on (the memory bound).
+        var mustWait: Bool {
+            let inFlight = engine.batchesInFlight
+            return inFlight > 0 && (inFlight >= maxBatches || engine.bytesInFlight >= maxBytesInFlight)
+        }
+
+        /// The most input bytes that were ever in flight at once (for tests of the memory bound).
+        var peakBytesInFlight: Int { engine.peakBytesInFlight }
+
+        /// Splits `input` into batches and writes whatever output is ready, waiting for the workers whenever
+        /// the memory bound is reached.
+        public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+            guard !finished else { throw PNCryptError(.invalidValue, "the message stream has already finished") }
+            var offset = 0
+            while offset < input.count {
+                let n = min(pieceSize, input.count - offset)
+                try append(UnsafeRawBufferPointer(rebasing: input[offset..<offset + n]), sink)
+                offset += n
+                while mustWait {
+                    engine.helpOrWait()
+                    try emitReady(sink)
+                }
+            }
+        }
+
+        /// Handles the last line (even without a newline), waits for every batch and writes the rest.
+        /// - Throws: as `update`; `invalidValue` when called twice.
+        public func finish(_ sink: ByteSink) throws(PNCryptError) {
+            guard !finished else { throw PNCryptError(.invalidValue, "the message stream has already finished") }
+            try submitRest(sink)
+            while engine.batchesInFlight > 0 {
+                engine.helpOrWait()
+                try emitReady(sink)
+            }
+            try end()
+        }
+
+        /// Appends one piece (at most `pieceSize` bytes), submitting a batch when one is full.
+        func append(_ piece: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+            switch splitter.append(piece, spare: engine.spare) {
+            case .none:
+                break
+            case .batch(let batch):
+                engine.submit(batch)
+            case .lineTooLong(let before):
+                // Finish the lines before it, so the failure names the right line.
+                if !before.isEmpty { engine.submit(before) }
+                while engine.batchesInFlight > 0 {
+                    engine.helpOrWait()
+                    try emitReady(sink)
+                }
+                fail()
+                throw PNCryptError(.invalidValue, "line \(summary.lines + 1) is longer than \(stream.maxLineLength) "
+                                   + "bytes (the line length limit)")
+            }
+            try emitReady(sink)
+        }
+
+        /// Submits what is left (a last line without a newline) as the final batch.
+        func submitRest(_ sink: ByteSink) throws(PNCryptError) {
+            guard !finished else { throw PNCryptError(.invalidValue, "the message stream has already finished") }
+            if let rest = splitter.finish() { engine.submit(rest) }
+            try emitReady(sink)
+        }
+
+        /// Marks the session finished and stops the workers.
+        func end() throws(PNCryptError) {
+            finished = true
+            engine.close()
+        }
+
+        /// Stops everything after a failure.
+        private func fail() {
+            finished = true
+            engine.close()
+        }
+
+        /// Stops the workers (a session abandoned by async code).
+        func close() {
+            if !finished { fail() }
+        }
+
+        /// Writes every batch that is done, in order: statuses first, then the output.
+        func emitReady(_ sink: ByteSink) throws(PNCryptError) {
+            while var batch = engine.takeReady() {
+                for failure in batch.failures {
+                    let line = summary.lines + failure.index + 1
+                    statuses(LineStatus(line: line, error: failure.error, original: failure.original))
+                    if stream.stopOnFailure {
+                        fail()
+                        throw PNCryptError(failure.error.code, "line \(line): \(failure.error.message)")
+                    }
+                }
+                do throws(PNCryptError) {
+                    try withBytes(batch.output) { (bytes) throws(PNCryptError) in try sink(bytes) }
+                } catch {
+                    fail()
+                    throw error
+                }
+                if engine.work.plaintextOutput { OpenSSL.cleanse(&batch.output) }
+                summary.bytes += Int64(batch.input.count)
+                engine.recycle(&batch.input)
+                engine.recycle(&batch.output)
+                summary.lines += batch.lines
+                summary.blank += batch.blank
+                summary.failed += batch.failures.count
+                summary.rekeyed += batch.rekeyed
+                summary.alreadyNew += batch.alreadyNew
+                progress?(Progress(bytes: summary.bytes, lines: summary.lines))
+            }
+        }
+    }
+}
+
+/// A line of a `MessageStream` that failed: its number and why.
+public struct LineStatus: Hashable, Sendable {
+    /// The line's number, from 1.
+    public var line: Int
+    /// Why it failed: `invalidJSON` for a line that is not JSON; for decryption failures the one public failure
+    /// (`CryptoModule.decryptionFailed`) or a format error, as in `DecryptionStatus`.
+    public var error: PNCryptError
+    /// The message as it was read, for decryption failures of lines that are JSON (never the plaintext of an
+    /// encryption).
+    public var original: JSONValue?
+
+    /// A status for `line`.
+    public init(line: Int, error: PNCryptError, original: JSONValue? = nil) {
+        self.line = line
+        self.error = error
+        self.original = original
+    }
+
+    /// The status as one JSON object:
+    /// `{"line":N,"category":"decryption","reason":"wrongKeyOrCorrupt","message":"...","original":...}`
+    /// (`original` only when there is one).
+    public var json: JSONValue {
+        var object: JSONObject = ["line": .number(JSONNumber(line)), "category": .string(error.category.rawValue),
+                                  "reason": .string(error.code.name), "message": .string(error.message)]
+        if let original { object.append(original, forKey: "original") }
+        return .object(object)
+    }
+}
+
+/// Runs `body` over a copy of `data` from async code (the standard library's `withUnsafeBytes` takes no async
+/// closure); the copy is wiped afterwards (it may hold plaintext).
+private func withBytesAsync<R>(_ data: some Collection<UInt8>,
+                               _ body: (UnsafeRawBufferPointer) async throws -> R) async throws -> R {
+    let count = data.count
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+    defer {
+        OpenSSL.cleanse(buffer.baseAddress!, count: buffer.count)
+        buffer.deallocate()
+    }
+    buffer.copyBytes(from: data)
+    return try await body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+}

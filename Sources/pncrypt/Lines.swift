@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--lines` and `--jobs`: line mode (NDJSON in, NDJSON out) for the message commands.
+struct LineOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(
+        "Line mode: the input is NDJSON, one message per line; one output line per input line, in order. Blank "
+        + "lines stay blank; a line that fails prints a status line (JSON with its 1-based \"line\") on stderr and "
+        + "does not stop the run (unless --on-error fail). CRLF line ends are kept; a last line without a newline "
+        + "gets one. To standard output lines are written as they are done (with --on-error fail they are held in "
+        + "an unlinked temporary file in TMPDIR until the run has succeeded); -o PATH is all or nothing."))
+    var lines = false
+
+    @Option(help: ArgumentHelp("With --lines: threads that handle batches of lines (default: the number of CPUs).",
+                               valueName: "n"))
+    var jobs: Int?
+
+    @OptionGroup var progress: ProgressOptions
+
+    func validate() throws {
+        if let jobs, !(1...MessageStream.maximumJobs).contains(jobs) {
+            throw ValidationError("--jobs must be 1 to \(MessageStream.maximumJobs)")
+        }
+    }
+
+    /// For encrypt and decrypt, where line mode is a choice.
+    func validateChoice() throws {
+        if jobs != nil && !lines { throw ValidationError("--jobs goes with --lines") }
+    }
+}
+
+/// The line-mode driver of `message encrypt|decrypt|rekey`: input (TEXT, -i PATH or stdin) through a
+/// `MessageStream` into the output, status lines and progress on standard error.
+enum Lines {
+    /// Runs `operation` over the input; returns the summary. With `stopOnFailure`, output that cannot be taken back
+    /// (standard output, a device, a FIFO) waits in an unlinked temporary file until the run has succeeded.
+    @discardableResult
+    static func run(_ operation: MessageStream.Operation, jobs: Int?, stopOnFailure: Bool, input: Input,
+                    output: OutputOptions, progress options: ProgressOptions) throws -> MessageStream.Summary {
+        let stream = MessageStream(operation, jobs: jobs ?? MessageStream.defaultJobs, stopOnFailure: stopOnFailure)
+        let progress = options.line(for: input.filePath, showsLines: true)
+        defer { progress.clear() }
+        let report: (LineStatus) -> Void = { status in
+            progress.clear()
+            try? POSIXIO.writeAll(STDERR_FILENO, status.json.serialized() + [0x0A], "standard error")
+        }
+        var summary = MessageStream.Summary()
+        try OutputFile.produce(output, input: input, holdUntilVerified: stopOnFailure) { target in
+            let sink: ByteSink = { (bytes) throws(PNCryptError) in
+                do {
+                    try POSIXIO.writeAll(target, bytes, "output")
+                } catch let failure as CLIFailure {
+                    throw PNCryptError(.io, failure.message)
+                } catch {
+                    throw PNCryptError(.io, "cannot write output: \(error)")
+                }
+            }
+            if let text = input.text {
+                let session = try stream.makeSession(statuses: report)
+                try withExtendedLifetime(Array(text.utf8)) { bytes in
+                    try bytes.withUnsafeBytes { try session.update($0, sink) }
+                }
+                try session.finish(sink)
+                summary = session.summary
+            } else {
+                summary = try input.withDescriptor { fd in
+                    try stream.run(reading: fd, to: sink, statuses: report) { done in
+                        progress.update(bytes: done.bytes, lines: done.lines)
+                    }
+                }
+            }
+            progress.clear()
+        }
+        return summary
+    }
+
+    /// `message encrypt --lines`.
+    static func encrypt(keys: KeyOptions, scheme: Scheme, style: JSONStyle, verbatim: Bool, lines: LineOptions,
+                        input: Input, output: OutputOptions) throws {
+        let key = try keys.resolve(input: input, confirm: true)
+        let crypto = MessageCrypto(keys: try KeyRing(keys: [key]), scheme: scheme, style: style)
+        try run(.encrypt(crypto, raw: verbatim), jobs: lines.jobs, stopOnFailure: false, input: input,
+                output: output, progress: lines.progress)
+    }
+
+    /// `message decrypt --lines`: every line not delivered decrypted prints its status line; `--on-error fail`
+    /// stops at the first (its error ends the run) with nothing written.
+    static func decrypt(keys: KeyOptions, read: MessageReadOptions, lines: LineOptions, input: Input,
+                        output: OutputOptions) throws {
+        let crypto = try read.crypto(keys, input: input)
+        let policy: DecryptionPolicy = read.onError == .passthrough ? .passThrough : .marker
+        try run(.decrypt(crypto, policy: policy), jobs: lines.jobs, stopOnFailure: read.onError == .fail,
+                input: input, output: output, progress: lines.progress)
+    }
+
+    /// The options of the single-message commands that line mode does not take.
+    static func validateEncrypt(lines: LineOptions, iv: [UInt8]?, gzip: Bool) throws {
+        try lines.validateChoice()
+        guard lines.lines else { return }
+        if iv != nil { throw ValidationError("--iv is for one reproducible vector, not --lines") }
+        if gzip { throw ValidationError("--gzip makes one publish body, not --lines") }
+    }
+}

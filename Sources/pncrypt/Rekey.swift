@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import PNCrypt
+
+/// The new key of `rekey`: `--to-key`, `--to-key-file`, or `PNCRYPT_TO_KEY`.
+struct ToKeyOptions: ParsableArguments {
+    @Option(name: .customLong("to-key"), help: ArgumentHelp(
+        "The new cipher key. Visible to other users of this machine: prefer --to-key-file or PNCRYPT_TO_KEY.",
+        valueName: "key"))
+    var toKey: String?
+
+    @Option(name: .customLong("to-key-file"), help: ArgumentHelp(
+        "Read the new cipher key from a file (one trailing newline is ignored).", valueName: "path"))
+    var toKeyFile: String?
+
+    func validate() throws {
+        if toKey != nil && toKeyFile != nil { throw ValidationError("give --to-key or --to-key-file, not both") }
+    }
+
+    /// The new key, from the first source given (the file read as `--key-file` is).
+    func resolve() throws -> CipherKey {
+        if let toKey { return try CipherKey(toKey) }
+        if let toKeyFile { return try CipherKey(try KeyOptions.read(keyFile: toKeyFile)) }
+        guard let environment = ProcessInfo.processInfo.environment["PNCRYPT_TO_KEY"] else {
+            throw CLIFailure(.usage, "no new key: give --to-key, --to-key-file, or set PNCRYPT_TO_KEY")
+        }
+        return try CipherKey(environment)
+    }
+}
+
+extension MessageCommand {
+    struct Rekey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move messages (NDJSON, one per line) to a new key and scheme.",
+            usage: """
+            pncrypt message rekey [--key <key> ...] [--key-file <path> ...] [--to-key <key> | --to-key-file <path>]
+                         [--to-scheme <scheme>] [<options>] [<text>]
+            """,
+            discussion: """
+            Each line's message (a JSON string of Base64, as message decrypt reads it) is decrypted with the old \
+            keys (--key or --key-file, both repeatable, or PNCRYPT_KEY) and encrypted again, byte for byte the same \
+            JSON text, under the new key (--to-key, --to-key-file or PNCRYPT_TO_KEY) in --to-scheme. A message is \
+            taken only when exactly one (key, scheme) reading gives valid padding and JSON text, the new key in the \
+            new scheme included: a message already readable that way is left as it is, so running rekey again \
+            changes nothing. A message that cannot be decrypted with certainty, or a line that is not one, is \
+            copied unchanged and prints a status line (JSON, with its 1-based "line") on stderr. The run ends with \
+            a summary on stderr: rekeyed N, unchanged N (not decryptable), already new N. Exit status 0 even when \
+            some messages are unchanged.
+
+            Line mode is always on (--lines is accepted for symmetry with encrypt and decrypt). Blank lines stay \
+            blank; CRLF line ends are kept. Lines are handled by --jobs threads and written in input order. \
+            -o PATH is all or nothing; to standard output, lines are written as they are done.
+
+            Example:
+              pncrypt message rekey --key-file old.key --to-key-file new.key -i a.ndjson
+            """)
+
+        @OptionGroup var keys: KeyOptions
+        @OptionGroup var toKey: ToKeyOptions
+        @OptionGroup var input: InputOptions
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var lines: LineOptions
+
+        @Option(name: .customLong("to-scheme"), help: "The new scheme: acrh (default), legacy-random-iv or legacy.")
+        var toScheme: Scheme = .acrh
+
+        @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
+            Read messages without a PNED header as legacy (fixed IV) or legacy-random-iv only. Without it both are \
+            tried, and a message is taken only when exactly one reading gives JSON text.
+            """, valueName: "scheme"))
+        var legacyScheme: LegacyScheme?
+
+        func validate() throws {
+            if toScheme == .legacy33 { throw ValidationError("--to-scheme legacy33 is not supported: use acrh") }
+        }
+
+        func run() throws {
+            let data = input.resolved
+            let rekey = try MessageRekey(from: try keys.ring(input: data), legacyScheme: legacyScheme?.scheme,
+                                         to: try toKey.resolve(), scheme: toScheme)
+            let summary = try Lines.run(.rekey(rekey), jobs: lines.jobs, stopOnFailure: false, input: data,
+                                        output: output, progress: lines.progress)
+            let text = "pncrypt: rekeyed \(summary.rekeyed), unchanged \(summary.unchanged) (not decryptable), "
+                + "already new \(summary.alreadyNew)\n"
+            try POSIXIO.writeAll(STDERR_FILENO, Array(text.utf8), "standard error")
+        }
+    }
+}
