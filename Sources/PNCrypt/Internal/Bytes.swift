@@ -1,5 +1,6 @@
 // Helpers over raw bytes shared by the library. Ownership: `withBytes` lends the caller's storage for one call
-// (or a private copy, wiped after it); `withScratch` memory belongs to the call and never escapes it.
+// (or a private copy, wiped after it); `withScratch` memory belongs to the call and never escapes it;
+// `withBytesAsync` allocates a copy for one async call, then wipes and frees it.
 
 /// Runs `body` over the contiguous bytes of `data` (copying only when `data` is not contiguous), keeping
 /// the typed error: the standard library's `withUnsafeBytes` family is `rethrows` and would erase it. A copy is
@@ -49,4 +50,18 @@ func makeBytes(capacity: Int, _ body: (UnsafeMutableRawPointer) throws(PNCryptEr
     }
     if let failure { throw failure }
     return out
+}
+
+/// Runs `body` over a copy of `data` from async code (the standard library's `withUnsafeBytes` takes no async
+/// closure); the copy is wiped afterwards (it may hold plaintext).
+func withBytesAsync<R>(_ data: some Collection<UInt8>,
+                       _ body: (UnsafeRawBufferPointer) async throws -> R) async throws -> R {
+    let count = data.count
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+    defer {
+        Backend.cleanse(buffer.baseAddress!, count: buffer.count)
+        buffer.deallocate()
+    }
+    buffer.copyBytes(from: data)
+    return try await body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
 }

@@ -400,17 +400,3 @@ public struct LineStatus: Hashable, Sendable {
         return .object(object)
     }
 }
-
-/// Runs `body` over a copy of `data` from async code (the standard library's `withUnsafeBytes` takes no async
-/// closure); the copy is wiped afterwards (it may hold plaintext).
-private func withBytesAsync<R>(_ data: some Collection<UInt8>,
-                               _ body: (UnsafeRawBufferPointer) async throws -> R) async throws -> R {
-    let count = data.count
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
-    defer {
-        OpenSSL.cleanse(buffer.baseAddress!, count: buffer.count)
-        buffer.deallocate()
-    }
-    buffer.copyBytes(from: data)
-    return try await body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-}
