@@ -61,6 +61,12 @@ func expectPNError<T, E: Error>(_ code: PNCryptError.Code? = nil, _ message: Str
     }
 }
 
+// MARK: - Sanitizers
+
+/// This test process (and so the `pncrypt` it runs, built the same way) is built with AddressSanitizer: its
+/// runtime is linked in. Memory figures (peak RSS) mean nothing there.
+let runningUnderAddressSanitizer = dlsym(nil, "__asan_init") != nil
+
 // MARK: - Temporary folders
 
 /// A fresh, empty temporary folder; the caller removes it (or uses `withTemporaryDirectory`).
