@@ -271,10 +271,8 @@ func schemeArgument(_ pointer: UnsafePointer<CChar>?, default defaultValue: Sche
 
 /// Streams a file through stages into a new file, all or nothing: the output goes to a temporary file made by
 /// `mkstemp` (mode 0600) in the output's directory, renamed over `outPath` when every stage has finished, and
-/// removed on any failure.
+/// removed on any failure. The stream itself is `StreamPipeline.run`, which wipes its read buffer.
 enum FileTransform {
-    static let chunkSize = StreamPipeline.defaultChunkSize
-
     static func run(input inPath: String, output outPath: String, stages: [any ByteStreamStage]) throws {
         let inFD = open(inPath, O_RDONLY | O_CLOEXEC)
         guard inFD >= 0 else {
@@ -307,7 +305,7 @@ enum FileTransform {
                 unlink(temporary)
             }
         }
-        try pump(inFD, stages, outFD)
+        try StreamPipeline.run(from: inFD, through: stages, to: outFD)
         committed = true
         guard close(outFD) == 0 else {
             let reason = errnoText()
@@ -318,43 +316,6 @@ enum FileTransform {
             let reason = errnoText()
             unlink(temporary)
             throw CFailure(ErrorCodes.io, "cannot move output into place at '\(outPath)': \(reason)")
-        }
-    }
-
-    /// Reads `inFD` to its end through `stages` into `outFD`.
-    static func pump(_ inFD: Int32, _ stages: [any ByteStreamStage], _ outFD: Int32) throws {
-        func push(_ index: Int, _ chunk: UnsafeRawBufferPointer) throws(PNCryptError) {
-            if index == stages.count {
-                try writeAll(outFD, chunk)
-            } else {
-                try stages[index].update(chunk) { (b) throws(PNCryptError) in try push(index + 1, b) }
-            }
-        }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(inFD, buffer.baseAddress, chunkSize)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CFailure(ErrorCodes.io, "cannot read the input: \(errnoText())")
-            }
-            if n == 0 { break }
-            try push(0, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-        }
-        for index in stages.indices {
-            try stages[index].finish { (b) throws(PNCryptError) in try push(index + 1, b) }
-        }
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(PNCryptError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw PNCryptError(.io, "cannot write the output: \(errnoText())")
-            }
-            offset += n
         }
     }
 
