@@ -7,7 +7,10 @@ import Glibc
 
 /// Stops the run with a message: libFuzzer records the input as a crash.
 func fail(_ what: String, _ input: [UInt8]) -> Never {
-    let hex = input.prefix(256).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+    let hex = input.prefix(256).map { byte in
+        let digits = String(byte, radix: 16)
+        return digits.count == 1 ? "0" + digits : digits
+    }
         .joined()
     fatalError("invariant broken: \(what)\ninput (\(input.count) bytes, first 256 hex): \(hex)")
 }
@@ -16,7 +19,8 @@ func fail(_ what: String, _ input: [UInt8]) -> Never {
 /// message, and an offset (when given) inside the input.
 func check(_ error: PNCryptError, allowed: [PNCryptError.Code], inputCount: Int, _ input: [UInt8],
            context: String) {
-    guard allowed.contains(error.code) else { fail("\(context): unexpected code \(error.code): \(error.message)", input) }
+    guard allowed.contains(error.code) else { fail("\(context): unexpected code \(error.code): \(error.message)",
+        input) }
     guard !error.message.isEmpty else { fail("\(context): empty error message", input) }
     guard !error.message.contains("\n") else { fail("\(context): message is not one line: \(error.message)", input) }
     if let offset = error.offset, offset < 0 || offset > inputCount {
@@ -90,7 +94,8 @@ func decryptTarget(_ scheme: Scheme, _ data: UnsafePointer<UInt8>, _ size: Int) 
         case .legacyRandomIV:
             again = try? fuzzModule.encryptBinary(plaintext, scheme: scheme, iv: Array(input[0..<16]))
         case .acrh:
-            guard let (header, length) = try? CryptorHeader.parse(input) else { fail("acrh success without header", input) }
+            guard let (header, length) = try? CryptorHeader.parse(input) else { fail("acrh success without header",
+                input) }
             let body = try? fuzzModule.encryptBinary(plaintext, scheme: .acrh, iv: header.metadata)
             again = body.map { Array(input[0..<length]) + $0.dropFirst(header.encodedLength) }
         }
@@ -146,7 +151,8 @@ func roundTrip(_ scheme: Scheme, _ plaintext: [UInt8], ivSource: [UInt8]) {
             fail("stream encrypt differs from one-shot for \(fileScheme)", plaintext)
         }
         let back = attempt { () throws(PNCryptError) in
-            try runStream(file, StreamDecryptor(key: fuzzKey, legacyScheme: scheme == .legacy ? .legacy : .legacyRandomIV),
+            try runStream(file, StreamDecryptor(key: fuzzKey,
+                legacyScheme: scheme == .legacy ? .legacy : .legacyRandomIV),
                           cuts: cuts(for: file))
         }
         guard case .success(let opened) = back, opened == plaintext else {

@@ -42,7 +42,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     let oneShot = outcome({ try Gzip.decompress(input, format: format, outputLimit: .bytes(limit)) }, input,
                           "one-shot \(format)")
-    let streamed = outcome({ try decompressStreamed(input, format, cuts: cuts(for: input)) }, input, "streamed \(format)")
+    let streamed = outcome({ try decompressStreamed(input, format, cuts: cuts(for: input)) }, input,
+        "streamed \(format)")
     same(oneShot, streamed, input, "streamed \(format)")
     if case .success(let out) = oneShot, out.count > limit { fail("one-shot output above the limit", input) }
 

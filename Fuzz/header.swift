@@ -14,7 +14,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // The same bytes as a slice of a larger array (non-zero startIndex) and as an unsafe buffer.
     let padded = [0x41, 0x42] + input
     let sliced = attempt { () throws(PNCryptError) in try CryptorHeader.parse(padded[2...]) }
-    let buffered = input.withUnsafeBufferPointer { b in attempt { () throws(PNCryptError) in try CryptorHeader.parse(b) } }
+    let buffered = input.withUnsafeBufferPointer { b in
+        attempt { () throws(PNCryptError) in try CryptorHeader.parse(b) }
+    }
     for other in [sliced, buffered] {
         switch (parsed, other) {
         case (.success(let a), .success(let b)):

@@ -30,13 +30,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard result.statuses.allSatisfy({ $0.json["category"] == "decryptionError" }) else {
                 fail("category", input)
             }
-            guard (try? HistoryResponse(result.response.json)) == result.response else { fail("json round trip", input) }
+            guard (try? HistoryResponse(result.response.json)) == result.response else { fail("json round trip",
+                input) }
         }
         // Encrypt every message, then decrypt the whole response.
         var sealed = history
         for (index, item) in history.items.enumerated() {
             if case .object(var object) = item, object.contains(key: "message"), object.contains(key: "timetoken") {
-                guard let message = object["message"], let e = try? crypto.encrypt(message) else { fail("encrypt", input) }
+                guard let message = object["message"], let e = try? crypto.encrypt(message) else { fail("encrypt",
+                    input) }
                 object["message"] = e
                 sealed.items[index] = .object(object)
             } else {
@@ -53,7 +55,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .failure(let error):
         check(error, allowed: [.invalidJSON, .jsonTooDeep], inputCount: input.count, input, context: "counts")
     case .success(let counts):
-        guard (try? MessageCounts(parsing: counts.json.serialized())) == counts else { fail("counts round trip", input) }
+        guard (try? MessageCounts(parsing: counts.json.serialized())) == counts else { fail("counts round trip",
+            input) }
     }
     return 0
 }

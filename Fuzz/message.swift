@@ -11,7 +11,8 @@ let reasons: [PNCryptError.Code] = [.notBase64, .wrongKeyOrCorrupt, .unknownCryp
 
 func checkResult(_ result: DecryptedMessage, original: JSONValue, policy: DecryptionPolicy, _ input: [UInt8]) {
     guard let status = result.status else {
-        guard result.keyIndex == 0 || (policy == .passThrough && result.message == original) || result.scheme == .legacy33
+        guard result.keyIndex == 0 || (policy == .passThrough && result.message == original)
+            || result.scheme == .legacy33
         else { fail("success without key index", input) }
         return
     }

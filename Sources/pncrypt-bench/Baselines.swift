@@ -16,7 +16,8 @@ enum Baselines {
         var out = [UInt8](repeating: 0, count: plaintext.count + 32)
         var text = [UInt8](repeating: 0, count: (plaintext.count + 34) / 3 * 4)
         var total = 0
-        key.withUnsafeBufferPointer { k in _ = EVP_CipherInit_ex(ctx, cipher, nil, k.baseAddress, nil, encrypt ? 1 : 0) }
+        key.withUnsafeBufferPointer { k in _ = EVP_CipherInit_ex(ctx, cipher, nil, k.baseAddress, nil,
+            encrypt ? 1 : 0) }
         plaintext.withUnsafeBufferPointer { input in
             iv.withUnsafeBufferPointer { ivp in
                 out.withUnsafeMutableBufferPointer { o in
@@ -28,7 +29,8 @@ enum Baselines {
                             EVP_CipherUpdate(ctx, o.baseAddress, &n, input.baseAddress, Int32(input.count))
                             EVP_CipherFinal_ex(ctx, o.baseAddress! + Int(n), &m)
                             total += Int(n + m)
-                            if base64 { total += base64Encode(UnsafeBufferPointer(rebasing: o[0..<Int(n + m)]), into: t) }
+                            if base64 { total += base64Encode(UnsafeBufferPointer(rebasing: o[0..<Int(n + m)]),
+                                into: t) }
                         }
                     }
                 }
@@ -92,7 +94,8 @@ enum Baselines {
     }()
 
     /// Plain table-driven Base64 (padded), the textbook loop.
-    private static func base64Encode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    private static func base64Encode(_ input: UnsafeBufferPointer<UInt8>,
+        into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
         alphabet.withUnsafeBufferPointer { table in
             var i = 0
             var o = 0
@@ -119,7 +122,8 @@ enum Baselines {
     }
 
     /// Decodes well-formed padded Base64 (no validation beyond skipping `=`), the textbook loop.
-    private static func base64Decode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    private static func base64Decode(_ input: UnsafeBufferPointer<UInt8>,
+        into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
         decodeTable.withUnsafeBufferPointer { table in
             var quad: UInt32 = 0
             var k = 0
@@ -162,7 +166,8 @@ enum Baselines {
         var out = [UInt8](repeating: 0, count: piece + 32)
         var total = 0
         key.withUnsafeBufferPointer { k in
-            iv.withUnsafeBufferPointer { v in _ = EVP_CipherInit_ex(ctx, cipher, nil, k.baseAddress, v.baseAddress, encrypt ? 1 : 0) }
+            iv.withUnsafeBufferPointer { v in _ = EVP_CipherInit_ex(ctx, cipher, nil, k.baseAddress, v.baseAddress,
+                encrypt ? 1 : 0) }
         }
         input.withUnsafeBufferPointer { inp in
             out.withUnsafeMutableBufferPointer { o in

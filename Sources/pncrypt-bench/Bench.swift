@@ -34,18 +34,22 @@ struct Bench: ParsableCommand {
                                visibility: .hidden))
     var scheme: Scheme?
 
-    @Option(help: ArgumentHelp("Only the figures whose name starts with this (message, c.message, bulk, json, gzip, lines).",
+    @Option(help: ArgumentHelp("Only the figures whose name starts with this "
+                               + "(message, c.message, bulk, json, gzip, lines).",
                                valueName: "prefix"))
     var only: String?
 
-    @Flag(help: ArgumentHelp("With --messages: skip the baselines (profile pncrypt's code alone, e.g. under callgrind).",
+    @Flag(help: ArgumentHelp("With --messages: skip the baselines "
+                             + "(profile pncrypt's code alone, e.g. under callgrind).",
                              visibility: .hidden))
     var noBaseline = false
 
     func validate() throws {
         if let messages, messages <= 0 { throw ValidationError("--messages must be positive") }
         if scheme == .legacy33 { throw ValidationError("legacy33 messages are not measured") }
-        if (scheme != nil || noBaseline) && messages == nil { throw ValidationError("--scheme and --no-baseline go with --messages") }
+        if (scheme != nil || noBaseline) && messages == nil {
+            throw ValidationError("--scheme and --no-baseline go with --messages")
+        }
     }
 
     struct Result {
@@ -242,8 +246,10 @@ struct Suite {
         let evp = "EVP loop, reused context"
         let evp64 = "EVP + Base64 loop"
         return [
-            Bench.Result(name: "message.encrypt.\(scheme)", unit: "msg/s", value: enc.0, baseline: evp, baselineValue: enc.1),
-            Bench.Result(name: "message.decrypt.\(scheme)", unit: "msg/s", value: dec.0, baseline: evp, baselineValue: dec.1),
+            Bench.Result(name: "message.encrypt.\(scheme)", unit: "msg/s", value: enc.0, baseline: evp,
+                baselineValue: enc.1),
+            Bench.Result(name: "message.decrypt.\(scheme)", unit: "msg/s", value: dec.0, baseline: evp,
+                baselineValue: dec.1),
             Bench.Result(name: "message.encrypt.\(scheme).vs_base64", unit: "msg/s", value: enc64.0, baseline: evp64,
                          baselineValue: enc64.1),
             Bench.Result(name: "message.decrypt.\(scheme).vs_base64", unit: "msg/s", value: dec64.0, baseline: evp64,
@@ -304,7 +310,8 @@ struct Suite {
                 var n = 0
                 var out: UnsafeMutablePointer<CChar>?
                 for _ in 0..<count {
-                    guard pncrypt_message_encrypt(module, input.baseAddress, input.count, &out, nil) == 0 else { continue }
+                    guard pncrypt_message_encrypt(module, input.baseAddress, input.count, &out,
+                        nil) == 0 else { continue }
                     n &+= strlen(out!)
                     pncrypt_free(out)
                 }
@@ -349,8 +356,10 @@ struct Suite {
         let dec = try compare({ try rate(1) { try discard(sealed, StreamDecryptor(key: key)) } * mb },
                               { rate(1) { Baselines.evpBulk(sealed, key: evpKey, iv: iv, encrypt: false) } * mb })
         return [
-            Bench.Result(name: "bulk.encrypt", unit: "MB/s", value: enc.0, baseline: "EVP loop, 1 MiB pieces", baselineValue: enc.1),
-            Bench.Result(name: "bulk.decrypt", unit: "MB/s", value: dec.0, baseline: "EVP loop, 1 MiB pieces", baselineValue: dec.1),
+            Bench.Result(name: "bulk.encrypt", unit: "MB/s", value: enc.0, baseline: "EVP loop, 1 MiB pieces",
+                baselineValue: enc.1),
+            Bench.Result(name: "bulk.decrypt", unit: "MB/s", value: dec.0, baseline: "EVP loop, 1 MiB pieces",
+                baselineValue: dec.1),
         ]
     }
 
@@ -394,12 +403,16 @@ struct Suite {
         let object = try JSONSerialization.jsonObject(with: data)
         let mb = Double(text.count) / 1e6
         let parse = try compare({ try rate(1) { try JSONValue(parsing: text).arrayValue?.count ?? 0 } * mb },
-                                { try rate(1) { (try JSONSerialization.jsonObject(with: data) as? [Any])?.count ?? 0 } * mb })
+                                { try rate(1) {
+                                    (try JSONSerialization.jsonObject(with: data) as? [Any])?.count ?? 0
+                                 } * mb })
         let write = try compare({ rate(1) { value.serialized().count } * mb },
                                 { try rate(1) { try JSONSerialization.data(withJSONObject: object).count } * mb })
         return [
-            Bench.Result(name: "json.parse", unit: "MB/s", value: parse.0, baseline: "Foundation JSONSerialization", baselineValue: parse.1),
-            Bench.Result(name: "json.write", unit: "MB/s", value: write.0, baseline: "Foundation JSONSerialization", baselineValue: write.1),
+            Bench.Result(name: "json.parse", unit: "MB/s", value: parse.0, baseline: "Foundation JSONSerialization",
+                baselineValue: parse.1),
+            Bench.Result(name: "json.write", unit: "MB/s", value: write.0, baseline: "Foundation JSONSerialization",
+                baselineValue: write.1),
         ]
     }
 }
@@ -415,7 +428,8 @@ extension Suite {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             let n = Int(state >> 33)
             let line = "{\"message\":{\"text\":\"\(words[n % 10]) \(words[(n >> 4) % 10]) \(n % 100000)\","
-                + "\"user\":\"\(words[(n >> 8) % 10])-\(n % 97)\"},\"timetoken\":\(13406746729185766 + n % 1_000_000)},\n"
+                + "\"user\":\"\(words[(n >> 8) % 10])-\(n % 97)\"},"
+                + "\"timetoken\":\(13406746729185766 + n % 1_000_000)},\n"
             out.append(contentsOf: line.utf8)
         }
         return Array(out.prefix(count))

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import PNCrypt
 
-/// The exit statuses of pncrypt, from sysexits.h; README and docs/cli.md ("Exit status") and `pncrypt --help` list them.
+/// The exit statuses of pncrypt, from sysexits.h; README and docs/cli.md ("Exit status") and `pncrypt --help` list
+/// them.
 /// 0 is `ExitCode.success`; a signal N that ends a run exits 128 + N (`SignalCleanup`).
 extension ExitCode {
     /// 1: the data could not be encrypted, decrypted or decompressed (wrong key, corrupt, not Base64, empty,

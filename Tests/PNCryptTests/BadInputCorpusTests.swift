@@ -226,7 +226,8 @@ enum BadInputs {
             () throws(PNCryptError) in
             _ = try B.module.decryptBinary(B.randomIVYay.prefix(15), scheme: .legacyRandomIV)
         },
-        BadInput("cipher", "random-IV data with no ciphertext", .wrongKeyOrCorrupt, "no ciphertext after the 16-byte IV") {
+        BadInput("cipher", "random-IV data with no ciphertext", .wrongKeyOrCorrupt,
+            "no ciphertext after the 16-byte IV") {
             () throws(PNCryptError) in
             _ = try B.module.decryptBinary(B.randomIVYay.prefix(16), scheme: .legacyRandomIV)
         },
@@ -249,25 +250,31 @@ enum BadInputs {
         BadInput("cipher", "streamed unaligned acrh", .wrongKeyOrCorrupt, "not a whole number") {
             () throws(PNCryptError) in try B.stream(B.acrh + [1, 2, 3])
         },
-        BadInput("cipher", "key ring: no key decrypts", .wrongKeyOrCorrupt, "cannot decrypt") { () throws(PNCryptError) in
+        BadInput("cipher", "key ring: no key decrypts", .wrongKeyOrCorrupt,
+            "cannot decrypt") { () throws(PNCryptError) in
             _ = try KeyRing(["a", "b"]).decrypt(B.legacyYay)
         },
     ]
 
     static let utf8: [BadInput] = [
-        BadInput("plaintext", "lone continuation byte", .wrongKeyOrCorrupt, "cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
+        BadInput("plaintext", "lone continuation byte", .wrongKeyOrCorrupt,
+            "cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
             try B.receive(B.message(withPlaintext: [0x80]))
         },
-        BadInput("plaintext", "overlong '/' (C0 AF)", .wrongKeyOrCorrupt, "cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
+        BadInput("plaintext", "overlong '/' (C0 AF)", .wrongKeyOrCorrupt,
+            "cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
             try B.receive(B.message(withPlaintext: [0x22, 0xC0, 0xAF, 0x22]))
         },
-        BadInput("plaintext", "encoded surrogate (ED A0 80)", .wrongKeyOrCorrupt, "cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
+        BadInput("plaintext", "encoded surrogate (ED A0 80)", .wrongKeyOrCorrupt,
+            "cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
             try B.receive(B.message(withPlaintext: [0xED, 0xA0, 0x80]))
         },
-        BadInput("plaintext", "truncated 3-byte sequence", .wrongKeyOrCorrupt, "cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
+        BadInput("plaintext", "truncated 3-byte sequence", .wrongKeyOrCorrupt,
+            "cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
             try B.receive(B.message(withPlaintext: Array("caf".utf8) + [0xE2, 0x82]))
         },
-        BadInput("plaintext", "legacy33 leaf that is not UTF-8", .wrongKeyOrCorrupt, "at $[1]: cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
+        BadInput("plaintext", "legacy33 leaf that is not UTF-8", .wrongKeyOrCorrupt,
+            "at $[1]: cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
             let leaf = try B.module.encrypt([0xFF, 0xFE], scheme: .legacy33)
             let good = try B.module.encrypt(Array("ok".utf8), scheme: .legacy33)
             _ = try Legacy33Message.decrypt([.string(good), .string(leaf)], keys: KeyRing(keys: [B.key]))
@@ -423,7 +430,8 @@ enum BadInputs {
         BadInput("empty", "decrypt Base64 text", .wrongKeyOrCorrupt, "empty ciphertext") { () throws(PNCryptError) in
             _ = try B.module.decrypt("")
         },
-        BadInput("empty", "stream decrypt, format detected", .wrongKeyOrCorrupt, "0 bytes is too short for the legacy random-IV file format") {
+        BadInput("empty", "stream decrypt, format detected", .wrongKeyOrCorrupt,
+            "0 bytes is too short for the legacy random-IV file format") {
             () throws(PNCryptError) in try B.stream([])
         },
         BadInput("empty", "stream decrypt acrh", .malformedHeader, "empty input: no PNED header", offset: .at(0)) {

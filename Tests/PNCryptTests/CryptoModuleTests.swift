@@ -116,7 +116,8 @@ import Testing
         let headerOnly = try CryptorHeader(metadata: [UInt8](repeating: 0, count: 16)).encoded()
         let noBody = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(headerOnly) }
         #expect(noBody?.message == "empty ciphertext after the PNED header")
-        let unknown = try CryptorHeader(cryptorID: [UInt8]("ACRB"), metadata: [UInt8](repeating: 0, count: 16)).encoded()
+        let unknown = try CryptorHeader(cryptorID: [UInt8]("ACRB"),
+                                        metadata: [UInt8](repeating: 0, count: 16)).encoded()
         let unknownError = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(unknown + data) }
         #expect(unknownError?.category == .unknownCryptor)
         #expect(unknownError?.message.contains("'ACRB'") == true)
@@ -169,7 +170,8 @@ import Testing
 }
 
 @Suite struct RandomIVTests {
-    @Test("random IVs never repeat, across reserve refills and concurrent tasks", arguments: [Scheme.acrh, .legacyRandomIV])
+    @Test("random IVs never repeat, across reserve refills and concurrent tasks", arguments: [Scheme.acrh,
+        .legacyRandomIV])
     func unique(scheme: Scheme) async throws {
         let module = try CryptoModule(cipherKey: "iv-test", encryptionScheme: scheme)
         let offset = scheme == .acrh ? 10 : 0

@@ -10,7 +10,8 @@ import Testing
     func randomIVWithSecondKey() throws {
         let d = try diagnose(try Package.specCiphertext("spec-legacy-random-iv-yay"), ["new", "enigma"])
         #expect(d.findings == [
-            "decrypts with legacy-random-iv and key #2; a client set to a static IV (legacy) shows DECRYPTION_ERROR for it",
+            "decrypts with legacy-random-iv and key #2; "
+                + "a client set to a static IV (legacy) shows DECRYPTION_ERROR for it",
             "key #2 is not the first key: the sender still uses an older or different key",
             "the plaintext (4 bytes) is text but not JSON: clients deliver it as a plain string",
         ])
@@ -19,7 +20,8 @@ import Testing
 
     @Test("an unknown cryptor cannot be decrypted by any key")
     func unknownCryptor() throws {
-        let d = try diagnose("UE5FRAFBQ1JCEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==", ["enigma"])
+        let d = try diagnose("UE5FRAFBQ1JCEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==",
+            ["enigma"])
         #expect(d.findings == ["no key and scheme decrypt this: it has a PNED header with unknown cryptor 'ACRB'"])
         #expect(d.attempts.isEmpty)
     }
@@ -47,10 +49,13 @@ import Testing
         #expect(d.isAmbiguous)
         #expect(d.findings == [
             "ambiguous: 2 key and scheme combinations give valid plaintext",
-            "most likely legacy with key #1, the only reading that is JSON as messages are; a client set to a random IV (legacy-random-iv) shows DECRYPTION_ERROR for it",
+            "most likely legacy with key #1, the only reading that is JSON as messages are; "
+                + "a client set to a random IV (legacy-random-iv) shows DECRYPTION_ERROR for it",
             "- legacy with key #1: the plaintext (24 bytes) is JSON: an object",
-            "- legacy-random-iv with key #1: the plaintext (8 bytes) is text but not JSON: clients deliver it as a plain string",
-            "legacy and legacy-random-iv differ only in the first block: read with the other scheme, a message loses its first 16 bytes or gains 16 bytes of garbage",
+            "- legacy-random-iv with key #1: the plaintext (8 bytes) is text but not JSON: "
+                + "clients deliver it as a plain string",
+            "legacy and legacy-random-iv differ only in the first block: read with the other scheme, "
+                + "a message loses its first 16 bytes or gains 16 bytes of garbage",
         ])
     }
 
@@ -58,7 +63,8 @@ import Testing
     func acrhCases() throws {
         #expect(try diagnose("UE5FRAFBQ1J", ["k"]).findings.first?.hasPrefix("not Base64 at offset 11") == true)
         let cut = try diagnose(Base64.encode([UInt8]("PNED\u{1}ACRH")), ["k"])
-        #expect(cut.findings.first?.hasPrefix("no key and scheme decrypt this: it starts with a PNED header that is malformed") == true)
+        #expect(cut.findings.first?.hasPrefix(
+            "no key and scheme decrypt this: it starts with a PNED header that is malformed") == true)
         let wrong = try diagnose(try Package.specCiphertext("spec-acrh-mycipherkey-zero-iv"), ["x"])
         #expect(wrong.findings.first == "acrh data (PNED header, cryptor ACRH) of 2 blocks: wrong key or corrupted")
     }

@@ -20,7 +20,9 @@ import Testing
             + "13406746729185766,13406746780720711]"
         let history = try HistoryResponse(parsing: Array(text.utf8))
         let marked = crypto.decrypt(history: history, policy: .marker)
-        #expect(marked.response.json.serializedString() == #"[[{"text":"hi"},"DECRYPTION_ERROR","DECRYPTION_ERROR","Hello World"],13406746729185766,13406746780720711]"#)
+        #expect(marked.response.json.serializedString()
+            == #"[[{"text":"hi"},"DECRYPTION_ERROR","DECRYPTION_ERROR","Hello World"],"#
+                + #"13406746729185766,13406746780720711]"#)
         #expect(marked.statuses.map(\.index) == [1, 2])
         #expect(marked.statuses.map(\.reason) == [.wrongKeyOrCorrupt, .notEncrypted])
         #expect(marked.statuses.map(\.category) == [.decryption, .decryption])
@@ -39,7 +41,8 @@ import Testing
             + "14523786181828541]"
         let result = crypto.decrypt(history: try HistoryResponse(parsing: Array(text.utf8)), policy: .marker)
         #expect(result.statuses.isEmpty)
-        #expect(result.response.json.serializedString() == #"[[{"message":"Hello World","timetoken":14523786181828541}],14523786181828541,14523786181828541]"#)
+        #expect(result.response.json.serializedString()
+            == #"[[{"message":"Hello World","timetoken":14523786181828541}],14523786181828541,14523786181828541]"#)
     }
 
     @Test("refuses what is not a history response")
@@ -57,7 +60,9 @@ import Testing
         #expect(counts.channels.map(\.name) == ["ch1", "ch2"])
         #expect(counts.channels[1].count.int64Value == 13406746729185766)
         #expect(counts.json.serializedString() == text)
-        #expect(expectPNError { () throws(PNCryptError) in try MessageCounts(parsing: Array(#"{"channels":{"a":1.5}}"#.utf8)) }?
+        #expect(expectPNError { () throws(PNCryptError) in
+            try MessageCounts(parsing: Array(#"{"channels":{"a":1.5}}"#.utf8))
+        }?
             .code == .invalidJSON)
     }
 }

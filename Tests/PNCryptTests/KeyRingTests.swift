@@ -43,7 +43,9 @@ import Testing
         }
         let data = try #require(found)
         let ring = try KeyRing(["wrong", "right"])
-        #expect(expectPNError { () throws(PNCryptError) in try ring.decrypt(data, scheme: .legacy) }?.code == .ambiguous)
+        #expect(expectPNError { () throws(PNCryptError) in
+            try ring.decrypt(data, scheme: .legacy)
+        }?.code == .ambiguous)
         let checked = try ring.decrypt(data, scheme: .legacy, content: .text)
         #expect(checked.keyIndex == 1)
         #expect(String(decoding: checked.plaintext, as: UTF8.self).hasPrefix("message number"))

@@ -45,7 +45,8 @@ import PNCryptVectors
 
     @Test("round-trips messages in every scheme and style")
     func roundTrip() throws {
-        let message: JSONValue = ["text": "héllo 漢語 😀 \"quoted\" / \n", "tt": .number(JSONNumber(literal: "13406746729185766")!),
+        let message: JSONValue = ["text": "héllo 漢語 😀 \"quoted\" / \n",
+            "tt": .number(JSONNumber(literal: "13406746729185766")!),
                                   "list": [1, 2.5, true, nil, ["nested": []]]]
         for scheme in [Scheme.legacy, .legacyRandomIV, .acrh] {
             for style in JSONStyle.allCases {
@@ -85,7 +86,8 @@ import PNCryptVectors
         let kept = crypto.decrypt(received, policy: .passThrough)
         #expect(kept.message == received)
         #expect(kept.status?.reason == .wrongKeyOrCorrupt)
-        #expect(kept.status?.json.serializedString().hasPrefix(#"{"category":"decryptionError","reason":"wrongKeyOrCorrupt""#) == true)
+        #expect(kept.status?.json.serializedString()
+            .hasPrefix(#"{"category":"decryptionError","reason":"wrongKeyOrCorrupt""#) == true)
     }
 
     @Test("each failure has its reason", arguments: [
@@ -106,7 +108,8 @@ import PNCryptVectors
     @Test("plaintext that is not UTF-8 is a decryption error (iOS 3.4)")
     func invalidUTF8() throws {
         let bytes = try CryptoModule(cipherKey: "enigma").encrypt([0xFF, 0xFE, 0x41], scheme: .legacy)
-        let result = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy).decrypt(.string(bytes), policy: .marker)
+        let result = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy).decrypt(.string(bytes),
+            policy: .marker)
         #expect(result.status?.reason == .wrongKeyOrCorrupt)
         #expect(result.status?.error == CryptoModule.decryptionFailed)
     }
@@ -125,13 +128,15 @@ import PNCryptVectors
         let crypto = try MessageCrypto(cipherKey: "k", scheme: .acrh)
         let wire = try crypto.encrypt(Order(item: "tea", count: 13406746729185766))
         let back = crypto.decrypt(wire, policy: .marker)
-        #expect(try JSONValueDecoder().decode(Order.self, from: back.message) == Order(item: "tea", count: 13406746729185766))
+        #expect(try JSONValueDecoder().decode(Order.self, from: back.message) == Order(item: "tea",
+            count: 13406746729185766))
     }
 
     @Test("invalid JSON input names the offset")
     func invalidJSON() throws {
         let crypto = try MessageCrypto(cipherKey: "k")
-        let error = expectPNError { () throws(PNCryptError) in try crypto.decrypt(jsonText: Array("[1,".utf8), policy: .marker) }
+        let error = expectPNError { () throws(PNCryptError) in try crypto.decrypt(jsonText: Array("[1,".utf8),
+            policy: .marker) }
         #expect(error?.code == .invalidJSON)
         #expect(error?.offset == 3)
     }
@@ -152,7 +157,8 @@ import PNCryptVectors
 
     @Test("message decrypt on the command line takes several keys")
     func cli() throws {
-        let result = try CLI.run(["message", "decrypt", "--key", "new", "--key", "enigma", "\"06UDjczkvAAYcqWfNwkOiQ==\""])
+        let result = try CLI.run(["message", "decrypt", "--key", "new", "--key", "enigma",
+            "\"06UDjczkvAAYcqWfNwkOiQ==\""])
         #expect(result.status == 0)
         #expect(result.text == "\"Hello World\"\n")
         #expect(result.stderr.isEmpty)

@@ -145,7 +145,8 @@ struct PythonSDKInteropTests {
             #expect(value.serializedString() == item.expected.serializedString(), "\(item.label)")
         }
         #expect(replies.count == Interop.messagesPerScheme)
-        print("PythonSDK interop [PNCRYPT_INTEROP_SEED=\(seed)] messages \(scheme), pncrypt -> SDK: \(cases.count) cases")
+        print("PythonSDK interop [PNCRYPT_INTEROP_SEED=\(seed)] messages \(scheme), "
+              + "pncrypt -> SDK: \(cases.count) cases")
     }
 
     /// The SDK publishes (a real `Publish` endpoint's body: `json.dumps`, encrypt, Base64, quotes); pncrypt
@@ -208,7 +209,8 @@ struct PythonSDKInteropTests {
             if scheme == .legacy || item.iv != nil { exactChecks += 1 }
         }
         #expect(exactChecks >= (scheme == .legacy ? cases.count : cases.count / 2))
-        print("PythonSDK interop [PNCRYPT_INTEROP_SEED=\(seed)] messages \(scheme), SDK -> pncrypt: \(cases.count) cases"
+        print("PythonSDK interop [PNCRYPT_INTEROP_SEED=\(seed)] messages \(scheme), "
+              + "SDK -> pncrypt: \(cases.count) cases"
               + " (JSON text compared in all, identical ciphertext in \(exactChecks))")
     }
 
