@@ -154,6 +154,15 @@ enum CBuffer {
         return buffer
     }
 
+    /// The JSON text of `value` (compact) in a new buffer, written without an intermediate array (into stack
+    /// scratch, wiped afterwards when the text is `secret`, then copied), or throws `PNCRYPT_E_NOMEM`.
+    static func copy(serializing value: JSONValue, secret: Bool) throws -> UnsafeMutableRawPointer {
+        guard let buffer = value.serializedCompact(secret: secret, { make($0) }) else {
+            throw CFailure(ErrorCodes.noMemory, "out of memory")
+        }
+        return buffer
+    }
+
     /// Copies the UTF-8 of `text` into a new buffer (straight from the string's storage), or throws
     /// `PNCRYPT_E_NOMEM`.
     static func copy(_ text: String) throws -> UnsafeMutableRawPointer {
@@ -201,6 +210,20 @@ func textArgument(_ pointer: UnsafeRawPointer?, _ count: Int, _ name: String) th
         throw CFailure.argument("\(name) has a NUL byte inside its length: the length does not match the text")
     }
     return bytes
+}
+
+/// JSON text of `len` bytes, lent to `body`. Text that parses holds no NUL byte (JSON allows none, not even inside
+/// a string), so the check that the length matches the text (`textArgument`'s) runs only when `body` reports
+/// invalid JSON, to name the argument instead: a message costs no extra pass over its bytes.
+func withJSONArgument<R>(_ pointer: UnsafeRawPointer?, _ count: Int, _ name: String,
+                         _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
+    let bytes = try bytesArgument(pointer, count, name)
+    do {
+        return try body(bytes.assumingMemoryBound(to: UInt8.self))
+    } catch let error as PNCryptError where error.code == .invalidJSON {
+        _ = try textArgument(pointer, count, name)
+        throw error
+    }
 }
 
 /// A batch: `count` items back to back in the `dataLen` bytes at `data`, item i `lengths[i]` bytes long. The

@@ -291,6 +291,14 @@ static void test_arguments(void) {
     CHECK(pncrypt_decrypt(m, NULL, "ab\0d", 4, &out, &out_len, &err) == PNCRYPT_E_ARGUMENT, "NUL inside");
     CHECK(pncrypt_decrypt(m, NULL, "", 0, &out, &out_len, &err) <= -20, "empty input is a decryption error");
     CHECK(pncrypt_message_encrypt(m, NULL, 2, &text, &err) == PNCRYPT_E_ARGUMENT, "NULL json");
+    /* A NUL inside the length of JSON text: the length does not match the text, whatever the parser would say. */
+    CHECK(pncrypt_message_encrypt(m, "[1]\0]", 5, &text, &err) == PNCRYPT_E_ARGUMENT && text == NULL
+          && strstr(err.message, "NUL") != NULL, "NUL after the JSON: %d %s", err.code, err.message);
+    CHECK(pncrypt_message_encrypt(m, "\"a\0b\"", 5, &text, &err) == PNCRYPT_E_ARGUMENT, "NUL in a string");
+    CHECK(pncrypt_message_decrypt(m, "\"ab\0d\"", 6, PNCRYPT_ON_ERROR_PASSTHROUGH, &text, &err)
+          == PNCRYPT_E_ARGUMENT && text == NULL, "NUL in a received message: %d", err.code);
+    CHECK(pncrypt_message_encrypt(m, "[1]]", 4, &text, &err) == PNCRYPT_E_INVALID_JSON && text == NULL,
+          "bad JSON without a NUL is a JSON error: %d", err.code);
     CHECK(pncrypt_message_decrypt(m, "\"x\"", 3, 7, &text, &err) == PNCRYPT_E_ARGUMENT, "unknown policy");
     CHECK(pncrypt_message_decrypt(m, "\"x\"", 3, PNCRYPT_ON_ERROR_FAIL, NULL, &err) == PNCRYPT_E_ARGUMENT,
           "NULL json_out");
