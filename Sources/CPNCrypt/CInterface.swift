@@ -153,17 +153,31 @@ public func pncrypt_encrypt_many(_ module: OpaquePointer?, _ data: UnsafePointer
         guard let base64Len else { throw CFailure.argument("base64_len is NULL") }
         let module = try CModule.from(module)
         let items = try BatchItems(data, dataLen, lengths, count)
-        // Base64 of the ciphertext, a header or IV, and the newlines: a reservation, not a limit.
-        var joined: [UInt8] = []
-        joined.reserveCapacity(dataLen / 3 * 4 + count * 64)
-        failure = try eachItem(items, codes) { index, item in
-            // The newline first: an item that fails (with `codes`) is an empty line, and there are still `count`.
-            if index > 0 { joined.append(0x0A) }
-            let text = try module.crypto.encrypt(item.assumingMemoryBound(to: UInt8.self))
-            joined.append(contentsOf: text.utf8)
+        // Every item's Base64 text and the newlines between them, exactly: one buffer, each item encrypted
+        // straight into it. An item that fails (with `codes`) leaves an empty line, and there are still `count`.
+        var capacity = max(count - 1, 0)
+        for length in items.lengths {
+            let (sum, overflow) = capacity.addingReportingOverflow(module.crypto.base64Count(sealing: length))
+            guard !overflow else { throw CFailure(ErrorCodes.noMemory, "out of memory") }
+            capacity = sum
         }
-        out.pointee = try CBuffer.copy(joined).assumingMemoryBound(to: CChar.self)
-        base64Len.pointee = joined.count
+        let buffer = try CBuffer.allocate(capacity)
+        var end = 0
+        do {
+            failure = try eachItem(items, codes) { index, item in
+                if index > 0 {
+                    (buffer + end).storeBytes(of: 0x0A, as: UInt8.self)
+                    end += 1
+                }
+                end += try module.crypto.encryptBase64(item, into: buffer + end)
+            }
+        } catch {
+            CBuffer.free(buffer)
+            throw error
+        }
+        (buffer + end).storeBytes(of: 0, as: UInt8.self)
+        out.pointee = buffer.assumingMemoryBound(to: CChar.self)
+        base64Len.pointee = end
     }
     if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
     return code
