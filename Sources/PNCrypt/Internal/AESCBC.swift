@@ -55,25 +55,6 @@ extension CryptoModule {
         }
     }
 
-    /// The length of the Base64 text `encrypt(_:)` makes of `count` bytes in this module's scheme. `package`: for
-    /// the C library's batches, which size their one output buffer with it.
-    package func base64Count(sealing count: Int) -> Int {
-        (Cryptor.sealedLength(count, scheme: encryptionScheme) + 2) / 3 * 4
-    }
-
-    /// `encrypt(_:)` into the caller's memory: writes the Base64 text of `input` sealed in this module's scheme at
-    /// `output`, which has room for `base64Count(sealing: input.count)` bytes, and returns that count. `package`:
-    /// the C library's batches write every item straight into the buffer they return.
-    package func encryptBase64(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer)
-        throws(PNCryptError) -> Int {
-        let scheme = encryptionScheme
-        return try withScratch(Cryptor.sealedLength(input.count, scheme: scheme)) { (sealed) throws(PNCryptError) in
-            let n = try seal(input, scheme: scheme, iv: nil, into: sealed.baseAddress!)
-            Base64.encode(UnsafeRawBufferPointer(rebasing: sealed[0..<n]), into: output)
-            return (n + 2) / 3 * 4
-        }
-    }
-
     /// `seal`, returned as an array.
     func sealToBytes(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv: [UInt8]?) throws(PNCryptError) -> [UInt8] {
         try makeBytes(capacity: Cryptor.sealedLength(input.count, scheme: scheme)) { (output) throws(PNCryptError) in

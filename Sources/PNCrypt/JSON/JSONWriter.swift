@@ -36,18 +36,6 @@ extension JSONValue {
         try JSONWriter.withSerialized(self, style: style, body)
     }
 
-    /// Writes this value's compact JSON text into stack scratch and returns what `copy` makes of it: how the C
-    /// library fills the buffers it hands out without an intermediate array. With `secret` (plaintext), the
-    /// scratch is wiped afterwards. Not generic, so that a call from another module is as fast as one from inside.
-    package func serializedCompact(secret: Bool, _ copy: (UnsafeRawBufferPointer) -> UnsafeMutableRawPointer?)
-        -> UnsafeMutableRawPointer? {
-        withUnsafeTemporaryAllocation(byteCount: JSONWriter.stackBytes, alignment: 16) { scratch in
-            var writer = JSONWriter(style: .compact, output: ByteBuffer(startingIn: scratch, secret: secret))
-            writer.write(self)
-            return writer.output.withBytes(copy)
-        }
-    }
-
     /// The JSON text of this value as a `String`, laid out as `style` says; see `serialized(style:)`.
     public func serializedString(style: JSONStyle = .compact) -> String {
         String(decoding: serialized(style: style), as: UTF8.self)
