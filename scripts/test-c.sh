@@ -6,7 +6,8 @@
 #   3. built with -fsanitize=address (the test program; the library is the release build);
 #   4. under valgrind --leak-check=full --error-exitcode=1 (suppressions: Tests/C/valgrind.supp).
 # Prints "c: N passed, N failed" last (the counts of run 1; runs 2-4 must pass too or the script fails).
-# Needs cc, pkg-config, python3, valgrind. Environment: PNCRYPT_TEST_C_PREFIX to reuse an installed prefix
+# Also checks that only the header's pncrypt_ functions are exported (nm -D).
+# Needs cc, pkg-config, python3, valgrind, nm. Environment: PNCRYPT_TEST_C_PREFIX to reuse an installed prefix
 # (skips install-lib.sh); PNCRYPT_TEST_C_SKIP_VALGRIND=1 to skip run 4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +44,17 @@ run() {
     fi
 }
 status=0
+# Only the C interface is exported: every global symbol is a pncrypt_ function of version PNCRYPT_0 (or that
+# version's own node), and every function the header declares is among them.
+LIB=$(find "$PREFIX/lib" -name 'libpncrypt.so.*.*' | head -1)
+nm -D --defined-only --extern-only "$LIB" | awk '{ print $3 }' | sort > "$WORK/exported.txt"
+if grep -v -E '^(pncrypt_[a-z0-9_]+@@PNCRYPT_0|PNCRYPT_0)$' "$WORK/exported.txt" >&2; then
+    echo "c: symbols other than pncrypt_ are exported (above)" >&2
+    status=1
+fi
+for function in $(grep -oE '\bpncrypt_[a-z0-9_]+\(' include/pncrypt.h | tr -d '(' | sort -u); do
+    grep -qx "$function@@PNCRYPT_0" "$WORK/exported.txt" || { echo "c: $function is not exported" >&2; status=1; }
+done
 run plain "$WORK/test_pncrypt"
 run env-i env -i "$WORK/test_pncrypt"
 ASAN_OPTIONS=detect_leaks=1 run asan "$WORK/test_pncrypt_asan"
