@@ -131,10 +131,15 @@ def test_many_messages_with_sdk(scheme):
 
 
 def test_batch_is_the_single_call():
-    m = pncrypt.CryptoModule("enigma", "legacy")  # fixed IV: the same text every time
     items = [b"yay!", b"Hello World", b"line\nbreak\0nul", bytes(range(256))]
-    assert m.encrypt_many(items) == [m.encrypt(item) for item in items]
+    for scheme in ("legacy", "legacy33"):  # fixed IVs: the same text every time
+        m = pncrypt.CryptoModule("enigma", scheme)
+        assert m.encrypt_many(items) == [m.encrypt(item) for item in items]
+        assert m.decrypt_many(m.encrypt_many(items), scheme=scheme) == items
+    m = pncrypt.CryptoModule("enigma", "legacy")
     assert m.encrypt_many(items)[0] == "q/xJqqN6qbiZMXYmiQC1Fw=="
+    sizes = [b"x" * n for n in range(1, 50)]  # every block and Base64 padding case: the output is sized exactly
+    assert m.encrypt_many(sizes) == [m.encrypt(item) for item in sizes]
     random_iv = pncrypt.CryptoModule(KEY)
     assert random_iv.decrypt_many(random_iv.encrypt_many(items * 50)) == items * 50
 
