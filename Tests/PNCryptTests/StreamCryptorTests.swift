@@ -62,7 +62,8 @@ import Testing
     @Test("reports broken streams with the byte layer's errors")
     func errors() throws {
         let module = CryptoModule(key: key)
-        let acrh = try module.encryptBinary([UInt8]("hello"), scheme: .acrh)
+        // A fixed IV: with a random one, the wrong key below would pass the padding check about once in 256 runs.
+        let acrh = try module.encryptBinary([UInt8]("hello"), scheme: .acrh, iv: Array(0..<16))
         let legacy = try module.encryptBinary([UInt8]("hello"), scheme: .legacyRandomIV)
         let cases: [([UInt8], Scheme?, PNCryptError.Code, String)] = [
             (Array(acrh.prefix(12)), nil, .malformedHeader, "cut short"),
