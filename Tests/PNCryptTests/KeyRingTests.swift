@@ -7,7 +7,8 @@ import Testing
         let old = try CryptoModule(cipherKey: "old")
         let new = try CryptoModule(cipherKey: "new")
         let ring = try KeyRing(["new", "old"])
-        let fromOld = try ring.decrypt(try old.encryptBinary([UInt8]("hello")))
+        // A fixed IV: with a random one, "new" would pass the padding check too about once in 256 runs (ambiguous).
+        let fromOld = try ring.decrypt(try old.encryptBinary([UInt8]("hello"), iv: Array(0..<16)))
         #expect(fromOld.keyIndex == 1)
         #expect(fromOld.scheme == .acrh)
         #expect(fromOld.plaintext == [UInt8]("hello"))
