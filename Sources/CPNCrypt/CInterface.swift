@@ -34,15 +34,19 @@ final class CModule: Sendable {
     }
 
     static func from(_ pointer: OpaquePointer?) throws -> CModule {
-        guard let pointer else { throw CFailure.argument("the module is NULL") }
-        return Unmanaged<CModule>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+        try unmanaged(pointer).takeUnretainedValue()
     }
 
     /// Runs `body` with the module, without retaining it: the caller's reference keeps it alive for the call (the
     /// header says a module must not be freed while a call uses it). Saves an atomic retain and release per call.
     static func with<R>(_ pointer: OpaquePointer?, _ body: (CModule) throws -> R) throws -> R {
+        try unmanaged(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The module a C caller passes, refused when NULL.
+    private static func unmanaged(_ pointer: OpaquePointer?) throws -> Unmanaged<CModule> {
         guard let pointer else { throw CFailure.argument("the module is NULL") }
-        return try Unmanaged<CModule>.fromOpaque(UnsafeRawPointer(pointer))._withUnsafeGuaranteedRef(body)
+        return Unmanaged<CModule>.fromOpaque(UnsafeRawPointer(pointer))
     }
 }
 
@@ -88,8 +92,11 @@ public func pncrypt_encrypt(_ module: OpaquePointer?, _ data: UnsafePointer<UInt
         let out = try outputArgument(base64Out, "base64_out")
         let module = try CModule.from(module)
         let input = try bytesArgument(data, len, "data")
-        let text = try module.crypto.encrypt(input.assumingMemoryBound(to: UInt8.self))
-        out.pointee = try CBuffer.copy(Array(text.utf8)).assumingMemoryBound(to: CChar.self)
+        // Encrypted straight into the buffer returned, sized exactly (as each item of pncrypt_encrypt_many).
+        let sealed = try CBuffer.filled(capacity: module.crypto.base64Count(sealing: input.count)) {
+            try module.crypto.encryptBase64(input, into: $0)
+        }
+        out.pointee = sealed.buffer.assumingMemoryBound(to: CChar.self)
     }
 }
 
@@ -161,9 +168,8 @@ public func pncrypt_encrypt_many(_ module: OpaquePointer?, _ data: UnsafePointer
             guard !overflow else { throw CFailure(ErrorCodes.noMemory, "out of memory") }
             capacity = sum
         }
-        let buffer = try CBuffer.allocate(capacity)
-        var end = 0
-        do {
+        let joined = try CBuffer.filled(capacity: capacity) { buffer in
+            var end = 0
             failure = try eachItem(items, codes) { index, item in
                 if index > 0 {
                     (buffer + end).storeBytes(of: 0x0A, as: UInt8.self)
@@ -171,13 +177,10 @@ public func pncrypt_encrypt_many(_ module: OpaquePointer?, _ data: UnsafePointer
                 }
                 end += try module.crypto.encryptBase64(item, into: buffer + end)
             }
-        } catch {
-            CBuffer.free(buffer)
-            throw error
+            return end
         }
-        (buffer + end).storeBytes(of: 0, as: UInt8.self)
-        out.pointee = buffer.assumingMemoryBound(to: CChar.self)
-        base64Len.pointee = end
+        out.pointee = joined.buffer.assumingMemoryBound(to: CChar.self)
+        base64Len.pointee = joined.count
     }
     if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
     return code
@@ -197,9 +200,8 @@ public func pncrypt_decrypt_many(_ module: OpaquePointer?, _ scheme: UnsafePoint
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
         let items = try BatchItems(data, dataLen, lengths, count)
         // A plaintext is never longer than its Base64 text: the item lengths bound the whole.
-        let buffer = try CBuffer.allocate(dataLen)
-        var end = 0
-        do {
+        let joined = try CBuffer.filled(capacity: dataLen) { buffer in
+            var end = 0
             failure = try eachItem(items, codes) { index, item in
                 offsets[index] = end
                 let text = try textArgument(item.baseAddress, item.count, "the text")
@@ -210,13 +212,10 @@ public func pncrypt_decrypt_many(_ module: OpaquePointer?, _ scheme: UnsafePoint
                 }
                 end += plaintext.count
             }
-        } catch {
-            CBuffer.free(buffer)
-            throw error
+            return end
         }
-        offsets[count] = end
-        (buffer + end).storeBytes(of: 0, as: UInt8.self)
-        out.pointee = buffer.assumingMemoryBound(to: UInt8.self)
+        offsets[count] = joined.count
+        out.pointee = joined.buffer.assumingMemoryBound(to: UInt8.self)
     }
     if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
     return code

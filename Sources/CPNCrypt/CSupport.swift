@@ -134,16 +134,31 @@ enum CBuffer {
         return body
     }
 
-    /// A buffer with room for `capacity` bytes and a NUL, for the caller to fill (and to end with a NUL after what
-    /// it wrote); throws `PNCRYPT_E_NOMEM`. `free` wipes all of it, written or not.
-    static func allocate(_ capacity: Int) throws -> UnsafeMutableRawPointer {
+    /// A buffer with room for `capacity` bytes and a NUL, for `filled` to fill; throws `PNCRYPT_E_NOMEM`. `free`
+    /// wipes all of it, written or not.
+    private static func allocate(_ capacity: Int) throws -> UnsafeMutableRawPointer {
         guard capacity >= 0, capacity <= Int.max - headerSize - 1, let base = malloc(headerSize + capacity + 1) else {
             throw CFailure(ErrorCodes.noMemory, "out of memory")
         }
         base.storeBytes(of: headerSize + capacity + 1, as: Int.self)
         base.storeBytes(of: magic, toByteOffset: 8, as: Int.self)
-        (base + headerSize).storeBytes(of: 0, as: UInt8.self)
         return base + headerSize
+    }
+
+    /// A new buffer with room for `capacity` bytes that `body` writes, returning how many it wrote; a NUL goes
+    /// after them. Returns the buffer and that count. If `body` throws, the buffer is wiped and freed and the
+    /// error passes on.
+    static func filled(capacity: Int, _ body: (UnsafeMutableRawPointer) throws -> Int) throws
+        -> (buffer: UnsafeMutableRawPointer, count: Int) {
+        let buffer = try allocate(capacity)
+        do {
+            let count = try body(buffer)
+            (buffer + count).storeBytes(of: 0, as: UInt8.self)
+            return (buffer, count)
+        } catch {
+            free(buffer)
+            throw error
+        }
     }
 
     /// Copies `bytes` into a new buffer, or throws `PNCRYPT_E_NOMEM`.
@@ -158,16 +173,6 @@ enum CBuffer {
     /// scratch, wiped afterwards when the text is `secret`, then copied), or throws `PNCRYPT_E_NOMEM`.
     static func copy(serializing value: JSONValue, secret: Bool) throws -> UnsafeMutableRawPointer {
         guard let buffer = value.serializedCompact(secret: secret, { make($0) }) else {
-            throw CFailure(ErrorCodes.noMemory, "out of memory")
-        }
-        return buffer
-    }
-
-    /// Copies the UTF-8 of `text` into a new buffer (straight from the string's storage), or throws
-    /// `PNCRYPT_E_NOMEM`.
-    static func copy(_ text: String) throws -> UnsafeMutableRawPointer {
-        var text = text
-        guard let buffer = text.withUTF8({ make(UnsafeRawBufferPointer($0)) }) else {
             throw CFailure(ErrorCodes.noMemory, "out of memory")
         }
         return buffer

@@ -43,6 +43,9 @@ public enum Base64 {
     /// Whether `c` is an alphabet character or `=`.
     static func isCharacter(_ c: UInt8) -> Bool { decodeTable[Int(c)] < 64 || c == UInt8(ascii: "=") }
 
+    /// The length of the padded Base64 text of `count` bytes (room `encode(_:into:)` needs).
+    static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+
     /// An upper bound of the decoded size of `count` characters of Base64 text (room `decode(_:into:)` needs).
     static func maximumDecodedCount(_ count: Int) -> Int { count / 4 * 3 + 3 }
 

@@ -21,7 +21,7 @@ extension Base64 {
     /// `/` in the `apple` style, which the caller handles). One allocation, the exact size.
     static func encode(_ input: UnsafeRawBufferPointer, quoted: Bool) -> [UInt8] {
         let quote = quoted ? 1 : 0
-        let outCount = (input.count + 2) / 3 * 4 + 2 * quote
+        let outCount = encodedCount(input.count) + 2 * quote
         // Encoded on the stack (for a message) and copied into the array: `[UInt8](unsafeUninitializedCapacity:)`
         // allocates through a generic runtime path that costs more than the copy.
         return withScratch(outCount) { out in
@@ -35,7 +35,7 @@ extension Base64 {
         }
     }
 
-    /// Writes the Base64 of `input` to `output`, which has room for `(input.count + 2) / 3 * 4` bytes.
+    /// Writes the Base64 of `input` to `output`, which has room for `encodedCount(input.count)` bytes.
     static func encode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) {
         let out = output.assumingMemoryBound(to: UInt8.self)
         var i = 0

@@ -7,9 +7,9 @@
 
 extension CryptoModule {
     /// The length of the Base64 text `encrypt(_:)` makes of `count` bytes in this module's scheme (the C
-    /// library's batches size their one output buffer with it).
+    /// library sizes its output buffers with it).
     package func base64Count(sealing count: Int) -> Int {
-        (Cryptor.sealedLength(count, scheme: encryptionScheme) + 2) / 3 * 4
+        Base64.encodedCount(Cryptor.sealedLength(count, scheme: encryptionScheme))
     }
 
     /// `encrypt(_:)` into the caller's memory: writes the Base64 text of `input` sealed in this module's scheme at
@@ -20,7 +20,7 @@ extension CryptoModule {
         return try withScratch(Cryptor.sealedLength(input.count, scheme: scheme)) { (sealed) throws(PNCryptError) in
             let n = try seal(input, scheme: scheme, iv: nil, into: sealed.baseAddress!)
             Base64.encode(UnsafeRawBufferPointer(rebasing: sealed[0..<n]), into: output)
-            return (n + 2) / 3 * 4
+            return Base64.encodedCount(n)
         }
     }
 }
