@@ -45,6 +45,47 @@ public final class CipherKey: Sendable {
         ]
     }
 
+    /// Derives the keys from `bytes`, which must be valid UTF-8: a key is never decoded lossily, so two different
+    /// byte strings are never taken for the same key (`\xff` and `\xfe` would both become U+FFFD).
+    /// - Throws: `PNCryptError.invalidKey` when the key is empty or not valid UTF-8 (the offset of the first bad
+    ///   byte is in the error).
+    public convenience init(bytes: some Collection<UInt8>) throws(PNCryptError) {
+        let array = Array(bytes)
+        if let offset = Self.firstInvalidUTF8Offset(array) {
+            throw PNCryptError(.invalidKey, "the cipher key is not valid UTF-8 (byte \(offset + 1) of \(array.count))",
+                               offset: offset)
+        }
+        try self.init(String(decoding: array, as: UTF8.self))
+    }
+
+    /// The offset of the first byte of `bytes` that is not part of valid UTF-8, nil when all of it is.
+    static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    /// Why this key may not be the one meant, when its shape suggests a copy or file mistake: a byte order mark,
+    /// white space at either end, or a line break inside. Nil for an ordinary key. Shown with a decryption failure
+    /// and by `diagnose`; such keys are still used exactly as given.
+    public var shapeHint: String? {
+        let scalars = string.unicodeScalars
+        if scalars.first == "\u{FEFF}" { return "the key starts with a byte order mark (U+FEFF)" }
+        if let first = scalars.first, first.properties.isWhitespace { return "the key starts with white space" }
+        if let last = scalars.last, last.properties.isWhitespace {
+            return last == "\n" || last == "\r" ? "the key ends with a line break" : "the key ends with white space"
+        }
+        if scalars.contains(where: { $0 == "\n" || $0 == "\r" }) { return "the key contains a line break" }
+        return nil
+    }
+
     /// The AES key bytes `scheme` uses (for tests and diagnostics; treat as secret).
     func keyBytes(for scheme: Scheme) -> [UInt8] {
         switch scheme {
