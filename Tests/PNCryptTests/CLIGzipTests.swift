@@ -49,7 +49,7 @@ import Testing
         // 10,240 gzip members of 1 MiB of zeros each: 10 GiB when decompressed, about 10 MB here.
         let member = try Gzip.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
         let bomb = dir.appendingPathComponent("bomb.gz")
-        FileManager.default.createFile(atPath: bomb.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: bomb.path, contents: nil)
         let handle = try FileHandle(forWritingTo: bomb)
         var chunk: [UInt8] = []
         for _ in 0..<64 { chunk += member }

@@ -205,7 +205,7 @@ import Testing
         }
         let path = dir.appendingPathComponent("big.ndjson").path
         guard let file = FileHandle(forWritingAtPath: path) ?? {
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
         }() else { throw POSIXError(.EIO) }
         var written = 0

@@ -396,7 +396,7 @@ import Testing
         #expect(again.summary.unchanged == unchangedLines.count)
     }
 
-    @Test("rekeyed messages are read by the real PubNub Python SDK", .serialized,
+    @Test("rekeyed messages are read by the real PubNub Python SDK",
           .enabled(if: InteropSwitch.enabled, "interop skipped because PNCRYPT_SKIP_INTEROP=1"))
     func pythonReadsRekeyed() throws {
         let (peer, _) = try Interop.setup()

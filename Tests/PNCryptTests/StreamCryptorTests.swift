@@ -103,7 +103,7 @@ import Testing
         let opened = dir.appendingPathComponent("opened")
         let big = (0..<3_000_001).map { UInt8(truncatingIfNeeded: $0 &* 131) }
         try Data(big).write(to: source)
-        for url in [sealed, opened] { FileManager.default.createFile(atPath: url.path, contents: nil) }
+        for url in [sealed, opened] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
         var seen: [Int64] = []
         do {
             let input = try FileHandle(forReadingFrom: source)
