@@ -7,10 +7,12 @@
 /// ```
 ///
 /// CBC has no integrity check: a wrong key (or a wrong reading of legacy data) passes the PKCS#7 padding check
-/// about once in 256 tries and gives garbage. So whenever there is a choice (several keys, or headerless data
-/// that may be `legacy` or `legacy-random-iv`), every (key, scheme) reading is tried, and the plaintext is returned
-/// only when exactly one reading qualifies (`Content` says what qualifies); none is `wrongKeyOrCorrupt`, several
-/// is `ambiguous`. One key and one reading needs no choice: valid padding is enough.
+/// about once in 256 tries and gives garbage. So every (key, scheme) reading is tried (every key; with `scheme`
+/// nil, a `PNED` header's cryptor, or for headerless data `legacyScheme`, or both `legacy` and
+/// `legacy-random-iv` when that is nil), every check `Content` asks for runs on each, and the plaintext is returned
+/// only when exactly one reading qualifies: bytes need valid padding, text also UTF-8, messages also JSON text,
+/// whether one reading was possible or several. None is `wrongKeyOrCorrupt`, several is `ambiguous`. With one key
+/// and one reading of bytes a wrong key still passes about once in 256 tries; text and JSON narrow that.
 public struct KeyRing: Sendable {
     /// The keys, newest first.
     public let keys: [CipherKey]
@@ -56,7 +58,7 @@ public struct KeyRing: Sendable {
     ///   - scheme: the format to read; nil reads a `PNED` header when present, else `legacyScheme`.
     ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries `legacy` and
     ///     `legacy-random-iv` both (nothing in the data says which it is).
-    ///   - content: what a plaintext must be to qualify when there is a choice.
+    ///   - content: what a plaintext must be to qualify (the same rules for one reading or several).
     /// - Throws: a format error (`notBase64`, `malformedHeader`, `unknownCryptor`, a length no reading accepts);
     ///   `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings, when more
     ///   than one does.
