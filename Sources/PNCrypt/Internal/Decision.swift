@@ -94,18 +94,78 @@ enum Decision {
     ///   - padding: whether the padding is valid.
     ///   - content: `.bytes` checks nothing more; `.text` checks UTF-8; `.json` UTF-8 and JSON.
     ///
-    /// UTF-8 is checked over all of `decrypted`: valid padding is ASCII (1 to 16), so this gives the same answer
-    /// as checking the plaintext alone, over the same length whether the padding was valid or not.
+    /// UTF-8 is checked over all of `decrypted`, every byte (`isValidUTF8InFull`): valid padding is ASCII (1 to
+    /// 16), so this gives the same answer as checking the plaintext alone, in the same time whether the padding was
+    /// valid or not and wherever the first invalid byte is.
     static func verdict(of decrypted: UnsafeRawBufferPointer, plaintextCount: Int, padding: Bool, keyIndex: Int,
                         scheme: Scheme, content: KeyRing.Content) -> Verdict {
         var utf8 = false
         var json = false
         if content != .bytes {
-            utf8 = isValidUTF8(decrypted)
+            utf8 = isValidUTF8InFull(decrypted)
         }
         if content == .json {
             json = isJSONText(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount]))
         }
         return Verdict(keyIndex: keyIndex, scheme: scheme, padding: padding, utf8: utf8, json: json)
     }
+}
+
+// MARK: UTF-8 over the whole length
+
+extension Decision {
+    /// Whether `bytes` are valid UTF-8 (RFC 3629, as `isValidUTF8` decides), reading every byte whatever it finds:
+    /// one table step per byte and no early exit, so the time taken depends on the length alone, not on where (or
+    /// whether) an invalid byte is. The decision uses it so that the time does not tell which check failed, nor
+    /// where in a plaintext its first invalid byte is.
+    static func isValidUTF8InFull(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        guard count > 0, let base = bytes.baseAddress else { return true }
+        let input = base.assumingMemoryBound(to: UInt8.self)
+        return utf8Table.withUnsafeBufferPointer { table in
+            let t = table.baseAddress!
+            var state = 0
+            for i in 0..<count {
+                state = Int(t[state &+ Int(input[i])])
+            }
+            return state == 0
+        }
+    }
+
+    /// The UTF-8 automaton: `utf8Table[state + byte]` is the next state, states stored multiplied by 256. States:
+    /// 0 accept; 1, 2, 3 need that many continuation bytes (80-BF); 4 after E0 (A0-BF next); 5 after ED (80-9F
+    /// next: no surrogates); 6 after F0 (90-BF next); 7 after F4 (80-8F next: nothing above U+10FFFF); 8 reject,
+    /// for good.
+    static let utf8Table: [UInt16] = {
+        func next(_ state: Int, _ byte: Int) -> Int {
+            func within(_ low: Int, _ high: Int, _ then: Int) -> Int { (low...high).contains(byte) ? then : 8 }
+            switch state {
+            case 0:
+                switch byte {
+                case 0x00...0x7F: return 0
+                case 0xC2...0xDF: return 1
+                case 0xE0: return 4
+                case 0xED: return 5
+                case 0xE1...0xEF: return 2
+                case 0xF0: return 6
+                case 0xF1...0xF3: return 3
+                case 0xF4: return 7
+                default: return 8
+                }
+            case 1: return within(0x80, 0xBF, 0)
+            case 2: return within(0x80, 0xBF, 1)
+            case 3: return within(0x80, 0xBF, 2)
+            case 4: return within(0xA0, 0xBF, 1)
+            case 5: return within(0x80, 0x9F, 1)
+            case 6: return within(0x90, 0xBF, 2)
+            case 7: return within(0x80, 0x8F, 2)
+            default: return 8
+            }
+        }
+        var table = [UInt16](repeating: 0, count: 9 * 256)
+        for state in 0..<9 {
+            for byte in 0..<256 { table[state * 256 + byte] = UInt16(next(state, byte) * 256) }
+        }
+        return table
+    }()
 }
