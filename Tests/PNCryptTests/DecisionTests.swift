@@ -48,6 +48,19 @@ import Testing
             if n % 2 == 0 { bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255) }
             all.append(bytes)
         }
+        // Long inputs (read by four automata at once): an invalid byte or a cut character anywhere, and 4+
+        // continuation bytes at a quarter.
+        let long = Array(String(repeating: "añ漢😀", count: 40).utf8)
+        for position in stride(from: 0, to: long.count, by: 7) {
+            var bad = long
+            bad[position] = 0xFF
+            all.append(bad)
+            all.append(Array(long[position...]))
+            all.append(Array(long[..<position]))
+        }
+        all.append(long)
+        all.append([UInt8](repeating: 0x41, count: 300) + [UInt8](repeating: 0x80, count: 8)
+                   + [UInt8](repeating: 0x41, count: 300))
         for bytes in all {
             let expected = String(validating: bytes, as: UTF8.self) != nil
             #expect(bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0) } == expected, "\(bytes)")
