@@ -59,6 +59,7 @@ import Testing
             all.append(Array(long[..<position]))
         }
         all.append(long)
+        for length in 60...70 { all.append(Array(long.prefix(length))) }
         all.append([UInt8](repeating: 0x41, count: 300) + [UInt8](repeating: 0x80, count: 8)
                    + [UInt8](repeating: 0x41, count: 300))
         for bytes in all {

@@ -216,7 +216,7 @@ extension KeyRing {
     /// `decrypt(_:scheme:legacyScheme:content:)` over the caller's bytes, into a new array.
     func decryptToMatch(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content)
         throws(PNCryptError) -> Match {
-        var found = (count: 0, keyIndex: 0, scheme: Scheme.legacy)
+        var found = (count: 0, keyIndex: 0, scheme: Scheme.legacy, position: 0)
         let plaintext = try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
             found = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content, into: output)
             return found.count
@@ -225,12 +225,14 @@ extension KeyRing {
     }
 
     /// As `decrypt(_:scheme:legacyScheme:content:)`, into `output` (room for `input.count + 16` bytes), returning
-    /// the plaintext length instead of an array.
+    /// the plaintext length instead of an array, and the winner's position among the readings tried (in the order
+    /// `json` was called, for a caller that keeps what it parsed).
     func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content,
-                 into output: UnsafeMutableRawPointer) throws(PNCryptError)
-        -> (count: Int, keyIndex: Int, scheme: Scheme) {
+                 into output: UnsafeMutableRawPointer,
+                 json: (UnsafeRawBufferPointer) -> Bool = isJSONText) throws(PNCryptError)
+        -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let readings = try Cryptor.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
-        return try Decision.open(input, keys: keys, readings: readings, content: content, into: output)
+        return try Decision.open(input, keys: keys, readings: readings, content: content, into: output, json: json)
     }
 }
 
@@ -241,8 +243,9 @@ extension Decision {
     /// - Returns: the plaintext length, the key's index in `keys` and the scheme of the reading.
     /// - Throws: `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous` when several do.
     static func open(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
-                     content: KeyRing.Content, into output: UnsafeMutableRawPointer) throws(PNCryptError)
-        -> (count: Int, keyIndex: Int, scheme: Scheme) {
+                     content: KeyRing.Content, into output: UnsafeMutableRawPointer,
+                     json: (UnsafeRawBufferPointer) -> Bool = isJSONText) throws(PNCryptError)
+        -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let capacity = input.count + Cryptor.blockSize
         if readings.count * keys.count == 1 {
             // One reading: straight into `output`, then the same checks and the same decision.
@@ -250,14 +253,14 @@ extension Decision {
             let (count, length, padding) = CryptoModule(key: keys[0]).openChecked(reading, of: input, into: output)
             let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: output, count: length),
                                            plaintextCount: count, padding: padding, keyIndex: 0,
-                                           scheme: reading.scheme, content: content)
+                                           scheme: reading.scheme, content: content, json: json)
             do throws(PNCryptError) {
                 _ = try decide(CollectionOfOne(verdict), content: content, namingKeys: false)
             } catch {
                 Backend.cleanse(output, count: capacity)
                 throw error
             }
-            return (count, 0, reading.scheme)
+            return (count, 0, reading.scheme, 0)
         }
         // Each reading is decrypted into scratch; a qualifying one is copied to `output`. Every check runs for
         // every reading, so the time taken does not tell which one failed.
@@ -275,7 +278,7 @@ extension Decision {
                     let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: scratch.baseAddress!,
                                                                               count: length),
                                                    plaintextCount: count, padding: padding, keyIndex: keyIndex,
-                                                   scheme: reading.scheme, content: content)
+                                                   scheme: reading.scheme, content: content, json: json)
                     if !copied && qualifies(verdict, content: content) {
                         output.copyMemory(from: scratch.baseAddress!, byteCount: count)
                         copied = true
@@ -286,7 +289,7 @@ extension Decision {
             }
             do throws(PNCryptError) {
                 let winner = try decide(verdicts, content: content, namingKeys: keys.count > 1)
-                return (counts[winner], verdicts[winner].keyIndex, verdicts[winner].scheme)
+                return (counts[winner], verdicts[winner].keyIndex, verdicts[winner].scheme, winner)
             } catch {
                 Backend.cleanse(output, count: capacity)
                 throw error

@@ -97,15 +97,17 @@ enum Decision {
     /// UTF-8 is checked over all of `decrypted`, every byte (`isValidUTF8InFull`): valid padding is ASCII (1 to
     /// 16), so this gives the same answer as checking the plaintext alone, in the same time whether the padding was
     /// valid or not and wherever the first invalid byte is.
+    ///   - json: the JSON check (`isJSONText`; the message path parses once here and keeps the value).
     static func verdict(of decrypted: UnsafeRawBufferPointer, plaintextCount: Int, padding: Bool, keyIndex: Int,
-                        scheme: Scheme, content: KeyRing.Content) -> Verdict {
+                        scheme: Scheme, content: KeyRing.Content,
+                        json jsonCheck: (UnsafeRawBufferPointer) -> Bool = isJSONText) -> Verdict {
         var utf8 = false
         var json = false
         if content != .bytes {
             utf8 = isValidUTF8InFull(decrypted)
         }
         if content == .json {
-            json = isJSONText(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount]))
+            json = jsonCheck(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount]))
         }
         return Verdict(keyIndex: keyIndex, scheme: scheme, padding: padding, utf8: utf8, json: json)
     }
@@ -124,7 +126,7 @@ extension Decision {
         let input = base.assumingMemoryBound(to: UInt8.self)
         return utf8Table.withUnsafeBufferPointer { table in
             let t = table.baseAddress!
-            guard count >= 256 else {
+            guard count >= 64 else {
                 var state = 0
                 for i in 0..<count { state = Int(t[state &+ Int(input[i])]) }
                 return state == 0
