@@ -35,7 +35,7 @@ struct Bench: ParsableCommand {
     var scheme: Scheme?
 
     @Option(help: ArgumentHelp("Only the figures whose name starts with this "
-                               + "(message, c.message, bulk, json, gzip, lines).",
+                               + "(message, c.message, bulk, json, gzip, lines, trust).",
                                valueName: "prefix"))
     var only: String?
 
@@ -137,6 +137,7 @@ struct Suite {
         if wanted("json") { results += try jsonFigures() }
         if wanted("gzip") { results += try gzipFigures() }
         if wanted("lines") { results += try lineFigures() }
+        if wanted("trust") { results += try trustFigures() }
         if let prefix { results = results.filter { $0.name.hasPrefix(prefix) } }
         return results
     }
@@ -340,6 +341,53 @@ struct Suite {
         return [
             Bench.Result(name: "c.message.encrypt", unit: "msg/s", value: enc.0, baseline: swift, baselineValue: enc.1),
             Bench.Result(name: "c.message.decrypt", unit: "msg/s", value: dec.0, baseline: swift, baselineValue: dec.1),
+        ]
+    }
+
+    /// The time of the one decision procedure whichever check fails (issue 23): two keys on headerless text
+    /// (`bulkBytes / 2`, 32 MiB by default; both legacy readings with each key), decrypted as text and as a
+    /// message. Baseline: every reading fails on padding (made with a third key). Ours: one key's readings pass the
+    /// padding and fail on UTF-8 (its last byte is not UTF-8), or, as a message, are UTF-8 and fail on JSON. The
+    /// ratio is the baseline's time over ours: 1.0 means the same time.
+    func trustFigures() throws -> [Bench.Result] {
+        let ring = try KeyRing(["bench-key-a", "bench-key-b"])
+        let size = bulkBytes / 2
+        let text = [UInt8](repeating: UInt8(ascii: "x"), count: size - 2)
+        /// `body + suffix` sealed (fixed IV) with `key`, for the first suffix whose readings give `wanted`.
+        func sealed(_ key: String, _ body: [UInt8], _ wanted: (PNCryptError) -> Bool) throws -> [UInt8] {
+            for n in 0..<1000 {
+                let data = try CryptoModule(cipherKey: key).encryptBinary(body + [UInt8(ascii: "a") + UInt8(n % 26),
+                                                                                  0xFF], scheme: .legacy)
+                do {
+                    _ = try ring.decrypt(data, content: .text)
+                } catch {
+                    if wanted(error) { return data }
+                }
+            }
+            throw PNCryptError(.invalidValue, "no suitable ciphertext")
+        }
+        // Every reading fails on padding: the third key, and no key of the ring passes (as bytes: failure).
+        let paddingFails = try sealed("bench-key-other", text) { _ in true }
+        let bytesError = try? ring.decrypt(paddingFails, content: .bytes)
+        guard bytesError == nil else { throw PNCryptError(.invalidValue, "a ring key passed the padding") }
+        let utf8Fails = try sealed("bench-key-a", text) { $0 == CryptoModule.decryptionFailed }
+        // As a message: the same, except that key a's plaintext is UTF-8 text that is not JSON.
+        let notJSON = try CryptoModule(cipherKey: "bench-key-a").encryptBinary(text + Array("ab".utf8),
+                                                                               scheme: .legacy)
+        func attempt(_ data: [UInt8], _ content: KeyRing.Content) -> Int {
+            (try? ring.decrypt(data, content: content)).map { $0.plaintext.count } ?? 1
+        }
+        let mb = Double(size) / 1e6
+        let utf8 = compare({ rate(1) { attempt(utf8Fails, .text) } * mb },
+                           { rate(1) { attempt(paddingFails, .text) } * mb })
+        let json = compare({ rate(1) { attempt(notJSON, .json) } * mb },
+                           { rate(1) { attempt(paddingFails, .json) } * mb })
+        let label = "\(size >> 20) MiB, 2 keys x 2 readings"
+        return [
+            Bench.Result(name: "trust.text.utf8-fails", unit: "MB/s", value: utf8.0,
+                         baseline: "all fail on padding, \(label)", baselineValue: utf8.1),
+            Bench.Result(name: "trust.json.json-fails", unit: "MB/s", value: json.0,
+                         baseline: "all fail on padding, \(label)", baselineValue: json.1),
         ]
     }
 

@@ -16,8 +16,9 @@ struct Decrypt: ParsableCommand {
         decrypted only when exactly one reading gives valid padding and UTF-8 (CBC has no integrity check: a \
         wrong reading can pass the padding check); --binary reads the legacy random-IV file format and says so. \
         With several --key, every key is tried and output is written only when exactly one (key, scheme) \
-        reading qualifies; otherwise exit 1, naming the candidates. One key and an explicit --scheme need no \
-        choice: valid padding is enough.
+        reading qualifies; otherwise exit 1, naming the candidates. The same rules hold with one key and an \
+        explicit --scheme: text mode writes only valid UTF-8 (a binary plaintext needs --binary), --binary \
+        checks the padding.
 
         Files (--binary: the file named, -i PATH or standard input): legacy is the bare ciphertext under the \
         fixed IV, legacy-random-iv the 16-byte IV then the ciphertext, acrh the PNED header then the \

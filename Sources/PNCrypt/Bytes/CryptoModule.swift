@@ -8,9 +8,14 @@
 /// let bytes = try module.encryptBinary(Array("hello".utf8))     // the same without Base64 (files, raw bytes)
 /// ```
 ///
-/// `decrypt(_:)` reads a `PNED` header when there is one and otherwise uses `legacyScheme`: nothing in
-/// legacy data says whether it has a random IV, so the reader must be told. `decrypt(_:scheme:)` reads
-/// exactly one format. `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow SPEC
+/// `decrypt(_:)` reads a `PNED` header when there is one; headerless data it reads as `legacyScheme` and, when
+/// the module writes a headerless scheme (`encryptionScheme` `legacy`, `legacyRandomIV` or `legacy33`), as that
+/// scheme too, so a module always reads its own output. Nothing in legacy data says whether it has a random IV.
+/// The one decision procedure chooses, as for `KeyRing` with `.bytes`: the plaintext is returned only when
+/// exactly one reading has valid padding; none is `decryptionFailed`, several `ambiguous` (two legacy readings of
+/// two blocks or more usually both pass: set `legacyScheme` to the writer's scheme). `decrypt(_:scheme:)` reads
+/// exactly one format. CBC has no integrity check: with one reading a wrong key passes the padding check about
+/// once in 256 tries and gives garbage (use `KeyRing` with `.text`, or `MessageCrypto`, to check more). `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow SPEC
 /// section 2 (`PNCryptError.category`): encryption, decryption, or unknown cryptor. Thread-safe; keyed cipher
 /// contexts are reused across calls.
 public struct CryptoModule: Sendable {
@@ -19,7 +24,8 @@ public struct CryptoModule: Sendable {
     /// The scheme `encrypt(_:)` writes. Default `acrh`.
     public var encryptionScheme: Scheme
     /// How `decrypt(_:)` reads data that has no `PNED` header: `legacy` (default), `legacyRandomIV` or
-    /// `legacy33`. Setting `acrh` here means headerless data is refused.
+    /// `legacy33`, besides `encryptionScheme` when that is headerless. Setting `acrh` here means headerless data
+    /// is refused (unless the module itself writes a headerless scheme).
     public var legacyScheme: Scheme
 
     /// A module for `cipherKey`.
@@ -69,11 +75,12 @@ public struct CryptoModule: Sendable {
     ///
     /// - Parameters:
     ///   - text: the Base64 text (whitespace and line breaks are skipped).
-    ///   - scheme: nil reads a `PNED` header when there is one and otherwise reads as `legacyScheme`;
+    ///   - scheme: nil reads a `PNED` header when there is one and otherwise reads as `legacyScheme` and, when
+    ///     it is headerless, `encryptionScheme` (exactly one of those readings must have valid padding);
     ///     a scheme reads exactly that format (`acrh` requires a header; the others never look for one).
     /// - Throws: `notBase64`; `unknownCryptor` for an unsupported header version or cryptor id; `malformedHeader`
     ///   for a header cut short; `wrongKeyOrCorrupt` when the cipher rejects the data (bad padding, not whole
-    ///   blocks, empty). Every failure that depends on the key is the same error, with the same message (no
+    ///   blocks, empty); `ambiguous` when two readings have valid padding. Every failure that depends on the key is the same error, with the same message (no
     ///   padding oracle).
     public func decrypt(_ text: String, scheme: Scheme? = nil) throws(PNCryptError) -> [UInt8] {
         try decryptBinary(try Base64.decode(text), scheme: scheme)

@@ -7,21 +7,23 @@
 /// ```
 ///
 /// CBC has no integrity check: a wrong key (or a wrong reading of legacy data) passes the PKCS#7 padding check
-/// about once in 256 tries and gives garbage. So whenever there is a choice (several keys, or headerless data
-/// that may be `legacy` or `legacy-random-iv`), every (key, scheme) reading is tried, and the plaintext is returned
-/// only when exactly one reading qualifies (`Content` says what qualifies); none is `wrongKeyOrCorrupt`, several
-/// is `ambiguous`. One key and one reading needs no choice: valid padding is enough.
+/// about once in 256 tries and gives garbage. So every (key, scheme) reading is tried (every key; with `scheme`
+/// nil, a `PNED` header's cryptor, or for headerless data `legacyScheme`, or both `legacy` and
+/// `legacy-random-iv` when that is nil), every check `Content` asks for runs on each, and the plaintext is returned
+/// only when exactly one reading qualifies: bytes need valid padding, text also UTF-8, messages also JSON text,
+/// whether one reading was possible or several. None is `wrongKeyOrCorrupt`, several is `ambiguous`. With one key
+/// and one reading of bytes a wrong key still passes about once in 256 tries; text and JSON narrow that.
 public struct KeyRing: Sendable {
     /// The keys, newest first.
     public let keys: [CipherKey]
 
-    /// What a plaintext must be for a reading to qualify when there is a choice between readings.
+    /// What a plaintext must be for a reading to qualify, whether one reading was possible or several.
     public enum Content: Sendable, Hashable {
         /// Any bytes: valid padding is all that can be checked.
         case bytes
         /// Text: valid padding and valid UTF-8.
         case text
-        /// A message: valid UTF-8 always (SPEC section 4.2), and JSON text when there is a choice.
+        /// A message: valid padding, valid UTF-8 and one JSON text.
         case json
     }
 
@@ -56,7 +58,7 @@ public struct KeyRing: Sendable {
     ///   - scheme: the format to read; nil reads a `PNED` header when present, else `legacyScheme`.
     ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries `legacy` and
     ///     `legacy-random-iv` both (nothing in the data says which it is).
-    ///   - content: what a plaintext must be to qualify when there is a choice.
+    ///   - content: what a plaintext must be to qualify (the same rules for one reading or several).
     /// - Throws: a format error (`notBase64`, `malformedHeader`, `unknownCryptor`, a length no reading accepts);
     ///   `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings, when more
     ///   than one does.
@@ -78,21 +80,14 @@ public struct KeyRing: Sendable {
     public func fileMatch(head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
                           legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
         -> (keyIndex: Int, scheme: Scheme) {
-        var winners: [(keyIndex: Int, scheme: Scheme)] = []
+        var verdicts: [Decision.Verdict] = []
         for (keyIndex, key) in keys.enumerated() {
             let check = try StreamDecryptor.checkPadding(key: key, head: head, tail: tail, length: length,
                                                          scheme: scheme, legacyScheme: legacyScheme)
-            if check.valid { winners.append((keyIndex, check.scheme)) }
+            verdicts.append(Decision.Verdict(keyIndex: keyIndex, scheme: check.scheme, padding: check.valid,
+                                             utf8: false, json: false))
         }
-        guard winners.count == 1 else { throw noSingleReading(winners) }
-        return winners[0]
-    }
-
-    /// The failure for no qualifying reading (the one decryption failure) or several (`ambiguous`, naming them).
-    func noSingleReading(_ winners: [(keyIndex: Int, scheme: Scheme)]) -> PNCryptError {
-        guard winners.count > 1 else { return CryptoModule.decryptionFailed }
-        let names = winners.map { keys.count > 1 ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
-        return PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
-                            + names.joined(separator: ", ") + "); say which scheme (or key) to use")
+        let winner = try Decision.decide(verdicts, content: .bytes, namingKeys: keys.count > 1)
+        return (verdicts[winner].keyIndex, verdicts[winner].scheme)
     }
 }

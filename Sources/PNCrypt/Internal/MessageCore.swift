@@ -16,12 +16,17 @@ extension MessageCrypto {
             let sealed = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
             return try withScratch(count + Cryptor.blockSize) { (plain) throws(PNCryptError) in
                 defer { Backend.cleanse(plain.baseAddress!, count: plain.count) }
+                // The JSON check of every reading parses; the winner's value is kept (one parse per reading).
+                var values: [JSONValue?] = []
                 let match = try keys.decrypt(sealed, scheme: readScheme, legacyScheme: legacyScheme,
-                                             content: .json, into: plain.baseAddress!)
-                let plaintext = UnsafeRawBufferPointer(rebasing: plain[0..<match.count])
-                // A plaintext that is not JSON is kept as a plain string (SPEC section 4).
-                let value = (try? JSONValue(parsing: plaintext))
-                    ?? .string(String(decoding: plaintext, as: UTF8.self))
+                                             content: .json, into: plain.baseAddress!) { text in
+                    let value = try? JSONValue(parsing: text)
+                    values.append(value)
+                    return value != nil
+                }
+                guard match.position < values.count, let value = values[match.position] else {
+                    throw CryptoModule.decryptionFailed
+                }
                 return (value, match.keyIndex, match.scheme)
             }
         }

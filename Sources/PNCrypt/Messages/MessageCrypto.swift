@@ -4,8 +4,11 @@
 /// So the message `"Hello World"` (a JSON string) is encrypted as its 13 bytes with the quotes, and under `legacy`
 /// with the key `enigma` goes on the wire as `"06UDjczkvAAYcqWfNwkOiQ=="`.
 ///
-/// Receive: only JSON strings are decrypted (surrounding quotes inside the string are tolerated); the plaintext
-/// is parsed as JSON, or kept as a plain string when it does not parse. Failures follow a `DecryptionPolicy`.
+/// Receive: only JSON strings are decrypted (surrounding quotes inside the string are tolerated); a reading
+/// qualifies only when its padding is valid and its plaintext is UTF-8 and one JSON text (the one decision
+/// procedure, as `KeyRing` with `.json`), and exactly one must. A plaintext that is not JSON (bytes a client
+/// encrypted without JSON) is a decryption failure here; `KeyRing` with `.text` reads it. Failures follow a
+/// `DecryptionPolicy`.
 ///
 /// `legacy33` (iOS 3.3) is different: every string leaf is encrypted on its own as raw UTF-8, object keys stay in
 /// plaintext, and decrypted leaves are not parsed as JSON (SPEC section 4.1).

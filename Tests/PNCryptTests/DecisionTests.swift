@@ -1,0 +1,71 @@
+import Testing
+@testable import PNCrypt
+
+/// The one decision procedure (`Decision`): its rules per content kind and its whole-length UTF-8 check.
+@Suite struct DecisionTests {
+    func verdict(_ key: Int, _ scheme: Scheme, padding: Bool, utf8: Bool, json: Bool) -> Decision.Verdict {
+        Decision.Verdict(keyIndex: key, scheme: scheme, padding: padding, utf8: utf8, json: json)
+    }
+
+    @Test("bytes need padding, text also UTF-8, messages also JSON; one reading or several, the same rules")
+    func rules() throws {
+        let paddingOnly = verdict(0, .legacy, padding: true, utf8: false, json: false)
+        let text = verdict(0, .legacyRandomIV, padding: true, utf8: true, json: false)
+        let message = verdict(1, .legacy, padding: true, utf8: true, json: true)
+        let noPadding = verdict(1, .legacyRandomIV, padding: false, utf8: true, json: true)
+        #expect(try Decision.decide([paddingOnly], content: .bytes, namingKeys: false) == 0)
+        #expect(expectPNError { () throws(PNCryptError) in
+            try Decision.decide([paddingOnly], content: .text, namingKeys: false)
+        } == CryptoModule.decryptionFailed)
+        #expect(expectPNError { () throws(PNCryptError) in
+            try Decision.decide([text], content: .json, namingKeys: false)
+        } == CryptoModule.decryptionFailed)
+        #expect(try Decision.decide([paddingOnly, text, noPadding], content: .text, namingKeys: true) == 1)
+        #expect(try Decision.decide([paddingOnly, text, message, noPadding], content: .json, namingKeys: true) == 2)
+        let several = expectPNError { () throws(PNCryptError) in
+            try Decision.decide([paddingOnly, noPadding, message], content: .bytes, namingKeys: true)
+        }
+        #expect(several?.code == .ambiguous)
+        #expect(several?.message.contains("key #1 legacy, key #2 legacy") == true, "\(several?.message ?? "")")
+        #expect(expectPNError { () throws(PNCryptError) in
+            try Decision.decide([noPadding], content: .bytes, namingKeys: false)
+        } == CryptoModule.decryptionFailed)
+    }
+
+    @Test("the whole-length UTF-8 check agrees with the standard library on edge cases and random bytes")
+    func utf8InFull() throws {
+        let cases: [[UInt8]] = [
+            [], [0x41], [0xC2, 0x80], [0xC1, 0xBF], [0xC0, 0x80], [0xE0, 0xA0, 0x80], [0xE0, 0x9F, 0xBF],
+            [0xED, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xEF, 0xBF, 0xBF], [0xF0, 0x90, 0x80, 0x80],
+            [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
+            [0xE2, 0x82], [0x80], [0xFF], Array("héllo 漢語 😀".utf8), Array("héllo 漢語 😀".utf8).dropLast(1) + [],
+        ]
+        var random = SystemRandomNumberGenerator()
+        var all = cases
+        for n in 0..<3000 {
+            // Mostly valid text with a few random bytes, so both answers are common.
+            var bytes = Array("ab漢😀".utf8).shuffled(using: &random)
+            if n % 2 == 0 { bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255) }
+            all.append(bytes)
+        }
+        // Long inputs (read by four automata at once): an invalid byte or a cut character anywhere, and 4+
+        // continuation bytes at a quarter.
+        let long = Array(String(repeating: "añ漢😀", count: 40).utf8)
+        for position in stride(from: 0, to: long.count, by: 7) {
+            var bad = long
+            bad[position] = 0xFF
+            all.append(bad)
+            all.append(Array(long[position...]))
+            all.append(Array(long[..<position]))
+        }
+        all.append(long)
+        for length in 60...70 { all.append(Array(long.prefix(length))) }
+        all.append([UInt8](repeating: 0x41, count: 300) + [UInt8](repeating: 0x80, count: 8)
+                   + [UInt8](repeating: 0x41, count: 300))
+        for bytes in all {
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            #expect(bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0) } == expected, "\(bytes)")
+            #expect(bytes.withUnsafeBytes { isValidUTF8($0) } == expected, "\(bytes)")
+        }
+    }
+}
