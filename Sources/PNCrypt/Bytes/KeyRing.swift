@@ -15,13 +15,13 @@ public struct KeyRing: Sendable {
     /// The keys, newest first.
     public let keys: [CipherKey]
 
-    /// What a plaintext must be for a reading to qualify when there is a choice between readings.
+    /// What a plaintext must be for a reading to qualify, whether one reading was possible or several.
     public enum Content: Sendable, Hashable {
         /// Any bytes: valid padding is all that can be checked.
         case bytes
         /// Text: valid padding and valid UTF-8.
         case text
-        /// A message: valid UTF-8 always (SPEC section 4.2), and JSON text when there is a choice.
+        /// A message: valid padding, valid UTF-8 and one JSON text.
         case json
     }
 
@@ -90,9 +90,8 @@ public struct KeyRing: Sendable {
 
     /// The failure for no qualifying reading (the one decryption failure) or several (`ambiguous`, naming them).
     func noSingleReading(_ winners: [(keyIndex: Int, scheme: Scheme)]) -> PNCryptError {
-        guard winners.count > 1 else { return CryptoModule.decryptionFailed }
-        let names = winners.map { keys.count > 1 ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
-        return PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
-                            + names.joined(separator: ", ") + "); say which scheme (or key) to use")
+        Decision.failure(winners.map { Decision.Verdict(keyIndex: $0.keyIndex, scheme: $0.scheme, padding: true,
+                                                        utf8: false, json: false) },
+                         namingKeys: keys.count > 1)
     }
 }

@@ -88,6 +88,14 @@ extension CryptoModule {
         return opened.count
     }
 
+    /// `open`, also returning the length of the whole decrypted body (padding included), over which the checks
+    /// of `Decision.verdict` run whatever the padding gave.
+    func openChecked(_ reading: Cryptor.Reading, of input: UnsafeRawBufferPointer,
+                     into output: UnsafeMutableRawPointer) -> (count: Int, length: Int, valid: Bool) {
+        let opened = open(reading, of: input, into: output)
+        return (opened.count, reading.body.count, opened.valid)
+    }
+
     /// Decrypts one reading of `input` with this key into `output` (room for the body's length + 16) and removes
     /// the padding in constant time. The output holds the whole body when the padding is not valid (to be wiped).
     func open(_ reading: Cryptor.Reading, of input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer)
@@ -223,52 +231,67 @@ extension KeyRing {
                  into output: UnsafeMutableRawPointer) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme) {
         let readings = try Cryptor.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
-        let choice = readings.count * keys.count > 1
-        if !choice {
-            // One reading: straight into `output`, then the same checks as below (both run whatever the padding).
-            let opened = CryptoModule(key: keys[0]).open(readings[0], of: input, into: output)
-            let qualifies = Self.qualifies(UnsafeRawBufferPointer(start: output, count: opened.count),
-                                           content: content, choice: false)
-            guard opened.valid && qualifies else {
-                Backend.cleanse(output, count: input.count + Cryptor.blockSize)
-                throw CryptoModule.decryptionFailed
-            }
-            return (opened.count, 0, readings[0].scheme)
-        }
-        // Each reading is decrypted into scratch; the first that qualifies is copied to `output`. Every check runs
-        // whatever the padding gave, so the time taken does not tell which one failed.
+        return try Decision.open(input, keys: keys, readings: readings, content: content, into: output)
+    }
+}
+
+extension Decision {
+    /// Decrypts every reading of `input` with every key, runs every check `content` needs on each (whatever the
+    /// padding gave), and decides with `decide`; the one qualifying plaintext goes to `output` (room for
+    /// `input.count + 16` bytes), which is wiped when there is none.
+    /// - Returns: the plaintext length, the key's index in `keys` and the scheme of the reading.
+    /// - Throws: `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous` when several do.
+    static func open(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
+                     content: KeyRing.Content, into output: UnsafeMutableRawPointer) throws(PNCryptError)
+        -> (count: Int, keyIndex: Int, scheme: Scheme) {
         let capacity = input.count + Cryptor.blockSize
+        if readings.count * keys.count == 1 {
+            // One reading: straight into `output`, then the same checks and the same decision.
+            let reading = readings[0]
+            let (count, length, padding) = CryptoModule(key: keys[0]).openChecked(reading, of: input, into: output)
+            let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: output, count: length),
+                                           plaintextCount: count, padding: padding, keyIndex: 0,
+                                           scheme: reading.scheme, content: content)
+            do throws(PNCryptError) {
+                _ = try decide(CollectionOfOne(verdict), content: content, namingKeys: false)
+            } catch {
+                Backend.cleanse(output, count: capacity)
+                throw error
+            }
+            return (count, 0, reading.scheme)
+        }
+        // Each reading is decrypted into scratch; a qualifying one is copied to `output`. Every check runs for
+        // every reading, so the time taken does not tell which one failed.
         return try withScratch(capacity) { (scratch) throws(PNCryptError) in
             defer { Backend.cleanse(scratch.baseAddress!, count: capacity) }
-            var winners: [(count: Int, keyIndex: Int, scheme: Scheme)] = []
+            var verdicts: [Verdict] = []
+            verdicts.reserveCapacity(keys.count * readings.count)
+            var counts: [Int] = []
+            counts.reserveCapacity(keys.count * readings.count)
+            var copied = false
             for (keyIndex, key) in keys.enumerated() {
                 let module = CryptoModule(key: key)
                 for reading in readings {
-                    let opened = module.open(reading, of: input, into: scratch.baseAddress!)
-                    let plain = UnsafeRawBufferPointer(start: scratch.baseAddress!, count: opened.count)
-                    let qualifies = opened.valid && Self.qualifies(plain, content: content, choice: choice)
-                    if qualifies {
-                        if winners.isEmpty { output.copyMemory(from: scratch.baseAddress!, byteCount: opened.count) }
-                        winners.append((opened.count, keyIndex, reading.scheme))
+                    let (count, length, padding) = module.openChecked(reading, of: input, into: scratch.baseAddress!)
+                    let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: scratch.baseAddress!,
+                                                                              count: length),
+                                                   plaintextCount: count, padding: padding, keyIndex: keyIndex,
+                                                   scheme: reading.scheme, content: content)
+                    if !copied && qualifies(verdict, content: content) {
+                        output.copyMemory(from: scratch.baseAddress!, byteCount: count)
+                        copied = true
                     }
+                    verdicts.append(verdict)
+                    counts.append(count)
                 }
             }
-            guard winners.count == 1 else {
+            do throws(PNCryptError) {
+                let winner = try decide(verdicts, content: content, namingKeys: keys.count > 1)
+                return (counts[winner], verdicts[winner].keyIndex, verdicts[winner].scheme)
+            } catch {
                 Backend.cleanse(output, count: capacity)
-                throw noSingleReading(winners.map { ($0.keyIndex, $0.scheme) })
+                throw error
             }
-            return winners[0]
-        }
-    }
-
-    /// Whether a plaintext with valid padding qualifies. Runs the same checks whether or not they are needed.
-    private static func qualifies(_ plain: UnsafeRawBufferPointer, content: Content, choice: Bool) -> Bool {
-        switch content {
-        case .bytes: return true
-        case .text: return isValidUTF8(plain) || !choice
-        case .json:
-            let utf8 = isValidUTF8(plain)
-            return utf8 && (!choice || isJSONText(plain))
         }
     }
 }

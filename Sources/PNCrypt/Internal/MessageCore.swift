@@ -19,9 +19,8 @@ extension MessageCrypto {
                 let match = try keys.decrypt(sealed, scheme: readScheme, legacyScheme: legacyScheme,
                                              content: .json, into: plain.baseAddress!)
                 let plaintext = UnsafeRawBufferPointer(rebasing: plain[0..<match.count])
-                // A plaintext that is not JSON is kept as a plain string (SPEC section 4).
-                let value = (try? JSONValue(parsing: plaintext))
-                    ?? .string(String(decoding: plaintext, as: UTF8.self))
+                // The reading qualified as a message: its plaintext is JSON text.
+                guard let value = try? JSONValue(parsing: plaintext) else { throw CryptoModule.decryptionFailed }
                 return (value, match.keyIndex, match.scheme)
             }
         }
