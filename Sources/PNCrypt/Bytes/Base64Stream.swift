@@ -13,6 +13,9 @@ public final class Base64StreamEncoder: ByteStreamStage {
     deinit { output.deallocate() }
 
     /// Encodes the whole groups of 3 bytes that `input` completes.
+    /// - Parameters:
+    ///   - input: the next chunk of the stream.
+    ///   - sink: receives the output.
     /// - Throws: `invalidValue` after `finish`; otherwise what `sink` throws.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the Base64 encoder has already finished") }
@@ -50,6 +53,7 @@ public final class Base64StreamEncoder: ByteStreamStage {
     }
 
     /// Encodes the bytes carried over, with `=` padding.
+    /// - Parameter sink: receives the last output.
     /// - Throws: `invalidValue` when called twice; otherwise what `sink` throws.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the Base64 encoder has already finished") }
@@ -108,6 +112,9 @@ public final class Base64StreamDecoder: ByteStreamStage {
     deinit { output.deallocate() }
 
     /// Decodes `input`, writing the whole bytes decoded so far to `sink`.
+    /// - Parameters:
+    ///   - input: the next chunk of the stream.
+    ///   - sink: receives the output.
     /// - Throws: `notBase64` (as `Base64.decode` would for the stream up to here); `invalidValue` after `finish`.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the Base64 decoder has already finished") }
@@ -197,6 +204,7 @@ public final class Base64StreamDecoder: ByteStreamStage {
     }
 
     /// Ends the stream: checks what waited for the end (quotes, white space, padding) and writes the last bytes.
+    /// - Parameter sink: receives the last output.
     /// - Throws: `notBase64` as `Base64.decode` would for the whole stream; `invalidValue` when called twice.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the Base64 decoder has already finished") }

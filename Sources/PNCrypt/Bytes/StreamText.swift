@@ -23,6 +23,9 @@ public final class TextStreamEncryptor: ByteStreamStage {
     }
 
     /// Encrypts `input`, writing the Base64 of the header or IV and of whole blocks as they are ready.
+    /// - Parameters:
+    ///   - input: the next chunk of the stream.
+    ///   - sink: receives the output.
     /// - Throws: `invalidValue` after `finish`; otherwise what `sink` throws.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the text encryptor has already finished") }
@@ -32,6 +35,7 @@ public final class TextStreamEncryptor: ByteStreamStage {
 
     /// Pads and writes the last block and the Base64 padding. A stream with no data is refused (`emptyPlaintext`)
     /// before anything is written.
+    /// - Parameter sink: receives the last output.
     /// - Throws: `emptyPlaintext`; `invalidValue` when called twice; otherwise what `sink` throws.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the text encryptor has already finished") }
@@ -123,19 +127,17 @@ public struct StreamTextReader: Sendable {
                 }
             }
         }
-        // Every reading runs to the end of its checks, whatever the padding gave.
-        var winners: [Candidate] = []
+        // Every reading runs to the end of its checks, whatever the padding gave; the one decision procedure
+        // chooses, as for one-shot text.
+        var verdicts: [Decision.Verdict] = []
         for candidate in candidates {
             let padded = try candidate.cipher.finishReportingPadding {
                 (plain) throws(PNCryptError) in candidate.utf8.update(plain)
             }
-            let text = candidate.utf8.finish()
-            if padded && text { winners.append(candidate) }
+            verdicts.append(Decision.Verdict(keyIndex: candidate.keyIndex, scheme: candidate.reading.scheme,
+                                             padding: padded, utf8: candidate.utf8.finish(), json: false))
         }
-        guard winners.count == 1 else {
-            throw ring.noSingleReading(winners.map { ($0.keyIndex, $0.reading.scheme) })
-        }
-        let winner = winners[0]
+        let winner = candidates[try Decision.decide(verdicts, content: .text, namingKeys: ring.keys.count > 1)]
         return Choice(keyIndex: winner.keyIndex, reading: winner.reading, iv: winner.iv)
     }
 
