@@ -24,6 +24,13 @@ struct MessageReadOptions: ParsableArguments {
     @Option(help: "How the decrypted JSON is written.")
     var style: JSONStyle = .compact
 
+    @Flag(name: .customLong("raw-control"), help: ArgumentHelp("""
+        Write control characters to a terminal as they are. Without it, JSON written to a terminal has DEL and \
+        C1 control characters escaped as \\u00XX (JSON escapes the others itself); pipes, files and --lines output get \
+        the exact bytes.
+        """))
+    var rawControl = false
+
     func crypto(_ keys: KeyOptions, input: Input) throws -> MessageCrypto {
         MessageCrypto(keys: try keys.ring(input: input), scheme: reading.explicit ?? .acrh,
                       readScheme: reading.explicit, legacyScheme: reading.legacy, style: style)
@@ -67,7 +74,10 @@ struct MessageReadOptions: ParsableArguments {
             FileHandle.standardError.write(Data(status.json.serialized() + [0x0A]))
         }
         if !statuses.isEmpty && onError == .fail { throw ExitCode.dataFailure }
-        try OutputFile.write(value.serialized(style: style) + [0x0A], to: output, input: input)
+        try OutputFile.produce(output, input: input) { fd in
+            let text = TerminalEscaper.json(value.serialized(style: style) + [0x0A], for: fd, raw: rawControl)
+            try POSIXIO.writeAll(fd, text, "output")
+        }
     }
 }
 

@@ -92,6 +92,35 @@ final class TerminalEscaper: ByteStreamStage {
     }
 }
 
+extension TerminalEscaper {
+    /// JSON text for `fd`: on a terminal (unless `raw`), the control characters JSON leaves raw (DEL, and C1 controls
+    /// in UTF-8; C0 controls are escaped by the writer already) become `\u00XX` escapes. They can only occur inside
+    /// strings, so the text stays valid JSON with the same value; newline and tab (the `pretty` layout) stay.
+    static func json(_ bytes: [UInt8], for fd: Int32, raw: Bool) -> [UInt8] {
+        guard !raw, isatty(fd) == 1 else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            var control: UInt8?
+            if (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F {
+                control = b
+            } else if b == 0xC2, i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) {
+                control = bytes[i + 1]
+                i += 1
+            }
+            if let control {
+                out += Array("\\u00".utf8) + [digits[Int(control >> 4)], digits[Int(control & 15)]]
+            } else {
+                out.append(b)
+            }
+            i += 1
+        }
+        return out
+    }
+}
+
 extension POSIXIO {
     /// A sink writing everything to `fd`, through `escaper` when there is one (the library's stream calls take a
     /// `ByteSink`, whose failures are `PNCryptError`s: `io`, exit 74).
