@@ -57,6 +57,21 @@ import PNCryptVectors
                 ? try CLI.run(["decrypt", "--key", v.key, "--binary", "-i", file.path] + reading)
                 : try CLI.run(["decrypt", "--key", v.key, ciphertext] + reading)
             switch v.expect {
+            case .ok where !stream && String(validating: plaintext, as: UTF8.self) == nil:
+                // Text mode delivers only text (valid padding and UTF-8, the one decision procedure): a binary
+                // plaintext is refused there; the library reads it as bytes, the file format with --binary.
+                #expect(result.status == 1)
+                #expect(result.stdout.isEmpty)
+                var scheme = v.scheme == "auto" ? nil : Scheme(rawValue: v.scheme)
+                var legacy: Scheme?
+                switch v.legacyScheme {
+                case "none"?: scheme = .acrh
+                case let name?: legacy = Scheme(rawValue: name)
+                case nil: break
+                }
+                let match = try KeyRing([v.key]).decrypt(try Base64.decode(ciphertext), scheme: scheme,
+                                                         legacyScheme: legacy, content: .bytes)
+                #expect(match.plaintext == plaintext)
             case .ok:
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(result.stdout == plaintext)

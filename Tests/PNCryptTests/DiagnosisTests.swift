@@ -13,7 +13,8 @@ import Testing
             "decrypts with legacy-random-iv and key #2; "
                 + "a client set to a static IV (legacy) shows DECRYPTION_ERROR for it",
             "key #2 is not the first key: the sender still uses an older or different key",
-            "the plaintext (4 bytes) is text but not JSON: clients deliver it as a plain string",
+            "the plaintext (4 bytes) is text but not JSON: clients deliver it as a plain string;"
+                + " pncrypt's message decryption refuses it (a message must be JSON text)",
         ])
         #expect(d.decrypts && !d.isAmbiguous)
     }
@@ -53,7 +54,8 @@ import Testing
                 + "a client set to a random IV (legacy-random-iv) shows DECRYPTION_ERROR for it",
             "- legacy with key #1: the plaintext (24 bytes) is JSON: an object",
             "- legacy-random-iv with key #1: the plaintext (8 bytes) is text but not JSON: "
-                + "clients deliver it as a plain string",
+                + "clients deliver it as a plain string; pncrypt's message decryption refuses it (a message must be"
+                + " JSON text)",
             "legacy and legacy-random-iv differ only in the first block: read with the other scheme, "
                 + "a message loses its first 16 bytes or gains 16 bytes of garbage",
         ])

@@ -78,11 +78,13 @@ enum Cryptor {
     }
 
     /// The readings of `input` that `explicit` allows (nil: a `PNED` header picks the cryptor; headerless data is
-    /// read as `legacyScheme`, or, when that is nil too, both as `legacy` and as `legacy-random-iv`). Whatever
-    /// the key, these are the only ones: a header, a length or a block count rules the others out.
+    /// read as `legacyScheme`, or, when that is nil too, both as `legacy` and as `legacy-random-iv`; `also`, a
+    /// headerless scheme, is tried as well when `legacyScheme` is set: a module's own scheme). Whatever the key,
+    /// these are the only ones: a header, a length or a block count rules the others out.
     /// - Throws: the format errors (`malformedHeader`, `unknownCryptor`, a length that no reading accepts).
-    static func readings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?, legacyScheme: Scheme?)
-        throws(PNCryptError) -> Readings where C.Index == Int {
+    static func readings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?, legacyScheme: Scheme?,
+                                               also: Scheme? = nil) throws(PNCryptError) -> Readings
+        where C.Index == Int {
         let candidates: Readings
         let count = input.count
         switch explicit {
@@ -101,12 +103,12 @@ enum Cryptor {
                                                   body: length..<count))
                 } else {
                     // The legacy cryptor's id: what follows the header is legacy data.
-                    candidates = try legacyReadings(legacyScheme, of: input, from: length)
+                    candidates = try legacyReadings(legacyScheme, also: also, of: input, from: length)
                 }
             } else if explicit == .acrh {
                 throw CryptorHeader.missing(input)
             } else {
-                candidates = try legacyReadings(legacyScheme, of: input, from: 0)
+                candidates = try legacyReadings(legacyScheme, also: also, of: input, from: 0)
             }
         }
         // A reading whose ciphertext is empty or not whole blocks cannot be right, whatever the key. When none is
@@ -145,15 +147,21 @@ enum Cryptor {
         subscript(position: Int) -> Reading { position == 0 ? first : second! }
     }
 
-    private static func legacyReadings<C: Collection<UInt8>>(_ legacyScheme: Scheme?, of input: C, from start: Int)
-        throws(PNCryptError) -> Readings where C.Index == Int {
+    private static func legacyReadings<C: Collection<UInt8>>(_ legacyScheme: Scheme?, also: Scheme?, of input: C,
+                                                             from start: Int) throws(PNCryptError) -> Readings
+        where C.Index == Int {
         let count = input.count
-        if legacyScheme == .acrh { throw CryptorHeader.missing(input.dropFirst(start)) }
         guard let legacyScheme else {
             return Readings(legacyReading(.legacy, count: count, from: start),
                             legacyReading(.legacyRandomIV, count: count, from: start))
         }
-        return Readings(legacyReading(legacyScheme, count: count, from: start))
+        let extra = also.flatMap { $0 != .acrh && $0 != legacyScheme ? $0 : nil }
+        if legacyScheme == .acrh {
+            guard let extra else { throw CryptorHeader.missing(input.dropFirst(start)) }
+            return Readings(legacyReading(extra, count: count, from: start))
+        }
+        return Readings(legacyReading(legacyScheme, count: count, from: start),
+                        extra.map { legacyReading($0, count: count, from: start) })
     }
 
     private static func legacyReading(_ scheme: Scheme, count: Int, from start: Int) -> Reading {

@@ -78,20 +78,14 @@ public struct KeyRing: Sendable {
     public func fileMatch(head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
                           legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
         -> (keyIndex: Int, scheme: Scheme) {
-        var winners: [(keyIndex: Int, scheme: Scheme)] = []
+        var verdicts: [Decision.Verdict] = []
         for (keyIndex, key) in keys.enumerated() {
             let check = try StreamDecryptor.checkPadding(key: key, head: head, tail: tail, length: length,
                                                          scheme: scheme, legacyScheme: legacyScheme)
-            if check.valid { winners.append((keyIndex, check.scheme)) }
+            verdicts.append(Decision.Verdict(keyIndex: keyIndex, scheme: check.scheme, padding: check.valid,
+                                             utf8: false, json: false))
         }
-        guard winners.count == 1 else { throw noSingleReading(winners) }
-        return winners[0]
-    }
-
-    /// The failure for no qualifying reading (the one decryption failure) or several (`ambiguous`, naming them).
-    func noSingleReading(_ winners: [(keyIndex: Int, scheme: Scheme)]) -> PNCryptError {
-        Decision.failure(winners.map { Decision.Verdict(keyIndex: $0.keyIndex, scheme: $0.scheme, padding: true,
-                                                        utf8: false, json: false) },
-                         namingKeys: keys.count > 1)
+        let winner = try Decision.decide(verdicts, content: .bytes, namingKeys: keys.count > 1)
+        return (verdicts[winner].keyIndex, verdicts[winner].scheme)
     }
 }

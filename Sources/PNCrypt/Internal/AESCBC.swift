@@ -70,22 +70,21 @@ extension CryptoModule {
     }
 
     /// Decrypts `input` (as `decryptBinary(_:scheme:)`; `explicit` nil detects) into `output`, which has room for
-    /// `input.count + 16` bytes; returns the plaintext length. One reading: valid padding is enough.
+    /// `input.count + 16` bytes; returns the plaintext length. The readings are `readings(of:scheme:)`'s, and the
+    /// one decision procedure (`Decision`, content `.bytes`) chooses.
     func decrypt(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?, into output: UnsafeMutableRawPointer)
         throws(PNCryptError) -> Int {
-        let reading = try Cryptor.readings(of: input, scheme: explicit, legacyScheme: legacyScheme)[0]
-        return try openVerified(reading, of: input, into: output)
+        let readings = try readings(of: input, scheme: explicit)
+        return try Decision.open(input, keys: [key], readings: readings, content: .bytes, into: output).count
     }
 
-    /// `open`, for a reading that needs no choice: the plaintext length, or (output wiped) the one failure.
-    func openVerified(_ reading: Cryptor.Reading, of input: UnsafeRawBufferPointer,
-                      into output: UnsafeMutableRawPointer) throws(PNCryptError) -> Int {
-        let opened = open(reading, of: input, into: output)
-        guard opened.valid else {
-            Backend.cleanse(output, count: reading.body.count + Cryptor.blockSize)
-            throw Self.decryptionFailed
-        }
-        return opened.count
+    /// The readings `decrypt` tries: with `explicit`, that format alone; with nil, the `PNED` header's cryptor,
+    /// and for headerless data `legacyScheme` and the module's own `encryptionScheme` when it is headerless
+    /// (`legacy`, `legacy-random-iv`, `legacy33`).
+    func readings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?) throws(PNCryptError)
+        -> Cryptor.Readings where C.Index == Int {
+        try Cryptor.readings(of: input, scheme: explicit, legacyScheme: legacyScheme,
+                             also: encryptionScheme == .acrh ? nil : encryptionScheme)
     }
 
     /// `open`, also returning the length of the whole decrypted body (padding included), over which the checks

@@ -26,8 +26,15 @@ public struct Diagnosis: Sendable {
         public var isUTF8: Bool { plaintext.map { String(validating: $0, as: UTF8.self) != nil } ?? false }
         /// The plaintext parses as JSON.
         public var json: JSONValue? { isUTF8 ? plaintext.flatMap { try? JSONValue(parsing: $0) } : nil }
-        /// Padding intact and UTF-8: a plausible message.
-        public var isValid: Bool { isUTF8 }
+        /// Padding intact and UTF-8: a plausible message, as the one decision procedure decides text (what
+        /// SDK clients deliver). pncrypt's own message decryption also requires JSON text (`json`).
+        public var isValid: Bool { Decision.qualifies(verdict, content: .text) }
+
+        /// This attempt's checks, as the one decision procedure takes them.
+        var verdict: Decision.Verdict {
+            Decision.Verdict(keyIndex: keyNumber - 1, scheme: scheme, padding: plaintext != nil, utf8: isUTF8,
+                             json: json != nil)
+        }
     }
 
     /// The ciphertext bytes, when the input was Base64.
@@ -142,8 +149,9 @@ public struct Diagnosis: Sendable {
             lines.append(Self.describePlaintext(match))
         } else if matches.count > 1 {
             lines.append("ambiguous: \(matches.count) key and scheme combinations give valid plaintext")
-            let json = matches.filter { $0.json != nil }
-            if json.count == 1, let likely = json.first {
+            // The reading pncrypt's message decryption takes, when exactly one is JSON text.
+            if let winner = try? Decision.decide(matches.map(\.verdict), content: .json, namingKeys: false) {
+                let likely = matches[winner]
                 lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is"
                              + " JSON as messages are; " + Self.consequence(of: likely.scheme))
             }
@@ -186,7 +194,8 @@ public struct Diagnosis: Sendable {
     private static func describePlaintext(_ match: Attempt) -> String {
         let count = match.plaintext?.count ?? 0
         guard let json = match.json else {
-            return "the plaintext (\(count) bytes) is text but not JSON: clients deliver it as a plain string"
+            return "the plaintext (\(count) bytes) is text but not JSON: clients deliver it as a plain string;"
+                + " pncrypt's message decryption refuses it (a message must be JSON text)"
         }
         let kind = switch json {
         case .string: "a string"

@@ -21,23 +21,19 @@ enum Legacy33Message {
         }
     }
 
-    /// Decrypts every string leaf of `message` (with the first key of `keys` that decrypts the first leaf).
+    /// Decrypts every string leaf of `message`: the first leaf with every key of `keys`, the others with the one
+    /// key that alone read the first. Each leaf qualifies as text (valid padding and UTF-8) through the one
+    /// decision procedure (`Decision`): a leaf is raw UTF-8, not JSON.
     /// - Throws: the leaf's decryption error, its message naming the path; `notEncrypted` for non-string leaves.
     static func decrypt(_ message: JSONValue, keys: KeyRing) throws(PNCryptError) -> JSONValue {
-        var chosen: CryptoModule?
+        var chosen: KeyRing?
         return try map(message, path: "$", nonString: .notEncrypted) { (text, path) throws(PNCryptError) in
             do throws(PNCryptError) {
                 let ciphertext = try Base64.decode(text)
-                var plaintext: [UInt8]
-                if let chosen {
-                    plaintext = try chosen.decryptBinary(ciphertext, scheme: .legacy33)
-                } else {
-                    let match = try keys.decrypt(ciphertext, scheme: .legacy33, content: .text)
-                    chosen = CryptoModule(key: keys.keys[match.keyIndex])
-                    plaintext = match.plaintext
-                }
-                defer { Backend.cleanse(&plaintext) }
-                guard let string = String(validating: plaintext, as: UTF8.self) else {
+                var match = try (chosen ?? keys).decrypt(ciphertext, scheme: .legacy33, content: .text)
+                defer { Backend.cleanse(&match.plaintext) }
+                if chosen == nil { chosen = try KeyRing(keys: [keys.keys[match.keyIndex]]) }
+                guard let string = String(validating: match.plaintext, as: UTF8.self) else {
                     throw CryptoModule.decryptionFailed
                 }
                 return .string(string)
