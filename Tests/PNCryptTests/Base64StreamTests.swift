@@ -75,7 +75,8 @@ func sameOutcome(_ a: Result<[UInt8], PNCryptError>, _ b: Result<[UInt8], PNCryp
 
     @Test("finding 10: Base64StreamDecoder accepts and refuses exactly what Base64.decode does (fixed cases)",
           arguments: [
-              "", "   ", "\n", "q/xJqqN6qbiZMXYmiQC1Fw==", " q/xJqqN6qbiZMXYmiQC1Fw== \n", "\"q/xJqqN6qbiZMXYmiQC1Fw==\"",
+              "", "   ", "\n", "q/xJqqN6qbiZMXYmiQC1Fw==", " q/xJqqN6qbiZMXYmiQC1Fw== \n",
+              "\"q/xJqqN6qbiZMXYmiQC1Fw==\"",
               " \"q/xJqqN6qbiZMXYmiQC1Fw==\"\r\n", "\"\"", "\"", "\"  \"", "\" q/xJ\"", "\"q/xJ \"", "\"q/xJ",
               "q/xJ\"", "q/xJ\"\"", "\"q/xJ\"\"", "q/x J", "q/xJ \n", "q/xJ\n\rqqN6", "q/xJ\tqqN6", "q/xJq", "q/xJqq",
               "q/xJqqN", "q/xJqq=", "q/xJqq==", "q/xJqqN=", "q/xJq===", "q/xJ=", "=", "ab==cd==", "ab===",
@@ -88,7 +89,8 @@ func sameOutcome(_ a: Result<[UInt8], PNCryptError>, _ b: Result<[UInt8], PNCryp
         for split in 0...bytes.count {
             let cuts = split == 0 ? [] : [split]
             let streamed = runStage(Base64StreamDecoder(), bytes, cuts: cuts)
-            #expect(sameOutcome(streamed, expected), "\(text.debugDescription) cut at \(split): \(streamed) vs \(expected)")
+            #expect(sameOutcome(streamed, expected),
+                    "\(text.debugDescription) cut at \(split): \(streamed) vs \(expected)")
         }
         let byteByByte = runStage(Base64StreamDecoder(), bytes, cuts: Array(0..<bytes.count))
         #expect(sameOutcome(byteByByte, expected), "\(text.debugDescription) byte by byte")

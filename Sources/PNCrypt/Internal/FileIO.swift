@@ -73,7 +73,8 @@ extension FileIO {
 
     /// Fills `buffer` from `fd` at `offset`.
     /// - Throws: `io` when a read fails or the file ends before the buffer is full.
-    static func readFully(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(PNCryptError) {
+    static func readFully(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
+        throws(PNCryptError) {
         var done = 0
         while done < buffer.count {
             let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
