@@ -162,3 +162,20 @@ private let ivHex = "30313233343536373839303132333435"
         }
     }
 }
+
+@Suite struct CLIMessageTerminalTests {
+    @Test("finding 8 (pty): message decrypt's JSON on a terminal has DEL and C1 controls as \\u00XX; pipes get them raw")
+    func jsonOnTerminal() throws {
+        let sealed = try CLI.run(["message", "encrypt", "--key", "k", "\"a\\u007fb\\u009bc\\u001b\""])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        let body = String(decoding: sealed.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let shown = try Terminal.run(["message", "decrypt", "--key", "k", body])
+        #expect(shown.status == 0)
+        // Still JSON, with the same value: ESC is escaped by the writer, DEL and U+009B by the terminal filter.
+        #expect(shown.transcript == "\"a\\u007fb\\u009bc\\u001b\"\r\n")
+        let raw = try Terminal.run(["message", "decrypt", "--key", "k", "--raw-control", body])
+        #expect(raw.transcript == "\"a\u{7f}b\u{9b}c\\u001b\"\r\n")
+        let piped = try CLI.run(["message", "decrypt", "--key", "k", body])
+        #expect(piped.stdout == Array("\"a\u{7f}b\u{9b}c\\u001b\"\n".utf8))
+    }
+}
