@@ -23,8 +23,8 @@ struct Decrypt: ParsableCommand {
         decrypted only when exactly one reading gives valid padding and UTF-8 (CBC has no integrity check: a \
         wrong reading can pass the padding check); --binary reads the legacy random-IV file format and says so. \
         With several --key, every key is tried and output is written only when exactly one (key, scheme) \
-        reading qualifies; otherwise exit 1, naming the candidates. One key and an explicit --scheme need no \
-        choice: valid padding is enough.
+        reading qualifies; otherwise exit 1, naming the candidates. One key and an explicit --scheme leave one \
+        reading, which must still qualify: valid padding and, in text mode, valid UTF-8.
 
         Files (--binary: the file named, -i PATH or standard input): legacy is the bare ciphertext under the \
         fixed IV, legacy-random-iv the 16-byte IV then the ciphertext, acrh the PNED header then the \
