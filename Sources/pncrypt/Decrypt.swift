@@ -89,7 +89,8 @@ struct Decrypt: ParsableCommand {
             try POSIXIO.writeAll(fd, try StreamPipeline.run(Array(text.utf8), through: [decoder]),
                                  "a temporary file")
         } else {
-            try data.withDescriptor { try POSIXIO.stream(from: $0, through: [decoder], to: fd) }
+            let line = progress.line(for: data.filePath, showsLines: false)
+            try data.withDescriptor { try POSIXIO.stream(from: $0, through: [decoder], to: fd, progress: line) }
         }
         let length = Int(lseek(fd, 0, SEEK_END))
         let head = try POSIXIO.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")

@@ -163,6 +163,24 @@ private let ivHex = "30313233343536373839303132333435"
     }
 }
 
+@Suite struct CLITextProgressTests {
+    @Test("finding 10: text mode shows progress for -i PATH on a terminal, both ways (as --binary does)",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
+                   "skipped because util-linux script(1) is not installed (it provides the terminal)"))
+    func progress() throws {
+        try withTemporaryDirectory { dir in
+            try Data(text(count: 300_000)).write(to: dir.appendingPathComponent("in.txt"))
+            let sealed = try CLILinesTests.onTerminal(["encrypt", "--key", "k", "-i", "in.txt", "-o", "out.b64"],
+                                                      directory: dir)
+            #expect(sealed.contains("(100%)") && !sealed.contains("lines"), "\(sealed)")
+            let opened = try CLILinesTests.onTerminal(["decrypt", "--key", "k", "-i", "out.b64", "-o", "back"],
+                                                      directory: dir)
+            #expect(opened.contains("(100%)"), "\(opened)")
+            #expect(try Data(contentsOf: dir.appendingPathComponent("back")) == Data(text(count: 300_000)))
+        }
+    }
+}
+
 @Suite struct CLIMessageTerminalTests {
     @Test("finding 8 (pty): message decrypt's JSON on a terminal has DEL and C1 controls as \\u00XX; pipes get them raw")
     func jsonOnTerminal() throws {
