@@ -197,3 +197,16 @@ private let ivHex = "30313233343536373839303132333435"
         #expect(piped.stdout == Array("\"a\u{7f}b\u{9b}c\\u001b\"\n".utf8))
     }
 }
+
+extension CLIMessageTerminalTests {
+    @Test("finding 8 (pty): diagnose --json --show-plaintext on a terminal has DEL and C1 controls as \\u00XX")
+    func diagnoseOnTerminal() throws {
+        let sealed = try CryptoModule(cipherKey: "k").encrypt(Array("\"a\u{7f}b\u{9b}c\"".utf8), scheme: .acrh)
+        let shown = try Terminal.run(["diagnose", "--key", "k", "--json", "--show-plaintext", sealed])
+        #expect(shown.status == 0)
+        #expect(shown.transcript.contains("a\\u007fb\\u009bc"), "\(shown.transcript)")
+        #expect(!shown.transcript.contains("\u{9b}") && !shown.transcript.contains("\u{7f}"))
+        let piped = try CLI.run(["diagnose", "--key", "k", "--json", "--show-plaintext", sealed])
+        #expect(piped.text.contains("a\u{7f}b\u{9b}c"))
+    }
+}
