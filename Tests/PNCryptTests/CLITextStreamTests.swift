@@ -182,7 +182,7 @@ private let ivHex = "30313233343536373839303132333435"
 }
 
 @Suite struct CLIMessageTerminalTests {
-    @Test("finding 8 (pty): message decrypt's JSON on a terminal has DEL and C1 controls as \\u00XX; pipes get them raw")
+    @Test("finding 8 (pty): message decrypt's JSON on a terminal has DEL and C1 controls as \\u00XX; pipes get raw")
     func jsonOnTerminal() throws {
         let sealed = try CLI.run(["message", "encrypt", "--key", "k", "\"a\\u007fb\\u009bc\\u001b\""])
         #expect(sealed.status == 0, "\(sealed.stderr)")
