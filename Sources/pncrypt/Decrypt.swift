@@ -53,18 +53,14 @@ struct Decrypt: ParsableCommand {
     @Flag(help: "With --binary: decrypt, then decompress gzip (or zlib).")
     var gunzip = false
 
-    @Flag(name: .customLong("raw-control"), help: ArgumentHelp("""
-        Write control characters to a terminal as they are. Without it, text decrypted to a terminal shows every \
-        control character but newline and tab as \\xNN (ESC as \\x1b); pipes and files always get the exact bytes.
-        """))
-    var rawControl = false
+    @OptionGroup var terminal: RawControlOption
 
     @OptionGroup var limits: LimitOptions
 
     func validate() throws {
         if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
         if limits.maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
-        if rawControl && binary { throw ValidationError("--raw-control goes with text mode (--binary writes bytes)") }
+        if terminal.rawControl && binary { throw ValidationError("--raw-control goes with text mode (--binary writes bytes)") }
         if binary {
             try Scheme.requireFileFormat(reading.explicit)
             try force.check(output)
@@ -97,7 +93,7 @@ struct Decrypt: ParsableCommand {
         let reader = StreamTextReader(ring: ring, scheme: reading.explicit, legacyScheme: reading.legacy)
         let choice = try explained(head) { try reader.choose(ciphertext: fd, length: length) }
         try OutputFile.produce(output, input: data) { out in
-            let escaper = TerminalEscaper.forOutput(out, raw: rawControl)
+            let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
             try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
             try POSIXIO.finish(out, through: escaper)
         }

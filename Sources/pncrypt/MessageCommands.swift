@@ -13,6 +13,7 @@ enum OnError: String, ExpressibleByArgument, CaseIterable {
 /// Options shared by the commands that decrypt messages.
 struct MessageReadOptions: ParsableArguments {
     @OptionGroup var reading: ReadSchemeOptions
+    @OptionGroup var terminal: RawControlOption
 
     @Option(name: .customLong("on-error"), help: """
         What to deliver for a message that is not delivered decrypted (not encrypted, wrong key, corrupt): \
@@ -23,13 +24,6 @@ struct MessageReadOptions: ParsableArguments {
 
     @Option(help: "How the decrypted JSON is written.")
     var style: JSONStyle = .compact
-
-    @Flag(name: .customLong("raw-control"), help: ArgumentHelp("""
-        Write control characters to a terminal as they are. Without it, JSON written to a terminal has DEL and \
-        C1 control characters escaped as \\u00XX (JSON escapes the others itself); pipes, files and --lines output get \
-        the exact bytes.
-        """))
-    var rawControl = false
 
     func crypto(_ keys: KeyOptions, input: Input) throws -> MessageCrypto {
         MessageCrypto(keys: try keys.ring(input: input), scheme: reading.explicit ?? .acrh,
@@ -75,7 +69,7 @@ struct MessageReadOptions: ParsableArguments {
         }
         if !statuses.isEmpty && onError == .fail { throw ExitCode.dataFailure }
         try OutputFile.produce(output, input: input) { fd in
-            let text = TerminalEscaper.json(value.serialized(style: style) + [0x0A], for: fd, raw: rawControl)
+            let text = TerminalEscaper.json(value.serialized(style: style) + [0x0A], for: fd, raw: terminal.rawControl)
             try POSIXIO.writeAll(fd, text, "output")
         }
     }

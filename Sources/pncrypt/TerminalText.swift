@@ -1,7 +1,18 @@
+import ArgumentParser
 import PNCrypt
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// `--raw-control` of the commands that write decrypted text (`decrypt`, `message decrypt`, `history decrypt`).
+struct RawControlOption: ParsableArguments {
+    @Flag(name: .customLong("raw-control"), help: ArgumentHelp("""
+        Write control characters to a terminal as they are. Without it, decrypted text on a terminal shows every \
+        control character but newline and tab escaped: as \\xNN in text (ESC as \\x1b), and in JSON, which \
+        escapes C0 itself, DEL and C1 as \\u00XX. Pipes and files (and --lines output) always get the exact bytes.
+        """))
+    var rawControl = false
+}
 
 /// Decrypted text on its way to a terminal: every control character but newline and tab is shown as `\xNN` (its
 /// bytes in lowercase hex), so that a plaintext cannot move the cursor, clear the screen, retitle the window or
