@@ -35,7 +35,7 @@ struct Bench: ParsableCommand {
     var scheme: Scheme?
 
     @Option(help: ArgumentHelp("Only the figures whose name starts with this "
-                               + "(message, c.message, bulk, json, gzip, lines, trust).",
+                               + "(message, c.message, bulk, text, json, gzip, lines, trust).",
                                valueName: "prefix"))
     var only: String?
 
@@ -134,6 +134,7 @@ struct Suite {
         }
         if wanted("c.message") { results += try cMessages() }
         if wanted("bulk") { results += try bulk() }
+        if wanted("text") { results += try textFigures() }
         if wanted("json") { results += try jsonFigures() }
         if wanted("gzip") { results += try gzipFigures() }
         if wanted("lines") { results += try lineFigures() }
@@ -408,6 +409,50 @@ struct Suite {
                 baselineValue: enc.1),
             Bench.Result(name: "bulk.decrypt", unit: "MB/s", value: dec.0, baseline: "EVP loop, 1 MiB pieces",
                 baselineValue: dec.1),
+        ]
+    }
+
+    /// Text mode as the CLI runs it, against the one-shot calls on the whole text in memory: streamed encryption
+    /// to Base64 (`TextStreamEncryptor`), and streamed decryption (Base64 decoded into a temporary file, every
+    /// reading checked over it, then the winner decrypted again: `StreamTextReader`). Per MB of plaintext.
+    func textFigures() throws -> [Bench.Result] {
+        let key = try CipherKey("bench-key")
+        let line = Array("The quick brown fox jumps over the lazy dog, 0123456789\n".utf8)
+        var data: [UInt8] = []
+        while data.count < bulkBytes { data += line }
+        data = Array(data.prefix(bulkBytes))
+        let text = try CryptoModule(key: key).encrypt(data, scheme: .acrh)
+        let base64 = Array(text.utf8)
+        let ring = try KeyRing(keys: [key])
+        let mb = Double(bulkBytes) / 1e6
+        let module = CryptoModule(key: key)
+        let enc = try compare({ try rate(1) { try discard(data, TextStreamEncryptor(key: key, scheme: .acrh)) } * mb },
+                              { try rate(1) { try module.encrypt(data, scheme: .acrh).utf8.count } * mb })
+        let path = NSTemporaryDirectory() + "pncrypt-bench-\(getpid()).bin"
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw PNCryptError(.io, "cannot create \(path)") }
+        unlink(path)
+        defer { close(fd) }
+        let reader = StreamTextReader(ring: ring, scheme: .acrh)
+        func streamed() throws -> Int {
+            _ = ftruncate(fd, 0)
+            let decoded = try StreamPipeline.run(base64, through: [Base64StreamDecoder()])
+            try decoded.withUnsafeBytes { bytes in _ = pwrite(fd, bytes.baseAddress!, bytes.count, 0) }
+            let choice = try reader.choose(ciphertext: fd, length: decoded.count)
+            var total = 0
+            try reader.write(choice, ciphertext: fd) { total += $0.count }
+            return total
+        }
+        let dec = try compare({ try rate(1) { try streamed() } * mb },
+                              { try rate(1) {
+                                  try ring.decrypt(try Base64.decode(base64), scheme: .acrh, content: .text)
+                                      .plaintext.count
+                              } * mb })
+        return [
+            Bench.Result(name: "text.encrypt", unit: "MB/s", value: enc.0, baseline: "one-shot encrypt",
+                         baselineValue: enc.1),
+            Bench.Result(name: "text.decrypt", unit: "MB/s", value: dec.0, baseline: "one-shot decrypt",
+                         baselineValue: dec.1),
         ]
     }
 

@@ -1,5 +1,8 @@
 import ArgumentParser
 import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Decrypt: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,7 +12,11 @@ struct Decrypt: ParsableCommand {
         usage: "pncrypt decrypt [--key <key> ...] [--key-file <path> ...] [--binary] [<options>] [<text-or-path>]",
         discussion: """
         Text mode reads Base64 (surrounding whitespace, JSON quotes and line breaks are accepted) and writes \
-        exactly the plaintext bytes, nothing added. Nothing is written unless decryption succeeds.
+        exactly the plaintext bytes, nothing added. Nothing is written unless decryption succeeds. Text of any \
+        size is decrypted in bounded memory: the Base64 is decoded into an unlinked 0600 temporary file \
+        (ciphertext only), every reading is checked over all of it, and only then is the plaintext written. On a \
+        terminal, control characters other than newline and tab are shown as \\xNN (--raw-control writes them \
+        as they are); pipes and files get the exact bytes.
 
         --scheme auto (the default) reads a PNED header when there is one. Headerless data is read as \
         --legacy-scheme says. Without it, text is tried both as legacy (fixed IV) and as legacy-random-iv, and \
@@ -47,11 +54,14 @@ struct Decrypt: ParsableCommand {
     @Flag(help: "With --binary: decrypt, then decompress gzip (or zlib).")
     var gunzip = false
 
+    @OptionGroup var terminal: RawControlOption
+
     @OptionGroup var limits: LimitOptions
 
     func validate() throws {
         if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
         if limits.maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
+        if terminal.rawControl && binary { throw ValidationError("--raw-control goes with text mode (--binary writes bytes)") }
         if binary {
             try Scheme.requireFileFormat(reading.explicit)
             try force.check(output)
@@ -62,11 +72,32 @@ struct Decrypt: ParsableCommand {
         let data = input.resolved(binary: binary)
         let ring = try keys.ring(input: data)
         if binary { return try decryptFile(ring, data) }
-        let ciphertext = try Base64.decode(try data.readAll())
-        let match = try explained(ciphertext) {
-            try ring.decrypt(ciphertext, scheme: reading.explicit, legacyScheme: reading.legacy, content: .text)
+        try decryptText(ring, data)
+    }
+
+    /// Decodes the Base64 into an unlinked 0600 temporary file (ciphertext only), chooses the one reading that
+    /// qualifies over all of it, and only then streams that reading's plaintext to the output: any size in
+    /// bounded memory, nothing written before the verdict.
+    private func decryptText(_ ring: KeyRing, _ data: Input) throws {
+        let fd = try POSIXIO.unlinkedTemporary()
+        defer { close(fd) }
+        let decoder = Base64StreamDecoder()
+        if let text = data.text {
+            try POSIXIO.writeAll(fd, try StreamPipeline.run(Array(text.utf8), through: [decoder]),
+                                 "a temporary file")
+        } else {
+            let line = progress.line(for: data.filePath, showsLines: false)
+            try data.withDescriptor { try POSIXIO.stream(from: $0, through: [decoder], to: fd, progress: line) }
         }
-        try OutputFile.write(match.plaintext, to: output, input: data)
+        let length = Int(lseek(fd, 0, SEEK_END))
+        let head = try POSIXIO.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
+        let reader = StreamTextReader(ring: ring, scheme: reading.explicit, legacyScheme: reading.legacy)
+        let choice = try explained(head) { try reader.choose(ciphertext: fd, length: length) }
+        try OutputFile.produce(output, input: data) { out in
+            let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
+            try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
+            try POSIXIO.finish(out, through: escaper)
+        }
     }
 
     /// Chooses the key on the file's final blocks, then streams the whole file once to the output.

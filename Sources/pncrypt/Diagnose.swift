@@ -49,7 +49,9 @@ struct Diagnose: ParsableCommand {
                 })
             }
             if let setting { object.append(setting.json, forKey: "client") }
-            print(JSONValue.object(object).serializedString())
+            // With --show-plaintext the JSON carries decrypted text: on a terminal, DEL and C1 controls escaped.
+            let bytes = Array(JSONValue.object(object).serializedString().utf8) + [0x0A]
+            try POSIXIO.writeAll(STDOUT_FILENO, TerminalEscaper.json(bytes, for: STDOUT_FILENO, raw: false), "output")
         } else {
             print((diagnosis.findings + (setting.map { [$0.finding] } ?? [])).joined(separator: "\n"))
         }

@@ -5,7 +5,8 @@ struct Encrypt: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Encrypt text to Base64, or a file with --binary.",
         discussion: """
-        Text mode encrypts the input bytes exactly as given and prints the Base64 text and one newline. \
+        Text mode encrypts the input bytes exactly as given and prints the Base64 text and one newline, \
+        streamed in constant memory whatever the input's size. \
         --binary streams raw bytes (the file named, -i PATH or standard input) into a file format: \
         legacy-random-iv (16-byte IV, then ciphertext), legacy (the ciphertext alone, under the fixed IV) or \
         acrh (PNED header, then ciphertext). Binary output is not written to a terminal without -f. With no \
@@ -45,8 +46,20 @@ struct Encrypt: ParsableCommand {
             let stages: [any ByteStreamStage] = gzip ? [try GzipCompressor(), encryptor] : [encryptor]
             try OutputFile.stream(source, through: stages, to: output, binary: force, progress: progress)
         } else {
-            let text = try CryptoModule(key: key).encrypt(try source.readAll(), scheme: writing.scheme, iv: writing.iv)
-            try OutputFile.write(Array((text + "\n").utf8), to: output, input: source)
+            // Streamed, in constant memory: the Base64 text, then one newline.
+            let encryptor = try TextStreamEncryptor(key: key, scheme: writing.scheme, iv: writing.iv)
+            try OutputFile.stream(source, through: [encryptor, LineEnd()], to: output, progress: progress)
         }
+    }
+}
+
+/// Passes a stream through and ends it with a newline (after the text of `encrypt`).
+final class LineEnd: ByteStreamStage {
+    func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        if input.count > 0 { try sink(input) }
+    }
+
+    func finish(_ sink: ByteSink) throws(PNCryptError) {
+        try withUnsafeBytes(of: UInt8(ascii: "\n")) { (newline) throws(PNCryptError) in try sink(newline) }
     }
 }

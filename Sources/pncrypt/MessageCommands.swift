@@ -13,6 +13,7 @@ enum OnError: String, ExpressibleByArgument, CaseIterable {
 /// Options shared by the commands that decrypt messages.
 struct MessageReadOptions: ParsableArguments {
     @OptionGroup var reading: ReadSchemeOptions
+    @OptionGroup var terminal: RawControlOption
 
     @Option(name: .customLong("on-error"), help: """
         What to deliver for a message that is not delivered decrypted (not encrypted, wrong key, corrupt): \
@@ -67,7 +68,10 @@ struct MessageReadOptions: ParsableArguments {
             FileHandle.standardError.write(Data(status.json.serialized() + [0x0A]))
         }
         if !statuses.isEmpty && onError == .fail { throw ExitCode.dataFailure }
-        try OutputFile.write(value.serialized(style: style) + [0x0A], to: output, input: input)
+        try OutputFile.produce(output, input: input) { fd in
+            let text = TerminalEscaper.json(value.serialized(style: style) + [0x0A], for: fd, raw: terminal.rawControl)
+            try POSIXIO.writeAll(fd, text, "output")
+        }
     }
 }
 

@@ -33,8 +33,13 @@ public final class StreamEncryptor: ByteStreamStage {
 
     /// A stream encryptor for `scheme` with `key`; `iv` replaces the random IV (for test vectors only).
     /// - Throws: `invalidValue` for `legacy33`; `invalidIV`.
-    public init(key: CipherKey, scheme: Scheme, iv: [UInt8]? = nil) throws(PNCryptError) {
+    public convenience init(key: CipherKey, scheme: Scheme, iv: [UInt8]? = nil) throws(PNCryptError) {
         try Self.checkFileFormat(scheme)
+        try self.init(key: key, anyScheme: scheme, iv: iv)
+    }
+
+    /// A stream encryptor for any scheme, `legacy33` included (for text, which has no file format).
+    init(key: CipherKey, anyScheme scheme: Scheme, iv: [UInt8]?) throws(PNCryptError) {
         let startIV: [UInt8]
         if let given = try Cryptor.checkIV(iv, scheme: scheme) { startIV = given } else {
             startIV = try Backend.randomBytes(Cryptor.blockSize)

@@ -403,4 +403,19 @@ final class StreamCipher {
             PKCS7.unpad(UnsafeRawBufferPointer(rebasing: $0[0..<Cryptor.blockSize])).valid
         }
     }
+
+    /// As `finish` when decrypting, for a reading that is only checked, never output: instead of throwing on bad
+    /// padding, writes the whole held block to `sink` (so later checks run over as many bytes whatever the
+    /// padding) and returns false.
+    func finishReportingPadding(_ sink: ByteSink) throws(PNCryptError) -> Bool {
+        reserve(2 * Cryptor.blockSize)
+        guard let written = context.finish(into: buffer.baseAddress!) else { throw failure }
+        if written > 0 { try emit(written, sink) }
+        wipe(buffer)
+        let opened = PKCS7.unpad(UnsafeRawBufferPointer(start: last.baseAddress, count: lastCount))
+        defer { wipe(last) }
+        let count = opened.valid ? opened.count : lastCount
+        if count > 0 { try sink(UnsafeRawBufferPointer(start: last.baseAddress, count: count)) }
+        return opened.valid && lastCount > 0
+    }
 }

@@ -50,3 +50,40 @@ enum FileIO {
         }
     }
 }
+
+extension FileIO {
+    /// Reads `fd` (a regular file, by offset: its position is not used) from `start` to `end` in chunks of at
+    /// most `chunkSize`, handing each chunk and its offset to `body`.
+    /// - Throws: `io` when a read fails or the file ends early.
+    static func pump(_ fd: Int32, from start: Int, to end: Int, chunkSize: Int,
+                     _ body: (UnsafeRawBufferPointer, Int) throws(PNCryptError) -> Void) throws(PNCryptError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chunkSize), alignment: 16)
+        defer {
+            Backend.cleanse(buffer.baseAddress!, count: buffer.count)
+            buffer.deallocate()
+        }
+        var offset = start
+        while offset < end {
+            let count = min(chunkSize, end - offset)
+            try readFully(fd, at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), offset)
+            offset += count
+        }
+    }
+
+    /// Fills `buffer` from `fd` at `offset`.
+    /// - Throws: `io` when a read fails or the file ends before the buffer is full.
+    static func readFully(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
+        throws(PNCryptError) {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw PNCryptError(.io, "read failed: " + (n == 0 ? "the file got shorter"
+                                                           : String(cString: strerror(errno))))
+            }
+            done += n
+        }
+    }
+}

@@ -53,3 +53,63 @@ func firstInvalidUTF8(in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
     }
     return nil
 }
+
+/// UTF-8 validation over a stream of chunks: the same verdict as `isValidUTF8` over all of them at once (a
+/// sequence cut by a chunk boundary waits, at most 3 bytes, for the next chunk).
+struct UTF8StreamValidator {
+    private var pending: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+    private var pendingCount = 0
+    /// No invalid sequence so far.
+    private(set) var valid = true
+
+    /// The length of the sequence `lead` starts when it is a valid lead byte of 2 to 4 bytes, else 1.
+    private static func sequenceLength(_ lead: UInt8) -> Int {
+        switch lead {
+        case 0xC2...0xDF: 2
+        case 0xE0...0xEF: 3
+        case 0xF0...0xF4: 4
+        default: 1
+        }
+    }
+
+    /// Checks the next chunk.
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
+        var start = 0
+        if pendingCount > 0 {
+            let need = Self.sequenceLength(pending.0)
+            while pendingCount < need && start < count {
+                withUnsafeMutableBytes(of: &pending) { $0[pendingCount] = bytes[start] }
+                pendingCount += 1
+                start += 1
+            }
+            guard pendingCount == need else { return }
+            let ok = withUnsafeBytes(of: pending) {
+                firstInvalidUTF8(in: UnsafeRawBufferPointer(rebasing: $0[0..<need])
+                    .assumingMemoryBound(to: UInt8.self)) == nil
+            }
+            if !ok { valid = false }
+            pendingCount = 0
+        }
+        // A sequence that starts in the last 3 bytes and does not end in them waits for the next chunk.
+        var cut = count
+        var back = 1
+        while back <= 3 && count - back >= start {
+            let byte = bytes[count - back]
+            if byte < 0x80 { break }
+            if byte >= 0xC0 {
+                if Self.sequenceLength(byte) > back { cut = count - back }
+                break
+            }
+            back += 1
+        }
+        if cut > start && !isValidUTF8(UnsafeRawBufferPointer(rebasing: bytes[start..<cut])) { valid = false }
+        for index in cut..<count {
+            withUnsafeMutableBytes(of: &pending) { $0[pendingCount] = bytes[index] }
+            pendingCount += 1
+        }
+    }
+
+    /// The verdict once the stream has ended (a sequence cut short is invalid).
+    func finish() -> Bool { valid && pendingCount == 0 }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--raw-control` of the commands that write decrypted text (`decrypt`, `message decrypt`, `history decrypt`).
+struct RawControlOption: ParsableArguments {
+    @Flag(name: .customLong("raw-control"), help: ArgumentHelp("""
+        Write control characters to a terminal as they are. Without it, decrypted text on a terminal shows every \
+        control character but newline and tab escaped: as \\xNN in text (ESC as \\x1b), and in JSON, which \
+        escapes C0 itself, DEL and C1 as \\u00XX. Pipes and files (and --lines output) always get the exact bytes.
+        """))
+    var rawControl = false
+}
+
+/// Decrypted text on its way to a terminal: every control character but newline and tab is shown as `\xNN` (its
+/// bytes in lowercase hex), so that a plaintext cannot move the cursor, clear the screen, retitle the window or
+/// send other commands to the terminal (finding 8 of issue 23). That covers C0 controls (ESC is `\x1b`), DEL
+/// (`\x7f`), C1 controls in UTF-8 (U+009B is `\xc2\x9b`) and bytes that are not part of valid UTF-8 (a lone 0x9B is
+/// a control on 8-bit terminals). Everything else, non-ASCII text included, passes unchanged. Only for a terminal:
+/// pipes and files get the exact bytes, and `--raw-control` writes them raw to a terminal too.
+final class TerminalEscaper: ByteStreamStage {
+    /// The bytes of a UTF-8 sequence cut by the end of the last chunk (at most 3).
+    private var pending: [UInt8] = []
+    private var finished = false
+
+    /// An escaper when `fd` is a terminal and `raw` is false, else nil (the exact bytes).
+    static func forOutput(_ fd: Int32, raw: Bool) -> TerminalEscaper? {
+        !raw && isatty(fd) == 1 ? TerminalEscaper() : nil
+    }
+
+    func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the terminal escaper has already finished") }
+        let bytes = pending + Array(input)
+        pending = []
+        try emit(bytes, final: false, sink)
+    }
+
+    func finish(_ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the terminal escaper has already finished") }
+        finished = true
+        let bytes = pending
+        pending = []
+        try emit(bytes, final: true, sink)
+    }
+
+    /// The escaped form of `bytes`, written to `sink`; without `final`, a sequence cut at the end waits.
+    private func emit(_ bytes: [UInt8], final: Bool, _ sink: ByteSink) throws(PNCryptError) {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            if b == 0x0A || b == 0x09 || (b >= 0x20 && b < 0x7F) {
+                out.append(b)
+                i += 1
+                continue
+            }
+            let length = switch b {
+            case 0xC2...0xDF: 2
+            case 0xE0...0xEF: 3
+            case 0xF0...0xF4: 4
+            default: 1
+            }
+            if length == 1 {
+                Self.hex(b, into: &out)
+                i += 1
+                continue
+            }
+            if i + length > n && !final {
+                // Wait for the rest, unless what is there already cannot start a sequence.
+                if bytes[(i + 1)...].allSatisfy({ $0 & 0xC0 == 0x80 }) {
+                    pending = Array(bytes[i...])
+                    break
+                }
+            }
+            let sequence = bytes[i..<min(i + length, n)]
+            if sequence.count == length, String(validating: sequence, as: UTF8.self) != nil {
+                if b == 0xC2 && bytes[i + 1] < 0xA0 {
+                    // A C1 control character (U+0080 to U+009F).
+                    Self.hex(b, into: &out)
+                    Self.hex(bytes[i + 1], into: &out)
+                } else {
+                    out += sequence
+                }
+                i += length
+            } else {
+                Self.hex(b, into: &out)
+                i += 1
+            }
+        }
+        guard !out.isEmpty else { return }
+        let result = out.withUnsafeBytes { buffer in Result { () throws(PNCryptError) in try sink(buffer) } }
+        try result.get()
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    private static func hex(_ byte: UInt8, into out: inout [UInt8]) {
+        out += [UInt8(ascii: "\\"), UInt8(ascii: "x"), digits[Int(byte >> 4)], digits[Int(byte & 15)]]
+    }
+}
+
+extension TerminalEscaper {
+    /// JSON text for `fd`: on a terminal (unless `raw`), the control characters JSON leaves raw (DEL, and C1 controls
+    /// in UTF-8; C0 controls are escaped by the writer already) become `\u00XX` escapes. They can only occur inside
+    /// strings, so the text stays valid JSON with the same value; newline and tab (the `pretty` layout) stay.
+    static func json(_ bytes: [UInt8], for fd: Int32, raw: Bool) -> [UInt8] {
+        guard !raw, isatty(fd) == 1 else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            var control: UInt8?
+            if (b < 0x20 && b != 0x0A && b != 0x09) || b == 0x7F {
+                control = b
+            } else if b == 0xC2, i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) {
+                control = bytes[i + 1]
+                i += 1
+            }
+            if let control {
+                out += Array("\\u00".utf8) + [digits[Int(control >> 4)], digits[Int(control & 15)]]
+            } else {
+                out.append(b)
+            }
+            i += 1
+        }
+        return out
+    }
+}
+
+extension POSIXIO {
+    /// A sink writing everything to `fd`, through `escaper` when there is one (the library's stream calls take a
+    /// `ByteSink`, whose failures are `PNCryptError`s: `io`, exit 74).
+    static func sink(_ fd: Int32, through escaper: TerminalEscaper? = nil) -> ByteSink {
+        let write: ByteSink = { (bytes) throws(PNCryptError) in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw PNCryptError(.io, "cannot write output: \(lastError())") }
+                offset += n
+            }
+        }
+        guard let escaper else { return write }
+        return { (bytes) throws(PNCryptError) in try escaper.update(bytes, write) }
+    }
+
+    /// Ends what `sink(_:through:)` wrote: the escaper's last bytes.
+    static func finish(_ fd: Int32, through escaper: TerminalEscaper?) throws(PNCryptError) {
+        try escaper?.finish(sink(fd))
+    }
+}
