@@ -190,20 +190,15 @@ enum SignalCleanup {
     }()
     /// The folder of the temporary file (a descriptor the output owns while the name is set).
     nonisolated(unsafe) static var folder: Int32 = -1
-    /// The crash line, with room for the signal number.
-    nonisolated(unsafe) static let crashLine: UnsafeMutablePointer<UInt8> = {
-        let text = Array("pncrypt: crashed (signal   ); output removed\n".utf8)
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: text.count)
-        buffer.initialize(from: text, count: text.count)
-        return buffer
-    }()
-    static let crashLineCount = "pncrypt: crashed (signal   ); output removed\n".utf8.count
-    /// Where the signal number goes in `crashLine`.
-    static let crashNumberOffset = "pncrypt: crashed (signal ".utf8.count
+    /// The crash line around the signal number, as C strings.
+    nonisolated(unsafe) static let crashPrefix: UnsafeMutablePointer<CChar> = strdup("pncrypt: crashed (signal ")!
+    nonisolated(unsafe) static let crashSuffix: UnsafeMutablePointer<CChar> = strdup("); output removed\n")!
+    /// Room for the signal number's digits.
+    nonisolated(unsafe) static let digits = UnsafeMutablePointer<UInt8>.allocate(capacity: 4)
 
     /// Installs the handlers (once, first thing in `main`): no signal can end a run before they are in place.
     static func installAll() {
-        _ = (name, crashLine)
+        _ = (name, crashPrefix, crashSuffix, digits)
         // The alternate stack lets the crash handler run when the fault was a stack overflow.
         let size = 64 * 1024
         var stack = stack_t()
@@ -218,11 +213,16 @@ enum SignalCleanup {
         POSIXIO.install({ number in
             let name = SignalCleanup.name
             if name[0] != 0 { unlinkat(SignalCleanup.folder, name, 0) }
-            let line = SignalCleanup.crashLine
-            let at = SignalCleanup.crashNumberOffset
-            line[at] = number >= 10 ? UInt8(48 + number / 10) : 32
-            line[at + 1] = UInt8(48 + number % 10)
-            _ = Glibc.write(STDERR_FILENO, line, SignalCleanup.crashLineCount)
+            let digits = SignalCleanup.digits
+            var count = 0
+            if number >= 10 {
+                digits[0] = UInt8(48 + number / 10)
+                count = 1
+            }
+            digits[count] = UInt8(48 + number % 10)
+            _ = Glibc.write(STDERR_FILENO, SignalCleanup.crashPrefix, strlen(SignalCleanup.crashPrefix))
+            _ = Glibc.write(STDERR_FILENO, digits, count + 1)
+            _ = Glibc.write(STDERR_FILENO, SignalCleanup.crashSuffix, strlen(SignalCleanup.crashSuffix))
             _exit(128 + number)
         }, for: crashes, flags: SA_ONSTACK)
     }
