@@ -212,7 +212,8 @@ PNCRYPT_API int pncrypt_decrypt_many(pncrypt_module *m, const char *scheme, cons
  * legacy-random-iv: IV || ciphertext; legacy: the ciphertext alone, under the fixed IV). All or nothing, as the
  * CLI's -o (one implementation): the output is written to a file with no name (O_TMPFILE, mode 0600; a named
  * 0600 temporary where the file system has none) in the folder of `out_path` and put in place only on success,
- * keeping a replaced file's owner, group, mode and extended attributes (ACLs), or failing with it unchanged; on
+ * keeping a replaced file's owner, group, mode and extended attributes (ACLs), or failing with it unchanged (a
+ * new file is 0600); on
  * failure nothing is left and `out_path` is as it was. A symbolic link in a sticky world-writable folder that
  * neither the caller nor the folder's owner owns is not followed (PNCRYPT_E_IO); an `out_path` that is not a
  * regular file (a device, a FIFO) is refused (PNCRYPT_E_ARGUMENT).

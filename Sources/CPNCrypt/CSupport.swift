@@ -300,10 +300,10 @@ func schemeArgument(_ pointer: UnsafePointer<CChar>?, default defaultValue: Sche
 /// Streams a file through stages into a new file, all or nothing, with the files layer the CLI's `-o` uses
 /// (`OutputTarget`): links followed once under the protected-symlinks rule, the output written to a file with no
 /// name in the output's folder (`O_TMPFILE`, mode 0600; a named 0600 temporary where the file system has none),
-/// given the replaced file's owner, group, mode and extended attributes (POSIX ACLs), and put in place only when
-/// every stage has finished; removed on any failure. An output that is not a regular file (a device, a FIFO,
-/// one of the process's descriptors) is refused: what is written there cannot be taken back. The stream itself
-/// is `StreamPipeline.run`, which wipes its read buffer.
+/// given the replaced file's owner, group, mode and extended attributes (POSIX ACLs), a new file 0600, and put in
+/// place only when every stage has finished; removed on any failure. An output that is not a regular file (a
+/// device, a FIFO, one of the process's descriptors) is refused: what is written there cannot be taken back. The
+/// stream itself is `StreamPipeline.run`, which wipes its read buffer.
 enum FileTransform {
     static func run(input inPath: String, output outPath: String, stages: [any ByteStreamStage]) throws {
         let inFD = open(inPath, O_RDONLY | O_CLOEXEC)
@@ -318,7 +318,7 @@ enum FileTransform {
         let hasInput = fstat(inFD, &inStat) == 0
         let target: OutputTarget
         do throws(OutputFileError) {
-            target = try OutputTarget.open(outPath, input: hasInput ? inStat : nil)
+            target = try OutputTarget.open(outPath, input: hasInput ? inStat : nil, openStreams: false)
         } catch {
             switch error.kind {
             case .sameAsInput: throw CFailure.argument("refusing to write the output over the input file '\(inPath)'")
@@ -326,7 +326,7 @@ enum FileTransform {
             }
         }
         guard case .file(let file) = target else {
-            if case .stream(let fd) = target { close(fd) }
+            if case .stream(let fd) = target, fd >= 0 { close(fd) }
             throw CFailure.argument("the output '\(outPath)' is not a regular file (a device, a FIFO or a descriptor)")
         }
         do {
@@ -336,17 +336,11 @@ enum FileTransform {
             throw error
         }
         do throws(OutputFileError) {
-            try file.commit(newMode: 0o666 & ~currentUmask(), durable: false)
+            // A new file stays 0600, as the C functions always made it; a replaced one keeps its access.
+            try file.commit(newMode: 0o600, durable: false)
         } catch {
             throw CFailure(ErrorCodes.io, error.message)
         }
-    }
-
-    /// The process's file-creation mask (read without a window where it differs: `umask` sets it back at once).
-    static func currentUmask() -> mode_t {
-        let mask = umask(0o077)
-        umask(mask)
-        return mask
     }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }

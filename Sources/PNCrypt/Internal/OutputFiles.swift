@@ -43,18 +43,20 @@ package struct OutputFileError: Error, Sendable {
 package enum OutputTarget {
     /// One of this process's descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`): not opened.
     case descriptor(Int32)
-    /// Something that is not a regular file (a device, a FIFO), opened for writing; the caller closes it.
+    /// Something that is not a regular file (a device, a FIFO), opened for writing (the caller closes it), or
+    /// -1 when `open` was told not to open such things.
     case stream(Int32)
     /// A regular file to create or replace, all or nothing.
     case file(AtomicOutputFile)
 
     /// Resolves `path` and opens what it leads to. `input` is the input file's `stat`: a path leading to the same
     /// file is refused. With `namedTemporary`, the output is written under a temporary name even where the file
-    /// system offers `O_TMPFILE` (to test that path).
-    package static func open(_ path: String, input: stat? = nil, namedTemporary: Bool = false)
-        throws(OutputFileError) -> OutputTarget {
+    /// system offers `O_TMPFILE` (to test that path). Without `openStreams`, a device or FIFO is not opened
+    /// (opening a FIFO waits for a reader): `.stream(-1)`.
+    package static func open(_ path: String, input: stat? = nil, namedTemporary: Bool = false,
+                             openStreams: Bool = true) throws(OutputFileError) -> OutputTarget {
         if let number = OutputPaths.descriptorNumber(path) { return .descriptor(number) }
-        let resolved = try OutputPaths.resolve(path)
+        let resolved = try OutputPaths.resolve(path, openStreams: openStreams)
         switch resolved {
         case .descriptor(let number):
             return .descriptor(number)
@@ -121,7 +123,7 @@ enum OutputPaths {
 
     /// Walks `path` one component at a time on `O_PATH` descriptors, following symbolic links (at most 40, as the
     /// kernel does) under the protected-symlinks rule, and opens what the last component names.
-    static func resolve(_ path: String) throws(OutputFileError) -> Resolved {
+    static func resolve(_ path: String, openStreams: Bool) throws(OutputFileError) -> Resolved {
         func fail(_ message: String) -> OutputFileError {
             OutputFileError(.cannotCreate, "cannot create output file '\(path)': \(message)")
         }
@@ -212,6 +214,7 @@ enum OutputPaths {
             default:
                 close(fd)
                 guard last else { throw fail(String(cString: strerror(ENOTDIR))) }
+                guard openStreams else { return .stream(-1) }
                 while true {
                     let stream = openat(directory, component, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
                     if stream >= 0 { return .stream(stream) }
@@ -382,7 +385,9 @@ package final class AtomicOutputFile {
             // Linux closes the descriptor even when close reports an error: never close it twice.
             let closed = close(fd)
             open = false
-            guard closed == 0 else { throw OutputFileError(.io, "cannot write '\(reportedAs)': \(OutputPaths.reason())") }
+            guard closed == 0 else {
+                throw OutputFileError(.io, "cannot write '\(reportedAs)': \(OutputPaths.reason())")
+            }
             guard renameat(directory, temporaryName, directory, name) == 0 else { throw fail(OutputPaths.reason()) }
             self.temporaryName = nil
         } else {
@@ -506,7 +511,8 @@ enum ExtendedAttributes {
     /// has, removes each one it lacks. Any attribute that cannot be read or kept fails the copy.
     static func copy(from sourceFD: Int32, to target: Int32, reportedAs path: String) throws(OutputFileError) {
         func fail(_ what: String) -> OutputFileError {
-            OutputFileError(.cannotCreate, "refusing to replace '\(path)': cannot keep \(what): \(OutputPaths.reason())")
+            let reason = OutputPaths.reason()
+            return OutputFileError(.cannotCreate, "refusing to replace '\(path)': cannot keep \(what): \(reason)")
         }
         // Reading attributes needs a readable descriptor: the O_PATH one is reopened through /proc, or for a file
         // the caller cannot read, read by its /proc path.
