@@ -209,9 +209,14 @@ PNCRYPT_API int pncrypt_decrypt_many(pncrypt_module *m, const char *scheme, cons
 /*
  * Encrypts the file at `in_path` into `out_path`, streamed in constant memory, in the file format that
  * `pncrypt encrypt --binary --scheme <the module's scheme>` writes (acrh: PNED header || ciphertext;
- * legacy-random-iv: IV || ciphertext; legacy: the ciphertext alone, under the fixed IV). All or nothing: the
- * output is written to a new temporary file (mode 0600) in the directory of `out_path` and renamed over
- * `out_path` only on success; on failure the temporary file is removed and `out_path` is left as it was.
+ * legacy-random-iv: IV || ciphertext; legacy: the ciphertext alone, under the fixed IV). All or nothing, as the
+ * CLI's -o (one implementation): the output is written to a file with no name (O_TMPFILE, mode 0600; a named
+ * 0600 temporary where the file system has none) in the folder of `out_path` and put in place only on success,
+ * keeping a replaced file's owner, group, mode and extended attributes (ACLs), or failing with it unchanged (a
+ * new file is 0600); on
+ * failure nothing is left and `out_path` is as it was. A symbolic link in a sticky world-writable folder that
+ * neither the caller nor the folder's owner owns is not followed (PNCRYPT_E_IO); an `out_path` that is not a
+ * regular file (a device, a FIFO) is refused (PNCRYPT_E_ARGUMENT).
  * Errors: PNCRYPT_E_ARGUMENT (NULL path, output path naming the input file); PNCRYPT_E_FILE_NOT_FOUND;
  * PNCRYPT_E_IO; PNCRYPT_E_INVALID_VALUE (a legacy33 module: legacy33 has no file format);
  * PNCRYPT_E_EMPTY_PLAINTEXT (an empty file: empty data cannot be encrypted in any scheme).

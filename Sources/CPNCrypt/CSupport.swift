@@ -297,9 +297,13 @@ func schemeArgument(_ pointer: UnsafePointer<CChar>?, default defaultValue: Sche
 
 // MARK: Files
 
-/// Streams a file through stages into a new file, all or nothing: the output goes to a temporary file made by
-/// `mkstemp` (mode 0600) in the output's directory, renamed over `outPath` when every stage has finished, and
-/// removed on any failure. The stream itself is `StreamPipeline.run`, which wipes its read buffer.
+/// Streams a file through stages into a new file, all or nothing, with the files layer the CLI's `-o` uses
+/// (`OutputTarget`): links followed once under the protected-symlinks rule, the output written to a file with no
+/// name in the output's folder (`O_TMPFILE`, mode 0600; a named 0600 temporary where the file system has none),
+/// given the replaced file's owner, group, mode and extended attributes (POSIX ACLs), a new file 0600, and put in
+/// place only when every stage has finished; removed on any failure. An output that is not a regular file (a
+/// device, a FIFO, one of the process's descriptors) is refused: what is written there cannot be taken back. The
+/// stream itself is `StreamPipeline.run`, which wipes its read buffer.
 enum FileTransform {
     static func run(input inPath: String, output outPath: String, stages: [any ByteStreamStage]) throws {
         let inFD = open(inPath, O_RDONLY | O_CLOEXEC)
@@ -311,39 +315,31 @@ enum FileTransform {
         }
         defer { close(inFD) }
         var inStat = stat()
-        var outStat = stat()
-        if fstat(inFD, &inStat) == 0 && stat(outPath, &outStat) == 0
-            && inStat.st_dev == outStat.st_dev && inStat.st_ino == outStat.st_ino {
-            throw CFailure.argument("refusing to write the output over the input file '\(inPath)'")
-        }
-        let slash = outPath.lastIndex(of: "/")
-        let directory = slash.map { String(outPath[...$0]) } ?? ""
-        let name = slash.map { String(outPath[outPath.index(after: $0)...]) } ?? outPath
-        guard !name.isEmpty else { throw CFailure.argument("the output path '\(outPath)' names a directory") }
-        var template = Array("\(directory).\(name.prefix(200)).pncrypt-XXXXXX".utf8CString)
-        let outFD = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard outFD >= 0 else {
-            throw CFailure(ErrorCodes.io, "cannot create output file '\(outPath)': \(errnoText())")
-        }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var committed = false
-        defer {
-            if !committed {
-                close(outFD)
-                unlink(temporary)
+        let hasInput = fstat(inFD, &inStat) == 0
+        let target: OutputTarget
+        do throws(OutputFileError) {
+            target = try OutputTarget.open(outPath, input: hasInput ? inStat : nil, openStreams: false)
+        } catch {
+            switch error.kind {
+            case .sameAsInput: throw CFailure.argument("refusing to write the output over the input file '\(inPath)'")
+            case .cannotCreate, .io: throw CFailure(ErrorCodes.io, error.message)
             }
         }
-        try StreamPipeline.run(from: inFD, through: stages, to: outFD)
-        committed = true
-        guard close(outFD) == 0 else {
-            let reason = errnoText()
-            unlink(temporary)
-            throw CFailure(ErrorCodes.io, "cannot write '\(outPath)': \(reason)")
+        guard case .file(let file) = target else {
+            if case .stream(let fd) = target, fd >= 0 { close(fd) }
+            throw CFailure.argument("the output '\(outPath)' is not a regular file (a device, a FIFO or a descriptor)")
         }
-        guard rename(temporary, outPath) == 0 else {
-            let reason = errnoText()
-            unlink(temporary)
-            throw CFailure(ErrorCodes.io, "cannot move output into place at '\(outPath)': \(reason)")
+        do {
+            try StreamPipeline.run(from: inFD, through: stages, to: file.fd)
+        } catch {
+            file.abandon()
+            throw error
+        }
+        do throws(OutputFileError) {
+            // A new file stays 0600, as the C functions always made it; a replaced one keeps its access.
+            try file.commit(newMode: 0o600, durable: false)
+        } catch {
+            throw CFailure(ErrorCodes.io, error.message)
         }
     }
 

@@ -57,4 +57,9 @@ enum CLI {
     static func note(_ text: String) {
         FileHandle.standardError.write(Data("pncrypt: note: \(text)\n".utf8))
     }
+
+    /// One line on standard error about something the user should look at: `pncrypt: warning: ...`.
+    static func warning(_ text: String) {
+        FileHandle.standardError.write(Data("pncrypt: warning: \(text)\n".utf8))
+    }
 }

@@ -7,14 +7,13 @@ import Glibc
 
 /// Output that appears only when the command succeeds.
 ///
-/// With a path naming a regular file (or nothing yet), bytes go to a temporary file beside it, created exclusively
-/// under an unpredictable name (`.<name>.pncrypt-<random>.tmp`, never through a symbolic link) with mode 0600. On
-/// `commit()` the temporary file gets the old file's permission bits and owner (or `0666 & ~umask` for a new
-/// file) and is renamed over the path; on failure, or on SIGINT, SIGTERM or SIGHUP, it is removed. The rename
-/// makes the output all-or-nothing when the process is killed (SIGKILL, crash): the path holds either its old
-/// contents or the whole new output, and a SIGKILLed run can leave only its own 0600 temporary file behind (no
-/// other run removes it: cleanup never touches a file this run did not create). A path that is a symbolic link
-/// is followed: the file it points to is replaced and the link is kept.
+/// With a path naming a regular file (or nothing yet), the library's files layer (`OutputTarget`, shared with the
+/// C library) resolves the path once, following symbolic links under the protected-symlinks rule, and writes to
+/// a file with no name in the target's folder (`O_TMPFILE`, mode 0600; where the file system has none, to
+/// `.<name>.pncrypt-<random>.tmp`, created exclusively, 0600). On `commit()` the file gets the replaced file's
+/// owner, group, mode and extended attributes (POSIX ACLs) (or `0666 & ~umask` for a new file) and is linked or
+/// renamed into place; on failure, or on any signal that ends the process (`SignalCleanup`), nothing is left.
+/// A path that is a symbolic link is followed: the file it points to is replaced and the link is kept.
 ///
 /// Surviving a power loss also needs the data and the rename on disk: with `durable` (`--sync`), `commit()` fsyncs
 /// the file before the rename and the directory after it. That is not the default: like gzip and openssl, pncrypt
@@ -30,14 +29,10 @@ final class OutputFile {
     /// verified must wait in a `Spool`.
     let needsSpool: Bool
     private let path: String?
-    /// The file the rename replaces: `path` with its symbolic links followed.
-    private let target: String?
-    private let temporaryPath: String?
-    /// A descriptor this object opened and must close (a temporary file or a device), else -1.
+    /// The file that appears on commit.
+    private let file: AtomicOutputFile?
+    /// A descriptor this object opened and must close (a device or FIFO), else -1.
     private var ownedDescriptor: Int32
-    /// The permission bits, owner and group the committed file gets.
-    private let finalMode: mode_t
-    private let finalOwner: (uid: uid_t, gid: gid_t)?
     private let durable: Bool
     private var done = false
 
@@ -45,8 +40,7 @@ final class OutputFile {
     init(path: String?, inputPath: String?, durable: Bool = false) throws {
         self.durable = durable
         guard let path else {
-            (self.path, target, temporaryPath, ownedDescriptor) = (nil, nil, nil, -1)
-            (finalMode, finalOwner, needsSpool) = (0, nil, true)
+            (self.path, file, ownedDescriptor, needsSpool) = (nil, nil, -1, true)
             fd = STDOUT_FILENO
             return
         }
@@ -54,37 +48,40 @@ final class OutputFile {
             throw CLIFailure(.usage, "refusing to write the output over the input file '\(inputPath)'")
         }
         self.path = path
-        switch try OutputPath.resolve(path) {
+        var input = stat()
+        let hasInput = inputPath.map { stat($0, &input) == 0 } ?? false
+        let target: OutputTarget
+        do {
+            // A test knob: the named temporary is what file systems without O_TMPFILE get.
+            let named = ProcessInfo.processInfo.environment["PNCRYPT_TEST_NAMED_TEMPORARY"] == "1"
+            target = try OutputTarget.open(path, input: hasInput ? input : nil, namedTemporary: named)
+        } catch {
+            switch error.kind {
+            case .sameAsInput:
+                throw CLIFailure(.usage, "refusing to write the output over the input file '\(inputPath ?? path)'")
+            case .cannotCreate: throw CLIFailure(.cannotCreate, error.message)
+            case .io: throw CLIFailure(.ioError, error.message)
+            }
+        }
+        switch target {
         case .descriptor(let number):
             let fd = fcntl(number, F_DUPFD_CLOEXEC, 0)
             guard fd >= 0 else {
                 throw CLIFailure(.cannotCreate, "cannot open output '\(path)': \(POSIXIO.lastError())")
             }
-            (target, temporaryPath, ownedDescriptor, finalMode, finalOwner) = (nil, nil, fd, 0, nil)
-            needsSpool = true
-        case .stream(let resolved):
-            let fd = OutputPath.openStream(resolved)
-            guard fd >= 0 else {
-                throw CLIFailure(.cannotCreate, "cannot open output '\(path)': \(POSIXIO.lastError())")
+            (file, ownedDescriptor, needsSpool) = (nil, fd, true)
+        case .stream(let fd):
+            (file, ownedDescriptor, needsSpool) = (nil, fd, true)
+        case .file(let output):
+            (file, ownedDescriptor, needsSpool) = (output, -1, false)
+            SignalCleanup.register(output)
+            for leftover in output.otherTemporaries() {
+                let folder = output.directoryPath.isEmpty ? "" : output.directoryPath + "/"
+                CLI.warning("'\(folder)\(leftover)' looks like the temporary file of an interrupted pncrypt run "
+                            + "(or of one still running); it may hold plaintext: remove it if no run is going")
             }
-            (target, temporaryPath, ownedDescriptor, finalMode, finalOwner) = (nil, nil, fd, 0, nil)
-            needsSpool = true
-        case .file(let resolved, let existing):
-            let (fd, temporary) = try OutputPath.createTemporary(beside: resolved, reportedAs: path)
-            target = resolved
-            temporaryPath = temporary
-            ownedDescriptor = fd
-            if let existing {
-                finalMode = existing.st_mode & 0o7777
-                finalOwner = (existing.st_uid, existing.st_gid)
-            } else {
-                finalMode = 0o666 & ~OutputPath.currentUmask
-                finalOwner = nil
-            }
-            needsSpool = false
-            SignalCleanup.register(temporary)
         }
-        fd = ownedDescriptor
+        fd = file?.fd ?? ownedDescriptor
     }
 
     deinit { if !done { abandon() } }
@@ -94,12 +91,12 @@ final class OutputFile {
         try POSIXIO.writeAll(fd, bytes, "output")
     }
 
-    /// Makes the output final: flushes and renames the temporary file into place (a device or FIFO is closed).
+    /// Makes the output final: gives the file its access and puts it in place (a device or FIFO is closed).
     /// Any failure removes the temporary file and leaves the path as it was.
     func commit() throws {
         done = true
         guard let path else { return }
-        guard let target, let temporaryPath else {
+        guard let file else {
             let fd = ownedDescriptor
             ownedDescriptor = -1
             if durable && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
@@ -112,68 +109,32 @@ final class OutputFile {
             }
             return
         }
-        do {
-            try finishTemporary(reportedAs: path)
-        } catch {
-            abandon()
-            throw error
-        }
-        // Signals stay blocked from the rename until the path is forgotten: a signal in between would remove a
-        // name that no longer belongs to this run.
-        let renamed = SignalCleanup.whileBlocked { () -> Int32 in
-            let result = rename(temporaryPath, target)
-            let saved = errno
-            if result == 0 { SignalCleanup.clear() }
-            errno = saved
-            return result
-        }
-        guard renamed == 0 else {
-            let reason = POSIXIO.lastError()
-            abandon()
-            throw CLIFailure(.ioError, "cannot move output into place at '\(path)': \(reason)")
-        }
-        if durable {
-            // The rename is on disk only once the directory is.
-            let directory = (target as NSString).deletingLastPathComponent
-            let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0 else { return }
-            defer { close(fd) }
-            guard fsync(fd) == 0 || errno == EINVAL else {
-                throw CLIFailure(.ioError, "cannot flush the directory of '\(path)': \(POSIXIO.lastError())")
+        // The signals that remove the temporary stay blocked while it is put in place and forgotten: a signal in
+        // between would remove a name that no longer belongs to this run.
+        let failure = SignalCleanup.whileBlocked { () -> OutputFileError? in
+            defer { SignalCleanup.clear() }
+            do throws(OutputFileError) {
+                try file.commit(newMode: 0o666 & ~Self.currentUmask, durable: durable)
+                return nil
+            } catch {
+                return error
             }
         }
-    }
-
-    /// Gives the temporary file its final owner and mode, flushes it (with `durable`) and closes it.
-    private func finishTemporary(reportedAs path: String) throws {
-        let fd = ownedDescriptor
-        if let (uid, gid) = finalOwner {
-            // Keep the owner where allowed (root, or the same owner); else keep at least the group if allowed.
-            if fchown(fd, uid, gid) != 0 { _ = fchown(fd, uid_t.max, gid) }
-        }
-        guard fchmod(fd, finalMode) == 0 else {
-            throw CLIFailure(.ioError, "cannot set the permissions of '\(path)': \(POSIXIO.lastError())")
-        }
-        if durable && fsync(fd) != 0 && errno != EINVAL {
-            throw CLIFailure(.ioError, "cannot write '\(path)': \(POSIXIO.lastError())")
-        }
-        ownedDescriptor = -1
-        // Linux closes the descriptor even when close reports an error (EINTR included): never close it twice.
-        guard close(fd) == 0 else {
-            throw CLIFailure(.ioError, "cannot write '\(path)': \(POSIXIO.lastError())")
+        if let failure {
+            throw CLIFailure(failure.kind == .cannotCreate ? .cannotCreate : .ioError, failure.message)
         }
     }
 
-    /// Throws the temporary file away; the path is left as it was.
+    /// Throws the output away; the path is left as it was.
     func abandon() {
         done = true
         if ownedDescriptor >= 0 {
             close(ownedDescriptor)
             ownedDescriptor = -1
         }
-        guard let temporaryPath else { return }
+        guard let file else { return }
         SignalCleanup.whileBlocked {
-            unlink(temporaryPath)
+            file.abandon()
             SignalCleanup.clear()
         }
     }
@@ -184,96 +145,6 @@ final class OutputFile {
         guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
-}
-
-/// The raw POSIX side of `OutputFile`: where `-o PATH` leads, exclusive creation of the temporary file, writes.
-enum OutputPath {
-    /// What `-o PATH` names, after following symbolic links.
-    enum Resolved {
-        /// A regular file to replace (with its `stat`), or a name to create (`nil`).
-        case file(String, stat?)
-        /// Something that is not a regular file (a device, a FIFO): written directly.
-        case stream(String)
-        /// One of this process's descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`): written directly.
-        case descriptor(Int32)
-    }
-
-    /// Follows the symbolic links of the last component of `path` (at most 40, as the kernel does).
-    static func resolve(_ path: String) throws -> Resolved {
-        var current = path
-        for _ in 0..<40 {
-            if let number = descriptorNumber(current) { return .descriptor(number) }
-            var info = stat()
-            guard lstat(current, &info) == 0 else {
-                guard errno == ENOENT else {
-                    throw CLIFailure(.cannotCreate, "cannot create output file '\(path)': \(POSIXIO.lastError())")
-                }
-                return .file(current, nil)
-            }
-            switch info.st_mode & S_IFMT {
-            case S_IFLNK:
-                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-                let count = readlink(current, &buffer, buffer.count - 1)
-                guard count >= 0 else {
-                    throw CLIFailure(.cannotCreate, "cannot read the link '\(current)': \(POSIXIO.lastError())")
-                }
-                let destination = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                current = destination.hasPrefix("/") ? destination
-                    : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
-            case S_IFREG:
-                return .file(current, info)
-            case S_IFDIR:
-                throw CLIFailure(.cannotCreate, "cannot create output file '\(path)': it is a directory")
-            default:
-                return .stream(current)
-            }
-        }
-        throw CLIFailure(.cannotCreate, "cannot create output file '\(path)': too many levels of symbolic links")
-    }
-
-    /// The descriptor a path names without naming a file: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
-    /// `/proc/self/fd/N` or `/proc/<this pid>/fd/N`.
-    static func descriptorNumber(_ path: String) -> Int32? {
-        switch path {
-        case "/dev/stdout": return 1
-        case "/dev/stderr": return 2
-        default: break
-        }
-        for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/\(getpid())/fd/", "/proc/thread-self/fd/"]
-        where path.hasPrefix(prefix) {
-            return Int32(path.dropFirst(prefix.count))
-        }
-        return nil
-    }
-
-    /// Opens a device or FIFO for writing (a FIFO waits for its reader).
-    static func openStream(_ path: String) -> Int32 {
-        while true {
-            let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-            if fd >= 0 || errno != EINTR { return fd }
-        }
-    }
-
-    /// Creates `.<name>.pncrypt-<random>.tmp` beside `target` with `O_CREAT | O_EXCL | O_NOFOLLOW` and mode 0600,
-    /// trying new names while one exists. Returns the descriptor and the path.
-    static func createTemporary(beside target: String, reportedAs path: String) throws -> (Int32, String) {
-        let directory = (target as NSString).deletingLastPathComponent
-        var name = (target as NSString).lastPathComponent
-        // Room for the prefix and suffix within NAME_MAX (255 bytes).
-        if name.utf8.count > 200 { name = "" }
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<100 {
-            let random = String((0..<12).map { _ in alphabet.randomElement(using: &generator)! })
-            let file = ".\(name).pncrypt-\(random).tmp"
-            let temporary = directory.isEmpty ? file : (directory as NSString).appendingPathComponent(file)
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            if fd >= 0 { return (fd, temporary) }
-            if errno == EEXIST || errno == EINTR { continue }
-            throw CLIFailure(.cannotCreate, "cannot create output file '\(path)': \(POSIXIO.lastError())")
-        }
-        throw CLIFailure(.cannotCreate, "cannot create output file '\(path)': no free temporary name")
-    }
 
     /// The process's file-creation mask.
     static let currentUmask: mode_t = {
@@ -283,53 +154,106 @@ enum OutputPath {
     }()
 }
 
-/// Removes the live temporary file when SIGINT, SIGTERM or SIGHUP ends the process, then exits 128 + signal.
+/// What every signal that would end the process does: removes what the run created (the named temporary file,
+/// where the file system has no `O_TMPFILE`; a nameless one vanishes by itself) and exits 128 + signal, with no
+/// backtrace. A crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS) does the same and prints one
+/// line, never registers or memory: pncrypt's handlers replace the Swift runtime's backtracer.
 ///
-/// The handler may only make async-signal-safe calls: the path waits in a buffer allocated before any handler is
-/// installed, and the handler calls only `unlink` and `_exit`. The buffer is changed only with those signals
-/// blocked. A signal the parent set to be ignored (`nohup`) stays ignored.
+/// The handlers may only make async-signal-safe calls: the folder descriptor and the name wait in memory
+/// allocated before any handler is installed, and the handlers call only `unlinkat`, `write` and `_exit`. The name
+/// is changed only with the signals blocked. A signal the parent set to be ignored (`nohup`) stays ignored.
 enum SignalCleanup {
-    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
-    /// The temporary file's path as a C string; an empty string when there is none.
-    nonisolated(unsafe) static let path: UnsafeMutablePointer<CChar> = {
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(PATH_MAX) + 1)
-        buffer.initialize(repeating: 0, count: Int(PATH_MAX) + 1)
+    /// The signals whose default action ends the process, other than crashes.
+    static let endings: [Int32] = {
+        var list = [SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
+                    SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT]
+        list += Array(realTimeRange)
+        return list
+    }()
+    /// The crash signals (the ones a fault raises, and abort).
+    static let crashes: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS]
+
+    /// SIGRTMIN...SIGRTMAX as glibc sets them (it keeps the first few for itself).
+    static let realTimeRange: ClosedRange<Int32> = {
+        typealias Bound = @convention(c) () -> Int32
+        let handle = UnsafeMutableRawPointer(bitPattern: 0)
+        guard let low = dlsym(handle, "__libc_current_sigrtmin"), let high = dlsym(handle, "__libc_current_sigrtmax")
+        else { return 34...64 }
+        return unsafeBitCast(low, to: Bound.self)()...unsafeBitCast(high, to: Bound.self)()
+    }()
+
+    /// The name of the temporary file in `folder`, as a C string; an empty string when there is none.
+    nonisolated(unsafe) static let name: UnsafeMutablePointer<CChar> = {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(NAME_MAX) + 1)
+        buffer.initialize(repeating: 0, count: Int(NAME_MAX) + 1)
         return buffer
     }()
-    nonisolated(unsafe) private static var installed = false
+    /// The folder of the temporary file (a descriptor the output owns while the name is set).
+    nonisolated(unsafe) static var folder: Int32 = -1
+    /// The crash line around the signal number, as C strings.
+    nonisolated(unsafe) static let crashPrefix: UnsafeMutablePointer<CChar> = strdup("pncrypt: crashed (signal ")!
+    nonisolated(unsafe) static let crashSuffix: UnsafeMutablePointer<CChar> = strdup("); output removed\n")!
+    /// Room for the signal number's digits.
+    nonisolated(unsafe) static let digits = UnsafeMutablePointer<UInt8>.allocate(capacity: 4)
 
-    /// Makes `temporary` the file removed on a signal, installing the handlers the first time.
-    static func register(_ temporary: String) {
+    /// Installs the handlers (once, first thing in `main`): no signal can end a run before they are in place.
+    static func installAll() {
+        _ = (name, crashPrefix, crashSuffix, digits)
+        // The alternate stack lets the crash handler run when the fault was a stack overflow.
+        let size = 64 * 1024
+        var stack = stack_t()
+        stack.ss_sp = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        stack.ss_size = size
+        sigaltstack(&stack, nil)
+        POSIXIO.install({ number in
+            let name = SignalCleanup.name
+            if name[0] != 0 { unlinkat(SignalCleanup.folder, name, 0) }
+            _exit(128 + number)
+        }, for: endings)
+        POSIXIO.install({ number in
+            let name = SignalCleanup.name
+            if name[0] != 0 { unlinkat(SignalCleanup.folder, name, 0) }
+            let digits = SignalCleanup.digits
+            var count = 0
+            if number >= 10 {
+                digits[0] = UInt8(48 + number / 10)
+                count = 1
+            }
+            digits[count] = UInt8(48 + number % 10)
+            _ = Glibc.write(STDERR_FILENO, SignalCleanup.crashPrefix, strlen(SignalCleanup.crashPrefix))
+            _ = Glibc.write(STDERR_FILENO, digits, count + 1)
+            _ = Glibc.write(STDERR_FILENO, SignalCleanup.crashSuffix, strlen(SignalCleanup.crashSuffix))
+            _exit(128 + number)
+        }, for: crashes, flags: SA_ONSTACK)
+    }
+
+    /// Makes the named temporary of `file` (if it has one) the file removed on a signal.
+    static func register(_ file: AtomicOutputFile) {
+        guard let temporary = file.temporaryName else { return }
         let bytes = Array(temporary.utf8)
-        guard bytes.count <= Int(PATH_MAX) else { return }
-        let buffer = path
+        guard !bytes.isEmpty, bytes.count <= Int(NAME_MAX) else { return }
+        let buffer = name
         whileBlocked {
-            // The first byte goes last: a handler on another thread sees either no path or the whole one.
             buffer[0] = 0
+            folder = file.directory
             for (index, byte) in bytes.enumerated().dropFirst() { buffer[index] = CChar(bitPattern: byte) }
             buffer[bytes.count] = 0
             atomicMemoryFence(ordering: .sequentiallyConsistent)
+            // The first byte goes last: a handler on another thread sees either no name or the whole one.
             buffer[0] = CChar(bitPattern: bytes[0])
         }
-        guard !installed else { return }
-        installed = true
-        POSIXIO.install({ number in
-            let buffer = SignalCleanup.path
-            if buffer[0] != 0 { unlink(buffer) }
-            _exit(128 + number)
-        }, for: signals)
     }
 
     /// Forgets the temporary file (call with the signals blocked).
-    static func clear() { path[0] = 0 }
+    static func clear() { name[0] = 0 }
 
-    /// Runs `body` with SIGINT, SIGTERM and SIGHUP blocked.
+    /// Runs `body` with the signals that end the process blocked.
     @discardableResult
     static func whileBlocked<R>(_ body: () -> R) -> R {
         var set = sigset_t()
         var old = sigset_t()
         sigemptyset(&set)
-        for signal in signals { sigaddset(&set, signal) }
+        for signal in endings { sigaddset(&set, signal) }
         pthread_sigmask(SIG_BLOCK, &set, &old)
         defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
         return body()

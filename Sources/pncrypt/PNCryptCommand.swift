@@ -41,6 +41,7 @@ struct PNCryptCommand: ParsableCommand {
     /// Runs the command line. The one error path: every failure prints one line, `pncrypt: <what was wrong>`, and
     /// exits with its named status (`ExitCode.usage` for bad usage); help and version print as usual.
     static func main() {
+        SignalCleanup.installAll()
         do {
             var command = try parseAsRoot()
             try command.run()

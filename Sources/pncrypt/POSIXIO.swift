@@ -100,8 +100,8 @@ enum POSIXIO {
     /// `nohup` does, stays ignored); returns the previous actions, for `restore`. The handler runs with every signal
     /// blocked and may only make async-signal-safe calls.
     @discardableResult
-    static func install(_ handler: @escaping @convention(c) (Int32) -> Void, for signals: [Int32])
-        -> [(Int32, sigaction)] {
+    static func install(_ handler: @escaping @convention(c) (Int32) -> Void, for signals: [Int32],
+                        flags: Int32 = 0) -> [(Int32, sigaction)] {
         var previous: [(Int32, sigaction)] = []
         for signal in signals {
             var old = sigaction()
@@ -111,6 +111,7 @@ enum POSIXIO {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = handler
             sigfillset(&action.sa_mask)
+            action.sa_flags = flags
             sigaction(signal, &action, nil)
             previous.append((signal, old))
         }

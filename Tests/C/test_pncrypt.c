@@ -447,6 +447,33 @@ static void test_files(const char *dir) {
     CHECK(write_file(empty, "", 0) == 0, "write empty");
     CHECK(pncrypt_encrypt_file(m, empty, enc, &err) == PNCRYPT_E_EMPTY_PLAINTEXT, "empty acrh file: %d", err.code);
     CHECK(count_files(dir) == 3, "files left: %d", count_files(dir));
+
+    /* The files layer the CLI's -o uses (issue 23): a replaced file keeps its mode; a FIFO is refused; as root, a
+       link another user planted in a sticky world-writable folder is not followed. */
+    struct stat info;
+    CHECK(chmod(enc, 0640) == 0, "chmod %s", enc);
+    CHECK(pncrypt_encrypt_file(m, src, enc, &err) == 0, "replace: %s", err.message);
+    CHECK(stat(enc, &info) == 0 && (info.st_mode & 07777) == 0640, "mode kept: %o", info.st_mode & 07777);
+    char fifo[4096], sticky[4096], link_path[4096];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+    CHECK(pncrypt_encrypt_file(m, src, fifo, &err) == PNCRYPT_E_ARGUMENT, "FIFO output: %d", err.code);
+    CHECK(lstat(fifo, &info) == 0 && S_ISFIFO(info.st_mode), "still a FIFO");
+    unlink(fifo);
+    if (geteuid() == 0) {
+        snprintf(sticky, sizeof sticky, "%s/sticky", dir);
+        snprintf(link_path, sizeof link_path, "%s/sticky/link", dir);
+        CHECK(mkdir(sticky, 0777) == 0 && chmod(sticky, 01777) == 0, "sticky folder");
+        CHECK(symlink(enc, link_path) == 0 && lchown(link_path, 65534, 65534) == 0, "planted link");
+        struct stat before;
+        stat(enc, &before);
+        CHECK(pncrypt_encrypt_file(m, src, link_path, &err) == PNCRYPT_E_IO, "planted link: %d", err.code);
+        CHECK(strstr(err.message, "refusing to follow the symbolic link") != NULL, "message: %s", err.message);
+        CHECK(stat(enc, &info) == 0 && info.st_ino == before.st_ino, "target untouched");
+        unlink(link_path);
+        rmdir(sticky);
+    }
+    CHECK(count_files(dir) == 3, "files left: %d", count_files(dir));
     pncrypt_module_free(m);
     unlink(empty);
     unlink(enc);

@@ -3,21 +3,23 @@ import Testing
 @testable import PNCrypt
 
 /// What `-o OUT` promises when the run dies or fails: OUT is either absent or keeps its earlier content. A run
-/// killed with SIGKILL cannot clean up: it may leave its own temporary file (mode 0600, a random name, never OUT),
-/// which no later run removes, since cleanup never touches a file the run did not create.
+/// killed with SIGKILL cannot clean up; it writes to a file with no name (`O_TMPFILE`), which the kernel frees, so
+/// nothing is left. Where the file system has no `O_TMPFILE` (here forced with `PNCRYPT_TEST_NAMED_TEMPORARY`), it
+/// may leave its own temporary file (mode 0600, a random name, never OUT), which no later run removes, since
+/// cleanup never touches a file the run did not create, but the next run into that folder names it on stderr.
 @Suite struct CLICrashSafetyTests {
-    /// Starts `pncrypt encrypt --binary -o OUT` reading a pipe this test holds open, feeds it until its temporary
-    /// file holds ciphertext (no clock involved: see `CLI.startEncryptMidway`), kills it with SIGKILL, and returns
+    /// Starts `pncrypt encrypt --binary -o OUT` reading a pipe this test holds open, feeds it until the file it
+    /// writes holds ciphertext (no clock involved: see `CLI.startEncryptMidway`), kills it with SIGKILL, and returns
     /// the temporary files left behind.
-    static func killMidway(output: URL) throws -> [String] {
+    static func killMidway(output: URL, named: Bool) throws -> [String] {
         let dir = output.deletingLastPathComponent()
         let name = output.lastPathComponent
         let before = try CLI.temporaries(of: name, in: dir)
-        let (run, _) = try CLI.startEncryptMidway(output: output)
+        let (run, _) = try CLI.startEncryptMidway(output: output, named: named)
         #expect(run.poll() == nil)
         #expect(run.stop(with: SIGKILL) == .signaled(SIGKILL))
         let left = try CLI.temporaries(of: name, in: dir).filter { !before.contains($0) }
-        #expect(left.count <= 1, "\(left)")
+        #expect(left.count <= (named ? 1 : 0), "\(left)")
         for entry in left {
             // What a killed run may leave: its own partial ciphertext, readable only by its owner, never OUT.
             #expect(entry != name)
@@ -29,38 +31,57 @@ import Testing
         return left
     }
 
-    @Test("SIGKILL mid-way through encrypt --binary leaves no OUT; the next run succeeds and leaves the 0600 leftover")
+    @Test("SIGKILL mid-way through encrypt --binary -o OUT leaves no file at all (O_TMPFILE); the next run succeeds")
+    func killedRunLeavesNothing() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("OUT")
+        #expect(try Self.killMidway(output: out, named: false) == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [])
+        let next = try CLI.run(["encrypt", "--key", "k", "-o", out.path, "hello"])
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(next.stderr.isEmpty, "\(next.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["OUT"])
+    }
+
+    @Test("SIGKILL mid-way with a named temporary leaves no OUT; the next run succeeds, names the leftover on stderr")
     func killedRunLeavesNoOutput() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("OUT")
 
-        let left = try Self.killMidway(output: out)
+        let left = try Self.killMidway(output: out, named: true)
+        #expect(left.count == 1)
         #expect(!FileManager.default.fileExists(atPath: out.path))
 
-        // The next run writing OUT (a small one) succeeds; the killed run's file is not its to remove.
+        // The next run writing OUT (a small one) succeeds and warns; the killed run's file is not its to remove.
         let next = try CLI.run(["encrypt", "--key", "k", "-o", out.path, "hello"])
         #expect(next.status == 0, "\(next.stderr)")
+        for name in left {
+            #expect(next.stderr.contains("warning: '\(dir.path)/\(name)'"), "\(next.stderr)")
+        }
         #expect(try CLI.temporaries(of: "OUT", in: dir) == left)
         let sealed = try String(contentsOf: out, encoding: .utf8)
         #expect(try CryptoModule(cipherKey: "k").decrypt(sealed) == [UInt8]("hello"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == (["OUT"] + left).sorted())
     }
 
-    @Test("SIGKILL mid-way keeps an earlier OUT intact; a failing next run removes only its own temporary")
-    func killedRunKeepsEarlierOutput() throws {
+    @Test("SIGKILL mid-way keeps an earlier OUT intact; a failing next run removes only its own temporary",
+          arguments: [false, true])
+    func killedRunKeepsEarlierOutput(named: Bool) throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("OUT")
         try Data("earlier content".utf8).write(to: out)
 
-        let left = try Self.killMidway(output: out)
+        let left = try Self.killMidway(output: out, named: named)
         #expect(try Data(contentsOf: out) == Data("earlier content".utf8))
 
         // A decrypt that fails (the input is not ciphertext) writes nothing to OUT and removes its own temporary.
         let garbage = dir.appendingPathComponent("garbage")
         try Data((0..<100).map { UInt8($0) }).write(to: garbage)
-        let failed = try CLI.run(["decrypt", "--key", "k", "--binary", "-i", garbage.path, "-o", out.path])
+        let failed = try CLI.run(["decrypt", "--key", "k", "--binary", "-i", garbage.path, "-o", out.path],
+                                 environment: named ? ["PNCRYPT_TEST_NAMED_TEMPORARY": "1"] : [:])
         #expect(failed.status == 1)
         #expect(failed.stderr.contains("not a whole number of 16-byte AES blocks"), "\(failed.stderr)")
         #expect(try Data(contentsOf: out) == Data("earlier content".utf8))

@@ -99,25 +99,6 @@ import Testing
         }
     }
 
-    @Test("the temporary file is 0600 while written, and SIGTERM, SIGINT and SIGHUP remove it (exit 128+signal)",
-          arguments: [SIGTERM, SIGINT, SIGHUP])
-    func signalRemovesTemporary(signal: Int32) throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let out = dir.appendingPathComponent("OUT")
-        try Data("earlier content".utf8).write(to: out)
-        chmod(out.path, 0o644)
-        // The run's input stays open: it cannot finish before the signal, however fast the machine is.
-        let (run, temporary) = try CLI.startEncryptMidway(output: out)
-        #expect(run.poll() == nil)
-        #expect(Self.permissions(temporary.path) == 0o600)
-        // Killed by the signal itself would mean nothing removed the temporary.
-        #expect(run.stop(with: signal) == .exited(128 + signal))
-        #expect(try CLI.temporaries(of: "OUT", in: dir) == [])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["OUT"])
-        #expect(try Data(contentsOf: out) == Data("earlier content".utf8))
-    }
-
     // MARK: - Permissions (finding 2)
 
     @Test("an existing output keeps its permission bits (and owner, as root)", arguments: [0o600, 0o640, 0o604, 0o755])

@@ -86,7 +86,7 @@ func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
 // MARK: - Processes
 
 /// A child process, started with posix_spawn as a shell starts a command (in a session of its own): no signal
-/// blocked, and SIGINT, SIGTERM, SIGHUP and SIGPIPE at their defaults (Foundation's `Process` passes on the signal
+/// blocked, and every signal at its default (Foundation's `Process` passes on the signal
 /// mask of the test thread, which blocks them). The one way the tests start a process; `runProcess` runs one to
 /// its end.
 final class ChildProcess {
@@ -161,7 +161,7 @@ final class ChildProcess {
         posix_spawnattr_setsigmask(&attributes, &none)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        for signal in 1...Int32(64) where signal != SIGKILL && signal != SIGSTOP { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         // A session of its own: no controlling terminal, so nothing the child runs prompts on the terminal of
         // whoever runs the tests (the terminal tests give it one of its own).
@@ -360,28 +360,51 @@ enum CLI {
 
     /// Starts `pncrypt arguments...` reading standard input from a pipe the test holds open: it cannot finish
     /// before the test closes the pipe, however fast the machine is. Its output goes to /dev/null.
-    static func start(_ arguments: [String]) throws -> ChildProcess {
-        try ChildProcess(binary.path, arguments, environment: environment(), stdout: .null, stderr: .null)
+    static func start(_ arguments: [String], environment extra: [String: String] = [:],
+                      stderr: ChildProcess.Stream = .null) throws -> ChildProcess {
+        try ChildProcess(binary.path, arguments, environment: environment(extra), stdout: .null, stderr: stderr)
     }
 
-    /// Starts `pncrypt encrypt --key k --binary -o <output>` and feeds it until the temporary file beside
-    /// `output` holds at least one chunk of ciphertext (1 MiB), with no clock involved: the run reads its input in
-    /// chunks of 1 MiB and writes each chunk's ciphertext before it reads the next, so once it has taken 2 MiB
-    /// from a pipe of at most 64 KiB, the first chunk's ciphertext is in the file. Returns the run (still
-    /// running, its input open) and the temporary file.
-    static func startEncryptMidway(output: URL) throws -> (ChildProcess, URL) {
+    /// Starts `pncrypt encrypt --key k --binary -o <output>` and feeds it until the file it writes holds at least
+    /// one chunk of ciphertext (1 MiB), with no clock involved: the run reads its input in chunks of 1 MiB and
+    /// writes each chunk's ciphertext before it reads the next, so once it has taken 2 MiB from a pipe of at most
+    /// 64 KiB, the first chunk's ciphertext is in the file. Returns the run (still running, its input open) and
+    /// the file it writes: its named temporary beside `output` (with `named`, through the test knob
+    /// `PNCRYPT_TEST_NAMED_TEMPORARY`), else its nameless `O_TMPFILE` as `/proc/<pid>/fd/<n>` (`stat` follows it).
+    static func startEncryptMidway(output: URL, named: Bool = false, stderr: ChildProcess.Stream = .null) throws
+        -> (ChildProcess, URL) {
         let dir = output.deletingLastPathComponent()
         let before = try temporaries(of: output.lastPathComponent, in: dir)
-        let run = try start(["encrypt", "--key", "k", "--binary", "-o", output.path])
+        let run = try start(["encrypt", "--key", "k", "--binary", "-o", output.path],
+                            environment: named ? ["PNCRYPT_TEST_NAMED_TEMPORARY": "1"] : [:], stderr: stderr)
         let capacity = fcntl(run.input, GNU.F_GETPIPE_SZ)
         try #require(capacity > 0 && capacity < StreamPipeline.defaultChunkSize, "pipe capacity \(capacity)")
         try run.feed([UInt8](repeating: 0, count: 2 * StreamPipeline.defaultChunkSize))
         let new = try temporaries(of: output.lastPathComponent, in: dir).filter { !before.contains($0) }
-        try #require(new.count == 1, "temporary files: \(new)")
-        let temporary = dir.appendingPathComponent(new[0])
-        let size = try #require(status(temporary.path)).st_size
-        try #require(size >= StreamPipeline.defaultChunkSize, "the temporary file holds \(size) bytes")
-        return (run, temporary)
+        let file: URL
+        if named {
+            try #require(new.count == 1, "temporary files: \(new)")
+            file = dir.appendingPathComponent(new[0])
+        } else {
+            try #require(new.isEmpty, "named temporary files: \(new)")
+            file = try #require(namelessFile(of: run.pid, in: dir), "no O_TMPFILE open in \(dir.path)")
+        }
+        var info = stat()
+        try #require(stat(file.path, &info) == 0)
+        try #require(info.st_size >= StreamPipeline.defaultChunkSize, "the file holds \(info.st_size) bytes")
+        return (run, file)
+    }
+
+    /// The file with no name (`O_TMPFILE`) that process `pid` has open in `dir`, as `/proc/<pid>/fd/<n>`.
+    static func namelessFile(of pid: pid_t, in dir: URL) -> URL? {
+        let folder = dir.resolvingSymlinksInPath().path
+        let fds = "/proc/\(pid)/fd"
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [] {
+            let path = "\(fds)/\(entry)"
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) else { continue }
+            if target.hasPrefix(folder + "/#") && target.hasSuffix(" (deleted)") { return URL(fileURLWithPath: path) }
+        }
+        return nil
     }
 
     /// The temporary files of output `name` in `dir`: `.<name>.pncrypt-<anything>.tmp`.
