@@ -49,9 +49,14 @@ struct Diagnose: ParsableCommand {
                 })
             }
             if let setting { object.append(setting.json, forKey: "client") }
+            if !KeyShapeHints.hints.isEmpty {
+                object.append(.array(KeyShapeHints.hints.map { .string($0) }), forKey: "keyShapes")
+            }
             print(JSONValue.object(object).serializedString())
         } else {
-            print((diagnosis.findings + (setting.map { [$0.finding] } ?? [])).joined(separator: "\n"))
+            // A key whose shape suggests a copy or file mistake (a BOM, white space, a line break) is named.
+            let shapes = KeyShapeHints.hints.map { "\($0) (it is used exactly as given)" }
+            print((diagnosis.findings + (setting.map { [$0.finding] } ?? []) + shapes).joined(separator: "\n"))
         }
         if !diagnosis.decrypts { throw ExitCode.dataFailure }
     }

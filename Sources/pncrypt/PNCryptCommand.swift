@@ -65,6 +65,9 @@ struct PNCryptCommand: ParsableCommand {
         if !failure.message.isEmpty {
             FileHandle.standardError.write(Data("pncrypt: \(failure.message)\n".utf8))
         }
+        if failure.decryption, let hint = KeyShapeHints.line {
+            FileHandle.standardError.write(Data("pncrypt: \(hint)\n".utf8))
+        }
         return failure.code
     }
 
