@@ -38,7 +38,7 @@ struct Diagnose: ParsableCommand {
         let text = try data.readAll()
         let keys = try self.keys.resolveAll(input: data)
         let diagnosis = Diagnosis(text: text, keys: keys)
-        let setting = try clientReading(text, keys: keys)
+        let setting = try clientReading(text, keys: keys, diagnosis: diagnosis)
         if json {
             guard case .object(var object) = diagnosis.json else { return }
             if !showPlaintext, case .array(let attempts)? = object["attempts"] {
@@ -66,11 +66,17 @@ struct Diagnose: ParsableCommand {
         var setting: String
         var options: ReadSchemeOptions
         var result: DecryptedMessage
+        /// When the data is ambiguous and the client's scheme is not the most likely reading's: that scheme.
+        var otherThanLikely: Scheme?
 
         var finding: String {
             guard let status = result.status else {
-                let key = result.keyIndex.map { " (with key #\($0 + 1))" } ?? ""
-                return "a client set to \(setting) reads it\(key)"
+                let key = result.keyIndex.map { " with key #\($0 + 1)" } ?? ""
+                if let otherThanLikely {
+                    return "a client set to \(setting) reads it as \(otherThanLikely)\(key): other text than the most "
+                        + "likely reading above, without DECRYPTION_ERROR"
+                }
+                return "a client set to \(setting) reads it\(key.isEmpty ? "" : " (\(key.dropFirst()))")"
             }
             return "a client set to \(setting) shows DECRYPTION_ERROR for it (\(status.reason))"
         }
@@ -85,7 +91,7 @@ struct Diagnose: ParsableCommand {
     }
 
     /// The client's reading, when `--scheme` or `--legacy-scheme` says how the client is set.
-    private func clientReading(_ text: [UInt8], keys: [CipherKey]) throws -> ClientReading? {
+    private func clientReading(_ text: [UInt8], keys: [CipherKey], diagnosis: Diagnosis) throws -> ClientReading? {
         guard client.scheme != .auto || client.legacyScheme != nil else { return nil }
         let setting = client.legacyScheme.map { "--legacy-scheme \($0)" } ?? "--scheme \(client.scheme)"
         let crypto = MessageCrypto(keys: try KeyRing(keys: keys), scheme: client.explicit ?? .acrh,
@@ -93,6 +99,16 @@ struct Diagnose: ParsableCommand {
         // The message as received: a JSON string, or the bare Base64 text.
         let message = (try? JSONValue(parsing: text)) ?? .string(String(decoding: text, as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines))
-        return ClientReading(setting: setting, options: client, result: crypto.decrypt(message, policy: .marker))
+        // An ambiguous message (legacy and legacy-random-iv both valid) that the client reads with the scheme
+        // that is not the likely one (the only JSON reading): it shows other text, not the message.
+        var other: Scheme?
+        let json = diagnosis.matches.filter { $0.json != nil }
+        if diagnosis.isAmbiguous, diagnosis.inspection?.header == nil, json.count == 1,
+           let pinned = client.explicit ?? client.legacy, pinned != json[0].scheme,
+           diagnosis.matches.contains(where: { $0.scheme == pinned }) {
+            other = pinned
+        }
+        return ClientReading(setting: setting, options: client, result: crypto.decrypt(message, policy: .marker),
+                             otherThanLikely: other)
     }
 }
