@@ -100,4 +100,76 @@ import Testing
         let fixed = try CLI.run(["diagnose", "--key", "enigma", "--legacy-scheme", "legacy", text])
         #expect(fixed.text.hasSuffix("a client set to --legacy-scheme legacy reads it (with key #1)\n"))
     }
+
+    // MARK: - The man page and the install scripts
+
+    /// The rows of README.md's exit status table: (status, when), code spans without their backticks.
+    static func readmeExitStatuses() throws -> [(String, String)] {
+        let readme = try String(contentsOf: Package.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "\n## Exit status\n").dropFirst().first)
+            .components(separatedBy: "\n## ")[0]
+        return section.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| status ") }
+            .map { row in
+                let cells = row.dropFirst(2).dropLast(2).components(separatedBy: " | ")
+                return (cells[0], cells.dropFirst().joined(separator: " | ").replacingOccurrences(of: "`", with: ""))
+            }
+    }
+
+    @Test("pncrypt(1): EXIT STATUS is the README's table, row for row; ENVIRONMENT, FILES and SEE ALSO exist")
+    func manPage() throws {
+        let page = try String(contentsOf: Package.root.appendingPathComponent("docs/pncrypt.1"), encoding: .utf8)
+        let sections = page.components(separatedBy: "\n.Sh ")
+        func section(_ name: String) -> String? {
+            sections.first { $0.hasPrefix(name + "\n") }.map { String($0.dropFirst(name.count + 1)) }
+        }
+        let exitStatus = try #require(section("\"EXIT STATUS\""), "no EXIT STATUS section")
+        var rows: [(String, String)] = []
+        for line in exitStatus.split(separator: "\n") {
+            if line.hasPrefix(".It ") {
+                rows.append((String(line.dropFirst(4)), ""))
+            } else if !line.hasPrefix("."), !rows.isEmpty {
+                rows[rows.count - 1].1 += (rows[rows.count - 1].1.isEmpty ? "" : " ") + line
+            }
+        }
+        let readme = try Self.readmeExitStatuses()
+        #expect(readme.count >= 8)
+        #expect(rows.map(\.0) == readme.map(\.0))
+        #expect(rows.map(\.1) == readme.map(\.1))
+        let environment = try #require(section("ENVIRONMENT"), "no ENVIRONMENT section")
+        #expect(environment.contains(".It Ev PNCRYPT_KEY\n") && environment.contains(".It Ev PNCRYPT_TO_KEY\n"))
+        #expect(section("FILES")?.contains("/dev/tty") == true)
+        #expect(section("\"SEE ALSO\"")?.contains(".Xr gzip 1") == true)
+    }
+
+    @Test("scripts/install.sh --help and scripts/install-lib.sh --help print help and exit 0, installing nothing")
+    func installScriptsHelp() throws {
+        try withTemporaryDirectory { dir in
+            // A PATH with the few tools a script's start needs and no swift: a script that took --help for a
+            // PREFIX fails at once instead of starting a release build.
+            let tools = dir.appendingPathComponent("tools")
+            try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+            for tool in ["sed", "dirname", "mkdir", "cat"] {
+                let found = try #require(findTool(tool), "no \(tool)")
+                try FileManager.default.createSymbolicLink(atPath: tools.appendingPathComponent(tool).path,
+                                                           withDestinationPath: found)
+            }
+            let work = dir.appendingPathComponent("work")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            for script in ["install.sh", "install-lib.sh"] {
+                let path = Package.root.appendingPathComponent("scripts/\(script)").path
+                for flag in ["--help", "-h"] {
+                    let result = try runProcess("/bin/bash", [path, flag], environment: ["PATH": tools.path],
+                                                directory: work)
+                    #expect(result.status == 0, "\(script) \(flag): \(result.stderr)")
+                    #expect(result.text.contains("installs it under PREFIX"), "\(script) \(flag): \(result.text)")
+                }
+                let unknown = try runProcess("/bin/bash", [path, "--prefix"], environment: ["PATH": tools.path],
+                                             directory: work)
+                #expect(unknown.status == 64 && unknown.stderr.contains("unknown option"), "\(unknown.stderr)")
+            }
+            // Nothing was created where the scripts ran, nor in the repository (no folder named --help).
+            #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: Package.root.appendingPathComponent("--help").path))
+        }
+    }
 }
