@@ -14,6 +14,12 @@
 # only the pncrypt_ symbols. The build has its own folder (.build-lib), so its flags never touch .build.
 # Environment: PNCRYPT_LIB_SCRATCH (build folder, default .build-lib); PNCRYPT_STRIP=1 (strip the library).
 set -euo pipefail
+
+# --help: the comment above, without its '#'.
+case "${1:-}" in
+    -h|--help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+    -*) echo "install-lib.sh: unknown option '$1' (see --help)" >&2; exit 64 ;;
+esac
 cd "$(dirname "$0")/.."
 
 [ $# -eq 1 ] || { echo "usage: scripts/install-lib.sh PREFIX" >&2; exit 64; }

@@ -15,6 +15,12 @@
 # SHELL`). The C library is installed separately: scripts/install-lib.sh PREFIX. The build has its own folder
 # (.build-install) so its flags never touch .build. Environment: PNCRYPT_INSTALL_SCRATCH (build folder).
 set -euo pipefail
+
+# --help: the comment above, without its '#'.
+case "${1:-}" in
+    -h|--help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+    -*) echo "install.sh: unknown option '$1' (see --help)" >&2; exit 64 ;;
+esac
 cd "$(dirname "$0")/.."
 
 [ $# -eq 1 ] || { echo "usage: scripts/install.sh PREFIX" >&2; exit 64; }

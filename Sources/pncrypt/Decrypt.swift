@@ -113,8 +113,9 @@ struct Decrypt: ParsableCommand {
                                    length: source.length, scheme: reading.explicit, legacyScheme: legacy)
             }
             if reading.scheme == .auto, reading.legacy == nil, match.scheme == .legacyRandomIV {
-                CLI.note("no PNED header: read as the legacy random-IV file format (IV first); for a file written "
-                         + "with the fixed IV, give --legacy-scheme legacy")
+                CLI.note("no PNED header: read as the legacy random-IV file format (its first 16 bytes are the IV, "
+                         + "as the SDKs read files); a file written with the fixed IV loses its first 16 bytes this "
+                         + "way: read it with --scheme legacy")
             }
             var stages: [any ByteStreamStage] = [try StreamDecryptor(key: ring.keys[match.keyIndex],
                                                                      scheme: reading.explicit, legacyScheme: legacy)]

@@ -38,7 +38,7 @@ struct Diagnose: ParsableCommand {
         let text = try data.readAll()
         let keys = try self.keys.resolveAll(input: data)
         let diagnosis = Diagnosis(text: text, keys: keys)
-        let setting = try clientReading(text, keys: keys)
+        let setting = try clientReading(text, keys: keys, diagnosis: diagnosis)
         if json {
             guard case .object(var object) = diagnosis.json else { return }
             if !showPlaintext, case .array(let attempts)? = object["attempts"] {
@@ -49,11 +49,16 @@ struct Diagnose: ParsableCommand {
                 })
             }
             if let setting { object.append(setting.json, forKey: "client") }
+            if !KeyShapeHints.hints.isEmpty {
+                object.append(.array(KeyShapeHints.hints.map { .string($0) }), forKey: "keyShapes")
+            }
             // With --show-plaintext the JSON carries decrypted text: on a terminal, DEL and C1 controls escaped.
             let bytes = Array(JSONValue.object(object).serializedString().utf8) + [0x0A]
             try POSIXIO.writeAll(STDOUT_FILENO, TerminalEscaper.json(bytes, for: STDOUT_FILENO, raw: false), "output")
         } else {
-            print((diagnosis.findings + (setting.map { [$0.finding] } ?? [])).joined(separator: "\n"))
+            // A key whose shape suggests a copy or file mistake (a BOM, white space, a line break) is named.
+            let shapes = KeyShapeHints.hints.map { "\($0) (it is used exactly as given)" }
+            print((diagnosis.findings + (setting.map { [$0.finding] } ?? []) + shapes).joined(separator: "\n"))
         }
         if !diagnosis.decrypts { throw ExitCode.dataFailure }
     }
@@ -63,11 +68,17 @@ struct Diagnose: ParsableCommand {
         var setting: String
         var options: ReadSchemeOptions
         var result: DecryptedMessage
+        /// When the data is ambiguous and the client's scheme is not the most likely reading's: that scheme.
+        var otherThanLikely: Scheme?
 
         var finding: String {
             guard let status = result.status else {
-                let key = result.keyIndex.map { " (with key #\($0 + 1))" } ?? ""
-                return "a client set to \(setting) reads it\(key)"
+                let key = result.keyIndex.map { " with key #\($0 + 1)" } ?? ""
+                if let otherThanLikely {
+                    return "a client set to \(setting) reads it as \(otherThanLikely)\(key): other text than the most "
+                        + "likely reading above, without DECRYPTION_ERROR"
+                }
+                return "a client set to \(setting) reads it\(key.isEmpty ? "" : " (\(key.dropFirst()))")"
             }
             return "a client set to \(setting) shows DECRYPTION_ERROR for it (\(status.reason))"
         }
@@ -82,7 +93,7 @@ struct Diagnose: ParsableCommand {
     }
 
     /// The client's reading, when `--scheme` or `--legacy-scheme` says how the client is set.
-    private func clientReading(_ text: [UInt8], keys: [CipherKey]) throws -> ClientReading? {
+    private func clientReading(_ text: [UInt8], keys: [CipherKey], diagnosis: Diagnosis) throws -> ClientReading? {
         guard client.scheme != .auto || client.legacyScheme != nil else { return nil }
         let setting = client.legacyScheme.map { "--legacy-scheme \($0)" } ?? "--scheme \(client.scheme)"
         let crypto = MessageCrypto(keys: try KeyRing(keys: keys), scheme: client.explicit ?? .acrh,
@@ -90,6 +101,16 @@ struct Diagnose: ParsableCommand {
         // The message as received: a JSON string, or the bare Base64 text.
         let message = (try? JSONValue(parsing: text)) ?? .string(String(decoding: text, as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines))
-        return ClientReading(setting: setting, options: client, result: crypto.decrypt(message, policy: .marker))
+        // An ambiguous message (legacy and legacy-random-iv both valid) that the client reads with the scheme
+        // that is not the likely one (the only JSON reading): it shows other text, not the message.
+        var other: Scheme?
+        let json = diagnosis.matches.filter { $0.json != nil }
+        if diagnosis.isAmbiguous, diagnosis.inspection?.header == nil, json.count == 1,
+           let pinned = client.explicit ?? client.legacy, pinned != json[0].scheme,
+           diagnosis.matches.contains(where: { $0.scheme == pinned }) {
+            other = pinned
+        }
+        return ClientReading(setting: setting, options: client, result: crypto.decrypt(message, policy: .marker),
+                             otherThanLikely: other)
     }
 }

@@ -40,6 +40,7 @@ struct Encrypt: ParsableCommand {
 
     func run() throws {
         let source = input.resolved(binary: binary)
+        input.noteIfTextNamesAFile(binary: binary)
         let key = try keys.resolve(input: source, confirm: true)
         if binary {
             let encryptor = try StreamEncryptor(key: key, scheme: writing.scheme, iv: writing.iv)

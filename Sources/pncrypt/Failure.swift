@@ -26,10 +26,13 @@ extension ExitCode {
 struct CLIFailure: Error {
     var code: ExitCode
     var message: String
+    /// A decryption failed: the report adds the keys' shape hint, if any (`KeyShapeHints`).
+    var decryption: Bool
 
-    init(_ code: ExitCode, _ message: String) {
+    init(_ code: ExitCode, _ message: String, decryption: Bool = false) {
         self.code = code
         self.message = message
+        self.decryption = decryption
     }
 
     /// A library error: its SDK category first (as PubNub's contract scenarios name the outcomes), then what was
@@ -48,7 +51,7 @@ struct CLIFailure: Error {
         case .invalidArgument: .usage
         case .io: error.code == .fileNotFound ? .noInput : .ioError
         }
-        self.init(code, prefix + error.message + hint)
+        self.init(code, prefix + error.message + hint, decryption: error.category == .decryption)
     }
 }
 

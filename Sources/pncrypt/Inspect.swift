@@ -38,6 +38,9 @@ struct Inspect: ParsableCommand {
             inspection = try Self.inspect(prefix, totalLength: prefix.count)
         }
         var lines = inspection.lines
+        if inspection.header == nil, Self.looksLikeText(prefix) {
+            lines.append("the bytes look like plain text (UTF-8, no control characters): probably not encrypted")
+        }
         if let key = try keys.resolveIfGiven(input: data) {
             lines.append(try Self.describePlaintext(prefix, key: key, binary: binary))
         }
@@ -55,7 +58,32 @@ struct Inspect: ParsableCommand {
             throw CLIFailure(.dataFailure,
                              "not ciphertext: gzip data (\(totalLength) bytes); decompress it with pncrypt gunzip")
         }
-        return try Inspection(prefix: prefix, totalLength: totalLength)
+        let inspection: Inspection
+        do throws(PNCryptError) {
+            inspection = try Inspection(prefix: prefix, totalLength: totalLength)
+        } catch {
+            // No header and a length no scheme writes: nothing was decrypted, so no decryption error.
+            guard error.code == .wrongKeyOrCorrupt, !prefix.starts(with: CryptorHeader.sentinel) else { throw error }
+            if totalLength == 0 { throw CLIFailure(.dataFailure, "not ciphertext: the input is empty") }
+            let what = looksLikeText(prefix) ? "; the bytes look like plain text" : ""
+            throw CLIFailure(.dataFailure, "not ciphertext: the input does not look encrypted (no PNED header, and "
+                             + "\(Plural.count(totalLength, "byte")) is not a whole number of 16-byte blocks)\(what)")
+        }
+        return inspection
+    }
+
+    /// Whether the first bytes are UTF-8 text without control characters other than tab and line ends (random
+    /// ciphertext almost never is: each byte would have to be printable).
+    static func looksLikeText(_ prefix: [UInt8]) -> Bool {
+        let start = prefix.prefix(4096)
+        // A character cut at the end of a long prefix is not a reason to say no.
+        let cuts = start.count == 4096 ? 0...3 : 0...0
+        guard !start.isEmpty,
+              let text = cuts.lazy.compactMap({ String(validating: start.dropLast($0), as: UTF8.self) }).first else {
+            return false
+        }
+        let allowed: Set<Unicode.Scalar> = ["\t", "\n", "\r"]
+        return text.unicodeScalars.allSatisfy { ($0.value >= 0x20 && $0.value != 0x7F) || allowed.contains($0) }
     }
 
     /// Whether the start of the plaintext is gzip, from the first blocks (the padding is not checked here).

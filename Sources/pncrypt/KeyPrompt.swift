@@ -14,8 +14,9 @@ enum KeyPrompt {
     /// The longest key accepted at the prompt, in bytes.
     static let maximumLength = 4096
 
-    /// The key typed on the terminal; nil when the process has no terminal.
-    static func read(confirm: Bool) throws -> String? {
+    /// The key typed on the terminal, as bytes (refused later when not UTF-8); nil when the process has no
+    /// terminal.
+    static func read(confirm: Bool) throws -> [UInt8]? {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -35,17 +36,18 @@ enum KeyPrompt {
             TerminalState.restoreHandlers(previous)
         }
         let key = try ask(fd, "Cipher key: ")
-        if confirm, try ask(fd, "Cipher key again: ") != key {
-            throw CLIFailure(.usage, "the keys typed differ; nothing was encrypted")
+        if confirm {
+            var again = try ask(fd, "Cipher key again: ")
+            defer { _ = again.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            guard again == key else { throw CLIFailure(.usage, "the keys typed differ; nothing was encrypted") }
         }
         return key
     }
 
-    /// Writes `prompt` and reads one line.
-    private static func ask(_ fd: Int32, _ prompt: String) throws -> String {
+    /// Writes `prompt` and reads one line (without its line end).
+    private static func ask(_ fd: Int32, _ prompt: String) throws -> [UInt8] {
         try POSIXIO.writeAll(fd, Array(prompt.utf8), "the terminal")
         var line: [UInt8] = []
-        defer { _ = line.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         var byte: UInt8 = 0
         while true {
             let n = try withUnsafeMutableBytes(of: &byte) { try POSIXIO.read(fd, into: $0, "the terminal") }
@@ -56,10 +58,7 @@ enum KeyPrompt {
             }
         }
         if line.last == 0x0D { line.removeLast() }
-        guard let key = String(validating: line, as: UTF8.self) else {
-            throw CLIFailure(.usage, "the key typed is not valid UTF-8")
-        }
-        return key
+        return line
     }
 }
 

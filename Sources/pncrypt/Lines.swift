@@ -10,7 +10,8 @@ struct LineOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(
         "Line mode: the input is NDJSON, one message per line; one output line per input line, in order. Blank "
         + "lines stay blank; a line that fails prints a status line (JSON with its 1-based \"line\") on stderr and "
-        + "does not stop the run (unless --on-error fail). CRLF line ends are kept; a last line without a newline "
+        + "does not stop the run (unless --on-error fail); the run then ends with a summary line on stderr and "
+        + "exit status 1 (unless --allow-failures). CRLF line ends are kept; a last line without a newline "
         + "gets one. To standard output lines are written as they are done (with --on-error fail they are held in "
         + "an unlinked temporary file in TMPDIR until the run has succeeded); -o PATH is all or nothing."))
     var lines = false
@@ -78,23 +79,27 @@ enum Lines {
         return summary
     }
 
-    /// `message encrypt --lines`.
+    /// `message encrypt --lines`: a line that cannot be encrypted (not JSON) prints its status line, and the run
+    /// exits 1 at the end unless `--allow-failures`.
     static func encrypt(keys: KeyOptions, scheme: Scheme, style: JSONStyle, verbatim: Bool, lines: LineOptions,
-                        input: Input, output: OutputOptions) throws {
+                        failures: AllowFailuresOption, input: Input, output: OutputOptions) throws {
         let key = try keys.resolve(input: input, confirm: true)
         let crypto = MessageCrypto(keys: try KeyRing(keys: [key]), scheme: scheme, style: style)
-        try run(.encrypt(crypto, raw: verbatim), jobs: lines.jobs, stopOnFailure: false, input: input,
-                output: output, progress: lines.progress)
+        let summary = try run(.encrypt(crypto, raw: verbatim), jobs: lines.jobs, stopOnFailure: false, input: input,
+                              output: output, progress: lines.progress)
+        try failures.checkLines(summary, verb: "encrypted")
     }
 
     /// `message decrypt --lines`: every line not delivered decrypted prints its status line; `--on-error fail`
-    /// stops at the first (its error ends the run) with nothing written.
+    /// stops at the first (its error ends the run) with nothing written; otherwise such lines end the run with a
+    /// summary and exit 1 once the output is written, unless `--allow-failures`.
     static func decrypt(keys: KeyOptions, read: MessageReadOptions, lines: LineOptions, input: Input,
                         output: OutputOptions) throws {
         let crypto = try read.crypto(keys, input: input)
         let policy: DecryptionPolicy = read.onError == .passthrough ? .passThrough : .marker
-        try run(.decrypt(crypto, policy: policy), jobs: lines.jobs, stopOnFailure: read.onError == .fail,
-                input: input, output: output, progress: lines.progress)
+        let summary = try run(.decrypt(crypto, policy: policy), jobs: lines.jobs, stopOnFailure: read.onError == .fail,
+                              input: input, output: output, progress: lines.progress)
+        try read.failures.checkLines(summary, verb: "decrypted")
     }
 
     /// The options of the single-message commands that line mode does not take.
@@ -103,5 +108,12 @@ enum Lines {
         guard lines.lines else { return }
         if iv != nil { throw ValidationError("--iv is for one reproducible vector, not --lines") }
         if gzip { throw ValidationError("--gzip makes one publish body, not --lines") }
+    }
+}
+
+extension AllowFailuresOption {
+    /// The end of a line-mode run: exit 1 with a summary when lines failed, unless `--allow-failures`.
+    func checkLines(_ summary: MessageStream.Summary, verb: String) throws {
+        try check(failed: summary.failed, of: summary.lines - summary.blank, "line", verb)
     }
 }

@@ -5,9 +5,41 @@ import PNCrypt
 extension JSONStyle: ExpressibleByArgument {}
 
 /// `--on-error`: what to deliver for a message that is not delivered decrypted (not encrypted, wrong key,
-/// corrupt). Under every value each such message prints one status line on standard error.
+/// corrupt). Under every value each such message prints one status line on standard error, and the run exits 1
+/// (after writing the output, unless `fail`) unless `--allow-failures`.
 enum OnError: String, ExpressibleByArgument, CaseIterable {
     case marker, passthrough, fail
+}
+
+/// `--allow-failures`: exit 0 even when some messages were not decrypted (their status lines still print).
+struct AllowFailuresOption: ParsableArguments {
+    @Flag(name: .customLong("allow-failures"), help: ArgumentHelp("""
+        Exit 0 even when messages were not decrypted (each still prints its status line, and the output has \
+        what --on-error says). Without it such a run exits 1 after writing its output.
+        """))
+    var allowFailures = false
+
+    /// Refuses the flag with `--on-error fail`, which ends the run at the first failure.
+    func validate(with onError: String) throws {
+        if allowFailures && onError == "fail" {
+            throw ValidationError("--allow-failures contradicts --on-error fail")
+        }
+    }
+
+    /// After the output is written: exit 1 with a one-line summary when `failed` of `total` messages (`noun`:
+    /// message or line) were not delivered decrypted, unless the flag is given.
+    func check(failed: Int, of total: Int, _ noun: String, _ verb: String = "decrypted") throws {
+        guard failed > 0, !allowFailures else { return }
+        throw CLIFailure(.dataFailure, "\(failed) of \(Plural.count(total, noun)) not \(verb) (see the status lines; "
+                         + "--allow-failures to exit 0)", decryption: true)
+    }
+}
+
+/// "1 message", "2 messages": a count with its noun, singular or plural.
+enum Plural {
+    static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
 }
 
 /// Options shared by the commands that decrypt messages.
@@ -17,13 +49,20 @@ struct MessageReadOptions: ParsableArguments {
 
     @Option(name: .customLong("on-error"), help: """
         What to deliver for a message that is not delivered decrypted (not encrypted, wrong key, corrupt): \
-        marker: "DECRYPTION_ERROR" (iOS 3.4); passthrough: the original message (current SDKs); fail: nothing, \
-        exit 1. Under each, every such message prints one status line on stderr.
+        marker: "DECRYPTION_ERROR" (iOS 3.4); passthrough: the original message (current SDKs); fail: nothing. \
+        Under each, every such message prints one status line on stderr and the run exits 1 (unless \
+        --allow-failures).
         """)
     var onError: OnError = .marker
 
+    @OptionGroup var failures: AllowFailuresOption
+
     @Option(help: "How the decrypted JSON is written.")
     var style: JSONStyle = .compact
+
+    func validate() throws {
+        try failures.validate(with: onError.rawValue)
+    }
 
     func crypto(_ keys: KeyOptions, input: Input) throws -> MessageCrypto {
         MessageCrypto(keys: try keys.ring(input: input), scheme: reading.explicit ?? .acrh,
@@ -62,16 +101,21 @@ struct MessageReadOptions: ParsableArguments {
     }
 
     /// Prints each status as one JSON line on standard error, then writes `value` as JSON, unless a status and
-    /// `--on-error fail` make it exit 1 with nothing on standard output.
-    func deliver(_ value: JSONValue, statuses: [DecryptionStatus], input: Input, output: OutputOptions) throws {
+    /// `--on-error fail` make it exit 1 with nothing on standard output. With a status and without
+    /// `--allow-failures`, the run then exits 1: `total` messages were given.
+    func deliver(_ value: JSONValue, statuses: [DecryptionStatus], total: Int, input: Input,
+                 output: OutputOptions) throws {
         for status in statuses {
             FileHandle.standardError.write(Data(status.json.serialized() + [0x0A]))
         }
-        if !statuses.isEmpty && onError == .fail { throw ExitCode.dataFailure }
+        if !statuses.isEmpty && onError == .fail {
+            throw CLIFailure(.dataFailure, "", decryption: true)
+        }
         try OutputFile.produce(output, input: input) { fd in
             let text = TerminalEscaper.json(value.serialized(style: style) + [0x0A], for: fd, raw: terminal.rawControl)
             try POSIXIO.writeAll(fd, text, "output")
         }
+        try failures.check(failed: statuses.count, of: total, "message")
     }
 }
 
@@ -120,9 +164,13 @@ struct MessageCommand: ParsableCommand {
         var threshold: Int = CompressedPublishBody.defaultThreshold
 
         @OptionGroup var lines: LineOptions
+        @OptionGroup var failures: AllowFailuresOption
 
         func validate() throws {
             try Lines.validateEncrypt(lines: lines, iv: writing.iv, gzip: gzip)
+            if failures.allowFailures && !lines.lines {
+                throw ValidationError("--allow-failures goes with --lines (one message either encrypts or fails)")
+            }
             if headers && (!gzip || output.output == nil) {
                 throw ValidationError("--headers goes with --gzip and -o PATH (the body goes to the file)")
             }
@@ -134,7 +182,7 @@ struct MessageCommand: ParsableCommand {
             let data = input.resolved
             if lines.lines {
                 return try Lines.encrypt(keys: keys, scheme: writing.scheme, style: style, verbatim: verbatim,
-                                         lines: lines, input: data, output: output)
+                                         lines: lines, failures: failures, input: data, output: output)
             }
             let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve(input: data, confirm: true)]),
                                        scheme: writing.scheme, style: style)
@@ -180,8 +228,8 @@ struct MessageCommand: ParsableCommand {
             parsed as JSON, or kept as a string. A message that is not delivered decrypted (not encrypted, wrong \
             key, corrupt) prints one status line on stderr, for example \
             {"category":"decryptionError","reason":"wrongKeyOrCorrupt","message":"...","original":"..."}. \
-            Exit status 0 with --on-error marker or passthrough, 1 with fail (and nothing on stdout). \
-            Several --key options are tried in order.
+            Such a run exits 1: with --on-error marker or passthrough after writing the output, with fail with \
+            nothing on stdout; --allow-failures makes it exit 0. Several --key options are tried in order.
 
             Example:
               pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'
@@ -204,7 +252,8 @@ struct MessageCommand: ParsableCommand {
             }
             let crypto = try read.crypto(keys, input: data)
             let result = try read.decrypt(crypto, message: try data.readAll())
-            try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], input: data, output: output)
+            try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], total: 1, input: data,
+                             output: output)
         }
     }
 }
@@ -221,7 +270,8 @@ struct HistoryCommand: ParsableCommand {
             discussion: """
             Items may be messages or {"message": ..., "timetoken": ...} objects; timetokens stay exact. \
             One status line per message not delivered decrypted goes to stderr, with its index; --on-error \
-            passthrough keeps such items as they were, fail exits 1 with nothing on stdout.
+            passthrough keeps such items as they were, fail prints nothing on stdout. With any such message the \
+            run exits 1 (after writing the output, unless fail), or 0 with --allow-failures.
 
             Example:
               pncrypt history decrypt -k enigma --on-error passthrough -i response.json
@@ -236,7 +286,8 @@ struct HistoryCommand: ParsableCommand {
             let data = input.resolved
             let crypto = try read.crypto(keys, input: data)
             let result = read.decrypt(crypto, history: try HistoryResponse(parsing: try data.readAll()))
-            try read.deliver(result.response.json, statuses: result.statuses, input: data, output: output)
+            try read.deliver(result.response.json, statuses: result.statuses, total: result.response.items.count,
+                             input: data, output: output)
         }
     }
 }

@@ -26,18 +26,20 @@ struct KeyOptions: ParsableArguments {
 
     /// Every key given, in order: each `--key`, each `--key-file`, else `PNCRYPT_KEY`, else the key typed at a
     /// prompt on the terminal (twice with `confirm`). `input` is the command's data: `--key-file -` cannot read
-    /// standard input when the data comes from there too.
+    /// standard input when the data comes from there too. A key that is not valid UTF-8 is refused (exit 64),
+    /// whatever its source; the keys' shape hints are kept for a decryption failure.
     func resolveAll(input: Input, confirm: Bool = false) throws -> [CipherKey] {
-        guard let strings = try given(input: input) ?? KeyPrompt.read(confirm: confirm).map({ [$0] }) else {
+        var given = try given(input: input)
+        if given == nil, let typed = try KeyPrompt.read(confirm: confirm) {
+            given = [GivenKey(bytes: typed, source: "the key typed")]
+        }
+        guard var given else {
             throw CLIFailure(.usage, "no key: give --key, --key-file or PNCRYPT_KEY")
         }
-        return try strings.map { string in
-            do {
-                return try CipherKey(string)
-            } catch let error as PNCryptError {
-                throw CLIFailure(.usage, error.message)
-            }
-        }
+        defer { for index in given.indices { given[index].wipe() } }
+        let keys = try given.map { try $0.cipherKey() }
+        KeyShapeHints.record(Array(zip(keys, given.map(\.source))))
+        return keys
     }
 
     /// The one cipher key.
@@ -57,29 +59,31 @@ struct KeyOptions: ParsableArguments {
         try KeyRing(keys: try resolveAll(input: input))
     }
 
-    /// The keys of the options and the environment, nil when there are none.
-    private func given(input: Input) throws -> [String]? {
-        var strings = key
+    /// The keys of the options and the environment, as the bytes given; nil when there are none.
+    private func given(input: Input) throws -> [GivenKey]? {
+        var keys = try RawArguments.values(key, long: "--key", short: "-k").enumerated().map { index, bytes in
+            GivenKey(bytes: bytes, source: key.count == 1 ? "--key" : "--key #\(index + 1)")
+        }
         for path in keyFile {
             if path == "-" && input.isStandardInput {
                 throw CLIFailure(.usage, "--key-file - reads the key from standard input: give the data as TEXT, "
                                  + "a file or -i PATH")
             }
-            strings.append(try Self.read(keyFile: path))
+            keys.append(GivenKey(bytes: try Self.read(keyFile: path), source: "key file '\(path)'"))
         }
-        if strings.isEmpty, let environment = ProcessInfo.processInfo.environment["PNCRYPT_KEY"] {
-            strings = [environment]
+        if keys.isEmpty, let environment = RawArguments.environment("PNCRYPT_KEY") {
+            keys = [GivenKey(bytes: environment, source: "PNCRYPT_KEY")]
         }
-        return strings.isEmpty ? nil : strings
+        return keys.isEmpty ? nil : keys
     }
 
-    /// The key in a file, read to its end (a pipe or a FIFO too), without one trailing newline.
-    static func read(keyFile path: String) throws -> String {
+    /// The key in a file, read to its end (a pipe or a FIFO too), without one trailing newline (LF or CRLF), as
+    /// bytes: `GivenKey.cipherKey` refuses them when they are not UTF-8.
+    static func read(keyFile path: String) throws -> [UInt8] {
         let fd = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure(path) }
         defer { close(fd) }
         var bytes: [UInt8] = []
-        defer { _ = bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         var chunk = [UInt8](repeating: 0, count: 4096)
         defer { _ = chunk.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         while bytes.count <= maximumKeyFileLength {
@@ -92,12 +96,11 @@ struct KeyOptions: ParsableArguments {
         guard bytes.count <= maximumKeyFileLength else {
             throw CLIFailure(.usage, "key file '\(path)' is longer than \(maximumKeyFileLength) bytes: not a key")
         }
-        // Decoded strictly: a lossy decoding would give different key files the same key.
-        guard var text = String(validating: bytes, as: UTF8.self) else {
-            throw CLIFailure(.usage, "key file '\(path)' is not valid UTF-8")
+        if bytes.last == 0x0A {
+            bytes.removeLast()
+            if bytes.last == 0x0D { bytes.removeLast() }
         }
-        if text.hasSuffix("\r\n") { text.removeLast(1) } else if text.hasSuffix("\n") { text.removeLast() }
-        return text
+        return bytes
     }
 
     /// A key file that cannot be opened or read: missing or unreadable is a missing input (66), the rest I/O (74).

@@ -13,12 +13,17 @@ struct PNCryptCommand: ParsableCommand {
         argument is a file path. The key comes from -k/--key, --key-file, PNCRYPT_KEY, or else the terminal.
 
         Exit status:
-          0     success (diagnose: a reading works)
+          0     success: every message given was decrypted (diagnose: a reading
+                works)
           1     data not encrypted, decrypted or decompressed: wrong key, corrupt,
                 not Base64, empty, unknown cryptor, over --max-size, ambiguous;
-                diagnose found no reading; a vector failed
-          64    bad usage: unknown or conflicting options, no key, binary output
-                to a terminal without -f, -o naming the input
+                a message not decrypted by message decrypt, history decrypt,
+                --lines or rekey (output still written unless --on-error fail;
+                --allow-failures exits 0); diagnose found no reading; a vector
+                failed
+          64    bad usage: unknown or conflicting options, no key, a key that is
+                not UTF-8, binary output to a terminal without -f, -o naming the
+                input
           65    input JSON that does not parse (message, history)
           66    an input file or key file that does not exist or is unreadable
           73    the output file cannot be created (missing folder, a directory)
@@ -65,6 +70,9 @@ struct PNCryptCommand: ParsableCommand {
         }
         if !failure.message.isEmpty {
             FileHandle.standardError.write(Data("pncrypt: \(failure.message)\n".utf8))
+        }
+        if failure.decryption, let hint = KeyShapeHints.line {
+            FileHandle.standardError.write(Data("pncrypt: \(hint)\n".utf8))
         }
         return failure.code
     }

@@ -17,14 +17,21 @@ struct ToKeyOptions: ParsableArguments {
         if toKey != nil && toKeyFile != nil { throw ValidationError("give --to-key or --to-key-file, not both") }
     }
 
-    /// The new key, from the first source given (the file read as `--key-file` is).
+    /// The new key, from the first source given (the file read as `--key-file` is), refused when it is not
+    /// valid UTF-8.
     func resolve() throws -> CipherKey {
-        if let toKey { return try CipherKey(toKey) }
-        if let toKeyFile { return try CipherKey(try KeyOptions.read(keyFile: toKeyFile)) }
-        guard let environment = ProcessInfo.processInfo.environment["PNCRYPT_TO_KEY"] else {
+        var given: GivenKey
+        if let toKey {
+            given = GivenKey(bytes: try RawArguments.values([toKey], long: "--to-key")[0], source: "--to-key")
+        } else if let toKeyFile {
+            given = GivenKey(bytes: try KeyOptions.read(keyFile: toKeyFile), source: "key file '\(toKeyFile)'")
+        } else if let environment = RawArguments.environment("PNCRYPT_TO_KEY") {
+            given = GivenKey(bytes: environment, source: "PNCRYPT_TO_KEY")
+        } else {
             throw CLIFailure(.usage, "no new key: give --to-key, --to-key-file, or set PNCRYPT_TO_KEY")
         }
-        return try CipherKey(environment)
+        defer { given.wipe() }
+        return try given.cipherKey()
     }
 }
 
@@ -44,8 +51,9 @@ extension MessageCommand {
             new scheme included: a message already readable that way is left as it is, so running rekey again \
             changes nothing. A message that cannot be decrypted with certainty, or a line that is not one, is \
             copied unchanged and prints a status line (JSON, with its 1-based "line") on stderr. The run ends with \
-            a summary on stderr: rekeyed N, unchanged N (not decryptable), already new N. Exit status 0 even when \
-            some messages are unchanged.
+            a summary on stderr: rekeyed N, unchanged N (not decryptable), already new N. When messages are left \
+            unchanged the run exits 1 once the output is written (--on-error passthrough, the default), unless \
+            --allow-failures; --on-error fail stops at the first such line and writes nothing.
 
             Line mode is always on (--lines is accepted for symmetry with encrypt and decrypt). Blank lines stay \
             blank; CRLF line ends are kept. Lines are handled by --jobs threads and written in input order. \
@@ -61,6 +69,14 @@ extension MessageCommand {
         @OptionGroup var output: OutputOptions
         @OptionGroup var lines: LineOptions
 
+        @Option(name: .customLong("on-error"), help: ArgumentHelp("""
+            What to do with a line whose message cannot be decrypted with certainty: passthrough: copy it \
+            unchanged (exit 1 at the end, unless --allow-failures); fail: stop, write nothing, exit 1.
+            """, valueName: "passthrough|fail"))
+        var onError: OnError = .passthrough
+
+        @OptionGroup var failures: AllowFailuresOption
+
         @Option(name: .customLong("to-scheme"), help: "The new scheme: acrh (default), legacy-random-iv or legacy.")
         var toScheme: Scheme = .acrh
 
@@ -72,17 +88,22 @@ extension MessageCommand {
 
         func validate() throws {
             if toScheme == .legacy33 { throw ValidationError("--to-scheme legacy33 is not supported: use acrh") }
+            if onError == .marker {
+                throw ValidationError("rekey keeps a message it cannot decrypt: --on-error passthrough or fail")
+            }
+            try failures.validate(with: onError.rawValue)
         }
 
         func run() throws {
             let data = input.resolved
             let rekey = try MessageRekey(from: try keys.ring(input: data), legacyScheme: legacyScheme?.scheme,
                                          to: try toKey.resolve(), scheme: toScheme)
-            let summary = try Lines.run(.rekey(rekey), jobs: lines.jobs, stopOnFailure: false, input: data,
+            let summary = try Lines.run(.rekey(rekey), jobs: lines.jobs, stopOnFailure: onError == .fail, input: data,
                                         output: output, progress: lines.progress)
             let text = "pncrypt: rekeyed \(summary.rekeyed), unchanged \(summary.unchanged) (not decryptable), "
                 + "already new \(summary.alreadyNew)\n"
             try POSIXIO.writeAll(STDERR_FILENO, Array(text.utf8), "standard error")
+            try failures.check(failed: summary.unchanged, of: summary.lines - summary.blank, "message", "rekeyed")
         }
     }
 }

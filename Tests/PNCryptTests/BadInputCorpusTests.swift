@@ -219,7 +219,7 @@ enum BadInputs {
         BadInput("cipher", "acrh ciphertext of 31 bytes", .wrongKeyOrCorrupt, "31 bytes, not a whole number") {
             () throws(PNCryptError) in _ = try B.module.decryptBinary(B.acrh.dropLast())
         },
-        BadInput("cipher", "legacy33 ciphertext of 1 byte", .wrongKeyOrCorrupt, "1 bytes, not a whole number") {
+        BadInput("cipher", "legacy33 ciphertext of 1 byte", .wrongKeyOrCorrupt, "1 byte, not a whole number") {
             () throws(PNCryptError) in _ = try B.module.decryptBinary([0x42], scheme: .legacy33)
         },
         BadInput("cipher", "random-IV data shorter than its IV", .wrongKeyOrCorrupt, "15 bytes is too short") {

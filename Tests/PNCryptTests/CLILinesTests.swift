@@ -36,7 +36,7 @@ import Testing
         let hello = "\"06UDjczkvAAYcqWfNwkOiQ==\""
         let input = Array((hello + "\r\n\nnot json\n" + hello).utf8)
         let marker = try CLI.run(["message", "decrypt", "--lines", "--key", "enigma"], stdin: input)
-        #expect(marker.status == 0)
+        #expect(marker.status == 1)
         #expect(marker.text == "\"Hello World\"\r\n\n\"DECRYPTION_ERROR\"\n\"Hello World\"\n")
         let statuses = try Self.statuses(marker)
         #expect(statuses.count == 1)
@@ -94,8 +94,11 @@ import Testing
         let first = try CLI.run(["message", "rekey", "--lines", "--key", "old-a", "--key", "old-b",
                                  "--to-key-file", keyFile.path, "--to-scheme", "acrh", "-i", archive.path,
                                  "-o", out.path])
-        #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stderr.hasSuffix("pncrypt: rekeyed 3, unchanged 2 (not decryptable), already new 1\n"))
+        // Two messages left unchanged: exit 1 after the output and the summary (issue 23, finding 12).
+        let unchangedLine = "pncrypt: 2 of 6 messages not rekeyed (see the status lines; --allow-failures to exit 0)\n"
+        #expect(first.status == 1, "\(first.stderr)")
+        #expect(first.stderr.hasSuffix("pncrypt: rekeyed 3, unchanged 2 (not decryptable), already new 1\n"
+                                       + unchangedLine))
         #expect(try Self.statuses(first).map { $0["line"] } == [6, 7])
         let rekeyed = try String(contentsOf: out, encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false)
@@ -109,7 +112,7 @@ import Testing
         let again = try CLI.run(["message", "rekey", "--key", "old-a", "-i", out.path],
                                 environment: ["PNCRYPT_TO_KEY": "new"])
         #expect(again.stdout == Array(try Data(contentsOf: out)))
-        #expect(again.stderr.hasSuffix("rekeyed 0, unchanged 2 (not decryptable), already new 4\n"))
+        #expect(again.stderr.hasSuffix("rekeyed 0, unchanged 2 (not decryptable), already new 4\n" + unchangedLine))
         let third = try CLI.run(["message", "rekey", "--key", "old-b", "--to-key", "new", "--jobs", "1",
                                  "-i", out.path])
         #expect(third.stdout == again.stdout)
@@ -120,7 +123,8 @@ import Testing
         try Data("old-b".utf8).write(to: oldB)
         let fromFiles = try CLI.run(["message", "rekey", "--key-file", oldA.path, "--key-file", oldB.path,
                                      "--to-key", "new", "-i", archive.path])
-        #expect(fromFiles.stderr.hasSuffix("pncrypt: rekeyed 3, unchanged 2 (not decryptable), already new 1\n"))
+        #expect(fromFiles.stderr.hasSuffix("pncrypt: rekeyed 3, unchanged 2 (not decryptable), already new 1\n"
+                                           + unchangedLine))
         // Usage errors.
         #expect(try CLI.run(["message", "rekey", "--key", "old-a", "-i", out.path]).status == 64)
         #expect(try CLI.run(["message", "rekey", "--key", "a", "--to-key", "b", "--to-scheme", "legacy33"])

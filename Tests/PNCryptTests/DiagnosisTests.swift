@@ -51,7 +51,10 @@ import Testing
         #expect(d.findings == [
             "ambiguous: 2 key and scheme combinations give valid plaintext",
             "most likely legacy with key #1, the only reading that is JSON as messages are; "
-                + "a client set to a random IV (legacy-random-iv) shows DECRYPTION_ERROR for it",
+                // Not DECRYPTION_ERROR: the random-IV reading is valid text too (issue 25: diagnose contradicted
+                // itself here).
+                + "a client set to a random IV (legacy-random-iv) shows other text for it (8 bytes read with key #1),"
+                + " without DECRYPTION_ERROR",
             "- legacy with key #1: the plaintext (24 bytes) is JSON: an object",
             "- legacy-random-iv with key #1: the plaintext (8 bytes) is text but not JSON: "
                 + "clients deliver it as a plain string; pncrypt's message decryption refuses it (a message must be"

@@ -263,7 +263,8 @@ struct GzipDecompressorTests {
         let decompressor = try GzipDecompressor(outputLimit: .bytes(limit), chunkSize: 4096)
         var handedOut = 0
         let error = expectPNError(.outputLimitExceeded,
-                                        "decompressed data is larger than the limit of \(limit) bytes") {
+                                        "decompressed data is larger than the limit of \(limit) byte"
+                                            + (limit == 1 ? "" : "s")) {
             try decompressor.update(over) { handedOut += $0.count }
         }
         #expect(error?.category == .compression)

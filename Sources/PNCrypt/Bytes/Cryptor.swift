@@ -175,7 +175,8 @@ enum Cryptor {
     static func checkBlocks(_ reading: Reading) throws(PNCryptError) {
         if reading.scheme == .legacyRandomIV, let iv = reading.iv, iv.count < blockSize {
             throw PNCryptError(.wrongKeyOrCorrupt,
-                               "\(iv.count) bytes is too short for legacy-random-iv (16-byte IV, then ciphertext)")
+                               "\(iv.count.counting("byte")) is too short for legacy-random-iv (16-byte IV, then"
+                               + " ciphertext)")
         }
         try checkBlocks(reading.body.count, scheme: reading.scheme)
     }
@@ -187,8 +188,8 @@ enum Cryptor {
                                : scheme == .legacyRandomIV ? "no ciphertext after the 16-byte IV" : "empty ciphertext")
         }
         guard count % blockSize == 0 else {
-            throw PNCryptError(.wrongKeyOrCorrupt, "ciphertext is \(count) bytes, not a whole number of 16-byte"
-                               + " AES blocks (truncated or corrupt)")
+            throw PNCryptError(.wrongKeyOrCorrupt, "ciphertext is \(count.counting("byte")), not a whole number of"
+                               + " 16-byte AES blocks (truncated or corrupt)")
         }
     }
 
@@ -232,7 +233,8 @@ enum Cryptor {
         guard legacy == .legacyRandomIV else { return (legacy, nil, offset) }
         guard head.count >= offset + blockSize else {
             if final {
-                throw PNCryptError(.wrongKeyOrCorrupt, "\(head.count - offset) bytes is too short for the legacy"
+                throw PNCryptError(.wrongKeyOrCorrupt, "\((head.count - offset).counting("byte")) is too short for"
+                                   + " the legacy"
                                    + " random-IV file format (16-byte IV, then ciphertext)")
             }
             return nil

@@ -130,7 +130,7 @@ extension CryptorHeader {
                                + " at offset 5 (known: ACRH)", offset: 5)
         }
         guard metadata.count == Self.ivLength else {
-            throw PNCryptError(.malformedHeader, "ACRH header metadata is \(metadata.count) bytes;"
+            throw PNCryptError(.malformedHeader, "ACRH header metadata is \(metadata.count.counting("byte"));"
                                + " the IV must be \(Self.ivLength)", offset: 9)
         }
         return .acrh
@@ -169,7 +169,7 @@ extension CryptorHeader {
     static func missing(_ bytes: some Collection<UInt8>) -> PNCryptError {
         if bytes.isEmpty { return PNCryptError(.malformedHeader, "empty input: no PNED header", offset: 0) }
         if bytes.count < sentinel.count && sentinel.starts(with: bytes) {
-            return PNCryptError(.malformedHeader, "no PNED header: \(bytes.count) bytes, a header cut short",
+            return PNCryptError(.malformedHeader, "no PNED header: \(bytes.count.counting("byte")), a header cut short",
                                 offset: 0)
         }
         return PNCryptError(.unknownCryptor, "no PNED header: this is legacy data (or not ciphertext), and acrh"

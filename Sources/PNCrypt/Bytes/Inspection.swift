@@ -50,9 +50,9 @@ public struct Inspection: Hashable, Sendable {
         }
         return [
             "PNED header: version \(header.version), cryptor \(header.cryptorIDDescription),"
-                + " metadata \(header.metadata.count) bytes (header \(headerLength) bytes)",
+                + " metadata \(header.metadata.count.counting("byte")) (header \(headerLength) bytes)",
             "iv: \(Hex.encode(header.metadata))",
-            "ciphertext: \(ciphertextLength) bytes, \(blocks) block\(blocks == 1 ? "" : "s")",
+            "ciphertext: \(ciphertextLength.counting("byte")), \(blocks.counting("block"))",
         ]
     }
 }

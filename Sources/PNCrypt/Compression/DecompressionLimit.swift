@@ -27,7 +27,7 @@ public enum DecompressionLimit: Hashable, Sendable, CustomStringConvertible, Exp
     /// `"N bytes"` or `"unlimited"`.
     public var description: String {
         switch self {
-        case .bytes(let count): return "\(count) bytes"
+        case .bytes(let count): return count.counting("byte")
         case .unlimited: return "unlimited"
         }
     }

@@ -197,7 +197,7 @@ extension Base64 {
                     o += 1
                 }
             } else if inQuad != 0 {
-                throw PNCryptError(.notBase64, "not Base64: \(inQuad) characters left over at the end"
+                throw PNCryptError(.notBase64, "not Base64: \(inQuad.counting("character")) left over at the end"
                                    + " (missing '=' padding?)", offset: end)
             }
         }

@@ -496,7 +496,8 @@ final class InflateEngine {
             if produced > 0 {
                 if let outputLimit, bytesOut + UInt64(produced) > outputLimit {
                     throw PNCryptError(.outputLimitExceeded,
-                                       "decompressed data is larger than the limit of \(outputLimit) bytes",
+                                       "decompressed data is larger than the limit of \(outputLimit) byte"
+                                        + (outputLimit == 1 ? "" : "s"),
                                        offset: Int(bytesIn))
                 }
                 bytesOut += UInt64(produced)

@@ -132,7 +132,7 @@ public struct Diagnosis: Sendable {
         default:
             if data.isEmpty { return "no key and scheme decrypt this: the input is empty" }
             let kind = data.starts(with: CryptorHeader.sentinel) ? "acrh data" : "legacy data"
-            return "no key and scheme decrypt this: \(kind) of \(data.count) bytes: \(error.message)"
+            return "no key and scheme decrypt this: \(kind) of \(data.count.counting("byte")): \(error.message)"
         }
     }
 
@@ -153,7 +153,7 @@ public struct Diagnosis: Sendable {
             if let winner = try? Decision.decide(matches.map(\.verdict), content: .json, namingKeys: false) {
                 let likely = matches[winner]
                 lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is"
-                             + " JSON as messages are; " + Self.consequence(of: likely.scheme))
+                             + " JSON as messages are; " + Self.consequence(of: likely, among: matches))
             }
             for match in matches {
                 lines.append("- \(match.scheme) with key #\(match.keyNumber): " + Self.describePlaintext(match))
@@ -178,6 +178,23 @@ public struct Diagnosis: Sendable {
         return lines
     }
 
+    /// What a client set to the other legacy scheme does with a message read as `match`: when that reading is
+    /// valid too, it shows other text, not DECRYPTION_ERROR.
+    private static func consequence(of match: Attempt, among matches: [Attempt]) -> String {
+        let other: Scheme? = switch match.scheme {
+        case .legacy: .legacyRandomIV
+        case .legacyRandomIV: .legacy
+        default: nil
+        }
+        guard let other, let reading = matches.first(where: { $0.scheme == other }) else {
+            return consequence(of: match.scheme)
+        }
+        let setting = other == .legacy ? "a static IV (legacy)" : "a random IV (legacy-random-iv)"
+        let count = reading.plaintext?.count ?? 0
+        return "a client set to \(setting) shows other text for it (\(count.counting("byte")) read"
+            + " with key #\(reading.keyNumber)), without DECRYPTION_ERROR"
+    }
+
     private static func consequence(of scheme: Scheme) -> String {
         switch scheme {
         case .legacy:
@@ -194,8 +211,8 @@ public struct Diagnosis: Sendable {
     private static func describePlaintext(_ match: Attempt) -> String {
         let count = match.plaintext?.count ?? 0
         guard let json = match.json else {
-            return "the plaintext (\(count) bytes) is text but not JSON: clients deliver it as a plain string;"
-                + " pncrypt's message decryption refuses it (a message must be JSON text)"
+            return "the plaintext (\(count.counting("byte"))) is text but not JSON: clients deliver it as a plain"
+                + " string; pncrypt's message decryption refuses it (a message must be JSON text)"
         }
         let kind = switch json {
         case .string: "a string"
@@ -205,7 +222,7 @@ public struct Diagnosis: Sendable {
         case .array: "an array"
         case .object: "an object"
         }
-        return "the plaintext (\(count) bytes) is JSON: \(kind)"
+        return "the plaintext (\(count.counting("byte"))) is JSON: \(kind)"
     }
 
     /// The diagnosis as one JSON object, for scripts.

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import PNCrypt
+
+// Issue 23, findings 3 and 12: every key source of the CLI hands over the exact bytes (a key that is not UTF-8 is
+// refused, never decoded lossily), a key of an unusual shape is named when decryption fails, and a run exits 0
+// only when every message it was given decrypted.
+
+/// Runs `pncrypt` through `/bin/sh`, for arguments and environment values that are not UTF-8 (a Swift `String`
+/// cannot hold them): `script` sees the binary as `$0`, and `\377`-style escapes are made with printf.
+private func shell(_ script: String, directory: URL? = nil) throws -> CLI.Result {
+    try CLI.run(["-c", script, CLI.binary.path], directory: directory, executable: "/bin/sh")
+}
+
+@Suite struct CLIKeyBytesTests {
+    static let usageLine = "the cipher key is not valid UTF-8"
+
+    @Test("finding 3: a key that is not UTF-8 is refused (64) from --key, --key=, -k, PNCRYPT_KEY and rekey's keys")
+    func invalidKeysRefused() throws {
+        let sources: [(script: String, source: String)] = [
+            (#""$0" encrypt --key "$(printf 'k\377')" hello"#, "--key"),
+            (#""$0" encrypt --key="$(printf 'k\376')" hello"#, "--key"),
+            (#""$0" encrypt -k "$(printf 'k\376')" hello"#, "--key"),
+            (#""$0" decrypt -k enigma -k "$(printf '\377')" q/xJqqN6qbiZMXYmiQC1Fw=="#, "--key #2"),
+            (#"PNCRYPT_KEY="$(printf 'k\377')" "$0" encrypt hello"#, "PNCRYPT_KEY"),
+            (#"PNCRYPT_KEY="$(printf 'k\377')" "$0" message decrypt '"06UDjczkvAAYcqWfNwkOiQ=="'"#, "PNCRYPT_KEY"),
+            (#""$0" message rekey --key enigma --to-key "$(printf '\376')" '"06UDjczkvAAYcqWfNwkOiQ=="'"#,
+             "--to-key"),
+            (#"PNCRYPT_TO_KEY="$(printf '\376')" "$0" message rekey -k enigma '"06UDjczkvAAYcqWfNwkOiQ=="'"#,
+             "PNCRYPT_TO_KEY"),
+        ]
+        for (script, source) in sources {
+            let result = try shell(script)
+            #expect(result.status == 64, "\(script): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(script)")
+            #expect(result.stderr.hasPrefix("pncrypt: \(source): \(Self.usageLine) (byte "), "\(script): \(result.stderr)")
+        }
+    }
+
+    @Test("finding 3: \\xff and \\xfe are not one key (both refused), and exact UTF-8 keys stay distinct")
+    func lossyKeysAreNotOneKey() throws {
+        // Before, both decoded to U+FFFD: the same ciphertext came out for the two keys.
+        for byte in ["\\377", "\\376"] {
+            let result = try shell(#""$0" encrypt --scheme legacy --key "$(printf '"# + byte + #"')" hello"#)
+            #expect(result.status == 64 && result.stdout.isEmpty, "\(byte): \(result.stderr)")
+        }
+        // Precomposed and decomposed é are different bytes, so different keys, as every SDK takes them.
+        let composed = try shell(#""$0" encrypt --scheme legacy --key "$(printf 'h\303\251')" hello"#)
+        let decomposed = try shell(#""$0" encrypt --scheme legacy --key "$(printf 'he\314\201')" hello"#)
+        #expect(composed.status == 0 && decomposed.status == 0)
+        #expect(composed.stdout != decomposed.stdout)
+        let expected = try CryptoModule(key: CipherKey(bytes: [0x68, 0xC3, 0xA9])).encrypt(Array("hello".utf8),
+                                                                                           scheme: .legacy)
+        #expect(composed.text == expected + "\n")
+    }
+
+    @Test("finding 3: a failed decryption names a key file with a BOM, white space or a line break, not the key")
+    func shapeHintOnFailure() throws {
+        try withTemporaryDirectory { dir in
+            let cases: [(bytes: [UInt8], hint: String)] = [
+                (Array("enigma \n".utf8), "the key ends with white space"),
+                ([0xEF, 0xBB, 0xBF] + Array("enigma\n".utf8), "the key starts with a byte order mark (U+FEFF)"),
+                (Array("enigma\n\n".utf8), "the key ends with a line break"),
+                (Array(" enigma".utf8), "the key starts with white space"),
+            ]
+            for (bytes, hint) in cases {
+                try Data(bytes).write(to: dir.appendingPathComponent("k.key"))
+                let expected = "pncrypt: hint: key file 'k.key': \(hint) (keys are used exactly as given)\n"
+                for command in [["decrypt", "q/xJqqN6qbiZMXYmiQC1Fw=="],
+                                ["message", "decrypt", "--scheme", "legacy", "\"06UDjczkvAAYcqWfNwkOiQ==\""]] {
+                    let result = try CLI.run(command + ["--key-file", "k.key"], directory: dir)
+                    #expect(result.status == 1, "\(command): \(result.stderr)")
+                    #expect(result.stderr.hasSuffix(expected), "\(command): \(result.stderr)")
+                    #expect(!result.stderr.contains("enigma"))
+                }
+                let diagnosis = try CLI.run(["diagnose", "--key-file", "k.key", "q/xJqqN6qbiZMXYmiQC1Fw=="],
+                                            directory: dir)
+                #expect(diagnosis.text.contains("key file 'k.key': \(hint)"), "\(diagnosis.text)")
+                let json = try CLI.run(["diagnose", "--json", "--key-file", "k.key", "q/xJqqN6qbiZMXYmiQC1Fw=="],
+                                       directory: dir)
+                #expect(json.text.contains(#""keyShapes":["key file 'k.key': \#(hint)"]"#), "\(json.text)")
+            }
+            // An ordinary key file: no hint; one final newline is not part of the key.
+            try Data("enigma\n".utf8).write(to: dir.appendingPathComponent("k.key"))
+            let fine = try CLI.run(["decrypt", "--key-file", "k.key", "q/xJqqN6qbiZMXYmiQC1Fw=="], directory: dir)
+            #expect(fine.status == 0 && fine.text == "yay!" && fine.stderr.isEmpty)
+            let wrong = try CLI.run(["decrypt", "--key", "wrong", "q/xJqqN6qbiZMXYmiQC1Fw=="], directory: dir)
+            #expect(wrong.status == 1 && !wrong.stderr.contains("hint"))
+        }
+    }
+}
+
+@Suite struct CLIExitStatusTests {
+    static let hello = "\"06UDjczkvAAYcqWfNwkOiQ==\""
+    static func summary(_ failed: Int, _ total: String, _ verb: String = "decrypted") -> String {
+        "pncrypt: \(failed) of \(total) not \(verb) (see the status lines; --allow-failures to exit 0)\n"
+    }
+
+    @Test("finding 12: line mode with a failed line writes every line, then a summary and exit 1")
+    func linesExitOne() throws {
+        let input = Array((Self.hello + "\n\"AAAAAAAAAAAAAAAAAAAAAA==\"\n\n" + Self.hello + "\n").utf8)
+        for policy in ["marker", "passthrough"] {
+            let run = try CLI.run(["message", "decrypt", "--lines", "--key", "enigma", "--scheme", "legacy",
+                                   "--on-error", policy], stdin: input)
+            #expect(run.status == 1, "\(policy): \(run.stderr)")
+            #expect(run.text.split(separator: "\n", omittingEmptySubsequences: false).count == 5, "\(run.text)")
+            #expect(run.stderr.hasSuffix(Self.summary(1, "3 lines")), "\(run.stderr)")
+            let allowed = try CLI.run(["message", "decrypt", "--lines", "--key", "enigma", "--scheme", "legacy",
+                                       "--on-error", policy, "--allow-failures"], stdin: input)
+            #expect(allowed.status == 0 && allowed.stdout == run.stdout)
+            #expect(!allowed.stderr.contains("not decrypted ("), "\(allowed.stderr)")
+        }
+        let clean = try CLI.run(["message", "decrypt", "--lines", "--key", "enigma", "--scheme", "legacy"],
+                                stdin: Array((Self.hello + "\n\n").utf8))
+        #expect(clean.status == 0 && clean.stderr.isEmpty)
+        let contradiction = try CLI.run(["message", "decrypt", "--key", "enigma", "--on-error", "fail",
+                                         "--allow-failures", Self.hello])
+        #expect(contradiction.status == 64)
+        // Encrypting: a line that is not JSON fails the run the same way.
+        let encrypted = try CLI.run(["message", "encrypt", "--lines", "--key", "enigma"],
+                                    stdin: Array("\"a\"\nnot json\n".utf8))
+        #expect(encrypted.status == 1 && encrypted.stderr.hasSuffix(Self.summary(1, "2 lines", "encrypted")))
+    }
+
+    @Test("finding 12: rekey has --on-error: passthrough (exit 1 when messages are left), fail (nothing written)")
+    func rekeyOnError() throws {
+        try withTemporaryDirectory { dir in
+            let input = Self.hello + "\n\"AAAAAAAAAAAAAAAAAAAAAA==\"\n"
+            try Data(input.utf8).write(to: dir.appendingPathComponent("in"))
+            let base = ["message", "rekey", "--key", "enigma", "--legacy-scheme", "legacy", "--to-key", "new",
+                        "-i", "in", "-o", "out"]
+            let passthrough = try CLI.run(base, directory: dir)
+            #expect(passthrough.status == 1, "\(passthrough.stderr)")
+            #expect(passthrough.stderr.hasSuffix(Self.summary(1, "2 messages", "rekeyed")), "\(passthrough.stderr)")
+            let written = try String(contentsOf: dir.appendingPathComponent("out"), encoding: .utf8)
+            #expect(written.hasSuffix("\n\"AAAAAAAAAAAAAAAAAAAAAA==\"\n") && !written.hasPrefix(Self.hello))
+            try FileManager.default.removeItem(at: dir.appendingPathComponent("out"))
+            let fail = try CLI.run(base + ["--on-error", "fail"], directory: dir)
+            #expect(fail.status == 1 && fail.stderr.contains("line 2"), "\(fail.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out").path))
+            let allowed = try CLI.run(base + ["--allow-failures"], directory: dir)
+            #expect(allowed.status == 0, "\(allowed.stderr)")
+            #expect(try CLI.run(base + ["--on-error", "marker"], directory: dir).status == 64)
+        }
+    }
+}
