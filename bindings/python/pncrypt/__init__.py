@@ -101,8 +101,9 @@ def _load():
     except OSError as error:
         raise ImportError(
             f"pncrypt cannot load libpncrypt ({path}: {error}). Build and install it with "
-            "`scripts/install-lib.sh PREFIX` from the pncrypt repository, then set PNCRYPT_LIB=PREFIX/lib/libpncrypt.so.0 "
-            "(or PKG_CONFIG_PATH=PREFIX/lib/pkgconfig so that pkg-config finds it).") from error
+            "`scripts/install-lib.sh PREFIX` from the pncrypt repository, then set "
+            "PNCRYPT_LIB=PREFIX/lib/libpncrypt.so.0 (or PKG_CONFIG_PATH=PREFIX/lib/pkgconfig so that pkg-config "
+            "finds it).") from error
     P = ctypes.POINTER
     status = P(_Status)
     out = P(ctypes.c_void_p)
@@ -218,8 +219,8 @@ def _decode_items(blob, starts, codes):
     """The items of a text batch as str (the library delivered valid UTF-8). All ASCII, the common case: one
     decode and slices by the byte offsets. Otherwise each item is decoded; one that is not UTF-8 (a library
     without the UTF-8 rule for single readings) is marked failed in `codes` as E_INVALID_UTF8, never returned."""
-    whole = blob.decode("utf-8", "replace")
-    if len(whole) == len(blob):
+    if blob.isascii():
+        whole = blob.decode("ascii")
         return [whole[start:end] for start, end in zip(starts, starts[1:])]
     items = []
     for index, (start, end) in enumerate(zip(starts, starts[1:])):
@@ -476,8 +477,8 @@ class CryptoModule:
             raise status.error()
         blob = _take(out, offsets[count])
         starts = offsets.tolist()
-        whole = blob.decode("utf-8", "replace")
-        if len(whole) == len(blob):
+        if blob.isascii():
+            whole = blob.decode("ascii")
             texts = [whole[start:end] for start, end in zip(starts, starts[1:])]
         else:
             texts = [blob[start:end].decode("utf-8", "replace") for start, end in zip(starts, starts[1:])]
