@@ -5,7 +5,8 @@
  *
  * VECTORS.txt is Vectors/spec.json and Vectors/negative.json in the line format of Tests/C/vectors_to_lines.py;
  * WORKDIR is an empty directory for the file tests; SDK-VECTORS.txt is Vectors/python-sdk.json in that format (the
- * random-IV messages of the real Python SDK, for the promise matrix). scripts/test-c.sh builds this program with pkg-config and
+ * random-IV messages of the real Python SDK, for the promise matrix).
+ * scripts/test-c.sh builds this program with pkg-config and
  * runs it plainly, under `env -i`, under AddressSanitizer and under valgrind. The last line printed is
  * "N passed, N failed"; the exit status is 0 only when nothing failed.
  */
@@ -875,7 +876,8 @@ static void test_legacy33_auto(void) {
     pncrypt_module *m = NULL;
     pncrypt_error err;
     CHECK(pncrypt_module_new("promise-key", "legacy33", &m, &err) == 0, "legacy33 module");
-    const char *items[3] = {"hello", "\xc3\xbc" "n\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9", "a text of more than two AES blocks."};
+    const char *items[3] = {"hello", "\xc3\xbc" "n\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9",
+                            "a text of more than two AES blocks."};
     for (int i = 0; i < 3; i++) {
         char *text = NULL;
         uint8_t *out = NULL;
