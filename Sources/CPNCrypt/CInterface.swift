@@ -166,7 +166,8 @@ extension CModule {
     /// Base64, then the library's one decision procedure (`KeyRing.decrypt`) over every key of the module and, for
     /// `auto` (nil), every reading of the data: a PNED header, else both legacy readings (legacy33 for a legacy33
     /// module). The plaintext comes back only when exactly one reading qualifies as `content`. The caller wipes it.
-    func decrypt(text: UnsafeRawBufferPointer, scheme: Scheme?, content: KeyRing.Content) throws -> [UInt8] {
+    func decrypt(text: UnsafeRawBufferPointer, scheme: Scheme?, content: KeyRing.Content) throws(PNCryptError)
+        -> [UInt8] {
         let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
         return try ring.decrypt(ciphertext, scheme: scheme, legacyScheme: scheme == nil ? legacy : nil,
                                 content: content).plaintext
@@ -269,18 +270,45 @@ private func decryptMany(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar
         let module = try CModule.from(module)
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
         let items = try BatchItems(data, dataLen, lengths, count)
-        // A plaintext is never longer than its Base64 text: the item lengths bound the whole.
+        // A plaintext is never longer than its Base64 text: the item lengths bound the whole. The loop is eachItem's,
+        // without an untyped throw per failed item: a failure costs its code (typed, no boxing, no dynamic cast)
+        // and, for the first one only, its message.
         let joined = try CBuffer.filled(capacity: dataLen) { buffer in
             var end = 0
-            failure = try eachItem(items, codes) { index, item in
+            try items.forEach { index, item in
                 offsets[index] = end
-                let text = try textArgument(item.baseAddress, item.count, "the text")
-                var plaintext = try module.decrypt(text: text, scheme: scheme, content: content)
-                defer { wipe(&plaintext) }
-                plaintext.withUnsafeBytes {
-                    if let source = $0.baseAddress { (buffer + end).copyMemory(from: source, byteCount: $0.count) }
+                var code: Int32 = 0
+                var reason: PNCryptError?
+                if let base = item.baseAddress, memchr(base, 0, item.count) != nil {
+                    code = ErrorCodes.argument
+                } else {
+                    do throws(PNCryptError) {
+                        var plaintext = try module.decrypt(text: item, scheme: scheme, content: content)
+                        plaintext.withUnsafeBytes {
+                            if let source = $0.baseAddress {
+                                (buffer + end).copyMemory(from: source, byteCount: $0.count)
+                            }
+                        }
+                        end += plaintext.count
+                        wipe(&plaintext)
+                    } catch {
+                        code = ErrorCodes.code(for: error)
+                        reason = error
+                    }
                 }
-                end += plaintext.count
+                if code == 0 {
+                    codes?[index] = 0
+                    return
+                }
+                if let codes, failure != nil {
+                    codes[index] = code
+                    return
+                }
+                let made = reason.map { CFailure($0) }
+                    ?? CFailure.argument("the text has a NUL byte inside its length: the length does not match the text")
+                guard let codes else { throw made.item(index) }
+                codes[index] = code
+                failure = made.item(index)
             }
             return end
         }
