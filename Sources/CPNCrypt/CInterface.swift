@@ -305,7 +305,8 @@ private func decryptMany(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar
                     return
                 }
                 let made = reason.map { CFailure($0) }
-                    ?? CFailure.argument("the text has a NUL byte inside its length: the length does not match the text")
+                    ?? CFailure.argument("the text has a NUL byte inside its length: the length does not match"
+                                         + " the text")
                 guard let codes else { throw made.item(index) }
                 codes[index] = code
                 failure = made.item(index)

@@ -215,12 +215,15 @@ def _key(key):
     return raw
 
 
-def _decode_items(blob, starts, codes):
+def _decode_items(blob, starts, codes, failed):
     """The items of a text batch as str (the library delivered valid UTF-8). All ASCII, the common case: one
     decode and slices by the byte offsets. Otherwise each item is decoded; one that is not UTF-8 (a library
-    without the UTF-8 rule for single readings) is marked failed in `codes` as E_INVALID_UTF8, never returned."""
+    without the UTF-8 rule for single readings) is marked failed in `codes` as E_INVALID_UTF8, never returned.
+    `failed`: some items failed; theirs are None."""
     if blob.isascii():
         whole = blob.decode("ascii")
+        if failed:
+            return [None if code else whole[start:end] for start, end, code in zip(starts, starts[1:], codes)]
         return [whole[start:end] for start, end in zip(starts, starts[1:])]
     items = []
     for index, (start, end) in enumerate(zip(starts, starts[1:])):
@@ -433,12 +436,14 @@ class CryptoModule:
             raise _item_errors(status, codes)[0]
         starts = offsets.tolist()
         if text:
-            plaintexts = _decode_items(blob, starts, codes)
+            plaintexts = _decode_items(blob, starts, codes, status.code != 0)
             if status.code == 0 and None in plaintexts:
                 status.code = E_INVALID_UTF8
                 status.message = b"the plaintext is not valid UTF-8"
                 if on_error == "raise":
                     raise _item_errors(status, codes)[0]
+        elif status.code != 0 and on_error == "none":  # one pass: a failed item is None, nothing more
+            return [None if code else blob[start:end] for start, end, code in zip(starts, starts[1:], codes)]
         else:
             plaintexts = [blob[start:end] for start, end in zip(starts, starts[1:])]
         if status.code != 0:
