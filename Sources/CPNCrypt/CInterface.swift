@@ -480,17 +480,15 @@ public func pncrypt_decrypt_file_scheme(_ module: OpaquePointer?, _ scheme: Unsa
         let input = try stringArgument(inPath, "in_path")
         let output = try stringArgument(outPath, "out_path")
         // As `pncrypt decrypt --binary [--scheme <scheme>]`. Headerless files are read in the module's legacy file
-        // format (`CModule.fileLegacy`). With several keys, the key is chosen on the file's head and last blocks
-        // before anything is decrypted (`KeyRing.fileMatch`: exactly one key must qualify, as in the CLI).
+        // format (`CModule.fileLegacy`). The key is chosen on the file's head and last blocks before anything is
+        // decrypted, by the library's procedure for files (`KeyRing.fileMatch`: exactly one key must qualify, as in
+        // the CLI), with one key as with several.
         let legacy = module.fileLegacy
-        var key = module.key
-        if module.ring.keys.count > 1 {
-            let (head, tail, length) = try FileTransform.headAndTail(input, head: StreamDecryptor.headLength, tail: 32)
-            let match = try module.ring.fileMatch(head: head, tail: tail, length: length, scheme: scheme,
-                                                  legacyScheme: legacy)
-            key = module.ring.keys[match.keyIndex]
-        }
-        let decryptor = try StreamDecryptor(key: key, scheme: scheme, legacyScheme: legacy)
+        let (head, tail, length) = try FileTransform.headAndTail(input, head: StreamDecryptor.headLength, tail: 32)
+        let match = try module.ring.fileMatch(head: head, tail: tail, length: length, scheme: scheme,
+                                              legacyScheme: legacy)
+        let decryptor = try StreamDecryptor(key: module.ring.keys[match.keyIndex], scheme: scheme,
+                                            legacyScheme: legacy)
         try FileTransform.run(input: input, output: output, stages: [decryptor])
     }
 }
