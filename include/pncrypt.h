@@ -22,8 +22,18 @@
  * - Arguments the library can check are checked: a NULL pointer where one is required, a length that does not
  *   match the text (a NUL byte inside it), an unknown scheme or policy. These return PNCRYPT_E_ARGUMENT;
  *   nothing in this interface crashes the calling process on data or arguments it can check.
- * - A pncrypt_module is immutable once made: share one between threads freely. Free it only when no call is
- *   using it.
+ * - A pncrypt_module is read-only once shared: add its extra keys (pncrypt_module_add_key) first, while no other
+ *   call uses it, then share it between threads freely (every other call only reads it). Free it only when no
+ *   call is using it.
+ * - Certain or nothing: every decryption goes through the library's one decision procedure (PNCrypt's
+ *   KeyRing): each (key, scheme) reading the call allows is tried, and a plaintext is delivered only when exactly
+ *   one reading qualifies: valid padding; for the _text functions also valid UTF-8; for messages and rekey also
+ *   JSON. None qualifying is the one decryption failure (PNCRYPT_E_WRONG_KEY_OR_CORRUPT); several is
+ *   PNCRYPT_E_AMBIGUOUS, naming the readings (name the scheme to choose). CBC has no integrity check: with one
+ *   key and an explicit scheme on bytes, a wrong key still passes the padding check about once in 256; text and
+ *   messages narrow that (see docs/security.md).
+ * - Keys are exact: a cipher key is its bytes up to the NUL, which must be valid UTF-8; anything else is refused
+ *   with PNCRYPT_E_INVALID_KEY naming the offset of the first bad byte (never decoded lossily).
  * - The codes are stable across versions: a code keeps its number and meaning; new codes may be added, so
  *   treat an unknown negative code as its category (its tens: -1x encryption, -2x decryption, ...).
  */
@@ -92,13 +102,14 @@ typedef struct {
 #define PNCRYPT_E_INVALID_UTF8        (-23)  /* invalidUTF8: a message's plaintext is not UTF-8 */
 #define PNCRYPT_E_MALFORMED_HEADER    (-24)  /* malformedHeader: a PNED header cut short */
 #define PNCRYPT_E_NOT_ENCRYPTED       (-25)  /* notEncrypted: e.g. a message that is not a JSON string */
+#define PNCRYPT_E_AMBIGUOUS           (-26)  /* ambiguous: several (key, scheme) readings qualify; none is taken */
 
 /* Unknown cryptor (category "unknownCryptor"). */
 #define PNCRYPT_E_UNKNOWN_CRYPTOR     (-30)  /* unknownCryptor: a PNED header of unknown version or cryptor */
 
 /* Invalid values (category "invalidArgument"). */
 #define PNCRYPT_E_INVALID_ARGUMENT    (-40)  /* an invalid value without a more specific code */
-#define PNCRYPT_E_INVALID_KEY         (-41)  /* invalidKey: the cipher key is empty */
+#define PNCRYPT_E_INVALID_KEY         (-41)  /* invalidKey: the cipher key is empty or not valid UTF-8 */
 #define PNCRYPT_E_INVALID_IV          (-42)  /* invalidIV */
 #define PNCRYPT_E_INVALID_VALUE       (-43)  /* invalidValue: e.g. legacy33 for a file (it has no file format) */
 
@@ -121,21 +132,32 @@ typedef struct {
 
 /* ---- Modules ---------------------------------------------------------------------------------------------- */
 
-/* A cipher key with its derived AES keys and the scheme to encrypt with. Opaque; safe to share between
- * threads. */
+/* A cipher key with its derived AES keys and the scheme to encrypt with, and the extra keys tried on decryption.
+ * Opaque; safe to share between threads once its keys are added. */
 typedef struct pncrypt_module pncrypt_module;
 
 /*
- * Makes a module for `cipher_key` (a NUL-terminated UTF-8 string) that encrypts with `scheme`: "acrh",
- * "legacy", "legacy-random-iv" or "legacy33"; NULL means "acrh".
+ * Makes a module for `cipher_key` (a NUL-terminated string of valid UTF-8, taken byte for byte) that encrypts
+ * with `scheme`: "acrh", "legacy", "legacy-random-iv" or "legacy33"; NULL means "acrh".
  * Ownership: on success *out is a new module: release it with pncrypt_module_free(). The key is copied.
- * Errors: PNCRYPT_E_ARGUMENT (cipher_key or out NULL, unknown scheme); PNCRYPT_E_INVALID_KEY (empty key).
+ * Errors: PNCRYPT_E_ARGUMENT (cipher_key or out NULL, unknown scheme); PNCRYPT_E_INVALID_KEY (empty key, or
+ * not valid UTF-8: the message names the first bad byte).
  */
 PNCRYPT_API int pncrypt_module_new(const char *cipher_key, const char *scheme, pncrypt_module **out,
                                    pncrypt_error *err);
 
 /* Releases a module and wipes its keys. NULL is ignored. Do not use the module after. */
 PNCRYPT_API void pncrypt_module_free(pncrypt_module *module);
+
+/*
+ * Adds `key` (as pncrypt_module_new() takes it) to the keys the module decrypts with, for key rotation: every
+ * decryption then tries each key, in every reading the call allows, and delivers a plaintext only when exactly
+ * one (key, scheme) reading qualifies (two that do are PNCRYPT_E_AMBIGUOUS). The module still encrypts with its
+ * first key only. Call it before the module is shared: no other call may use the module while a key is added.
+ * Errors: PNCRYPT_E_ARGUMENT (NULL module or key; a key the module already has); PNCRYPT_E_INVALID_KEY (empty,
+ * or not valid UTF-8).
+ */
+PNCRYPT_API int pncrypt_module_add_key(pncrypt_module *module, const char *key, pncrypt_error *err);
 
 /* ---- Bytes <-> Base64 text -------------------------------------------------------------------------------- */
 
@@ -151,15 +173,28 @@ PNCRYPT_API int pncrypt_encrypt(pncrypt_module *m, const uint8_t *data, size_t l
 
 /*
  * Decrypts `len` bytes of Base64 text at `base64` (no NUL inside; surrounding whitespace and JSON quotes are
- * accepted, as by the CLI). `scheme` "auto" or NULL reads a PNED header when there is one and otherwise the
- * legacy fixed-IV format, with the rules of `pncrypt decrypt --scheme auto`; an explicit scheme reads only its
- * own format.
+ * accepted, as by the CLI) with every key of the module, as bytes: a reading qualifies by its padding alone.
+ * `scheme` "auto" or NULL tries every reading the data allows: a PNED header when there is one; without one,
+ * both legacy readings, legacy (fixed IV) and legacy-random-iv (IV first), as `pncrypt decrypt` with no
+ * --legacy-scheme (a legacy33 module reads headerless data as legacy33, its own format). Both legacy readings of
+ * data of two blocks or more always have valid padding, so as bytes such data is PNCRYPT_E_AMBIGUOUS: name the
+ * scheme, or use pncrypt_decrypt_text() or pncrypt_message_decrypt(), whose UTF-8 and JSON rules tell the readings
+ * apart. An explicit scheme reads only its own format (with every key).
  * Ownership: *out holds *out_len plaintext bytes (followed by one NUL byte not counted in *out_len, for
  * convenience), for pncrypt_free().
- * Errors: PNCRYPT_E_ARGUMENT; PNCRYPT_E_NOT_BASE64; the decryption codes (-2x); PNCRYPT_E_UNKNOWN_CRYPTOR.
+ * Errors: PNCRYPT_E_ARGUMENT; PNCRYPT_E_NOT_BASE64; the decryption codes (-2x, PNCRYPT_E_AMBIGUOUS among them);
+ * PNCRYPT_E_UNKNOWN_CRYPTOR.
  */
 PNCRYPT_API int pncrypt_decrypt(pncrypt_module *m, const char *scheme, const char *base64, size_t len,
                                 uint8_t **out, size_t *out_len, pncrypt_error *err);
+
+/*
+ * pncrypt_decrypt() for text: a reading qualifies only when its plaintext is also valid UTF-8, whether one
+ * reading or several were possible (so a random-IV legacy message is told from its fixed-IV reading, whose first
+ * block is garbage). *out is the UTF-8 text, NUL-terminated, *out_len bytes long without the NUL.
+ */
+PNCRYPT_API int pncrypt_decrypt_text(pncrypt_module *m, const char *scheme, const char *base64, size_t len,
+                                     uint8_t **out, size_t *out_len, pncrypt_error *err);
 
 /* ---- Batches: many texts in one call ---------------------------------------------------------------------- */
 
@@ -180,6 +215,8 @@ PNCRYPT_API int pncrypt_decrypt(pncrypt_module *m, const char *scheme, const cha
  *   pncrypt_encrypt()/pncrypt_decrypt() would have returned for it). A failed item is empty in the output. The
  *   call returns 0 (unless an argument of the call itself is wrong) and, as pncrypt_message_decrypt(), sets
  *   `status->code` to 0 when every item succeeded, else to the first failed item's code, with "item N: ".
+ *   Did every item succeed? `status->code == 0` answers it for every batch call (pncrypt_rekey_many too). Only
+ *   the first failure's message is written: a failed item costs about what a good one does.
  */
 
 /*
@@ -204,6 +241,46 @@ PNCRYPT_API int pncrypt_decrypt_many(pncrypt_module *m, const char *scheme, cons
                                      const size_t *lengths, size_t count, uint8_t **out, size_t *offsets,
                                      int *codes, pncrypt_error *status);
 
+/* pncrypt_decrypt_many() with the rule of pncrypt_decrypt_text(): an item qualifies only as valid UTF-8. */
+PNCRYPT_API int pncrypt_decrypt_many_text(pncrypt_module *m, const char *scheme, const char *data,
+                                          size_t data_len, const size_t *lengths, size_t count, uint8_t **out,
+                                          size_t *offsets, int *codes, pncrypt_error *status);
+
+/* ---- Rekey: moving wire texts to a new key and scheme ------------------------------------------------------ */
+
+/* What pncrypt_rekey() and pncrypt_rekey_many() did with an item. */
+#define PNCRYPT_REKEY_FAILED  0  /* not certainly decryptable as a message: left unchanged (the code says why) */
+#define PNCRYPT_REKEY_REKEYED 1  /* decrypted, then encrypted again under `to`'s key and scheme */
+#define PNCRYPT_REKEY_CURRENT 2  /* already under `to`'s key in `to`'s scheme: left as it is */
+
+/*
+ * Moves one wire text (Base64, with or without its JSON quotes; surrounding white space allowed) from the keys
+ * of `from` (all of them, pncrypt_module_add_key() included) to the first key and the scheme of `to`, with the
+ * library's rules (PNCrypt's MessageRekey): every key of `from` and `to`'s key are tried, a PNED header or both
+ * legacy readings, and the text is taken only when exactly one reading qualifies as a message (valid padding,
+ * UTF-8, JSON text). That reading being `to`'s key in `to`'s scheme means already current. The plaintext is
+ * encrypted again byte for byte, with a fresh IV where the scheme has one.
+ * Ownership: on success *text_out is the new text (in the item's form: quoted when it was), or a copy of the
+ * item when it was already current, NUL-terminated, for pncrypt_free(). `outcome` (may be NULL) receives
+ * PNCRYPT_REKEY_REKEYED, _CURRENT, or _FAILED (with *text_out NULL) on failure.
+ * Errors: PNCRYPT_E_ARGUMENT; PNCRYPT_E_INVALID_VALUE (`to` is a legacy33 module: not a scheme to move to); the
+ * decryption codes (-2x): an item that is not certainly a message under one reading.
+ */
+PNCRYPT_API int pncrypt_rekey(pncrypt_module *from, pncrypt_module *to, const char *text, size_t len,
+                              char **text_out, int *outcome, pncrypt_error *err);
+
+/*
+ * pncrypt_rekey() for `count` texts in one call (the batch conventions above). Every item is tried. *out holds
+ * the resulting texts back to back, NUL-terminated, for pncrypt_free(); item i is out[offsets[i]] ..
+ * out[offsets[i + 1] - 1] (`offsets`: count + 1 entries). A failed item is copied unchanged. `outcomes` (count
+ * ints, required) receives each item's PNCRYPT_REKEY_ value; `codes` (count ints, or NULL) each item's code (0
+ * unless it failed). The call returns 0 unless an argument of the call itself is wrong; `status->code` is 0 when
+ * no item failed, else the first failed item's code with "item N: ".
+ */
+PNCRYPT_API int pncrypt_rekey_many(pncrypt_module *from, pncrypt_module *to, const char *data, size_t data_len,
+                                   const size_t *lengths, size_t count, char **out, size_t *offsets,
+                                   int *outcomes, int *codes, pncrypt_error *status);
+
 /* ---- Files ------------------------------------------------------------------------------------------------ */
 
 /*
@@ -227,7 +304,9 @@ PNCRYPT_API int pncrypt_encrypt_file(pncrypt_module *m, const char *in_path, con
 /*
  * Decrypts the file at `in_path` into `out_path` as `pncrypt decrypt --binary` does (the format read from the
  * data: a PNED header, otherwise the module's legacy file format: the fixed-IV format for a "legacy" module, the
- * random-IV format for the others), streamed, all or nothing as pncrypt_encrypt_file():
+ * random-IV format for the others), streamed, all or nothing as pncrypt_encrypt_file(). With extra keys
+ * (pncrypt_module_add_key()) the key is chosen on the file's head and last blocks before anything is written:
+ * exactly one key must give valid padding (two that do: PNCRYPT_E_AMBIGUOUS);
  * no plaintext is left anywhere when the data turns out to be wrong (bad padding, wrong key, truncated).
  * Errors: as pncrypt_encrypt_file(), and the decryption codes (-2x) and PNCRYPT_E_UNKNOWN_CRYPTOR.
  */
@@ -260,9 +339,10 @@ PNCRYPT_API int pncrypt_message_encrypt(pncrypt_module *m, const char *json, siz
 #define PNCRYPT_ON_ERROR_FAIL        2  /* nothing: the call returns the error (non-strings are errors) */
 
 /*
- * Decrypts a received message: `len` bytes of JSON text at `json`. A JSON string is decrypted (a PNED header
- * when present, otherwise the module's legacy scheme: legacy-random-iv for a legacy-random-iv module, legacy
- * otherwise) and its plaintext parsed as JSON, or kept as a plain string when it does not parse.
+ * Decrypts a received message: `len` bytes of JSON text at `json`. A JSON string is decrypted with every key (a
+ * PNED header when present, otherwise both legacy readings, and exactly one reading must give UTF-8 JSON text
+ * when there is a choice; a legacy33 module reads iOS 3.3 messages) and its plaintext parsed as JSON, or kept as
+ * a plain string when it does not parse.
  * With PNCRYPT_ON_ERROR_MARKER or _PASSTHROUGH the call returns 0 and fills *json_out with the message to
  * deliver (compact JSON); `status->code` is 0 when the message was decrypted, else the decryption failure's
  * code with its message. With PNCRYPT_ON_ERROR_FAIL a failure is returned as the error.

@@ -5,9 +5,10 @@
 #   PREFIX/lib/libpncrypt.so.MAJOR, libpncrypt.so  symlinks
 #   PREFIX/include/pncrypt.h
 #   PREFIX/lib/pkgconfig/pncrypt.pc
+#   PREFIX/share/man/man3/libpncrypt.3         the C API's man page (docs/libpncrypt.3)
 #
 #   scripts/install-lib.sh /usr/local
-#   scripts/install-lib.sh /tmp/p && PKG_CONFIG_PATH=/tmp/p/lib/pkgconfig cc app.c $(pkg-config --cflags --libs pncrypt)
+#   scripts/install-lib.sh /tmp/p && cc app.c $(PKG_CONFIG_PATH=/tmp/p/lib/pkgconfig pkg-config --cflags --libs pncrypt)
 #
 # The Swift runtime is linked statically (PNCrypt uses no Foundation), so programs run without a
 # Swift toolchain; only libc, libcrypto (OpenSSL 3) and libz are needed at run time. A version script exports
@@ -61,6 +62,8 @@ if [ -n "${PNCRYPT_STRIP:-}" ]; then strip --strip-unneeded "$PREFIX/lib/libpncr
 ln -sf "libpncrypt.so.$VERSION" "$PREFIX/lib/$SONAME"
 ln -sf "$SONAME" "$PREFIX/lib/libpncrypt.so"
 install -m 0644 include/pncrypt.h "$PREFIX/include/pncrypt.h"
+install -d "$PREFIX/share/man/man3"
+install -m 0644 docs/libpncrypt.3 "$PREFIX/share/man/man3/libpncrypt.3"
 # The library reaches libcrypto and libz itself (DT_NEEDED); a static link would need them too.
 cat > "$PREFIX/lib/pkgconfig/pncrypt.pc" <<PC
 prefix=$PREFIX

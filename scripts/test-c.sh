@@ -21,6 +21,7 @@ PREFIX="${PNCRYPT_TEST_C_PREFIX:-$WORK/prefix}"
 export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 
 python3 Tests/C/vectors_to_lines.py Vectors/spec.json Vectors/negative.json > "$WORK/vectors.txt"
+python3 Tests/C/vectors_to_lines.py Vectors/python-sdk.json > "$WORK/sdk-vectors.txt"
 FLAGS=(-std=c99 -O1 -g -Wall -Wextra -Werror -pthread)
 # shellcheck disable=SC2046  # pkg-config output is meant to be split
 cc "${FLAGS[@]}" -o "$WORK/test_pncrypt" Tests/C/test_pncrypt.c $(pkg-config --cflags --libs pncrypt)
@@ -34,7 +35,7 @@ run() {
     shift
     rm -rf "$WORK/files"
     mkdir "$WORK/files"
-    if "$@" "$WORK/vectors.txt" "$WORK/files" > "$WORK/$name.log" 2>&1; then
+    if "$@" "$WORK/vectors.txt" "$WORK/files" "$WORK/sdk-vectors.txt" > "$WORK/$name.log" 2>&1; then
         echo "c: $name: $(tail -1 "$WORK/$name.log")" >&2
     else
         grep -v '^==' "$WORK/$name.log" | grep -E 'FAIL|passed' >&2 || true

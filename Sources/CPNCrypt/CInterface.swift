@@ -9,28 +9,45 @@ import Darwin
 #endif
 
 /// What a `pncrypt_module *` points to (retained by `pncrypt_module_new`, released by `pncrypt_module_free`).
-/// Immutable, so one module serves any number of threads.
-final class CModule: Sendable {
-    /// The key (its derived AES keys are wiped when the last reference goes).
+/// Read-only once shared: `pncrypt_module_add_key` replaces the key ring, and the header says keys are added before
+/// the module is shared between threads (no call may run on the module while one is added). Every other call only
+/// reads it, so one module serves any number of threads.
+final class CModule: @unchecked Sendable {
+    /// The key the module encrypts with (its derived AES keys are wiped when the last reference goes).
     let key: CipherKey
     /// The scheme the module encrypts with.
     let scheme: Scheme
     /// Bytes <-> Base64 in `scheme`.
     let crypto: CryptoModule
-    /// The key as a ring of one, for decryption with the CLI's rules (`pncrypt decrypt` goes through KeyRing).
-    let ring: KeyRing
-    /// Messages in `scheme`; headerless messages read as legacy-random-iv for such a module, legacy otherwise.
-    let messages: MessageCrypto
-    /// How `auto` reads headerless data: the module's legacy cryptor, as in an SDK's CryptoModule.
-    let legacy: Scheme
+    /// Every key of the module, `key` first: decryption goes through the ring (the library's one procedure).
+    private(set) var ring: KeyRing
+    /// Messages in `scheme`, read with every key and, headerless, both legacy readings (see `legacy`).
+    private(set) var messages: MessageCrypto
+    /// How `auto` reads data without a PNED header: nil tries legacy and legacy-random-iv both (exactly one
+    /// reading must qualify); a legacy33 module reads it as legacy33, its own format.
+    let legacy: Scheme?
+    /// The legacy file format of headerless files: fixed IV for a legacy module (what its encrypt_file writes), else
+    /// the random-IV format (what SDK file sharing writes).
+    let fileLegacy: Scheme
 
     init(key: CipherKey, scheme: Scheme) throws(PNCryptError) {
         self.key = key
         self.scheme = scheme
         crypto = CryptoModule(key: key, encryptionScheme: scheme)
         ring = try KeyRing(keys: [key])
-        legacy = scheme == .legacyRandomIV ? .legacyRandomIV : .legacy
-        messages = MessageCrypto(keys: ring, scheme: scheme, legacyScheme: legacy)
+        legacy = scheme == .legacy33 ? .legacy33 : nil
+        fileLegacy = scheme == .legacy ? .legacy : .legacyRandomIV
+        messages = MessageCrypto(keys: ring, scheme: scheme)
+    }
+
+    /// Adds a key tried on decryption (never used to encrypt).
+    func add(_ extra: CipherKey) throws {
+        guard !ring.keys.contains(where: { $0.string == extra.string }) else {
+            throw CFailure.argument("the key is already in the module (a key given twice makes every reading"
+                                    + " ambiguous)")
+        }
+        ring = try KeyRing(keys: ring.keys + [extra])
+        messages = MessageCrypto(keys: ring, scheme: scheme)
     }
 
     static func from(_ pointer: OpaquePointer?) throws -> CModule {
@@ -69,10 +86,19 @@ public func pncrypt_module_new(_ cipherKey: UnsafePointer<CChar>?, _ scheme: Uns
                                _ err: UnsafeMutableRawPointer?) -> Int32 {
     guarded(err) {
         let out = try outputArgument(out, "out")
-        let key = try stringArgument(cipherKey, "cipher_key")
+        let key = try keyArgument(cipherKey, "cipher_key")
         let scheme = try schemeArgument(scheme, default: .acrh, allowAuto: false) ?? .acrh
-        let module = try CModule(key: try CipherKey(key), scheme: scheme)
+        let module = try CModule(key: key, scheme: scheme)
         out.pointee = OpaquePointer(Unmanaged.passRetained(module).toOpaque())
+    }
+}
+
+@_cdecl("pncrypt_module_add_key")
+public func pncrypt_module_add_key(_ module: OpaquePointer?, _ cipherKey: UnsafePointer<CChar>?,
+                                   _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err) {
+        let module = try CModule.from(module)
+        try module.add(try keyArgument(cipherKey, "key"))
     }
 }
 
@@ -105,13 +131,31 @@ public func pncrypt_decrypt(_ module: OpaquePointer?, _ scheme: UnsafePointer<CC
                             _ base64: UnsafePointer<CChar>?, _ len: Int,
                             _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
                             _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+    decryptOne(module, scheme, base64, len, out, outLen, err, content: .bytes)
+}
+
+@_cdecl("pncrypt_decrypt_text")
+public func pncrypt_decrypt_text(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
+                                 _ base64: UnsafePointer<CChar>?, _ len: Int,
+                                 _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                                 _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+    decryptOne(module, scheme, base64, len, out, outLen, err, content: .text)
+}
+
+/// pncrypt_decrypt and pncrypt_decrypt_text: what a plaintext must be to qualify is `content`.
+private func decryptOne(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
+                        _ base64: UnsafePointer<CChar>?, _ len: Int,
+                        _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                        _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?,
+                        content: KeyRing.Content) -> Int32 {
     outLen?.pointee = 0
     return guarded(err) {
         let out = try outputArgument(out, "out")
         guard let outLen else { throw CFailure.argument("out_len is NULL") }
         let module = try CModule.from(module)
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
-        var plaintext = try module.decrypt(text: try textArgument(base64, len, "base64"), scheme: scheme)
+        var plaintext = try module.decrypt(text: try textArgument(base64, len, "base64"), scheme: scheme,
+                                           content: content)
         defer { wipe(&plaintext) }
         out.pointee = try CBuffer.copy(plaintext).assumingMemoryBound(to: UInt8.self)
         outLen.pointee = plaintext.count
@@ -119,17 +163,22 @@ public func pncrypt_decrypt(_ module: OpaquePointer?, _ scheme: UnsafePointer<CC
 }
 
 extension CModule {
-    /// As `pncrypt decrypt` (text mode): Base64, then the key ring's rules. The caller wipes the plaintext.
-    func decrypt(text: UnsafeRawBufferPointer, scheme: Scheme?) throws -> [UInt8] {
+    /// Base64, then the library's one decision procedure (`KeyRing.decrypt`) over every key of the module and, for
+    /// `auto` (nil), every reading of the data: a PNED header, else both legacy readings (legacy33 for a legacy33
+    /// module). The plaintext comes back only when exactly one reading qualifies as `content`. The caller wipes it.
+    func decrypt(text: UnsafeRawBufferPointer, scheme: Scheme?, content: KeyRing.Content) throws(PNCryptError)
+        -> [UInt8] {
         let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
-        return try ring.decrypt(ciphertext, scheme: scheme, legacyScheme: legacy, content: .text).plaintext
+        return try ring.decrypt(ciphertext, scheme: scheme, legacyScheme: scheme == nil ? legacy : nil,
+                                content: content).plaintext
     }
 }
 
 // MARK: Batches
 
 /// Runs `body` on every item of a batch. Without `codes` the first failure is thrown, as "item N: ...". With
-/// `codes`, each item's outcome goes to `codes[i]` (0 or its code), and the first failure is returned instead.
+/// `codes`, each item's outcome goes to `codes[i]` (0 or its code), and the first failure is returned instead. Only
+/// the first failure's message is made: a failed item after it costs its code, no text.
 private func eachItem(_ items: BatchItems, _ codes: UnsafeMutablePointer<Int32>?,
                       _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws -> CFailure? {
     var first: CFailure?
@@ -138,10 +187,14 @@ private func eachItem(_ items: BatchItems, _ codes: UnsafeMutablePointer<Int32>?
             try body(index, item)
             codes?[index] = 0
         } catch {
-            let failure = CFailure.from(error).item(index)
-            guard let codes else { throw failure }
-            codes[index] = failure.code
-            if first == nil { first = failure }
+            guard let codes else { throw CFailure.from(error).item(index) }
+            if first == nil {
+                let failure = CFailure.from(error).item(index)
+                codes[index] = failure.code
+                first = failure
+            } else {
+                codes[index] = CFailure.code(of: error)
+            }
         }
     }
     return first
@@ -192,6 +245,24 @@ public func pncrypt_decrypt_many(_ module: OpaquePointer?, _ scheme: UnsafePoint
                                  _ count: Int, _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
                                  _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
                                  _ status: UnsafeMutableRawPointer?) -> Int32 {
+    decryptMany(module, scheme, data, dataLen, lengths, count, out, offsets, codes, status, content: .bytes)
+}
+
+@_cdecl("pncrypt_decrypt_many_text")
+public func pncrypt_decrypt_many_text(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
+                                      _ data: UnsafePointer<CChar>?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?,
+                                      _ count: Int, _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                                      _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
+                                      _ status: UnsafeMutableRawPointer?) -> Int32 {
+    decryptMany(module, scheme, data, dataLen, lengths, count, out, offsets, codes, status, content: .text)
+}
+
+/// pncrypt_decrypt_many and pncrypt_decrypt_many_text: what a plaintext must be to qualify is `content`.
+private func decryptMany(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
+                         _ data: UnsafePointer<CChar>?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?,
+                         _ count: Int, _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                         _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
+                         _ status: UnsafeMutableRawPointer?, content: KeyRing.Content) -> Int32 {
     var failure: CFailure?
     let code = guarded(status) {
         let out = try outputArgument(out, "out")
@@ -199,23 +270,180 @@ public func pncrypt_decrypt_many(_ module: OpaquePointer?, _ scheme: UnsafePoint
         let module = try CModule.from(module)
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
         let items = try BatchItems(data, dataLen, lengths, count)
-        // A plaintext is never longer than its Base64 text: the item lengths bound the whole.
+        // A plaintext is never longer than its Base64 text: the item lengths bound the whole. The loop is eachItem's,
+        // without an untyped throw per failed item: a failure costs its code (typed, no boxing, no dynamic cast)
+        // and, for the first one only, its message.
         let joined = try CBuffer.filled(capacity: dataLen) { buffer in
             var end = 0
-            failure = try eachItem(items, codes) { index, item in
+            try items.forEach { index, item in
                 offsets[index] = end
-                let text = try textArgument(item.baseAddress, item.count, "the text")
-                var plaintext = try module.decrypt(text: text, scheme: scheme)
-                defer { wipe(&plaintext) }
-                plaintext.withUnsafeBytes {
-                    if let source = $0.baseAddress { (buffer + end).copyMemory(from: source, byteCount: $0.count) }
+                var code: Int32 = 0
+                var reason: PNCryptError?
+                if let base = item.baseAddress, memchr(base, 0, item.count) != nil {
+                    code = ErrorCodes.argument
+                } else {
+                    do throws(PNCryptError) {
+                        var plaintext = try module.decrypt(text: item, scheme: scheme, content: content)
+                        plaintext.withUnsafeBytes {
+                            if let source = $0.baseAddress {
+                                (buffer + end).copyMemory(from: source, byteCount: $0.count)
+                            }
+                        }
+                        end += plaintext.count
+                        wipe(&plaintext)
+                    } catch {
+                        code = ErrorCodes.code(for: error)
+                        reason = error
+                    }
                 }
-                end += plaintext.count
+                if code == 0 {
+                    codes?[index] = 0
+                    return
+                }
+                if let codes, failure != nil {
+                    codes[index] = code
+                    return
+                }
+                let made = reason.map { CFailure($0) }
+                    ?? CFailure.argument("the text has a NUL byte inside its length: the length does not match"
+                                         + " the text")
+                guard let codes else { throw made.item(index) }
+                codes[index] = code
+                failure = made.item(index)
             }
             return end
         }
         offsets[count] = joined.count
         out.pointee = joined.buffer.assumingMemoryBound(to: UInt8.self)
+    }
+    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
+    return code
+}
+
+// MARK: Rekey
+
+/// `PNCRYPT_REKEY_FAILED`, `_REKEYED`, `_CURRENT`.
+private let rekeyFailed: Int32 = 0
+private let rekeyRekeyed: Int32 = 1
+private let rekeyCurrent: Int32 = 2
+
+/// Moves wire texts from one module's keys to another's key and scheme with `MessageRekey` (the library's rules:
+/// the plaintext must qualify as a message, exactly one reading; the target's own reading means already current).
+struct CRekey {
+    let rekey: MessageRekey
+    /// The target module, for the size of what it writes.
+    let to: CModule
+
+    init(from: CModule, to: CModule) throws {
+        rekey = try MessageRekey(from: from.ring, to: to.key, scheme: to.scheme)
+        self.to = to
+    }
+
+    /// The most bytes the rekeyed form of an item of `count` bytes can take (its plaintext is shorter than its
+    /// Base64 text; 2 for the quotes).
+    func capacity(for count: Int) -> Int { max(count, to.crypto.base64Count(sealing: count) + 2) }
+
+    /// Rekeys one item (Base64 text, with or without JSON quotes, surrounding white space allowed). Writes the new
+    /// text (in the item's form: quoted when it was) to `output` and returns its length and the outcome; an item
+    /// already current is copied unchanged. Throws the reason an item cannot be rekeyed.
+    func rekey(_ item: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws -> (Int, Int32) {
+        let text = try textArgument(item.baseAddress, item.count, "the text")
+        var start = 0
+        var end = text.count
+        while start < end && Self.isSpace(text[start]) { start += 1 }
+        while end > start && Self.isSpace(text[end - 1]) { end -= 1 }
+        let quoted = end - start >= 2 && text[start] == 0x22 && text[end - 1] == 0x22
+        let outcome: MessageRekey.Outcome
+        if quoted {
+            outcome = rekey.rekey(jsonText: UnsafeRawBufferPointer(rebasing: text[start..<end]))
+        } else {
+            // Base64 needs no JSON escape: anything that would (a quote, a backslash, a control byte) is not Base64.
+            for i in start..<end where text[i] == 0x22 || text[i] == 0x5C || text[i] < 0x20 {
+                throw PNCryptError(.notBase64, "the text is not Base64 (byte \(i + 1))")
+            }
+            var json = [UInt8](repeating: 0x22, count: end - start + 2)
+            json.withUnsafeMutableBytes {
+                $0.baseAddress!.advanced(by: 1).copyMemory(from: text.baseAddress! + start, byteCount: end - start)
+            }
+            outcome = rekey.rekey(jsonText: json)
+        }
+        switch outcome {
+        case .rekeyed(let sealed):
+            let body = quoted ? sealed[...] : sealed.dropFirst().dropLast()
+            body.withUnsafeBytes { output.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            return (body.count, rekeyRekeyed)
+        case .alreadyNew:
+            if let base = text.baseAddress { output.copyMemory(from: base, byteCount: text.count) }
+            return (text.count, rekeyCurrent)
+        case .unchanged(let error):
+            throw error
+        }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+}
+
+@_cdecl("pncrypt_rekey")
+public func pncrypt_rekey(_ from: OpaquePointer?, _ to: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ len: Int,
+                          _ textOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                          _ outcome: UnsafeMutablePointer<Int32>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+    outcome?.pointee = rekeyFailed
+    return guarded(err) {
+        let out = try outputArgument(textOut, "text_out")
+        let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to))
+        let item = try bytesArgument(text, len, "text")
+        var result = rekeyFailed
+        let sealed = try CBuffer.filled(capacity: rekey.capacity(for: item.count)) {
+            let (count, what) = try rekey.rekey(item, into: $0)
+            result = what
+            return count
+        }
+        out.pointee = sealed.buffer.assumingMemoryBound(to: CChar.self)
+        outcome?.pointee = result
+    }
+}
+
+@_cdecl("pncrypt_rekey_many")
+public func pncrypt_rekey_many(_ from: OpaquePointer?, _ to: OpaquePointer?, _ data: UnsafePointer<CChar>?,
+                               _ dataLen: Int, _ lengths: UnsafePointer<Int>?, _ count: Int,
+                               _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                               _ offsets: UnsafeMutablePointer<Int>?, _ outcomes: UnsafeMutablePointer<Int32>?,
+                               _ codes: UnsafeMutablePointer<Int32>?, _ status: UnsafeMutableRawPointer?) -> Int32 {
+    var failure: CFailure?
+    let code = guarded(status) {
+        let out = try outputArgument(out, "out")
+        guard let offsets else { throw CFailure.argument("offsets is NULL") }
+        guard let outcomes else { throw CFailure.argument("outcomes is NULL") }
+        let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to))
+        let items = try BatchItems(data, dataLen, lengths, count)
+        var capacity = 0
+        for length in items.lengths {
+            let (sum, overflow) = capacity.addingReportingOverflow(rekey.capacity(for: length))
+            guard !overflow else { throw CFailure(ErrorCodes.noMemory, "out of memory") }
+            capacity = sum
+        }
+        // Every item is tried (a failed one is copied unchanged); `codes`, when given, says why each failed.
+        let localCodes = codes ?? UnsafeMutablePointer<Int32>.allocate(capacity: max(count, 1))
+        defer { if codes == nil { localCodes.deallocate() } }
+        let joined = try CBuffer.filled(capacity: capacity) { buffer in
+            var end = 0
+            failure = try eachItem(items, localCodes) { index, item in
+                offsets[index] = end
+                outcomes[index] = rekeyFailed
+                do {
+                    let (written, what) = try rekey.rekey(item, into: buffer + end)
+                    end += written
+                    outcomes[index] = what
+                } catch {
+                    if let base = item.baseAddress { (buffer + end).copyMemory(from: base, byteCount: item.count) }
+                    end += item.count
+                    throw error
+                }
+            }
+            return end
+        }
+        offsets[count] = joined.count
+        out.pointee = joined.buffer.assumingMemoryBound(to: CChar.self)
     }
     if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
     return code
@@ -251,11 +479,16 @@ public func pncrypt_decrypt_file_scheme(_ module: OpaquePointer?, _ scheme: Unsa
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
         let input = try stringArgument(inPath, "in_path")
         let output = try stringArgument(outPath, "out_path")
-        // As `pncrypt decrypt --binary [--scheme <scheme>]` with one key. Headerless files are read in the module's
-        // legacy file format: the fixed IV for a legacy module (what its encrypt_file writes), else the random-IV
-        // format (what SDK file sharing writes).
-        let legacy: Scheme = module.scheme == .legacy ? .legacy : .legacyRandomIV
-        let decryptor = try StreamDecryptor(key: module.key, scheme: scheme, legacyScheme: legacy)
+        // As `pncrypt decrypt --binary [--scheme <scheme>]`. Headerless files are read in the module's legacy file
+        // format (`CModule.fileLegacy`). The key is chosen on the file's head and last blocks before anything is
+        // decrypted, by the library's procedure for files (`KeyRing.fileMatch`: exactly one key must qualify, as in
+        // the CLI), with one key as with several.
+        let legacy = module.fileLegacy
+        let (head, tail, length) = try FileTransform.headAndTail(input, head: StreamDecryptor.headLength, tail: 32)
+        let match = try module.ring.fileMatch(head: head, tail: tail, length: length, scheme: scheme,
+                                              legacyScheme: legacy)
+        let decryptor = try StreamDecryptor(key: module.ring.keys[match.keyIndex], scheme: scheme,
+                                            legacyScheme: legacy)
         try FileTransform.run(input: input, output: output, stages: [decryptor])
     }
 }

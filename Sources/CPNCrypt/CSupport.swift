@@ -34,6 +34,16 @@ struct CFailure: Error {
         }
     }
 
+    /// The code of any error an entry point's body can throw, without making its message (a batch's failed items
+    /// after the first).
+    static func code(of error: any Error) -> Int32 {
+        switch error {
+        case let failure as CFailure: return failure.code
+        case let error as PNCryptError: return ErrorCodes.code(for: error)
+        default: return ErrorCodes.internalError
+        }
+    }
+
     /// This failure for item `index` of a batch: the message starts with "item N: ".
     func item(_ index: Int) -> CFailure { CFailure(code, "item \(index): \(message)") }
 }
@@ -49,6 +59,7 @@ enum ErrorCodes {
     static let byName: [String: Int32] = [
         "emptyPlaintext": -11, "notEncryptable": -12, "encryptionFailed": -13,
         "notBase64": -21, "wrongKeyOrCorrupt": -22, "invalidUTF8": -23, "malformedHeader": -24, "notEncrypted": -25,
+        "ambiguous": -26,
         "unknownCryptor": -30,
         "invalidKey": -41, "invalidIV": -42, "invalidValue": -43,
         "invalidJSON": -51, "jsonTooDeep": -52,
@@ -63,7 +74,9 @@ enum ErrorCodes {
     ]
 
     static func code(for error: PNCryptError) -> Int32 {
-        byName[error.code.name] ?? byCategory[error.category.rawValue] ?? internalError
+        // The one public decryption failure, first: a batch's failed items cost no dictionary lookup.
+        if error.code == .wrongKeyOrCorrupt { return -22 }
+        return byName[error.code.name] ?? byCategory[error.category.rawValue] ?? internalError
     }
 }
 
@@ -275,6 +288,17 @@ func stringArgument(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> 
     return String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
 }
 
+/// A cipher key given as a NUL-terminated string: its bytes exactly, which must be valid UTF-8 (never decoded
+/// lossily): `CipherKey(bytes:)` refuses anything else with `invalidKey`, naming the offset.
+func keyArgument(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> CipherKey {
+    guard let pointer else { throw CFailure.argument("\(name) is NULL") }
+    do {
+        return try CipherKey(bytes: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+    } catch {
+        throw CFailure(ErrorCodes.code(for: error), "\(name): \(error.message)")
+    }
+}
+
 /// A required output pointer, set to nil at once so that the caller can always free what it holds.
 func outputArgument<T>(_ pointer: UnsafeMutablePointer<T?>?, _ name: String) throws -> UnsafeMutablePointer<T?> {
     guard let pointer else { throw CFailure.argument("\(name) is NULL") }
@@ -341,6 +365,37 @@ enum FileTransform {
         } catch {
             throw CFailure(ErrorCodes.io, error.message)
         }
+    }
+
+    /// The first `head` bytes of the file at `path` (all of it when shorter), its last `tail` bytes, and its length.
+    static func headAndTail(_ path: String, head: Int, tail: Int) throws
+        -> (head: [UInt8], tail: [UInt8], length: Int) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let missing = errno == ENOENT
+            let reason = errnoText()
+            throw CFailure(missing ? -71 : ErrorCodes.io, "cannot open input file '\(path)': \(reason)")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw CFailure(ErrorCodes.io, "cannot read '\(path)': \(errnoText())") }
+        let length = Int(info.st_size)
+        func read(at offset: Int, count: Int) throws -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                let n = bytes.withUnsafeMutableBytes {
+                    pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done))
+                }
+                if n < 0 && errno == EINTR { continue }
+                guard n >= 0 else { throw CFailure(ErrorCodes.io, "cannot read '\(path)': \(errnoText())") }
+                if n == 0 { break }
+                done += n
+            }
+            return Array(bytes.prefix(done))
+        }
+        let first = try read(at: 0, count: min(head, length))
+        return (first, try read(at: max(0, length - tail), count: min(tail, length)), length)
     }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }

@@ -35,7 +35,7 @@ struct Bench: ParsableCommand {
     var scheme: Scheme?
 
     @Option(help: ArgumentHelp("Only the figures whose name starts with this "
-                               + "(message, c.message, bulk, text, json, gzip, lines, trust).",
+                               + "(message, c.message, c.batch, bulk, text, json, gzip, lines, trust).",
                                valueName: "prefix"))
     var only: String?
 
@@ -133,6 +133,7 @@ struct Suite {
             results += try messages(scheme)
         }
         if wanted("c.message") { results += try cMessages() }
+        if wanted("c.batch") { results += try cBatches() }
         if wanted("bulk") { results += try bulk() }
         if wanted("text") { results += try textFigures() }
         if wanted("json") { results += try jsonFigures() }
@@ -280,6 +281,50 @@ struct Suite {
                                         baseline: "EVP + Base64 loop", baselineValue: encBase))
             results.append(Bench.Result(name: "message.decrypt.\(scheme)", unit: "msg/s", value: dec,
                                         baseline: "EVP + Base64 loop", baselineValue: decBase))
+        }
+        return results
+    }
+
+    /// What a failed item of a C batch costs against a good one (issue 25: no more than about 1.5x, so the ratio
+    /// failed / ok should stay above 0.67): `pncrypt_decrypt_many_text` over 1,000 messages, all under the module's
+    /// key, or all under another key (each fails after every reading is checked; only the first failure's message
+    /// is made). acrh (one reading) and headerless random-IV legacy data (two readings).
+    func cBatches() throws -> [Bench.Result] {
+        var module: OpaquePointer?
+        guard pncrypt_module_new("bench-key", "acrh", &module, nil) == 0, let module else {
+            throw PNCryptError(.invalidValue, "pncrypt_module_new failed")
+        }
+        defer { pncrypt_module_free(module) }
+        let text = Suite.message.serialized()
+        let count = 1000
+        func batch(key: String, scheme: Scheme) throws -> (data: [CChar], lengths: [Int]) {
+            let sealer = CryptoModule(key: try CipherKey(key), encryptionScheme: scheme)
+            var data: [CChar] = []
+            var lengths: [Int] = []
+            for _ in 0..<count {
+                let item = try sealer.encrypt(text)
+                data += item.utf8.map { CChar(bitPattern: $0) }
+                lengths.append(item.utf8.count)
+            }
+            return (data, lengths)
+        }
+        func decrypt(_ items: (data: [CChar], lengths: [Int])) -> Int {
+            var out: UnsafeMutablePointer<UInt8>?
+            var offsets = [Int](repeating: 0, count: count + 1)
+            var codes = [Int32](repeating: 0, count: count)
+            var status = pncrypt_error()
+            let rc = pncrypt_decrypt_many_text(module, nil, items.data, items.data.count, items.lengths, count, &out,
+                                               &offsets, &codes, &status)
+            pncrypt_free(out)
+            return rc == 0 ? count : 0
+        }
+        var results: [Bench.Result] = []
+        for (name, scheme) in [("acrh", Scheme.acrh), ("random-iv", .legacyRandomIV)] {
+            let good = try batch(key: "bench-key", scheme: scheme)
+            let bad = try batch(key: "another-key", scheme: scheme)
+            let (failed, ok) = compare({ rate(count) { decrypt(bad) } }, { rate(count) { decrypt(good) } })
+            results.append(Bench.Result(name: "c.batch.failed_vs_ok.\(name)", unit: "msg/s", value: failed,
+                                        baseline: "the same batch, every item good", baselineValue: ok))
         }
         return results
     }

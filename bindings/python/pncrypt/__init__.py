@@ -7,9 +7,14 @@ the system loader.
     m = CryptoModule("enigma")                 # encrypts with acrh; "legacy", "legacy-random-iv", "legacy33"
     text = m.encrypt(b"hello")                  # Base64 text
     assert m.decrypt(text) == b"hello"
+    m.add_key("older-key")                      # also tried on decryption (key rotation)
+    moved = m.rekey_many(old_texts, to=CryptoModule("new-key"))   # .texts, .statuses, .ok, .failed
 
-Every failure raises `Error`, whose `.code` is the library's PNCRYPT_E_ constant and `.message` one line.
-A CryptoModule may be shared between threads (the library releases the GIL during each call).
+Every failure raises `Error`, whose `.code` is the library's PNCRYPT_E_ constant and `.message` one line; a bad
+cipher key raises `InvalidKeyError`, which is also a `ValueError`. Keys and texts may be `str` (UTF-8) or bytes
+everywhere. Decryption delivers a plaintext only when exactly one (key, scheme) reading qualifies (the library's
+one procedure; `text=True` adds valid UTF-8 to the rules). A CryptoModule may be shared between threads once its
+keys are added (the library releases the GIL during each call).
 """
 import array
 import ctypes
@@ -18,7 +23,7 @@ import os
 import subprocess
 import threading
 
-__all__ = ["CryptoModule", "Error", "library_version", "POLICIES"]
+__all__ = ["CryptoModule", "Error", "InvalidKeyError", "RekeyResult", "library_version", "POLICIES"]
 
 # The error codes of pncrypt.h (stable across versions).
 E_ARGUMENT = -1
@@ -33,6 +38,7 @@ E_WRONG_KEY_OR_CORRUPT = -22
 E_INVALID_UTF8 = -23
 E_MALFORMED_HEADER = -24
 E_NOT_ENCRYPTED = -25
+E_AMBIGUOUS = -26
 E_UNKNOWN_CRYPTOR = -30
 E_INVALID_ARGUMENT = -40
 E_INVALID_KEY = -41
@@ -59,12 +65,18 @@ class Error(Exception):
         self.index = index
 
 
+class InvalidKeyError(Error, ValueError):
+    """A cipher key the library refuses: empty, not valid UTF-8 (bytes are never decoded lossily), or holding a
+    NUL. Also a ValueError."""
+
+
 class _Status(ctypes.Structure):
     """pncrypt_error: { int code; char message[256]; }"""
     _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * 256)]
 
     def error(self):
-        return Error(self.code, self.message.decode("utf-8", "replace"))
+        kind = InvalidKeyError if self.code == E_INVALID_KEY else Error
+        return kind(self.code, self.message.decode("utf-8", "replace"))
 
 
 def _find_library():
@@ -83,7 +95,15 @@ def _find_library():
 
 
 def _load():
-    lib = ctypes.CDLL(_find_library())
+    path = _find_library()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as error:
+        raise ImportError(
+            f"pncrypt cannot load libpncrypt ({path}: {error}). Build and install it with "
+            "`scripts/install-lib.sh PREFIX` from the pncrypt repository, then set "
+            "PNCRYPT_LIB=PREFIX/lib/libpncrypt.so.0 (or PKG_CONFIG_PATH=PREFIX/lib/pkgconfig so that pkg-config "
+            "finds it).") from error
     P = ctypes.POINTER
     status = P(_Status)
     out = P(ctypes.c_void_p)
@@ -93,8 +113,19 @@ def _load():
         "pncrypt_module_new": ([ctypes.c_char_p, ctypes.c_char_p, out, status], ctypes.c_int),
         "pncrypt_module_free": ([ctypes.c_void_p], None),
         "pncrypt_encrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, out, status], ctypes.c_int),
+        "pncrypt_module_add_key": ([ctypes.c_void_p, ctypes.c_char_p, status], ctypes.c_int),
         "pncrypt_decrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, out,
                              P(ctypes.c_size_t), status], ctypes.c_int),
+        "pncrypt_decrypt_text": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, out,
+                                  P(ctypes.c_size_t), status], ctypes.c_int),
+        "pncrypt_decrypt_many_text": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                       ctypes.c_void_p, ctypes.c_size_t, out, ctypes.c_void_p, ctypes.c_void_p,
+                                       status], ctypes.c_int),
+        "pncrypt_rekey": ([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, out,
+                           P(ctypes.c_int), status], ctypes.c_int),
+        "pncrypt_rekey_many": ([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
+                                ctypes.c_size_t, out, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, status],
+                               ctypes.c_int),
         "pncrypt_encrypt_file": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, status], ctypes.c_int),
         "pncrypt_decrypt_file": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, status], ctypes.c_int),
         "pncrypt_decrypt_file_scheme": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
@@ -171,6 +202,65 @@ def _utf8(text, name):
     raise TypeError(f"{name} must be str or bytes, not {type(text).__name__}")
 
 
+def _key(key):
+    """A cipher key's bytes: a str as UTF-8, bytes as they are (the library refuses bytes that are not UTF-8)."""
+    if isinstance(key, str):
+        raw = key.encode("utf-8")
+    elif isinstance(key, (bytes, bytearray, memoryview)):
+        raw = bytes(key)
+    else:
+        raise TypeError(f"a cipher key must be str or bytes, not {type(key).__name__}")
+    if b"\0" in raw:
+        raise InvalidKeyError(E_INVALID_KEY, "the cipher key has a NUL character")
+    return raw
+
+
+def _decode_items(blob, starts, codes, failed):
+    """The items of a text batch as str (the library delivered valid UTF-8). All ASCII, the common case: one
+    decode and slices by the byte offsets. Otherwise each item is decoded; one that is not UTF-8 (a library
+    without the UTF-8 rule for single readings) is marked failed in `codes` as E_INVALID_UTF8, never returned.
+    `failed`: some items failed; theirs are None."""
+    if blob.isascii():
+        whole = blob.decode("ascii")
+        if failed:
+            return [None if code else whole[start:end] for start, end, code in zip(starts, starts[1:], codes)]
+        return [whole[start:end] for start, end in zip(starts, starts[1:])]
+    items = []
+    for index, (start, end) in enumerate(zip(starts, starts[1:])):
+        try:
+            items.append(blob[start:end].decode("utf-8"))
+        except UnicodeDecodeError:
+            codes[index] = E_INVALID_UTF8
+            items.append(None)
+    return items
+
+
+class RekeyResult:
+    """What `CryptoModule.rekey_many` did: `texts` (str, in order; a failed item unchanged), `statuses` ("rekeyed",
+    "current" when already under the target's key and scheme, "failed"), `codes` (0, or the failed item's
+    PNCRYPT_E_ code), `ok` (no item failed) and `failed` (how many did)."""
+
+    __slots__ = ("texts", "statuses", "codes", "failed", "message")
+
+    def __init__(self, texts, statuses, codes, failed, message):
+        self.texts = texts
+        self.statuses = statuses
+        self.codes = codes
+        self.failed = failed
+        self.message = message
+
+    @property
+    def ok(self):
+        """True when no item failed."""
+        return self.failed == 0
+
+    def __repr__(self):
+        return f"RekeyResult({len(self.texts)} texts, {self.failed} failed)"
+
+
+_OUTCOMES = ("failed", "rekeyed", "current")
+
+
 def _path(path):
     return os.fsencode(os.fspath(path))
 
@@ -227,16 +317,15 @@ def _item_errors(status, codes):
 
 
 class CryptoModule:
-    """A cipher key and the scheme to encrypt with ("acrh" by default, "legacy", "legacy-random-iv",
-    "legacy33"). Decryption reads a PNED header when there is one, as the pncrypt CLI does."""
+    """A cipher key (str, or bytes that are valid UTF-8) and the scheme to encrypt with ("acrh" by default,
+    "legacy", "legacy-random-iv", "legacy33"), plus extra keys for decryption (`add_key`). Decryption reads a PNED
+    header when there is one, as the pncrypt CLI does."""
 
     def __init__(self, cipher_key, scheme="acrh"):
         self._handle = None
         status = _Status()
         handle = ctypes.c_void_p()
-        key = _utf8(cipher_key, "cipher_key")
-        if b"\0" in key:
-            raise Error(E_ARGUMENT, "the cipher key has a NUL character")
+        key = _key(cipher_key)
         code = _lib.pncrypt_module_new(key, None if scheme is None else scheme.encode("ascii"),
                                        ctypes.byref(handle), ctypes.byref(status))
         if code != 0:
@@ -264,23 +353,44 @@ class CryptoModule:
             raise Error(E_ARGUMENT, "the module is closed")
         return self._handle
 
+    def add_key(self, key):
+        """Adds a key tried on decryption (str or UTF-8 bytes), for key rotation; the module still encrypts with
+        its first key. Every decryption then delivers a plaintext only when exactly one (key, scheme) reading
+        qualifies (two keys that both do: an Error with code E_AMBIGUOUS). Add keys before sharing the module
+        between threads. Raises InvalidKeyError (a ValueError) for a bad key, Error for one already added."""
+        status = _Status()
+        if _lib.pncrypt_module_add_key(self._check(), _key(key), ctypes.byref(status)) != 0:
+            raise status.error()
+
     def encrypt(self, data):
-        """Encrypts bytes; returns standard Base64 text (acrh: header || ciphertext, ...)."""
-        data = bytes(data)
+        """Encrypts bytes (a str is encoded as UTF-8); returns standard Base64 text (acrh: header || ciphertext,
+        ...)."""
+        data = data.encode("utf-8") if type(data) is str else _utf8(data, "data")
         status, out, _ = _scratch()
         if _lib.pncrypt_encrypt(self._check(), data, len(data), out, status) != 0:
             raise status.error()
         return _take(out).decode("ascii")
 
-    def decrypt(self, text, scheme="auto"):
-        """Decrypts Base64 text; `scheme` "auto" reads a PNED header when present, otherwise legacy."""
-        raw = text.encode("utf-8") if type(text) is str else _utf8(text, "text")
+    def decrypt(self, data, scheme="auto", text=False):
+        """Decrypts Base64 text (str or bytes) with every key of the module. `scheme` "auto" reads a PNED header
+        when present, otherwise both legacy readings (fixed IV and IV first); exactly one reading must qualify.
+        As bytes (text=False) only the padding tells readings apart, so headerless data of two blocks or more is
+        ambiguous (Error E_AMBIGUOUS): name the scheme, or use text=True, which returns a str and takes a reading
+        only when its plaintext is valid UTF-8."""
+        raw = data.encode("utf-8") if type(data) is str else _utf8(data, "data")
         status, out, length = _scratch()
-        code = _lib.pncrypt_decrypt(self._check(), None if scheme == "auto" else _scheme(scheme), raw, len(raw), out,
-                                    length, status)
+        function = _lib.pncrypt_decrypt_text if text else _lib.pncrypt_decrypt
+        code = function(self._check(), None if scheme == "auto" else _scheme(scheme), raw, len(raw), out, length,
+                        status)
         if code != 0:
             raise status.error()
-        return _take(out, length.value)
+        plaintext = _take(out, length.value)
+        if not text:
+            return plaintext
+        try:
+            return plaintext.decode("utf-8")
+        except UnicodeDecodeError:  # only from a library without the UTF-8 rule for single readings
+            raise Error(E_INVALID_UTF8, "the plaintext is not valid UTF-8") from None
 
     def encrypt_many(self, items):
         """Encrypts each item (bytes-like; a str is encoded as UTF-8) in one library call, each with its own IV
@@ -300,33 +410,86 @@ class CryptoModule:
             raise _item_errors(status, codes)[0]
         return text.split("\n") if count else []
 
-    def decrypt_many(self, texts, scheme="auto", on_error="raise"):
+    def decrypt_many(self, texts, scheme="auto", on_error="raise", text=False):
         """Decrypts each Base64 text (str or bytes) as `decrypt` does, in one library call, and returns the
-        plaintexts (bytes) in order: the batch form of `decrypt`, for throughput.
+        plaintexts in order (bytes; str with text=True, where an item qualifies only as valid UTF-8): the batch
+        form of `decrypt`, for throughput.
         on_error="raise" (all or nothing): the first text that does not decrypt raises its Error, whose `index`
-        says which; nothing is returned. on_error="return": such a text gives its Error (with `index`) in its
-        place in the list, and the others their plaintext. The first failure's message is the library's; the
-        others name their code (the library reports one message per call)."""
-        if on_error not in ("raise", "return"):
-            raise Error(E_ARGUMENT, 'on_error must be "raise" or "return"')
+        says which; nothing is returned. on_error="none": such a text gives None in its place, and no exception
+        object is made for it (a failed item costs about what a good one does); `None not in result` says that
+        every item succeeded. on_error="return": such a text gives its Error (with `index`) in its place; the
+        first failure's message is the library's, the others name their code."""
+        if on_error not in ("raise", "none", "return"):
+            raise Error(E_ARGUMENT, 'on_error must be "raise", "none" or "return"')
         data, lengths = _pack(texts, "text")
         count = len(lengths)
         offsets = array.array(_SIZE_T, bytes(ctypes.sizeof(ctypes.c_size_t) * (count + 1)))
         codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
         status, out, _ = _scratch()
-        code = _lib.pncrypt_decrypt_many(self._check(), _scheme(scheme), data, len(data),
-                                         _address(lengths), count, out, _address(offsets), _address(codes), status)
+        function = _lib.pncrypt_decrypt_many_text if text else _lib.pncrypt_decrypt_many
+        code = function(self._check(), _scheme(scheme), data, len(data), _address(lengths), count, out,
+                        _address(offsets), _address(codes), status)
         if code != 0:
             raise status.error()
         blob = _take(out, offsets[count])
         if status.code != 0 and on_error == "raise":
             raise _item_errors(status, codes)[0]
         starts = offsets.tolist()
-        plaintexts = [blob[start:end] for start, end in zip(starts, starts[1:])]
+        if text:
+            plaintexts = _decode_items(blob, starts, codes, status.code != 0)
+            if status.code == 0 and None in plaintexts:
+                status.code = E_INVALID_UTF8
+                status.message = b"the plaintext is not valid UTF-8"
+                if on_error == "raise":
+                    raise _item_errors(status, codes)[0]
+        elif status.code != 0 and on_error == "none":  # one pass: a failed item is None, nothing more
+            return [None if code else blob[start:end] for start, end, code in zip(starts, starts[1:], codes)]
+        else:
+            plaintexts = [blob[start:end] for start, end in zip(starts, starts[1:])]
         if status.code != 0:
-            for error in _item_errors(status, codes):
-                plaintexts[error.index] = error
+            if on_error == "none":
+                for index in [index for index, code in enumerate(codes) if code]:
+                    plaintexts[index] = None
+            else:
+                for error in _item_errors(status, codes):
+                    plaintexts[error.index] = error
         return plaintexts
+
+    def rekey(self, text, to):
+        """Moves one wire text (Base64, str or bytes, with or without JSON quotes) from this module's keys to the
+        first key and the scheme of `to` (a CryptoModule): its plaintext must qualify as a message under exactly
+        one reading (every key, a PNED header or both legacy readings). Returns the new text, or the text itself
+        when it is already under `to`'s key and scheme. Raises Error when it cannot be moved."""
+        raw = text.encode("utf-8") if type(text) is str else _utf8(text, "text")
+        status, out, _ = _scratch()
+        if _lib.pncrypt_rekey(self._check(), to._check(), raw, len(raw), out, None, status) != 0:
+            raise status.error()
+        return _take(out).decode("utf-8")
+
+    def rekey_many(self, texts, to):
+        """`rekey` for many texts in one library call; never raises for an item. Returns a RekeyResult: `.texts`
+        (str; a failed item unchanged), `.statuses` ("rekeyed", "current", "failed"), `.codes`, `.ok` (no item
+        failed), `.failed` (how many did)."""
+        data, lengths = _pack(texts, "text")
+        count = len(lengths)
+        offsets = array.array(_SIZE_T, bytes(ctypes.sizeof(ctypes.c_size_t) * (count + 1)))
+        outcomes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
+        codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
+        status, out, _ = _scratch()
+        code = _lib.pncrypt_rekey_many(self._check(), to._check(), data, len(data), _address(lengths), count, out,
+                                       _address(offsets), _address(outcomes), _address(codes), status)
+        if code != 0:
+            raise status.error()
+        blob = _take(out, offsets[count])
+        starts = offsets.tolist()
+        if blob.isascii():
+            whole = blob.decode("ascii")
+            texts = [whole[start:end] for start, end in zip(starts, starts[1:])]
+        else:
+            texts = [blob[start:end].decode("utf-8", "replace") for start, end in zip(starts, starts[1:])]
+        failed = outcomes.count(0)
+        message = status.message.decode("utf-8", "replace") if status.code else ""
+        return RekeyResult(texts, [_OUTCOMES[o] for o in outcomes], codes.tolist(), failed, message)
 
     def encrypt_file(self, src, dst):
         """Encrypts the file `src` into `dst` (streamed; `dst` appears only when everything succeeded)."""
