@@ -21,7 +21,8 @@ public struct KeyRing: Sendable {
         case bytes
         /// Text: valid padding and valid UTF-8.
         case text
-        /// A message: valid UTF-8 always (SPEC section 4.2), and JSON text when there is a choice.
+        /// A message: valid UTF-8 always (SPEC section 4.2), and when there is a choice, JSON text or the PHP SDK's
+        /// raw string form (`"` + unescaped text + `"`).
         case json
     }
 

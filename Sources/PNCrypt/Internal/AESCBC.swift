@@ -268,7 +268,7 @@ extension KeyRing {
         case .text: return isValidUTF8(plain) || !choice
         case .json:
             let utf8 = isValidUTF8(plain)
-            return utf8 && (!choice || isJSONText(plain))
+            return utf8 && (!choice || isMessageText(plain))
         }
     }
 }

@@ -19,9 +19,9 @@ extension MessageCrypto {
                 let match = try keys.decrypt(sealed, scheme: readScheme, legacyScheme: legacyScheme,
                                              content: .json, into: plain.baseAddress!)
                 let plaintext = UnsafeRawBufferPointer(rebasing: plain[0..<match.count])
-                // A plaintext that is not JSON is kept as a plain string (SPEC section 4).
-                let value = (try? JSONValue(parsing: plaintext))
-                    ?? .string(String(decoding: plaintext, as: UTF8.self))
+                // A plaintext that is not JSON is kept as a plain string (SPEC section 4); PHP's raw string form
+                // gives the string between its quotes.
+                let value = messageValue(plaintext)
                 return (value, match.keyIndex, match.scheme)
             }
         }
