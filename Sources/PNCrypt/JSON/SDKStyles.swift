@@ -231,13 +231,13 @@ extension JSONValue {
                 let written = SDKNumbers.text(number, style: style)
                 let before = SDKNumbers.exactValue(number.literal), after = SDKNumbers.exactValue(written)
                 if before.digits != after.digits || before.point != after.point || before.negative != after.negative {
-                    note("the \(style.sdkName) writes the number \(number.literal) as \(written)")
+                    note("\(style.sdkName) writes the number \(number.literal) as \(written)")
                 }
             case .array(let elements):
                 for element in elements { visit(element, top: false) }
             case .object(let object):
                 for key in SDKObjects.repeatedKeys(object) {
-                    note("the \(style.sdkName) keeps only the last value of the repeated key \"\(key)\"")
+                    note("\(style.sdkName) keeps only the last value of the repeated key \"\(key)\"")
                 }
                 for member in object.members {
                     visitString(member.key)
@@ -264,5 +264,77 @@ extension JSONStyle {
         case .ruby: "the Ruby SDK"
         case .php: "the PHP SDK"
         }
+    }
+}
+
+extension JSONStyle {
+    /// What tells this style's bytes apart, in a few words ("HTML escapes and 16-bit escapes").
+    public var traits: String {
+        switch self {
+        case .compact: "raw UTF-8, no spaces"
+        case .apple: "escaped slashes, raw UTF-8"
+        case .python: "spaces after , and :, \\u escapes"
+        case .ascii: "\\u escapes with surrogate pairs, raw slashes"
+        case .go: "HTML escapes and 16-bit \\u escapes, sorted keys"
+        case .ruby: "raw UTF-8, Ruby floats"
+        case .php: "escaped slashes and \\u escapes; a string raw between quotes"
+        }
+    }
+
+    /// The styles that write exactly `plaintext` for the value it holds (a JSON text, or PHP's raw string form):
+    /// the serializers that could have produced a decrypted message. Empty when none does.
+    ///
+    /// - Parameter plaintext: a decrypted message's bytes.
+    /// - Returns: the styles, in `allCases` order.
+    public static func writers(of plaintext: [UInt8]) -> [JSONStyle] {
+        let value: JSONValue
+        if let parsed = try? JSONValue(parsing: plaintext) {
+            value = parsed
+        } else {
+            let raw = plaintext.withUnsafeBytes { isPHPRawString($0) }
+            guard raw, String(validating: plaintext, as: UTF8.self) != nil else { return [] }
+            return [.php]
+        }
+        return allCases.filter { value.serialized(style: $0) == plaintext }
+    }
+
+    /// One sentence naming the serializers that write `plaintext` exactly, for `diagnose` and `inspect`; nil when
+    /// the plaintext is not a message.
+    ///
+    /// - Parameter plaintext: a decrypted message's bytes.
+    public static func writersFinding(_ plaintext: [UInt8]) -> String? {
+        let writers = writers(of: plaintext)
+        if writers.count == allCases.count {
+            return "every serializer writes these bytes: they do not tell which SDK sent the message"
+        }
+        if writers.isEmpty {
+            guard (try? JSONValue(parsing: plaintext)) != nil else { return nil }
+            return "no SDK serializer known to pncrypt writes exactly these bytes (another JSON library, or edited)"
+        }
+        return "written as by " + writers.map { "\($0.sdkName) (\($0.traits))" }.joined(separator: "; ")
+    }
+
+    /// What the PHP SDK's legacy decrypt makes of `plaintext` (its `depad` strips any trailing run of one byte
+    /// value <= 0x10 after the padding), as a sentence; nil when it keeps every byte.
+    ///
+    /// - Parameter plaintext: a decrypted message's bytes (padding removed).
+    public static func phpDepadFinding(_ plaintext: [UInt8]) -> String? {
+        guard let last = plaintext.last, last <= 0x10 else { return nil }
+        // PaddingTrait::depad: from the second-last byte back to index 1, stop at the first byte that differs.
+        var index = plaintext.count - 2
+        while index > 0 && plaintext[index] == last { index -= 1 }
+        let kept = Array(plaintext[..<max(index + 1, 0)])
+        let stripped = plaintext.count - kept.count
+        let wasMessage = plaintext.withUnsafeBytes { isMessageText($0) }
+        let isMessage = kept.withUnsafeBytes { isMessageText($0) }
+        if isMessage && !wasMessage {
+            return "the plaintext ends with \(stripped) byte\(stripped == 1 ? "" : "s") of 0x"
+                + String(last, radix: 16) + " after a message: a second padding (the sender padded before"
+                + " encrypting); the PHP SDK's legacy decrypt strips them (PaddingTrait::depad) and reads the message,"
+                + " other SDKs do not"
+        }
+        return "PHP SDK receivers strip the last \(stripped) byte\(stripped == 1 ? "" : "s") (0x"
+            + String(last, radix: 16) + "): its legacy decrypt removes a trailing run of a byte <= 0x10"
+            + " (PaddingTrait::depad)"
     }
 }

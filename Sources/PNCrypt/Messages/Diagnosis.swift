@@ -140,12 +140,19 @@ public struct Diagnosis: Sendable {
                              + " different key")
             }
             lines.append(Self.describePlaintext(match))
+            if let plaintext = match.plaintext {
+                if let writers = JSONStyle.writersFinding(plaintext) { lines.append(writers) }
+                if let depad = JSONStyle.phpDepadFinding(plaintext) { lines.append(depad) }
+            }
         } else if matches.count > 1 {
             lines.append("ambiguous: \(matches.count) key and scheme combinations give valid plaintext")
             let json = matches.filter { $0.json != nil }
             if json.count == 1, let likely = json.first {
                 lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is"
                              + " JSON as messages are; " + Self.consequence(of: likely.scheme))
+                if let plaintext = likely.plaintext, let writers = JSONStyle.writersFinding(plaintext) {
+                    lines.append(writers)
+                }
             }
             for match in matches {
                 lines.append("- \(match.scheme) with key #\(match.keyNumber): " + Self.describePlaintext(match))
@@ -186,6 +193,10 @@ public struct Diagnosis: Sendable {
     private static func describePlaintext(_ match: Attempt) -> String {
         let count = match.plaintext?.count ?? 0
         guard let json = match.json else {
+            if let plaintext = match.plaintext, plaintext.withUnsafeBytes({ isPHPRawString($0) }) {
+                return "the plaintext (\(count) bytes) is a string between quotes, unescaped (not JSON): the PHP"
+                    + " SDK's form of a string message; pncrypt reads the string between the quotes"
+            }
             return "the plaintext (\(count) bytes) is text but not JSON: clients deliver it as a plain string"
         }
         let kind = switch json {
