@@ -51,6 +51,7 @@ import Testing
             "ambiguous: 2 key and scheme combinations give valid plaintext",
             "most likely legacy with key #1, the only reading that is JSON as messages are; "
                 + "a client set to a random IV (legacy-random-iv) shows DECRYPTION_ERROR for it",
+            "every serializer but the Python SDK writes these bytes: they hardly tell which SDK sent the message",
             "- legacy with key #1: the plaintext (24 bytes) is JSON: an object",
             "- legacy-random-iv with key #1: the plaintext (8 bytes) is text but not JSON: "
                 + "clients deliver it as a plain string",

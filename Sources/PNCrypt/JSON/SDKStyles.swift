@@ -311,6 +311,10 @@ extension JSONStyle {
             guard (try? JSONValue(parsing: plaintext)) != nil else { return nil }
             return "no SDK serializer known to pncrypt writes exactly these bytes (another JSON library, or edited)"
         }
+        if writers.count * 2 > allCases.count {
+            let others = allCases.filter { !writers.contains($0) }.map(\.sdkName).joined(separator: ", ")
+            return "every serializer but \(others) writes these bytes: they hardly tell which SDK sent the message"
+        }
         return "written as by " + writers.map { "\($0.sdkName) (\($0.traits))" }.joined(separator: "; ")
     }
 

@@ -26,6 +26,9 @@ public struct Diagnosis: Sendable {
         public var isUTF8: Bool { plaintext.map { String(validating: $0, as: UTF8.self) != nil } ?? false }
         /// The plaintext parses as JSON.
         public var json: JSONValue? { isUTF8 ? plaintext.flatMap { try? JSONValue(parsing: $0) } : nil }
+        /// The plaintext is a message as the reading decision counts them (`isMessageText`): JSON, or the PHP
+        /// SDK's raw string form.
+        public var isMessage: Bool { isUTF8 && (plaintext?.withUnsafeBytes { isMessageText($0) } ?? false) }
         /// Padding intact and UTF-8: a plausible message.
         public var isValid: Bool { isUTF8 }
     }
@@ -146,10 +149,11 @@ public struct Diagnosis: Sendable {
             }
         } else if matches.count > 1 {
             lines.append("ambiguous: \(matches.count) key and scheme combinations give valid plaintext")
-            let json = matches.filter { $0.json != nil }
-            if json.count == 1, let likely = json.first {
+            let messages = matches.filter(\.isMessage)
+            if messages.count == 1, let likely = messages.first {
+                let form = likely.json != nil ? "JSON as messages are" : "a message (the PHP SDK's raw string form)"
                 lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is"
-                             + " JSON as messages are; " + Self.consequence(of: likely.scheme))
+                             + " \(form); " + Self.consequence(of: likely.scheme))
                 if let plaintext = likely.plaintext, let writers = JSONStyle.writersFinding(plaintext) {
                     lines.append(writers)
                 }
