@@ -86,7 +86,8 @@ import Testing
 
     @Test("changes(in:) names each loss once, and nothing for the other styles")
     func changes() throws {
-        let value = try JSONValue(parsing: #"{"a":"🙂","a":"🙂","n":0.30000000000000001,"k":12345678901234567890}"#)
+        let value = try JSONValue(
+            parsing: #"{"a":"🙂","a":"🙂","n":0.30000000000000001,"k":12345678901234567890}"#)
         #expect(value.changes(in: .go) == [
             "the Go SDK keeps only the last value of the repeated key \"a\"",
             "the Go SDK writes 🙂 (U+1F642) as \\uf642, another character",

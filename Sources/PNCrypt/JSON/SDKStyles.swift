@@ -140,7 +140,9 @@ enum SDKNumbers {
             let exponent = point - 1
             var magnitude = String(exponent.magnitude)
             // Go keeps two digits for positive exponents (e+21); Ruby for both (e-07); PHP none.
-            if magnitude.count < 2 && (style == .ruby || (style == .go && exponent >= 0)) { magnitude = "0" + magnitude }
+            if magnitude.count < 2 && (style == .ruby || (style == .go && exponent >= 0)) {
+                magnitude = "0" + magnitude
+            }
             return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + magnitude
         }
         var text: String
