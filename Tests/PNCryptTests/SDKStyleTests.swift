@@ -84,6 +84,20 @@ import Testing
         }
     }
 
+    @Test("message encrypt --lines warns once for the messages a style changed, naming the first")
+    func linesWarning() throws {
+        let input = Array("\"plain\"\n\"🙂\"\n{\"k\":\"😀\"}\n\"x\"\n".utf8)
+        let go = try CLI.run(["message", "encrypt", "--lines", "--key", "enigma", "--scheme", "legacy", "--style",
+                              "go"], stdin: input)
+        #expect(go.status == 0)
+        #expect(go.stderr == "pncrypt: warning: --style go changed 2 messages; the first, line 2: the Go SDK "
+                + "writes 🙂 (U+1F642) as \\uf642, another character\n")
+        let ruby = try CLI.run(["message", "encrypt", "--lines", "--key", "enigma", "--scheme", "legacy", "--style",
+                                "ruby"], stdin: input)
+        #expect(ruby.status == 0 && ruby.stderr.isEmpty)
+        #expect(ruby.text.split(separator: "\n").count == 4)
+    }
+
     @Test("changes(in:) names each loss once, and nothing for the other styles")
     func changes() throws {
         let value = try JSONValue(

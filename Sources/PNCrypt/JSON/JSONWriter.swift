@@ -89,7 +89,7 @@ struct JSONWriter: ~Copyable {
 
     init(style: JSONStyle, output: consuming ByteBuffer) {
         self.output = output
-        sdkStyle = [.go, .ruby, .php].contains(style) ? style : nil
+        sdkStyle = JSONStyle.sdkStyles.contains(style) ? style : nil
         spaced = style == .python
         escapeSlash = style == .apple
         escapeDelete = style == .python

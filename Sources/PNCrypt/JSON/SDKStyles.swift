@@ -209,7 +209,7 @@ extension JSONValue {
     /// - Parameter style: the style the value would be written in.
     /// - Returns: the changes, in document order, at most one sentence per kind and value.
     public func changes(in style: JSONStyle) -> [String] {
-        guard [.go, .ruby, .php].contains(style) else { return [] }
+        guard JSONStyle.sdkStyles.contains(style) else { return [] }
         var found: [String] = []
         func note(_ sentence: String) { if !found.contains(sentence) { found.append(sentence) } }
         func visitString(_ string: String) {
@@ -255,6 +255,13 @@ extension JSONValue {
 }
 
 extension JSONStyle {
+    /// The styles of the SDKs whose serializers rewrite a value (`writeSDK`): numbers, repeated keys, and for
+    /// `go` and `php` some strings.
+    static let sdkStyles: Set<JSONStyle> = [.go, .ruby, .php]
+    /// The styles that write every value back exactly (string contents and number literals): parsing what they
+    /// write gives the same `JSONValue`.
+    static let exactStyles: [JSONStyle] = allCases.filter { !sdkStyles.contains($0) }
+
     /// Who writes this style's bytes, for messages: "the Go SDK", "the Python SDK", ...
     public var sdkName: String {
         switch self {
