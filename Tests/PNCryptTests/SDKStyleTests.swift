@@ -112,6 +112,14 @@ import Testing
         #expect(value.changes(in: .ruby).count == 2)
         #expect(value.changes(in: .compact).isEmpty && value.changes(in: .python).isEmpty)
         #expect(JSONValue.string("a\"b").changes(in: .php).count == 1)
+        // Found by fuzzing: a number beyond a Double's range, which no SDK can publish, is kept as written.
+        let huge = try JSONValue(parsing: "[1340674e3452,1e400,-2e999]")
+        for style in [JSONStyle.go, .ruby, .php] {
+            #expect(huge.serializedString(style: style) == "[1340674e3452,1e400,-2e999]")
+            #expect(huge.changes(in: style).count == 3)
+        }
+        #expect(try JSONValue(parsing: "[1\(String(repeating: "0", count: 400))]").serializedString(style: .go)
+                == "[1\(String(repeating: "0", count: 400))]")
         #expect(JSONValue.array(["a\"b"]).changes(in: .php).isEmpty)
     }
 

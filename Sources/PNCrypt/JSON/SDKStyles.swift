@@ -115,7 +115,17 @@ enum SDKNumbers {
             // PHP's json_decode reads an integer beyond 64 bits as a float.
             if style != .php || number.int64Value != nil { return integer }
         }
-        return double(Double(number.literal) ?? 0, style: style)
+        // Beyond a Double's range the SDK cannot publish the message at all (Go's Unmarshal, Ruby's generator and
+        // PHP's json_encode refuse infinity): the literal is kept, and `changes(in:)` says so.
+        guard let value = Double(number.literal), value.isFinite else { return number.literal }
+        return double(value, style: style)
+    }
+
+    /// Whether `style`'s SDK cannot hold `number` (a non-integer, or a PHP integer beyond 64 bits, too large for
+    /// a `Double`).
+    static func isUnpublishable(_ number: JSONNumber, style: JSONStyle) -> Bool {
+        if number.isIntegerLiteral && (style != .php || number.int64Value != nil) { return false }
+        return !(Double(number.literal)?.isFinite ?? false)
     }
 
     /// A finite `Double` as `style`'s SDK writes it (Go's encoding/json, Ruby's Float#to_s, PHP's json_encode
@@ -230,6 +240,11 @@ extension JSONValue {
                          + " or control character in it, the text is not JSON")
                 }
             case .number(let number):
+                if SDKNumbers.isUnpublishable(number, style: style) {
+                    note("\(style.sdkName) cannot publish the number \(number.literal): it is beyond a float's range"
+                         + " (pncrypt writes it as it is)")
+                    return
+                }
                 let written = SDKNumbers.text(number, style: style)
                 let before = SDKNumbers.exactValue(number.literal), after = SDKNumbers.exactValue(written)
                 if before.digits != after.digits || before.point != after.point || before.negative != after.negative {
@@ -258,9 +273,13 @@ extension JSONStyle {
     /// The styles of the SDKs whose serializers rewrite a value (`writeSDK`): numbers, repeated keys, and for
     /// `go` and `php` some strings.
     static let sdkStyles: Set<JSONStyle> = [.go, .ruby, .php]
-    /// The styles that write every value back exactly (string contents and number literals): parsing what they
-    /// write gives the same `JSONValue`.
-    static let exactStyles: [JSONStyle] = allCases.filter { !sdkStyles.contains($0) }
+    /// The styles that write every value back exactly (`isExact`).
+    static let exactStyles: [JSONStyle] = allCases.filter(\.isExact)
+
+    /// Whether this style writes every value back exactly (string contents, number literals, every member):
+    /// parsing what it writes gives the same `JSONValue`. False for `go`, `ruby` and `php`, which rewrite values
+    /// as their SDKs do (`JSONValue.changes(in:)` says when).
+    public var isExact: Bool { !JSONStyle.sdkStyles.contains(self) }
 
     /// Who writes this style's bytes, for messages: "the Go SDK", "the Python SDK", ...
     public var sdkName: String {
