@@ -162,6 +162,8 @@ import Testing
         let doublePadded = try findings(try sealed("{\"a\":1}\u{5}\u{5}\u{5}"))
         #expect(doublePadded.contains { $0.hasPrefix("the plaintext ends with 3 bytes of 0x5 after a message")
             && $0.contains("PaddingTrait::depad") })
+        let json = Diagnosis(text: Array(go.ciphertext!.utf8), keys: [try CipherKey("enigma")]).json
+        #expect(json["attempts"]?[0]?["styles"] == ["go"])
         let cli = try CLI.run(["diagnose", "--key", "enigma", "--legacy-scheme", "legacy", go.ciphertext!])
         #expect(cli.text.contains("written as by the Go SDK"))
         let inspect = try CLI.run(["inspect", "--key", "enigma", go.ciphertext!])

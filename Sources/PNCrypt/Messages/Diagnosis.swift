@@ -240,6 +240,8 @@ public struct Diagnosis: Sendable {
                                  "padding": .bool(attempt.plaintext != nil), "utf8": .bool(attempt.isUTF8),
                                  "json": .bool(attempt.json != nil)]
             if attempt.isValid, let plaintext = attempt.plaintext {
+                // The styles (SDK serializers) that write exactly these bytes: names only, nothing of the text.
+                a.append(.array(JSONStyle.writers(of: plaintext).map { .string($0.rawValue) }), forKey: "styles")
                 a.append(.string(String(decoding: plaintext, as: UTF8.self)), forKey: "plaintext")
             }
             if let error = attempt.error { a.append(.string(error.message), forKey: "error") }
