@@ -28,7 +28,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if case .success = shallow { fail("maxDepth 3 parsed what the default refused", input) }
     case .success(let value):
         if case .failure(let e) = shallow, e.code != .jsonTooDeep { fail("maxDepth 3 gave \(e)", input) }
-        for style in JSONStyle.allCases {
+        // The SDK styles rewrite some values as their SDKs do; their output is JSON except PHP's raw string form.
+        for style in JSONStyle.allCases where !style.isExact {
+            let text = value.serialized(style: style)
+            if style == .php, case .string = value { continue }
+            guard (try? JSONValue(parsing: text)) != nil else { fail("\(style) output does not parse", input) }
+        }
+        for style in JSONStyle.allCases where style.isExact {
             let text = value.serialized(style: style)
             guard let again = try? JSONValue(parsing: text) else { fail("\(style) output does not parse", input) }
             guard again == value else { fail("parse(serialize(\(style))) != value", input) }

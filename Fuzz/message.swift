@@ -31,7 +31,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let readSchemes: [Scheme?] = [nil, .legacy, .legacyRandomIV, .acrh, .legacy33]
     let readScheme = readSchemes[Int(selector & 0x7) % readSchemes.count]
     let policy: DecryptionPolicy = selector & 0x8 == 0 ? .marker : .passThrough
-    let style = JSONStyle.allCases[Int(selector >> 4) % JSONStyle.allCases.count]
+    // The styles that keep every value: the round trip below compares the message exactly.
+    let styles = JSONStyle.allCases.filter(\.isExact)
+    let style = styles[Int(selector >> 4) % styles.count]
     let crypto = MessageCrypto(keys: try! KeyRing(keys: [fuzzKey]), scheme: readScheme ?? .acrh,
                                readScheme: readScheme, style: style)
 

@@ -333,6 +333,16 @@ PNCRYPT_API int pncrypt_decrypt_file_scheme(pncrypt_module *m, const char *schem
 PNCRYPT_API int pncrypt_message_encrypt(pncrypt_module *m, const char *json, size_t len, char **json_out,
                                         pncrypt_error *err);
 
+/*
+ * pncrypt_message_encrypt() with the message parsed and written again as `style` says before it is encrypted,
+ * as `pncrypt message encrypt --style`: "compact", "apple", "python", "ascii", "go", "ruby" or "php" (each
+ * SDK's publish bytes; docs/sdk-styles.md). The go and php styles can change a message (Go: characters outside
+ * the BMP; PHP: integers beyond 64 bits); nothing is reported here: `pncrypt message encrypt` warns.
+ * Ownership and errors: as pncrypt_message_encrypt(); PNCRYPT_E_ARGUMENT for a NULL or unknown style.
+ */
+PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *style, const char *json, size_t len,
+                                              char **json_out, pncrypt_error *err);
+
 /* What pncrypt_message_decrypt() delivers for a message it cannot decrypt. */
 #define PNCRYPT_ON_ERROR_MARKER      0  /* the string "DECRYPTION_ERROR" (iOS 3.4); non-strings too */
 #define PNCRYPT_ON_ERROR_PASSTHROUGH 1  /* the original message (current SDKs); non-strings pass without error */

@@ -508,6 +508,30 @@ public func pncrypt_message_encrypt(_ module: OpaquePointer?, _ json: UnsafePoin
     }
 }
 
+@_cdecl("pncrypt_message_encrypt_style")
+public func pncrypt_message_encrypt_style(_ module: OpaquePointer?, _ style: UnsafePointer<CChar>?,
+                                          _ json: UnsafePointer<CChar>?, _ len: Int,
+                                          _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                          _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err) {
+        let out = try outputArgument(jsonOut, "json_out")
+        // As `pncrypt message encrypt --style`: the message is parsed and written again in the style.
+        let name = try stringArgument(style, "style")
+        guard let style = JSONStyle(rawValue: name) else {
+            let names = JSONStyle.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CFailure.argument("unknown style '\(name.prefix(40))' (known: \(names))")
+        }
+        let sealed = try withJSONArgument(json, len, "json") { input in
+            try CModule.with(module) { module in
+                var crypto = module.messages
+                crypto.style = style
+                return try crypto.encrypt(try JSONValue(parsing: input))
+            }
+        }
+        out.pointee = try CBuffer.copy(serializing: sealed, secret: false).assumingMemoryBound(to: CChar.self)
+    }
+}
+
 /// `PNCRYPT_ON_ERROR_MARKER`, `_PASSTHROUGH`, `_FAIL`.
 private let policyMarker: Int32 = 0
 private let policyPassThrough: Int32 = 1

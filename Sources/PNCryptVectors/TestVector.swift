@@ -43,16 +43,22 @@ public struct TestVector: Codable, Hashable, Sendable {
     public var mode: String?
     /// The contract scenario a vector comes from, when it does (informative).
     public var scenario: String?
+    /// A `JSONStyle` raw value (`go`, `ruby`, `php`): the plaintext is `message` written in that style, and
+    /// publishing `message` as a message in that style under `scheme` gives `ciphertext` (Vectors/styles.json).
+    public var style: String?
+    /// With `style`: the message given to the SDK, as JSON text.
+    public var message: String?
 
     enum CodingKeys: String, CodingKey {
         case id, scheme, key, iv, plaintext, plaintextB64 = "plaintext_b64", ciphertext, expect, reason, source
-        case legacyScheme = "legacy_scheme", mode, scenario
+        case legacyScheme = "legacy_scheme", mode, scenario, style, message
     }
 
     /// A vector with the given fields (the others absent).
     public init(id: String, scheme: String, key: String, iv: String? = nil, plaintext: String? = nil,
                 plaintextB64: String? = nil, ciphertext: String? = nil, expect: Expectation, reason: String? = nil,
-                source: String? = nil, legacyScheme: String? = nil, mode: String? = nil, scenario: String? = nil) {
+                source: String? = nil, legacyScheme: String? = nil, mode: String? = nil, scenario: String? = nil,
+                style: String? = nil, message: String? = nil) {
         self.id = id
         self.scheme = scheme
         self.key = key
@@ -66,6 +72,8 @@ public struct TestVector: Codable, Hashable, Sendable {
         self.legacyScheme = legacyScheme
         self.mode = mode
         self.scenario = scenario
+        self.style = style
+        self.message = message
     }
 
     /// The plaintext bytes, from `plaintext` or `plaintextB64`.
@@ -213,6 +221,7 @@ public enum TestVectorChecker {
             // A fresh random IV must round-trip too.
             let again = try module.decryptBinary(try encrypt(plaintext, scheme, nil), scheme: scheme)
             guard again == plaintext else { throw fail("random-IV round trip changed the plaintext") }
+            try checkStyle(v, scheme: scheme, plaintext: plaintext, iv: iv, fail: fail)
         case .decryptionError:
             try expectError(.decryption, decrypt)
         case .unknownCryptor:
@@ -223,6 +232,33 @@ public enum TestVectorChecker {
             }
             try expectError(.encryption) { try encrypt(plaintext, scheme, iv) }
         }
+    }
+}
+
+extension TestVectorChecker {
+    /// A `style` vector: the message written in the style is the plaintext, published it is the ciphertext, and
+    /// the published message reads back as a message.
+    private static func checkStyle(_ v: TestVector, scheme: Scheme, plaintext: [UInt8], iv: [UInt8]?,
+                                   fail: (String) -> Failure) throws {
+        guard let name = v.style else { return }
+        guard let style = JSONStyle(rawValue: name), let text = v.message else {
+            throw fail("unknown style '\(name)' or no message")
+        }
+        let value = try JSONValue(parsing: text)
+        let written = value.serialized(style: style)
+        guard written == plaintext else {
+            throw fail("\(name) wrote \(String(decoding: written, as: UTF8.self))")
+        }
+        // Read with a second key, so that there is a choice and the plaintext must qualify as a message
+        // (`isMessageText`); it gives the value the SDK wrote (PHP's raw string form: the string).
+        let crypto = MessageCrypto(keys: try KeyRing([v.key, v.key + "-other"]), scheme: scheme, readScheme: scheme,
+                                   style: style)
+        let published = try crypto.encrypt(value, iv: iv)
+        guard published == .string(v.ciphertext ?? "") else { throw fail("published as \(published)") }
+        let received = crypto.decrypt(published, policy: .marker)
+        guard received.status == nil else { throw fail("the published message does not read back") }
+        let expected = (try? JSONValue(parsing: plaintext)) ?? value
+        guard received.message == expected else { throw fail("read back as \(received.message)") }
     }
 }
 

@@ -101,7 +101,10 @@ struct Inspect: ParsableCommand {
         switch CompressionFormat.detect(start) {
         case .gzip?: return "plaintext: gzip data (decrypt with --binary --gunzip)"
         case .zlib?: return "plaintext: zlib data"
-        default: return "plaintext: not gzip"
+        default:
+            // A message's plaintext: name the serializers that write exactly these bytes (nothing of it is printed).
+            guard !binary, let writers = JSONStyle.writersFinding(start) else { return "plaintext: not gzip" }
+            return "plaintext: not gzip; " + writers
         }
     }
 }

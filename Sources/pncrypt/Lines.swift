@@ -87,6 +87,12 @@ enum Lines {
         let crypto = MessageCrypto(keys: try KeyRing(keys: [key]), scheme: scheme, style: style)
         let summary = try run(.encrypt(crypto, raw: verbatim), jobs: lines.jobs, stopOnFailure: false, input: input,
                               output: output, progress: lines.progress)
+        // As for one message, after the output: one line for the whole run, with the first change.
+        if summary.changed > 0, let first = summary.firstChange {
+            let count = summary.changed == 1 ? "1 message" : "\(summary.changed) messages"
+            let text = "pncrypt: warning: --style \(style) changed \(count); the first, \(first)\n"
+            FileHandle.standardError.write(Data(text.utf8))
+        }
         try failures.checkLines(summary, verb: "encrypted")
     }
 

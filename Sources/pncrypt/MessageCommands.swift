@@ -147,7 +147,10 @@ struct MessageCommand: ParsableCommand {
         @OptionGroup var writing: WriteSchemeOptions
         @OptionGroup var force: ForceOption
 
-        @Option(help: "How the message is written before encryption (compact is JavaScript's JSON.stringify).")
+        @Option(help: """
+            How the message is written before encryption, as that SDK does (compact is JavaScript's \
+            JSON.stringify); a warning on stderr says when the go, ruby or php style changes the message.
+            """)
         var style: JSONStyle = .compact
 
         @Flag(help: "Encrypt the input text exactly as given (it must still be valid JSON) instead of rewriting it.")
@@ -188,22 +191,35 @@ struct MessageCommand: ParsableCommand {
                                        scheme: writing.scheme, style: style)
             let text = try data.readAll()
             let wire: JSONValue
+            var changes: [String] = []
             do {
                 if verbatim {
                     wire = try crypto.encrypt(jsonText: text, iv: writing.iv)
                 } else {
-                    wire = try crypto.encrypt(try JSONValue(parsing: text), iv: writing.iv)
+                    let value = try JSONValue(parsing: text)
+                    changes = value.changes(in: style)
+                    wire = try crypto.encrypt(value, iv: writing.iv)
                 }
             } catch {
                 guard error.code == .invalidJSON else { throw error }
                 throw CLIFailure(.badJSON, error.message + Self.quotesHint(text, error))
             }
             guard gzip else {
-                return try OutputFile.write(wire.serialized(style: style) + [0x0A], to: output, input: data)
+                try OutputFile.write(wire.serialized(style: style) + [0x0A], to: output, input: data)
+                return Self.warn(changes)
             }
             let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold)
             try OutputFile.write(body.bytes, to: output, input: data, binary: force)
             if headers { print(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
+            Self.warn(changes)
+        }
+
+        /// One line on standard error for each way --style changed the message (Go's 16-bit escapes, PHP's raw
+        /// strings, numbers through a float, repeated keys): what the SDK would have sent, but not the message.
+        static func warn(_ changes: [String]) {
+            for change in changes {
+                FileHandle.standardError.write(Data("pncrypt: warning: \(change)\n".utf8))
+            }
         }
 
         /// For text that is not JSON from its first byte (`hello`): a JSON string needs its quotes.

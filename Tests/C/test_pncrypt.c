@@ -343,6 +343,25 @@ static void test_messages(void) {
     CHECK(pncrypt_message_encrypt(m, hello, strlen(hello), &out, &status) == 0
               && strcmp(out, "\"06UDjczkvAAYcqWfNwkOiQ==\"") == 0, "message encrypt: %s", out ? out : status.message);
     pncrypt_free(out);
+    /* --style: the message written again as the SDK does (its bytes are pinned by Vectors/styles.json through the
+       Python binding): go escapes '<' as \u003c and truncates U+1F642 to \uf642; php writes a string raw. */
+    const char *styled[][3] = {{"go", "\"<\xF0\x9F\x99\x82\"", "\"\\u003c\\uf642\""},
+                               {"php", "\"a\\\"b\"", "\"a\"b\""},
+                               {"ruby", "{\"a\":1e21}", "{\"a\":1.0e+21}"}};
+    for (size_t i = 0; i < sizeof styled / sizeof styled[0]; i++) {
+        char *expected = NULL;
+        const char *bytes = styled[i][2];
+        CHECK(pncrypt_encrypt(m, (const uint8_t *)bytes, strlen(bytes), &expected, &status) == 0, "encrypt bytes");
+        CHECK(pncrypt_message_encrypt_style(m, styled[i][0], styled[i][1], strlen(styled[i][1]), &out, &status) == 0
+                  && strlen(out) == strlen(expected) + 2 && strncmp(out + 1, expected, strlen(expected)) == 0,
+              "message encrypt --style %s: %s", styled[i][0], out ? out : status.message);
+        pncrypt_free(out);
+        pncrypt_free(expected);
+    }
+    CHECK(pncrypt_message_encrypt_style(m, "java", hello, strlen(hello), &out, &status) == PNCRYPT_E_ARGUMENT
+              && out == NULL, "unknown style");
+    CHECK(pncrypt_message_encrypt_style(m, NULL, hello, strlen(hello), &out, &status) == PNCRYPT_E_ARGUMENT,
+          "NULL style");
     const char *wire = "\"GsvkCYZoYylL5a7/DKhysDjNbwn+BtBtHj2CvzC4Y4g=\"";
     CHECK(pncrypt_message_decrypt(m, wire, strlen(wire), PNCRYPT_ON_ERROR_FAIL, &out, &status) == 0
               && status.code == 0 && strcmp(out, "{\"foo\":{\"bar\":\"foobar\"}}") == 0,

@@ -55,6 +55,7 @@ import Testing
                 // itself here).
                 + "a client set to a random IV (legacy-random-iv) shows other text for it (8 bytes read with key #1),"
                 + " without DECRYPTION_ERROR",
+            "every serializer but the Python SDK writes these bytes: they hardly tell which SDK sent the message",
             "- legacy with key #1: the plaintext (24 bytes) is JSON: an object",
             "- legacy-random-iv with key #1: the plaintext (8 bytes) is text but not JSON: "
                 + "clients deliver it as a plain string; pncrypt's message decryption refuses it (a message must be"

@@ -47,13 +47,13 @@ import PNCryptVectors
                 == "\"\(try #require(helloVector.ciphertext))\"")
     }
 
-    @Test("round-trips messages in every scheme and style")
+    @Test("round-trips messages in every scheme and exact style (SDKStyleTests: the SDK styles)")
     func roundTrip() throws {
         let message: JSONValue = ["text": "héllo 漢語 😀 \"quoted\" / \n",
             "tt": .number(JSONNumber(literal: "13406746729185766")!),
                                   "list": [1, 2.5, true, nil, ["nested": []]]]
         for scheme in [Scheme.legacy, .legacyRandomIV, .acrh] {
-            for style in JSONStyle.allCases {
+            for style in JSONStyle.exactStyles {
                 let crypto = try MessageCrypto(cipherKey: "ключ", scheme: scheme, readScheme: scheme, style: style)
                 let result = crypto.decrypt(try crypto.encrypt(message), policy: .marker)
                 #expect(result.status == nil)

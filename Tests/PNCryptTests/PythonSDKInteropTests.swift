@@ -113,7 +113,8 @@ struct PythonSDKInteropTests {
         for index in 0..<Interop.messagesPerScheme {
             let message = generator.message()
             let key = generator.cipherKey()
-            let style = generator.rng.pick(JSONStyle.allCases)
+            // The styles that keep every value (the SDK styles change some, as their SDKs do: SDKStyleTests).
+            let style = generator.rng.pick(JSONStyle.exactStyles)
             let via = scheme == .acrh || generator.rng.chance(2, in: 3) ? "module" : "cryptodome"
             let label = Interop.label(seed, "to-sdk", index, scheme, key: key, message: message)
                 + " style \(style) via \(via)"

@@ -4,7 +4,8 @@ import PNCryptVectors
 
 @Suite struct TestVectorTests {
     @Test("every vector file in Vectors/ passes", arguments: ["spec.json", "negative.json", "generated.json",
-                                                           "large.json", "python-sdk.json", "contract.json"])
+                                                           "large.json", "python-sdk.json", "contract.json",
+                                                           "styles.json"])
     func vectorFile(_ name: String) throws {
         let vectors = try Package.vectors(name)
         #expect(!vectors.isEmpty)
@@ -18,7 +19,7 @@ import PNCryptVectors
     func allFilesListed() throws {
         let files = try TestVectorChecker.files(at: Package.vectors.path).map { $0.split(separator: "/").last! }
         #expect(files.sorted() == ["contract.json", "generated.json", "large.json", "negative.json", "python-sdk.json",
-                                   "spec.json"])
+                                   "spec.json", "styles.json"])
     }
 
     @Test("vector ids are unique across files")

@@ -23,7 +23,8 @@ public struct KeyRing: Sendable {
         case bytes
         /// Text: valid padding and valid UTF-8.
         case text
-        /// A message: valid padding, valid UTF-8 and one JSON text.
+        /// A message: valid padding, valid UTF-8, and one JSON text or the PHP SDK's raw string form
+        /// (`"` + unescaped text + `"`).
         case json
     }
 

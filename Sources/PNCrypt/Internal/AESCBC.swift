@@ -229,7 +229,7 @@ extension KeyRing {
     /// `json` was called, for a caller that keeps what it parsed).
     func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content,
                  into output: UnsafeMutableRawPointer,
-                 json: (UnsafeRawBufferPointer) -> Bool = isJSONText) throws(PNCryptError)
+                 json: (UnsafeRawBufferPointer) -> Bool = isMessageText) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let readings = try Cryptor.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
         return try Decision.open(input, keys: keys, readings: readings, content: content, into: output, json: json)
@@ -244,7 +244,7 @@ extension Decision {
     /// - Throws: `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous` when several do.
     static func open(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
                      content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                     json: (UnsafeRawBufferPointer) -> Bool = isJSONText) throws(PNCryptError)
+                     json: (UnsafeRawBufferPointer) -> Bool = isMessageText) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let capacity = input.count + Cryptor.blockSize
         if readings.count * keys.count == 1 {

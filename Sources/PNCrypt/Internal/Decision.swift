@@ -97,10 +97,10 @@ enum Decision {
     /// UTF-8 is checked over all of `decrypted`, every byte (`isValidUTF8InFull`): valid padding is ASCII (1 to
     /// 16), so this gives the same answer as checking the plaintext alone, in the same time whether the padding was
     /// valid or not and wherever the first invalid byte is.
-    ///   - json: the JSON check (`isJSONText`; the message path parses once here and keeps the value).
+    ///   - json: the JSON check (`isMessageText`; the message path parses once here and keeps the value).
     static func verdict(of decrypted: UnsafeRawBufferPointer, plaintextCount: Int, padding: Bool, keyIndex: Int,
                         scheme: Scheme, content: KeyRing.Content,
-                        json jsonCheck: (UnsafeRawBufferPointer) -> Bool = isJSONText) -> Verdict {
+                        json jsonCheck: (UnsafeRawBufferPointer) -> Bool = isMessageText) -> Verdict {
         var utf8 = false
         var json = false
         if content != .bytes {

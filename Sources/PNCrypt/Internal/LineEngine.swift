@@ -23,6 +23,9 @@ struct LineBatch: Sendable {
     var blank = 0
     var rekeyed = 0
     var alreadyNew = 0
+    /// Encrypt: messages the style changed (`JSONValue.changes(in:)`), and the first one's index and first change.
+    var changed = 0
+    var firstChange: (index: Int, change: String)?
     /// The lines that failed, numbered from 0 within the batch.
     var failures: [(index: Int, error: PNCryptError, original: JSONValue?)] = []
     /// Set when a line failed and the run stops on a failure: the lines after it were not handled.
@@ -124,7 +127,13 @@ struct LineWork: Sendable {
                     let wire = try crypto.encrypt(jsonText: line)
                     output.append(contentsOf: wire.serialized(style: crypto.style))
                 } else {
-                    output.append(contentsOf: try crypto.publishBody(try JSONValue(parsing: line)))
+                    let value = try JSONValue(parsing: line)
+                    // Only the go, ruby and php styles can change a message; the others return at once.
+                    if let change = value.changes(in: crypto.style).first {
+                        if batch.firstChange == nil { batch.firstChange = (index, change) }
+                        batch.changed += 1
+                    }
+                    output.append(contentsOf: try crypto.publishBody(value))
                 }
             } catch {
                 // Nothing of the plaintext is echoed: the line stays empty and the status carries no original.

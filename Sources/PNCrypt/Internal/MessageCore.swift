@@ -20,7 +20,8 @@ extension MessageCrypto {
                 var values: [JSONValue?] = []
                 let match = try keys.decrypt(sealed, scheme: readScheme, legacyScheme: legacyScheme,
                                              content: .json, into: plain.baseAddress!) { text in
-                    let value = try? JSONValue(parsing: text)
+                    // A JSON text, or PHP's raw string form (`isMessageText`): the string between its quotes.
+                    let value = (try? JSONValue(parsing: text)) ?? (isPHPRawString(text) ? messageValue(text) : nil)
                     values.append(value)
                     return value != nil
                 }

@@ -13,8 +13,21 @@ public enum JSONStyle: String, CaseIterable, Hashable, Sendable {
     /// Empty containers are `[]` and `{}`.
     case python
     /// As `compact`, but every non-ASCII character (U+0080 up) written `\uXXXX`, astral ones as surrogate
-    /// pairs: what the Go and C# SDKs encrypt. U+007F stays raw.
+    /// pairs: what the C# SDK encrypts. U+007F stays raw.
     case ascii
+    /// The Go SDK (v9): Go's `encoding/json` (object keys sorted by their bytes, a repeated key keeps its last
+    /// value; `<`, `>`, `&`, U+2028, U+2029 escaped; integers exact, other numbers as Go prints a `float64`:
+    /// `3.0` as `3`, `1e21` as `1e+21`), then every non-ASCII character written as `\u` and the low 16 bits of
+    /// its code point, so characters outside the BMP are corrupted (`🙂` U+1F642 becomes `\uf642`).
+    case go
+    /// The Ruby SDK (v5): `to_json`: as `compact` for strings; a repeated key keeps its first position and last
+    /// value; integers exact; other numbers as Ruby prints a `Float` (`3.0`, `1.0e+21`, `1.5e-07`).
+    case ruby
+    /// The PHP SDK (v9): `json_encode` defaults (`/` as `\/`, non-ASCII as `\uXXXX` with surrogate pairs;
+    /// integers beyond 64 bits and other numbers as PHP prints a `float`: `3.0` as `3`, `1.0e+21`), a repeated
+    /// key keeps its first position and last value; a string message (at the top) is written raw between
+    /// quotes, not escaped at all (often not JSON: see `isMessageText`).
+    case php
 }
 
 extension JSONValue {
@@ -71,8 +84,12 @@ struct JSONWriter: ~Copyable {
         """
     }
 
+    /// For the SDK styles (`go`, `ruby`, `php`): the style, written by `writeSDK` (JSON/SDKStyles.swift).
+    let sdkStyle: JSONStyle?
+
     init(style: JSONStyle, output: consuming ByteBuffer) {
         self.output = output
+        sdkStyle = JSONStyle.sdkStyles.contains(style) ? style : nil
         spaced = style == .python
         escapeSlash = style == .apple
         escapeDelete = style == .python
@@ -98,6 +115,10 @@ struct JSONWriter: ~Copyable {
     }
 
     mutating func write(_ value: borrowing JSONValue) {
+        if let sdkStyle {
+            writeSDK(copy value, style: sdkStyle, top: true)
+            return
+        }
         switch value {
         case .null:
             append("null")
@@ -310,7 +331,7 @@ struct JSONWriter: ~Copyable {
         output.append(UInt8(ascii: "\""))
     }
 
-    private mutating func writeEscape(_ byte: UInt8) {
+    mutating func writeEscape(_ byte: UInt8) {
         let short: UInt8
         switch byte {
         case UInt8(ascii: "\""): short = UInt8(ascii: "\"")
@@ -329,7 +350,7 @@ struct JSONWriter: ~Copyable {
         output.append(short)
     }
 
-    private mutating func writeUnicodeEscape(_ unit: UInt16) {
+    mutating func writeUnicodeEscape(_ unit: UInt16) {
         let hex = JSONWriter.hexDigits.utf8Start
         output.append(maximum: 6) { out in
             out[0] = UInt8(ascii: "\\")

@@ -27,13 +27,19 @@ public struct Diagnosis: Sendable {
         /// The plaintext parses as JSON.
         public var json: JSONValue? { isUTF8 ? plaintext.flatMap { try? JSONValue(parsing: $0) } : nil }
         /// Padding intact and UTF-8: a plausible message, as the one decision procedure decides text (what
-        /// SDK clients deliver). pncrypt's own message decryption also requires JSON text (`json`).
+        /// SDK clients deliver). pncrypt's own message decryption also requires a message (`isMessage`).
         public var isValid: Bool { Decision.qualifies(verdict, content: .text) }
+
+        /// The plaintext is a message as the reading decision counts them (`isMessageText`): JSON, or the PHP
+        /// SDK's raw string form.
+        public var isMessage: Bool { isUTF8 && (json != nil || isPHPRawString) }
+
+        private var isPHPRawString: Bool { plaintext?.withUnsafeBytes { PNCrypt.isPHPRawString($0) } ?? false }
 
         /// This attempt's checks, as the one decision procedure takes them.
         var verdict: Decision.Verdict {
             Decision.Verdict(keyIndex: keyNumber - 1, scheme: scheme, padding: plaintext != nil, utf8: isUTF8,
-                             json: json != nil)
+                             json: json != nil || isPHPRawString)
         }
     }
 
@@ -147,13 +153,21 @@ public struct Diagnosis: Sendable {
                              + " different key")
             }
             lines.append(Self.describePlaintext(match))
+            if let plaintext = match.plaintext {
+                if let writers = JSONStyle.writersFinding(plaintext) { lines.append(writers) }
+                if let depad = JSONStyle.phpDepadFinding(plaintext) { lines.append(depad) }
+            }
         } else if matches.count > 1 {
             lines.append("ambiguous: \(matches.count) key and scheme combinations give valid plaintext")
-            // The reading pncrypt's message decryption takes, when exactly one is JSON text.
+            // The reading pncrypt's message decryption takes, when exactly one is a message.
             if let winner = try? Decision.decide(matches.map(\.verdict), content: .json, namingKeys: false) {
                 let likely = matches[winner]
+                let form = likely.json != nil ? "JSON as messages are" : "a message (the PHP SDK's raw string form)"
                 lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is"
-                             + " JSON as messages are; " + Self.consequence(of: likely, among: matches))
+                             + " \(form); " + Self.consequence(of: likely, among: matches))
+                if let plaintext = likely.plaintext, let writers = JSONStyle.writersFinding(plaintext) {
+                    lines.append(writers)
+                }
             }
             for match in matches {
                 lines.append("- \(match.scheme) with key #\(match.keyNumber): " + Self.describePlaintext(match))
@@ -211,6 +225,10 @@ public struct Diagnosis: Sendable {
     private static func describePlaintext(_ match: Attempt) -> String {
         let count = match.plaintext?.count ?? 0
         guard let json = match.json else {
+            if let plaintext = match.plaintext, plaintext.withUnsafeBytes({ isPHPRawString($0) }) {
+                return "the plaintext (\(count.counting("byte"))) is a string between quotes, unescaped (not JSON):"
+                    + " the PHP SDK's form of a string message; pncrypt reads the string between the quotes"
+            }
             return "the plaintext (\(count.counting("byte"))) is text but not JSON: clients deliver it as a plain"
                 + " string; pncrypt's message decryption refuses it (a message must be JSON text)"
         }
@@ -251,6 +269,8 @@ public struct Diagnosis: Sendable {
                                  "padding": .bool(attempt.plaintext != nil), "utf8": .bool(attempt.isUTF8),
                                  "json": .bool(attempt.json != nil)]
             if attempt.isValid, let plaintext = attempt.plaintext {
+                // The styles (SDK serializers) that write exactly these bytes: names only, nothing of the text.
+                a.append(.array(JSONStyle.writers(of: plaintext).map { .string($0.rawValue) }), forKey: "styles")
                 a.append(.string(String(decoding: plaintext, as: UTF8.self)), forKey: "plaintext")
             }
             if let error = attempt.error { a.append(.string(error.message), forKey: "error") }

@@ -64,6 +64,11 @@ public struct MessageStream: Sendable {
         public var alreadyNew = 0
         /// Input bytes read.
         public var bytes: Int64 = 0
+        /// Encrypt: messages that writing in the style changed (`JSONValue.changes(in:)`: Go's 16-bit escapes,
+        /// PHP's raw strings and big integers, repeated keys); the SDK would have sent them so.
+        public var changed = 0
+        /// Encrypt: the first such message, as "line N: <its first change>".
+        public var firstChange: String?
 
         /// Rekey: messages left unchanged because they could not be decrypted with certainty (the failed lines).
         public var unchanged: Int { failed }
@@ -361,6 +366,10 @@ public struct MessageStream: Sendable {
                 summary.bytes += Int64(batch.input.count)
                 engine.recycle(&batch.input)
                 engine.recycle(&batch.output)
+                if summary.firstChange == nil, let first = batch.firstChange {
+                    summary.firstChange = "line \(summary.lines + first.index + 1): \(first.change)"
+                }
+                summary.changed += batch.changed
                 summary.lines += batch.lines
                 summary.blank += batch.blank
                 summary.failed += batch.failures.count

@@ -131,6 +131,8 @@ def _load():
         "pncrypt_decrypt_file_scheme": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                          status], ctypes.c_int),
         "pncrypt_message_encrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, out, status], ctypes.c_int),
+        "pncrypt_message_encrypt_style": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, out,
+                                           status], ctypes.c_int),
         "pncrypt_message_decrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, out, status],
                                     ctypes.c_int),
         "pncrypt_encrypt_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
@@ -505,11 +507,18 @@ class CryptoModule:
         if code != 0:
             raise status.error()
 
-    def message_encrypt(self, json_text):
-        """Encrypts a message's JSON text (it must parse); returns the JSON to publish, '"<Base64>"'."""
+    def message_encrypt(self, json_text, style=None):
+        """Encrypts a message's JSON text (it must parse); returns the JSON to publish, '"<Base64>"'. With a style
+        ("compact", "apple", "python", "ascii", "go", "ruby", "php") the message is written again as that SDK
+        writes it before it is encrypted; without one its text is encrypted exactly as given."""
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
-        if _lib.pncrypt_message_encrypt(self._check(), raw, len(raw), out, status) != 0:
+        if style is None:
+            code = _lib.pncrypt_message_encrypt(self._check(), raw, len(raw), out, status)
+        else:
+            code = _lib.pncrypt_message_encrypt_style(self._check(), _utf8(style, "style"), raw, len(raw), out,
+                                                      status)
+        if code != 0:
             raise status.error()
         return _take(out).decode("utf-8")
 

@@ -90,6 +90,24 @@ def test_message_decrypt_from_sdk(scheme):
     assert json.loads(text) == message
 
 
+STYLES = json.loads((ROOT / "Vectors" / "styles.json").read_text(encoding="utf-8"))["vectors"]
+
+
+@pytest.mark.parametrize("vector", STYLES, ids=[v["id"] for v in STYLES])
+def test_message_encrypt_style_vector(vector):
+    """Each SDK's publish bytes (Vectors/styles.json): the message written in the style, encrypted under legacy."""
+    m = pncrypt.CryptoModule(vector["key"], "legacy")
+    assert m.message_encrypt(vector["message"], style=vector["style"]) == '"' + vector["ciphertext"] + '"'
+    text, status = m.message_decrypt('"' + vector["ciphertext"] + '"')
+    assert status is None
+
+
+def test_message_encrypt_style_unknown():
+    with pytest.raises(pncrypt.Error) as raised:
+        pncrypt.CryptoModule(KEY, "legacy").message_encrypt('"x"', style="java")
+    assert raised.value.code == pncrypt.E_ARGUMENT and "unknown style 'java'" in str(raised.value)
+
+
 def test_message_policies():
     m = pncrypt.CryptoModule("enigma", "legacy")
     bad = '"q/xJqqN6qbiZMXYm"'  # 12 bytes: not whole AES blocks
