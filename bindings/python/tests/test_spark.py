@@ -29,7 +29,8 @@ OLD_A, OLD_B, NEW, STRANGER = "old key A", "old key B", "the new key", "a key no
 IV0 = b"0123456789012345"
 # The c-python branch adds these; until it is merged the tests that use them cannot run.
 MULTI_KEY = all(hasattr(pncrypt.CryptoModule, name) for name in ("add_key", "rekey_many"))
-needs_multi_key = pytest.mark.skipif(not MULTI_KEY, reason="needs CryptoModule.add_key and rekey_many (the c-python branch, not merged yet)")
+needs_multi_key = pytest.mark.skipif(
+    not MULTI_KEY, reason="needs CryptoModule.add_key and rekey_many (the c-python branch, not merged yet)")
 
 
 def sdk(scheme, key):
