@@ -108,17 +108,21 @@ def _present(values):
 
 def encrypt(df, col, key, scheme="acrh", output=None, on_error="mark"):
     """Encrypts column `col` (strings, as UTF-8, or binary) with `key` in `scheme` ("acrh" by default; "legacy",
-    "legacy-random-iv", "legacy33"). `output` (default `<col>_encrypted`; may be `col` itself) holds the Base64
-    wire text. Null and empty cells are "failed" (empty data cannot be encrypted in any scheme)."""
+    "legacy-random-iv", "legacy33"). `output` (default `<col>_encrypted`; `col` itself for a string column, where
+    a failed row keeps its input) holds the Base64 wire text, null for a failed row. Null and empty cells are
+    "failed" (empty data cannot be encrypted in any scheme)."""
     output = output or f"{col}_encrypted"
     _check(df, col, output, on_error)
+    in_place = output == col
+    if in_place and df.schema[col].dataType.typeName() != "string":
+        raise ValueError("pncrypt.spark.encrypt: only a string column can be encrypted in place (output=col)")
     pncrypt.CryptoModule(key, scheme=scheme).close()  # a bad key or scheme fails here, not on the workers
 
     def make_worker():
         module = pncrypt.CryptoModule(key, scheme=scheme)
 
         def work(values):
-            outputs = [None] * len(values)
+            outputs = list(values) if in_place else [None] * len(values)   # in place, a failed row keeps its input
             statuses = ["failed"] * len(values)
             todo = _present(values)
             while todo:

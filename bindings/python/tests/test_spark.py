@@ -251,6 +251,15 @@ def test_encrypt_is_read_by_the_sdk_and_empty_or_null_cells_fail(spark):
                 assert (wire, status) == (None, "failed"), (scheme, i)
     with pytest.raises(Exception, match=r"pncrypt\.spark\.encrypt: row \d+ of partition \d+ failed"):
         pnspark.encrypt(df, "plain", key=NEW, on_error="fail").collect()
+    # In place: the column becomes the wire text; a failed row keeps its input.
+    in_place = by_id(pnspark.encrypt(df, "plain", key=NEW, output="plain"), "plain", "pncrypt_status")
+    module = sdk("acrh", NEW)
+    for i, plain in rows:
+        wire, status = in_place[i]
+        if plain:
+            assert status == "ok" and module.decrypt(wire) == json.loads(plain), i
+        else:
+            assert (wire, status) == (plain, "failed"), i
 
 
 def test_arguments_are_checked_on_the_driver(spark):
@@ -264,3 +273,8 @@ def test_arguments_are_checked_on_the_driver(spark):
         pnspark.encrypt(df, "message", key=NEW, output="pncrypt_status")
     with pytest.raises(pncrypt.Error):
         pnspark.encrypt(df, "message", key=NEW, scheme="rot13")
+    binary = spark.createDataFrame([(b"x",)], "data binary")
+    with pytest.raises(ValueError, match="only a string column can be encrypted in place"):
+        pnspark.encrypt(binary, "data", key=NEW, output="data")
+    with pytest.raises(ValueError, match="output must differ from col"):
+        pnspark.decrypt(df, "message", keys=[NEW], output="message")
