@@ -159,9 +159,12 @@ def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="m
         module = _module(keys)
 
         def work(values):
+            todo = _present(values)
+            if len(todo) == len(values):  # no null or empty cell: the batch as it is
+                plain = module.decrypt_many(values, scheme=scheme, on_error="none", text=not binary)
+                return plain, ["failed" if value is None else "ok" for value in plain]
             outputs = [None] * len(values)
             statuses = ["failed"] * len(values)
-            todo = _present(values)
             if todo:
                 plain = module.decrypt_many([values[i] for i in todo], scheme=scheme, on_error="none",
                                             text=not binary)
@@ -192,9 +195,12 @@ def rekey(df, col, keys, to_key, to_scheme="acrh", output=None, on_error="mark")
         names = {"rekeyed": "ok", "current": "current", "failed": "failed"}
 
         def work(values):
+            todo = _present(values)
+            if len(todo) == len(values):  # no null or empty cell: the batch as it is
+                result = source.rekey_many(values, target)
+                return result.texts, [names[status] for status in result.statuses]
             outputs = list(values)
             statuses = ["failed"] * len(values)
-            todo = _present(values)
             if todo:
                 result = source.rekey_many([values[i] for i in todo], target)
                 for i, text, status in zip(todo, result.texts, result.statuses):
