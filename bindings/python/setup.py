@@ -4,8 +4,9 @@ Where the library comes from, first match wins:
 
 1. PNCRYPT_WHEEL_LIB=PATH: an already built libpncrypt.so (for example what `scripts/install-lib.sh PREFIX`
    installed as PREFIX/lib/libpncrypt.so.0): copied as it is (no second build).
-2. The repository this folder sits in (bindings/python of a pncrypt checkout) and a Swift toolchain on PATH:
-   `scripts/install-lib.sh` builds it in release, the Swift runtime linked statically, into a temporary prefix.
+2. The repository this folder sits in (bindings/python of a pncrypt checkout; or PNCRYPT_SOURCE_DIR) and a Swift
+   toolchain on PATH: `scripts/install-lib.sh` builds it in release, the Swift runtime linked statically, into a
+   temporary prefix (its build folder .build-lib stays, so a rebuild only relinks).
 
 The wheel is tagged py3-none-<platform> (the library is native code; the Python part is the same for every
 Python 3). At run time the library needs only libc, libcrypto (OpenSSL 3) and libz.
@@ -48,8 +49,8 @@ def _build_library(work):
     root = _repository()
     if root is None:
         sys.exit("pncrypt: no libpncrypt to bundle: build from a pncrypt checkout (bindings/python) with a Swift "
-                 "toolchain on PATH, or set PNCRYPT_WHEEL_LIB to a built libpncrypt.so "
-                 "(scripts/install-lib.sh PREFIX makes one)")
+                 "toolchain on PATH (PNCRYPT_SOURCE_DIR names the checkout when the build runs elsewhere), or set "
+                 "PNCRYPT_WHEEL_LIB to a built libpncrypt.so (scripts/install-lib.sh PREFIX makes one)")
     if shutil.which("swift") is None:
         sys.exit("pncrypt: building libpncrypt needs a Swift toolchain on PATH (https://swift.org/install); "
                  "or set PNCRYPT_WHEEL_LIB to a built libpncrypt.so, or install a prebuilt wheel "
