@@ -45,3 +45,11 @@ def test_installed_package_loads_its_bundled_library_without_pncrypt_lib_skipped
     result = run_python(code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True", "q/xJqqN6qbiZMXYmiQC1Fw=="]
+
+
+@pytest.mark.skipif(pathlib.Path(pncrypt.__file__).resolve().parent == SOURCE_PACKAGE,
+                    reason="runs only against an installed package (a wheel), not the source tree")
+def test_bundled_library_needs_no_swift_runtime_skipped_in_the_source_tree():
+    # The wheel is for machines without Swift: the runtime is linked in, so no libswift* is a dependency.
+    needed = subprocess.run(["ldd", pncrypt._BUNDLED], capture_output=True, text=True, check=True).stdout
+    assert "libcrypto" in needed and "swift" not in needed, needed
