@@ -2,9 +2,9 @@
  * pncrypt.h: the C interface of libpncrypt, PubNub cipherKey encryption for any language.
  *
  * libpncrypt encrypts and decrypts PubNub messages and files byte-compatibly with the PubNub SDKs, in the four
- * schemes of the project's SPEC: "acrh" (the CryptoModule header; recommended for new data), "legacy" (fixed IV),
- * "legacy-random-iv" and "legacy33" (iOS 3.3). It is a thin layer over the Swift library PNCrypt: the formats,
- * the decryption rules and the error codes are PNCrypt's own.
+ * schemes of docs/formats.md section 1: "acrh" (the CryptoModule header; recommended for new data), "legacy"
+ * (fixed IV), "legacy-random-iv" and "legacy33" (iOS 3.3). It is a thin layer over the Swift library PNCrypt:
+ * the formats, the decryption rules and the error codes are PNCrypt's own.
  *
  *     pncrypt_module *m = NULL;
  *     pncrypt_error err;

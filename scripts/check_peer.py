@@ -6,7 +6,7 @@
 
 Checks the peer's answers against the independent model (scripts/pnref.py): fixed-IV encryption in every
 scheme and path is byte-identical, decryption of model output gives the plaintext, files round-trip, the
-publish body of "hello" is the SPEC section 4 wire form. Ends with 'N passed, N failed'.
+publish body of "hello" is the wire form of docs/formats.md section 4. Ends with 'N passed, N failed'.
 """
 
 import argparse

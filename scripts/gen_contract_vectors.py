@@ -9,8 +9,8 @@ the assets' but the files are equivalent.
     .venv/bin/python scripts/gen_contract_vectors.py        # rewrites Vectors/contract.json
 
 Sources (the contract's `file.txt`, `file.jpg`, `empty-file.txt`): file.txt is the 16 bytes `Well hello there`
-(SPEC section 3); file.jpg is a 3,000-byte stand-in made here (a JPEG start marker, then pseudo-random bytes);
-empty-file.txt is empty.
+(docs/formats.md section 3); file.jpg is a 3,000-byte stand-in made here (a JPEG start marker, then
+pseudo-random bytes); empty-file.txt is empty.
 
 Who makes each encrypted file:
   * file-cryptor-legacy-{civ,riv}.*: PubNubCryptoModule with PubNubLegacyCryptor(use_random_iv=False/True),
@@ -27,7 +27,7 @@ legacy cryptor (`legacy` for a constant vector, `legacy-random-iv` for a random 
 only the acrh cryptor); an explicit scheme where the contract decrypts with "legacy code". `mode` is `binary`
 (one-shot) or `stream`. Encryption rows ("I encrypt ... Then successfully decrypt with legacy code") are `ok`
 vectors of the explicit scheme (encrypting with their IV must give the SDK's bytes); encrypting the empty file is
-an `encryption_error` (SPEC section 3: the contract's empty-file rows; the SDK agrees).
+an `encryption_error` (docs/formats.md section 3: the contract's empty-file rows; the SDK agrees).
 """
 
 import base64

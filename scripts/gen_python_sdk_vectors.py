@@ -190,7 +190,7 @@ def file_vectors():
                 ("legacy-module-static", "legacy", LegacyCryptoModule(cfg_s).encrypt_file(data),
                  LegacyCryptoModule(cfg_s).decrypt_file,
                  "LegacyCryptoModule.encrypt_file with use_random_initialization_vector=False: a fixed-IV "
-                 "file without IV prefix (SDK quirk: SPEC says files always use a random IV)"),
+                 "file without IV prefix (the fixed-IV file format of docs/formats.md section 3)"),
                 ("aescbc-module", "acrh", AesCbcCryptoModule(cfg_r).encrypt_file(data),
                  AesCbcCryptoModule(cfg_r).decrypt_file, "AesCbcCryptoModule.encrypt_file"),
             ]

@@ -151,7 +151,7 @@ S_SWIFT = "pubnub/swift CryptoTests.swift"
 S_SWIFT_SUB = "pubnub/swift subscribe fixture"
 S_OBJC33 = "pubnub/objective-c v3.4.3 PNCryptoHelperTest.m (compat branch)"
 
-# Copied from /work/shared/SPEC.md section 7 (the only hand-typed data in this script).
+# Copied from docs/formats.md section 7 (the only hand-typed data in this script).
 SPEC_LEGACY_ENIGMA = [
     ("yay", "yay!", "q/xJqqN6qbiZMXYmiQC1Fw=="),
     ("quoted-yay", '"yay!"', "Wi24KS4pcTzvyuGOHubiXg=="),
@@ -208,7 +208,7 @@ def spec_vectors():
                    source=S_SWIFT_SUB))
     for name, pt, ct in SPEC_LEGACY33_ENIGMA:
         out.append(vec(f"spec-legacy33-{name}", "legacy33", "enigma", pt, ct, IV0, source=S_OBJC33))
-    # the same SPEC messages read through `auto` (no header -> legacy fixed IV; header -> acrh)
+    # the same public messages read through `auto` (no header -> legacy fixed IV; header -> acrh)
     for v in list(out):
         if v["scheme"] in ("legacy", "acrh"):
             a = {k: v[k] for k in ("scheme", "key", "plaintext", "ciphertext", "expect", "source")}
@@ -381,7 +381,7 @@ def negative_vectors():
     neg("auto-partial-sentinel", "auto", b"PNE", D, "wrongKeyOrCorrupt", note="3 bytes: too short for a header")
     neg("legacy-sentinel-only", "legacy", b"PNED", D, "wrongKeyOrCorrupt")
 
-    # --- empty data cannot be encrypted, in any scheme (SPEC section 3, PubNub's contract scenarios)
+    # --- empty data cannot be encrypted, in any scheme (docs/formats.md section 3, PubNub's contract scenarios)
     for s in pnref.SCHEMES:
         neg(f"{s}-encrypt-empty", s, None, E, "emptyPlaintext", plaintext="")
         neg(f"{s}-encrypt-empty-b64", s, None, E, "emptyPlaintext", plaintext=b"")
@@ -466,11 +466,12 @@ def large_vectors():
 
 # ---------------------------------------------------------------------------------------------- main
 FILES = {
-    "spec.json": ("Every public test vector listed in SPEC.md section 7, copied as written and verified with "
+    "spec.json": ("Every public test vector listed in docs/formats.md section 7, copied as written and verified with "
                   "python cryptography and openssl; plus the same messages read through `auto`.",
-                  "SPEC.md section 7", spec_vectors, False),
+                  "docs/formats.md section 7", spec_vectors, False),
     "negative.json": ("Inputs that must fail: not Base64, cipher failures (unaligned, wrong key, bad padding), "
-                      "every PNED header rule of SPEC section 2, empty inputs, acrh empty-plaintext encryption.",
+                      "every PNED header rule of docs/formats.md section 2, empty inputs, acrh empty-plaintext "
+                      "encryption.",
                       GEN, negative_vectors, False),
     "generated.json": ("Every scheme at plaintext lengths 0..1000 with several keys, text and binary plaintexts and "
                        "fixed IVs, plus `auto` reads and header forms that must be accepted.",

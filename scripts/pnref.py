@@ -1,7 +1,7 @@
-"""Independent reference model of the pncrypt byte formats (SPEC sections 0-3), built on the
+"""Independent reference model of the pncrypt byte formats (docs/formats.md sections 1-3), built on the
 `cryptography` package. Used by the vector generators to compute and to verify every vector.
 
-Nothing here is copied from a PubNub SDK: it is written from /work/shared/SPEC.md and the rules in
+Nothing here is copied from a PubNub SDK: it is written from docs/formats.md and the rules in
 Vectors/README.md, so that vectors produced by an SDK can be checked against something independent.
 
     encrypt_bytes(scheme, key, plaintext, iv) -> output bytes of the scheme
@@ -137,7 +137,7 @@ def parse_header(data: bytes):
 
 # ------------------------------------------------------------------------------------------- schemes
 def encrypt_bytes(scheme: str, cipher_key: str, plaintext: bytes, iv: bytes = None) -> bytes:
-    """Encrypts as pncrypt does: empty data is an encryption error in every scheme (SPEC section 3)."""
+    """Encrypts as pncrypt does: empty data is an encryption error in every scheme (docs/formats.md section 3)."""
     if len(plaintext) == 0:
         raise PNError(ENCRYPTION, "emptyPlaintext", f"{scheme} cannot encrypt empty data")
     return seal(scheme, cipher_key, plaintext, iv)

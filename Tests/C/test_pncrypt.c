@@ -338,7 +338,7 @@ static void test_messages(void) {
     char *out = NULL;
     CHECK(pncrypt_module_new("enigma", "legacy", &m, NULL) == 0, "module");
 
-    /* SPEC section 7: the message "Hello World" (a JSON string) under legacy/enigma. */
+    /* docs/formats.md section 7: the message "Hello World" (a JSON string) under legacy/enigma. */
     const char *hello = "\"Hello World\"";
     CHECK(pncrypt_message_encrypt(m, hello, strlen(hello), &out, &status) == 0
               && strcmp(out, "\"06UDjczkvAAYcqWfNwkOiQ==\"") == 0, "message encrypt: %s", out ? out : status.message);
@@ -390,7 +390,7 @@ static void test_messages(void) {
     CHECK(pncrypt_message_encrypt(m, "{\"a\":", 5, &out, &status) == PNCRYPT_E_INVALID_JSON, "invalid JSON");
     pncrypt_module_free(m);
 
-    /* legacy33: each string leaf on its own (SPEC section 7). */
+    /* legacy33: each string leaf on its own (docs/formats.md sections 4.1 and 7). */
     CHECK(pncrypt_module_new("enigma", "legacy33", &m, NULL) == 0, "legacy33 module");
     const char *shape = "[\"seven\",\"eight\",{\"food\":\"Cheeseburger\",\"drink\":\"Coffee\"}]";
     const char *sent = "[\"0ZRaiDryY0rdklgVVU80pQ==\",\"Ti5YyHCCUEjg/op0Zm393w==\",{\"food\":\"zu9G3gtmiAxYLpehtuQngw==\","

@@ -1,8 +1,9 @@
 """pncrypt: PubNub cipherKey encryption (messages and files), byte-compatible with the PubNub SDKs.
 
 A ctypes binding of libpncrypt (include/pncrypt.h); no dependencies. The library is found through the
-PNCRYPT_LIB environment variable (a path to libpncrypt.so), then `pkg-config --variable=libdir pncrypt`, then
-the system loader.
+PNCRYPT_LIB environment variable (a path to libpncrypt.so; an override), then the copy bundled in this package
+(wheels and `pip install ./bindings/python` put it there), then `pkg-config --variable=libdir pncrypt`, then the
+system loader.
 
     m = CryptoModule("enigma")                 # encrypts with acrh; "legacy", "legacy-random-iv", "legacy33"
     text = m.encrypt(b"hello")                  # Base64 text
@@ -79,31 +80,43 @@ class _Status(ctypes.Structure):
         return kind(self.code, self.message.decode("utf-8", "replace"))
 
 
+_BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libpncrypt.so.0")
+
+
 def _find_library():
+    """The libpncrypt to load, and where it came from: PNCRYPT_LIB (an override), then the library bundled in
+    this package (a wheel, or `pip install ./bindings/python`), then `pkg-config pncrypt`, then the system
+    loader. Returns (path or name, list of what was looked at, for the error message)."""
+    tried = []
     path = os.environ.get("PNCRYPT_LIB")
     if path:
-        return path
+        return path, [f"PNCRYPT_LIB={path}"]
+    if os.path.exists(_BUNDLED):
+        return _BUNDLED, [f"the bundled {_BUNDLED}"]
+    tried.append(f"no bundled library ({_BUNDLED})")
     try:
         libdir = subprocess.run(["pkg-config", "--variable=libdir", "pncrypt"], capture_output=True, text=True,
                                 check=True).stdout.strip()
         for name in ("libpncrypt.so.0", "libpncrypt.so", "libpncrypt.dylib"):
             if libdir and os.path.exists(os.path.join(libdir, name)):
-                return os.path.join(libdir, name)
+                return os.path.join(libdir, name), tried + [f"pkg-config pncrypt: {libdir}/{name}"]
+        tried.append(f"pkg-config pncrypt: no library in {libdir!r}")
     except (OSError, subprocess.CalledProcessError):
-        pass
-    return ctypes.util.find_library("pncrypt") or "libpncrypt.so.0"
+        tried.append("pkg-config pncrypt: not found")
+    found = ctypes.util.find_library("pncrypt")
+    return found or "libpncrypt.so.0", tried + [f"the system loader: {found or 'libpncrypt.so.0'}"]
 
 
 def _load():
-    path = _find_library()
+    path, tried = _find_library()
     try:
         lib = ctypes.CDLL(path)
     except OSError as error:
         raise ImportError(
-            f"pncrypt cannot load libpncrypt ({path}: {error}). Build and install it with "
-            "`scripts/install-lib.sh PREFIX` from the pncrypt repository, then set "
-            "PNCRYPT_LIB=PREFIX/lib/libpncrypt.so.0 (or PKG_CONFIG_PATH=PREFIX/lib/pkgconfig so that pkg-config "
-            "finds it).") from error
+            f"pncrypt: cannot load libpncrypt ({error}). Looked at: {'; '.join(tried)}. Install a pncrypt wheel "
+            "(scripts/build-wheel.sh makes one), or `pip install ./bindings/python` from a pncrypt checkout with "
+            "Swift installed, or build it with scripts/install-lib.sh PREFIX and set "
+            "PNCRYPT_LIB=PREFIX/lib/libpncrypt.so.0. The library needs libcrypto (OpenSSL 3) and libz.") from error
     P = ctypes.POINTER
     status = P(_Status)
     out = P(ctypes.c_void_p)

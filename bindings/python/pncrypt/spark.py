@@ -1,0 +1,230 @@
+"""pncrypt on Spark: encrypt, decrypt and rekey a DataFrame column of PubNub wire texts.
+
+    from pncrypt import spark as pnspark
+    out = pnspark.rekey(df, "message", keys=[old_a, old_b], to_key=new_key, to_scheme="acrh")
+    out.groupBy("pncrypt_status").count().show()              # ok / current / failed
+
+Each function returns a new DataFrame with the result column and a string column `pncrypt_status`: "ok", "current"
+(rekey only: the row was already under `to_key` and `to_scheme`, and is unchanged) or "failed" (the row could not
+be processed: its input stays unchanged, and decrypt's and encrypt's output is null). With on_error="fail", the
+action that computes the DataFrame raises instead, on the first failed row (naming its partition and row, never
+its content). A null cell is a failed row.
+
+The work runs on Arrow batches (`DataFrame.mapInArrow`), one batch call into libpncrypt per Arrow batch, so it
+works the same on classic Spark and on Spark Connect, and needs only the pncrypt wheel (which carries the
+library) installed on the workers: no binary to ship, no process per partition. Keys travel to the workers inside
+the job, as every value a function closes over does: use Spark's own means (an encrypted RPC channel,
+`spark.authenticate`, `spark.io.encryption.enabled`) on a shared cluster.
+
+Decryption follows the library's decision procedure: a row is decrypted only when exactly one (key, scheme)
+reading qualifies (valid padding, and valid UTF-8 for text); with several keys, or legacy data that could be read
+with either IV, a row no single reading explains is "failed", never a guess.
+"""
+import pncrypt
+
+__all__ = ["encrypt", "decrypt", "rekey", "STATUS"]
+
+#: The status column every function adds.
+STATUS = "pncrypt_status"
+
+_ON_ERROR = ("mark", "fail")
+
+
+class RowFailed(pncrypt.Error):
+    """A failed row under on_error="fail": `partition` and `row` (its position in the partition)."""
+
+    def __init__(self, action, partition, row):
+        super().__init__(pncrypt.E_DECRYPTION if action != "encrypt" else pncrypt.E_ENCRYPTION,
+                         f"pncrypt.spark.{action}: row {row} of partition {partition} failed "
+                         "(on_error=\"fail\"; on_error=\"mark\" marks it \"failed\" in pncrypt_status instead)")
+        self.partition = partition
+        self.row = row
+
+
+def _check(df, col, output, on_error):
+    if col not in df.columns:
+        raise ValueError(f"pncrypt.spark: no column {col!r} in the DataFrame (columns: {', '.join(df.columns)})")
+    if on_error not in _ON_ERROR:
+        raise ValueError(f"pncrypt.spark: on_error must be one of {', '.join(_ON_ERROR)}, not {on_error!r}")
+    if output == STATUS:
+        raise ValueError(f"pncrypt.spark: the output column cannot be {STATUS!r} (the status column)")
+
+
+def _schema(df, output, output_type):
+    """The result's schema: the input's, with `output` (replaced in place or added) and the status column."""
+    from pyspark.sql.types import StringType, StructField, StructType
+    fields = [f for f in df.schema.fields if f.name != STATUS]
+    names = [f.name for f in fields]
+    if output in names:
+        fields[names.index(output)] = StructField(output, output_type, True)
+    else:
+        fields.append(StructField(output, output_type, True))
+    fields.append(StructField(STATUS, StringType(), False))
+    return StructType(fields)
+
+
+def _partition_id():
+    from pyspark import TaskContext
+    context = TaskContext.get()
+    return context.partitionId() if context is not None else -1
+
+
+def _mapper(action, col, output, on_error, make_worker, binary=False):
+    """The function mapInArrow runs on each partition: per Arrow batch, the values of `col` go through
+    `work(values) -> (outputs, statuses)` (one library batch call), and the batch comes back with `output` and
+    the status column. `make_worker()` builds the modules once per partition, on the worker."""
+
+    def run(batches):
+        import pyarrow as pa
+        work = make_worker()
+        partition = _partition_id()
+        seen = 0
+        for batch in batches:
+            names = batch.schema.names
+            values = batch.column(names.index(col)).to_pylist()
+            outputs, statuses = work(values)
+            if on_error == "fail" and "failed" in statuses:
+                raise RowFailed(action, partition, seen + statuses.index("failed"))
+            seen += len(values)
+            columns = [batch.column(i) for i, name in enumerate(names) if name != STATUS]
+            kept = [name for name in names if name != STATUS]
+            result = pa.array(outputs, type=pa.binary() if binary else pa.string())
+            if output in kept:
+                columns[kept.index(output)] = result
+            else:
+                columns.append(result)
+                kept.append(output)
+            columns.append(pa.array(statuses, type=pa.string()))
+            kept.append(STATUS)
+            yield pa.RecordBatch.from_arrays(columns, names=kept)
+
+    return run
+
+
+def _present(values):
+    """The positions of the cells that hold something (null and empty cells are failed rows)."""
+    return [i for i, v in enumerate(values) if v is not None and len(v) > 0]
+
+
+def encrypt(df, col, key, scheme="acrh", output=None, on_error="mark"):
+    """Encrypts column `col` (strings, as UTF-8, or binary) with `key` in `scheme` ("acrh" by default; "legacy",
+    "legacy-random-iv", "legacy33"). `output` (default `<col>_encrypted`; `col` itself for a string column, where
+    a failed row keeps its input) holds the Base64 wire text, null for a failed row. Null and empty cells are
+    "failed" (empty data cannot be encrypted in any scheme)."""
+    output = output or f"{col}_encrypted"
+    _check(df, col, output, on_error)
+    in_place = output == col
+    if in_place and df.schema[col].dataType.typeName() != "string":
+        raise ValueError("pncrypt.spark.encrypt: only a string column can be encrypted in place (output=col)")
+    pncrypt.CryptoModule(key, scheme=scheme).close()  # a bad key or scheme fails here, not on the workers
+
+    def make_worker():
+        module = pncrypt.CryptoModule(key, scheme=scheme)
+
+        def work(values):
+            outputs = list(values) if in_place else [None] * len(values)   # in place, a failed row keeps its input
+            statuses = ["failed"] * len(values)
+            todo = _present(values)
+            while todo:
+                try:
+                    texts = module.encrypt_many([values[i] for i in todo])
+                except pncrypt.Error as error:
+                    if error.index is None:
+                        raise
+                    todo = todo[error.index + 1:]  # that item failed; the ones before it are redone
+                    continue
+                for i, text in zip(todo, texts):
+                    outputs[i], statuses[i] = text, "ok"
+                break
+            return outputs, statuses
+
+        return work
+
+    from pyspark.sql.types import StringType
+    return df.mapInArrow(_mapper("encrypt", col, output, on_error, make_worker), _schema(df, output, StringType()))
+
+
+def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="mark"):
+    """Decrypts column `col` (Base64 wire texts) with any of `keys` (a list: the first is tried like the others;
+    a row is decrypted only when exactly one key's reading qualifies). `scheme` "auto" reads a PNED header when
+    there is one, else legacy. `output` (default `<col>_decrypted`) is a string column (the plaintext must be
+    valid UTF-8, or the row fails), or binary with binary=True. A failed row's output is null."""
+    keys = _keys(keys)
+    output = output or f"{col}_decrypted"
+    _check(df, col, output, on_error)
+    if output == col:
+        raise ValueError("pncrypt.spark.decrypt: output must differ from col (a failed row keeps its input)")
+
+    def make_worker():
+        module = _module(keys)
+
+        def work(values):
+            todo = _present(values)
+            if len(todo) == len(values):  # no null or empty cell: the batch as it is
+                plain = module.decrypt_many(values, scheme=scheme, on_error="none", text=not binary)
+                return plain, ["failed" if value is None else "ok" for value in plain]
+            outputs = [None] * len(values)
+            statuses = ["failed"] * len(values)
+            if todo:
+                plain = module.decrypt_many([values[i] for i in todo], scheme=scheme, on_error="none",
+                                            text=not binary)
+                for i, value in zip(todo, plain):
+                    if value is not None:
+                        outputs[i], statuses[i] = value, "ok"
+            return outputs, statuses
+
+        return work
+
+    from pyspark.sql.types import BinaryType, StringType
+    return df.mapInArrow(_mapper("decrypt", col, output, on_error, make_worker, binary=binary),
+                         _schema(df, output, BinaryType() if binary else StringType()))
+
+
+def rekey(df, col, keys, to_key, to_scheme="acrh", output=None, on_error="mark"):
+    """Re-encrypts column `col` (Base64 wire texts) from any of `keys` to `to_key` in `to_scheme`, in place by
+    default (`output` names another column instead). Statuses: "ok" (rekeyed), "current" (already under
+    `to_key` and `to_scheme`: unchanged), "failed" (unchanged). Idempotent: a second run reports "current"."""
+    keys = _keys(keys)
+    output = output or col
+    _check(df, col, output, on_error)
+    pncrypt.CryptoModule(to_key, scheme=to_scheme).close()
+
+    def make_worker():
+        source = _module(keys)
+        target = pncrypt.CryptoModule(to_key, scheme=to_scheme)
+        names = {"rekeyed": "ok", "current": "current", "failed": "failed"}
+
+        def work(values):
+            todo = _present(values)
+            if len(todo) == len(values):  # no null or empty cell: the batch as it is
+                result = source.rekey_many(values, target)
+                return result.texts, [names[status] for status in result.statuses]
+            outputs = list(values)
+            statuses = ["failed"] * len(values)
+            if todo:
+                result = source.rekey_many([values[i] for i in todo], target)
+                for i, text, status in zip(todo, result.texts, result.statuses):
+                    outputs[i], statuses[i] = text, names[status]
+            return outputs, statuses
+
+        return work
+
+    from pyspark.sql.types import StringType
+    return df.mapInArrow(_mapper("rekey", col, output, on_error, make_worker), _schema(df, output, StringType()))
+
+
+def _keys(keys):
+    if isinstance(keys, (str, bytes)):
+        keys = [keys]
+    keys = list(keys)
+    if not keys:
+        raise ValueError("pncrypt.spark: keys must name at least one key")
+    _module(keys).close()  # a bad key fails here, on the driver
+    return keys
+
+
+def _module(keys):
+    module = pncrypt.CryptoModule(keys[0])
+    for key in keys[1:]:
+        module.add_key(key)
+    return module
