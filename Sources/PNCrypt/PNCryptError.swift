@@ -16,7 +16,7 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Byte offset in the input where the problem was found, when it is known.
     public let offset: Int?
 
-    /// The SDK-level category of the error (SPEC section 2: encryption, decryption, unknown cryptor).
+    /// The SDK-level category of the error (docs/formats.md section 2: encryption, decryption, unknown cryptor).
     public var category: Category { code.category }
 
     /// The one-line message.
@@ -63,7 +63,7 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
         public var description: String { name }
 
         // Encryption.
-        /// There was nothing to encrypt (SPEC section 2: empty data cannot be encrypted).
+        /// There was nothing to encrypt (docs/formats.md section 2: empty data cannot be encrypted).
         public static let emptyPlaintext = Code("emptyPlaintext", .encryption)
         /// The value cannot be encrypted in the chosen scheme (a non-string leaf in a `legacy33` message).
         public static let notEncryptable = Code("notEncryptable", .encryption)

@@ -210,7 +210,7 @@ public enum TestVectorChecker {
             guard decrypted == plaintext else {
                 throw fail("decrypted to \(Base64.encode(decrypted)), expected \(Base64.encode(plaintext))")
             }
-            // Empty data cannot be encrypted (SPEC section 3): an empty plaintext's vector is decrypt-only.
+            // Empty data cannot be encrypted (docs/formats.md section 3): an empty plaintext's vector is decrypt-only.
             guard let scheme, !plaintext.isEmpty else { return }
             if iv != nil || scheme == .legacy || scheme == .legacy33 {
                 let encrypted = Base64.encode(try encrypt(plaintext, scheme, iv))

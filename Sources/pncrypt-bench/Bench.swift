@@ -482,7 +482,7 @@ struct Suite {
         func streamed() throws -> Int {
             _ = ftruncate(fd, 0)
             let decoded = try StreamPipeline.run(base64, through: [Base64StreamDecoder()])
-            try decoded.withUnsafeBytes { bytes in _ = pwrite(fd, bytes.baseAddress!, bytes.count, 0) }
+            decoded.withUnsafeBytes { bytes in _ = pwrite(fd, bytes.baseAddress!, bytes.count, 0) }
             let choice = try reader.choose(ciphertext: fd, length: decoded.count)
             var total = 0
             try reader.write(choice, ciphertext: fd) { total += $0.count }

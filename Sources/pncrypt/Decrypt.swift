@@ -61,7 +61,9 @@ struct Decrypt: ParsableCommand {
     func validate() throws {
         if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
         if limits.maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
-        if terminal.rawControl && binary { throw ValidationError("--raw-control goes with text mode (--binary writes bytes)") }
+        if terminal.rawControl && binary {
+            throw ValidationError("--raw-control goes with text mode (--binary writes bytes)")
+        }
         if binary {
             try Scheme.requireFileFormat(reading.explicit)
             try force.check(output)

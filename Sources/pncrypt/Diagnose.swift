@@ -71,13 +71,17 @@ struct Diagnose: ParsableCommand {
         /// When the data is ambiguous and the client's scheme is not the most likely reading's: that scheme.
         var otherThanLikely: Scheme?
 
+        /// The key number of that reading (an SDK client delivers its text, which pncrypt refuses as not JSON).
+        var otherKeyNumber: Int?
+
         var finding: String {
+            if let otherThanLikely {
+                let key = otherKeyNumber.map { " with key #\($0)" } ?? ""
+                return "a client set to \(setting) reads it as \(otherThanLikely)\(key): other text than the most "
+                    + "likely reading above, without DECRYPTION_ERROR"
+            }
             guard let status = result.status else {
                 let key = result.keyIndex.map { " with key #\($0 + 1)" } ?? ""
-                if let otherThanLikely {
-                    return "a client set to \(setting) reads it as \(otherThanLikely)\(key): other text than the most "
-                        + "likely reading above, without DECRYPTION_ERROR"
-                }
                 return "a client set to \(setting) reads it\(key.isEmpty ? "" : " (\(key.dropFirst()))")"
             }
             return "a client set to \(setting) shows DECRYPTION_ERROR for it (\(status.reason))"
@@ -104,13 +108,15 @@ struct Diagnose: ParsableCommand {
         // An ambiguous message (legacy and legacy-random-iv both valid) that the client reads with the scheme
         // that is not the likely one (the only JSON reading): it shows other text, not the message.
         var other: Scheme?
+        var otherKey: Int?
         let json = diagnosis.matches.filter { $0.json != nil }
         if diagnosis.isAmbiguous, diagnosis.inspection?.header == nil, json.count == 1,
            let pinned = client.explicit ?? client.legacy, pinned != json[0].scheme,
            diagnosis.matches.contains(where: { $0.scheme == pinned }) {
             other = pinned
+            otherKey = diagnosis.matches.first(where: { $0.scheme == pinned })?.keyNumber
         }
         return ClientReading(setting: setting, options: client, result: crypto.decrypt(message, policy: .marker),
-                             otherThanLikely: other)
+                             otherThanLikely: other, otherKeyNumber: otherKey)
     }
 }

@@ -38,11 +38,11 @@ enum BadInputs {
     static let crypto = MessageCrypto(keys: try! KeyRing(keys: [key]), scheme: .acrh)
     static let zeroIV = [UInt8](repeating: 0, count: 16)
 
-    /// SPEC's deterministic acrh vector: a 26-byte header, then 32 bytes of ciphertext.
+    /// spec.json's deterministic acrh vector: a 26-byte header, then 32 bytes of ciphertext.
     static let acrh = try! Base64.decode(Package.specCiphertext("spec-acrh-mycipherkey-zero-iv"))
-    /// SPEC's legacy-random-iv vector `yay!` with the IV `1234567890123456`: one block, padding 12 bytes of 0x0C.
+    /// spec.json's legacy-random-iv vector `yay!` with the IV `1234567890123456`: one block, padding 12 bytes of 0x0C.
     static let randomIVYay = try! Base64.decode(Package.specCiphertext("spec-legacy-random-iv-yay"))
-    /// SPEC's legacy vector `yay!`.
+    /// spec.json's legacy vector `yay!`.
     static let legacyYay = try! Base64.decode(Package.specCiphertext("spec-legacy-yay"))
 
     /// `randomIVYay` with IV byte `index` XORed with `mask`: in CBC that flips the same bit of the plaintext, so

@@ -33,7 +33,8 @@ private func shell(_ script: String, directory: URL? = nil) throws -> CLI.Result
             let result = try shell(script)
             #expect(result.status == 64, "\(script): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(script)")
-            #expect(result.stderr.hasPrefix("pncrypt: \(source): \(Self.usageLine) (byte "), "\(script): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("pncrypt: \(source): \(Self.usageLine) (byte "),
+                    "\(script): \(result.stderr)")
         }
     }
 

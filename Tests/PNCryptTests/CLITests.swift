@@ -3,7 +3,7 @@ import Testing
 @testable import PNCrypt
 
 @Suite struct CLITests {
-    @Test("every SPEC vector passes through the CLI, both ways")
+    @Test("every vector of spec.json passes through the CLI, both ways")
     func specVectors() throws {
         let vectors = try Package.vectors("spec.json")
         #expect(vectors.count >= 30)

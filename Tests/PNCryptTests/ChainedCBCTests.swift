@@ -89,7 +89,7 @@ import Testing
             #expect(try module.decryptBinary(module.encryptBinary(text, scheme: .acrh)) == text)
             #expect(try module.decrypt(module.encrypt(text, scheme: .legacy), scheme: .legacy) == text)
         }
-        // SPEC: "yay!" under legacy with the key enigma.
+        // docs/formats.md section 7: "yay!" under legacy with the key enigma.
         #expect(try module.encrypt(Array("yay!".utf8), scheme: .legacy) == "q/xJqqN6qbiZMXYmiQC1Fw==")
         #expect(try module.decrypt("q/xJqqN6qbiZMXYmiQC1Fw==", scheme: .legacy) == Array("yay!".utf8))
     }

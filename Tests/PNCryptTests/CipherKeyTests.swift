@@ -2,7 +2,7 @@ import Testing
 @testable import PNCrypt
 
 @Suite struct CipherKeyTests {
-    @Test("derives the SPEC section 1 keys of 'enigma'")
+    @Test("derives the docs/formats.md section 1 keys of 'enigma'")
     func enigma() throws {
         let key = try CipherKey("enigma")
         #expect(key.keyBytes(for: .legacy) == [UInt8]("67a4f45f0d1d9bc606486fc42dc49416"))

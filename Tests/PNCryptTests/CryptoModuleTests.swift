@@ -5,7 +5,7 @@ import Testing
 @Suite struct CryptoModuleTests {
     let enigma = try! CryptoModule(cipherKey: "enigma")
 
-    @Test("encrypts SPEC's legacy example and reads it back")
+    @Test("encrypts spec.json's legacy example and reads it back")
     func legacy() throws {
         let v = try Package.specVector("spec-legacy-yay")
         let plaintext = try #require(v.plaintext), ciphertext = try #require(v.ciphertext)
@@ -43,7 +43,7 @@ import Testing
         let data = try enigma.encryptBinary([UInt8]("yay!"), scheme: .legacyRandomIV)
         var module = enigma
         // Read with the fixed IV, IV ‖ ciphertext still has valid padding: the IV block becomes 16 bytes of
-        // garbage before the real plaintext. Nothing in the data tells the two apart (SPEC section 1).
+        // garbage before the real plaintext. Nothing in the data tells the two apart (docs/formats.md section 1).
         let misread = try module.decryptBinary(data)
         #expect(misread.count == 20)
         #expect(Array(misread.suffix(4)) == [UInt8]("yay!"))

@@ -84,7 +84,7 @@ import Testing
         #expect(json["attempts"]?[0]?["plaintext"] == "\"yay!\"")
     }
 
-    @Test("gives a sensible answer for every SPEC vector")
+    @Test("gives a sensible answer for every vector of spec.json")
     func specVectors() throws {
         for v in try Package.vectors("spec.json") where v.expect == .ok {
             let d = try diagnose(v.ciphertext!, [v.key])

@@ -2,7 +2,7 @@ import Testing
 @testable import PNCrypt
 
 @Suite struct HistoryResponseTests {
-    @Test("SPEC section 6's example round-trips with exact timetokens")
+    @Test("docs/formats.md section 6's example round-trips with exact timetokens")
     func specExample() throws {
         let text = #"[["Pub1","Pub2","Pub3"],13406746729185766,13406746780720711]"#
         let history = try HistoryResponse(parsing: Array(text.utf8))

@@ -195,7 +195,8 @@ struct JSONWriterTests {
         #expect(JSONStyle(rawValue: "python") == .python)
         // The SDK styles (docs/sdk-styles.md): Go sorts keys, writes U+007F raw and 😀 as its low 16 bits; Ruby is
         // compact for these values; PHP escapes `/` and writes surrogate pairs.
-        #expect(value.serializedString(style: .go) == "{\"a\":[1,\"\\u00e9/\u{7F}\\uf600\\n\\u0001\"],\"b\":{},\"c\":[],"
+        #expect(value.serializedString(style: .go) == "{\"a\":[1,\"\\u00e9/\u{7F}\\uf600\\n\\u0001\"],"
+                    + "\"b\":{},\"c\":[],"
                 + "\"d\":null,\"e\":true}")
         #expect(value.serializedString(style: .ruby) == value.serializedString(style: .compact))
         #expect(value.serializedString(style: .php) == "{\"a\":[1,\"\\u00e9\\/\u{7F}\\ud83d\\ude00\\n\\u0001\"],"

@@ -2,7 +2,7 @@ import Testing
 @testable import PNCrypt
 
 @Suite struct Legacy33MessageTests {
-    @Test("reproduces SPEC's iOS 3.3 message exactly")
+    @Test("reproduces spec.json's iOS 3.3 message exactly")
     func specExample() throws {
         let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy33)
         let message = try JSONValue(parsing: #"["seven","eight",{"food":"Cheeseburger","drink":"Coffee"}]"#)
@@ -22,7 +22,7 @@ import Testing
         #expect(back.message == message)
     }
 
-    @Test("every SPEC legacy33 vector is a string leaf, decrypted without JSON parsing")
+    @Test("every spec.json legacy33 vector is a string leaf, decrypted without JSON parsing")
     func specLeaves() throws {
         let vectors = try Package.vectors("spec.json").filter { $0.scheme == "legacy33" }
         #expect(vectors.count == 7)

@@ -3,12 +3,12 @@ import Testing
 import PNCryptVectors
 
 @Suite struct MessageCryptoTests {
-    /// SPEC section 7 legacy vectors whose plaintext is a message: the JSON text an SDK encrypted.
+    /// docs/formats.md section 7 legacy vectors whose plaintext is a message: the JSON text an SDK encrypted.
     static func legacySpecVectors() throws -> [TestVector] {
         try Package.vectors("spec.json").filter { $0.scheme == "legacy" && $0.key == "enigma" && $0.expect == .ok }
     }
 
-    @Test("every SPEC legacy vector whose plaintext is JSON decrypts as a received message; the others fail")
+    @Test("every spec.json legacy vector whose plaintext is JSON decrypts as a received message; the others fail")
     func specVectorsDecrypt() throws {
         let crypto = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy)
         let vectors = try Self.legacySpecVectors()
@@ -28,7 +28,7 @@ import PNCryptVectors
         }
     }
 
-    @Test("publishing reproduces SPEC's ciphertexts in the style that wrote them")
+    @Test("publishing reproduces spec.json's ciphertexts in the style that wrote them")
     func specVectorsEncrypt() throws {
         for v in try Self.legacySpecVectors() {
             let plaintext = try #require(v.plaintext)

@@ -248,7 +248,7 @@ struct PythonSDKInteropTests {
     @Test("messages: known values and the SDK's double JSON decoding")
     func knownMessages() throws {
         let (peer, _) = try Interop.setup()
-        // SPEC section 4: "hello" under legacy with enigma.
+        // docs/formats.md section 4: "hello" under legacy with enigma.
         let hello = try peer.request(["op": "publish_payload", "scheme": "legacy", "key": "enigma", "message": "hello"])
         #expect(hello["payload"] == "\"BQ2Ywm6XtvTCGCFPTY6FJw==\"")
         let mine = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, style: .python).publishBody("hello")
@@ -271,7 +271,8 @@ struct PythonSDKInteropTests {
             }
         }
 
-        // Encrypting empty text: the SDK's modules refuse it in every scheme, and so does pncrypt (SPEC section 3).
+        // Encrypting empty text: the SDK's modules refuse it in every scheme, and so does pncrypt (docs/formats.md
+        // section 3).
         // A message is never empty text (its JSON is at least 2 bytes).
         for scheme in Interop.messageSchemes {
             let reply = try peer.request(["op": "encrypt", "scheme": .string(scheme.rawValue), "key": "enigma",
@@ -361,7 +362,7 @@ struct PythonSDKInteropTests {
             do {
                 try Interop.stream(try StreamEncryptor(key: cipherKey, scheme: scheme), from: plain, to: ours)
             } catch let error as PNCryptError {
-                // SPEC section 3: empty data is refused in every scheme, as the SDK's module does.
+                // docs/formats.md section 3: empty data is refused in every scheme, as the SDK's module does.
                 #expect(size == 0 && error.code == .emptyPlaintext, "\(label): \(error)")
                 encrypted = false
             }
@@ -429,7 +430,8 @@ struct PythonSDKInteropTests {
         }
     }
 
-    /// Empty plaintext: both refuse to write it with a module (SPEC section 3, the contract scenarios). Read back
+    /// Empty plaintext: both refuse to write it with a module (docs/formats.md section 3, the contract scenarios).
+    /// Read back
     /// from a hand-made file (header or IV, then one block holding only padding), both return 0 bytes, as the
     /// contract's empty files expect.
     @Test("files: empty plaintext in both formats")

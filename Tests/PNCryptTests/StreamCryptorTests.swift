@@ -40,7 +40,8 @@ import Testing
         #expect(random.count == 32)
         #expect(try module.decryptBinary(random, scheme: .legacyRandomIV) == [UInt8]("abc"))
         #expect(try run(StreamDecryptor(key: key), random, chunk: 5) == [UInt8]("abc"))
-        // A fixed-IV file of 3 blocks also has valid padding read as random-IV: 16 bytes short, as the SPEC says.
+        // A fixed-IV file of 3 blocks also has valid padding read as random-IV: 16 bytes short, as docs/formats.md
+        // says.
         let long = [UInt8](repeating: 0x61, count: 40)
         let misread = try run(StreamDecryptor(key: key), try module.encryptBinary(long, scheme: .legacy), chunk: 7)
         #expect(misread == Array(long.dropFirst(16)))

@@ -1,4 +1,4 @@
-/// A cipherKey with its derived AES keys, computed once (SPEC section 1).
+/// A cipherKey with its derived AES keys, computed once (docs/formats.md section 1).
 ///
 /// - `legacy` / `legacy-random-iv`: the first 32 characters of the lowercase hex SHA-256 of the key's UTF-8
 ///   bytes, used as 32 ASCII bytes (so half of the key bits are fixed: CVE-2023-26154).

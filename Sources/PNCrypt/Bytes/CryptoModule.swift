@@ -1,4 +1,4 @@
-/// Encrypts and decrypts bytes with one cipherKey in the four schemes (SPEC sections 1 and 2).
+/// Encrypts and decrypts bytes with one cipherKey in the four schemes (docs/formats.md sections 1 and 2).
 ///
 /// ```swift
 /// let module = try CryptoModule(cipherKey: "enigma")            // writes acrh, reads any header or legacy
@@ -15,7 +15,8 @@
 /// exactly one reading has valid padding; none is `decryptionFailed`, several `ambiguous` (two legacy readings of
 /// two blocks or more usually both pass: set `legacyScheme` to the writer's scheme). `decrypt(_:scheme:)` reads
 /// exactly one format. CBC has no integrity check: with one reading a wrong key passes the padding check about
-/// once in 256 tries and gives garbage (use `KeyRing` with `.text`, or `MessageCrypto`, to check more). `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow SPEC
+/// once in 256 tries and gives garbage (use `KeyRing` with `.text`, or `MessageCrypto`, to check more).
+/// `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow docs/formats.md
 /// section 2 (`PNCryptError.category`): encryption, decryption, or unknown cryptor. Thread-safe; keyed cipher
 /// contexts are reused across calls.
 public struct CryptoModule: Sendable {
@@ -51,7 +52,7 @@ public struct CryptoModule: Sendable {
     ///   - scheme: the scheme to write; nil is `encryptionScheme`.
     ///   - iv: 16 bytes to use instead of a random IV (for deterministic test vectors). `legacy` and `legacy33`
     ///     accept only their fixed IV. Never reuse an IV for real data.
-    /// - Throws: `emptyPlaintext` for empty input, in every scheme (SPEC section 3); `invalidIV`.
+    /// - Throws: `emptyPlaintext` for empty input, in every scheme (docs/formats.md section 3); `invalidIV`.
     public func encrypt(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
         throws(PNCryptError) -> String {
         let text = try withBytes(plaintext) { (input) throws(PNCryptError) in
@@ -80,7 +81,8 @@ public struct CryptoModule: Sendable {
     ///     a scheme reads exactly that format (`acrh` requires a header; the others never look for one).
     /// - Throws: `notBase64`; `unknownCryptor` for an unsupported header version or cryptor id; `malformedHeader`
     ///   for a header cut short; `wrongKeyOrCorrupt` when the cipher rejects the data (bad padding, not whole
-    ///   blocks, empty); `ambiguous` when two readings have valid padding. Every failure that depends on the key is the same error, with the same message (no
+    ///   blocks, empty); `ambiguous` when two readings have valid padding. Every failure that depends on the key is
+    ///   the same error, with the same message (no
     ///   padding oracle).
     public func decrypt(_ text: String, scheme: Scheme? = nil) throws(PNCryptError) -> [UInt8] {
         try decryptBinary(try Base64.decode(text), scheme: scheme)

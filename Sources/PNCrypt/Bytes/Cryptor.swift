@@ -1,4 +1,4 @@
-/// The layout of each scheme's ciphertext (SPEC sections 1 to 3): where its IV is, what comes before the
+/// The layout of each scheme's ciphertext (docs/formats.md sections 1 to 3): where its IV is, what comes before the
 /// ciphertext, and which lengths can be ciphertext at all. This file owns those facts for the one-shot calls,
 /// the streams and the tools that explain data; the `PNED` header itself is `CryptorHeader`'s.
 ///
@@ -60,7 +60,8 @@ enum Cryptor {
         }
     }
 
-    /// Empty data cannot be encrypted, in any scheme (SPEC section 3: PubNub's contract expects an encryption
+    /// Empty data cannot be encrypted, in any scheme (docs/formats.md section 3: PubNub's contract expects an
+    /// encryption
     /// error). `allowEmpty` is for the string leaves of `legacy33` messages, where iOS 3.3 encrypted `""` too.
     @inline(__always)
     static func checkNotEmpty(_ count: Int, scheme: Scheme, allowEmpty: Bool) throws(PNCryptError) {
@@ -195,7 +196,8 @@ enum Cryptor {
 
     // MARK: Reading a stream
 
-    /// Where a file's ciphertext starts, read from its first bytes `head` (the file formats of SPEC section 3): the
+    /// Where a file's ciphertext starts, read from its first bytes `head` (the file formats of docs/formats.md section
+    /// 3): the
     /// scheme, the IV (nil: the fixed IV) and the offset of the ciphertext; nil when more bytes are needed.
     ///
     /// - Parameters:

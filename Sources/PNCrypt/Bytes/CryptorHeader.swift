@@ -1,4 +1,4 @@
-/// The CryptoModule header that starts every `acrh` message and file (SPEC section 2).
+/// The CryptoModule header that starts every `acrh` message and file (docs/formats.md section 2).
 ///
 /// | offset | size | value |
 /// |---|---|---|

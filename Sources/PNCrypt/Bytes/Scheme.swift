@@ -1,4 +1,4 @@
-/// A cipherKey encryption scheme (SPEC section 1). The raw values are the names used on the command line and
+/// A cipherKey encryption scheme (docs/formats.md section 1). The raw values are the names used on the command line and
 /// in vector files.
 ///
 /// | scheme | key | cipher | IV | output |

@@ -15,7 +15,7 @@ public protocol ByteStreamStage: AnyObject {
     func finish(_ sink: ByteSink) throws(PNCryptError)
 }
 
-/// Encrypts a stream into a file format of SPEC section 3, in constant memory.
+/// Encrypts a stream into a file format of docs/formats.md section 3, in constant memory.
 ///
 /// - `legacy`: the ciphertext alone, under the fixed IV `0123456789012345` (what a CryptoModule whose legacy
 ///   cryptor has a static IV writes).
@@ -82,7 +82,7 @@ public final class StreamEncryptor: ByteStreamStage {
     }
 }
 
-/// Decrypts a stream in a file format of SPEC section 3, in constant memory.
+/// Decrypts a stream in a file format of docs/formats.md section 3, in constant memory.
 ///
 /// With `scheme` nil the format is read from the data: a `PNED` header selects `acrh`; headerless data is read as
 /// `legacyScheme` (`legacyRandomIV` by default: what SDK file sharing writes; `legacy` for files written with the

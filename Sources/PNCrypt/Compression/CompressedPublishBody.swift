@@ -1,4 +1,4 @@
-/// The POST body of a compressed publish and the headers to send with it (SPEC section 5).
+/// The POST body of a compressed publish and the headers to send with it (docs/formats.md section 5).
 ///
 /// Made from the prepared message text: after encryption, the `"<b64>"` JSON string, as UTF-8. Text of at least
 /// `threshold` bytes is gzip-compressed (one member, PubNub SDK settings) and sent with `Content-Encoding: gzip`;

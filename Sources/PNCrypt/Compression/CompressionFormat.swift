@@ -1,4 +1,4 @@
-/// The framing of deflate-compressed data to expect when decompressing (SPEC section 5).
+/// The framing of deflate-compressed data to expect when decompressing (docs/formats.md section 5).
 ///
 /// | format | zlib windowBits | use for |
 /// |---|---|---|

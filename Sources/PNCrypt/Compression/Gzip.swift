@@ -1,4 +1,4 @@
-/// One-shot gzip compression and decompression (SPEC section 5); files stream through `GzipCompressor` and
+/// One-shot gzip compression and decompression (docs/formats.md section 5); files stream through `GzipCompressor` and
 /// `GzipDecompressor` as stages of a `StreamPipeline`.
 ///
 /// Compression writes one gzip member with the PubNub SDKs' settings: deflate, windowBits 31, memLevel 8,

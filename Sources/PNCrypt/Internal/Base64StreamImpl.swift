@@ -226,7 +226,7 @@ final class Base64DecodingEngine {
             if inQuad == 3 { last.append(UInt8(quad >> 8 & 0xFF)) }
             try withBytes(last, sink)
         } else if inQuad != 0 {
-            throw PNCryptError(.notBase64, "not Base64: \(inQuad) characters left over at the end"
+            throw PNCryptError(.notBase64, "not Base64: \(inQuad.counting("character")) left over at the end"
                                + " (missing '=' padding?)", offset: end)
         }
     }

@@ -21,7 +21,8 @@ extension MessageCrypto {
                 let match = try keys.decrypt(sealed, scheme: readScheme, legacyScheme: legacyScheme,
                                              content: .json, into: plain.baseAddress!) { text in
                     // A JSON text, or PHP's raw string form (`isMessageText`): the string between its quotes.
-                    let value = (try? JSONValue(parsing: text)) ?? (isPHPRawString(text) ? messageValue(text) : nil)
+                    var value: JSONValue? = try? JSONValue(parsing: text)
+                    if value == nil && isPHPRawString(text) { value = messageValue(text) }
                     values.append(value)
                     return value != nil
                 }

@@ -1,4 +1,5 @@
-/// How `JSONValue.serialized(style:)` lays out text, named after the SDK whose bytes it reproduces (SPEC 4).
+/// How `JSONValue.serialized(style:)` lays out text, named after the SDK whose bytes it reproduces (docs/formats.md
+/// section 4).
 ///
 /// All styles write numbers as their literal text, object members in document order, and escape `"` as
 /// `\"`, `\` as `\\`, U+0008 U+000C U+000A U+000D U+0009 as `\b \f \n \r \t`, and other U+0000–U+001F as

@@ -1,4 +1,4 @@
-/// A history (v2) response: `[[msg, msg, ...], start, end]` (SPEC section 6).
+/// A history (v2) response: `[[msg, msg, ...], start, end]` (docs/formats.md section 6).
 ///
 /// With timetokens requested each item is `{"message": <msg>, "timetoken": 14...}`. Timetokens are 17-digit
 /// integers and stay exact (`JSONNumber` keeps their digits).

@@ -1,4 +1,5 @@
-/// iOS 3.3 message encryption (SPEC section 4.1): no JSON serialization before encrypting; each string leaf is
+/// iOS 3.3 message encryption (docs/formats.md section 4.1): no JSON serialization before encrypting; each string leaf
+/// is
 /// encrypted on its own as raw UTF-8 with `legacy33`; object keys stay in plaintext; arrays and objects keep their
 /// shape. Decrypted leaves are not parsed as JSON.
 ///

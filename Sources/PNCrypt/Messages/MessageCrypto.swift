@@ -1,4 +1,4 @@
-/// Encrypts messages for publishing and decrypts received ones (SPEC section 4).
+/// Encrypts messages for publishing and decrypts received ones (docs/formats.md section 4).
 ///
 /// Publish: message → JSON text (in `style`) → UTF-8 → encrypt → Base64 → sent as a JSON string literal.
 /// So the message `"Hello World"` (a JSON string) is encrypted as its 13 bytes with the quotes, and under `legacy`
@@ -11,7 +11,7 @@
 /// `DecryptionPolicy`.
 ///
 /// `legacy33` (iOS 3.3) is different: every string leaf is encrypted on its own as raw UTF-8, object keys stay in
-/// plaintext, and decrypted leaves are not parsed as JSON (SPEC section 4.1).
+/// plaintext, and decrypted leaves are not parsed as JSON (docs/formats.md section 4.1).
 public struct MessageCrypto: Sendable {
     /// The keys tried when decrypting (newest first); the first one encrypts.
     public let keys: KeyRing

@@ -1,5 +1,5 @@
 """The Python binding against the real PubNub Python SDK (pubnub==10.8.0, in the venv of scripts/make_venv.sh)
-and the SPEC vectors (Vectors/spec.json). Run: PNCRYPT_LIB=PREFIX/lib/libpncrypt.so python -m pytest."""
+and the spec.json vectors (Vectors/spec.json). Run: PNCRYPT_LIB=PREFIX/lib/libpncrypt.so python -m pytest."""
 import base64
 import json
 import logging
@@ -279,7 +279,7 @@ def test_file_failures_leave_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.bin", "sealed.bin"]
 
 
-# ---- SPEC vectors ----------------------------------------------------------------------------------------
+# ---- spec.json vectors ----------------------------------------------------------------------------------------
 
 SPEC = json.loads((ROOT / "Vectors" / "spec.json").read_text(encoding="utf-8"))["vectors"]
 
