@@ -171,22 +171,8 @@ enum SDKNumbers {
     /// zeros, and the position of the decimal point: value = 0.digits × 10^point.
     static func shortestDigits(_ value: Double) -> (digits: String, point: Int) {
         // Swift's description is the shortest round-trip text ("1e-07", "123.45", "1.5e+300").
-        let text = value.description
-        let parts = text.split(separator: "e", maxSplits: 1)
-        var exponent = parts.count > 1 ? Int(parts[1])! : 0
-        let mantissa = parts[0]
-        var digits = ""
-        var seenPoint = false
-        for character in mantissa {
-            if character == "." { seenPoint = true; continue }
-            digits.append(character)
-            if seenPoint { exponent -= 1 }
-        }
-        // value = digits × 10^exponent.
-        var trimmed = Substring(digits)
-        while trimmed.first == "0" { trimmed = trimmed.dropFirst() }
-        while trimmed.last == "0" { trimmed = trimmed.dropLast(); exponent += 1 }
-        return (String(trimmed), exponent + trimmed.count)
+        let exact = exactValue(value.description)
+        return (exact.digits, exact.point)
     }
 
     /// Sign, digits and exponent of a number's exact value (value = 0.digits × 10^point), zero's sign dropped.
