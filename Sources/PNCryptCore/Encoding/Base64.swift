@@ -8,7 +8,7 @@ import PNCryptJSON
 /// `=`, or a length that is not a whole number of 4-character groups is a `notBase64` error naming the offset.
 ///
 /// This file holds the format (alphabet, padding, what is accepted); the loops over bytes are in
-/// Internal/Base64Impl.swift.
+/// Base64Impl.swift.
 public enum Base64 {
     package static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 

@@ -1,4 +1,4 @@
-// Base64's loops over raw bytes (the format is Bytes/Base64.swift).
+// Base64's loops over raw bytes (the format is Base64.swift).
 //
 // Ownership: `input` is borrowed from the caller for one call; `output` is the caller's, with the room each function
 // names; the encoder's scratch comes from `withScratch` and never escapes the call.

@@ -1,4 +1,4 @@
-// The loops of the Base64 stream stages (`Bytes/Base64Stream.swift` holds the public stages and their contract).
+// The loops of the Base64 stream stages (`Base64Stream.swift` holds the public stages and their contract).
 //
 // Ownership: each engine allocates its output buffer, grows it (freeing the old one) and frees it in `deinit`;
 // the sink borrows it for one call. Input chunks are borrowed from the caller for one call. Nothing here is secret

@@ -58,7 +58,7 @@ extension JSONValue {
 
 /// The writer behind `JSONValue.serialized(style:)`: appends UTF-8 to one buffer, which starts on the stack.
 ///
-/// Ownership: the output is a `ByteBuffer` (Internal/ByteBuffers.swift); each string's UTF-8 is read through the
+/// Ownership: the output is a `ByteBuffer` (ByteBuffers.swift); each string's UTF-8 is read through the
 /// pointer `String.withUTF8` lends for one call, and the words of a small string are copied out of the value.
 package struct JSONWriter: ~Copyable {
     /// The stack memory the output starts in: a message's text fits, so writing one allocates nothing.
