@@ -195,15 +195,19 @@ enum SignalCleanup {
     nonisolated(unsafe) static let crashSuffix: UnsafeMutablePointer<CChar> = strdup("); output removed\n")!
     /// Room for the signal number's digits.
     nonisolated(unsafe) static let digits = UnsafeMutablePointer<UInt8>.allocate(capacity: 4)
+    /// The alternate signal stack, for the life of the process (held here, so it is never a leak: only the kernel
+    /// would otherwise point at it).
+    static let alternateStackSize = 64 * 1024
+    nonisolated(unsafe) static let alternateStack = UnsafeMutableRawPointer.allocate(byteCount: alternateStackSize,
+                                                                                     alignment: 16)
 
     /// Installs the handlers (once, first thing in `main`): no signal can end a run before they are in place.
     static func installAll() {
         _ = (name, crashPrefix, crashSuffix, digits)
         // The alternate stack lets the crash handler run when the fault was a stack overflow.
-        let size = 64 * 1024
         var stack = stack_t()
-        stack.ss_sp = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-        stack.ss_size = size
+        stack.ss_sp = alternateStack
+        stack.ss_size = alternateStackSize
         sigaltstack(&stack, nil)
         POSIXIO.install({ number in
             let name = SignalCleanup.name
