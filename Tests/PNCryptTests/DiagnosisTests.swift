@@ -1,8 +1,5 @@
 import Testing
 @testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 
 @Suite struct DiagnosisTests {
     func diagnose(_ text: String, _ keys: [String]) throws -> Diagnosis {

@@ -1,7 +1,4 @@
 @testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 import Testing
 
 /// `GzipCompressor`: chunked compression, flush, finish, output piece sizes.

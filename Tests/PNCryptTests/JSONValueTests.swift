@@ -1,9 +1,6 @@
 import Testing
 
 @testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 
 @Suite("JSONValue")
 struct JSONValueTests {

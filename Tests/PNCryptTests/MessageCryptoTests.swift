@@ -1,8 +1,5 @@
 import Testing
 @testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 import PNCryptVectors
 
 @Suite struct MessageCryptoTests {

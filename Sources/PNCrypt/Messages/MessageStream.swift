@@ -1,7 +1,3 @@
-import PNCryptJSON
-import PNCryptCore
-import PNCryptCompression
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -366,7 +362,7 @@ public struct MessageStream: Sendable {
                     fail()
                     throw error
                 }
-                if engine.work.plaintextOutput { wipe(&batch.output) }
+                if engine.work.plaintextOutput { OpenSSL.cleanse(&batch.output) }
                 summary.bytes += Int64(batch.input.count)
                 engine.recycle(&batch.input)
                 engine.recycle(&batch.output)
