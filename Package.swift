@@ -13,7 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // `swift package generate-documentation --target PNCrypt` (the DocC catalog in Sources/PNCrypt/PNCrypt.docc).
+        // DocC (the catalog in Sources/PNCrypt/PNCrypt.docc): the four layers as one combined archive (.ci/run).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
@@ -27,7 +27,16 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        .target(name: "PNCrypt", dependencies: ["CLibCrypto", "CZlib"]),
+        // The layers (ARCHITECTURE.md): each target imports only the ones below it, so the compiler rejects an
+        // upward dependency. PNCryptJSON: JSON values, parser, writer, the one wipe function; no crypto, no zlib.
+        .target(name: "PNCryptJSON"),
+        // The cipher core: keys, schemes, the PNED header, Base64, AES-CBC, streams, files, the one decision
+        // procedure. The only target that links OpenSSL.
+        .target(name: "PNCryptCore", dependencies: ["PNCryptJSON", "CLibCrypto"]),
+        // gzip, zlib and raw deflate as stream stages of the core. The only target that links zlib.
+        .target(name: "PNCryptCompression", dependencies: ["PNCryptCore", "CZlib"]),
+        // Messages, bulk work (line engine, rekey), diagnosis; re-exports the three layers below it.
+        .target(name: "PNCrypt", dependencies: ["PNCryptJSON", "PNCryptCore", "PNCryptCompression"]),
         // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
         .target(name: "PNCryptVectors", dependencies: ["PNCrypt"]),
         .executableTarget(
@@ -37,7 +46,7 @@ let package = Package(
             ]
         ),
         // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API.
-        .target(name: "CPNCrypt", dependencies: ["PNCrypt", "CLibCrypto"]),
+        .target(name: "CPNCrypt", dependencies: ["PNCrypt"]),
         // include/pncrypt.h as a Clang module (declarations only), so Swift code can call the C entry points.
         .systemLibrary(name: "CPNCryptHeader", path: "Sources/CPNCryptHeader"),
         .executableTarget(
@@ -47,6 +56,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "PNCryptTests", dependencies: ["PNCrypt", "PNCryptVectors"]),
+        .testTarget(
+            name: "PNCryptTests",
+            dependencies: ["PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors"]
+        ),
     ]
 )

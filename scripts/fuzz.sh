@@ -35,22 +35,33 @@ seconds=${1:-60}; [ $# -ge 1 ] && shift
 [ -f "Fuzz/$target.swift" ] || { echo "fuzz: no target '$target'" >&2; usage; }
 
 mkdir -p "$BUILD"
+# The library's layers, lowest first (Package.swift): each one is compiled against the modules before it.
+layers=(PNCryptJSON PNCryptCore PNCryptCompression PNCrypt)
 library=$BUILD/libPNCrypt.a
-sources=$(find Sources/PNCrypt -name '*.swift' | sort)
+libraries=()
+for layer in "${layers[@]}"; do libraries+=("$BUILD/lib$layer.a"); done
 # Rebuild the instrumented library when any of its sources is newer than it.
-if [ ! -f "$library" ] || [ -n "$(find Sources/PNCrypt Sources/CLibCrypto Sources/CZlib -newer "$library" -type f | head -1)" ]; then
+layer_dirs=()
+for layer in "${layers[@]}"; do layer_dirs+=("Sources/$layer"); done
+if [ ! -f "$library" ] || [ -n "$(find "${layer_dirs[@]}" Sources/CLibCrypto Sources/CZlib -newer "$library" -type f \
+        | head -1)" ]; then
     echo "fuzz: building the instrumented PNCrypt library" >&2
-    # shellcheck disable=SC2086
-    swiftc "${SWIFT_FLAGS[@]}" "${C_FLAGS[@]}" -module-name PNCrypt -wmo \
-        -emit-module -emit-module-path "$BUILD/PNCrypt.swiftmodule" \
-        -emit-library -static -o "$library" $sources 2>&1 | grep -v 'warning: Cannot export local symbol' >&2 || true
-    [ -f "$library" ] || { echo "fuzz: library build failed" >&2; exit 1; }
+    rm -f "${libraries[@]}"
+    for layer in "${layers[@]}"; do
+        sources=$(find "Sources/$layer" -name '*.swift' | sort)
+        # shellcheck disable=SC2086
+        swiftc "${SWIFT_FLAGS[@]}" "${C_FLAGS[@]}" -I "$BUILD" -module-name "$layer" -package-name pncrypt -wmo \
+            -emit-module -emit-module-path "$BUILD/$layer.swiftmodule" \
+            -emit-library -static -o "$BUILD/lib$layer.a" $sources 2>&1 \
+            | grep -v 'warning: Cannot export local symbol' >&2 || true
+        [ -f "$BUILD/lib$layer.a" ] || { echo "fuzz: library build failed ($layer)" >&2; exit 1; }
+    done
 fi
 binary=$BUILD/fuzz-$target
 if [ ! -x "$binary" ] || [ "$library" -nt "$binary" ] || [ "Fuzz/$target.swift" -nt "$binary" ] || [ Fuzz/Common.swift -nt "$binary" ]; then
     echo "fuzz: building $binary" >&2
     swiftc "${SWIFT_FLAGS[@]}" "${C_FLAGS[@]}" -I "$BUILD" -module-name "Fuzz_${target//-/_}" \
-        Fuzz/Common.swift "Fuzz/$target.swift" "$library" -lcrypto -lz -o "$binary" 2>&1 \
+        Fuzz/Common.swift "Fuzz/$target.swift" "${libraries[@]}" -lcrypto -lz -o "$binary" 2>&1 \
         | grep -v 'warning: Cannot export local symbol' >&2 || true
     [ -x "$binary" ] && [ "$binary" -nt "$library" ] || { echo "fuzz: target build failed" >&2; exit 1; }
 fi

@@ -1,7 +1,6 @@
 // What the C entry points (CInterface.swift) share: the `pncrypt_error` record, error codes, buffers handed to
 // the caller, argument checks, and the POSIX file plumbing of the file functions. Every raw pointer of the C
 // layer lives in these two files. Nothing here knows a format: that is PNCrypt's.
-internal import CLibCrypto
 import PNCrypt
 #if canImport(Glibc)
 import Glibc
@@ -197,18 +196,13 @@ enum CBuffer {
         let base = body - headerSize
         guard base.load(fromByteOffset: 8, as: Int.self) == magic else { return }
         let size = base.load(as: Int.self)
-        OPENSSL_cleanse(base, size)
+        PNCryptJSON.wipe(base, count: size)
         release(base)
     }
 }
 
 /// The C library's `free` (the name is taken inside `CBuffer`).
 private func release(_ pointer: UnsafeMutableRawPointer) { free(pointer) }
-
-/// Wipes an array's bytes (plaintext copies the C layer is done with).
-func wipe(_ bytes: inout [UInt8]) {
-    bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { OPENSSL_cleanse(base, $0.count) } }
-}
 
 // MARK: Arguments
 

@@ -1,3 +1,7 @@
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+
 /// pncrypt's version, set here and nowhere else: `pncrypt --version` and the C library's `pncrypt_version()` read
 /// it, and `scripts/install-lib.sh` reads the three numbers below (keep each `static let` on its own line) for the
 /// library's file name and its pkg-config file. `include/pncrypt.h` (its `PNCRYPT_VERSION_` macros, for C

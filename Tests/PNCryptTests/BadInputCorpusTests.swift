@@ -1,5 +1,8 @@
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// One malformed input and the exact error it must give: its code, a word of its message, and (where the
 /// error points into the input) its offset.

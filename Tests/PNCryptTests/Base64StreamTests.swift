@@ -1,5 +1,8 @@
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 // Issue 23, finding 10: Base64 as stream stages. The streamed forms must give exactly what the one-shot
 // `Base64.encode` / `Base64.decode` give (bytes, and for refused text the same message and offset), however the

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 // Issue 23, findings 3 and 12: every key source of the CLI hands over the exact bytes (a key that is not UTF-8 is
 // refused, never decoded lossily), a key of an unusual shape is named when decryption fails, and a run exits 0

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// `message encrypt|decrypt|rekey --lines`, `--jobs`, and the progress line, through the built binary.
 @Suite struct CLILinesTests {

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 // Issue 25, "smaller things a new user hit": each reproduced as a user meets it, through the built binary.
 

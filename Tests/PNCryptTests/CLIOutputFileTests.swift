@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// What `-o` promises on every path (issue 23, findings 4 to 7), checked by running the built binary: links are
 /// followed only under the protected-symlinks rule, a replaced file keeps its owner, group, mode and ACLs, every

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// What `-o` and the key options promise a careful user (issue 11, findings 1, 2, 7 and 9), checked by running
 /// the built binary: the temporary file cannot be redirected or shared, the output keeps its permissions, links

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 // Issue 23: text mode of `encrypt` and `decrypt` streams in bounded memory (finding 10), writes nothing before
 // the verdict (finding 7), and shows control characters escaped on a terminal (finding 8).

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 // Issue 14: the CLI as Unix users expect it. One suite per finding of the trial, each running the built binary.
 

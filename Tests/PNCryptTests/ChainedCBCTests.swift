@@ -1,6 +1,9 @@
 import Testing
 
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// A pooled context encrypts and decrypts messages without re-initialising EVP (`AESCBCContext.run` folds the
 /// chaining value into the first block). These tests hold it to plain CBC, one fresh `EVP_CipherInit_ex` per

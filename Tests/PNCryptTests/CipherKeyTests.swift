@@ -1,5 +1,8 @@
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 @Suite struct CipherKeyTests {
     @Test("derives the docs/formats.md section 1 keys of 'enigma'")

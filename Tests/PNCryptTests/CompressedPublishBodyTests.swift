@@ -1,4 +1,7 @@
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 import Testing
 
 /// `CompressedPublishBody`: threshold, headers, and the body a PubNub server inflates.

@@ -1,4 +1,7 @@
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 import Testing
 
 @Suite("CompressionFormat (Gzip detection)")

@@ -1,5 +1,8 @@
 import Foundation
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 import Testing
 
 /// Helpers shared by the compression tests: external tools, deterministic data.

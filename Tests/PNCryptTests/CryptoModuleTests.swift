@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 @Suite struct CryptoModuleTests {
     let enigma = try! CryptoModule(cipherKey: "enigma")

@@ -1,5 +1,8 @@
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 @Suite struct CryptorHeaderTests {
     let iv = (0..<16).map { UInt8($0) }

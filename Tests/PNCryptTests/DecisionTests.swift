@@ -1,5 +1,8 @@
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// The one decision procedure (`Decision`): its rules per content kind and its whole-length UTF-8 check.
 @Suite struct DecisionTests {

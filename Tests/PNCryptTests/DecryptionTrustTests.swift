@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// Issue 11's decryption findings: a plaintext only when exactly one (key, scheme) reading qualifies, and one
 /// public failure whatever check failed.

@@ -1,5 +1,8 @@
 import Foundation
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 import Testing
 
 /// `GzipDecompressor`: formats, members, every corrupt case with its exact error, output limits, bombs.

@@ -1,4 +1,7 @@
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 import Testing
 
 /// Every zlib stream is ended (`deflateEnd`/`inflateEnd`) on success, on error and when abandoned.
@@ -145,7 +148,7 @@ struct GzipLifecycleTests {
         let packed = try Gzip.compress(secret)
         let wiped = Locked([Int]())
         let allZero = Locked(true)
-        let unpacked = try OpenSSL.$wipeObserver.withValue({ buffer in
+        let unpacked = try Wiping.$observer.withValue({ buffer in
             wiped.withLock { $0.append(buffer.count) }
             if !buffer.allSatisfy({ $0 == 0 }) { allZero.withLock { $0 = false } }
         }) {

@@ -1,5 +1,8 @@
 import Foundation
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 import Testing
 
 /// The `Gzip` namespace: one-shot functions, files streamed through the gzip stages, interop with the system `gzip`.

@@ -1,5 +1,8 @@
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 @Suite struct HistoryResponseTests {
     @Test("docs/formats.md section 6's example round-trips with exact timetokens")

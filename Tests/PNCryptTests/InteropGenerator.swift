@@ -1,5 +1,8 @@
 import Foundation
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// SplitMix64: a small seeded generator, so interop cases are the same on every machine and Swift version
 /// (the standard library's `random(in:using:)` algorithms are not promised to stay the same).

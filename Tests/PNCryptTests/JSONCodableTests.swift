@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 private struct Chat: Codable, Equatable {
     struct Sender: Codable, Equatable {

@@ -2,6 +2,9 @@ import Synchronization
 import Testing
 
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// The JSON codec's fast paths: strings scanned 8 bytes at a time (parser and writer), stacks and output that
 /// start in stack memory and move to the heap, literals compared 4 bytes at a time. Each is checked at every
@@ -156,7 +159,7 @@ struct JSONFastPathTests {
         let message: JSONValue = ["text": .string(String(repeating: "secret ", count: 500))]
         let length = message.serialized().count
         let sizes = Mutex<[Int]>([])
-        try OpenSSL.$wipeObserver.withValue({ buffer in
+        try Wiping.$observer.withValue({ buffer in
             let zero = buffer.allSatisfy { $0 == 0 }
             sizes.withLock { $0.append(zero ? buffer.count : -buffer.count) }
         }) {

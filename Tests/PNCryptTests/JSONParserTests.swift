@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 @Suite("JSONParser")
 struct JSONParserTests {

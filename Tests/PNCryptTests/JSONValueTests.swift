@@ -1,6 +1,9 @@
 import Testing
 
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 @Suite("JSONValue")
 struct JSONValueTests {

@@ -1,15 +1,18 @@
 import Synchronization
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// Key hygiene: derived keys and the plaintext buffers the library owns are wiped (`OPENSSL_cleanse`) when
-/// released. `OpenSSL.wipeObserver` (a task-local hook) sees every buffer right after it was wiped, before it is
+/// released. `Wiping.observer` (a task-local hook) sees every buffer right after it was wiped, before it is
 /// freed, so these tests check both that the wipe happened for the buffers that matter and that it left zeros.
 @Suite struct KeyHygieneTests {
     /// The sizes of the buffers wiped while `body` ran in this task, failing the test on a buffer not all zero.
     static func wipes(_ body: () throws -> Void) rethrows -> [Int] {
         let seen = Mutex<[Int]>([])
-        try OpenSSL.$wipeObserver.withValue({ buffer in
+        try Wiping.$observer.withValue({ buffer in
             let zero = buffer.allSatisfy { $0 == 0 }
             seen.withLock { $0.append(zero ? buffer.count : -buffer.count) }
         }) {

@@ -1,5 +1,8 @@
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 @Suite struct KeyRingTests {
     @Test("tries keys in order and says which one worked")

@@ -1,5 +1,8 @@
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 @Suite struct Legacy33MessageTests {
     @Test("reproduces spec.json's iOS 3.3 message exactly")

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// Line mode through the library: `MessageStream` and `MessageRekey`.
 @Suite struct MessageStreamTests {

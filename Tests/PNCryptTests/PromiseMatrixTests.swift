@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// Issue 23: "certain or nothing" proven per shell (Swift API, CLI text mode, `--binary`, `message decrypt`,
 /// `--lines`, `rekey`), all deciding through the one procedure (`Decision`). Every case is deterministic: fixed

@@ -1,5 +1,8 @@
 import Foundation
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// The real PubNub Python SDK as a peer process (`scripts/pubnub_peer.py`, one JSON request per line on its
 /// stdin, one JSON reply per line on its stdout), for the interop suite. One process serves a whole test run.

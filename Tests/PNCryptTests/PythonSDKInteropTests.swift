@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// Settings of the interop suite, from the environment.
 enum Interop {

@@ -2,6 +2,9 @@ import Foundation
 import PNCryptVectors
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 
 /// `--style go|ruby|php`: every case of Vectors/styles.json (made by the SDKs' own publish code) through the
 /// Swift API and the CLI, the warnings, PHP's raw string form when reading, and diagnose naming the serializer.

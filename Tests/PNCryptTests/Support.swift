@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+@testable import PNCryptCompression
 import PNCryptVectors
 
 // What every test file may use: the package's paths, the one temporary-folder helper, the one way to run a

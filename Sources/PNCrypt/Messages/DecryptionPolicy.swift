@@ -1,3 +1,7 @@
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+
 /// What a client receives for a message that cannot be decrypted (docs/formats.md section 4.2).
 public enum DecryptionPolicy: String, CaseIterable, Hashable, Sendable {
     /// iOS 3.4: the message becomes the string `DECRYPTION_ERROR`. With a key set, a message that is not a JSON

@@ -1,3 +1,7 @@
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+
 /// A history (v2) response: `[[msg, msg, ...], start, end]` (docs/formats.md section 6).
 ///
 /// With timetokens requested each item is `{"message": <msg>, "timetoken": 14...}`. Timetokens are 17-digit

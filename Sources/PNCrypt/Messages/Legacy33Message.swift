@@ -1,3 +1,7 @@
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+
 /// iOS 3.3 message encryption (docs/formats.md section 4.1): no JSON serialization before encrypting; each string leaf
 /// is
 /// encrypted on its own as raw UTF-8 with `legacy33`; object keys stay in plaintext; arrays and objects keep their
@@ -13,7 +17,7 @@ enum Legacy33Message {
         let module = CryptoModule(key: key)
         return try map(message, path: "$", nonString: .notEncryptable) { (text, _) throws(PNCryptError) in
             var plaintext = Array(text.utf8)
-            defer { Backend.cleanse(&plaintext) }
+            defer { wipe(&plaintext) }
             // iOS 3.3 encrypted an empty string leaf as one block of padding.
             let sealed = try withBytes(plaintext) { (bytes) throws(PNCryptError) in
                 try module.sealToBase64(bytes, scheme: .legacy33, iv: nil, quoted: false, allowEmpty: true)
@@ -32,7 +36,7 @@ enum Legacy33Message {
             do throws(PNCryptError) {
                 let ciphertext = try Base64.decode(text)
                 var match = try (chosen ?? keys).decrypt(ciphertext, scheme: .legacy33, content: .text)
-                defer { Backend.cleanse(&match.plaintext) }
+                defer { wipe(&match.plaintext) }
                 if chosen == nil { chosen = try KeyRing(keys: [keys.keys[match.keyIndex]]) }
                 guard let string = String(validating: match.plaintext, as: UTF8.self) else {
                     throw CryptoModule.decryptionFailed

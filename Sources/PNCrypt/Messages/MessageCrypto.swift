@@ -1,3 +1,7 @@
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+
 /// Encrypts messages for publishing and decrypts received ones (docs/formats.md section 4).
 ///
 /// Publish: message → JSON text (in `style`) → UTF-8 → encrypt → Base64 → sent as a JSON string literal.

@@ -1,3 +1,7 @@
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+
 /// Moves one received message to a new key and scheme (key rotation, or off the fixed-IV legacy scheme).
 ///
 /// ```swift
@@ -81,7 +85,7 @@ public struct MessageRekey: Sendable {
                 // As in message statuses: which readings qualified depends on the plaintext; do not tell.
                 throw CryptoModule.decryptionFailed
             }
-            defer { OpenSSL.cleanse(&match.plaintext) }
+            defer { wipe(&match.plaintext) }
             if match.keyIndex == newIndex && match.scheme == scheme { return .alreadyNew }
             let sealed = try withBytes(match.plaintext) { (plain) throws(PNCryptError) in
                 try CryptoModule(key: to).sealToBase64(plain, scheme: scheme, iv: nil, quoted: true)

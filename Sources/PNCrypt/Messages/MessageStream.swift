@@ -1,3 +1,7 @@
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -362,7 +366,7 @@ public struct MessageStream: Sendable {
                     fail()
                     throw error
                 }
-                if engine.work.plaintextOutput { OpenSSL.cleanse(&batch.output) }
+                if engine.work.plaintextOutput { wipe(&batch.output) }
                 summary.bytes += Int64(batch.input.count)
                 engine.recycle(&batch.input)
                 engine.recycle(&batch.output)

@@ -1,0 +1,70 @@
+// The message receive path over raw bytes: Base64 decoded into scratch, decrypted into scratch, parsed from it.
+//
+// Ownership: the text is borrowed from the caller (or from a `String`'s UTF-8) for one call; both scratch buffers
+// come from `withScratch` and never escape the call; the plaintext scratch is wiped before it is released.
+
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+
+
+extension MessageCrypto {
+    /// What decrypting one message gives: small, so it moves cheaply out of the closures (a `DecryptedMessage` is
+    /// over 100 bytes, copied at each level).
+    typealias Opened = (value: JSONValue, keyIndex: Int, scheme: Scheme)
+
+    /// Decrypts Base64 text (the content of a received JSON string) and parses the plaintext.
+    /// `lineBreaks` false refuses CR and LF inside (raw in a JSON string literal, they are not JSON).
+    func open(base64: UnsafeRawBufferPointer, lineBreaks: Bool = true) throws(PNCryptError) -> Opened {
+        try withScratch(Base64.maximumDecodedCount(base64.count)) { (ciphertext) throws(PNCryptError) in
+            let count = try Base64.decode(base64, into: ciphertext.baseAddress!, lineBreaks: lineBreaks)
+            let sealed = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
+            return try withScratch(count + Cryptor.blockSize) { (plain) throws(PNCryptError) in
+                defer { wipe(plain.baseAddress!, count: plain.count) }
+                // The JSON check of every reading parses; the winner's value is kept (one parse per reading).
+                var values: [JSONValue?] = []
+                let match = try keys.decrypt(sealed, scheme: readScheme, legacyScheme: legacyScheme,
+                                             content: .json, into: plain.baseAddress!) { text in
+                    // A JSON text, or PHP's raw string form (`isMessageText`): the string between its quotes.
+                    var value: JSONValue? = try? JSONValue(parsing: text)
+                    if value == nil && isPHPRawString(text) { value = messageValue(text) }
+                    values.append(value)
+                    return value != nil
+                }
+                guard match.position < values.count, let value = values[match.position] else {
+                    throw CryptoModule.decryptionFailed
+                }
+                return (value, match.keyIndex, match.scheme)
+            }
+        }
+    }
+
+    /// The fast path of `decrypt(jsonText:policy:)`: when the text is one JSON string of Base64 characters (no
+    /// escapes, so its value is exactly those bytes), decrypts them without building a `JSONValue` first.
+    /// Returns nil when the text is anything else or decryption fails: the caller then takes the full path, which
+    /// reports the failure exactly as `decrypt(_:policy:)` does.
+    func openStringLiteral(_ text: UnsafeRawBufferPointer) -> Opened? {
+        guard scheme != .legacy33 && readScheme != .legacy33 else { return nil }
+        var start = 0
+        var end = text.count
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+        while start < end, isSpace(text[start]) { start += 1 }
+        while end > start, isSpace(text[end - 1]) { end -= 1 }
+        // With the content's first and last bytes Base64 characters, decoding trims and strips nothing, and with
+        // line breaks refused it accepts only Base64 characters: exactly the literals that are plain JSON strings.
+        guard end - start >= 4, text[start] == UInt8(ascii: "\""), text[end - 1] == UInt8(ascii: "\""),
+              Base64.isCharacter(text[start + 1]), Base64.isCharacter(text[end - 2]) else { return nil }
+        let content = UnsafeRawBufferPointer(rebasing: text[(start + 1)..<(end - 1)])
+        return try? open(base64: content, lineBreaks: false)
+    }
+
+    /// Runs `body` over the UTF-8 of `text` (contiguous for native strings; copied otherwise), keeping the typed
+    /// error.
+    static func withUTF8<R>(_ text: String, _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> R)
+        throws(PNCryptError) -> R {
+        var text = text
+        return try text.withUTF8 { utf8 in
+            Result { () throws(PNCryptError) -> R in try body(UnsafeRawBufferPointer(utf8)) }
+        }.get()
+    }
+}

@@ -1,0 +1,41 @@
+import PNCryptJSON
+import PNCryptCore
+
+/// The compressor as a stage of a `StreamPipeline`, so compression chains with encryption:
+/// `[GzipCompressor(), StreamEncryptor(key:scheme:)]` compresses, then encrypts.
+extension GzipCompressor: ByteStreamStage {
+    /// Compresses `input`, writing compressed pieces as zlib produces them.
+    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        try asPNCryptError { try engine.deflate(input, flush: .none, output: { (b) throws in try sink(b) }) }
+    }
+
+    /// Ends the gzip member and writes its trailer.
+    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+        try asPNCryptError { try finish(output: { (b) throws in try sink(b) }) }
+    }
+}
+
+/// The decompressor as a stage of a `StreamPipeline`: `[StreamDecryptor(key:), GzipDecompressor()]` decrypts, then
+/// decompresses. `finish` checks the compressed stream is complete (CRC and length for gzip).
+extension GzipDecompressor: ByteStreamStage {
+    /// Decompresses `input`, writing pieces within the output limit.
+    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        try asPNCryptError { try engine.inflate(input, output: { (b) throws in try sink(b) }) }
+    }
+
+    /// Checks the compressed stream ended completely (CRC and length for gzip).
+    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+        try asPNCryptError { try finish() }
+    }
+}
+
+/// Runs `body`, passing `PNCryptError`s through and describing anything else as an I/O error.
+private func asPNCryptError(_ body: () throws -> Void) throws(PNCryptError) {
+    do {
+        try body()
+    } catch let error as PNCryptError {
+        throw error
+    } catch {
+        throw PNCryptError(.io, "\(error)")
+    }
+}

@@ -1,0 +1,109 @@
+import PNCryptJSON
+
+/// A cipherKey with its derived AES keys, computed once (docs/formats.md section 1).
+///
+/// - `legacy` / `legacy-random-iv`: the first 32 characters of the lowercase hex SHA-256 of the key's UTF-8
+///   bytes, used as 32 ASCII bytes (so half of the key bits are fixed: CVE-2023-26154).
+/// - `acrh`: the raw 32-byte SHA-256.
+/// - `legacy33`: the raw 16-byte MD5, for AES-128.
+///
+/// Keyed cipher contexts are pooled and reused across messages, so encrypting many messages with one
+/// `CipherKey` costs a key schedule once, not per message. Thread-safe.
+public final class CipherKey: Sendable {
+    /// The cipherKey as the user gave it.
+    public let string: String
+    package let legacy: SecretBytes
+    package let raw: SecretBytes
+    package let md5: SecretBytes
+    private let pools: [ContextPool]
+
+    /// Derives the keys of every scheme from `string` (its UTF-8 bytes).
+    /// - Throws: `PNCryptError.invalidKey` when the key is empty.
+    public init(_ string: String) throws(PNCryptError) {
+        guard !string.isEmpty else { throw PNCryptError(.invalidKey, "the cipher key is empty") }
+        self.string = string
+        var utf8 = Array(string.utf8)
+        let sha = Backend.sha256(utf8)
+        let hexDigits = Array("0123456789abcdef".utf8)
+        var hex = [UInt8]()
+        hex.reserveCapacity(32)
+        for byte in sha.prefix(16) {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0F)])
+        }
+        // `hex`, `sha` and the MD5 hand their storage to the SecretBytes that wipe it (wiping `sha` here would
+        // only copy the shared storage and wipe the copy). The UTF-8 copy of the key is ours: wipe it now.
+        legacy = SecretBytes(hex)
+        raw = SecretBytes(sha)
+        md5 = SecretBytes(Backend.md5(utf8))
+        wipe(&utf8)
+        pools = [
+            ContextPool(aes256: true, key: legacy, encrypting: true),
+            ContextPool(aes256: true, key: legacy, encrypting: false),
+            ContextPool(aes256: true, key: raw, encrypting: true),
+            ContextPool(aes256: true, key: raw, encrypting: false),
+            ContextPool(aes256: false, key: md5, encrypting: true),
+            ContextPool(aes256: false, key: md5, encrypting: false),
+        ]
+    }
+
+    /// Derives the keys from `bytes`, which must be valid UTF-8: a key is never decoded lossily, so two different
+    /// byte strings are never taken for the same key (`\xff` and `\xfe` would both become U+FFFD).
+    /// - Throws: `PNCryptError.invalidKey` when the key is empty or not valid UTF-8 (the offset of the first bad
+    ///   byte is in the error).
+    public convenience init(bytes: some Collection<UInt8>) throws(PNCryptError) {
+        let array = Array(bytes)
+        if let offset = Self.firstInvalidUTF8Offset(array) {
+            throw PNCryptError(.invalidKey, "the cipher key is not valid UTF-8 (byte \(offset + 1) of \(array.count))",
+                               offset: offset)
+        }
+        try self.init(String(decoding: array, as: UTF8.self))
+    }
+
+    /// The offset of the first byte of `bytes` that is not part of valid UTF-8, nil when all of it is.
+    package static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    /// Why this key may not be the one meant, when its shape suggests a copy or file mistake: a byte order mark,
+    /// white space at either end, or a line break inside. Nil for an ordinary key. Shown with a decryption failure
+    /// and by `diagnose`; such keys are still used exactly as given.
+    public var shapeHint: String? {
+        let scalars = string.unicodeScalars
+        if scalars.first == "\u{FEFF}" { return "the key starts with a byte order mark (U+FEFF)" }
+        if let first = scalars.first, first.properties.isWhitespace { return "the key starts with white space" }
+        if let last = scalars.last, last.properties.isWhitespace {
+            return last == "\n" || last == "\r" ? "the key ends with a line break" : "the key ends with white space"
+        }
+        if scalars.contains(where: { $0 == "\n" || $0 == "\r" }) { return "the key contains a line break" }
+        return nil
+    }
+
+    /// The AES key bytes `scheme` uses (for tests and diagnostics; treat as secret).
+    package func keyBytes(for scheme: Scheme) -> [UInt8] {
+        switch scheme {
+        case .legacy, .legacyRandomIV: legacy.bytes
+        case .acrh: raw.bytes
+        case .legacy33: md5.bytes
+        }
+    }
+
+    /// The context pool for `scheme` in one direction.
+    package func pool(_ scheme: Scheme, encrypting: Bool) -> ContextPool {
+        let base = switch scheme {
+        case .legacy, .legacyRandomIV: 0
+        case .acrh: 2
+        case .legacy33: 4
+        }
+        return pools[base + (encrypting ? 0 : 1)]
+    }
+}

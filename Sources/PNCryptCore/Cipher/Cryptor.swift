@@ -1,0 +1,248 @@
+import PNCryptJSON
+
+/// The layout of each scheme's ciphertext (docs/formats.md sections 1 to 3): where its IV is, what comes before the
+/// ciphertext, and which lengths can be ciphertext at all. This file owns those facts for the one-shot calls,
+/// the streams and the tools that explain data; the `PNED` header itself is `CryptorHeader`'s.
+///
+/// | scheme | before the ciphertext | IV |
+/// |---|---|---|
+/// | `legacy`, `legacy33` | nothing | fixed, `0123456789012345` |
+/// | `legacy-random-iv` | the 16-byte IV | random |
+/// | `acrh` | a `PNED` header whose metadata is the 16-byte IV | random |
+///
+/// The ciphertext is AES-CBC with PKCS#7 padding: whole 16-byte blocks, at least one.
+package enum Cryptor {
+    /// The AES block size; the length of every IV.
+    package static let blockSize = 16
+
+    /// The fixed IV of `legacy` and `legacy33`: ASCII `0123456789012345`.
+    package static let fixedIV: [UInt8] = Array("0123456789012345".utf8)
+
+    /// The bytes written before the ciphertext: the `acrh` header with its IV, the random IV, or nothing.
+    @inline(__always)
+    package static func prefixLength(_ scheme: Scheme) -> Int {
+        switch scheme {
+        case .acrh: CryptorHeader.acrhLength
+        case .legacyRandomIV: blockSize
+        case .legacy, .legacy33: 0
+        }
+    }
+
+    /// The length of `scheme`'s output for `count` bytes of plaintext (PKCS#7 always adds 1 to 16 bytes).
+    @inline(__always)
+    package static func sealedLength(_ count: Int, scheme: Scheme) -> Int {
+        prefixLength(scheme) + (count / blockSize + 1) * blockSize
+    }
+
+    /// The bytes before the ciphertext for `iv`: the `acrh` header, the IV itself, or nothing.
+    package static func prefix(iv: [UInt8], scheme: Scheme) -> [UInt8] {
+        switch scheme {
+        case .acrh: CryptorHeader.acrhStart + iv
+        case .legacyRandomIV: iv
+        case .legacy, .legacy33: []
+        }
+    }
+
+    /// The IV to encrypt with: the fixed IV, the caller's, or nil for a fresh random one.
+    /// - Throws: `invalidIV` for an IV that is not 16 bytes, or other than the fixed IV where a scheme has one.
+    @inline(__always)
+    package static func checkIV(_ iv: [UInt8]?, scheme: Scheme) throws(PNCryptError) -> [UInt8]? {
+        switch scheme {
+        case .legacy, .legacy33:
+            if let iv, iv != fixedIV {
+                throw PNCryptError(.invalidIV, "\(scheme) always uses the fixed IV 0123456789012345")
+            }
+            return fixedIV
+        case .legacyRandomIV, .acrh:
+            guard let iv else { return nil }
+            guard iv.count == blockSize else {
+                throw PNCryptError(.invalidIV, "the IV must be \(blockSize) bytes, not \(iv.count)")
+            }
+            return iv
+        }
+    }
+
+    /// Empty data cannot be encrypted, in any scheme (docs/formats.md section 3: PubNub's contract expects an
+    /// encryption
+    /// error). `allowEmpty` is for the string leaves of `legacy33` messages, where iOS 3.3 encrypted `""` too.
+    @inline(__always)
+    package static func checkNotEmpty(_ count: Int, scheme: Scheme, allowEmpty: Bool) throws(PNCryptError) {
+        guard count == 0 && !allowEmpty else { return }
+        throw PNCryptError(.emptyPlaintext, "cannot encrypt empty data with \(scheme) (nothing to encrypt)")
+    }
+
+    // MARK: Reading
+
+    /// One way to read some bytes: the scheme, where its IV is (nil: the fixed IV) and where the ciphertext is.
+    package struct Reading: Hashable, Sendable {
+        package var scheme: Scheme
+        package var iv: Range<Int>?
+        package var body: Range<Int>
+    }
+
+    /// The readings of `input` that `explicit` allows (nil: a `PNED` header picks the cryptor; headerless data is
+    /// read as `legacyScheme`, or, when that is nil too, both as `legacy` and as `legacy-random-iv`; `also`, a
+    /// headerless scheme, is tried as well when `legacyScheme` is set: a module's own scheme). Whatever the key,
+    /// these are the only ones: a header, a length or a block count rules the others out.
+    /// - Throws: the format errors (`malformedHeader`, `unknownCryptor`, a length that no reading accepts).
+    package static func readings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?, legacyScheme: Scheme?,
+                                               also: Scheme? = nil) throws(PNCryptError) -> Readings
+        where C.Index == Int {
+        let candidates: Readings
+        let count = input.count
+        switch explicit {
+        case .legacy?, .legacy33?, .legacyRandomIV?:
+            candidates = Readings(legacyReading(explicit!, count: count, from: 0))
+        case .acrh?, nil:
+            if CryptorHeader.startsWithACRH(input) {
+                // The header pncrypt and every SDK write.
+                let ivStart = CryptorHeader.acrhStart.count
+                candidates = Readings(Reading(scheme: .acrh, iv: ivStart..<CryptorHeader.acrhLength,
+                                              body: CryptorHeader.acrhLength..<count))
+            } else if let (header, length) = try CryptorHeader.parse(input) {
+                if try header.scheme(reading: explicit) == .acrh {
+                    // A longer encoding of the metadata length (0xFF, 0x00, 0x10): the IV ends the header.
+                    candidates = Readings(Reading(scheme: .acrh, iv: (length - blockSize)..<length,
+                                                  body: length..<count))
+                } else {
+                    // The legacy cryptor's id: what follows the header is legacy data.
+                    candidates = try legacyReadings(legacyScheme, also: also, of: input, from: length)
+                }
+            } else if explicit == .acrh {
+                throw CryptorHeader.missing(input)
+            } else {
+                candidates = try legacyReadings(legacyScheme, also: also, of: input, from: 0)
+            }
+        }
+        // A reading whose ciphertext is empty or not whole blocks cannot be right, whatever the key. When none is
+        // left, the first one's reason is the error.
+        if candidates.count == 1 {
+            try checkBlocks(candidates[0])
+            return candidates
+        }
+        var firstError: PNCryptError?
+        var usable: Readings?
+        for reading in candidates {
+            do throws(PNCryptError) {
+                try checkBlocks(reading)
+                usable = usable.map { Readings($0[0], reading) } ?? Readings(reading)
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        guard let usable else { throw firstError! }
+        return usable
+    }
+
+    /// One or two readings (headerless data may be read both ways), held inline: working out how to read a
+    /// message allocates nothing.
+    package struct Readings: RandomAccessCollection {
+        private let first: Reading
+        private let second: Reading?
+
+        package init(_ first: Reading, _ second: Reading? = nil) {
+            self.first = first
+            self.second = second
+        }
+
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { second == nil ? 1 : 2 }
+        package subscript(position: Int) -> Reading { position == 0 ? first : second! }
+    }
+
+    private static func legacyReadings<C: Collection<UInt8>>(_ legacyScheme: Scheme?, also: Scheme?, of input: C,
+                                                             from start: Int) throws(PNCryptError) -> Readings
+        where C.Index == Int {
+        let count = input.count
+        guard let legacyScheme else {
+            return Readings(legacyReading(.legacy, count: count, from: start),
+                            legacyReading(.legacyRandomIV, count: count, from: start))
+        }
+        let extra = also.flatMap { $0 != .acrh && $0 != legacyScheme ? $0 : nil }
+        if legacyScheme == .acrh {
+            guard let extra else { throw CryptorHeader.missing(input.dropFirst(start)) }
+            return Readings(legacyReading(extra, count: count, from: start))
+        }
+        return Readings(legacyReading(legacyScheme, count: count, from: start),
+                        extra.map { legacyReading($0, count: count, from: start) })
+    }
+
+    private static func legacyReading(_ scheme: Scheme, count: Int, from start: Int) -> Reading {
+        guard scheme == .legacyRandomIV else { return Reading(scheme: scheme, iv: nil, body: start..<count) }
+        // Shorter than an IV: an empty body (refused by `checkBlocks` with the reason).
+        let ivEnd = min(start + blockSize, count)
+        return Reading(scheme: scheme, iv: start..<ivEnd, body: ivEnd..<count)
+    }
+
+    /// Checks that a reading has ciphertext in whole blocks (the IV of `legacy-random-iv` included).
+    package static func checkBlocks(_ reading: Reading) throws(PNCryptError) {
+        if reading.scheme == .legacyRandomIV, let iv = reading.iv, iv.count < blockSize {
+            throw PNCryptError(.wrongKeyOrCorrupt,
+                               "\(iv.count.counting("byte")) is too short for legacy-random-iv (16-byte IV, then"
+                               + " ciphertext)")
+        }
+        try checkBlocks(reading.body.count, scheme: reading.scheme)
+    }
+
+    /// Checks that `count` bytes of `scheme` ciphertext (after its header or IV) are whole blocks, at least one.
+    package static func checkBlocks(_ count: Int, scheme: Scheme) throws(PNCryptError) {
+        guard count > 0 else {
+            throw PNCryptError(.wrongKeyOrCorrupt, scheme == .acrh ? "empty ciphertext after the PNED header"
+                               : scheme == .legacyRandomIV ? "no ciphertext after the 16-byte IV" : "empty ciphertext")
+        }
+        guard count % blockSize == 0 else {
+            throw PNCryptError(.wrongKeyOrCorrupt, "ciphertext is \(count.counting("byte")), not a whole number of"
+                               + " 16-byte AES blocks (truncated or corrupt)")
+        }
+    }
+
+    // MARK: Reading a stream
+
+    /// Where a file's ciphertext starts, read from its first bytes `head` (the file formats of docs/formats.md section
+    /// 3): the
+    /// scheme, the IV (nil: the fixed IV) and the offset of the ciphertext; nil when more bytes are needed.
+    ///
+    /// - Parameters:
+    ///   - final: `head` is the whole file: nothing more will come.
+    ///   - expected: the format required, or nil to detect a header and read headerless data as `legacyScheme`.
+    /// - Throws: the format errors: a header cut short (only when `final`), an unknown cryptor, a file shorter than
+    ///   its IV, headerless data where only `acrh` is read.
+    package static func streamStart(of head: [UInt8], final: Bool, scheme expected: Scheme?, legacyScheme: Scheme)
+        throws(PNCryptError) -> (scheme: Scheme, iv: Range<Int>?, bodyStart: Int)? {
+        guard expected == .acrh || (expected == nil && CryptorHeader.mayStart(head, final: final)) else {
+            if expected == nil && legacyScheme == .acrh { throw CryptorHeader.missing(head) }
+            return try streamLegacyStart(of: head, expected ?? legacyScheme, final: final)
+        }
+        let parsed: (header: CryptorHeader, length: Int)?
+        do {
+            parsed = try CryptorHeader.parse(head)
+        } catch where error.code == .malformedHeader && !final {
+            return nil
+        }
+        guard let (header, length) = parsed else {
+            if head.count < CryptorHeader.sentinel.count && !final { return nil }
+            if expected == .acrh || legacyScheme == .acrh { throw CryptorHeader.missing(head) }
+            return try streamLegacyStart(of: head, legacyScheme, final: final)
+        }
+        guard try header.scheme(reading: expected) == .acrh else {
+            // The legacy cryptor's id: the legacy file format follows the header.
+            return try streamLegacyStart(of: head, legacyScheme, final: final, after: length)
+        }
+        return (.acrh, (length - blockSize)..<length, length)
+    }
+
+    private static func streamLegacyStart(of head: [UInt8], _ legacy: Scheme, final: Bool, after offset: Int = 0)
+        throws(PNCryptError) -> (scheme: Scheme, iv: Range<Int>?, bodyStart: Int)? {
+        // The fixed IV: the ciphertext starts right away.
+        guard legacy == .legacyRandomIV else { return (legacy, nil, offset) }
+        guard head.count >= offset + blockSize else {
+            if final {
+                throw PNCryptError(.wrongKeyOrCorrupt, "\((head.count - offset).counting("byte")) is too short for"
+                                   + " the legacy"
+                                   + " random-IV file format (16-byte IV, then ciphertext)")
+            }
+            return nil
+        }
+        return (.legacyRandomIV, offset..<(offset + blockSize), offset + blockSize)
+    }
+}

@@ -1,0 +1,208 @@
+// The one decision procedure: which (key, scheme) reading of some ciphertext is certainly right. Every decrypting
+// path of the library (one-shot bytes, text and messages, files, streams, rekeying, diagnosis) gathers one
+// `Verdict` per reading and asks `Decision.decide`; nothing else decides.
+//
+// Ownership: `verdict(of:...)` reads the caller's plaintext buffer for the duration of the call and keeps
+// nothing; everything else here works on values.
+
+import PNCryptJSON
+
+
+/// Decides which reading of a ciphertext qualifies, with the same rules wherever the readings come from.
+///
+/// CBC has no integrity check: a wrong key, or a wrong reading of headerless data, passes the PKCS#7 padding check
+/// about once in 256 tries. So every possible reading is checked, and a plaintext is delivered only when exactly
+/// one reading qualifies for the kind of content asked for:
+///
+/// | content | a reading qualifies when |
+/// |---|---|
+/// | `.bytes` | its padding is valid |
+/// | `.text` | its padding is valid and its plaintext is valid UTF-8 |
+/// | `.json` (messages) | its padding is valid and its plaintext is valid UTF-8 and one JSON text |
+///
+/// The rules are the same whether one reading was possible or several. None qualifying is the one public
+/// failure, `CryptoModule.decryptionFailed`; several is `ambiguous`, naming them (callers that reflect a status
+/// to a sender turn that into the public failure too).
+///
+/// Callers compute every check of every reading whatever the others gave (`verdict(of:...)` does so), so the time
+/// taken does not tell which check failed. One-shot decryption (`KeyRing`, `CryptoModule`, `MessageCrypto`,
+/// `MessageRekey`), files (`KeyRing.fileMatch`: padding of the final blocks), streams of text (verdicts gathered
+/// while streaming, then this function), `Diagnosis` and `Inspection` all call it.
+package enum Decision {
+    /// What the checks of one (key, scheme) reading gave. Every field is computed whatever the others are.
+    package struct Verdict: Hashable, Sendable {
+        /// The key's index in the caller's key list (0 for a single key).
+        package var keyIndex: Int
+        /// The scheme of the reading.
+        package var scheme: Scheme
+        /// The PKCS#7 padding is valid.
+        package var padding: Bool
+        /// The plaintext is valid UTF-8 (false when the content is `.bytes` and it was not checked).
+        package var utf8: Bool
+        /// The plaintext is one JSON text (false when the content is not `.json` and it was not checked).
+        package var json: Bool
+
+        /// A verdict from checks already run (streams gather these as they go).
+        package init(keyIndex: Int, scheme: Scheme, padding: Bool, utf8: Bool, json: Bool) {
+            self.keyIndex = keyIndex
+            self.scheme = scheme
+            self.padding = padding
+            self.utf8 = utf8
+            self.json = json
+        }
+    }
+
+    /// Whether `verdict` qualifies for `content` (see the table above).
+    package static func qualifies(_ verdict: Verdict, content: KeyRing.Content) -> Bool {
+        switch content {
+        case .bytes: verdict.padding
+        case .text: verdict.padding && verdict.utf8
+        case .json: verdict.padding && verdict.utf8 && verdict.json
+        }
+    }
+
+    /// The position in `verdicts` of the one reading that qualifies for `content`.
+    ///
+    /// - Parameters:
+    ///   - verdicts: one per reading tried, each with every check run.
+    ///   - content: what a plaintext must be.
+    ///   - namingKeys: name the key of each reading in an `ambiguous` error (there were several keys).
+    /// - Throws: `CryptoModule.decryptionFailed` when none qualifies; `ambiguous`, naming the readings, when more
+    ///   than one does.
+    package static func decide(_ verdicts: some Collection<Verdict>, content: KeyRing.Content, namingKeys: Bool)
+        throws(PNCryptError) -> Int {
+        var winner = -1
+        var winners: [Verdict] = []
+        for (position, verdict) in verdicts.enumerated() where qualifies(verdict, content: content) {
+            winner = position
+            winners.append(verdict)
+        }
+        guard winners.count == 1 else { throw failure(winners, namingKeys: namingKeys) }
+        return winner
+    }
+
+    /// The failure for no qualifying reading (the one decryption failure) or several (`ambiguous`, naming them).
+    package static func failure(_ winners: [Verdict], namingKeys: Bool) -> PNCryptError {
+        guard winners.count > 1 else { return CryptoModule.decryptionFailed }
+        let names = winners.map { namingKeys ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
+        return PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
+                            + names.joined(separator: ", ") + "); say which scheme (or key) to use")
+    }
+
+    /// Runs every check `content` needs on one decrypted reading, whatever the padding gave.
+    ///
+    /// - Parameters:
+    ///   - decrypted: the whole decrypted body, padding included (the same length whatever the key).
+    ///   - plaintextCount: the length without the padding when it is valid (`decrypted.count` otherwise).
+    ///   - padding: whether the padding is valid.
+    ///   - content: `.bytes` checks nothing more; `.text` checks UTF-8; `.json` UTF-8 and JSON.
+    ///
+    /// UTF-8 is checked over all of `decrypted`, every byte (`isValidUTF8InFull`): valid padding is ASCII (1 to
+    /// 16), so this gives the same answer as checking the plaintext alone, in the same time whether the padding was
+    /// valid or not and wherever the first invalid byte is.
+    ///   - json: the JSON check (`isMessageText`; the message path parses once here and keeps the value).
+    package static func verdict(of decrypted: UnsafeRawBufferPointer, plaintextCount: Int, padding: Bool, keyIndex: Int,
+                        scheme: Scheme, content: KeyRing.Content,
+                        json jsonCheck: (UnsafeRawBufferPointer) -> Bool = isMessageText) -> Verdict {
+        var utf8 = false
+        var json = false
+        if content != .bytes {
+            utf8 = isValidUTF8InFull(decrypted)
+        }
+        if content == .json {
+            json = jsonCheck(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount]))
+        }
+        return Verdict(keyIndex: keyIndex, scheme: scheme, padding: padding, utf8: utf8, json: json)
+    }
+}
+
+// MARK: UTF-8 over the whole length
+
+extension Decision {
+    /// Whether `bytes` are valid UTF-8 (RFC 3629, as `isValidUTF8` decides), reading every byte whatever it finds:
+    /// one table step per byte and no early exit, so the time taken depends on the length alone, not on where (or
+    /// whether) an invalid byte is. The decision uses it so that the time does not tell which check failed, nor
+    /// where in a plaintext its first invalid byte is.
+    package static func isValidUTF8InFull(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        guard count > 0, let base = bytes.baseAddress else { return true }
+        let input = base.assumingMemoryBound(to: UInt8.self)
+        return utf8Table.withUnsafeBufferPointer { table in
+            let t = table.baseAddress!
+            guard count >= 64 else {
+                var state = 0
+                for i in 0..<count { state = Int(t[state &+ Int(input[i])]) }
+                return state == 0
+            }
+            // Four automata at once over four quarters (each step waits for the one before it: four chains keep
+            // the processor busy). Each quarter after the first starts at a byte that is not a continuation byte
+            // (80-BF), found within 3 bytes before the cut; with none there, the bytes hold 4 continuation bytes
+            // in a row, which is never UTF-8. Valid text ends a character before such a byte, so the whole is
+            // valid exactly when every quarter, read from the accept state, ends in it.
+            var cuts = (0, 0, 0)
+            var found = true
+            func cut(_ at: Int) -> Int {
+                var position = at
+                var ok = false
+                for k in 0...3 where !ok && input[at - k] & 0xC0 != 0x80 {
+                    position = at - k
+                    ok = true
+                }
+                found = found && ok
+                return position
+            }
+            cuts = (cut(count / 4), cut(count / 2), cut(3 * count / 4))
+            var s0 = 0, s1 = 0, s2 = 0, s3 = 0
+            let n = min(cuts.0, cuts.1 - cuts.0, cuts.2 - cuts.1, count - cuts.2)
+            let a = input, b = input + cuts.0, c = input + cuts.1, d = input + cuts.2
+            for i in 0..<n {
+                s0 = Int(t[s0 &+ Int(a[i])])
+                s1 = Int(t[s1 &+ Int(b[i])])
+                s2 = Int(t[s2 &+ Int(c[i])])
+                s3 = Int(t[s3 &+ Int(d[i])])
+            }
+            for i in n..<cuts.0 { s0 = Int(t[s0 &+ Int(a[i])]) }
+            for i in n..<(cuts.1 - cuts.0) { s1 = Int(t[s1 &+ Int(b[i])]) }
+            for i in n..<(cuts.2 - cuts.1) { s2 = Int(t[s2 &+ Int(c[i])]) }
+            for i in n..<(count - cuts.2) { s3 = Int(t[s3 &+ Int(d[i])]) }
+            return found && (s0 | s1 | s2 | s3) == 0
+        }
+    }
+
+    /// The UTF-8 automaton: `utf8Table[state + byte]` is the next state, states stored multiplied by 256. States:
+    /// 0 accept; 1, 2, 3 need that many continuation bytes (80-BF); 4 after E0 (A0-BF next); 5 after ED (80-9F
+    /// next: no surrogates); 6 after F0 (90-BF next); 7 after F4 (80-8F next: nothing above U+10FFFF); 8 reject,
+    /// for good.
+    package static let utf8Table: [UInt16] = {
+        func next(_ state: Int, _ byte: Int) -> Int {
+            func within(_ low: Int, _ high: Int, _ then: Int) -> Int { (low...high).contains(byte) ? then : 8 }
+            switch state {
+            case 0:
+                switch byte {
+                case 0x00...0x7F: return 0
+                case 0xC2...0xDF: return 1
+                case 0xE0: return 4
+                case 0xED: return 5
+                case 0xE1...0xEF: return 2
+                case 0xF0: return 6
+                case 0xF1...0xF3: return 3
+                case 0xF4: return 7
+                default: return 8
+                }
+            case 1: return within(0x80, 0xBF, 0)
+            case 2: return within(0x80, 0xBF, 1)
+            case 3: return within(0x80, 0xBF, 2)
+            case 4: return within(0xA0, 0xBF, 1)
+            case 5: return within(0x80, 0x9F, 1)
+            case 6: return within(0x90, 0xBF, 2)
+            case 7: return within(0x80, 0x8F, 2)
+            default: return 8
+            }
+        }
+        var table = [UInt16](repeating: 0, count: 9 * 256)
+        for state in 0..<9 {
+            for byte in 0..<256 { table[state * 256 + byte] = UInt16(next(state, byte) * 256) }
+        }
+        return table
+    }()
+}

@@ -1,0 +1,60 @@
+import PNCryptJSON
+
+/// What a piece of ciphertext is, told without a key: its header fields, or its legacy block count.
+public struct Inspection: Hashable, Sendable {
+    /// The `PNED` header, when the data has one.
+    public var header: CryptorHeader?
+    /// Bytes the header occupies (0 without a header).
+    public var headerLength: Int
+    /// Bytes after the header.
+    public var ciphertextLength: Int
+
+    /// Whole 16-byte blocks after the header.
+    public var blocks: Int { ciphertextLength / 16 }
+
+    /// Reads what `prefix` (the first bytes of the data; at least the header, when there is one) says about data
+    /// of `totalLength` bytes.
+    /// - Throws: `malformedHeader` for a header cut short; `unknownCryptor` for an unknown version or cryptor;
+    ///   `wrongKeyOrCorrupt` when the ciphertext is empty or not a whole number of blocks.
+    public init(prefix: some Collection<UInt8>, totalLength: Int) throws(PNCryptError) {
+        if let (header, length) = try CryptorHeader.parse(prefix) {
+            _ = try header.scheme(reading: nil)
+            self.header = header
+            headerLength = length
+        } else {
+            header = nil
+            headerLength = 0
+        }
+        ciphertextLength = totalLength - headerLength
+        try Cryptor.checkBlocks(ciphertextLength, scheme: header == nil ? .legacy : .acrh)
+    }
+
+    /// Reads what `data` is.
+    public init(_ data: some Collection<UInt8>) throws(PNCryptError) {
+        try self.init(prefix: data, totalLength: data.count)
+    }
+
+    /// A few lines for a person.
+    public var lines: [String] {
+        guard let header else {
+            // Only what the bytes say: nothing without a key tells whether they are ciphertext at all.
+            var lines = ["no PNED header; if this is pncrypt or PubNub ciphertext it is legacy data, \(blocks) block"
+                         + (blocks == 1 ? ", IV fixed (too short for a random IV)" : "s, IV fixed or random")]
+            if blocks >= 2 {
+                lines.append("legacy (fixed IV): \(blocks) blocks of ciphertext;"
+                             + " legacy-random-iv: a 16-byte IV, then \(blocks - 1) block\(blocks == 2 ? "" : "s")")
+                // The last two blocks are the same in both readings: so is the padding, whatever the key.
+                lines.append("nothing in the bytes says which: both readings have valid padding with the right key,"
+                             + " and differ only at the start (the fixed-IV reading has 16 more plaintext bytes);"
+                             + " choose with --scheme or --legacy-scheme, as the writing client was set")
+            }
+            return lines
+        }
+        return [
+            "PNED header: version \(header.version), cryptor \(header.cryptorIDDescription),"
+                + " metadata \(header.metadata.count.counting("byte")) (header \(headerLength) bytes)",
+            "iv: \(Hex.encode(header.metadata))",
+            "ciphertext: \(ciphertextLength.counting("byte")), \(blocks.counting("block"))",
+        ]
+    }
+}

@@ -1,0 +1,96 @@
+import PNCryptJSON
+
+/// Several cipher keys, for key rotation: decrypts with whichever one is certainly right.
+///
+/// ```swift
+/// let ring = try KeyRing(["new-key", "old-key"])
+/// let match = try ring.decrypt(data)
+/// print(match.keyIndex, match.scheme)       // 1 legacy: the old key still in use somewhere
+/// ```
+///
+/// CBC has no integrity check: a wrong key (or a wrong reading of legacy data) passes the PKCS#7 padding check
+/// about once in 256 tries and gives garbage. So every (key, scheme) reading is tried (every key; with `scheme`
+/// nil, a `PNED` header's cryptor, or for headerless data `legacyScheme`, or both `legacy` and
+/// `legacy-random-iv` when that is nil), every check `Content` asks for runs on each, and the plaintext is returned
+/// only when exactly one reading qualifies: bytes need valid padding, text also UTF-8, messages also JSON text,
+/// whether one reading was possible or several. None is `wrongKeyOrCorrupt`, several is `ambiguous`. With one key
+/// and one reading of bytes a wrong key still passes about once in 256 tries; text and JSON narrow that.
+public struct KeyRing: Sendable {
+    /// The keys, newest first.
+    public let keys: [CipherKey]
+
+    /// What a plaintext must be for a reading to qualify, whether one reading was possible or several.
+    public enum Content: Sendable, Hashable {
+        /// Any bytes: valid padding is all that can be checked.
+        case bytes
+        /// Text: valid padding and valid UTF-8.
+        case text
+        /// A message: valid padding, valid UTF-8, and one JSON text or the PHP SDK's raw string form
+        /// (`"` + unescaped text + `"`).
+        case json
+    }
+
+    /// What decrypted the data.
+    public struct Match: Sendable {
+        /// The plaintext.
+        public var plaintext: [UInt8]
+        /// Index of the key in `keys` (0 is the first, newest).
+        public var keyIndex: Int
+        /// The scheme that read the data.
+        public var scheme: Scheme
+    }
+
+    /// A ring of `keys`.
+    /// - Throws: `invalidKey` when there are no keys or one is empty.
+    public init(_ keys: [String]) throws(PNCryptError) {
+        var derived: [CipherKey] = []
+        for key in keys { derived.append(try CipherKey(key)) }
+        try self.init(keys: derived)
+    }
+
+    /// A ring of already derived keys.
+    public init(keys: [CipherKey]) throws(PNCryptError) {
+        guard !keys.isEmpty else { throw PNCryptError(.invalidKey, "no cipher key given") }
+        self.keys = keys
+    }
+
+    /// Decrypts with the one (key, scheme) reading that qualifies.
+    ///
+    /// - Parameters:
+    ///   - data: the ciphertext bytes (Base64-decoded).
+    ///   - scheme: the format to read; nil reads a `PNED` header when present, else `legacyScheme`.
+    ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries `legacy` and
+    ///     `legacy-random-iv` both (nothing in the data says which it is).
+    ///   - content: what a plaintext must be to qualify (the same rules for one reading or several).
+    /// - Throws: a format error (`notBase64`, `malformedHeader`, `unknownCryptor`, a length no reading accepts);
+    ///   `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings, when more
+    ///   than one does.
+    public func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme? = nil,
+                        content: Content = .bytes) throws(PNCryptError) -> Match {
+        try withBytes(data) { (input) throws(PNCryptError) -> Match in
+            try decryptToMatch(input, scheme: scheme, legacyScheme: legacyScheme, content: content)
+        }
+    }
+
+    /// Chooses the key for a file before any of it is decrypted: each key is checked on the file's head and last
+    /// two blocks (`StreamDecryptor.checkPadding`), and the file qualifies only when exactly one key gives valid
+    /// padding, as for `decrypt(_:scheme:legacyScheme:content:)` with `.bytes`.
+    ///
+    /// - Parameters: as `StreamDecryptor.checkPadding(key:head:tail:length:scheme:legacyScheme:)`.
+    /// - Returns: the index of the key and the file format.
+    /// - Throws: the format errors of `checkPadding`; `CryptoModule.decryptionFailed` when no key qualifies;
+    ///   `ambiguous`, naming the keys, when more than one does.
+    public func fileMatch(head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
+                          legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
+        -> (keyIndex: Int, scheme: Scheme) {
+        var verdicts: [Decision.Verdict] = []
+        for (keyIndex, key) in keys.enumerated() {
+            let check = try StreamDecryptor.checkPadding(key: key, head: head, tail: tail, length: length,
+                                                         scheme: scheme, legacyScheme: legacyScheme)
+            verdicts.append(Decision.Verdict(keyIndex: keyIndex, scheme: check.scheme, padding: check.valid,
+                                             utf8: false, json: false))
+        }
+        let winner = try Decision.decide(verdicts, content: .bytes, namingKeys: keys.count > 1)
+        return (verdicts[winner].keyIndex, verdicts[winner].scheme)
+    }
+}

@@ -1,0 +1,209 @@
+// Base64's loops over raw bytes (the format is Base64.swift).
+//
+// Ownership: `input` is borrowed from the caller for one call; `output` is the caller's, with the room each function
+// names; the encoder's scratch comes from `withScratch` and never escapes the call.
+
+import PNCryptJSON
+
+
+extension Base64 {
+    /// Two characters per entry, for 12 bits of input (the first character in the low byte): 8 KiB.
+    private static let pairs: [UInt16] = (0..<4096).map { UInt16(alphabet[$0 >> 6]) | UInt16(alphabet[$0 & 63]) << 8 }
+
+    /// Each character's value placed for its position in a group of 4 (shifted left 18, 12, 6 and 0 bits: four
+    /// tables of 256), bit 31 set for anything but an alphabet character: a group decodes with four lookups ORed.
+    package static let placed: [UInt32] = {
+        var table = [UInt32](repeating: 0x8000_0000, count: 1024)
+        for (i, c) in alphabet.enumerated() {
+            for position in 0..<4 { table[position << 8 | Int(c)] = UInt32(i) << (18 - 6 * position) }
+        }
+        return table
+    }()
+
+    /// The Base64 of `input`; with `quoted`, as a JSON string literal (`"…"`: Base64 needs no escapes, except
+    /// `/` in the `apple` style, which the caller handles). One allocation, the exact size.
+    package static func encode(_ input: UnsafeRawBufferPointer, quoted: Bool) -> [UInt8] {
+        let quote = quoted ? 1 : 0
+        let outCount = encodedCount(input.count) + 2 * quote
+        // Encoded on the stack (for a message) and copied into the array: `[UInt8](unsafeUninitializedCapacity:)`
+        // allocates through a generic runtime path that costs more than the copy.
+        return withScratch(outCount) { out in
+            let base = out.baseAddress!
+            if quoted {
+                base.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+                base.storeBytes(of: UInt8(ascii: "\""), toByteOffset: outCount - 1, as: UInt8.self)
+            }
+            encode(input, into: base + quote)
+            return Array(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: outCount))
+        }
+    }
+
+    /// Writes the Base64 of `input` to `output`, which has room for `encodedCount(input.count)` bytes.
+    package static func encode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) {
+        let out = output.assumingMemoryBound(to: UInt8.self)
+        var i = 0
+        var o = 0
+        let n = input.count
+        // 6 bytes to 8 characters at a time (reading 8 bytes, so while 8 are left), two characters per lookup.
+        pairs.withUnsafeBufferPointer { pairs in
+            let pair = pairs.baseAddress!
+            while i + 8 <= n {
+                let word = UInt64(bigEndian: input.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let text = UInt64(pair[Int(word >> 52)]) | UInt64(pair[Int(word >> 40 & 0xFFF)]) << 16
+                    | UInt64(pair[Int(word >> 28 & 0xFFF)]) << 32 | UInt64(pair[Int(word >> 16 & 0xFFF)]) << 48
+                output.storeBytes(of: text.littleEndian, toByteOffset: o, as: UInt64.self)
+                i += 6
+                o += 8
+            }
+        }
+        alphabet.withUnsafeBufferPointer { alphabet in
+            let table = alphabet.baseAddress!
+            while i + 3 <= n {
+                let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                out[o] = table[Int(v >> 18)]
+                out[o + 1] = table[Int(v >> 12 & 63)]
+                out[o + 2] = table[Int(v >> 6 & 63)]
+                out[o + 3] = table[Int(v & 63)]
+                i += 3
+                o += 4
+            }
+            let rest = n - i
+            if rest > 0 {
+                let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
+                out[o] = table[Int(v >> 18)]
+                out[o + 1] = table[Int(v >> 12 & 63)]
+                out[o + 2] = rest == 2 ? table[Int(v >> 6 & 63)] : UInt8(ascii: "=")
+                out[o + 3] = UInt8(ascii: "=")
+            }
+        }
+    }
+
+    package static func decode(_ input: UnsafeRawBufferPointer) throws(PNCryptError) -> [UInt8] {
+        try makeBytes(capacity: maximumDecodedCount(input.count)) { (output) throws(PNCryptError) in
+            try decode(input, into: output)
+        }
+    }
+
+    /// Decodes `input` into `output`, which has room for `maximumDecodedCount(input.count)` bytes; returns the
+    /// count written. With `lineBreaks` false, CR and LF inside are refused like any other stray character.
+    package static func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer,
+                       lineBreaks: Bool = true) throws(PNCryptError) -> Int {
+        let out = output.assumingMemoryBound(to: UInt8.self)
+        var o = 0
+        var start = 0
+        var end = input.count
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+        while start < end, isSpace(input[start]) { start += 1 }
+        while end > start, isSpace(input[end - 1]) { end -= 1 }
+        if end - start >= 2, input[start] == UInt8(ascii: "\""), input[end - 1] == UInt8(ascii: "\"") {
+            start += 1
+            end -= 1
+        }
+        var quad: UInt32 = 0
+        var inQuad = 0
+        var padding = 0
+        var firstPad = -1
+        let table = decodeTable
+        // Whole groups of 4 alphabet characters first (nearly all of any message), without per-character state:
+        // 8 characters to 6 bytes at a time (writing 8, so while the output has room for them), then 4 to 3.
+        var i = start
+        let room = maximumDecodedCount(input.count)
+        if let p = input.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+            placed.withUnsafeBufferPointer { placed in
+                let t = placed.baseAddress!
+                while i &+ 8 <= end && o &+ 8 <= room {
+                    let high = t[Int(p[i])] | t[256 | Int(p[i &+ 1])] | t[512 | Int(p[i &+ 2])]
+                        | t[768 | Int(p[i &+ 3])]
+                    let low = t[Int(p[i &+ 4])] | t[256 | Int(p[i &+ 5])] | t[512 | Int(p[i &+ 6])]
+                        | t[768 | Int(p[i &+ 7])]
+                    guard (high | low) & 0x8000_0000 == 0 else { break }
+                    output.storeBytes(of: ((UInt64(high) << 24 | UInt64(low)) << 16).bigEndian, toByteOffset: o,
+                                      as: UInt64.self)
+                    o &+= 6
+                    i &+= 8
+                }
+            }
+        }
+        table.withUnsafeBufferPointer { table in
+            let t = table.baseAddress!
+            let p = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            while i + 4 <= end {
+                let a = t[Int(p![i])], b = t[Int(p![i + 1])], c = t[Int(p![i + 2])], d = t[Int(p![i + 3])]
+                guard a | b | c | d < 64 else { break }
+                let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                out[o] = UInt8(v >> 16)
+                out[o + 1] = UInt8(v >> 8 & 0xFF)
+                out[o + 2] = UInt8(v & 0xFF)
+                o += 3
+                i += 4
+            }
+        }
+        // The usual end: one padded group (`xy==` or `xyz=`) and nothing after it, decoded as the loop below would.
+        if end - i == 4, input[end - 1] == UInt8(ascii: "=") {
+            let a = UInt32(table[Int(input[i])]), b = UInt32(table[Int(input[i + 1])]), c = input[i + 2]
+            if a < 64 && b < 64 {
+                if c == UInt8(ascii: "=") {
+                    out[o] = UInt8(truncatingIfNeeded: a << 2 | b >> 4)
+                    return o + 1
+                }
+                let cValue = UInt32(table[Int(c)])
+                if cValue < 64 {
+                    let v = a << 18 | b << 12 | cValue << 6
+                    out[o] = UInt8(v >> 16)
+                    out[o + 1] = UInt8(v >> 8 & 0xFF)
+                    return o + 2
+                }
+            }
+        }
+        do {
+            for i in i..<end {
+                let c = input[i]
+                let v = table[Int(c)]
+                if v < 64 {
+                    guard padding == 0 else {
+                        throw PNCryptError(.notBase64, "not Base64: data after '=' padding at offset \(i)", offset: i)
+                    }
+                    quad = quad << 6 | UInt32(v)
+                    inQuad += 1
+                    if inQuad == 4 {
+                        out[o] = UInt8(quad >> 16)
+                        out[o + 1] = UInt8(quad >> 8 & 0xFF)
+                        out[o + 2] = UInt8(quad & 0xFF)
+                        o += 3
+                        quad = 0
+                        inQuad = 0
+                    }
+                } else if v == 0xFE && lineBreaks {
+                    continue
+                } else if c == UInt8(ascii: "=") {
+                    if padding == 0 { firstPad = i }
+                    padding += 1
+                    guard inQuad + padding <= 4, inQuad >= 2 else {
+                        throw PNCryptError(.notBase64, "not Base64: misplaced '=' at offset \(i)", offset: i)
+                    }
+                } else {
+                    throw PNCryptError(.notBase64, "not Base64: unexpected \(describe(c)) at offset \(i)"
+                                       + (c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
+                                          ? " (URL-safe Base64 is not accepted)" : ""), offset: i)
+                }
+            }
+            if padding > 0 {
+                guard inQuad + padding == 4 else {
+                    throw PNCryptError(.notBase64, "not Base64: incomplete padding at offset \(firstPad)",
+                                       offset: firstPad)
+                }
+                quad <<= UInt32(6 * padding)
+                out[o] = UInt8(quad >> 16)
+                o += 1
+                if inQuad == 3 {
+                    out[o] = UInt8(quad >> 8 & 0xFF)
+                    o += 1
+                }
+            } else if inQuad != 0 {
+                throw PNCryptError(.notBase64, "not Base64: \(inQuad.counting("character")) left over at the end"
+                                   + " (missing '=' padding?)", offset: end)
+            }
+        }
+        return o
+    }
+}

@@ -1,0 +1,92 @@
+// Every POSIX read/write of PNCrypt lives in this file. The caller owns the file descriptors: nothing here
+// opens or closes them. The read buffer is owned by `pump`, wiped (it holds plaintext when encrypting) and freed
+// when it returns.
+
+import PNCryptJSON
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+package enum FileIO {
+    /// Reads `fd` to its end in chunks of `chunkSize`, handing each chunk to `body`. Throws `invalidValue` for a
+    /// chunk size below 1.
+    package static func pump(_ fd: Int32, chunkSize: Int,
+                     _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
+        guard chunkSize > 0 else {
+            throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer {
+            wipe(buffer.baseAddress!, count: buffer.count)
+            buffer.deallocate()
+        }
+        while true {
+            // Fill the buffer as far as the source gives, so stages see large chunks even from pipes.
+            var filled = 0
+            while filled < chunkSize {
+                let n = read(fd, buffer.baseAddress! + filled, chunkSize - filled)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw PNCryptError(.io, "read failed: \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { break }
+                filled += n
+            }
+            if filled > 0 { try body(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
+            if filled < chunkSize { return }
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`.
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(PNCryptError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PNCryptError(.io, "write failed: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+    }
+}
+
+extension FileIO {
+    /// Reads `fd` (a regular file, by offset: its position is not used) from `start` to `end` in chunks of at
+    /// most `chunkSize`, handing each chunk and its offset to `body`.
+    /// - Throws: `io` when a read fails or the file ends early.
+    package static func pump(_ fd: Int32, from start: Int, to end: Int, chunkSize: Int,
+                     _ body: (UnsafeRawBufferPointer, Int) throws(PNCryptError) -> Void) throws(PNCryptError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chunkSize), alignment: 16)
+        defer {
+            wipe(buffer.baseAddress!, count: buffer.count)
+            buffer.deallocate()
+        }
+        var offset = start
+        while offset < end {
+            let count = min(chunkSize, end - offset)
+            try readFully(fd, at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), offset)
+            offset += count
+        }
+    }
+
+    /// Fills `buffer` from `fd` at `offset`.
+    /// - Throws: `io` when a read fails or the file ends before the buffer is full.
+    package static func readFully(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
+        throws(PNCryptError) {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw PNCryptError(.io, "read failed: " + (n == 0 ? "the file got shorter"
+                                                           : String(cString: strerror(errno))))
+            }
+            done += n
+        }
+    }
+}

@@ -1,0 +1,305 @@
+// The loops of the Base64 stream stages (`Base64Stream.swift` holds the public stages and their contract).
+//
+// Ownership: each engine allocates its output buffer, grows it (freeing the old one) and frees it in `deinit`;
+// the sink borrows it for one call. Input chunks are borrowed from the caller for one call. Nothing here is secret
+// (Base64 text and ciphertext), so nothing is wiped.
+
+import PNCryptJSON
+
+
+/// The encoder behind `Base64StreamEncoder`: groups of 3 bytes are carried across chunks.
+package final class Base64EncodingEngine {
+    /// Up to 2 bytes of the last chunk that did not make a group of 3.
+    private var carry: (UInt8, UInt8) = (0, 0)
+    private var carryCount = 0
+    private var output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private var finished = false
+
+    /// A new encoder.
+    package init() {}
+
+    deinit { output.deallocate() }
+
+    /// Encodes the whole groups of 3 bytes that `input` completes.
+    /// - Parameters:
+    ///   - input: the next chunk of the stream.
+    ///   - sink: receives the output.
+    /// - Throws: `invalidValue` after `finish`; otherwise what `sink` throws.
+    package func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the Base64 encoder has already finished") }
+        var start = 0
+        var produced = 0
+        reserve(Base64.encodedCount(input.count + 2) + 8)
+        if carryCount > 0 {
+            // Complete the carried group first.
+            var group: (UInt8, UInt8, UInt8) = (carry.0, carry.1, 0)
+            while carryCount < 3 && start < input.count {
+                if carryCount == 1 { group.1 = input[start] } else { group.2 = input[start] }
+                carryCount += 1
+                start += 1
+            }
+            guard carryCount == 3 else {
+                carry = (group.0, group.1)
+                return
+            }
+            withUnsafeBytes(of: group) { Base64.encode($0, into: output.baseAddress!) }
+            produced = 4
+            carryCount = 0
+        }
+        let whole = (input.count - start) / 3 * 3
+        if whole > 0 {
+            Base64.encode(UnsafeRawBufferPointer(rebasing: input[start..<(start + whole)]),
+                          into: output.baseAddress! + produced)
+            produced += Base64.encodedCount(whole)
+        }
+        let rest = input.count - start - whole
+        if rest > 0 {
+            carry = (input[start + whole], rest == 2 ? input[start + whole + 1] : 0)
+            carryCount = rest
+        }
+        if produced > 0 { try sink(UnsafeRawBufferPointer(start: output.baseAddress, count: produced)) }
+    }
+
+    /// Encodes the bytes carried over, with `=` padding.
+    /// - Parameter sink: receives the last output.
+    /// - Throws: `invalidValue` when called twice; otherwise what `sink` throws.
+    package func finish(_ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the Base64 encoder has already finished") }
+        finished = true
+        guard carryCount > 0 else { return }
+        reserve(8)
+        let group = [carry.0, carry.1]
+        group.withUnsafeBytes { Base64.encode(UnsafeRawBufferPointer(rebasing: $0[0..<carryCount]),
+                                              into: output.baseAddress!) }
+        try sink(UnsafeRawBufferPointer(start: output.baseAddress, count: 4))
+    }
+
+    private func reserve(_ count: Int) {
+        guard output.count < count else { return }
+        output.deallocate()
+        output = .allocate(byteCount: count, alignment: 16)
+    }
+}
+
+/// The decoder behind `Base64StreamDecoder`: `Base64.decode`'s character loop as a state machine carried across
+/// chunks. A quote or white space can be known to be allowed only once the stream has ended (it may close the
+/// text), so those bytes wait in a run; an error after an opening quote waits for the end too (if the quote is
+/// not closed, the quote itself is the first error).
+package final class Base64DecodingEngine {
+    /// The offset of the next input byte in the stream.
+    private var offset = 0
+    /// A byte other than white space has been seen.
+    private var started = false
+    /// The offset of the opening quote, when the text starts with one.
+    private var openQuote: Int?
+    /// The first error, held until the end when an opening quote may or may not be closed.
+    private var deferred: PNCryptError?
+    /// White space and quotes after the last other byte (-1: none): allowed only at the end.
+    private var runStart = -1
+    /// The first space, tab or quote in that run (-1: none) and that byte.
+    private var runFirstBad = -1
+    private var runFirstBadByte: UInt8 = 0
+    /// The last quote in that run (-1: none).
+    private var runLastQuote = -1
+    // The decoding state of `Base64.decode`'s character loop.
+    private var quad: UInt32 = 0
+    private var inQuad = 0
+    private var padding = 0
+    private var firstPad = -1
+    private var output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private var finished = false
+
+    /// A new decoder.
+    package init() {}
+
+    deinit { output.deallocate() }
+
+    /// Decodes `input`, writing the whole bytes decoded so far to `sink`.
+    /// - Parameters:
+    ///   - input: the next chunk of the stream.
+    ///   - sink: receives the output.
+    /// - Throws: `notBase64` (as `Base64.decode` would for the stream up to here); `invalidValue` after `finish`.
+    package func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the Base64 decoder has already finished") }
+        guard let p = input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count > 0 else { return }
+        let n = input.count
+        let base = offset
+        offset += n
+        let room = Base64.maximumDecodedCount(n) + 8
+        if output.count < room {
+            output.deallocate()
+            output = .allocate(byteCount: room, alignment: 16)
+        }
+        let out = output.baseAddress!
+        var o = 0
+        var i = 0
+        let table = Base64.decodeTable
+        while i < n {
+            if deferred != nil {
+                track(p[i], at: base + i)
+                i += 1
+                continue
+            }
+            if !started {
+                let c = p[i]
+                if Self.isSpace(c) {
+                    i += 1
+                    continue
+                }
+                started = true
+                if c == Self.quote {
+                    openQuote = base + i
+                    i += 1
+                    continue
+                }
+            }
+            if runStart < 0 && inQuad == 0 && padding == 0 {
+                let (read, written) = Self.decodeGroups(p + i, n - i, into: out + o)
+                i += read
+                o += written
+                if i >= n { break }
+            }
+            let c = p[i]
+            let at = base + i
+            i += 1
+            if Self.isSpace(c) || c == Self.quote {
+                track(c, at: at)
+                continue
+            }
+            if runStart >= 0 {
+                let bad = runFirstBad
+                let badByte = runFirstBadByte
+                clearRun()
+                if bad >= 0 {
+                    try fail(Self.unexpected(badByte, at: bad))
+                    track(c, at: at)
+                    continue
+                }
+            }
+            let v = table[Int(c)]
+            if v < 64 {
+                guard padding == 0 else {
+                    try fail(PNCryptError(.notBase64, "not Base64: data after '=' padding at offset \(at)", offset: at))
+                    continue
+                }
+                quad = quad << 6 | UInt32(v)
+                inQuad += 1
+                if inQuad == 4 {
+                    out.storeBytes(of: UInt8(quad >> 16), toByteOffset: o, as: UInt8.self)
+                    out.storeBytes(of: UInt8(quad >> 8 & 0xFF), toByteOffset: o + 1, as: UInt8.self)
+                    out.storeBytes(of: UInt8(quad & 0xFF), toByteOffset: o + 2, as: UInt8.self)
+                    o += 3
+                    quad = 0
+                    inQuad = 0
+                }
+            } else if c == UInt8(ascii: "=") {
+                if padding == 0 { firstPad = at }
+                padding += 1
+                guard inQuad + padding <= 4, inQuad >= 2 else {
+                    try fail(PNCryptError(.notBase64, "not Base64: misplaced '=' at offset \(at)", offset: at))
+                    continue
+                }
+            } else {
+                try fail(Self.unexpected(c, at: at))
+            }
+        }
+        if o > 0 { try sink(UnsafeRawBufferPointer(start: out, count: o)) }
+    }
+
+    /// Ends the stream: checks what waited for the end (quotes, white space, padding) and writes the last bytes.
+    /// - Parameter sink: receives the last output.
+    /// - Throws: `notBase64` as `Base64.decode` would for the whole stream; `invalidValue` when called twice.
+    package func finish(_ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the Base64 decoder has already finished") }
+        finished = true
+        // The text ends at its last byte that is not white space; a quote there closes an opening quote.
+        let closed = openQuote != nil && runLastQuote >= 0
+        if let openQuote, !closed { throw Self.unexpected(Self.quote, at: openQuote) }
+        if let deferred { throw deferred }
+        if runLastQuote >= 0 && runFirstBad >= 0 && (runFirstBad < runLastQuote || !closed) {
+            throw Self.unexpected(runFirstBadByte, at: runFirstBad)
+        }
+        let end = closed ? runLastQuote : runStart >= 0 ? runStart : offset
+        if padding > 0 {
+            guard inQuad + padding == 4 else {
+                throw PNCryptError(.notBase64, "not Base64: incomplete padding at offset \(firstPad)", offset: firstPad)
+            }
+            quad <<= UInt32(6 * padding)
+            var last: [UInt8] = [UInt8(quad >> 16)]
+            if inQuad == 3 { last.append(UInt8(quad >> 8 & 0xFF)) }
+            try withBytes(last, sink)
+        } else if inQuad != 0 {
+            throw PNCryptError(.notBase64, "not Base64: \(inQuad.counting("character")) left over at the end"
+                               + " (missing '=' padding?)", offset: end)
+        }
+    }
+
+    private static let quote = UInt8(ascii: "\"")
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+    private static func unexpected(_ c: UInt8, at offset: Int) -> PNCryptError {
+        PNCryptError(.notBase64, "not Base64: unexpected \(Base64.describe(c)) at offset \(offset)"
+                     + (c == UInt8(ascii: "-") || c == UInt8(ascii: "_") ? " (URL-safe Base64 is not accepted)" : ""),
+                     offset: offset)
+    }
+
+    /// Adds a byte to the run of white space and quotes that may end the text (any other byte ends the run).
+    private func track(_ c: UInt8, at offset: Int) {
+        guard Self.isSpace(c) || c == Self.quote else {
+            clearRun()
+            return
+        }
+        if runStart < 0 { runStart = offset }
+        if c != 0x0A && c != 0x0D && runFirstBad < 0 {
+            runFirstBad = offset
+            runFirstBadByte = c
+        }
+        if c == Self.quote { runLastQuote = offset }
+    }
+
+    private func clearRun() {
+        runStart = -1
+        runFirstBad = -1
+        runLastQuote = -1
+    }
+
+    /// Throws `error` at once, or (after an opening quote, which may turn out not to be closed) keeps it for the
+    /// end.
+    private func fail(_ error: PNCryptError) throws(PNCryptError) {
+        guard openQuote != nil else { throw error }
+        deferred = error
+    }
+
+    /// Decodes whole groups of 4 alphabet characters from `p` (8 at a time, then 4), stopping before the first
+    /// group with any other byte; returns the characters read and the bytes written (`out` has room for
+    /// `count / 4 * 3 + 8`).
+    private static func decodeGroups(_ p: UnsafePointer<UInt8>, _ count: Int, into out: UnsafeMutableRawPointer)
+        -> (read: Int, written: Int) {
+        var i = 0
+        var o = 0
+        Base64.placed.withUnsafeBufferPointer { placed in
+            let t = placed.baseAddress!
+            while i &+ 8 <= count {
+                let high = t[Int(p[i])] | t[256 | Int(p[i &+ 1])] | t[512 | Int(p[i &+ 2])] | t[768 | Int(p[i &+ 3])]
+                let low = t[Int(p[i &+ 4])] | t[256 | Int(p[i &+ 5])] | t[512 | Int(p[i &+ 6])]
+                    | t[768 | Int(p[i &+ 7])]
+                guard (high | low) & 0x8000_0000 == 0 else { break }
+                out.storeBytes(of: ((UInt64(high) << 24 | UInt64(low)) << 16).bigEndian, toByteOffset: o,
+                               as: UInt64.self)
+                o &+= 6
+                i &+= 8
+            }
+            while i &+ 4 <= count {
+                let v = t[Int(p[i])] | t[256 | Int(p[i &+ 1])] | t[512 | Int(p[i &+ 2])] | t[768 | Int(p[i &+ 3])]
+                guard v & 0x8000_0000 == 0 else { break }
+                out.storeBytes(of: UInt8(v >> 16), toByteOffset: o, as: UInt8.self)
+                out.storeBytes(of: UInt8(v >> 8 & 0xFF), toByteOffset: o &+ 1, as: UInt8.self)
+                out.storeBytes(of: UInt8(v & 0xFF), toByteOffset: o &+ 2, as: UInt8.self)
+                o &+= 3
+                i &+= 4
+            }
+        }
+        return (i, o)
+    }
+}

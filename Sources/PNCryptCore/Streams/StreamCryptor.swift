@@ -1,0 +1,207 @@
+import PNCryptJSON
+
+/// Where a stream stage writes its output: called with each produced chunk, valid only during the call.
+///
+/// A buffer pointer, not an array: a stage hands out pieces of its own buffer without a copy per chunk (the public
+/// API's one kind of exception to "no unsafe types": the pointer is borrowed for the call and must not escape it).
+public typealias ByteSink = (UnsafeRawBufferPointer) throws(PNCryptError) -> Void
+
+/// One stage of a streamed pipeline (encrypt, decrypt, compress, ...): fed chunks, it writes chunks to a sink.
+/// Stages hold constant memory whatever the stream's length. Chunks in and out are borrowed buffer pointers, as for
+/// `ByteSink`.
+public protocol ByteStreamStage: AnyObject {
+    /// Processes `input`, writing whatever output is ready to `sink`.
+    func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError)
+    /// Ends the stream, writing the remaining output to `sink`. The stage cannot be used after: a further
+    /// `update` or `finish` throws `invalidValue`.
+    func finish(_ sink: ByteSink) throws(PNCryptError)
+}
+
+/// Encrypts a stream into a file format of docs/formats.md section 3, in constant memory.
+///
+/// - `legacy`: the ciphertext alone, under the fixed IV `0123456789012345` (what a CryptoModule whose legacy
+///   cryptor has a static IV writes).
+/// - `legacyRandomIV`: 16-byte random IV ‖ ciphertext (what SDK file sharing writes).
+/// - `acrh`: `PNED` header ‖ one continuous CBC ciphertext.
+/// `legacy33` has no file format. Empty streams cannot be encrypted (`emptyPlaintext`, in every format).
+public final class StreamEncryptor: ByteStreamStage {
+    private let cipher: StreamCipher
+    private let prefix: [UInt8]
+    private var started = false
+    private var finished = false
+    /// The file format written.
+    public let scheme: Scheme
+    private var plaintextCount = 0
+
+    /// A stream encryptor for `scheme` with `key`; `iv` replaces the random IV (for test vectors only).
+    /// - Throws: `invalidValue` for `legacy33`; `invalidIV`.
+    public convenience init(key: CipherKey, scheme: Scheme, iv: [UInt8]? = nil) throws(PNCryptError) {
+        try Self.checkFileFormat(scheme)
+        try self.init(key: key, anyScheme: scheme, iv: iv)
+    }
+
+    /// A stream encryptor for any scheme, `legacy33` included (for text, which has no file format).
+    package init(key: CipherKey, anyScheme scheme: Scheme, iv: [UInt8]?) throws(PNCryptError) {
+        let startIV: [UInt8]
+        if let given = try Cryptor.checkIV(iv, scheme: scheme) { startIV = given } else {
+            startIV = try Backend.randomBytes(Cryptor.blockSize)
+        }
+        self.scheme = scheme
+        prefix = Cryptor.prefix(iv: startIV, scheme: scheme)
+        cipher = try StreamCipher(key: key, scheme: scheme, encrypting: true, iv: startIV)
+    }
+
+    /// `legacy33` has no file format.
+    package static func checkFileFormat(_ scheme: Scheme?) throws(PNCryptError) {
+        guard scheme != .legacy33 else {
+            throw PNCryptError(.invalidValue, "legacy33 has no file format: use legacy, legacy-random-iv or acrh")
+        }
+    }
+
+    /// Encrypts `input`, writing the header or IV first, then whole blocks as they are ready.
+    /// - Throws: `invalidValue` after `finish`.
+    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
+        try emitPrefix(sink)
+        plaintextCount += input.count
+        try cipher.update(input, sink)
+    }
+
+    /// Pads and writes the last block. A stream with no data is refused (`emptyPlaintext`).
+    /// - Throws: `invalidValue` when called twice.
+    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
+        finished = true
+        try Cryptor.checkNotEmpty(plaintextCount, scheme: scheme, allowEmpty: false)
+        try emitPrefix(sink)
+        try cipher.finish(sink)
+    }
+
+    private func emitPrefix(_ sink: ByteSink) throws(PNCryptError) {
+        guard !started else { return }
+        started = true
+        try withBytes(prefix, sink)
+    }
+}
+
+/// Decrypts a stream in a file format of docs/formats.md section 3, in constant memory.
+///
+/// With `scheme` nil the format is read from the data: a `PNED` header selects `acrh`; headerless data is read as
+/// `legacyScheme` (`legacyRandomIV` by default: what SDK file sharing writes; `legacy` for files written with the
+/// fixed IV). Nothing in headerless data says which it is: for files of 3 or more blocks both readings have valid
+/// padding, so only the caller can decide. Plaintext is written as it is decrypted, except the last block, held
+/// back until `finish` checks the padding (in constant time): a caller that must not release unverified plaintext
+/// writes to a temporary place and keeps it only when `finish` succeeds. Its buffers are wiped when released.
+public final class StreamDecryptor: ByteStreamStage {
+    private let key: CipherKey
+    private let expected: Scheme?
+    private let legacyScheme: Scheme
+    private var cipher: StreamCipher?
+    private var head: [UInt8] = []
+    private var ciphertextCount = 0
+    private var finished = false
+    /// The format found (or required): `legacy`, `legacyRandomIV` or `acrh`; nil until enough bytes were read.
+    public private(set) var scheme: Scheme?
+
+    /// A stream decryptor with `key`; `scheme` nil detects a header and reads headerless data as `legacyScheme`
+    /// (`acrh`: refused, as by a module with no legacy cryptor), otherwise only that format is read.
+    /// - Throws: `invalidValue` for `legacy33`, which has no file format, or a `legacyScheme` that is not legacy.
+    public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError) {
+        try Self.checkFormats(scheme: scheme, legacyScheme: legacyScheme)
+        self.key = key
+        expected = scheme
+        self.legacyScheme = legacyScheme
+    }
+
+    private static func checkFormats(scheme: Scheme?, legacyScheme: Scheme) throws(PNCryptError) {
+        try StreamEncryptor.checkFileFormat(scheme)
+        guard legacyScheme != .legacy33 else {
+            throw PNCryptError(.invalidValue, "the legacy scheme of a file is legacy, legacy-random-iv or acrh (none)")
+        }
+    }
+
+    /// The most a file's format needs to be known from its first bytes: the longest `PNED` header and one block.
+    public static let headLength = CryptorHeader.maximumFixedLength + Int(UInt16.max) + Cryptor.blockSize
+
+    /// Whether `key` gives valid padding for a file, checked on its final two blocks alone (CBC allows it), so the
+    /// key for a file can be chosen before the whole of it is streamed.
+    ///
+    /// - Parameters:
+    ///   - key: the key to check.
+    ///   - head: the file's first bytes (`headLength`, or the whole file when shorter): they hold its header or IV.
+    ///   - tail: the file's last 32 bytes (or the whole file when shorter).
+    ///   - length: the file's length.
+    ///   - scheme: as in `init(key:scheme:legacyScheme:)`.
+    ///   - legacyScheme: as in `init(key:scheme:legacyScheme:)`.
+    /// - Returns: the file format and whether the padding is valid.
+    /// - Throws: the format errors `finish` would give (a header cut short, an unknown cryptor, no whole blocks).
+    public static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
+                                    legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
+        -> (scheme: Scheme, valid: Bool) {
+        try checkFormats(scheme: scheme, legacyScheme: legacyScheme)
+        // The format and where the ciphertext starts, from the head alone.
+        guard let (found, fileIV, start) = try Cryptor.streamStart(of: head, final: true, scheme: scheme,
+                                                                   legacyScheme: legacyScheme) else {
+            throw PNCryptError(.wrongKeyOrCorrupt, "the file ended before its IV or header")
+        }
+        let bodyCount = length - start
+        try Cryptor.checkBlocks(bodyCount, scheme: found)
+        let block = Cryptor.blockSize
+        guard tail.count >= min(2 * block, length) else {
+            throw PNCryptError(.invalidValue, "checkPadding needs the file's last 32 bytes")
+        }
+        // The last block decrypts with the block before it as its IV; with one block, with the file's IV.
+        let iv = if bodyCount >= 2 * block {
+            Array(tail[(tail.count - 2 * block)..<(tail.count - block)])
+        } else if let fileIV {
+            Array(head[fileIV])
+        } else {
+            Cryptor.fixedIV
+        }
+        return (found, StreamCipher.lastBlockIsPadded(key: key, scheme: found, iv: iv, lastBlock: tail.suffix(block)))
+    }
+
+    /// Decrypts `input`, reading the IV or header first; the last block waits for `finish`.
+    /// - Throws: `invalidValue` after `finish`.
+    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
+        if let cipher {
+            ciphertextCount += input.count
+            return try cipher.update(input, sink)
+        }
+        // Until the IV or header is complete, collect bytes (at most one header: 12 + 65535 bytes).
+        head.append(contentsOf: input)
+        guard let used = try readPrefix(final: false), let cipher else { return }
+        let rest = Array(head[used...])
+        head = []
+        ciphertextCount += rest.count
+        try withBytes(rest) { (b) throws(PNCryptError) in try cipher.update(b, sink) }
+    }
+
+    /// Checks the padding and writes the last plaintext bytes; throws when the stream is cut short or corrupt.
+    /// - Throws: `CryptoModule.decryptionFailed` for a wrong key or corrupt data; `invalidValue` when called twice.
+    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
+        finished = true
+        if cipher == nil {
+            // Throws: the stream ended inside the IV or header.
+            _ = try readPrefix(final: true)
+        }
+        guard let cipher, let scheme else {
+            throw PNCryptError(.wrongKeyOrCorrupt, "the stream ended before its IV or header")
+        }
+        try Cryptor.checkBlocks(ciphertextCount, scheme: scheme)
+        try cipher.finish(sink)
+    }
+
+    /// Reads the IV or header from `head` and starts the cipher; returns the number of bytes they occupy, or nil
+    /// when more are needed.
+    private func readPrefix(final: Bool) throws(PNCryptError) -> Int? {
+        guard let (found, ivRange, start) = try Cryptor.streamStart(of: head, final: final, scheme: expected,
+                                                                    legacyScheme: legacyScheme) else { return nil }
+        scheme = found
+        let iv = ivRange.map { Array(head[$0]) } ?? Cryptor.fixedIV
+        cipher = try StreamCipher(key: key, scheme: found, encrypting: false, iv: iv)
+        return start
+    }
+}

@@ -1,0 +1,48 @@
+import PNCryptJSON
+
+/// Runs a stream through stages (decompress, encrypt, ...) from one file to another, in constant memory.
+///
+/// ```swift
+/// let key = try CipherKey("enigma")
+/// let input = open("notes.txt", O_RDONLY), output = open("notes.enc", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+/// try StreamPipeline.run(from: input, through: [StreamEncryptor(key: key, scheme: .acrh)], to: output)
+/// ```
+public enum StreamPipeline {
+    /// The chunk size read from the input: large enough for OpenSSL and zlib to run at full speed.
+    public static let defaultChunkSize = 1 << 20
+
+    /// Reads the file descriptor `input` to its end, runs every chunk through `stages` in order, and writes the
+    /// result to the file descriptor `output`. Neither descriptor is closed (`FileHandle.fileDescriptor` gives
+    /// one from Foundation).
+    /// - Parameters:
+    ///   - input: the descriptor to read, to its end.
+    ///   - stages: the stages, in order (each one's output is the next one's input).
+    ///   - output: the descriptor to write.
+    ///   - chunkSize: how many bytes are read at a time.
+    ///   - progress: called after each chunk with the number of input bytes read so far.
+    /// - Throws: `invalidValue` for a `chunkSize` below 1; the first stage's error, or `io` when reading or
+    ///   writing fails. Output already written stays written: write to a temporary file and keep it only on
+    ///   success.
+    public static func run(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
+                           chunkSize: Int = defaultChunkSize,
+                           progress: ((Int64) -> Void)? = nil) throws(PNCryptError) {
+        let write: ByteSink = { (chunk) throws(PNCryptError) in try FileIO.writeAll(output, chunk) }
+        var total: Int64 = 0
+        try FileIO.pump(input, chunkSize: chunkSize) { (chunk) throws(PNCryptError) in
+            try StageChain.push(chunk, into: stages, write)
+            total += Int64(chunk.count)
+            progress?(total)
+        }
+        try StageChain.finish(stages, write)
+    }
+
+    /// Runs `bytes` through `stages` and returns the whole output (for buffers that fit in memory).
+    public static func run(_ bytes: some Collection<UInt8>, through stages: [any ByteStreamStage])
+        throws(PNCryptError) -> [UInt8] {
+        var out: [UInt8] = []
+        let collect: ByteSink = { out.append(contentsOf: $0) }
+        try withBytes(bytes) { (chunk) throws(PNCryptError) in try StageChain.push(chunk, into: stages, collect) }
+        try StageChain.finish(stages, collect)
+        return out
+    }
+}

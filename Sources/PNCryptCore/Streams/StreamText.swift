@@ -1,0 +1,191 @@
+import PNCryptJSON
+
+/// Encrypts a stream into Base64 text, in constant memory: the same text as `CryptoModule.encrypt(_:scheme:iv:)`
+/// of the whole stream (without a line break), in every scheme, `legacy33` included.
+///
+/// ```swift
+/// let stage = try TextStreamEncryptor(key: CipherKey("enigma"), scheme: .acrh)
+/// try StreamPipeline.run(from: input, through: [stage], to: output)
+/// ```
+public final class TextStreamEncryptor: ByteStreamStage {
+    private let encryptor: StreamEncryptor
+    private let encoder = Base64StreamEncoder()
+    private var finished = false
+    /// The scheme written.
+    public var scheme: Scheme { encryptor.scheme }
+
+    /// A text encryptor for `scheme` with `key`; `iv` replaces the random IV (for test vectors only).
+    /// - Parameters:
+    ///   - key: the cipher key.
+    ///   - scheme: the scheme to write.
+    ///   - iv: 16 bytes instead of a random IV; `legacy` and `legacy33` accept only their fixed IV.
+    /// - Throws: `invalidIV`.
+    public init(key: CipherKey, scheme: Scheme = .acrh, iv: [UInt8]? = nil) throws(PNCryptError) {
+        encryptor = try StreamEncryptor(key: key, anyScheme: scheme, iv: iv)
+    }
+
+    /// Encrypts `input`, writing the Base64 of the header or IV and of whole blocks as they are ready.
+    /// - Parameters:
+    ///   - input: the next chunk of the stream.
+    ///   - sink: receives the output.
+    /// - Throws: `invalidValue` after `finish`; otherwise what `sink` throws.
+    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the text encryptor has already finished") }
+        guard input.count > 0 else { return }
+        try encryptor.update(input) { (bytes) throws(PNCryptError) in try encoder.update(bytes, sink) }
+    }
+
+    /// Pads and writes the last block and the Base64 padding. A stream with no data is refused (`emptyPlaintext`)
+    /// before anything is written.
+    /// - Parameter sink: receives the last output.
+    /// - Throws: `emptyPlaintext`; `invalidValue` when called twice; otherwise what `sink` throws.
+    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+        guard !finished else { throw PNCryptError(.invalidValue, "the text encryptor has already finished") }
+        finished = true
+        try encryptor.finish { (bytes) throws(PNCryptError) in try encoder.update(bytes, sink) }
+        try encoder.finish(sink)
+    }
+}
+
+/// Decrypts ciphertext of any length (Base64-decoded text, for instance by `Base64StreamDecoder` into a temporary
+/// file) in bounded memory, under the rules of `KeyRing.decrypt(_:scheme:legacyScheme:content:)` for text: the
+/// plaintext is given only when exactly one (key, scheme) reading qualifies, with valid padding and valid UTF-8.
+///
+/// Two steps, so that no plaintext is released before the verdict: `choose` runs every reading over the whole
+/// ciphertext (each to the end of its checks, whatever failed first), keeping no plaintext; `write` then
+/// decrypts the chosen reading again and hands its plaintext to a sink. The ciphertext must not change between
+/// the two: keep it in a file no one else can write (an unlinked temporary file). Memory: one chunk
+/// (`chunkSize`) and one cipher buffer of the same size per reading, whatever the length.
+///
+/// ```swift
+/// let reader = StreamTextReader(ring: try KeyRing(["new-key", "old-key"]))
+/// let choice = try reader.choose(ciphertext: fd, length: length)   // throws unless exactly one qualifies
+/// try reader.write(choice, ciphertext: fd) { plaintext in /* write it */ }
+/// ```
+public struct StreamTextReader: Sendable {
+    /// The keys tried.
+    public let ring: KeyRing
+    /// The scheme read, nil to read a `PNED` header when there is one, else `legacyScheme`.
+    public let scheme: Scheme?
+    /// How headerless data is read when `scheme` is nil; nil tries `legacy` and `legacy-random-iv` both.
+    public let legacyScheme: Scheme?
+
+    /// How many bytes of ciphertext are read at a time.
+    public static let chunkSize = 256 << 10
+
+    /// The reading that qualified.
+    public struct Choice: Sendable {
+        /// Index of the key in the ring (0 is the first, newest).
+        public let keyIndex: Int
+        /// The scheme that read the data.
+        public var scheme: Scheme { reading.scheme }
+        package let reading: Cryptor.Reading
+        package let iv: [UInt8]
+    }
+
+    /// A reader with the keys of `ring`.
+    /// - Parameters:
+    ///   - ring: the keys to try.
+    ///   - scheme: the scheme to read; nil reads a `PNED` header when there is one, else `legacyScheme`.
+    ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries both legacy readings.
+    public init(ring: KeyRing, scheme: Scheme? = nil, legacyScheme: Scheme? = nil) {
+        self.ring = ring
+        self.scheme = scheme
+        self.legacyScheme = legacyScheme
+    }
+
+    /// Runs every (key, scheme) reading of the ciphertext in `fd` over all of it and returns the one that
+    /// qualifies. Nothing is decrypted for output.
+    /// - Parameters:
+    ///   - fd: a regular file holding the ciphertext, read by offset (its position is not used).
+    ///   - length: the ciphertext's length in bytes.
+    /// - Throws: the format errors of `KeyRing.decrypt` (`malformedHeader`, `unknownCryptor`, a length no reading
+    ///   accepts); `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings,
+    ///   when more than one does; `io` when reading fails.
+    public func choose(ciphertext fd: Int32, length: Int) throws(PNCryptError) -> Choice {
+        let headCount = min(length, StreamDecryptor.headLength)
+        let head = headCount == 0 ? [] : try makeBytes(capacity: headCount) { (out) throws(PNCryptError) in
+            try FileIO.readFully(fd, at: 0, into: UnsafeMutableRawBufferPointer(start: out, count: headCount))
+            return headCount
+        }
+        let readings = try Cryptor.readings(of: HeadView(head: head, count: length), scheme: scheme,
+                                            legacyScheme: legacyScheme)
+        var candidates: [Candidate] = []
+        for (keyIndex, key) in ring.keys.enumerated() {
+            for reading in readings {
+                let iv = reading.iv.map { Array(head[$0]) } ?? Cryptor.fixedIV
+                let cipher = try StreamCipher(key: key, scheme: reading.scheme, encrypting: false, iv: iv)
+                candidates.append(Candidate(keyIndex: keyIndex, reading: reading, iv: iv, cipher: cipher))
+            }
+        }
+        let start = readings.map(\.body.lowerBound).min() ?? length
+        try FileIO.pump(fd, from: start, to: length, chunkSize: Self.chunkSize) {
+            (chunk, offset) throws(PNCryptError) in
+            for candidate in candidates {
+                let from = max(offset, candidate.reading.body.lowerBound) - offset
+                guard from < chunk.count else { continue }
+                try candidate.cipher.update(UnsafeRawBufferPointer(rebasing: chunk[from...])) {
+                    (plain) throws(PNCryptError) in candidate.utf8.update(plain)
+                }
+            }
+        }
+        // Every reading runs to the end of its checks, whatever the padding gave; the one decision procedure
+        // chooses, as for one-shot text.
+        var verdicts: [Decision.Verdict] = []
+        for candidate in candidates {
+            let padded = try candidate.cipher.finishReportingPadding {
+                (plain) throws(PNCryptError) in candidate.utf8.update(plain)
+            }
+            verdicts.append(Decision.Verdict(keyIndex: candidate.keyIndex, scheme: candidate.reading.scheme,
+                                             padding: padded, utf8: candidate.utf8.finish(), json: false))
+        }
+        let winner = candidates[try Decision.decide(verdicts, content: .text, namingKeys: ring.keys.count > 1)]
+        return Choice(keyIndex: winner.keyIndex, reading: winner.reading, iv: winner.iv)
+    }
+
+    /// Decrypts the chosen reading of the ciphertext in `fd` (the same file `choose` read, unchanged) and hands
+    /// the plaintext to `sink`, chunk by chunk.
+    /// - Parameters:
+    ///   - choice: what `choose` returned for this file.
+    ///   - fd: the file `choose` read.
+    ///   - sink: receives the plaintext.
+    /// - Throws: `CryptoModule.decryptionFailed` if the file changed since `choose`; `io`; what `sink` throws.
+    public func write(_ choice: Choice, ciphertext fd: Int32, to sink: ByteSink) throws(PNCryptError) {
+        let key = ring.keys[choice.keyIndex]
+        let cipher = try StreamCipher(key: key, scheme: choice.reading.scheme, encrypting: false, iv: choice.iv)
+        let body = choice.reading.body
+        try FileIO.pump(fd, from: body.lowerBound, to: body.upperBound, chunkSize: Self.chunkSize) {
+            (chunk, _) throws(PNCryptError) in try cipher.update(chunk, sink)
+        }
+        try cipher.finish(sink)
+    }
+
+    /// One (key, scheme) reading being checked.
+    private final class Candidate {
+        package let keyIndex: Int
+        package let reading: Cryptor.Reading
+        package let iv: [UInt8]
+        package let cipher: StreamCipher
+        package var utf8 = UTF8StreamValidator()
+
+        package init(keyIndex: Int, reading: Cryptor.Reading, iv: [UInt8], cipher: StreamCipher) {
+            self.keyIndex = keyIndex
+            self.reading = reading
+            self.iv = iv
+            self.cipher = cipher
+        }
+    }
+
+    /// The first bytes of a ciphertext with the length of all of it: what `Cryptor.readings` looks at (the header
+    /// and the length; the header is within `StreamDecryptor.headLength` bytes).
+    private struct HeadView: RandomAccessCollection {
+        package let head: [UInt8]
+        package let count: Int
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { count }
+        package subscript(position: Int) -> UInt8 {
+            precondition(position < head.count, "a reading looked past the head of the ciphertext")
+            return head[position]
+        }
+    }
+}

@@ -1,0 +1,67 @@
+// Helpers over raw bytes shared by the library. Ownership: `withBytes` lends the caller's storage for one call
+// (or a private copy, wiped after it); `withScratch` memory belongs to the call and never escapes it;
+// `withBytesAsync` allocates a copy for one async call, then wipes and frees it.
+
+/// Runs `body` over the contiguous bytes of `data` (copying only when `data` is not contiguous), keeping
+/// the typed error: the standard library's `withUnsafeBytes` family is `rethrows` and would erase it. A copy is
+/// wiped after use: it may hold plaintext.
+@inline(__always)
+package func withBytes<R, E: Error>(_ data: some Sequence<UInt8>,
+                            _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    let result = data.withContiguousStorageIfAvailable { buffer in
+        Result { () throws(E) -> R in try body(UnsafeRawBufferPointer(buffer)) }
+    }
+    if let result { return try result.get() }
+    var copy = Array(data)
+    defer { wipe(&copy) }
+    return try copy.withUnsafeBytes { buffer in
+        Result { () throws(E) -> R in try body(buffer) }
+    }.get()
+}
+
+/// Runs `body` with `count` bytes of scratch memory that never escapes it: on the stack when small (a message),
+/// else on the heap. (`withUnsafeTemporaryAllocation` alone asks the runtime about stack room above 1 KiB,
+/// which on Linux can cost more than the work.)
+@inline(__always)
+package func withScratch<R, E: Error>(_ count: Int,
+                              _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    if count <= 1024 {
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 16) {
+            (buffer) throws(E) -> R in try body(buffer)
+        }
+    }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+    defer { buffer.deallocate() }
+    return try body(buffer)
+}
+
+/// A new array of at most `capacity` bytes that `body` writes to uninitialized memory, returning the count it
+/// wrote; keeps the typed error (`[UInt8](unsafeUninitializedCapacity:)` rethrows untyped).
+package func makeBytes(capacity: Int, _ body: (UnsafeMutableRawPointer) throws(PNCryptError) -> Int)
+    throws(PNCryptError) -> [UInt8] {
+    var failure: PNCryptError?
+    let out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+        do throws(PNCryptError) {
+            initialized = try body(UnsafeMutableRawPointer(buffer.baseAddress!))
+        } catch {
+            failure = error
+            initialized = 0
+        }
+    }
+    if let failure { throw failure }
+    return out
+}
+
+/// Runs `body` over a copy of `data` from async code (the standard library's `withUnsafeBytes` takes no async
+/// closure); the copy is wiped afterwards (it may hold plaintext).
+package func withBytesAsync<R>(_ data: some Collection<UInt8>,
+                       _ body: (UnsafeRawBufferPointer) async throws -> R) async throws -> R {
+    let count = data.count
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+    defer {
+        wipe(buffer.baseAddress!, count: buffer.count)
+        buffer.deallocate()
+    }
+    buffer.copyBytes(from: data)
+    return try await body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+}

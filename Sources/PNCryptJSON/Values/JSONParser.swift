@@ -1,0 +1,599 @@
+extension JSONValue {
+    /// Parses one JSON text (RFC 8259, strictly) from UTF-8 bytes.
+    ///
+    /// Rejected, with `PNCryptError.Code.invalidJSON` and the byte `offset` of the problem: trailing commas,
+    /// comments, `NaN`/`Infinity`, leading zeros (`01`), a leading `+`, control characters U+0000–U+001F
+    /// written raw inside strings, escapes other than `\" \\ \/ \b \f \n \r \t \uXXXX`, invalid UTF-8
+    /// (overlong forms, encoded surrogates, values above U+10FFFF, truncated sequences), a byte order mark,
+    /// and anything but whitespace (space, tab, LF, CR) after the value. The message reads like
+    /// `invalid JSON at offset 12: expected ':' after object key`.
+    ///
+    /// - A `\u` escape of a lone UTF-16 surrogate (a high one not followed by a `\u` low one, or a low one
+    ///   alone) is replaced by U+FFFD, as a Swift `String` cannot hold it; the rest of the text is kept.
+    /// - Nesting of arrays and objects deeper than `maxDepth` throws `PNCryptError.Code.jsonTooDeep` with the
+    ///   offset of the bracket that went too deep. The parser keeps its own stack, so even a 100,000-deep
+    ///   input is rejected without deep recursion.
+    /// - Numbers keep their literal text (`JSONNumber`); object members keep document order and duplicates.
+    public init(parsing bytes: some Collection<UInt8>, maxDepth: Int = JSONValue.defaultMaxDepth)
+        throws(PNCryptError)
+    {
+        // The standard library's `with...` methods rethrow untyped errors: carry ours out in a `Result`.
+        let parsed = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(PNCryptError) in try JSONParser.parse(buffer, maxDepth: maxDepth) }
+        }
+        if let parsed {
+            self = try parsed.get()
+        } else {
+            try self.init(parsing: Array(bytes), maxDepth: maxDepth)
+        }
+    }
+
+    /// Parses one JSON text (RFC 8259, strictly) from the UTF-8 form of `text`; see `init(parsing:maxDepth:)`
+    /// for bytes. Offsets in errors count UTF-8 bytes.
+    public init(parsing text: String, maxDepth: Int = JSONValue.defaultMaxDepth) throws(PNCryptError) {
+        var text = text
+        let parsed = text.withUTF8 { buffer in
+            Result { () throws(PNCryptError) in try JSONParser.parse(buffer, maxDepth: maxDepth) }
+        }
+        self = try parsed.get()
+    }
+}
+
+/// Whether a decrypted plaintext is a message: the one predicate the decision between readings uses for messages
+/// (`KeyRing.Content.json`). A message is one JSON text (RFC 8259), or the PHP SDK's raw string form
+/// (`isPHPRawString`), which is often not JSON. UTF-8 validity is checked on its own by the caller.
+package func isMessageText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    let json = isJSONText(bytes)
+    let raw = isPHPRawString(bytes)
+    return json || raw
+}
+
+/// Whether `bytes` are the PHP SDK's raw form of a string message: `"`, the string's UTF-8 as it is (quotes,
+/// backslashes and control characters unescaped), `"` (pubnub/php `PubNubUtil::writeValueAsString`). Any text
+/// between two quotes has this form; the string is what lies between them.
+package func isPHPRawString(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    bytes.count >= 2 && bytes[0] == UInt8(ascii: "\"") && bytes[bytes.count - 1] == UInt8(ascii: "\"")
+}
+
+/// The message a plaintext that passed `isMessageText` (or any UTF-8 text) gives: its JSON value; for the PHP raw
+/// string form that is not JSON, the string between the quotes; otherwise the text as a plain string.
+package func messageValue(_ plaintext: UnsafeRawBufferPointer) -> JSONValue {
+    if let value = try? JSONValue(parsing: plaintext) { return value }
+    if isPHPRawString(plaintext) {
+        return .string(String(decoding: UnsafeRawBufferPointer(rebasing: plaintext[1..<(plaintext.count - 1)]),
+                              as: UTF8.self))
+    }
+    return .string(String(decoding: plaintext, as: UTF8.self))
+}
+
+/// Whether `bytes` are one JSON text.
+package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    (try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth)) != nil
+}
+
+/// The parser behind `JSONValue(parsing:)`: one pass over contiguous UTF-8 bytes, no recursion.
+///
+/// Open containers live on explicit stacks: `frames` (one per open array or object: where its elements start,
+/// and whether it is an object), `values` (finished elements of open arrays), `members` (finished members of
+/// open objects) and `keys` (the key of each member being read). Closing a container moves its slice into a new
+/// array. The stacks start in stack memory lent by `parse`, so a message's parse allocates only the values
+/// it returns.
+///
+/// Ownership: `bytes` is borrowed from the caller's `withUTF8`/`withContiguousStorageIfAvailable` closure and
+/// never escapes it; the stacks are borrowed from `parse`'s temporary allocations and die before they do.
+package struct JSONParser: ~Copyable {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let maxDepth: Int
+    private var position = 0
+    /// Per open container: the count of `members` (objects) or `values` (arrays) when it opened, times 2, plus
+    /// 1 for an object.
+    private var frames: InlineStack<Int>
+    private var values: InlineStack<JSONValue>
+    private var members: InlineStack<JSONObject.Member>
+    private var keys: InlineStack<String>
+    private var scratch: [UInt8] = []
+    /// `SmallASCII.isAvailable`, read once per parse.
+    private let smallStrings = SmallASCII.isAvailable
+
+    /// How many of each stack's entries live in stack memory (beyond that, the heap): enough for messages.
+    private static let inlineFrames = 32, inlineValues = 16, inlineMembers = 16, inlineKeys = 16
+
+    /// Parses one JSON text from `bytes` (see `JSONValue.init(parsing:maxDepth:)`).
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(PNCryptError) -> JSONValue {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {
+            (frames) throws(PNCryptError) -> JSONValue in
+            try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: inlineValues) {
+                (values) throws(PNCryptError) -> JSONValue in
+                try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: inlineMembers) {
+                    (members) throws(PNCryptError) -> JSONValue in
+                    try withUnsafeTemporaryAllocation(of: String.self, capacity: inlineKeys) {
+                        (keys) throws(PNCryptError) -> JSONValue in
+                        var parser = JSONParser(bytes, maxDepth: maxDepth, frames: frames, values: values,
+                                                members: members, keys: keys)
+                        return try parser.parseDocument()
+                    }
+                }
+            }
+        }
+    }
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, frames: UnsafeMutableBufferPointer<Int>,
+                 values: UnsafeMutableBufferPointer<JSONValue>,
+                 members: UnsafeMutableBufferPointer<JSONObject.Member>, keys: UnsafeMutableBufferPointer<String>) {
+        self.bytes = bytes
+        self.maxDepth = max(0, maxDepth)
+        self.frames = InlineStack(startingIn: frames)
+        self.values = InlineStack(startingIn: values)
+        self.members = InlineStack(startingIn: members)
+        self.keys = InlineStack(startingIn: keys)
+    }
+
+    private var count: Int { bytes.count }
+
+    // MARK: - Structure
+
+    package mutating func parseDocument() throws(PNCryptError) -> JSONValue {
+        while true {
+            skipWhitespace()
+            guard position < count else { throw expectedValueError() }
+            var value: JSONValue
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                value = .string(try parseString())
+            case UInt8(ascii: "{"):
+                try checkDepth()
+                position += 1
+                skipWhitespace()
+                if position < count && bytes[position] == UInt8(ascii: "}") {
+                    position += 1
+                    value = .object(JSONObject())
+                } else {
+                    frames.append(members.count << 1 | 1)
+                    try parseKey(after: "'{'", orClose: true)
+                    continue
+                }
+            case UInt8(ascii: "["):
+                try checkDepth()
+                position += 1
+                skipWhitespace()
+                if position < count && bytes[position] == UInt8(ascii: "]") {
+                    position += 1
+                    value = .array([])
+                } else {
+                    frames.append(values.count << 1)
+                    continue
+                }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = .number(try parseNumber())
+            case UInt8(ascii: "t"):
+                try expectLiteral("true", 0x6575_7274)
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false", 0x6573_6C61, after: 1)
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null", 0x6C6C_756E)
+                value = .null
+            default:
+                throw expectedValueError()
+            }
+
+            // Hand the finished value to its container; close containers as far as the text says.
+            while true {
+                guard frames.count > 0 else {
+                    skipWhitespace()
+                    if position < count {
+                        throw error("unexpected \(found()) after the JSON value")
+                    }
+                    return value
+                }
+                let frame = frames.last
+                let isObject = frame & 1 == 1
+                skipWhitespace()
+                guard position < count else {
+                    throw error(isObject ? "expected ',' or '}' after object member, found end of input"
+                                         : "expected ',' or ']' after array element, found end of input")
+                }
+                let byte = bytes[position]
+                if byte == UInt8(ascii: ",") {
+                    position += 1
+                    if isObject {
+                        members.append(JSONObject.Member(key: keys.removeLast(), value: consume value))
+                        try parseKey(after: "','", orClose: false)
+                    } else {
+                        values.append(consume value)
+                    }
+                    break
+                }
+                if isObject {
+                    guard byte == UInt8(ascii: "}") else {
+                        throw error("expected ',' or '}' after object member, found \(found())")
+                    }
+                    position += 1
+                    members.append(JSONObject.Member(key: keys.removeLast(), value: consume value))
+                    value = .object(JSONObject(members: members.moveOut(from: frame >> 1)))
+                } else {
+                    guard byte == UInt8(ascii: "]") else {
+                        throw error("expected ',' or ']' after array element, found \(found())")
+                    }
+                    position += 1
+                    values.append(consume value)
+                    value = .array(values.moveOut(from: frame >> 1))
+                }
+                frames.removeLast()
+            }
+        }
+    }
+
+    /// Throws `.jsonTooDeep` if opening one more container would exceed `maxDepth`.
+    private func checkDepth() throws(PNCryptError) {
+        if frames.count >= maxDepth {
+            throw PNCryptError(
+                .jsonTooDeep, "JSON nested deeper than \(maxDepth) levels at offset \(position)", offset: position)
+        }
+    }
+
+    /// Reads `"key"` and the `:` after it, leaving `position` at the member's value, and pushes the key.
+    private mutating func parseKey(after what: String, orClose: Bool) throws(PNCryptError) {
+        skipWhitespace()
+        guard position < count, bytes[position] == UInt8(ascii: "\"") else {
+            let expected = orClose ? "a string key or '}'" : "a string key"
+            throw error("expected \(expected) after \(what), found \(found())")
+        }
+        let key = try parseString()
+        skipWhitespace()
+        guard position < count, bytes[position] == UInt8(ascii: ":") else {
+            throw error("expected ':' after object key, found \(found())")
+        }
+        position += 1
+        keys.append(key)
+    }
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while position < count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    /// Reads `word`; `tail` is its last 4 bytes as a little-endian integer, which start `after` bytes in.
+    @inline(__always)
+    private mutating func expectLiteral(_ word: StaticString, _ tail: UInt32, after: Int = 0) throws(PNCryptError) {
+        let start = position + after
+        if start + 4 <= count,
+           UInt32(littleEndian: UnsafeRawPointer(bytes.baseAddress! + start).loadUnaligned(as: UInt32.self)) == tail
+        {
+            position = start + 4
+            return
+        }
+        try expectLiteralSlowly(word)
+    }
+
+    /// `expectLiteral` byte by byte, stopping at the first difference (its offset is the error's).
+    private mutating func expectLiteralSlowly(_ word: StaticString) throws(PNCryptError) {
+        let start = position
+        let utf8 = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        for (index, expected) in utf8.enumerated() {
+            position = start + index
+            guard position < count, bytes[position] == expected else {
+                throw error("expected '\(word)', found \(found())")
+            }
+        }
+        position = start + utf8.count
+    }
+
+    // MARK: - Numbers
+
+    private mutating func parseNumber() throws(PNCryptError) -> JSONNumber {
+        let start = position
+        var negative = false
+        if bytes[position] == UInt8(ascii: "-") {
+            negative = true
+            position += 1
+        }
+        guard position < count, isDigit(bytes[position]) else {
+            throw error("expected a digit after '-', found \(found())")
+        }
+        var magnitude: UInt64 = 0
+        var digitCount = 0
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+            if position < count && isDigit(bytes[position]) {
+                throw error("leading zeros are not allowed in numbers")
+            }
+        } else {
+            // A local index: the stored `position` would be written back on every digit.
+            var index = position
+            while index < count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                magnitude = magnitude &* 10 &+ UInt64(digit)
+                index += 1
+            }
+            digitCount = index - position
+            position = index
+        }
+        var isInteger = true
+        if position < count && bytes[position] == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            guard position < count, isDigit(bytes[position]) else {
+                throw error("expected a digit after '.', found \(found())")
+            }
+            while position < count && isDigit(bytes[position]) { position += 1 }
+        }
+        if position < count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
+            isInteger = false
+            position += 1
+            if position < count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) {
+                position += 1
+            }
+            guard position < count, isDigit(bytes[position]) else {
+                throw error("expected a digit in the exponent, found \(found())")
+            }
+            while position < count && isDigit(bytes[position]) { position += 1 }
+        }
+        // Up to 18 digits always fit in Int64; "-0" keeps its sign as text.
+        if isInteger && digitCount <= 18 && !(negative && magnitude == 0) {
+            let value = Int64(magnitude)
+            return JSONNumber(parsedInt: negative ? -value : value)
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        return JSONNumber(validatedLiteral: text)
+    }
+
+    @inline(__always)
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+
+    // MARK: - Strings
+
+    /// Reads a string starting at its opening quote; leaves `position` after the closing quote.
+    @inline(__always)
+    private mutating func parseString() throws(PNCryptError) -> String {
+        position += 1
+        let start = position
+        // Scan the plain run with a local index over the base pointer (the stored `position` would be reloaded and
+        // stored on every byte): only `"`, `\\` and control characters stop it.
+        let base = bytes.baseAddress!
+        let end = count
+        var index = start
+        // Eight bytes at a time while there are eight left (the stop found exactly), then byte by byte.
+        var seenWord: UInt64 = 0
+        while index + 8 <= end {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            let stops = JSONParser.plainRunStops(word)
+            if stops == 0 {
+                seenWord |= word
+                index += 8
+                continue
+            }
+            let plain = stops.trailingZeroBitCount >> 3
+            seenWord |= word & ((1 << (plain << 3)) &- 1)
+            index += plain
+            break
+        }
+        var seen: UInt8 = seenWord & 0x8080_8080_8080_8080 == 0 ? 0 : 0x80
+        // Only when fewer than eight bytes are left (or the word loop stopped on the byte that ends the run).
+        while index < end {
+            let byte = base[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            seen |= byte
+            index += 1
+        }
+        position = index
+        guard index < end else { throw unterminatedStringError(start: start - 1) }
+        let byte = base[index]
+        if byte == UInt8(ascii: "\"") {
+            let content = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            position += 1
+            if seen < 0x80 {
+                if content.count <= SmallASCII.capacity && smallStrings {
+                    return SmallASCII.make(base + start, count: content.count, readable: end - start)
+                }
+                return String(decoding: content, as: UTF8.self)
+            }
+            return try makeValidatedString(content, rawStart: start, rawEnd: index)
+        }
+        if byte == UInt8(ascii: "\\") {
+            return try parseEscapedString(start: start)
+        }
+        throw controlCharacterError(byte)
+    }
+
+    /// The high bit of each byte of `word` (bytes in memory order, the first in the low bits) that is `"`, `\\` or
+    /// a control character (below 0x20), and maybe of bytes after the first such byte: the lowest bit set is exact
+    /// (the classic "has a zero byte" and "has a byte less than n" tests; bytes from 0x80 up never count).
+    @inline(__always)
+    package static func plainRunStops(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let quoteZero = (quote &- ones) & ~quote
+        let backslashZero = (backslash &- ones) & ~backslash
+        return (control | quoteZero | backslashZero) & (ones &* 0x80)
+    }
+
+    /// The slow path of `parseString`, from the first backslash on, decoding into `scratch`.
+    private mutating func parseEscapedString(start: Int) throws(PNCryptError) -> String {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        var seen: UInt8 = 0
+        for byte in scratch { seen |= byte }
+        while position < count {
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                if seen < 0x80 {
+                    return String(decoding: scratch, as: UTF8.self)
+                }
+                let rawEnd = position - 1
+                return try scratch.withUnsafeBufferPointer { (buffer) throws(PNCryptError) -> String in
+                    try makeValidatedString(buffer, rawStart: start, rawEnd: rawEnd)
+                }
+            case UInt8(ascii: "\\"):
+                try parseEscape(stringStart: start - 1)
+            case 0..<0x20:
+                throw controlCharacterError(byte)
+            default:
+                seen |= byte
+                scratch.append(byte)
+                position += 1
+            }
+        }
+        throw unterminatedStringError(start: start - 1)
+    }
+
+    /// Decodes the escape at `position` (a backslash) into `scratch`.
+    private mutating func parseEscape(stringStart: Int) throws(PNCryptError) {
+        let escapeStart = position
+        position += 1
+        guard position < count else { throw unterminatedStringError(start: stringStart) }
+        let byte = bytes[position]
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(byte)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            let unit = try parseHex4()
+            var scalar: UInt32 = 0xFFFD
+            switch unit {
+            case 0xD800...0xDBFF:
+                // A high surrogate needs a `\u` low surrogate right after it; otherwise it becomes U+FFFD and
+                // whatever follows is read on its own.
+                if position + 6 <= count && bytes[position] == UInt8(ascii: "\\")
+                    && bytes[position + 1] == UInt8(ascii: "u"),
+                    let low = hex4(at: position + 2), (0xDC00...0xDFFF).contains(low)
+                {
+                    position += 6
+                    scalar = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                }
+            case 0xDC00...0xDFFF:
+                break
+            default:
+                scalar = UInt32(unit)
+            }
+            appendUTF8(scalar)
+        default:
+            position = escapeStart
+            let shown = byte >= 0x20 && byte < 0x7F ? "'\\\(Character(Unicode.Scalar(byte)))'" : "'\\'"
+            throw error("invalid escape \(shown) in string")
+        }
+    }
+
+    /// Reads the 4 hex digits after `\u`, leaving `position` after them.
+    private mutating func parseHex4() throws(PNCryptError) -> UInt16 {
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            guard position < count, let digit = hexValue(bytes[position]) else {
+                throw error("expected 4 hex digits after '\\u', found \(found())")
+            }
+            value = value << 4 | UInt16(digit)
+            position += 1
+        }
+        return value
+    }
+
+    private func hex4(at offset: Int) -> UInt16? {
+        var value: UInt16 = 0
+        for index in offset..<offset + 4 {
+            guard let digit = hexValue(bytes[index]) else { return nil }
+            value = value << 4 | UInt16(digit)
+        }
+        return value
+    }
+
+    @inline(__always)
+    private func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    private mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            scratch.append(UInt8(scalar))
+        case 0x80..<0x800:
+            scratch.append(UInt8(0xC0 | scalar >> 6))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            scratch.append(UInt8(0xE0 | scalar >> 12))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            scratch.append(UInt8(0xF0 | scalar >> 18))
+            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// Makes a `String` from decoded bytes that contain non-ASCII; on invalid UTF-8, finds the first bad byte
+    /// in the raw input `rawStart..<rawEnd` (escapes are ASCII, so raw bytes are checked the same way).
+    private func makeValidatedString(
+        _ content: UnsafeBufferPointer<UInt8>, rawStart: Int, rawEnd: Int
+    ) throws(PNCryptError) -> String {
+        if let string = String(validating: content, as: UTF8.self) {
+            return string
+        }
+        let bad = firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[rawStart..<rawEnd]))
+        let offset = rawStart + (bad ?? 0)
+        throw PNCryptError(
+            .invalidJSON, "invalid JSON at offset \(offset): invalid UTF-8 in string", offset: offset)
+    }
+
+    // MARK: - Errors
+
+    private func error(_ what: String) -> PNCryptError {
+        PNCryptError(.invalidJSON, "invalid JSON at offset \(position): \(what)", offset: position)
+    }
+
+    /// Names the byte at `position` for an error message: `'x'`, `byte 0xC3`, or `end of input`.
+    private func found() -> String {
+        guard position < count else { return "end of input" }
+        let byte = bytes[position]
+        if byte > 0x20 && byte < 0x7F {
+            return "'\(Character(Unicode.Scalar(byte)))'"
+        }
+        let hex = String(byte, radix: 16, uppercase: true)
+        return "byte 0x\(byte < 0x10 ? "0" : "")\(hex)"
+    }
+
+    private func expectedValueError() -> PNCryptError {
+        // Point out a trailing comma: the last non-space byte before a closing bracket is ','.
+        if position < count && (bytes[position] == UInt8(ascii: "]") || bytes[position] == UInt8(ascii: "}")) {
+            var back = position - 1
+            while back >= 0 && [0x20, 0x0A, 0x0D, 0x09].contains(bytes[back]) { back -= 1 }
+            if back >= 0 && bytes[back] == UInt8(ascii: ",") {
+                return error("trailing comma before \(found())")
+            }
+        }
+        return error("expected a JSON value, found \(found())")
+    }
+
+    private func controlCharacterError(_ byte: UInt8) -> PNCryptError {
+        let hex = String(byte, radix: 16, uppercase: true)
+        return error("unescaped control character U+00\(byte < 0x10 ? "0" : "")\(hex) in string")
+    }
+
+    private func unterminatedStringError(start: Int) -> PNCryptError {
+        PNCryptError(
+            .invalidJSON,
+            "invalid JSON at offset \(count): unterminated string starting at offset \(start)",
+            offset: count)
+    }
+}

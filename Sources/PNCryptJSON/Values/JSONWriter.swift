@@ -1,0 +1,366 @@
+/// How `JSONValue.serialized(style:)` lays out text, named after the SDK whose bytes it reproduces (docs/formats.md
+/// section 4).
+///
+/// All styles write numbers as their literal text, object members in document order, and escape `"` as
+/// `\"`, `\` as `\\`, U+0008 U+000C U+000A U+000D U+0009 as `\b \f \n \r \t`, and other U+0000–U+001F as
+/// `\u00XX`. Hex digits are lowercase. The raw values are the names used on the command line.
+public enum JSONStyle: String, CaseIterable, Hashable, Sendable {
+    /// JavaScript `JSON.stringify(v)`: no spaces, raw UTF-8 (U+007F, U+2028, U+2029 too).
+    case compact
+    /// `NSJSONSerialization` (Objective-C SDK): as `compact`, but `/` is written `\/`.
+    case apple
+    /// Python `json.dumps(v)` defaults: separators `", "` and `": "`; `ensure_ascii`, so every character
+    /// from U+007F up is written `\uXXXX` (astral characters as a surrogate pair, `😀` as `\ud83d\ude00`).
+    /// Empty containers are `[]` and `{}`.
+    case python
+    /// As `compact`, but every non-ASCII character (U+0080 up) written `\uXXXX`, astral ones as surrogate
+    /// pairs: what the C# SDK encrypts. U+007F stays raw.
+    case ascii
+    /// The Go SDK (v9): Go's `encoding/json` (object keys sorted by their bytes, a repeated key keeps its last
+    /// value; `<`, `>`, `&`, U+2028, U+2029 escaped; integers exact, other numbers as Go prints a `float64`:
+    /// `3.0` as `3`, `1e21` as `1e+21`), then every non-ASCII character written as `\u` and the low 16 bits of
+    /// its code point, so characters outside the BMP are corrupted (`🙂` U+1F642 becomes `\uf642`).
+    case go
+    /// The Ruby SDK (v5): `to_json`: as `compact` for strings; a repeated key keeps its first position and last
+    /// value; integers exact; other numbers as Ruby prints a `Float` (`3.0`, `1.0e+21`, `1.5e-07`).
+    case ruby
+    /// The PHP SDK (v9): `json_encode` defaults (`/` as `\/`, non-ASCII as `\uXXXX` with surrogate pairs;
+    /// integers beyond 64 bits and other numbers as PHP prints a `float`: `3.0` as `3`, `1.0e+21`), a repeated
+    /// key keeps its first position and last value; a string message (at the top) is written raw between
+    /// quotes, not escaped at all (often not JSON: see `isMessageText`).
+    case php
+}
+
+extension JSONValue {
+    /// The JSON text of this value as UTF-8 bytes, laid out as `style` says.
+    ///
+    /// Never fails: every `JSONValue` has a JSON text. Integers are written with all their digits.
+    public func serialized(style: JSONStyle = .compact) -> [UInt8] {
+        withUnsafeTemporaryAllocation(byteCount: JSONWriter.stackBytes, alignment: 16) { scratch in
+            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: false))
+            writer.write(self)
+            return writer.output.array()
+        }
+    }
+
+    /// Writes this value's JSON text and runs `body` over it, without making an array (the message path). The
+    /// text is plaintext that callers encrypt: every byte of it is wiped once `body` returns.
+    package func withSerialized<R, E: Error>(style: JSONStyle, _ body: (UnsafeRawBufferPointer) throws(E) -> R)
+        throws(E) -> R {
+        try JSONWriter.withSerialized(self, style: style, body)
+    }
+
+    /// The JSON text of this value as a `String`, laid out as `style` says; see `serialized(style:)`.
+    public func serializedString(style: JSONStyle = .compact) -> String {
+        String(decoding: serialized(style: style), as: UTF8.self)
+    }
+}
+
+/// The writer behind `JSONValue.serialized(style:)`: appends UTF-8 to one buffer, which starts on the stack.
+///
+/// Ownership: the output is a `ByteBuffer` (ByteBuffers.swift); each string's UTF-8 is read through the
+/// pointer `String.withUTF8` lends for one call, and the words of a small string are copied out of the value.
+package struct JSONWriter: ~Copyable {
+    /// The stack memory the output starts in: a message's text fits, so writing one allocates nothing.
+    package static let stackBytes = 1024
+
+    package var output: ByteBuffer
+    private let spaced: Bool
+    /// Bytes 0-63 and 64-127 that this style does not copy as they are, one bit each.
+    private let specialLow: UInt64, specialHigh: UInt64
+    /// Whether this style escapes `/`, U+007F and every byte from 0x80 up (which start non-ASCII characters).
+    private let escapeSlash: Bool, escapeDelete: Bool, escapeNonASCII: Bool
+    /// The style's two optional ASCII escapes (`/`, U+007F) repeated in each byte of a word for the word scans;
+    /// a style without one repeats `"` instead, which the scans look for anyway. Bytes from 0x80 up: `highMask`.
+    private let extraWord1: UInt64, extraWord2: UInt64, highMask: UInt64
+    /// `SmallASCII.isAvailable`, read once per writer.
+    private let smallStrings = SmallASCII.isAvailable
+
+    private static var hexDigits: StaticString { "0123456789abcdef" }
+    /// "00" to "99", two bytes each.
+    private static var digitPairs: StaticString {
+        """
+        0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
+        5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
+        """
+    }
+
+    /// For the SDK styles (`go`, `ruby`, `php`): the style, written by `writeSDK` (JSON/SDKStyles.swift).
+    package let sdkStyle: JSONStyle?
+
+    package init(style: JSONStyle, output: consuming ByteBuffer) {
+        self.output = output
+        sdkStyle = JSONStyle.sdkStyles.contains(style) ? style : nil
+        spaced = style == .python
+        escapeSlash = style == .apple
+        escapeDelete = style == .python
+        escapeNonASCII = style == .python || style == .ascii
+        // Control characters (0-31), '"' (34), '\\' (92), then '/' (47) and U+007F (127) where the style says.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        extraWord1 = ones &* (escapeSlash ? 0x2F : 0x22)
+        extraWord2 = ones &* (escapeDelete ? 0x7F : 0x22)
+        highMask = escapeNonASCII ? ~0 : 0
+        specialLow = 0xFFFF_FFFF | 1 << 0x22 | (escapeSlash ? 1 << 0x2F : 0)
+        specialHigh = 1 << (0x5C - 64) | (escapeDelete ? 1 << (0x7F - 64) : 0)
+    }
+
+    /// `JSONValue.withSerialized`: `value` is borrowed by the closure, not copied into it (a copy is a retain
+    /// and a release per message).
+    package static func withSerialized<R, E: Error>(_ value: borrowing JSONValue, style: JSONStyle,
+                                            _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try withUnsafeTemporaryAllocation(byteCount: stackBytes, alignment: 16) { (scratch) throws(E) -> R in
+            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: true))
+            writer.write(value)
+            return try writer.output.withBytes(body)
+        }
+    }
+
+    package mutating func write(_ value: borrowing JSONValue) {
+        if let sdkStyle {
+            writeSDK(copy value, style: sdkStyle, top: true)
+            return
+        }
+        switch value {
+        case .null:
+            append("null")
+        case .bool(let flag):
+            append(flag ? "true" : "false")
+        case .number(let number):
+            write(number)
+        case .string(let string):
+            write(string)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            // Elements borrowed in place (no retain and release of each one).
+            elements.withUnsafeBufferPointer { elements in
+                for index in elements.indices {
+                    if index > 0 { separator() }
+                    write(elements[index])
+                }
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let object):
+            output.append(UInt8(ascii: "{"))
+            object.members.withUnsafeBufferPointer { members in
+                for index in members.indices {
+                    if index > 0 { separator() }
+                    write(members[index].key)
+                    output.append(UInt8(ascii: ":"))
+                    if spaced { output.append(UInt8(ascii: " ")) }
+                    write(members[index].value)
+                }
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    @inline(__always)
+    private mutating func separator() {
+        output.append(UInt8(ascii: ","))
+        if spaced { output.append(UInt8(ascii: " ")) }
+    }
+
+    @inline(__always)
+    private mutating func append(_ text: StaticString) {
+        output.append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private mutating func write(_ number: borrowing JSONNumber) {
+        switch number.storage {
+        case .int(let value):
+            // At most 20 bytes ("-" and 19 digits): count the digits, then write them from the last one back, two
+            // at a time.
+            output.append(maximum: 20) { out in
+                var magnitude = value.magnitude
+                var length = 1
+                var rest = magnitude
+                if rest >= 10_000_000_000_000_000 { length += 16; rest /= 10_000_000_000_000_000 }
+                if rest >= 100_000_000 { length += 8; rest /= 100_000_000 }
+                if rest >= 10_000 { length += 4; rest /= 10_000 }
+                if rest >= 100 { length += 2; rest /= 100 }
+                if rest >= 10 { length += 1 }
+                var start = 0
+                if value < 0 {
+                    out[0] = UInt8(ascii: "-")
+                    start = 1
+                }
+                let pairs = JSONWriter.digitPairs.utf8Start
+                var index = start + length
+                while magnitude >= 100 {
+                    let pair = Int(magnitude % 100) << 1
+                    magnitude /= 100
+                    index -= 2
+                    out[index] = pairs[pair]
+                    out[index + 1] = pairs[pair + 1]
+                }
+                if magnitude >= 10 {
+                    let pair = Int(magnitude) << 1
+                    out[index - 2] = pairs[pair]
+                    out[index - 1] = pairs[pair + 1]
+                } else {
+                    out[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+                }
+                return start + length
+            }
+        case .text(let text):
+            var text = text
+            text.withUTF8 { output.append($0) }
+        }
+    }
+
+    private mutating func write(_ string: borrowing String) {
+        // Short ASCII strings (most keys and many values) straight from the String's own words.
+        if smallStrings, let small = SmallASCII.read(string) {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let count = small.count
+            // Bytes past the count are zero (control characters to the scan): only the first `count` count.
+            let lowValid: UInt64 = count >= 8 ? ~0 : (1 << (count << 3)) &- 1
+            let highValid: UInt64 = count <= 8 ? 0 : (1 << ((count - 8) << 3)) &- 1
+            let special = asciiSpecialBytes(small.low) & lowValid | asciiSpecialBytes(small.high) & highValid
+            if special & (ones &* 0x80) == 0 {
+                output.append(maximum: 18) { out in
+                    out[0] = UInt8(ascii: "\"")
+                    UnsafeMutableRawPointer(out + 1).storeBytes(of: small.low.littleEndian, as: UInt64.self)
+                    UnsafeMutableRawPointer(out + 9).storeBytes(of: small.high.littleEndian, as: UInt64.self)
+                    out[count + 1] = UInt8(ascii: "\"")
+                    return count + 2
+                }
+                return
+            }
+        }
+        var string = copy string
+        string.withUTF8 { writeEscaped($0) }
+    }
+
+    /// Whether `byte` is written other than as itself in this style.
+    @inline(__always)
+    private func isSpecial(_ byte: UInt8) -> Bool {
+        if byte >= 0x80 { return escapeNonASCII }
+        let mask = byte < 64 ? specialLow : specialHigh
+        return mask >> (byte & 63) & 1 != 0
+    }
+
+    /// The high bit of each byte of `word` (memory order, the first byte lowest) that is special in this style,
+    /// and maybe of bytes after the first such one: the lowest bit set is exact (see the parser's `plainRunStops`).
+    @inline(__always)
+    private func specialBytes(_ word: UInt64) -> UInt64 {
+        asciiSpecialBytes(word) | word & highMask & (0x0101_0101_0101_0101 &* 0x80)
+    }
+
+    /// `specialBytes` for ASCII bytes only (no branch on the style: its escapes are in `extraWord1`/`extraWord2`).
+    @inline(__always)
+    private func asciiSpecialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x }
+        let found = (word &- ones &* 0x20) & ~word | zeroBytes(word ^ (ones &* 0x22))
+            | zeroBytes(word ^ (ones &* 0x5C)) | zeroBytes(word ^ extraWord1) | zeroBytes(word ^ extraWord2)
+        return found & (ones &* 0x80)
+    }
+
+    private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let count = utf8.count
+        // The common case: nothing to escape. Find the first special byte, 8 bytes at a time while eight are left,
+        // then one by one.
+        var index = 0
+        if let base = utf8.baseAddress {
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let found = specialBytes(UInt64(littleEndian: word))
+                if found != 0 {
+                    index += found.trailingZeroBitCount >> 3
+                    break
+                }
+                index += 8
+            }
+            while index < count && !isSpecial(base[index]) { index += 1 }
+        }
+        guard index < count else {
+            output.append(maximum: count + 2) { out in
+                out[0] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress { (out + 1).update(from: base, count: count) }
+                out[count + 1] = UInt8(ascii: "\"")
+                return count + 2
+            }
+            return
+        }
+        output.append(UInt8(ascii: "\""))
+        var runStart = 0
+        while index < count {
+            let byte = utf8[index]
+            if !isSpecial(byte) {
+                index += 1
+                continue
+            }
+            if runStart < index {
+                output.append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            }
+            if byte < 0x80 {
+                writeEscape(byte)
+                index += 1
+            } else {
+                // A Swift String is valid UTF-8: decode the scalar starting here and write it as \u escapes.
+                var scalar: UInt32
+                let length: Int
+                switch byte {
+                case 0xC0..<0xE0:
+                    scalar = UInt32(byte & 0x1F)
+                    length = 2
+                case 0xE0..<0xF0:
+                    scalar = UInt32(byte & 0x0F)
+                    length = 3
+                default:
+                    scalar = UInt32(byte & 0x07)
+                    length = 4
+                }
+                for offset in 1..<length {
+                    scalar = scalar << 6 | UInt32(utf8[index + offset] & 0x3F)
+                }
+                if scalar >= 0x10000 {
+                    let value = scalar - 0x10000
+                    writeUnicodeEscape(UInt16(0xD800 + (value >> 10)))
+                    writeUnicodeEscape(UInt16(0xDC00 + (value & 0x3FF)))
+                } else {
+                    writeUnicodeEscape(UInt16(scalar))
+                }
+                index += length
+            }
+            runStart = index
+        }
+        if runStart < count {
+            output.append(UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    package mutating func writeEscape(_ byte: UInt8) {
+        let short: UInt8
+        switch byte {
+        case UInt8(ascii: "\""): short = UInt8(ascii: "\"")
+        case UInt8(ascii: "\\"): short = UInt8(ascii: "\\")
+        case UInt8(ascii: "/"): short = UInt8(ascii: "/")
+        case 0x08: short = UInt8(ascii: "b")
+        case 0x0C: short = UInt8(ascii: "f")
+        case 0x0A: short = UInt8(ascii: "n")
+        case 0x0D: short = UInt8(ascii: "r")
+        case 0x09: short = UInt8(ascii: "t")
+        default:
+            writeUnicodeEscape(UInt16(byte))
+            return
+        }
+        output.append(UInt8(ascii: "\\"))
+        output.append(short)
+    }
+
+    package mutating func writeUnicodeEscape(_ unit: UInt16) {
+        let hex = JSONWriter.hexDigits.utf8Start
+        output.append(maximum: 6) { out in
+            out[0] = UInt8(ascii: "\\")
+            out[1] = UInt8(ascii: "u")
+            out[2] = hex[Int(unit >> 12)]
+            out[3] = hex[Int(unit >> 8 & 0xF)]
+            out[4] = hex[Int(unit >> 4 & 0xF)]
+            out[5] = hex[Int(unit & 0xF)]
+            return 6
+        }
+    }
+}
