@@ -75,15 +75,17 @@ package struct InlineStack<Element>: ~Copyable {
 }
 
 /// A growable byte buffer for the writer: appends without `Array`'s uniqueness and capacity bookkeeping.
+@usableFromInline
 package struct ByteBuffer: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private var onHeap = false
-    private let secret: Bool
-    package private(set) var count = 0
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    @usableFromInline var onHeap = false
+    @usableFromInline let secret: Bool
+    @usableFromInline package private(set) var count = 0
 
     /// A buffer that writes into `storage` (lent for the buffer's whole life) until it is full. With `secret`,
     /// every byte written is wiped before the memory is left behind or the buffer dies.
+    @inlinable
     package init(startingIn storage: UnsafeMutableRawBufferPointer, secret: Bool) {
         base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
         capacity = storage.count
@@ -96,6 +98,7 @@ package struct ByteBuffer: ~Copyable {
     }
 
     /// Runs `body` over the bytes written so far (valid only inside it).
+    @inlinable
     package func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
@@ -103,14 +106,14 @@ package struct ByteBuffer: ~Copyable {
     /// A copy of the bytes written as an array.
     package func array() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(_ byte: UInt8) {
         if count == capacity { grow(to: count + 1) }
         base[count] = byte
         count += 1
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         if count + bytes.count > capacity { grow(to: count + bytes.count) }
@@ -119,13 +122,14 @@ package struct ByteBuffer: ~Copyable {
     }
 
     /// Lets `body` write at most `maximum` bytes at the end; it returns how many it wrote.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         if count + maximum > capacity { grow(to: count + maximum) }
         count += body(base + count)
     }
 
-    private mutating func grow(to minimum: Int) {
+    @usableFromInline
+    mutating func grow(to minimum: Int) {
         var newCapacity = max(256, capacity * 2)
         while newCapacity < minimum { newCapacity *= 2 }
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)

@@ -5,7 +5,7 @@
 /// Runs `body` over the contiguous bytes of `data` (copying only when `data` is not contiguous), keeping
 /// the typed error: the standard library's `withUnsafeBytes` family is `rethrows` and would erase it. A copy is
 /// wiped after use: it may hold plaintext.
-@inline(__always)
+@inlinable @inline(__always)
 package func withBytes<R, E: Error>(_ data: some Sequence<UInt8>,
                             _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
     let result = data.withContiguousStorageIfAvailable { buffer in
@@ -22,7 +22,7 @@ package func withBytes<R, E: Error>(_ data: some Sequence<UInt8>,
 /// Runs `body` with `count` bytes of scratch memory that never escapes it: on the stack when small (a message),
 /// else on the heap. (`withUnsafeTemporaryAllocation` alone asks the runtime about stack room above 1 KiB,
 /// which on Linux can cost more than the work.)
-@inline(__always)
+@inlinable @inline(__always)
 package func withScratch<R, E: Error>(_ count: Int,
                               _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
     if count <= 1024 {
@@ -37,6 +37,7 @@ package func withScratch<R, E: Error>(_ count: Int,
 
 /// A new array of at most `capacity` bytes that `body` writes to uninitialized memory, returning the count it
 /// wrote; keeps the typed error (`[UInt8](unsafeUninitializedCapacity:)` rethrows untyped).
+@inlinable
 package func makeBytes(capacity: Int, _ body: (UnsafeMutableRawPointer) throws(PNCryptError) -> Int)
     throws(PNCryptError) -> [UInt8] {
     var failure: PNCryptError?

@@ -16,12 +16,12 @@ package enum Wiping {
     /// Test hook: called with every buffer right after it was wiped (before it is freed), in the task that wiped
     /// it. Lets tests check that a buffer was wiped and holds zeros. Read in debug builds only: a task-local read
     /// per wipe was ~2% of a message's time.
-    @TaskLocal package static var observer: (@Sendable (UnsafeRawBufferPointer) -> Void)?
+    @TaskLocal @usableFromInline package static var observer: (@Sendable (UnsafeRawBufferPointer) -> Void)?
 }
 
 /// Overwrites `count` bytes at `pointer` with zeros in a way the compiler cannot remove (`explicit_bzero`,
 /// `memset_s` on Darwin); in debug builds (the tests'), then shows them to `Wiping.observer`.
-@inline(__always)
+@inlinable @inline(__always)
 package func wipe(_ pointer: UnsafeMutableRawPointer, count: Int) {
     guard count > 0 else { return }
     #if canImport(Darwin)
@@ -36,6 +36,7 @@ package func wipe(_ pointer: UnsafeMutableRawPointer, count: Int) {
 
 /// Overwrites `bytes` with zeros. Call it only on an array this code owns alone: on shared storage the write
 /// would first copy it (and wipe only the copy).
+@inlinable
 package func wipe(_ bytes: inout [UInt8]) {
     bytes.withUnsafeMutableBytes { buffer in
         if let base = buffer.baseAddress { wipe(base, count: buffer.count) }

@@ -14,6 +14,7 @@ extension JSONValue {
     ///   offset of the bracket that went too deep. The parser keeps its own stack, so even a 100,000-deep
     ///   input is rejected without deep recursion.
     /// - Numbers keep their literal text (`JSONNumber`); object members keep document order and duplicates.
+    @inlinable
     public init(parsing bytes: some Collection<UInt8>, maxDepth: Int = JSONValue.defaultMaxDepth)
         throws(PNCryptError)
     {
@@ -30,6 +31,7 @@ extension JSONValue {
 
     /// Parses one JSON text (RFC 8259, strictly) from the UTF-8 form of `text`; see `init(parsing:maxDepth:)`
     /// for bytes. Offsets in errors count UTF-8 bytes.
+    @inlinable
     public init(parsing text: String, maxDepth: Int = JSONValue.defaultMaxDepth) throws(PNCryptError) {
         var text = text
         let parsed = text.withUTF8 { buffer in
@@ -81,6 +83,7 @@ package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
 ///
 /// Ownership: `bytes` is borrowed from the caller's `withUTF8`/`withContiguousStorageIfAvailable` closure and
 /// never escapes it; the stacks are borrowed from `parse`'s temporary allocations and die before they do.
+@usableFromInline
 package struct JSONParser: ~Copyable {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
@@ -99,6 +102,7 @@ package struct JSONParser: ~Copyable {
     private static let inlineFrames = 32, inlineValues = 16, inlineMembers = 16, inlineKeys = 16
 
     /// Parses one JSON text from `bytes` (see `JSONValue.init(parsing:maxDepth:)`).
+    @usableFromInline
     package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(PNCryptError) -> JSONValue {
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {
             (frames) throws(PNCryptError) -> JSONValue in

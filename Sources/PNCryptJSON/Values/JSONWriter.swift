@@ -45,6 +45,7 @@ extension JSONValue {
 
     /// Writes this value's JSON text and runs `body` over it, without making an array (the message path). The
     /// text is plaintext that callers encrypt: every byte of it is wiped once `body` returns.
+    @inlinable
     package func withSerialized<R, E: Error>(style: JSONStyle, _ body: (UnsafeRawBufferPointer) throws(E) -> R)
         throws(E) -> R {
         try JSONWriter.withSerialized(self, style: style, body)
@@ -60,10 +61,13 @@ extension JSONValue {
 ///
 /// Ownership: the output is a `ByteBuffer` (ByteBuffers.swift); each string's UTF-8 is read through the
 /// pointer `String.withUTF8` lends for one call, and the words of a small string are copied out of the value.
+@usableFromInline
 package struct JSONWriter: ~Copyable {
     /// The stack memory the output starts in: a message's text fits, so writing one allocates nothing.
+    @usableFromInline
     package static let stackBytes = 1024
 
+    @usableFromInline
     package var output: ByteBuffer
     private let spaced: Bool
     /// Bytes 0-63 and 64-127 that this style does not copy as they are, one bit each.
@@ -88,6 +92,7 @@ package struct JSONWriter: ~Copyable {
     /// For the SDK styles (`go`, `ruby`, `php`): the style, written by `writeSDK` (JSON/SDKStyles.swift).
     package let sdkStyle: JSONStyle?
 
+    @usableFromInline
     package init(style: JSONStyle, output: consuming ByteBuffer) {
         self.output = output
         sdkStyle = JSONStyle.sdkStyles.contains(style) ? style : nil
@@ -106,6 +111,7 @@ package struct JSONWriter: ~Copyable {
 
     /// `JSONValue.withSerialized`: `value` is borrowed by the closure, not copied into it (a copy is a retain
     /// and a release per message).
+    @inlinable
     package static func withSerialized<R, E: Error>(_ value: borrowing JSONValue, style: JSONStyle,
                                             _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try withUnsafeTemporaryAllocation(byteCount: stackBytes, alignment: 16) { (scratch) throws(E) -> R in
@@ -115,6 +121,7 @@ package struct JSONWriter: ~Copyable {
         }
     }
 
+    @usableFromInline
     package mutating func write(_ value: borrowing JSONValue) {
         if let sdkStyle {
             writeSDK(copy value, style: sdkStyle, top: true)
