@@ -34,7 +34,7 @@ let package = Package(
         // procedure. The only target that links OpenSSL.
         .target(name: "PNCryptCore", dependencies: ["PNCryptJSON", "CLibCrypto"]),
         // gzip, zlib and raw deflate as stream stages of the core. The only target that links zlib.
-        .target(name: "PNCryptCompression", dependencies: ["PNCryptCore", "CZlib"]),
+        .target(name: "PNCryptCompression", dependencies: ["PNCryptJSON", "PNCryptCore", "CZlib"]),
         // Messages, bulk work (line engine, rekey), diagnosis; re-exports the three layers below it.
         .target(name: "PNCrypt", dependencies: ["PNCryptJSON", "PNCryptCore", "PNCryptCompression"]),
         // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.

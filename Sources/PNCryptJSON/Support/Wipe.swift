@@ -12,6 +12,7 @@ import Darwin
 #endif
 
 /// The test hook of `wipe`.
+@usableFromInline
 package enum Wiping {
     /// Test hook: called with every buffer right after it was wiped (before it is freed), in the task that wiped
     /// it. Lets tests check that a buffer was wiped and holds zeros. Read in debug builds only: a task-local read
