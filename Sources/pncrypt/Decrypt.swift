@@ -1,5 +1,6 @@
 import ArgumentParser
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -81,7 +82,7 @@ struct Decrypt: ParsableCommand {
     /// qualifies over all of it, and only then streams that reading's plaintext to the output: any size in
     /// bounded memory, nothing written before the verdict.
     private func decryptText(_ ring: KeyRing, _ data: Input) throws {
-        let fd = try POSIXIO.unlinkedTemporary()
+        let fd = try InputFiles.unlinkedTemporary()
         defer { close(fd) }
         let decoder = Base64StreamDecoder()
         if let text = data.text {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PNCrypt
+import PNCryptFiles
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,13 +77,13 @@ private enum TerminalState {
     /// Installs the restoring handler for every signal not ignored; returns the previous actions.
     static func installHandlers() -> [(Int32, sigaction)] {
         _ = saved
-        return POSIXIO.install({ number in
+        return Signals.install({ number in
             tcsetattr(TerminalState.descriptor, TCSAFLUSH, TerminalState.saved)
             _exit(128 + number)
         }, for: signals)
     }
 
     static func restoreHandlers(_ previous: [(Int32, sigaction)]) {
-        POSIXIO.restore(previous)
+        Signals.restore(previous)
     }
 }

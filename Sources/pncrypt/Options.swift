@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -293,15 +294,9 @@ struct Input {
         return try body(fd)
     }
 
-    /// Opens an input file for reading.
+    /// Opens an input file for reading (the files layer's `InputFiles.open`).
     static func open(_ path: String) throws -> Int32 {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { throw CLIFailure(.noInput, "input file '\(path)' does not exist") }
-            let code: ExitCode = [EACCES, ENOTDIR, ELOOP].contains(errno) ? .noInput : .ioError
-            throw CLIFailure(code, "cannot open input file '\(path)': \(POSIXIO.lastError())")
-        }
-        return fd
+        try InputFiles.open(path)
     }
 }
 

@@ -65,67 +65,6 @@ enum POSIXIO {
         return out
     }
 
-    /// Copies `source` to its end into `destination`; returns the number of bytes copied.
-    @discardableResult
-    static func copy(from source: Int32, to destination: Int32, reading: @autoclosure () -> String,
-                     writing: @autoclosure () -> String) throws -> Int {
-        var total = 0
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = try chunk.withUnsafeMutableBytes { try read(source, into: $0, reading()) }
-            if n == 0 { return total }
-            try chunk.withUnsafeBytes {
-                try writeAll(destination, UnsafeRawBufferPointer(rebasing: $0[0..<n]), writing())
-            }
-            total += n
-        }
-    }
-
-    /// Moves `fd` back to its start.
-    static func rewind(_ fd: Int32, _ what: @autoclosure () -> String) throws {
-        guard lseek(fd, 0, SEEK_SET) == 0 else { throw CLIFailure(.ioError, "cannot read \(what()): \(lastError())") }
-    }
-
-    /// A new 0600 file in `TMPDIR` with no name (unlinked at once), closed on exec; the caller closes it.
-    static func unlinkedTemporary() throws -> Int32 {
-        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("pncrypt-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw CLIFailure(.ioError, "cannot create a temporary file: \(lastError())") }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        return fd
-    }
-
-    /// Installs `handler` for each of `signals` that is not ignored (a signal the parent set to be ignored, as
-    /// `nohup` does, stays ignored); returns the previous actions, for `restore`. The handler runs with every signal
-    /// blocked and may only make async-signal-safe calls.
-    @discardableResult
-    static func install(_ handler: @escaping @convention(c) (Int32) -> Void, for signals: [Int32],
-                        flags: Int32 = 0) -> [(Int32, sigaction)] {
-        var previous: [(Int32, sigaction)] = []
-        for signal in signals {
-            var old = sigaction()
-            guard sigaction(signal, nil, &old) == 0 else { continue }
-            let ignored = unsafeBitCast(SIG_IGN, to: Int.self)
-            if unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == ignored { continue }
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = handler
-            sigfillset(&action.sa_mask)
-            action.sa_flags = flags
-            sigaction(signal, &action, nil)
-            previous.append((signal, old))
-        }
-        return previous
-    }
-
-    /// Puts back the actions `install` replaced.
-    static func restore(_ previous: [(Int32, sigaction)]) {
-        for (signal, action) in previous {
-            var action = action
-            sigaction(signal, &action, nil)
-        }
-    }
-
     /// Runs a stream from one descriptor through `stages` into another (the CLI's one call into the library's
     /// stream pipeline), updating `progress` after each chunk and erasing it at the end.
     static func stream(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,

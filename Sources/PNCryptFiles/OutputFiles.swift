@@ -11,7 +11,7 @@
 // - Replacing a file keeps its owner, group, mode and extended attributes (POSIX ACLs included), or fails with
 //   the path unchanged; a file the caller could not write to is never replaced.
 
-import PNCryptJSON
+import PNCryptCore
 
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +27,8 @@ package struct OutputFileError: Error, Sendable {
         case cannotCreate
         /// The output names the input file.
         case sameAsInput
+        /// The output is not a regular file (a device, a FIFO, a descriptor) where only a file is allowed.
+        case notRegular
         /// Another I/O error (a write, a rename, a full disk).
         case io
     }
@@ -340,7 +342,8 @@ package final class AtomicOutputFile {
     }
 
     package static func randomSuffix() -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        // Base64's letters and digits: no `+` or `/` in a file name.
+        let alphabet = Base64.alphabet.prefix(62)
         var generator = SystemRandomNumberGenerator()
         return String(decoding: (0..<12).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
     }
