@@ -39,7 +39,7 @@ enum KeyPrompt {
         let key = try ask(fd, "Cipher key: ")
         if confirm {
             var again = try ask(fd, "Cipher key again: ")
-            defer { _ = again.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            defer { wipe(&again) }
             guard again == key else { throw CLIFailure(.usage, "the keys typed differ; nothing was encrypted") }
         }
         return key

@@ -86,7 +86,7 @@ struct KeyOptions: ParsableArguments {
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        defer { _ = chunk.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { wipe(&chunk) }
         while bytes.count <= maximumKeyFileLength {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0 && errno == EINTR { continue }
@@ -212,19 +212,10 @@ struct WriteSchemeOptions: ParsableArguments {
 
     /// 32 hex digits as 16 bytes.
     static func parseIV(_ text: String) throws -> [UInt8] {
-        let digits = Array(text.utf8)
-        let values = digits.compactMap { byte -> UInt8? in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        guard digits.count == 32, values.count == 32 else {
+        guard let iv = Hex.decode(text), iv.count == 16 else {
             throw ValidationError("--iv must be 32 hex digits (16 bytes)")
         }
-        return (0..<16).map { values[2 * $0] << 4 | values[2 * $0 + 1] }
+        return iv
     }
 }
 
