@@ -72,7 +72,7 @@ package enum InputFiles {
         defer { chunk.deallocate() }
         var total = 0
         while true {
-            let n = read(source, chunk, size)
+            let n = Glibc.read(source, chunk, size)
             if n < 0 && errno == EINTR { continue }
             if n < 0 { throw InputFileError(.io, "cannot read \(reading()): \(OutputPaths.reason())") }
             if n == 0 { return total }
@@ -87,6 +87,25 @@ package enum InputFiles {
             }
             total += n
         }
+    }
+
+    /// `count` bytes of the regular file `fd`, `length` bytes long, from `offset` (fewer at its end). Failures name
+    /// `what`.
+    package static func read(_ fd: Int32, at offset: Int, count: Int, length: Int, _ what: @autoclosure () -> String)
+        throws(InputFileError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: max(0, min(count, length - offset)))
+        var done = 0
+        while done < out.count {
+            let n = out.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done))
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw InputFileError(.io, "cannot read \(what()): \(n == 0 ? "it got shorter" : OutputPaths.reason())")
+            }
+            done += n
+        }
+        return out
     }
 
     /// Moves `fd` back to its start.
@@ -130,19 +149,7 @@ package final class InputSource {
 
     /// `count` bytes from `offset` (fewer at the end).
     package func read(at offset: Int, count: Int) throws(InputFileError) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: max(0, min(count, length - offset)))
-        var done = 0
-        while done < out.count {
-            let n = out.withUnsafeMutableBytes {
-                pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done))
-            }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                throw InputFileError(.io, "cannot read \(name): \(n == 0 ? "it got shorter" : OutputPaths.reason())")
-            }
-            done += n
-        }
-        return out
+        try InputFiles.read(fd, at: offset, count: count, length: length, name)
     }
 
     /// The descriptor, moved back to the start.

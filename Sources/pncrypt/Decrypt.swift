@@ -93,7 +93,7 @@ struct Decrypt: ParsableCommand {
             try data.withDescriptor { try POSIXIO.stream(from: $0, through: [decoder], to: fd, progress: line) }
         }
         let length = Int(lseek(fd, 0, SEEK_END))
-        let head = try POSIXIO.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
+        let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
         let reader = StreamTextReader(ring: ring, scheme: reading.explicit, legacyScheme: reading.legacy)
         let choice = try explained(head) { try reader.choose(ciphertext: fd, length: length) }
         try OutputFile.produce(output, input: data) { out in

@@ -47,24 +47,6 @@ enum POSIXIO {
         }
     }
 
-    /// `count` bytes of a regular file from `offset` (fewer at its end).
-    static func read(_ fd: Int32, at offset: Int, count: Int, length: Int, _ what: @autoclosure () -> String)
-        throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: max(0, min(count, length - offset)))
-        var done = 0
-        while done < out.count {
-            let n = out.withUnsafeMutableBytes {
-                pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done))
-            }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                throw CLIFailure(.ioError, "cannot read \(what()): \(n == 0 ? "it got shorter" : lastError())")
-            }
-            done += n
-        }
-        return out
-    }
-
     /// Runs a stream from one descriptor through `stages` into another (the CLI's one call into the library's
     /// stream pipeline), updating `progress` after each chunk and erasing it at the end.
     static func stream(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
