@@ -27,12 +27,14 @@ package struct InputFileError: Error, Sendable {
     /// One line saying what was wrong.
     package let message: String
 
+    /// A failure of `kind`, said in one line.
     package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 }
 
+/// Opening, copying and reading input files.
 package enum InputFiles {
     /// Opens an input file for reading; the caller closes the descriptor.
     package static func open(_ path: String) throws(InputFileError) -> Int32 {
@@ -178,6 +180,7 @@ package final class Spool {
     /// The descriptor to write the held output to.
     package let fd: Int32
 
+    /// A new spool in `TMPDIR`.
     package init() throws(InputFileError) {
         fd = try InputFiles.unlinkedTemporary()
     }

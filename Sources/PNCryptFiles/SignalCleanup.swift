@@ -56,14 +56,14 @@ package enum Signals {
 /// One temporary at a time is registered (`FileOutput` with `cleanupOnSignal`): the CLI writes one output.
 package enum SignalCleanup {
     /// The signals whose default action ends the process, other than crashes.
-    package static let endings: [Int32] = {
+    static let endings: [Int32] = {
         var list = [SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
                     SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT]
         list += Array(realTimeRange)
         return list
     }()
     /// The crash signals (the ones a fault raises, and abort).
-    package static let crashes: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS]
+    static let crashes: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS]
 
     /// SIGRTMIN...SIGRTMAX as glibc sets them (it keeps the first few for itself).
     static let realTimeRange: ClosedRange<Int32> = {
