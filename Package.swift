@@ -63,9 +63,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PNCryptTests",
-            dependencies: [
-                "PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptFiles", "PNCryptVectors",
-            ]
+            dependencies: ["PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors"]
         ),
     ]
 )
