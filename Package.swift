@@ -30,23 +30,28 @@ let package = Package(
         // The layers (ARCHITECTURE.md): each target imports only the ones below it, so the compiler rejects an
         // upward dependency. PNCryptJSON: JSON values, parser, writer, the one wipe function; no crypto, no zlib.
         .target(name: "PNCryptJSON"),
-        // The cipher core: keys, schemes, the PNED header, Base64, AES-CBC, streams, files, the one decision
+        // The cipher core: keys, schemes, the PNED header, Base64, hex, AES-CBC, streams, the one decision
         // procedure. The only target that links OpenSSL.
         .target(name: "PNCryptCore", dependencies: ["PNCryptJSON", "CLibCrypto"]),
         // gzip, zlib and raw deflate as stream stages of the core. The only target that links zlib.
         .target(name: "PNCryptCompression", dependencies: ["PNCryptJSON", "PNCryptCore", "CZlib"]),
         // Messages, bulk work (line engine, rekey), diagnosis; re-exports the three layers below it.
         .target(name: "PNCrypt", dependencies: ["PNCryptJSON", "PNCryptCore", "PNCryptCompression"]),
+        // The files layer of the shells (not part of the library): the one all-or-nothing output (temporaries,
+        // commit, owner, mode, ACLs and extended attributes, signal cleanup) and input sources, for the CLI and the
+        // C library alike.
+        .target(name: "PNCryptFiles", dependencies: ["PNCryptCore"]),
         // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
         .target(name: "PNCryptVectors", dependencies: ["PNCrypt"]),
         .executableTarget(
             name: "pncrypt",
             dependencies: [
-                "PNCrypt", "PNCryptVectors", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PNCrypt", "PNCryptFiles", "PNCryptVectors",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API.
-        .target(name: "CPNCrypt", dependencies: ["PNCrypt"]),
+        .target(name: "CPNCrypt", dependencies: ["PNCrypt", "PNCryptFiles"]),
         // include/pncrypt.h as a Clang module (declarations only), so Swift code can call the C entry points.
         .systemLibrary(name: "CPNCryptHeader", path: "Sources/CPNCryptHeader"),
         .executableTarget(

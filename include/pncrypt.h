@@ -307,7 +307,9 @@ PNCRYPT_API int pncrypt_encrypt_file(pncrypt_module *m, const char *in_path, con
  * random-IV format for the others), streamed, all or nothing as pncrypt_encrypt_file(). With extra keys
  * (pncrypt_module_add_key()) the key is chosen on the file's head and last blocks before anything is written:
  * exactly one key must give valid padding (two that do: PNCRYPT_E_AMBIGUOUS);
- * no plaintext is left anywhere when the data turns out to be wrong (bad padding, wrong key, truncated).
+ * no plaintext is left anywhere when the data turns out to be wrong (bad padding, wrong key, truncated). An
+ * `in_path` that is not a regular file (a FIFO, a device) is first copied, as the CLI does, into an unlinked 0600
+ * temporary file in TMPDIR (else /tmp): it holds ciphertext only.
  * Errors: as pncrypt_encrypt_file(), and the decryption codes (-2x) and PNCRYPT_E_UNKNOWN_CRYPTOR.
  */
 PNCRYPT_API int pncrypt_decrypt_file(pncrypt_module *m, const char *in_path, const char *out_path,

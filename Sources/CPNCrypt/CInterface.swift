@@ -484,12 +484,13 @@ public func pncrypt_decrypt_file_scheme(_ module: OpaquePointer?, _ scheme: Unsa
         // decrypted, by the library's procedure for files (`KeyRing.fileMatch`: exactly one key must qualify, as in
         // the CLI), with one key as with several.
         let legacy = module.fileLegacy
-        let (head, tail, length) = try FileTransform.headAndTail(input, head: StreamDecryptor.headLength, tail: 32)
-        let match = try module.ring.fileMatch(head: head, tail: tail, length: length, scheme: scheme,
+        let source = try FileTransform.source(input)
+        let (head, tail) = try FileTransform.headAndTail(source, head: StreamDecryptor.headLength, tail: 32)
+        let match = try module.ring.fileMatch(head: head, tail: tail, length: source.length, scheme: scheme,
                                               legacyScheme: legacy)
         let decryptor = try StreamDecryptor(key: module.ring.keys[match.keyIndex], scheme: scheme,
                                             legacyScheme: legacy)
-        try FileTransform.run(input: input, output: output, stages: [decryptor])
+        try FileTransform.run(source, output: output, stages: [decryptor])
     }
 }
 

@@ -2,6 +2,7 @@
 // the caller, argument checks, and the POSIX file plumbing of the file functions. Every raw pointer of the C
 // layer lives in these two files. Nothing here knows a format: that is PNCrypt's.
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -315,44 +316,54 @@ func schemeArgument(_ pointer: UnsafePointer<CChar>?, default defaultValue: Sche
 
 // MARK: Files
 
-/// Streams a file through stages into a new file, all or nothing, with the files layer the CLI's `-o` uses
-/// (`OutputTarget`): links followed once under the protected-symlinks rule, the output written to a file with no
-/// name in the output's folder (`O_TMPFILE`, mode 0600; a named 0600 temporary where the file system has none),
-/// given the replaced file's owner, group, mode and extended attributes (POSIX ACLs), a new file 0600, and put in
-/// place only when every stage has finished; removed on any failure. An output that is not a regular file (a
-/// device, a FIFO, one of the process's descriptors) is refused: what is written there cannot be taken back. The
-/// stream itself is `StreamPipeline.run`, which wipes its read buffer.
+/// The file functions over the files layer the CLI's `-o` uses (`FileOutput`, `InputSource`): the output is
+/// written to a file with no name in its folder and appears only when every stage has finished (links followed
+/// once under the protected-symlinks rule; the replaced file's owner, group, mode and extended attributes kept, a
+/// new file 0600); removed on any failure. An output that is not a regular file (a device, a FIFO, one of the
+/// process's descriptors) is refused: what is written there cannot be taken back. The stream itself is
+/// `StreamPipeline.run`, which wipes its read buffer.
 enum FileTransform {
+    /// Streams the file at `inPath` through `stages` into `outPath` (encryption: the input is read once).
     static func run(input inPath: String, output outPath: String, stages: [any ByteStreamStage]) throws {
-        let inFD = open(inPath, O_RDONLY | O_CLOEXEC)
-        guard inFD >= 0 else {
-            let missing = errno == ENOENT
-            let reason = errnoText()
-            if missing { throw CFailure(-71, "cannot open input file '\(inPath)': \(reason)") }
-            throw CFailure(ErrorCodes.io, "cannot open input file '\(inPath)': \(reason)")
+        let fd = try files { () throws(InputFileError) in try InputFiles.open(inPath) }
+        defer { close(fd) }
+        try run(fd, named: "'\(inPath)'", output: outPath, stages: stages)
+    }
+
+    /// The input at `path` as a source that can be read more than once (decryption chooses the key on the last
+    /// blocks first): a regular file, else (a FIFO, a device) a copy in an unlinked 0600 temporary file.
+    static func source(_ path: String) throws -> InputSource {
+        try files { () throws(InputFileError) in try InputSource(path: path, name: "'\(path)'") }
+    }
+
+    /// The first `head` bytes of `source` (all of it when shorter) and its last `tail` bytes.
+    static func headAndTail(_ source: InputSource, head: Int, tail: Int) throws -> (head: [UInt8], tail: [UInt8]) {
+        try files { () throws(InputFileError) in
+            (try source.read(at: 0, count: head), try source.read(at: max(0, source.length - tail), count: tail))
         }
-        defer { close(inFD) }
-        var inStat = stat()
-        let hasInput = fstat(inFD, &inStat) == 0
-        let target: OutputTarget
+    }
+
+    /// Streams `source` from its start through `stages` into `outPath`.
+    static func run(_ source: InputSource, output outPath: String, stages: [any ByteStreamStage]) throws {
+        let fd = try files { () throws(InputFileError) in try source.fromStart() }
+        try run(fd, named: source.name, output: outPath, stages: stages)
+    }
+
+    private static func run(_ input: Int32, named name: String, output outPath: String,
+                            stages: [any ByteStreamStage]) throws {
+        var info = stat()
+        let hasInput = fstat(input, &info) == 0
+        let file: FileOutput
         do throws(OutputFileError) {
-            target = try OutputTarget.open(outPath, input: hasInput ? inStat : nil, openStreams: false)
+            file = try FileOutput(outPath, input: hasInput ? info : nil, streams: false, cleanupOnSignal: false)
         } catch {
             switch error.kind {
-            case .sameAsInput: throw CFailure.argument("refusing to write the output over the input file '\(inPath)'")
+            case .sameAsInput: throw CFailure.argument("refusing to write the output over the input file \(name)")
+            case .notRegular: throw CFailure.argument(error.message)
             case .cannotCreate, .io: throw CFailure(ErrorCodes.io, error.message)
             }
         }
-        guard case .file(let file) = target else {
-            if case .stream(let fd) = target, fd >= 0 { close(fd) }
-            throw CFailure.argument("the output '\(outPath)' is not a regular file (a device, a FIFO or a descriptor)")
-        }
-        do {
-            try StreamPipeline.run(from: inFD, through: stages, to: file.fd)
-        } catch {
-            file.abandon()
-            throw error
-        }
+        try StreamPipeline.run(from: input, through: stages, to: file.fd)
         do throws(OutputFileError) {
             // A new file stays 0600, as the C functions always made it; a replaced one keeps its access.
             try file.commit(newMode: 0o600, durable: false)
@@ -361,36 +372,13 @@ enum FileTransform {
         }
     }
 
-    /// The first `head` bytes of the file at `path` (all of it when shorter), its last `tail` bytes, and its length.
-    static func headAndTail(_ path: String, head: Int, tail: Int) throws
-        -> (head: [UInt8], tail: [UInt8], length: Int) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let missing = errno == ENOENT
-            let reason = errnoText()
-            throw CFailure(missing ? -71 : ErrorCodes.io, "cannot open input file '\(path)': \(reason)")
+    /// Runs `body`, reporting an input that cannot be opened or read as `PNCRYPT_E_FILE_NOT_FOUND` (missing) or
+    /// `PNCRYPT_E_IO`.
+    private static func files<R>(_ body: () throws(InputFileError) -> R) throws -> R {
+        do throws(InputFileError) {
+            return try body()
+        } catch {
+            throw CFailure(error.kind == .missing ? -71 : ErrorCodes.io, error.message)
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw CFailure(ErrorCodes.io, "cannot read '\(path)': \(errnoText())") }
-        let length = Int(info.st_size)
-        func read(at offset: Int, count: Int) throws -> [UInt8] {
-            var bytes = [UInt8](repeating: 0, count: count)
-            var done = 0
-            while done < count {
-                let n = bytes.withUnsafeMutableBytes {
-                    pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done))
-                }
-                if n < 0 && errno == EINTR { continue }
-                guard n >= 0 else { throw CFailure(ErrorCodes.io, "cannot read '\(path)': \(errnoText())") }
-                if n == 0 { break }
-                done += n
-            }
-            return Array(bytes.prefix(done))
-        }
-        let first = try read(at: 0, count: min(head, length))
-        return (first, try read(at: max(0, length - tail), count: min(tail, length)), length)
     }
-
-    static func errnoText() -> String { String(cString: strerror(errno)) }
 }

@@ -176,7 +176,7 @@ public enum TestVectorChecker {
             return try streamed(try StreamEncryptor(key: module.key, scheme: scheme, iv: iv), plaintext)
         }
         let iv = try v.iv.map { (hex) throws(Failure) -> [UInt8] in
-            guard let bytes = hexBytes(hex) else { throw fail("iv is not hex") }
+            guard let bytes = Hex.decode(hex) else { throw fail("iv is not hex") }
             return bytes
         }
         func decrypt() throws -> [UInt8] {
@@ -263,23 +263,3 @@ extension TestVectorChecker {
 }
 
 extension TestVectorChecker.Failure: Error {}
-
-/// The bytes of hex text (either case); nil when it is not an even number of hex digits.
-func hexBytes(_ text: String) -> [UInt8]? {
-    func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-    let digits = Array(text.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    var out: [UInt8] = []
-    for i in stride(from: 0, to: digits.count, by: 2) {
-        guard let high = nibble(digits[i]), let low = nibble(digits[i + 1]) else { return nil }
-        out.append(high << 4 | low)
-    }
-    return out
-}

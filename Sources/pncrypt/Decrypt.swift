@@ -1,5 +1,6 @@
 import ArgumentParser
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -81,7 +82,7 @@ struct Decrypt: ParsableCommand {
     /// qualifies over all of it, and only then streams that reading's plaintext to the output: any size in
     /// bounded memory, nothing written before the verdict.
     private func decryptText(_ ring: KeyRing, _ data: Input) throws {
-        let fd = try POSIXIO.unlinkedTemporary()
+        let fd = try InputFiles.unlinkedTemporary()
         defer { close(fd) }
         let decoder = Base64StreamDecoder()
         if let text = data.text {
@@ -92,7 +93,7 @@ struct Decrypt: ParsableCommand {
             try data.withDescriptor { try POSIXIO.stream(from: $0, through: [decoder], to: fd, progress: line) }
         }
         let length = Int(lseek(fd, 0, SEEK_END))
-        let head = try POSIXIO.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
+        let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
         let reader = StreamTextReader(ring: ring, scheme: reading.explicit, legacyScheme: reading.legacy)
         let choice = try explained(head) { try reader.choose(ciphertext: fd, length: length) }
         try OutputFile.produce(output, input: data) { out in

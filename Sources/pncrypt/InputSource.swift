@@ -1,56 +1,28 @@
-import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#endif
+import ArgumentParser
+import PNCryptFiles
 
-/// Input that can be read more than once: a regular file, or else standard input (or a FIFO) copied
-/// first into an unlinked 0600 temporary file. The input of `decrypt` is ciphertext: the copy holds no plaintext.
-final class InputSource {
-    let fd: Int32
-    let length: Int
-    /// What the input is called in messages.
-    let name: String
+extension InputSource {
+    /// The input of a command that reads it more than once (the files layer's `InputSource`): a regular file, or
+    /// else standard input (or a FIFO) copied first into an unlinked 0600 temporary file.
+    convenience init(_ input: Input) throws {
+        try self.init(path: input.filePath, name: input.describe)
+    }
+}
 
-    init(_ input: Input) throws {
-        name = input.describe
-        guard let path = input.filePath else {
-            (fd, length) = try Self.copy(STDIN_FILENO, name: name)
-            return
-        }
-        let fd = try Input.open(path)
-        var info = stat()
-        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
-            self.fd = fd
-            length = Int(info.st_size)
-            return
-        }
-        defer { close(fd) }
-        (self.fd, length) = try Self.copy(fd, name: name)
+extension CLIFailure {
+    /// An input that could not be opened or read: 66 when it is missing or cannot be opened, else 74.
+    init(_ error: InputFileError) {
+        self.init(error.kind == .io ? .ioError : .noInput, error.message)
     }
 
-    deinit { close(fd) }
-
-    /// `count` bytes from `offset` (fewer at the end).
-    func read(at offset: Int, count: Int) throws -> [UInt8] {
-        try POSIXIO.read(fd, at: offset, count: count, length: length, name)
-    }
-
-    /// The descriptor, moved back to the start.
-    func fromStart() throws -> Int32 {
-        try POSIXIO.rewind(fd, name)
-        return fd
-    }
-
-    /// Copies a stream into an unlinked 0600 temporary file.
-    private static func copy(_ source: Int32, name: String) throws -> (Int32, Int) {
-        let fd = try POSIXIO.unlinkedTemporary()
-        do {
-            let count = try POSIXIO.copy(from: source, to: fd, reading: name,
-                                         writing: "a temporary copy of \(name)")
-            return (fd, count)
-        } catch {
-            close(fd)
-            throw error
+    /// An output that could not be opened or put in place: 73 when it cannot be created, 64 over the input file,
+    /// else 74.
+    init(_ error: OutputFileError) {
+        let code: ExitCode = switch error.kind {
+        case .cannotCreate, .notRegular: .cannotCreate
+        case .sameAsInput: .usage
+        case .io: .ioError
         }
+        self.init(code, error.message)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PNCrypt
+import PNCryptFiles
 
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -97,7 +98,7 @@ struct Inspect: ParsableCommand {
         } else {
             start = try CryptoModule(key: key).decryptBinary(prefix)
         }
-        defer { _ = start.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { wipe(&start) }
         switch CompressionFormat.detect(start) {
         case .gzip?: return "plaintext: gzip data (decrypt with --binary --gunzip)"
         case .zlib?: return "plaintext: zlib data"

@@ -1,4 +1,5 @@
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,7 +39,7 @@ enum KeyPrompt {
         let key = try ask(fd, "Cipher key: ")
         if confirm {
             var again = try ask(fd, "Cipher key again: ")
-            defer { _ = again.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            defer { wipe(&again) }
             guard again == key else { throw CLIFailure(.usage, "the keys typed differ; nothing was encrypted") }
         }
         return key
@@ -76,13 +77,13 @@ private enum TerminalState {
     /// Installs the restoring handler for every signal not ignored; returns the previous actions.
     static func installHandlers() -> [(Int32, sigaction)] {
         _ = saved
-        return POSIXIO.install({ number in
+        return Signals.install({ number in
             tcsetattr(TerminalState.descriptor, TCSAFLUSH, TerminalState.saved)
             _exit(128 + number)
         }, for: signals)
     }
 
     static func restoreHandlers(_ previous: [(Int32, sigaction)]) {
-        POSIXIO.restore(previous)
+        Signals.restore(previous)
     }
 }

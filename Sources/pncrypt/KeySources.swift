@@ -25,7 +25,7 @@ struct GivenKey {
 
     /// Overwrites the bytes (the key is secret).
     mutating func wipe() {
-        _ = bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        PNCryptJSON.wipe(&bytes)
     }
 }
 

@@ -95,8 +95,7 @@ struct MessageReadOptions: ParsableArguments {
     /// The text without surrounding whitespace when it is bare Base64 (not JSON), else nil.
     static func bareBase64(_ text: [UInt8]) -> String? {
         let trimmed = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8)
-        guard trimmed.utf8.count >= 4, trimmed.utf8.allSatisfy(alphabet.contains) else { return nil }
+        guard trimmed.utf8.count >= 4, trimmed.utf8.allSatisfy(Base64.isCharacter) else { return nil }
         return trimmed
     }
 

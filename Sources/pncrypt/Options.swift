@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -85,7 +86,7 @@ struct KeyOptions: ParsableArguments {
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        defer { _ = chunk.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { wipe(&chunk) }
         while bytes.count <= maximumKeyFileLength {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0 && errno == EINTR { continue }
@@ -211,19 +212,10 @@ struct WriteSchemeOptions: ParsableArguments {
 
     /// 32 hex digits as 16 bytes.
     static func parseIV(_ text: String) throws -> [UInt8] {
-        let digits = Array(text.utf8)
-        let values = digits.compactMap { byte -> UInt8? in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        guard digits.count == 32, values.count == 32 else {
+        guard let iv = Hex.decode(text), iv.count == 16 else {
             throw ValidationError("--iv must be 32 hex digits (16 bytes)")
         }
-        return (0..<16).map { values[2 * $0] << 4 | values[2 * $0 + 1] }
+        return iv
     }
 }
 
@@ -293,15 +285,9 @@ struct Input {
         return try body(fd)
     }
 
-    /// Opens an input file for reading.
+    /// Opens an input file for reading (the files layer's `InputFiles.open`).
     static func open(_ path: String) throws -> Int32 {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { throw CLIFailure(.noInput, "input file '\(path)' does not exist") }
-            let code: ExitCode = [EACCES, ENOTDIR, ELOOP].contains(errno) ? .noInput : .ioError
-            throw CLIFailure(code, "cannot open input file '\(path)': \(POSIXIO.lastError())")
-        }
-        return fd
+        try InputFiles.open(path)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PNCrypt
+import PNCryptFiles
 
 @main
 struct PNCryptCommand: ParsableCommand {
@@ -62,6 +63,8 @@ struct PNCryptCommand: ParsableCommand {
         switch error {
         case let error as CLIFailure: failure = error
         case let error as PNCryptError: failure = CLIFailure(error)
+        case let error as InputFileError: failure = CLIFailure(error)
+        case let error as OutputFileError: failure = CLIFailure(error)
         case is ExitCode, is CleanExit: return error
         default:
             let code = exitCode(for: error)

@@ -96,10 +96,9 @@ final class TerminalEscaper: ByteStreamStage {
         try result.get()
     }
 
-    private static let digits = Array("0123456789abcdef".utf8)
-
     private static func hex(_ byte: UInt8, into out: inout [UInt8]) {
-        out += [UInt8(ascii: "\\"), UInt8(ascii: "x"), digits[Int(byte >> 4)], digits[Int(byte & 15)]]
+        out += [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        Hex.append(CollectionOfOne(byte), to: &out)
     }
 }
 
@@ -122,7 +121,8 @@ extension TerminalEscaper {
                 i += 1
             }
             if let control {
-                out += Array("\\u00".utf8) + [digits[Int(control >> 4)], digits[Int(control & 15)]]
+                out += Array("\\u00".utf8)
+                Hex.append(CollectionOfOne(control), to: &out)
             } else {
                 out.append(b)
             }

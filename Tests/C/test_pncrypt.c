@@ -15,7 +15,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,6 +518,72 @@ static void test_files(const char *dir) {
     unlink(enc);
     unlink(src);
     free(data);
+}
+
+/* A FIFO (or any stream) as the input of decrypt_file: the files layer's InputSource copies it into an unlinked
+ * temporary first, as `pncrypt decrypt --binary -i FIFO` does (issue 24: one input path for the CLI and C). The key
+ * is chosen on the last blocks, so the input must be read more than once; before, the C library read a FIFO's
+ * length as 0 and failed. */
+struct fifo_writer {
+    const char *path;
+    const unsigned char *bytes;
+    size_t len;
+    size_t written;
+};
+
+/* Writes the bytes into the FIFO (opening it waits for the reader); a reader that closes early ends the writing. */
+static void *write_fifo(void *arg) {
+    struct fifo_writer *w = arg;
+    int fd = open(w->path, O_WRONLY);
+    while (fd >= 0 && w->written < w->len) {
+        ssize_t n = write(fd, w->bytes + w->written, w->len - w->written);
+        if (n <= 0) break;
+        w->written += (size_t)n;
+    }
+    if (fd >= 0) close(fd);
+    return NULL;
+}
+
+static void test_fifo_input(const char *dir) {
+    char src[4096], enc[4096], dec[4096], fifo[4096];
+    snprintf(src, sizeof src, "%s/fifo-plain.bin", dir);
+    snprintf(enc, sizeof enc, "%s/fifo-sealed.bin", dir);
+    snprintf(dec, sizeof dec, "%s/fifo-opened.bin", dir);
+    snprintf(fifo, sizeof fifo, "%s/input-fifo", dir);
+    /* 200 000 bytes: more than a pipe holds, so the writer waits for the reader. */
+    size_t len = 200000;
+    unsigned char *data = malloc(len);
+    for (size_t i = 0; i < len; i++) data[i] = (unsigned char)(i * 2654435761u >> 11);
+    CHECK(write_file(src, data, len) == 0, "write %s", src);
+    pncrypt_error err;
+    pncrypt_module *m = NULL;
+    CHECK(pncrypt_module_new("fifo-key", "acrh", &m, NULL) == 0, "module");
+    CHECK(pncrypt_encrypt_file(m, src, enc, &err) == 0, "encrypt_file: %s", err.message);
+    size_t sealed_len = 0;
+    unsigned char *sealed = read_file(enc, &sealed_len);
+    CHECK(sealed != NULL && mkfifo(fifo, 0600) == 0, "sealed file and FIFO");
+    struct fifo_writer writer = {fifo, sealed, sealed_len, 0};
+    /* A reader that stops early must fail this test, not end the process. */
+    void (*previous)(int) = signal(SIGPIPE, SIG_IGN);
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, write_fifo, &writer) == 0, "writer thread");
+    int rc = pncrypt_decrypt_file(m, fifo, dec, &err);
+    pthread_join(thread, NULL);
+    signal(SIGPIPE, previous);
+    size_t got_len = 0;
+    unsigned char *got = read_file(dec, &got_len);
+    CHECK(rc == 0 && got && got_len == len && memcmp(got, data, len) == 0, "decrypt_file from a FIFO: %d %s", rc,
+          rc == 0 ? "" : err.message);
+    CHECK(writer.written == sealed_len, "the FIFO's writer wrote everything: %zu of %zu", writer.written,
+          sealed_len);
+    free(got);
+    free(sealed);
+    free(data);
+    pncrypt_module_free(m);
+    unlink(fifo);
+    unlink(dec);
+    unlink(enc);
+    unlink(src);
 }
 
 /* ---- Batches ---------------------------------------------------------------------------------------------- */
@@ -1140,6 +1208,7 @@ int main(int argc, char **argv) {
     test_messages();
     test_batches();
     test_files(argv[2]);
+    test_fifo_input(argv[2]);
     test_threads();
     test_random_iv_sdk_messages(argv[3]);
     test_wrong_keys();

@@ -5,7 +5,7 @@ import Testing
 @testable import PNCryptCore
 @testable import PNCryptCompression
 
-/// Key hygiene: derived keys and the plaintext buffers the library owns are wiped (`OPENSSL_cleanse`) when
+/// Key hygiene: derived keys and the plaintext buffers the library owns are wiped (`wipe`) when
 /// released. `Wiping.observer` (a task-local hook) sees every buffer right after it was wiped, before it is
 /// freed, so these tests check both that the wipe happened for the buffers that matter and that it left zeros.
 @Suite struct KeyHygieneTests {
@@ -26,7 +26,7 @@ import Testing
     @Test("the wipe helper zeroes the buffer it is given")
     func cleanseZeroes() {
         var bytes = [UInt8](repeating: 0xA5, count: 100)
-        let sizes = Self.wipes { OpenSSL.cleanse(&bytes) }
+        let sizes = Self.wipes { wipe(&bytes) }
         #expect(bytes == [UInt8](repeating: 0, count: 100))
         #expect(sizes == [100])
     }

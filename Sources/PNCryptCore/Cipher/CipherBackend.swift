@@ -1,14 +1,14 @@
 // The one seam between PNCrypt and a cryptography library. The rest of the library calls `Backend` only: SHA-256
-// and MD5 for key derivation, random bytes, wiping, and keyed AES-CBC contexts. OpenSSL (OpenSSL.swift) is the
-// backend. Another one (CommonCrypto on Apple platforms, where no OpenSSL is installed) is one new file with a type
-// conforming to `CipherBackend` and a context conforming to `AESCBCCipher`, selected below.
+// and MD5 for key derivation, random bytes, and keyed AES-CBC contexts (wiping is `wipe`, whatever the backend).
+// OpenSSL (OpenSSL.swift) is the backend. Another one (CommonCrypto on Apple platforms, where no OpenSSL is
+// installed) is one new file with a type conforming to `CipherBackend` and a context conforming to
+// `AESCBCCipher`, selected below.
 //
 // Ownership rules every backend keeps: a context owns its library state and frees it in `deinit`; key bytes are
 // borrowed (`SecretBytes`, owned and wiped by `CipherKey`) and copied into the key schedule; every pointer passed
 // in is borrowed for the duration of one call and never stored.
 
 import PNCryptJSON
-
 
 /// The cryptography library PNCrypt runs on.
 package typealias Backend = OpenSSL
@@ -24,21 +24,9 @@ package protocol CipherBackend {
     static func md5(_ bytes: [UInt8]) -> [UInt8]
     /// `count` bytes from a CSPRNG; throws `encryptionFailed` when the generator fails.
     static func randomBytes(_ count: Int) throws(PNCryptError) -> [UInt8]
-    /// Overwrites `count` bytes at `pointer` with zeros in a way the compiler cannot remove.
-    static func cleanse(_ pointer: UnsafeMutableRawPointer, count: Int)
     /// A context keyed with `key` (32 bytes for AES-256, 16 for AES-128) for one direction. Decrypting contexts
     /// leave the PKCS#7 padding in place (`PKCS7.unpad` checks it in constant time).
     static func makeContext(aes256: Bool, key: SecretBytes, encrypting: Bool) -> Context
-}
-
-extension CipherBackend {
-    /// Overwrites `bytes` with zeros. Call it only on an array this code owns alone: on shared storage the write
-    /// would first copy it (and wipe only the copy).
-    package static func cleanse(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { buffer in
-            if let base = buffer.baseAddress { cleanse(base, count: buffer.count) }
-        }
-    }
 }
 
 /// One keyed AES-CBC context for one direction; per message only the IV is reset. Not thread-safe: one caller at a

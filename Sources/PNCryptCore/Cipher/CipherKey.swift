@@ -24,13 +24,9 @@ public final class CipherKey: Sendable {
         self.string = string
         var utf8 = Array(string.utf8)
         let sha = Backend.sha256(utf8)
-        let hexDigits = Array("0123456789abcdef".utf8)
         var hex = [UInt8]()
         hex.reserveCapacity(32)
-        for byte in sha.prefix(16) {
-            hex.append(hexDigits[Int(byte >> 4)])
-            hex.append(hexDigits[Int(byte & 0x0F)])
-        }
+        Hex.append(sha.prefix(16), to: &hex)
         // `hex`, `sha` and the MD5 hand their storage to the SecretBytes that wipe it (wiping `sha` here would
         // only copy the shared storage and wipe the copy). The UTF-8 copy of the key is ours: wipe it now.
         legacy = SecretBytes(hex)

@@ -7,8 +7,8 @@
 //   thread-safe: it is used by one caller at a time, handed out by `ContextPool`.
 // - An encrypting context may own a small reserve of CSPRNG bytes for random IVs (`randomIV(into:)`), allocated
 //   on first use, wiped and freed in `deinit`. Bytes drawn before a `fork()` are discarded in the child.
-// - Input and output pointers are borrowed from the caller for one call and never stored. `cleanse` writes zeros
-//   over memory the caller owns, in a way the compiler cannot remove.
+// - Input and output pointers are borrowed from the caller for one call and never stored; memory is wiped with
+//   `wipe`, the package's one wipe function.
 
 import PNCryptJSON
 
@@ -73,11 +73,6 @@ package enum OpenSSL: CipherBackend {
             throw PNCryptError(.encryptionFailed, "the random number generator (RAND_bytes) failed")
         }
         return out
-    }
-
-    /// Overwrites `count` bytes at `pointer` with zeros: the package's one wipe function (`wipe`).
-    package static func cleanse(_ pointer: UnsafeMutableRawPointer, count: Int) {
-        wipe(pointer, count: count)
     }
 
     /// A context keyed with `key` for AES-256-CBC (`aes256`) or AES-128-CBC, in one direction.
@@ -208,13 +203,13 @@ package final class OpenSSLContext: AESCBCCipher, @unchecked Sendable {
         output.copyMemory(from: input.baseAddress!, byteCount: count)
         (output + count).initializeMemory(as: UInt8.self, repeating: UInt8(padded - count), count: padded - count)
         guard chainKnown || resetChain() else {
-            OpenSSL.cleanse(output, count: padded)
+            wipe(output, count: padded)
             return nil
         }
         Self.xorBlock(output, iv.baseAddress!, chain)
         guard update(UnsafeRawBufferPointer(start: output, count: padded), into: output) == padded else {
             chainKnown = false
-            OpenSSL.cleanse(output, count: padded)
+            wipe(output, count: padded)
             return nil
         }
         chain = Self.loadBlock(output + padded - 16)

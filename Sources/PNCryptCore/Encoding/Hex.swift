@@ -1,16 +1,24 @@
 import PNCryptJSON
 
-/// Lowercase hex encoding and decoding.
+/// Lowercase hex encoding and decoding: the package's one hex codec.
 package enum Hex {
+    /// The digits, lowercase.
+    private static let digits = Array("0123456789abcdef".utf8)
+
     /// Lowercase hex of `bytes`.
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
+        append(bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the lowercase hex digits of `bytes` to `out` (two per byte). Reserve the room first when `out`
+    /// will hold a secret: a growing array leaves copies behind.
+    package static func append(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0F)])
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The bytes of hex text (either case); nil when it is not an even number of hex digits.

@@ -280,6 +280,30 @@ def test_file_failures_leave_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.bin", "sealed.bin"]
 
 
+def test_decrypt_file_from_fifo(tmp_path):
+    """A FIFO as the input of decrypt_file (here the SDK's file, written by another thread) is read through the
+    files layer the CLI uses: copied first, since the key is chosen on the last blocks (issue 24)."""
+    fifo, opened = tmp_path / "input-fifo", tmp_path / "opened.bin"
+    os.mkfifo(fifo)
+    sealed = sdk_module("acrh").encrypt_file(FILE_DATA)
+
+    def feed():
+        try:
+            with open(fifo, "wb") as writer:
+                writer.write(sealed)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        pncrypt.CryptoModule(KEY, "acrh").decrypt_file(fifo, opened)
+    finally:
+        writer.join()
+    assert opened.read_bytes() == FILE_DATA
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input-fifo", "opened.bin"]
+
+
 # ---- spec.json vectors ----------------------------------------------------------------------------------------
 
 SPEC = json.loads((ROOT / "Vectors" / "spec.json").read_text(encoding="utf-8"))["vectors"]

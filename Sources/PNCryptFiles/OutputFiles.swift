@@ -1,5 +1,5 @@
-// The files layer shared by the CLI (`-o`) and the C library (`pncrypt_*_file`): where an output path leads, and a
-// file that appears only when the whole output is written. Every promise about output files lives here, once:
+// Behind `FileOutput` (internal to the files layer, so no shell can go around it): where an output path leads, and
+// a file that appears only when the whole output is written. Every promise about output files lives here, once:
 //
 // - Links are resolved once, component by component, on descriptors (`O_PATH | O_NOFOLLOW`); everything after
 //   works on the folder that was opened (`*at` calls), so nothing can swap a path between the check and the use.
@@ -11,7 +11,7 @@
 // - Replacing a file keeps its owner, group, mode and extended attributes (POSIX ACLs included), or fails with
 //   the path unchanged; a file the caller could not write to is never replaced.
 
-import PNCryptJSON
+import PNCryptCore
 
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +27,8 @@ package struct OutputFileError: Error, Sendable {
         case cannotCreate
         /// The output names the input file.
         case sameAsInput
+        /// The output is not a regular file (a device, a FIFO, a descriptor) where only a file is allowed.
+        case notRegular
         /// Another I/O error (a write, a rename, a full disk).
         case io
     }
@@ -36,6 +38,7 @@ package struct OutputFileError: Error, Sendable {
     /// One line saying what was wrong.
     package let message: String
 
+    /// A failure of `kind`, said in one line.
     package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
@@ -43,7 +46,7 @@ package struct OutputFileError: Error, Sendable {
 }
 
 /// What an output path leads to.
-package enum OutputTarget {
+enum OutputTarget {
     /// One of this process's descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`): not opened.
     case descriptor(Int32)
     /// Something that is not a regular file (a device, a FIFO), opened for writing (the caller closes it), or
@@ -56,7 +59,7 @@ package enum OutputTarget {
     /// file is refused. With `namedTemporary`, the output is written under a temporary name even where the file
     /// system offers `O_TMPFILE` (to test that path). Without `openStreams`, a device or FIFO is not opened
     /// (opening a FIFO waits for a reader): `.stream(-1)`.
-    package static func open(_ path: String, input: stat? = nil, namedTemporary: Bool = false,
+    static func open(_ path: String, input: stat? = nil, namedTemporary: Bool = false,
                              openStreams: Bool = true) throws(OutputFileError) -> OutputTarget {
         if let number = OutputPaths.descriptorNumber(path) { return .descriptor(number) }
         let resolved = try OutputPaths.resolve(path, openStreams: openStreams)
@@ -77,39 +80,39 @@ package enum OutputTarget {
 }
 
 /// The folder (opened) and name a regular output file resolved to, with the file there now, if any.
-package struct OutputLocation {
+struct OutputLocation {
     /// The folder, opened `O_PATH | O_DIRECTORY`.
-    package let directory: Int32
+    let directory: Int32
     /// The folder as a path, for messages (as the user named it, links followed).
-    package let directoryPath: String
+    let directoryPath: String
     /// The file's name in the folder.
-    package let name: String
+    let name: String
     /// The existing file, opened `O_PATH | O_NOFOLLOW`, else -1.
-    package let existingFD: Int32
+    let existingFD: Int32
     /// The existing file's `stat`, nil for a new file.
-    package let existing: stat?
+    let existing: stat?
 
-    package func close() {
+    func close() {
         if existingFD >= 0 { _ = Glibc.close(existingFD) }
         _ = Glibc.close(directory)
     }
 }
 
-package enum OutputPaths {
-    package enum Resolved {
+enum OutputPaths {
+    enum Resolved {
         case descriptor(Int32)
         case stream(Int32)
         case file(OutputLocation)
     }
 
     /// `open(2)` flags glibc declares only with `_GNU_SOURCE` (the same values on x86-64 and arm64).
-    package static let O_PATH: Int32 = 0o10000000
-    package static let O_TMPFILE: Int32 = 0o20000000 | O_DIRECTORY
-    package static let AT_EMPTY_PATH: Int32 = 0x1000
+    static let O_PATH: Int32 = 0o10000000
+    static let O_TMPFILE: Int32 = 0o20000000 | O_DIRECTORY
+    static let AT_EMPTY_PATH: Int32 = 0x1000
 
     /// The descriptor a path names without naming a file: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
     /// `/proc/self/fd/N`, `/proc/thread-self/fd/N` or `/proc/<this pid>/fd/N`.
-    package static func descriptorNumber(_ path: String) -> Int32? {
+    static func descriptorNumber(_ path: String) -> Int32? {
         switch path {
         case "/dev/stdout": return 1
         case "/dev/stderr": return 2
@@ -122,11 +125,11 @@ package enum OutputPaths {
         return nil
     }
 
-    package static func reason() -> String { String(cString: strerror(errno)) }
+    static func reason() -> String { String(cString: strerror(errno)) }
 
     /// Walks `path` one component at a time on `O_PATH` descriptors, following symbolic links (at most 40, as the
     /// kernel does) under the protected-symlinks rule, and opens what the last component names.
-    package static func resolve(_ path: String, openStreams: Bool) throws(OutputFileError) -> Resolved {
+    static func resolve(_ path: String, openStreams: Bool) throws(OutputFileError) -> Resolved {
         func fail(_ message: String) -> OutputFileError {
             OutputFileError(.cannotCreate, "cannot create output file '\(path)': \(message)")
         }
@@ -229,7 +232,7 @@ package enum OutputPaths {
     }
 
     /// The names in a folder that look like output temporaries (`.<name>.pncrypt-<random>.tmp`).
-    package static func temporaries(in directory: Int32) -> [String] {
+    static func temporaries(in directory: Int32) -> [String] {
         let fd = openat(directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         guard let stream = fdopendir(fd) else {
@@ -251,16 +254,16 @@ package enum OutputPaths {
 /// A regular output file that appears only on `commit()`: written to a file with no name in the target's folder
 /// (`O_TMPFILE`), or where the file system has none, to a named 0600 temporary beside it, then linked or renamed
 /// into place. Not thread-safe; one owner.
-package final class AtomicOutputFile {
+final class AtomicOutputFile {
     /// The descriptor to write the output to.
-    package let fd: Int32
+    let fd: Int32
     /// The target's folder (an `O_PATH` descriptor), for `unlinkat` of `temporaryName`.
-    package let directory: Int32
+    let directory: Int32
     /// The folder as a path, for messages.
-    package let directoryPath: String
+    let directoryPath: String
     /// The temporary's name in `directory` while it has one (the named fallback), else nil: the one name a
     /// signal handler must remove.
-    package private(set) var temporaryName: String?
+    private(set) var temporaryName: String?
     /// The name used to link a nameless file in before renaming it over an existing one.
     private let linkName: String
     private let name: String
@@ -269,7 +272,7 @@ package final class AtomicOutputFile {
     private var existingFD: Int32
     private var open = true
 
-    package init(_ location: OutputLocation, reportedAs path: String, namedTemporary: Bool) throws(OutputFileError) {
+    init(_ location: OutputLocation, reportedAs path: String, namedTemporary: Bool) throws(OutputFileError) {
         (directory, directoryPath, name, reportedAs) = (location.directory, location.directoryPath, location.name,
                                                         path)
         (existing, existingFD) = (location.existing, location.existingFD)
@@ -322,7 +325,7 @@ package final class AtomicOutputFile {
     }
 
     /// Whether the caller could give a new file `existing`'s owner and group; else why not.
-    package static func ownershipProblem(_ existing: stat) -> String? {
+    static func ownershipProblem(_ existing: stat) -> String? {
         let uid = geteuid()
         guard uid != 0 else { return nil }
         if existing.st_uid != uid {
@@ -339,22 +342,23 @@ package final class AtomicOutputFile {
         return nil
     }
 
-    package static func randomSuffix() -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+    static func randomSuffix() -> String {
+        // Base64's letters and digits: no `+` or `/` in a file name.
+        let alphabet = Base64.alphabet.prefix(62)
         var generator = SystemRandomNumberGenerator()
         return String(decoding: (0..<12).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
     }
 
     /// Other temporaries in the folder (`.<name>.pncrypt-<random>.tmp`): left by a run that was killed where the
     /// file system has no `O_TMPFILE`, or belonging to a run still going.
-    package func otherTemporaries() -> [String] {
+    func otherTemporaries() -> [String] {
         OutputPaths.temporaries(in: directory).filter { $0 != temporaryName }
     }
 
     /// Gives the file its final owner, group, extended attributes and mode (the replaced file's, or for a new file
     /// `newMode`), flushes it (with `durable`) and puts it in place. Any failure removes it and leaves the path as
     /// it was. Signals that remove `temporaryName` must be blocked by the caller during the call.
-    package func commit(newMode: mode_t, durable: Bool) throws(OutputFileError) {
+    func commit(newMode: mode_t, durable: Bool) throws(OutputFileError) {
         do {
             try finish(newMode: newMode, durable: durable)
             try place(durable: durable)
@@ -423,7 +427,7 @@ package final class AtomicOutputFile {
     }
 
     /// Throws the output away: the temporary is removed, the path left as it was.
-    package func abandon() {
+    func abandon() {
         if let temporaryName { unlinkat(directory, temporaryName, 0) }
         temporaryName = nil
         if open { close(fd) }
@@ -442,7 +446,7 @@ package final class AtomicOutputFile {
 /// Copies extended attributes (POSIX ACLs are `system.posix_acl_access`) from one file to another, so that the
 /// copy grants exactly the access the original did. The xattr calls are looked up at run time: Swift's Glibc
 /// module does not declare `sys/xattr.h`.
-package enum ExtendedAttributes {
+enum ExtendedAttributes {
     private typealias List = @convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int
     private typealias Get = @convention(c) (Int32, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int) -> Int
     private typealias Set = @convention(c) (Int32, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32) -> Int32
@@ -467,14 +471,14 @@ package enum ExtendedAttributes {
         case descriptor(Int32)
         case path(String)
 
-        package func list(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
+        func list(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
             switch self {
             case .descriptor(let fd): flist.map { $0(fd, buffer, size) } ?? -1
             case .path(let path): plist.map { $0(path, buffer, size) } ?? -1
             }
         }
 
-        package func get(_ name: String, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
+        func get(_ name: String, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int {
             switch self {
             case .descriptor(let fd): fget.map { $0(fd, name, buffer, size) } ?? -1
             case .path(let path): pget.map { $0(path, name, buffer, size) } ?? -1
@@ -512,7 +516,7 @@ package enum ExtendedAttributes {
 
     /// Makes the attributes of `target` those of `sourceFD` (an `O_PATH` descriptor): sets each one the source
     /// has, removes each one it lacks. Any attribute that cannot be read or kept fails the copy.
-    package static func copy(from sourceFD: Int32, to target: Int32, reportedAs path: String) throws(OutputFileError) {
+    static func copy(from sourceFD: Int32, to target: Int32, reportedAs path: String) throws(OutputFileError) {
         func fail(_ what: String) -> OutputFileError {
             let reason = OutputPaths.reason()
             return OutputFileError(.cannotCreate, "refusing to replace '\(path)': cannot keep \(what): \(reason)")

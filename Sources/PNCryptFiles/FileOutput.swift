@@ -1,0 +1,136 @@
+// The one all-or-nothing output of the shells: the CLI's `-o` and the C library's `pncrypt_*_file` open, commit
+// and abandon their output here, and nowhere else. Where the path leads and how a file appears whole are in
+// OutputFiles.swift; what a signal leaves behind is in SignalCleanup.swift.
+
+import PNCryptCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Output to a path that appears only on `commit()`, for every shell.
+///
+/// A path naming a regular file (or nothing yet) is resolved once by `OutputTarget` (links followed under the
+/// protected-symlinks rule) and written to a file with no name in the target's folder (`O_TMPFILE`, mode 0600;
+/// where the file system has none, to `.<name>.pncrypt-<random>.tmp`, created exclusively, 0600). `commit()` gives
+/// it the replaced file's owner, group, mode and extended attributes (POSIX ACLs), or `newMode` for a new file,
+/// and links or renames it into place; `abandon()` (or deinit without a commit) removes it. A path leading to the
+/// input file is refused. A path that is not a regular file (a device, a FIFO, one of the process's descriptors)
+/// is opened and written directly when `streams` allows it (`canTakeBack` is then false: callers hold output that
+/// is not yet verified), else refused.
+///
+/// With `cleanupOnSignal` (a program that installed `SignalCleanup`), a named temporary is removed by any signal
+/// that ends the process, and the commit runs with those signals blocked. The environment variable
+/// `PNCRYPT_TEST_NAMED_TEMPORARY=1` makes every output take the named temporary (the path of file systems without
+/// `O_TMPFILE`), so that tests reach it. Not thread-safe; one owner.
+package final class FileOutput {
+    /// The descriptor to write to: the temporary file, a device or FIFO, or a duplicate of a process descriptor.
+    package let fd: Int32
+    /// Whether bytes written to `fd` can still be thrown away (a regular file: yes; a device, a FIFO, a process
+    /// descriptor: no).
+    package let canTakeBack: Bool
+    private let path: String
+    private let file: AtomicOutputFile?
+    /// A descriptor this object opened and must close (a device, a FIFO, a duplicate), else -1.
+    private var ownedDescriptor: Int32
+    private let cleanupOnSignal: Bool
+    private var done = false
+
+    /// The mode of a new file under the process's file-creation mask: `0666 & ~umask`.
+    package static var umaskedMode: mode_t { 0o666 & ~currentUmask }
+
+    /// The process's file-creation mask.
+    private static let currentUmask: mode_t = {
+        let mask = umask(0o077)
+        umask(mask)
+        return mask
+    }()
+
+    /// Opens `path` for output. `input` is the input file's `stat` (nil without an input file): a path that leads
+    /// to the same file is refused (`sameAsInput`). Without `streams`, a path that is not a regular file is refused
+    /// (`notRegular`) without being opened (opening a FIFO waits for a reader).
+    package init(_ path: String, input: stat?, streams: Bool, cleanupOnSignal: Bool) throws(OutputFileError) {
+        (self.path, self.cleanupOnSignal) = (path, cleanupOnSignal)
+        if let input {
+            var output = stat()
+            if stat(path, &output) == 0 && output.st_dev == input.st_dev && output.st_ino == input.st_ino {
+                throw OutputFileError(.sameAsInput, "refusing to write the output over the input file")
+            }
+        }
+        let named = getenv("PNCRYPT_TEST_NAMED_TEMPORARY").map { String(cString: $0) == "1" } ?? false
+        let target = try OutputTarget.open(path, input: input, namedTemporary: named, openStreams: streams)
+        switch target {
+        case .file(let output):
+            (file, ownedDescriptor, canTakeBack) = (output, -1, true)
+            if cleanupOnSignal { SignalCleanup.register(output) }
+        case .descriptor(let number) where streams:
+            let copy = fcntl(number, F_DUPFD_CLOEXEC, 0)
+            guard copy >= 0 else {
+                throw OutputFileError(.cannotCreate, "cannot open output '\(path)': \(OutputPaths.reason())")
+            }
+            (file, ownedDescriptor, canTakeBack) = (nil, copy, false)
+        case .stream(let opened) where streams:
+            (file, ownedDescriptor, canTakeBack) = (nil, opened, false)
+        case .descriptor, .stream:
+            if case .stream(let opened) = target, opened >= 0 { close(opened) }
+            throw OutputFileError(.notRegular, "the output '\(path)' is not a regular file (a device, a FIFO or a "
+                                  + "descriptor)")
+        }
+        fd = file?.fd ?? ownedDescriptor
+    }
+
+    deinit { if !done { abandon() } }
+
+    /// Other temporaries in the output's folder (`<folder>/.<name>.pncrypt-<random>.tmp`, as paths): left by a run
+    /// that was killed where the file system has no `O_TMPFILE`, or belonging to a run still going. They may hold
+    /// plaintext.
+    package var otherTemporaries: [String] {
+        guard let file else { return [] }
+        let folder = file.directoryPath.isEmpty ? "" : file.directoryPath + "/"
+        return file.otherTemporaries().map { folder + $0 }
+    }
+
+    /// Makes the output final: gives a file its access (the replaced file's, else `newMode`) and puts it in place;
+    /// closes a device or FIFO. With `durable`, flushes the data (and the folder) to disk first. Any failure
+    /// removes the temporary file and leaves the path as it was.
+    package func commit(newMode: mode_t, durable: Bool) throws(OutputFileError) {
+        done = true
+        guard let file else {
+            let fd = ownedDescriptor
+            ownedDescriptor = -1
+            if durable && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
+                let reason = OutputPaths.reason()
+                close(fd)
+                throw OutputFileError(.io, "cannot write '\(path)': \(reason)")
+            }
+            guard close(fd) == 0 || errno == EINTR else {
+                throw OutputFileError(.io, "cannot write '\(path)': \(OutputPaths.reason())")
+            }
+            return
+        }
+        guard cleanupOnSignal else { return try file.commit(newMode: newMode, durable: durable) }
+        // The signals that remove the temporary stay blocked while it is put in place and forgotten: a signal in
+        // between would remove a name that no longer belongs to this run.
+        try SignalCleanup.whileBlocked { () throws(OutputFileError) in
+            defer { SignalCleanup.clear() }
+            try file.commit(newMode: newMode, durable: durable)
+        }
+    }
+
+    /// Throws the output away; the path is left as it was.
+    package func abandon() {
+        done = true
+        if ownedDescriptor >= 0 {
+            close(ownedDescriptor)
+            ownedDescriptor = -1
+        }
+        guard let file else { return }
+        guard cleanupOnSignal else { return file.abandon() }
+        SignalCleanup.whileBlocked {
+            file.abandon()
+            SignalCleanup.clear()
+        }
+    }
+}
