@@ -11,7 +11,7 @@ import Testing
     static let ranks: [String: Int] = [
         "PNCryptJSON": 0,
         "PNCryptCore": 1,
-        "PNCryptCompression": 2,
+        "PNCryptCompression": 2, "PNCryptFiles": 2,
         "PNCrypt": 3,
         "PNCryptVectors": 4, "CPNCrypt": 4,
         "pncrypt": 5, "pncrypt-bench": 5, "PNCryptTests": 6,
