@@ -112,20 +112,15 @@ struct KeyOptions: ParsableArguments {
 
 // MARK: - Schemes
 
-/// A scheme name on the command line: the values are `Scheme`'s own.
+/// A scheme name on the command line: the values are `Scheme`'s own (its table says what each one is).
 extension Scheme: ExpressibleByArgument {
-    /// Whether data in the scheme has a file format (`--binary`): every scheme but legacy33, whose messages
-    /// exist only as text. The one place that says so.
-    var hasFileFormat: Bool { self != .legacy33 }
-
-    /// Whether data in the scheme starts with a `PNED` header.
-    var hasHeader: Bool { self == .acrh }
-
-    /// Refuses a scheme that has no file format, for the commands that read or write files.
+    /// Refuses a scheme that has no file format (`Scheme.Row.hasFileFormat`), for the commands that read or
+    /// write files.
     static func requireFileFormat(_ scheme: Scheme?) throws {
-        if let scheme, !scheme.hasFileFormat {
-            let formats = allCases.filter(\.hasFileFormat).map(\.rawValue).joined(separator: ", ")
-            throw ValidationError("\(scheme) has no file format (files are \(formats)); use --scheme acrh")
+        if let scheme, !scheme.row.hasFileFormat {
+            let formats = allCases.filter(\.row.hasFileFormat).map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("\(scheme) has no file format (files are \(formats)); use --scheme"
+                                  + " \(Scheme.defaultForWriting)")
         }
     }
 }
@@ -161,7 +156,7 @@ struct LegacyScheme: ExpressibleByArgument, CustomStringConvertible {
     let scheme: Scheme
 
     /// The schemes a module's legacy cryptor can have: those with a file format and no header.
-    static let choices = Scheme.allCases.filter { $0.hasFileFormat && !$0.hasHeader }
+    static let choices = Scheme.allCases.filter(\.isLegacyCryptor)
 
     init?(argument: String) {
         guard let scheme = Scheme(argument: argument), Self.choices.contains(scheme) else { return nil }
@@ -190,8 +185,8 @@ struct ReadSchemeOptions: ParsableArguments {
     /// The scheme to read, nil for `auto`.
     var explicit: Scheme? { scheme.scheme }
 
-    /// How `auto` reads headerless data, nil for both readings.
-    var legacy: Scheme? { legacyScheme?.scheme }
+    /// How `auto` reads headerless data (`--legacy-scheme`), nil for both readings.
+    var headerless: Scheme? { legacyScheme?.scheme }
 
     func validate() throws {
         if legacyScheme != nil && scheme != .auto {
@@ -203,7 +198,7 @@ struct ReadSchemeOptions: ParsableArguments {
 /// `--scheme` and `--iv` of the commands that encrypt.
 struct WriteSchemeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The scheme to write (acrh is recommended for new data).", valueName: "scheme"))
-    var scheme: Scheme = .acrh
+    var scheme: Scheme = .defaultForWriting
 
     @Option(help: ArgumentHelp("A fixed IV as 32 hex digits, for reproducible test vectors. Never for real data.",
                                valueName: "hex"), transform: Self.parseIV)
@@ -220,10 +215,10 @@ struct WriteSchemeOptions: ParsableArguments {
             default: nil
             }
         }
-        guard digits.count == 32, values.count == 32 else {
+        guard digits.count == 2 * Scheme.ivSize, values.count == digits.count else {
             throw ValidationError("--iv must be 32 hex digits (16 bytes)")
         }
-        return (0..<16).map { values[2 * $0] << 4 | values[2 * $0 + 1] }
+        return (0..<Scheme.ivSize).map { values[2 * $0] << 4 | values[2 * $0 + 1] }
     }
 }
 
