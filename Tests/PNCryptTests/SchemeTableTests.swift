@@ -61,19 +61,21 @@ import PNCryptVectors
 
     // MARK: The table's invariants
 
-    @Test("each default is exactly one row, and two rows are tried on headerless messages")
+    @Test("each default is exactly one row fit for it, and two rows are tried on headerless messages")
     func defaults() {
-        let rows = Scheme.allCases.map(\.row)
-        #expect(rows.filter(\.isDefaultForWriting).count == 1)
-        #expect(rows.filter(\.isDefaultForHeaderlessFiles).count == 1)
-        #expect(rows.filter(\.isDefaultForModules).count == 1)
-        #expect(rows.filter(\.isTriedOnHeaderlessMessages).count == 2)
+        let schemes = Scheme.allCases
+        #expect(schemes.filter(\.isDefaultForWriting).count == 1)
+        #expect(schemes.filter(\.isDefaultForHeaderlessFiles).count == 1)
+        #expect(schemes.filter(\.isDefaultForModules).count == 1)
+        #expect(schemes.filter(\.isTriedOnHeaderlessMessages).count == 2)
+        #expect(schemes.filter(\.hasHeader) == [Scheme.withHeader], "one header row: CryptorHeader knows one cryptor")
         #expect(Scheme.defaultForWriting.row.hasFileFormat && Scheme.defaultForWriting.row.message == .whole)
         #expect(Scheme.defaultForHeaderlessFiles.isLegacyCryptor)
         #expect(Scheme.defaultForModules.isLegacyCryptor)
         let (first, second) = Scheme.triedOnHeaderlessMessages
         #expect(first.partner == second && second.partner == first)
         #expect(first.row.iv != second.row.iv, "the two headerless readings differ in where the IV is")
+        #expect(first.row.keyDerivation == second.row.keyDerivation && first.isLegacyCryptor && second.isLegacyCryptor)
         #expect(Scheme.withHeader.hasHeader && Scheme.headerless.allSatisfy { !$0.hasHeader })
     }
 

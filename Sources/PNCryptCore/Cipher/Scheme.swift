@@ -60,7 +60,8 @@ extension Scheme {
         case stringLeaves
     }
 
-    /// One row of the scheme table: what a scheme is and where it is the default.
+    /// One row of the scheme table: what a scheme is. Where it is the default is stated once, below the rows
+    /// (`defaultForWriting`, `defaultForHeaderlessFiles`, `defaultForModules`, `triedOnHeaderlessMessages`).
     public struct Row: Hashable, Sendable {
         /// How the AES key is derived.
         public let keyDerivation: KeyDerivation
@@ -70,51 +71,27 @@ extension Scheme {
         public let hasFileFormat: Bool
         /// How a message is encrypted.
         public let message: MessageForm
-        /// Written when no scheme is named, for files and messages (exactly one row).
-        public let isDefaultForWriting: Bool
-        /// How a headerless file is read when no legacy scheme is named: the SDKs' file format (exactly one row).
-        public let isDefaultForHeaderlessFiles: Bool
-        /// Tried on a headerless message when no legacy scheme is named: the two settings of an SDK client's
-        /// legacy cryptor (exactly two rows; the one decision procedure takes a reading only when one qualifies).
-        public let isTriedOnHeaderlessMessages: Bool
-        /// `CryptoModule`'s legacy scheme when none is given (exactly one row).
-        public let isDefaultForModules: Bool
 
-        @usableFromInline
-        init(keyDerivation: KeyDerivation, iv: IVPlacement, hasFileFormat: Bool, message: MessageForm,
-             isDefaultForWriting: Bool, isDefaultForHeaderlessFiles: Bool, isTriedOnHeaderlessMessages: Bool,
-             isDefaultForModules: Bool) {
+        @inlinable
+        init(keyDerivation: KeyDerivation, iv: IVPlacement, hasFileFormat: Bool, message: MessageForm) {
             self.keyDerivation = keyDerivation
             self.iv = iv
             self.hasFileFormat = hasFileFormat
             self.message = message
-            self.isDefaultForWriting = isDefaultForWriting
-            self.isDefaultForHeaderlessFiles = isDefaultForHeaderlessFiles
-            self.isTriedOnHeaderlessMessages = isTriedOnHeaderlessMessages
-            self.isDefaultForModules = isDefaultForModules
         }
     }
 
-    /// This scheme's row. A switch over constants: reading it allocates nothing and inlines to the field read.
+    /// This scheme's row. A switch over constants, always inlined: reading a field allocates nothing and compiles
+    /// to a switch over that field alone.
     @inlinable
     public var row: Row {
-        switch self {
-        case .legacy:
-            Row(keyDerivation: .hexSHA256, iv: .fixed, hasFileFormat: true, message: .whole,
-                isDefaultForWriting: false, isDefaultForHeaderlessFiles: false, isTriedOnHeaderlessMessages: true,
-                isDefaultForModules: true)
-        case .legacyRandomIV:
-            Row(keyDerivation: .hexSHA256, iv: .prefix, hasFileFormat: true, message: .whole,
-                isDefaultForWriting: false, isDefaultForHeaderlessFiles: true, isTriedOnHeaderlessMessages: true,
-                isDefaultForModules: false)
-        case .acrh:
-            Row(keyDerivation: .sha256, iv: .header, hasFileFormat: true, message: .whole,
-                isDefaultForWriting: true, isDefaultForHeaderlessFiles: false, isTriedOnHeaderlessMessages: false,
-                isDefaultForModules: false)
-        case .legacy33:
-            Row(keyDerivation: .md5, iv: .fixed, hasFileFormat: false, message: .stringLeaves,
-                isDefaultForWriting: false, isDefaultForHeaderlessFiles: false, isTriedOnHeaderlessMessages: false,
-                isDefaultForModules: false)
+        @inline(__always) get {
+            switch self {
+            case .legacy: Row(keyDerivation: .hexSHA256, iv: .fixed, hasFileFormat: true, message: .whole)
+            case .legacyRandomIV: Row(keyDerivation: .hexSHA256, iv: .prefix, hasFileFormat: true, message: .whole)
+            case .acrh: Row(keyDerivation: .sha256, iv: .header, hasFileFormat: true, message: .whole)
+            case .legacy33: Row(keyDerivation: .md5, iv: .fixed, hasFileFormat: false, message: .stringLeaves)
+            }
         }
     }
 
@@ -161,35 +138,50 @@ extension Scheme {
     /// Whether the scheme can be a module's legacy cryptor (`--legacy-scheme`): a file format and no header.
     public var isLegacyCryptor: Bool { row.hasFileFormat && !hasHeader }
 
+    // The defaults: each stated once, here. Constants (no lazy initialization on the message path);
+    // `SchemeTableTests` checks them against the rows.
+
     /// The scheme written when none is named, for files and messages: `acrh`.
-    public static let defaultForWriting: Scheme = only(\.isDefaultForWriting)
+    public static let defaultForWriting: Scheme = .acrh
 
     /// How a headerless file is read when no legacy scheme is named: `legacy-random-iv`, the SDKs' file format.
-    public static let defaultForHeaderlessFiles: Scheme = only(\.isDefaultForHeaderlessFiles)
+    public static let defaultForHeaderlessFiles: Scheme = .legacyRandomIV
 
     /// `CryptoModule`'s legacy scheme when none is given: `legacy`.
-    public static let defaultForModules: Scheme = only(\.isDefaultForModules)
+    public static let defaultForModules: Scheme = .legacy
 
-    /// The two readings of a headerless message when no legacy scheme is named: `legacy`, `legacy-random-iv`.
-    package static let triedOnHeaderlessMessages: (Scheme, Scheme) = {
-        let rows = allCases.filter(\.row.isTriedOnHeaderlessMessages)
-        precondition(rows.count == 2, "the scheme table must have two rows tried on headerless messages")
-        return (rows[0], rows[1])
-    }()
+    /// The two readings of a headerless message when no legacy scheme is named, the two settings of an SDK
+    /// client's legacy cryptor: `legacy`, `legacy-random-iv` (the one decision procedure takes one only when it
+    /// alone qualifies).
+    package static let triedOnHeaderlessMessages: (Scheme, Scheme) = (.legacy, .legacyRandomIV)
+
+    /// The scheme of data after a `PNED` header with the AES-CBC cryptor id: `acrh`, the one row whose IV is in
+    /// a header.
+    package static let withHeader: Scheme = .acrh
 
     /// The schemes that can be read without a header (every one but the header's), for `diagnose`.
     package static let headerless: [Scheme] = allCases.filter { !$0.hasHeader }
 
-    /// The scheme of data after a `PNED` header with the AES-CBC cryptor id: `acrh`.
-    package static let withHeader: Scheme = only(\.iv, is: .header)
+    /// Whether the scheme is written when none is named (`defaultForWriting`).
+    public var isDefaultForWriting: Bool { self == Self.defaultForWriting }
+
+    /// Whether a headerless file is read in this scheme when no legacy scheme is named (`defaultForHeaderlessFiles`).
+    public var isDefaultForHeaderlessFiles: Bool { self == Self.defaultForHeaderlessFiles }
+
+    /// Whether the scheme is `CryptoModule`'s legacy scheme when none is given (`defaultForModules`).
+    public var isDefaultForModules: Bool { self == Self.defaultForModules }
+
+    /// Whether a headerless message is read in this scheme when no legacy scheme is named
+    /// (`triedOnHeaderlessMessages`).
+    public var isTriedOnHeaderlessMessages: Bool {
+        self == Self.triedOnHeaderlessMessages.0 || self == Self.triedOnHeaderlessMessages.1
+    }
 
     /// The other reading of the same headerless data by a client set the other way (same key, the IV fixed or
     /// random): `legacy` ↔ `legacy-random-iv`; nil for the others.
     public var partner: Scheme? {
-        guard row.isTriedOnHeaderlessMessages else { return nil }
-        return Self.allCases.first {
-            $0 != self && $0.row.isTriedOnHeaderlessMessages && $0.row.keyDerivation == row.keyDerivation
-        }
+        let (first, second) = Self.triedOnHeaderlessMessages
+        return self == first ? second : self == second ? first : nil
     }
 
     /// How a module that encrypts with this scheme reads headerless files: its own file format when that is
@@ -199,7 +191,7 @@ extension Scheme {
     /// How a module that encrypts with this scheme reads headerless messages: nil (both readings of
     /// `triedOnHeaderlessMessages`) unless the scheme is headerless and not one of them (`legacy33`): then itself.
     public var headerlessMessageReading: Scheme? {
-        hasHeader || row.isTriedOnHeaderlessMessages ? nil : self
+        hasHeader || isTriedOnHeaderlessMessages ? nil : self
     }
 
     /// The names of the schemes with a file format, as a list in words: "legacy, legacy-random-iv or acrh".
@@ -210,13 +202,4 @@ extension Scheme {
             : names.dropLast().joined(separator: ", ") + " \(conjunction) " + names.last!
     }
 
-    private static func only(_ flag: KeyPath<Row, Bool>) -> Scheme {
-        only(flag, is: true)
-    }
-
-    private static func only<V: Equatable>(_ field: KeyPath<Row, V>, is value: V) -> Scheme {
-        let rows = allCases.filter { $0.row[keyPath: field] == value }
-        precondition(rows.count == 1, "the scheme table must have exactly one row with \(field) \(value)")
-        return rows[0]
-    }
 }
