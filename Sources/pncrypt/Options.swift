@@ -216,7 +216,7 @@ struct WriteSchemeOptions: ParsableArguments {
             }
         }
         guard digits.count == 2 * Scheme.ivSize, values.count == digits.count else {
-            throw ValidationError("--iv must be 32 hex digits (16 bytes)")
+            throw ValidationError("--iv must be \(2 * Scheme.ivSize) hex digits (\(Scheme.ivSize) bytes)")
         }
         return (0..<Scheme.ivSize).map { values[2 * $0] << 4 | values[2 * $0 + 1] }
     }

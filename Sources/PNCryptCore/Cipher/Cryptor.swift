@@ -195,7 +195,7 @@ package enum Cryptor {
         }
         guard count % blockSize == 0 else {
             throw PNCryptError(.wrongKeyOrCorrupt, "ciphertext is \(count.counting("byte")), not a whole number of"
-                               + " 16-byte AES blocks (truncated or corrupt)")
+                               + " \(blockSize)-byte AES blocks (truncated or corrupt)")
         }
     }
 

@@ -128,7 +128,7 @@ extension Scheme {
     }
 }
 
-// MARK: - Read from the rows
+// MARK: - The defaults, and what follows from the rows
 
 extension Scheme {
     /// Whether data in the scheme starts with a `PNED` header.
