@@ -35,8 +35,8 @@ final class CModule: @unchecked Sendable {
         self.scheme = scheme
         crypto = CryptoModule(key: key, encryptionScheme: scheme)
         ring = try KeyRing(keys: [key])
-        legacy = scheme == .legacy33 ? .legacy33 : nil
-        fileLegacy = scheme == .legacy ? .legacy : .legacyRandomIV
+        legacy = scheme.headerlessMessageReading
+        fileLegacy = scheme.headerlessFileFormat
         messages = MessageCrypto(keys: ring, scheme: scheme)
     }
 
@@ -87,7 +87,7 @@ public func pncrypt_module_new(_ cipherKey: UnsafePointer<CChar>?, _ scheme: Uns
     guarded(err) {
         let out = try outputArgument(out, "out")
         let key = try keyArgument(cipherKey, "cipher_key")
-        let scheme = try schemeArgument(scheme, default: .acrh, allowAuto: false) ?? .acrh
+        let scheme = try schemeArgument(scheme, default: .defaultForWriting, allowAuto: false) ?? .defaultForWriting
         let module = try CModule(key: key, scheme: scheme)
         out.pointee = OpaquePointer(Unmanaged.passRetained(module).toOpaque())
     }

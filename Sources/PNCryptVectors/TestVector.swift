@@ -145,12 +145,17 @@ public enum TestVectorChecker {
         func fail(_ message: String) -> Failure { Failure(id: v.id, message: message) }
         let scheme: Scheme? = v.scheme == "auto" ? nil : Scheme(rawValue: v.scheme)
         guard scheme != nil || v.scheme == "auto" else { throw fail("unknown scheme '\(v.scheme)'") }
+        // A module's legacy cryptor: a scheme's name (a legacy cryptor: `Scheme.isLegacyCryptor`), "none" for no
+        // legacy cryptor (the header's scheme: headerless data is refused), or by default the module's default.
         let legacyScheme: Scheme
         switch v.legacyScheme {
-        case nil, "legacy"?: legacyScheme = .legacy
-        case "legacy-random-iv"?: legacyScheme = .legacyRandomIV
-        case "none"?: legacyScheme = .acrh
-        case let other?: throw fail("unknown legacy_scheme '\(other)'")
+        case nil: legacyScheme = .defaultForModules
+        case "none"?: legacyScheme = .withHeader
+        case let name?:
+            guard let named = Scheme(rawValue: name), named.isLegacyCryptor else {
+                throw fail("unknown legacy_scheme '\(name)'")
+            }
+            legacyScheme = named
         }
         let stream = v.mode == "stream"
         guard stream || v.mode == nil || v.mode == "binary" else { throw fail("unknown mode '\(v.mode ?? "")'") }
@@ -212,7 +217,7 @@ public enum TestVectorChecker {
             }
             // Empty data cannot be encrypted (docs/formats.md section 3): an empty plaintext's vector is decrypt-only.
             guard let scheme, !plaintext.isEmpty else { return }
-            if iv != nil || scheme == .legacy || scheme == .legacy33 {
+            if iv != nil || scheme.row.iv == .fixed {
                 let encrypted = Base64.encode(try encrypt(plaintext, scheme, iv))
                 guard encrypted == v.ciphertext else {
                     throw fail("encrypted to \(encrypted), expected \(v.ciphertext ?? "")")

@@ -8,6 +8,16 @@ extension Scheme: ExpressibleByArgument {
     public static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }
 
+/// The rows of the scheme table the bench measures (the rest reads the table: the default scheme, names).
+enum Measured {
+    /// The message path: the fixed-IV legacy scheme and the default one.
+    static let messageSchemes: [Scheme] = [.legacy, .acrh]
+    /// The C batch calls: one reading (a header) and two readings (headerless random-IV data), by figure name.
+    static let batchSchemes: [(name: String, scheme: Scheme)] = [("acrh", .acrh), ("random-iv", .legacyRandomIV)]
+    /// Headerless data that every reading of a key ring checks (the trust figures).
+    static let fixedIV: Scheme = .legacy
+}
+
 @main
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,7 +56,9 @@ struct Bench: ParsableCommand {
 
     func validate() throws {
         if let messages, messages <= 0 { throw ValidationError("--messages must be positive") }
-        if scheme == .legacy33 { throw ValidationError("legacy33 messages are not measured") }
+        if let scheme, scheme.row.message != .whole {
+            throw ValidationError("\(scheme) messages are not measured")
+        }
         if (scheme != nil || noBaseline) && messages == nil {
             throw ValidationError("--scheme and --no-baseline go with --messages")
         }
@@ -65,7 +77,8 @@ struct Bench: ParsableCommand {
         let suite = Suite(seconds: quick ? 0.1 : 1.0, rounds: quick ? 2 : 3, bulkBytes: quick ? 8 << 20 : 64 << 20,
                           gzipBytes: quick ? 4 << 20 : 32 << 20)
         let results = if let messages {
-            try suite.messageCounts(messages, schemes: scheme.map { [$0] } ?? [.legacy, .acrh], baseline: !noBaseline)
+            try suite.messageCounts(messages, schemes: scheme.map { [$0] } ?? Measured.messageSchemes,
+                                    baseline: !noBaseline)
         } else {
             try suite.all(only: only)
         }
@@ -129,7 +142,7 @@ struct Suite {
             return group.hasPrefix(prefix) || prefix.hasPrefix(group)
         }
         var results: [Bench.Result] = []
-        for scheme in [Scheme.legacy, .acrh] where wanted("message") {
+        for scheme in Measured.messageSchemes where wanted("message") {
             results += try messages(scheme)
         }
         if wanted("c.message") { results += try cMessages() }
@@ -291,7 +304,7 @@ struct Suite {
     /// is made). acrh (one reading) and headerless random-IV legacy data (two readings).
     func cBatches() throws -> [Bench.Result] {
         var module: OpaquePointer?
-        guard pncrypt_module_new("bench-key", "acrh", &module, nil) == 0, let module else {
+        guard pncrypt_module_new("bench-key", Scheme.defaultForWriting.rawValue, &module, nil) == 0, let module else {
             throw PNCryptError(.invalidValue, "pncrypt_module_new failed")
         }
         defer { pncrypt_module_free(module) }
@@ -319,7 +332,7 @@ struct Suite {
             return rc == 0 ? count : 0
         }
         var results: [Bench.Result] = []
-        for (name, scheme) in [("acrh", Scheme.acrh), ("random-iv", .legacyRandomIV)] {
+        for (name, scheme) in Measured.batchSchemes {
             let good = try batch(key: "bench-key", scheme: scheme)
             let bad = try batch(key: "another-key", scheme: scheme)
             let (failed, ok) = compare({ rate(count) { decrypt(bad) } }, { rate(count) { decrypt(good) } })
@@ -334,11 +347,11 @@ struct Suite {
     /// acrh. The C calls go through the exported `pncrypt_` entry points, output buffers included
     /// (`pncrypt_free` wipes and frees each one). Ratio C / Swift: 1 is free, 0.91 is 10% more time per message.
     func cMessages() throws -> [Bench.Result] {
-        let crypto = try MessageCrypto(cipherKey: "bench-key", scheme: .acrh)
+        let crypto = try MessageCrypto(cipherKey: "bench-key", scheme: .defaultForWriting)
         let text = Suite.message.serialized()
         let wire = try crypto.publishBody(Suite.message)
         var module: OpaquePointer?
-        guard pncrypt_module_new("bench-key", "acrh", &module, nil) == 0, let module else {
+        guard pncrypt_module_new("bench-key", Scheme.defaultForWriting.rawValue, &module, nil) == 0, let module else {
             throw PNCryptError(.invalidValue, "pncrypt_module_new failed")
         }
         defer { pncrypt_module_free(module) }
@@ -403,7 +416,7 @@ struct Suite {
         func sealed(_ key: String, _ body: [UInt8], _ wanted: (PNCryptError) -> Bool) throws -> [UInt8] {
             for n in 0..<1000 {
                 let data = try CryptoModule(cipherKey: key).encryptBinary(body + [UInt8(ascii: "a") + UInt8(n % 26),
-                                                                                  0xFF], scheme: .legacy)
+                                                                                  0xFF], scheme: Measured.fixedIV)
                 do {
                     _ = try ring.decrypt(data, content: .text)
                 } catch {
@@ -419,7 +432,7 @@ struct Suite {
         let utf8Fails = try sealed("bench-key-a", text) { $0 == CryptoModule.decryptionFailed }
         // As a message: the same, except that key a's plaintext is UTF-8 text that is not JSON.
         let notJSON = try CryptoModule(cipherKey: "bench-key-a").encryptBinary(text + Array("ab".utf8),
-                                                                               scheme: .legacy)
+                                                                               scheme: Measured.fixedIV)
         func attempt(_ data: [UInt8], _ content: KeyRing.Content) -> Int {
             (try? ring.decrypt(data, content: content)).map { $0.plaintext.count } ?? 1
         }
@@ -441,11 +454,12 @@ struct Suite {
         let key = try CipherKey("bench-key")
         var data = [UInt8](repeating: 0, count: bulkBytes)
         for i in stride(from: 0, to: data.count, by: 64) { data[i] = UInt8(truncatingIfNeeded: i >> 6) }
-        let sealed = try StreamPipeline.run(data, through: [StreamEncryptor(key: key, scheme: .acrh)])
+        let sealed = try StreamPipeline.run(data, through: [StreamEncryptor(key: key, scheme: .defaultForWriting)])
         let mb = Double(bulkBytes) / 1e6
         let evpKey = [UInt8](repeating: 7, count: 32)
         let iv = [UInt8](repeating: 1, count: 16)
-        let enc = try compare({ try rate(1) { try discard(data, StreamEncryptor(key: key, scheme: .acrh)) } * mb },
+        let scheme = Scheme.defaultForWriting
+        let enc = try compare({ try rate(1) { try discard(data, StreamEncryptor(key: key, scheme: scheme)) } * mb },
                               { rate(1) { Baselines.evpBulk(data, key: evpKey, iv: iv, encrypt: true) } * mb })
         let dec = try compare({ try rate(1) { try discard(sealed, StreamDecryptor(key: key)) } * mb },
                               { rate(1) { Baselines.evpBulk(sealed, key: evpKey, iv: iv, encrypt: false) } * mb })
@@ -466,19 +480,20 @@ struct Suite {
         var data: [UInt8] = []
         while data.count < bulkBytes { data += line }
         data = Array(data.prefix(bulkBytes))
-        let text = try CryptoModule(key: key).encrypt(data, scheme: .acrh)
+        let text = try CryptoModule(key: key).encrypt(data, scheme: .defaultForWriting)
         let base64 = Array(text.utf8)
         let ring = try KeyRing(keys: [key])
         let mb = Double(bulkBytes) / 1e6
         let module = CryptoModule(key: key)
-        let enc = try compare({ try rate(1) { try discard(data, TextStreamEncryptor(key: key, scheme: .acrh)) } * mb },
-                              { try rate(1) { try module.encrypt(data, scheme: .acrh).utf8.count } * mb })
+        let scheme = Scheme.defaultForWriting
+        let enc = try compare({ try rate(1) { try discard(data, TextStreamEncryptor(key: key, scheme: scheme)) } * mb },
+                              { try rate(1) { try module.encrypt(data, scheme: .defaultForWriting).utf8.count } * mb })
         let path = NSTemporaryDirectory() + "pncrypt-bench-\(getpid()).bin"
         let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
         guard fd >= 0 else { throw PNCryptError(.io, "cannot create \(path)") }
         unlink(path)
         defer { close(fd) }
-        let reader = StreamTextReader(ring: ring, scheme: .acrh)
+        let reader = StreamTextReader(ring: ring, scheme: .defaultForWriting)
         func streamed() throws -> Int {
             _ = ftruncate(fd, 0)
             let decoded = try StreamPipeline.run(base64, through: [Base64StreamDecoder()])
@@ -490,7 +505,7 @@ struct Suite {
         }
         let dec = try compare({ try rate(1) { try streamed() } * mb },
                               { try rate(1) {
-                                  try ring.decrypt(try Base64.decode(base64), scheme: .acrh, content: .text)
+                                  try ring.decrypt(try Base64.decode(base64), scheme: scheme, content: .text)
                                       .plaintext.count
                               } * mb })
         return [

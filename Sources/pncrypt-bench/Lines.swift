@@ -14,7 +14,8 @@ extension Suite {
     /// - `lines.<op>.jobsN.cpu` (`msg/cs`): messages per CPU second (user + system, the whole process) on N jobs
     ///   against 1 job: the cost of going parallel, whatever else the machine runs (1.0: none).
     func lineFigures() throws -> [Bench.Result] {
-        let crypto = try MessageCrypto(cipherKey: "bench-key", scheme: .acrh, readScheme: .acrh)
+        let crypto = try MessageCrypto(cipherKey: "bench-key", scheme: .defaultForWriting,
+                                       readScheme: .defaultForWriting)
         let text = Suite.message.serialized()
         let wire = try crypto.publishBody(Suite.message)
         let count = 20_000

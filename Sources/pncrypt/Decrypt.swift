@@ -94,7 +94,7 @@ struct Decrypt: ParsableCommand {
         }
         let length = Int(lseek(fd, 0, SEEK_END))
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
-        let reader = StreamTextReader(ring: ring, scheme: reading.explicit, legacyScheme: reading.legacy)
+        let reader = StreamTextReader(ring: ring, scheme: reading.explicit, legacyScheme: reading.headerless)
         let choice = try explained(head) { try reader.choose(ciphertext: fd, length: length) }
         try OutputFile.produce(output, input: data) { out in
             let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
@@ -109,13 +109,13 @@ struct Decrypt: ParsableCommand {
         // With the padding checked before any output, decryption cannot fail any more; decompression still can:
         // its output waits when it goes where it cannot be taken back (standard output, a device, a FIFO).
         try OutputFile.produce(output, input: data, binary: force, holdUntilVerified: gunzip) { out in
-            let legacy = reading.legacy ?? .legacyRandomIV
+            let legacy = reading.headerless ?? Scheme.defaultForHeaderlessFiles
             let head = try source.read(at: 0, count: StreamDecryptor.headLength)
             let match = try explained(head) {
                 try ring.fileMatch(head: head, tail: try source.read(at: max(0, source.length - 32), count: 32),
                                    length: source.length, scheme: reading.explicit, legacyScheme: legacy)
             }
-            if reading.scheme == .auto, reading.legacy == nil, match.scheme == .legacyRandomIV {
+            if reading.scheme == .auto, reading.headerless == nil, match.scheme.row.iv == .prefix {
                 CLI.note("no PNED header: read as the legacy random-IV file format (its first 16 bytes are the IV, "
                          + "as the SDKs read files); a file written with the fixed IV loses its first 16 bytes this "
                          + "way: read it with --scheme legacy")

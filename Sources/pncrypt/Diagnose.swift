@@ -89,7 +89,7 @@ struct Diagnose: ParsableCommand {
 
         var json: JSONValue {
             var object: JSONObject = ["scheme": .string(options.scheme.description),
-                                      "legacyScheme": options.legacy.map { .string($0.rawValue) } ?? .null,
+                                      "legacyScheme": options.headerless.map { .string($0.rawValue) } ?? .null,
                                       "decrypts": .bool(result.status == nil)]
             if let status = result.status { object.append(.string(status.reason.name), forKey: "reason") }
             return .object(object)
@@ -100,8 +100,8 @@ struct Diagnose: ParsableCommand {
     private func clientReading(_ text: [UInt8], keys: [CipherKey], diagnosis: Diagnosis) throws -> ClientReading? {
         guard client.scheme != .auto || client.legacyScheme != nil else { return nil }
         let setting = client.legacyScheme.map { "--legacy-scheme \($0)" } ?? "--scheme \(client.scheme)"
-        let crypto = MessageCrypto(keys: try KeyRing(keys: keys), scheme: client.explicit ?? .acrh,
-                                   readScheme: client.explicit, legacyScheme: client.legacy)
+        let crypto = MessageCrypto(keys: try KeyRing(keys: keys), scheme: client.explicit ?? .defaultForWriting,
+                                   readScheme: client.explicit, legacyScheme: client.headerless)
         // The message as received: a JSON string, or the bare Base64 text.
         let message = (try? JSONValue(parsing: text)) ?? .string(String(decoding: text, as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines))
@@ -111,7 +111,7 @@ struct Diagnose: ParsableCommand {
         var otherKey: Int?
         let json = diagnosis.matches.filter { $0.json != nil }
         if diagnosis.isAmbiguous, diagnosis.inspection?.header == nil, json.count == 1,
-           let pinned = client.explicit ?? client.legacy, pinned != json[0].scheme,
+           let pinned = client.explicit ?? client.headerless, pinned != json[0].scheme,
            diagnosis.matches.contains(where: { $0.scheme == pinned }) {
             other = pinned
             otherKey = diagnosis.matches.first(where: { $0.scheme == pinned })?.keyNumber

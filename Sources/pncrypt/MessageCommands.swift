@@ -65,8 +65,8 @@ struct MessageReadOptions: ParsableArguments {
     }
 
     func crypto(_ keys: KeyOptions, input: Input) throws -> MessageCrypto {
-        MessageCrypto(keys: try keys.ring(input: input), scheme: reading.explicit ?? .acrh,
-                      readScheme: reading.explicit, legacyScheme: reading.legacy, style: style)
+        MessageCrypto(keys: try keys.ring(input: input), scheme: reading.explicit ?? .defaultForWriting,
+                      readScheme: reading.explicit, legacyScheme: reading.headerless, style: style)
     }
 
     /// Decrypts one received message (JSON text, or bare Base64 taken as the JSON string it would be). Every

@@ -113,20 +113,15 @@ struct KeyOptions: ParsableArguments {
 
 // MARK: - Schemes
 
-/// A scheme name on the command line: the values are `Scheme`'s own.
+/// A scheme name on the command line: the values are `Scheme`'s own (its table says what each one is).
 extension Scheme: ExpressibleByArgument {
-    /// Whether data in the scheme has a file format (`--binary`): every scheme but legacy33, whose messages
-    /// exist only as text. The one place that says so.
-    var hasFileFormat: Bool { self != .legacy33 }
-
-    /// Whether data in the scheme starts with a `PNED` header.
-    var hasHeader: Bool { self == .acrh }
-
-    /// Refuses a scheme that has no file format, for the commands that read or write files.
+    /// Refuses a scheme that has no file format (`Scheme.Row.hasFileFormat`), for the commands that read or
+    /// write files.
     static func requireFileFormat(_ scheme: Scheme?) throws {
-        if let scheme, !scheme.hasFileFormat {
-            let formats = allCases.filter(\.hasFileFormat).map(\.rawValue).joined(separator: ", ")
-            throw ValidationError("\(scheme) has no file format (files are \(formats)); use --scheme acrh")
+        if let scheme, !scheme.row.hasFileFormat {
+            let formats = allCases.filter(\.row.hasFileFormat).map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("\(scheme) has no file format (files are \(formats)); use --scheme"
+                                  + " \(Scheme.defaultForWriting)")
         }
     }
 }
@@ -162,7 +157,7 @@ struct LegacyScheme: ExpressibleByArgument, CustomStringConvertible {
     let scheme: Scheme
 
     /// The schemes a module's legacy cryptor can have: those with a file format and no header.
-    static let choices = Scheme.allCases.filter { $0.hasFileFormat && !$0.hasHeader }
+    static let choices = Scheme.allCases.filter(\.isLegacyCryptor)
 
     init?(argument: String) {
         guard let scheme = Scheme(argument: argument), Self.choices.contains(scheme) else { return nil }
@@ -191,8 +186,8 @@ struct ReadSchemeOptions: ParsableArguments {
     /// The scheme to read, nil for `auto`.
     var explicit: Scheme? { scheme.scheme }
 
-    /// How `auto` reads headerless data, nil for both readings.
-    var legacy: Scheme? { legacyScheme?.scheme }
+    /// How `auto` reads headerless data (`--legacy-scheme`), nil for both readings.
+    var headerless: Scheme? { legacyScheme?.scheme }
 
     func validate() throws {
         if legacyScheme != nil && scheme != .auto {
@@ -204,7 +199,7 @@ struct ReadSchemeOptions: ParsableArguments {
 /// `--scheme` and `--iv` of the commands that encrypt.
 struct WriteSchemeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The scheme to write (acrh is recommended for new data).", valueName: "scheme"))
-    var scheme: Scheme = .acrh
+    var scheme: Scheme = .defaultForWriting
 
     @Option(help: ArgumentHelp("A fixed IV as 32 hex digits, for reproducible test vectors. Never for real data.",
                                valueName: "hex"), transform: Self.parseIV)
@@ -212,8 +207,8 @@ struct WriteSchemeOptions: ParsableArguments {
 
     /// 32 hex digits as 16 bytes.
     static func parseIV(_ text: String) throws -> [UInt8] {
-        guard let iv = Hex.decode(text), iv.count == 16 else {
-            throw ValidationError("--iv must be 32 hex digits (16 bytes)")
+        guard let iv = Hex.decode(text), iv.count == Scheme.ivSize else {
+            throw ValidationError("--iv must be \(2 * Scheme.ivSize) hex digits (\(Scheme.ivSize) bytes)")
         }
         return iv
     }

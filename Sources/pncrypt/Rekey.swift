@@ -78,7 +78,7 @@ extension MessageCommand {
         @OptionGroup var failures: AllowFailuresOption
 
         @Option(name: .customLong("to-scheme"), help: "The new scheme: acrh (default), legacy-random-iv or legacy.")
-        var toScheme: Scheme = .acrh
+        var toScheme: Scheme = .defaultForWriting
 
         @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
             Read messages without a PNED header as legacy (fixed IV) or legacy-random-iv only. Without it both are \
@@ -87,7 +87,9 @@ extension MessageCommand {
         var legacyScheme: LegacyScheme?
 
         func validate() throws {
-            if toScheme == .legacy33 { throw ValidationError("--to-scheme legacy33 is not supported: use acrh") }
+            if toScheme.row.message != .whole {
+                throw ValidationError("--to-scheme \(toScheme) is not supported: use \(Scheme.defaultForWriting)")
+            }
             if onError == .marker {
                 throw ValidationError("rekey keeps a message it cannot decrypt: --on-error passthrough or fail")
             }

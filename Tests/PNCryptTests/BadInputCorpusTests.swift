@@ -280,7 +280,8 @@ enum BadInputs {
             "at $[1]: cannot decrypt: wrong key, wrong scheme, or corrupt data") { () throws(PNCryptError) in
             let leaf = try B.module.encrypt([0xFF, 0xFE], scheme: .legacy33)
             let good = try B.module.encrypt(Array("ok".utf8), scheme: .legacy33)
-            _ = try Legacy33Message.decrypt([.string(good), .string(leaf)], keys: KeyRing(keys: [B.key]))
+            _ = try Legacy33Message.decrypt([.string(good), .string(leaf)], keys: KeyRing(keys: [B.key]),
+                                            scheme: .legacy33)
         },
     ]
 

@@ -44,7 +44,7 @@ extension MessageCrypto {
     /// Returns nil when the text is anything else or decryption fails: the caller then takes the full path, which
     /// reports the failure exactly as `decrypt(_:policy:)` does.
     func openStringLiteral(_ text: UnsafeRawBufferPointer) -> Opened? {
-        guard scheme != .legacy33 && readScheme != .legacy33 else { return nil }
+        guard leafScheme == nil else { return nil }
         var start = 0
         var end = text.count
         func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }

@@ -94,15 +94,15 @@ public struct Diagnosis: Sendable {
         var schemes: [Scheme]
         do throws(PNCryptError) {
             if let (header, length) = try CryptorHeader.parse(data) {
-                if try header.scheme(reading: nil) == .acrh {
-                    schemes = [.acrh]
+                if let scheme = try header.scheme(reading: nil) {
+                    schemes = [scheme]
                 } else {
                     // The legacy cryptor's id: legacy data follows the header.
                     body = Array(data[length...])
-                    schemes = [.legacy, .legacyRandomIV, .legacy33]
+                    schemes = Scheme.headerless
                 }
             } else {
-                schemes = [.legacy, .legacyRandomIV, .legacy33]
+                schemes = Scheme.headerless
             }
             inspection = try Inspection(data)
         } catch {
@@ -110,16 +110,14 @@ public struct Diagnosis: Sendable {
             findings = [Self.explainInput(error, data)]
             return
         }
-        // Too short for an IV and a block: not legacy-random-iv.
-        if body.count < Cryptor.prefixLength(.legacyRandomIV) + Cryptor.blockSize {
-            schemes.removeAll { $0 == .legacyRandomIV }
-        }
+        // Too short for an IV and a block: not a scheme whose IV comes first (legacy-random-iv).
+        schemes.removeAll { $0.row.iv == .prefix && body.count < Cryptor.prefixLength($0) + Cryptor.blockSize }
         for (index, key) in keys.enumerated() {
             let module = CryptoModule(key: key)
             for scheme in schemes {
                 var attempt = Attempt(keyNumber: index + 1, scheme: scheme)
                 do throws(PNCryptError) {
-                    attempt.plaintext = try module.decryptBinary(scheme == .acrh ? data : body, scheme: scheme)
+                    attempt.plaintext = try module.decryptBinary(scheme.hasHeader ? data : body, scheme: scheme)
                 } catch {
                     attempt.error = error
                 }
@@ -176,11 +174,13 @@ public struct Diagnosis: Sendable {
             for match in matches {
                 lines.append("- \(match.scheme) with key #\(match.keyNumber): " + Self.describePlaintext(match))
             }
-            if let fixed = matches.first(where: { $0.scheme == .legacy }),
-               let random = matches.first(where: { $0.scheme == .legacyRandomIV && $0.keyNumber == fixed.keyNumber }),
-               let a = fixed.plaintext, let b = random.plaintext, a.dropFirst(16).elementsEqual(b) {
-                lines.append("legacy and legacy-random-iv differ only in the first block: read with the other scheme,"
-                             + " a message loses its first 16 bytes or gains 16 bytes of garbage")
+            if let fixed = matches.first(where: { $0.scheme.row.iv == .fixed && $0.scheme.partner != nil }),
+               let partner = fixed.scheme.partner,
+               let random = matches.first(where: { $0.scheme == partner && $0.keyNumber == fixed.keyNumber }),
+               let a = fixed.plaintext, let b = random.plaintext, a.dropFirst(Scheme.ivSize).elementsEqual(b) {
+                lines.append("\(fixed.scheme) and \(partner) differ only in the first block: read with the other"
+                             + " scheme, a message loses its first \(Scheme.ivSize) bytes or gains"
+                             + " \(Scheme.ivSize) bytes of garbage")
             }
         } else {
             let blocks = inspection?.blocks ?? 0
@@ -199,31 +199,17 @@ public struct Diagnosis: Sendable {
     /// What a client set to the other legacy scheme does with a message read as `match`: when that reading is
     /// valid too, it shows other text, not DECRYPTION_ERROR.
     private static func consequence(of match: Attempt, among matches: [Attempt]) -> String {
-        let other: Scheme? = switch match.scheme {
-        case .legacy: .legacyRandomIV
-        case .legacyRandomIV: .legacy
-        default: nil
-        }
-        guard let other, let reading = matches.first(where: { $0.scheme == other }) else {
+        guard let other = match.scheme.partner, let reading = matches.first(where: { $0.scheme == other }) else {
             return consequence(of: match.scheme)
         }
-        let setting = other == .legacy ? "a static IV (legacy)" : "a random IV (legacy-random-iv)"
+        let setting = other.clientSetting
         let count = reading.plaintext?.count ?? 0
         return "a client set to \(setting) shows other text for it (\(count.counting("byte")) read"
             + " with key #\(reading.keyNumber)), without DECRYPTION_ERROR"
     }
 
     private static func consequence(of scheme: Scheme) -> String {
-        switch scheme {
-        case .legacy:
-            "a client set to a random IV (legacy-random-iv) shows DECRYPTION_ERROR for it"
-        case .legacyRandomIV:
-            "a client set to a static IV (legacy) shows DECRYPTION_ERROR for it"
-        case .acrh:
-            "clients with a CryptoModule read it; clients from before the CryptoModule show DECRYPTION_ERROR for it"
-        case .legacy33:
-            "only iOS 3.3 clients (or 3.4 in CRYPTO_BACKWARD_COMPATIBILITY_MODE) read it; others show DECRYPTION_ERROR"
-        }
+        scheme.readers
     }
 
     private static func describePlaintext(_ match: Attempt) -> String {

@@ -13,14 +13,15 @@ enum Legacy33Message {
     /// Encrypts every string leaf of `message`.
     /// - Throws: `notEncryptable` naming the path (for example `$[2].price`) of the first leaf that is not a string:
     ///   iOS 3.3 dropped such leaves and 3.4's compatibility mode produced invalid results.
-    static func encrypt(_ message: JSONValue, key: CipherKey) throws(PNCryptError) -> JSONValue {
+    /// `scheme` is the table's string-leaves scheme (`legacy33`).
+    static func encrypt(_ message: JSONValue, key: CipherKey, scheme: Scheme) throws(PNCryptError) -> JSONValue {
         let module = CryptoModule(key: key)
         return try map(message, path: "$", nonString: .notEncryptable) { (text, _) throws(PNCryptError) in
             var plaintext = Array(text.utf8)
             defer { wipe(&plaintext) }
             // iOS 3.3 encrypted an empty string leaf as one block of padding.
             let sealed = try withBytes(plaintext) { (bytes) throws(PNCryptError) in
-                try module.sealToBase64(bytes, scheme: .legacy33, iv: nil, quoted: false, allowEmpty: true)
+                try module.sealToBase64(bytes, scheme: scheme, iv: nil, quoted: false, allowEmpty: true)
             }
             return .string(String(decoding: sealed, as: UTF8.self))
         }
@@ -30,12 +31,13 @@ enum Legacy33Message {
     /// key that alone read the first. Each leaf qualifies as text (valid padding and UTF-8) through the one
     /// decision procedure (`Decision`): a leaf is raw UTF-8, not JSON.
     /// - Throws: the leaf's decryption error, its message naming the path; `notEncrypted` for non-string leaves.
-    static func decrypt(_ message: JSONValue, keys: KeyRing) throws(PNCryptError) -> JSONValue {
+    /// `scheme` is the table's string-leaves scheme (`legacy33`).
+    static func decrypt(_ message: JSONValue, keys: KeyRing, scheme: Scheme) throws(PNCryptError) -> JSONValue {
         var chosen: KeyRing?
         return try map(message, path: "$", nonString: .notEncrypted) { (text, path) throws(PNCryptError) in
             do throws(PNCryptError) {
                 let ciphertext = try Base64.decode(text)
-                var match = try (chosen ?? keys).decrypt(ciphertext, scheme: .legacy33, content: .text)
+                var match = try (chosen ?? keys).decrypt(ciphertext, scheme: scheme, content: .text)
                 defer { wipe(&match.plaintext) }
                 if chosen == nil { chosen = try KeyRing(keys: [keys.keys[match.keyIndex]]) }
                 guard let string = String(validating: match.plaintext, as: UTF8.self) else {

@@ -32,15 +32,15 @@ public struct MessageCrypto: Sendable {
     public var style: JSONStyle
 
     /// Message encryption with one key.
-    public init(cipherKey: String, scheme: Scheme = .acrh, readScheme: Scheme? = nil, legacyScheme: Scheme? = nil,
-                style: JSONStyle = .compact) throws(PNCryptError) {
+    public init(cipherKey: String, scheme: Scheme = .defaultForWriting, readScheme: Scheme? = nil,
+                legacyScheme: Scheme? = nil, style: JSONStyle = .compact) throws(PNCryptError) {
         try self.init(keys: KeyRing([cipherKey]), scheme: scheme, readScheme: readScheme, legacyScheme: legacyScheme,
                       style: style)
     }
 
     /// Message encryption with a key ring: the first key encrypts, all are tried in order to decrypt.
-    public init(keys: KeyRing, scheme: Scheme = .acrh, readScheme: Scheme? = nil, legacyScheme: Scheme? = nil,
-                style: JSONStyle = .compact) {
+    public init(keys: KeyRing, scheme: Scheme = .defaultForWriting, readScheme: Scheme? = nil,
+                legacyScheme: Scheme? = nil, style: JSONStyle = .compact) {
         self.keys = keys
         self.scheme = scheme
         self.readScheme = readScheme
@@ -49,6 +49,14 @@ public struct MessageCrypto: Sendable {
     }
 
     private var module: CryptoModule { CryptoModule(key: keys.keys[0], encryptionScheme: scheme) }
+
+    /// The scheme whose messages are string leaves (`Scheme.MessageForm.stringLeaves`: `legacy33`) that this
+    /// value writes or reads; nil when its messages are whole.
+    var leafScheme: Scheme? {
+        if scheme.row.message == .stringLeaves { return scheme }
+        if let readScheme, readScheme.row.message == .stringLeaves { return readScheme }
+        return nil
+    }
 
     // MARK: Publish
 
@@ -59,7 +67,9 @@ public struct MessageCrypto: Sendable {
     ///   - iv: a fixed IV for reproducible vectors; never for real data.
     /// - Throws: `notEncryptable` for a `legacy33` message with a non-string leaf, naming its path.
     public func encrypt(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> JSONValue {
-        if scheme == .legacy33 { return try Legacy33Message.encrypt(message, key: keys.keys[0]) }
+        if scheme.row.message == .stringLeaves {
+            return try Legacy33Message.encrypt(message, key: keys.keys[0], scheme: scheme)
+        }
         // Text written from a JSONValue always parses: no need to check it as `encrypt(jsonText:)` does.
         let sealed = try message.withSerialized(style: style) { (text) throws(PNCryptError) in
             try module.sealToBase64(text, scheme: scheme, iv: iv, quoted: false)
@@ -73,7 +83,9 @@ public struct MessageCrypto: Sendable {
         // No copy of the caller's text (a non-contiguous one is copied by `withBytes`, which wipes the copy).
         try withBytes(jsonText) { (text) throws(PNCryptError) -> JSONValue in
             let value = try JSONValue(parsing: text.assumingMemoryBound(to: UInt8.self))
-            if scheme == .legacy33 { return try Legacy33Message.encrypt(value, key: keys.keys[0]) }
+            if scheme.row.message == .stringLeaves {
+                return try Legacy33Message.encrypt(value, key: keys.keys[0], scheme: scheme)
+            }
             return .string(String(decoding: try module.sealToBase64(text, scheme: scheme, iv: iv, quoted: false),
                                   as: UTF8.self))
         }
@@ -87,7 +99,7 @@ public struct MessageCrypto: Sendable {
     /// The wire bytes of an encrypted message: `"<Base64>"` written in `style`.
     public func publishBody(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> [UInt8] {
         // Base64 needs no JSON escapes except `/` in the apple style (`\/`): write the quoted text directly.
-        guard scheme != .legacy33, style != .apple else {
+        guard scheme.row.message == .whole, style != .apple else {
             return try encrypt(message, iv: iv).serialized(style: style)
         }
         // The closure captures only what it uses (capturing `self` copied the key ring into it: a retain and a
@@ -105,8 +117,9 @@ public struct MessageCrypto: Sendable {
     /// delivered follows `policy`.
     public func decrypt(_ message: JSONValue, policy: DecryptionPolicy) -> DecryptedMessage {
         do throws(PNCryptError) {
-            if scheme == .legacy33 || readScheme == .legacy33 {
-                return DecryptedMessage(message: try Legacy33Message.decrypt(message, keys: keys), scheme: .legacy33)
+            if let leafScheme {
+                return DecryptedMessage(message: try Legacy33Message.decrypt(message, keys: keys, scheme: leafScheme),
+                                        scheme: leafScheme)
             }
             guard case .string(let text) = message else {
                 if policy == .passThrough { return DecryptedMessage(message: message) }

@@ -48,16 +48,18 @@ public struct MessageRekey: Sendable {
     /// A rekeying from the keys of `from` to `to` in `scheme`.
     /// - Throws: `invalidValue` for `legacy33` (as a target or a legacy scheme), or a `legacyScheme` that would hide
     ///   messages already in a legacy target scheme.
-    public init(from: KeyRing, legacyScheme: Scheme? = nil, to: CipherKey, scheme: Scheme = .acrh)
+    public init(from: KeyRing, legacyScheme: Scheme? = nil, to: CipherKey, scheme: Scheme = .defaultForWriting)
         throws(PNCryptError) {
-        guard scheme != .legacy33 else {
-            throw PNCryptError(.invalidValue, "legacy33 is not a scheme to move messages to (use acrh)")
+        guard scheme.row.message == .whole else {
+            throw PNCryptError(.invalidValue, "\(scheme) is not a scheme to move messages to (use"
+                               + " \(Scheme.defaultForWriting))")
         }
         if let legacyScheme {
-            guard legacyScheme == .legacy || legacyScheme == .legacyRandomIV else {
-                throw PNCryptError(.invalidValue, "the legacy scheme must be legacy or legacy-random-iv")
+            guard legacyScheme.isLegacyCryptor else {
+                let names = Scheme.allCases.filter(\.isLegacyCryptor).map(\.rawValue)
+                throw PNCryptError(.invalidValue, "the legacy scheme must be " + names.joined(separator: " or "))
             }
-            if scheme != .acrh && scheme != legacyScheme {
+            if !scheme.hasHeader && scheme != legacyScheme {
                 throw PNCryptError(.invalidValue, "messages already in \(scheme) would not be recognised when"
                                    + " headerless data is read as \(legacyScheme)")
             }

@@ -24,7 +24,7 @@ extension CryptoModule {
         let prefix = Cryptor.prefixLength(scheme)
         let sealedCount = Cryptor.sealedLength(input.count, scheme: scheme)
         let sealed = UnsafeMutableRawBufferPointer(start: output, count: sealedCount)
-        if scheme == .acrh {
+        if scheme.hasHeader {
             CryptorHeader.acrhStart.withUnsafeBytes { output.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
         let n = try key.pool(scheme, encrypting: true).withContext { (context) throws(PNCryptError) -> Int? in
@@ -90,7 +90,7 @@ extension CryptoModule {
     package func readings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?) throws(PNCryptError)
         -> Cryptor.Readings where C.Index == Int {
         try Cryptor.readings(of: input, scheme: explicit, legacyScheme: legacyScheme,
-                             also: encryptionScheme == .acrh ? nil : encryptionScheme)
+                             also: encryptionScheme.hasHeader ? nil : encryptionScheme)
     }
 
     /// `open`, also returning the length of the whole decrypted body (padding included), over which the checks
@@ -223,12 +223,13 @@ extension KeyRing {
     package func decryptToMatch(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?,
                                 content: Content)
         throws(PNCryptError) -> Match {
-        var found = (count: 0, keyIndex: 0, scheme: Scheme.legacy, position: 0)
+        var found: (keyIndex: Int, scheme: Scheme)?
         let plaintext = try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
-            found = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content, into: output)
-            return found.count
+            let opened = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content, into: output)
+            found = (opened.keyIndex, opened.scheme)
+            return opened.count
         }
-        return Match(plaintext: plaintext, keyIndex: found.keyIndex, scheme: found.scheme)
+        return Match(plaintext: plaintext, keyIndex: found!.keyIndex, scheme: found!.scheme)
     }
 
     /// As `decrypt(_:scheme:legacyScheme:content:)`, into `output` (room for `input.count + 16` bytes), returning

@@ -33,14 +33,18 @@ public final class CipherKey: Sendable {
         raw = SecretBytes(sha)
         md5 = SecretBytes(Backend.md5(utf8))
         wipe(&utf8)
-        pools = [
-            ContextPool(aes256: true, key: legacy, encrypting: true),
-            ContextPool(aes256: true, key: legacy, encrypting: false),
-            ContextPool(aes256: true, key: raw, encrypting: true),
-            ContextPool(aes256: true, key: raw, encrypting: false),
-            ContextPool(aes256: false, key: md5, encrypting: true),
-            ContextPool(aes256: false, key: md5, encrypting: false),
-        ]
+        // Two pools per key derivation, in the order of `Scheme.KeyDerivation`'s raw values (`pool(_:encrypting:)`).
+        let secrets = (legacy, raw, md5)
+        pools = Scheme.KeyDerivation.allCases.flatMap { derivation in
+            let secret = switch derivation {
+            case .hexSHA256: secrets.0
+            case .sha256: secrets.1
+            case .md5: secrets.2
+            }
+            let aes256 = secret.bytes.count == 32
+            return [ContextPool(aes256: aes256, key: secret, encrypting: true),
+                    ContextPool(aes256: aes256, key: secret, encrypting: false)]
+        }
     }
 
     /// Derives the keys from `bytes`, which must be valid UTF-8: a key is never decoded lossily, so two different
@@ -86,20 +90,21 @@ public final class CipherKey: Sendable {
 
     /// The AES key bytes `scheme` uses (for tests and diagnostics; treat as secret).
     package func keyBytes(for scheme: Scheme) -> [UInt8] {
-        switch scheme {
-        case .legacy, .legacyRandomIV: legacy.bytes
-        case .acrh: raw.bytes
-        case .legacy33: md5.bytes
+        secret(scheme.row.keyDerivation).bytes
+    }
+
+    /// The AES key a derivation gives.
+    private func secret(_ derivation: Scheme.KeyDerivation) -> SecretBytes {
+        switch derivation {
+        case .hexSHA256: legacy
+        case .sha256: raw
+        case .md5: md5
         }
     }
 
-    /// The context pool for `scheme` in one direction.
+    /// The context pool for `scheme` in one direction: two per key derivation (schemes that share a key share
+    /// its contexts).
     package func pool(_ scheme: Scheme, encrypting: Bool) -> ContextPool {
-        let base = switch scheme {
-        case .legacy, .legacyRandomIV: 0
-        case .acrh: 2
-        case .legacy33: 4
-        }
-        return pools[base + (encrypting ? 0 : 1)]
+        pools[2 * scheme.row.keyDerivation.rawValue + (encrypting ? 0 : 1)]
     }
 }

@@ -33,13 +33,15 @@ public struct CryptoModule: Sendable {
 
     /// A module for `cipherKey`.
     /// - Throws: `invalidKey` when the key is empty.
-    public init(cipherKey: String, encryptionScheme: Scheme = .acrh, legacyScheme: Scheme = .legacy)
+    public init(cipherKey: String, encryptionScheme: Scheme = .defaultForWriting,
+                legacyScheme: Scheme = .defaultForModules)
         throws(PNCryptError) {
         self.init(key: try CipherKey(cipherKey), encryptionScheme: encryptionScheme, legacyScheme: legacyScheme)
     }
 
     /// A module for an already derived key (share one `CipherKey` between modules to share its contexts).
-    public init(key: CipherKey, encryptionScheme: Scheme = .acrh, legacyScheme: Scheme = .legacy) {
+    public init(key: CipherKey, encryptionScheme: Scheme = .defaultForWriting,
+                legacyScheme: Scheme = .defaultForModules) {
         self.key = key
         self.encryptionScheme = encryptionScheme
         self.legacyScheme = legacyScheme

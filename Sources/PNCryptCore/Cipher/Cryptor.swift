@@ -12,8 +12,8 @@ import PNCryptJSON
 ///
 /// The ciphertext is AES-CBC with PKCS#7 padding: whole 16-byte blocks, at least one.
 package enum Cryptor {
-    /// The AES block size; the length of every IV.
-    package static let blockSize = 16
+    /// The AES block size; the length of every IV (`Scheme.ivSize`).
+    package static let blockSize = Scheme.ivSize
 
     /// The fixed IV of `legacy` and `legacy33`: ASCII `0123456789012345`.
     package static let fixedIV: [UInt8] = Array("0123456789012345".utf8)
@@ -21,10 +21,10 @@ package enum Cryptor {
     /// The bytes written before the ciphertext: the `acrh` header with its IV, the random IV, or nothing.
     @inline(__always)
     package static func prefixLength(_ scheme: Scheme) -> Int {
-        switch scheme {
-        case .acrh: CryptorHeader.acrhLength
-        case .legacyRandomIV: blockSize
-        case .legacy, .legacy33: 0
+        switch scheme.row.iv {
+        case .header: CryptorHeader.acrhLength
+        case .prefix: blockSize
+        case .fixed: 0
         }
     }
 
@@ -36,10 +36,10 @@ package enum Cryptor {
 
     /// The bytes before the ciphertext for `iv`: the `acrh` header, the IV itself, or nothing.
     package static func prefix(iv: [UInt8], scheme: Scheme) -> [UInt8] {
-        switch scheme {
-        case .acrh: CryptorHeader.acrhStart + iv
-        case .legacyRandomIV: iv
-        case .legacy, .legacy33: []
+        switch scheme.row.iv {
+        case .header: CryptorHeader.acrhStart + iv
+        case .prefix: iv
+        case .fixed: []
         }
     }
 
@@ -47,13 +47,13 @@ package enum Cryptor {
     /// - Throws: `invalidIV` for an IV that is not 16 bytes, or other than the fixed IV where a scheme has one.
     @inline(__always)
     package static func checkIV(_ iv: [UInt8]?, scheme: Scheme) throws(PNCryptError) -> [UInt8]? {
-        switch scheme {
-        case .legacy, .legacy33:
+        switch scheme.row.iv {
+        case .fixed:
             if let iv, iv != fixedIV {
                 throw PNCryptError(.invalidIV, "\(scheme) always uses the fixed IV 0123456789012345")
             }
             return fixedIV
-        case .legacyRandomIV, .acrh:
+        case .prefix, .header:
             guard let iv else { return nil }
             guard iv.count == blockSize else {
                 throw PNCryptError(.invalidIV, "the IV must be \(blockSize) bytes, not \(iv.count)")
@@ -81,7 +81,7 @@ package enum Cryptor {
     }
 
     /// The readings of `input` that `explicit` allows (nil: a `PNED` header picks the cryptor; headerless data is
-    /// read as `legacyScheme`, or, when that is nil too, both as `legacy` and as `legacy-random-iv`; `also`, a
+    /// read as `legacyScheme`, or, when that is nil too, in both `Scheme.triedOnHeaderlessMessages`; `also`, a
     /// headerless scheme, is tried as well when `legacyScheme` is set: a module's own scheme). Whatever the key,
     /// these are the only ones: a header, a length or a block count rules the others out.
     /// - Throws: the format errors (`malformedHeader`, `unknownCryptor`, a length that no reading accepts).
@@ -90,29 +90,26 @@ package enum Cryptor {
         where C.Index == Int {
         let candidates: Readings
         let count = input.count
-        switch explicit {
-        case .legacy?, .legacy33?, .legacyRandomIV?:
-            candidates = Readings(legacyReading(explicit!, count: count, from: 0))
-        case .acrh?, nil:
-            if CryptorHeader.startsWithACRH(input) {
-                // The header pncrypt and every SDK write.
-                let ivStart = CryptorHeader.acrhStart.count
-                candidates = Readings(Reading(scheme: .acrh, iv: ivStart..<CryptorHeader.acrhLength,
-                                              body: CryptorHeader.acrhLength..<count))
-            } else if let (header, length) = try CryptorHeader.parse(input) {
-                if try header.scheme(reading: explicit) == .acrh {
-                    // A longer encoding of the metadata length (0xFF, 0x00, 0x10): the IV ends the header.
-                    candidates = Readings(Reading(scheme: .acrh, iv: (length - blockSize)..<length,
-                                                  body: length..<count))
-                } else {
-                    // The legacy cryptor's id: what follows the header is legacy data.
-                    candidates = try legacyReadings(legacyScheme, also: also, of: input, from: length)
-                }
-            } else if explicit == .acrh {
-                throw CryptorHeader.missing(input)
+        if let explicit, !explicit.hasHeader {
+            candidates = Readings(legacyReading(explicit, count: count, from: 0))
+        } else if CryptorHeader.startsWithACRH(input) {
+            // The header pncrypt and every SDK write.
+            let ivStart = CryptorHeader.acrhStart.count
+            candidates = Readings(Reading(scheme: Scheme.withHeader, iv: ivStart..<CryptorHeader.acrhLength,
+                                          body: CryptorHeader.acrhLength..<count))
+        } else if let (header, length) = try CryptorHeader.parse(input) {
+            if let scheme = try header.scheme(reading: explicit) {
+                // A longer encoding of the metadata length (0xFF, 0x00, 0x10): the IV ends the header.
+                candidates = Readings(Reading(scheme: scheme, iv: (length - blockSize)..<length,
+                                              body: length..<count))
             } else {
-                candidates = try legacyReadings(legacyScheme, also: also, of: input, from: 0)
+                // The legacy cryptor's id: what follows the header is legacy data.
+                candidates = try legacyReadings(legacyScheme, also: also, of: input, from: length)
             }
+        } else if explicit != nil {
+            throw CryptorHeader.missing(input)
+        } else {
+            candidates = try legacyReadings(legacyScheme, also: also, of: input, from: 0)
         }
         // A reading whose ciphertext is empty or not whole blocks cannot be right, whatever the key. When none is
         // left, the first one's reason is the error.
@@ -155,11 +152,12 @@ package enum Cryptor {
         where C.Index == Int {
         let count = input.count
         guard let legacyScheme else {
-            return Readings(legacyReading(.legacy, count: count, from: start),
-                            legacyReading(.legacyRandomIV, count: count, from: start))
+            let (first, second) = Scheme.triedOnHeaderlessMessages
+            return Readings(legacyReading(first, count: count, from: start),
+                            legacyReading(second, count: count, from: start))
         }
-        let extra = also.flatMap { $0 != .acrh && $0 != legacyScheme ? $0 : nil }
-        if legacyScheme == .acrh {
+        let extra = also.flatMap { !$0.hasHeader && $0 != legacyScheme ? $0 : nil }
+        if legacyScheme.hasHeader {
             guard let extra else { throw CryptorHeader.missing(input.dropFirst(start)) }
             return Readings(legacyReading(extra, count: count, from: start))
         }
@@ -168,31 +166,36 @@ package enum Cryptor {
     }
 
     private static func legacyReading(_ scheme: Scheme, count: Int, from start: Int) -> Reading {
-        guard scheme == .legacyRandomIV else { return Reading(scheme: scheme, iv: nil, body: start..<count) }
+        guard scheme.row.iv == .prefix else { return Reading(scheme: scheme, iv: nil, body: start..<count) }
         // Shorter than an IV: an empty body (refused by `checkBlocks` with the reason).
         let ivEnd = min(start + blockSize, count)
         return Reading(scheme: scheme, iv: start..<ivEnd, body: ivEnd..<count)
     }
 
-    /// Checks that a reading has ciphertext in whole blocks (the IV of `legacy-random-iv` included).
+    /// Checks that a reading has ciphertext in whole blocks (an IV written before the ciphertext included).
     package static func checkBlocks(_ reading: Reading) throws(PNCryptError) {
-        if reading.scheme == .legacyRandomIV, let iv = reading.iv, iv.count < blockSize {
+        if reading.scheme.row.iv == .prefix, let iv = reading.iv, iv.count < blockSize {
             throw PNCryptError(.wrongKeyOrCorrupt,
-                               "\(iv.count.counting("byte")) is too short for legacy-random-iv (16-byte IV, then"
-                               + " ciphertext)")
+                               "\(iv.count.counting("byte")) is too short for \(reading.scheme) (\(blockSize)-byte IV,"
+                               + " then ciphertext)")
         }
-        try checkBlocks(reading.body.count, scheme: reading.scheme)
+        try checkBlocks(reading.body.count, after: reading.scheme.row.iv)
     }
 
-    /// Checks that `count` bytes of `scheme` ciphertext (after its header or IV) are whole blocks, at least one.
-    package static func checkBlocks(_ count: Int, scheme: Scheme) throws(PNCryptError) {
+    /// Checks that `count` bytes of ciphertext (after a header or IV placed as `iv` says) are whole blocks, at
+    /// least one.
+    package static func checkBlocks(_ count: Int, after iv: Scheme.IVPlacement) throws(PNCryptError) {
         guard count > 0 else {
-            throw PNCryptError(.wrongKeyOrCorrupt, scheme == .acrh ? "empty ciphertext after the PNED header"
-                               : scheme == .legacyRandomIV ? "no ciphertext after the 16-byte IV" : "empty ciphertext")
+            let reason = switch iv {
+            case .header: "empty ciphertext after the PNED header"
+            case .prefix: "no ciphertext after the \(blockSize)-byte IV"
+            case .fixed: "empty ciphertext"
+            }
+            throw PNCryptError(.wrongKeyOrCorrupt, reason)
         }
         guard count % blockSize == 0 else {
             throw PNCryptError(.wrongKeyOrCorrupt, "ciphertext is \(count.counting("byte")), not a whole number of"
-                               + " 16-byte AES blocks (truncated or corrupt)")
+                               + " \(blockSize)-byte AES blocks (truncated or corrupt)")
         }
     }
 
@@ -209,8 +212,8 @@ package enum Cryptor {
     ///   its IV, headerless data where only `acrh` is read.
     package static func streamStart(of head: [UInt8], final: Bool, scheme expected: Scheme?, legacyScheme: Scheme)
         throws(PNCryptError) -> (scheme: Scheme, iv: Range<Int>?, bodyStart: Int)? {
-        guard expected == .acrh || (expected == nil && CryptorHeader.mayStart(head, final: final)) else {
-            if expected == nil && legacyScheme == .acrh { throw CryptorHeader.missing(head) }
+        guard expected?.hasHeader ?? CryptorHeader.mayStart(head, final: final) else {
+            if expected == nil && legacyScheme.hasHeader { throw CryptorHeader.missing(head) }
             return try streamLegacyStart(of: head, expected ?? legacyScheme, final: final)
         }
         let parsed: (header: CryptorHeader, length: Int)?
@@ -221,28 +224,27 @@ package enum Cryptor {
         }
         guard let (header, length) = parsed else {
             if head.count < CryptorHeader.sentinel.count && !final { return nil }
-            if expected == .acrh || legacyScheme == .acrh { throw CryptorHeader.missing(head) }
+            if expected?.hasHeader == true || legacyScheme.hasHeader { throw CryptorHeader.missing(head) }
             return try streamLegacyStart(of: head, legacyScheme, final: final)
         }
-        guard try header.scheme(reading: expected) == .acrh else {
+        guard let scheme = try header.scheme(reading: expected) else {
             // The legacy cryptor's id: the legacy file format follows the header.
             return try streamLegacyStart(of: head, legacyScheme, final: final, after: length)
         }
-        return (.acrh, (length - blockSize)..<length, length)
+        return (scheme, (length - blockSize)..<length, length)
     }
 
     private static func streamLegacyStart(of head: [UInt8], _ legacy: Scheme, final: Bool, after offset: Int = 0)
         throws(PNCryptError) -> (scheme: Scheme, iv: Range<Int>?, bodyStart: Int)? {
         // The fixed IV: the ciphertext starts right away.
-        guard legacy == .legacyRandomIV else { return (legacy, nil, offset) }
+        guard legacy.row.iv == .prefix else { return (legacy, nil, offset) }
         guard head.count >= offset + blockSize else {
             if final {
                 throw PNCryptError(.wrongKeyOrCorrupt, "\((head.count - offset).counting("byte")) is too short for"
-                                   + " the legacy"
-                                   + " random-IV file format (16-byte IV, then ciphertext)")
+                                   + " the legacy random-IV file format (\(blockSize)-byte IV, then ciphertext)")
             }
             return nil
         }
-        return (.legacyRandomIV, offset..<(offset + blockSize), offset + blockSize)
+        return (legacy, offset..<(offset + blockSize), offset + blockSize)
     }
 }

@@ -25,11 +25,12 @@ public struct CryptorHeader: Hashable, Sendable {
     /// The id the legacy cryptor has in the Swift and Go SDKs: four zero bytes. They never write it, but read a
     /// header carrying it as "legacy data follows".
     package static let legacyCryptorID: [UInt8] = [0, 0, 0, 0]
-    /// The `ACRH` metadata: the AES-CBC IV, 16 bytes.
-    package static let ivLength = 16
+    /// The `ACRH` metadata: the AES-CBC IV, `Scheme.ivSize` (16) bytes.
+    package static let ivLength = Scheme.ivSize
     /// `PNED`, version 1, `ACRH`, metadata length 16: the 10 bytes before the IV in every header pncrypt writes.
     package static let acrhStart: [UInt8] = sentinel + [currentVersion] + aesCBCCryptorID + [UInt8(ivLength)]
-    /// The length of that header with its IV: 26 bytes (a literal: the message path reads it per message).
+    /// The length of that header with its IV: 26 bytes, `acrhStart.count + ivLength` (a literal: the message path
+    /// reads it per message; `SchemeTableTests` checks the sum).
     package static let acrhLength = 26
 
     /// Header version (1).
@@ -121,8 +122,8 @@ public struct CryptorHeader: Hashable, Sendable {
 // MARK: What a header means
 
 extension CryptorHeader {
-    /// The scheme of the data after this header: `acrh` for `ACRH`; for the legacy cryptor's id, when reading with
-    /// detection (`explicit` nil), the caller's legacy scheme, returned as nil.
+    /// The scheme of the data after this header: `Scheme.withHeader` (`acrh`) for `ACRH`; for the legacy cryptor's
+    /// id, when reading with detection (`explicit` nil), the caller's legacy scheme, returned as nil.
     /// - Throws: `unknownCryptor` for any other id (or the legacy id when `acrh` is required); `malformedHeader`
     ///   for `ACRH` metadata that is not a 16-byte IV.
     package func scheme(reading explicit: Scheme?) throws(PNCryptError) -> Scheme? {
@@ -135,7 +136,7 @@ extension CryptorHeader {
             throw PNCryptError(.malformedHeader, "ACRH header metadata is \(metadata.count.counting("byte"));"
                                + " the IV must be \(Self.ivLength)", offset: 9)
         }
-        return .acrh
+        return Scheme.withHeader
     }
 
     /// Whether `bytes` start with the header pncrypt and every SDK write (`PNED 01 ACRH 10`) and hold its whole IV:

@@ -10,7 +10,7 @@ public struct Inspection: Hashable, Sendable {
     public var ciphertextLength: Int
 
     /// Whole 16-byte blocks after the header.
-    public var blocks: Int { ciphertextLength / 16 }
+    public var blocks: Int { ciphertextLength / Cryptor.blockSize }
 
     /// Reads what `prefix` (the first bytes of the data; at least the header, when there is one) says about data
     /// of `totalLength` bytes.
@@ -26,7 +26,7 @@ public struct Inspection: Hashable, Sendable {
             headerLength = 0
         }
         ciphertextLength = totalLength - headerLength
-        try Cryptor.checkBlocks(ciphertextLength, scheme: header == nil ? .legacy : .acrh)
+        try Cryptor.checkBlocks(ciphertextLength, after: header == nil ? .fixed : .header)
     }
 
     /// Reads what `data` is.

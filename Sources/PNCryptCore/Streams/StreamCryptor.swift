@@ -51,11 +51,10 @@ public final class StreamEncryptor: ByteStreamStage {
         cipher = try StreamCipher(key: key, scheme: scheme, encrypting: true, iv: startIV)
     }
 
-    /// `legacy33` has no file format.
+    /// Refuses a scheme without a file format (`legacy33`).
     package static func checkFileFormat(_ scheme: Scheme?) throws(PNCryptError) {
-        guard scheme != .legacy33 else {
-            throw PNCryptError(.invalidValue, "legacy33 has no file format: use legacy, legacy-random-iv or acrh")
-        }
+        guard let scheme, !scheme.row.hasFileFormat else { return }
+        throw PNCryptError(.invalidValue, "\(scheme) has no file format: use \(Scheme.fileFormatNames(or: "or"))")
     }
 
     /// Encrypts `input`, writing the header or IV first, then whole blocks as they are ready.
@@ -106,7 +105,8 @@ public final class StreamDecryptor: ByteStreamStage {
     /// A stream decryptor with `key`; `scheme` nil detects a header and reads headerless data as `legacyScheme`
     /// (`acrh`: refused, as by a module with no legacy cryptor), otherwise only that format is read.
     /// - Throws: `invalidValue` for `legacy33`, which has no file format, or a `legacyScheme` that is not legacy.
-    public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError) {
+    public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme = .defaultForHeaderlessFiles)
+        throws(PNCryptError) {
         try Self.checkFormats(scheme: scheme, legacyScheme: legacyScheme)
         self.key = key
         expected = scheme
@@ -115,8 +115,9 @@ public final class StreamDecryptor: ByteStreamStage {
 
     private static func checkFormats(scheme: Scheme?, legacyScheme: Scheme) throws(PNCryptError) {
         try StreamEncryptor.checkFileFormat(scheme)
-        guard legacyScheme != .legacy33 else {
-            throw PNCryptError(.invalidValue, "the legacy scheme of a file is legacy, legacy-random-iv or acrh (none)")
+        guard legacyScheme.row.hasFileFormat else {
+            throw PNCryptError(.invalidValue, "the legacy scheme of a file is \(Scheme.fileFormatNames(or: "or"))"
+                               + " (none)")
         }
     }
 
@@ -136,7 +137,7 @@ public final class StreamDecryptor: ByteStreamStage {
     /// - Returns: the file format and whether the padding is valid.
     /// - Throws: the format errors `finish` would give (a header cut short, an unknown cryptor, no whole blocks).
     public static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
-                                    legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
+                                    legacyScheme: Scheme = .defaultForHeaderlessFiles) throws(PNCryptError)
         -> (scheme: Scheme, valid: Bool) {
         try checkFormats(scheme: scheme, legacyScheme: legacyScheme)
         // The format and where the ciphertext starts, from the head alone.
@@ -145,7 +146,7 @@ public final class StreamDecryptor: ByteStreamStage {
             throw PNCryptError(.wrongKeyOrCorrupt, "the file ended before its IV or header")
         }
         let bodyCount = length - start
-        try Cryptor.checkBlocks(bodyCount, scheme: found)
+        try Cryptor.checkBlocks(bodyCount, after: found.row.iv)
         let block = Cryptor.blockSize
         guard tail.count >= min(2 * block, length) else {
             throw PNCryptError(.invalidValue, "checkPadding needs the file's last 32 bytes")
@@ -190,7 +191,7 @@ public final class StreamDecryptor: ByteStreamStage {
         guard let cipher, let scheme else {
             throw PNCryptError(.wrongKeyOrCorrupt, "the stream ended before its IV or header")
         }
-        try Cryptor.checkBlocks(ciphertextCount, scheme: scheme)
+        try Cryptor.checkBlocks(ciphertextCount, after: scheme.row.iv)
         try cipher.finish(sink)
     }
 

@@ -20,7 +20,7 @@ public final class TextStreamEncryptor: ByteStreamStage {
     ///   - scheme: the scheme to write.
     ///   - iv: 16 bytes instead of a random IV; `legacy` and `legacy33` accept only their fixed IV.
     /// - Throws: `invalidIV`.
-    public init(key: CipherKey, scheme: Scheme = .acrh, iv: [UInt8]? = nil) throws(PNCryptError) {
+    public init(key: CipherKey, scheme: Scheme = .defaultForWriting, iv: [UInt8]? = nil) throws(PNCryptError) {
         encryptor = try StreamEncryptor(key: key, anyScheme: scheme, iv: iv)
     }
 
