@@ -44,7 +44,7 @@ public enum CompressionFormat: String, CaseIterable, Hashable, Sendable, CustomS
     }
 
     /// The first two bytes of every gzip member (`ID1`, `ID2`).
-    package static let gzipMagic: (UInt8, UInt8) = (0x1f, 0x8b)
+    static let gzipMagic: (UInt8, UInt8) = (0x1f, 0x8b)
 
     /// zlib's `windowBits` for inflating this format: 47 (gzip or zlib, told apart by zlib), 31, 15, -15 (raw).
     package var windowBits: Int32 {
@@ -57,7 +57,7 @@ public enum CompressionFormat: String, CaseIterable, Hashable, Sendable, CustomS
     }
 
     /// The format as error messages name it: `gzip or zlib`, `gzip`, `zlib`, `deflate`.
-    package var dataName: String {
+    var dataName: String {
         switch self {
         case .gzipOrZlib: "gzip or zlib"
         case .gzip: "gzip"

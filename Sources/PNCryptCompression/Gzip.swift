@@ -26,7 +26,7 @@ public enum Gzip: Sendable {
 
     /// The most a one-shot decompression reserves up front from a gzip trailer's ISIZE with no limit: 1 MiB.
     /// ISIZE is not checked until the end, so it cannot be trusted to size memory.
-    package static let unlimitedReservation = 1 << 20
+    static let unlimitedReservation = 1 << 20
 
     /// The size of the pieces the streaming types produce: 256 KiB.
     ///

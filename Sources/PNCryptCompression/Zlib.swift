@@ -98,7 +98,7 @@ package enum ZlibMemory {
 }
 
 /// Blocks one stream's zlib state holds, counted by the allocator through `z_stream.opaque`.
-package struct ZlibAllocations {
+struct ZlibAllocations {
     /// Blocks allocated and not yet freed.
     package var live = 0
     /// Blocks allocated in all.
@@ -135,7 +135,7 @@ package final class ZlibStream {
     let pointer: UnsafeMutablePointer<z_stream>
     /// The blocks zlib allocated for this stream (`opaque` points here). Valid until `deinit`.
     private let allocations: UnsafeMutablePointer<ZlibAllocations>
-    package private(set) var isOpen = false
+    private(set) var isOpen = false
     private let tracker: ZlibStreamTracker?
 
     private init(kind: Kind) {
@@ -313,7 +313,7 @@ package final class DeflateEngine {
     }
 
     /// Compresses `input` into one gzip member in a single call, into an array sized by `deflateBound`.
-    package static func compressOneShot(_ input: UnsafeRawBufferPointer, level: Int) throws -> [UInt8] {
+    static func compressOneShot(_ input: UnsafeRawBufferPointer, level: Int) throws -> [UInt8] {
         try validate(level: level)
         guard input.count <= maxZlibSlice else {
             // Beyond zlib's 32-bit counters: stream it.

@@ -111,7 +111,7 @@ package enum InputFiles {
     }
 
     /// Moves `fd` back to its start.
-    package static func rewind(_ fd: Int32, _ what: @autoclosure () -> String) throws(InputFileError) {
+    static func rewind(_ fd: Int32, _ what: @autoclosure () -> String) throws(InputFileError) {
         guard lseek(fd, 0, SEEK_SET) == 0 else {
             throw InputFileError(.io, "cannot read \(what()): \(OutputPaths.reason())")
         }

@@ -59,7 +59,7 @@ extension CryptoModule {
     }
 
     /// `seal`, returned as an array.
-    package func sealToBytes(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv: [UInt8]?)
+    func sealToBytes(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv: [UInt8]?)
         throws(PNCryptError) -> [UInt8] {
         try makeBytes(capacity: Cryptor.sealedLength(input.count, scheme: scheme)) { (output) throws(PNCryptError) in
             try seal(input, scheme: scheme, iv: iv, into: output)
@@ -67,7 +67,7 @@ extension CryptoModule {
     }
 
     /// Decrypts `input` (as `decryptBinary(_:scheme:)`) into a new array.
-    package func openToBytes(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?)
+    func openToBytes(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?)
         throws(PNCryptError) -> [UInt8] {
         try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
             try decrypt(input, scheme: explicit, into: output)
@@ -95,7 +95,7 @@ extension CryptoModule {
 
     /// `open`, also returning the length of the whole decrypted body (padding included), over which the checks
     /// of `Decision.verdict` run whatever the padding gave.
-    package func openChecked(_ reading: Cryptor.Reading, of input: UnsafeRawBufferPointer,
+    func openChecked(_ reading: Cryptor.Reading, of input: UnsafeRawBufferPointer,
                      into output: UnsafeMutableRawPointer) -> (count: Int, length: Int, valid: Bool) {
         let opened = open(reading, of: input, into: output)
         return (opened.count, reading.body.count, opened.valid)
@@ -220,7 +220,7 @@ package enum PKCS7 {
 
 extension KeyRing {
     /// `decrypt(_:scheme:legacyScheme:content:)` over the caller's bytes, into a new array.
-    package func decryptToMatch(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?,
+    func decryptToMatch(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?,
                                 content: Content)
         throws(PNCryptError) -> Match {
         var found: (keyIndex: Int, scheme: Scheme)?
@@ -311,7 +311,7 @@ extension Decision {
 /// One stream's cipher: a context of its own, an output buffer it owns, and (decrypting) the last block, held back
 /// until `finish` has checked its padding. Both buffers are allocated here, wiped when replaced and before they are
 /// freed in `deinit`; the sink borrows them for one call.
-package final class StreamCipher {
+final class StreamCipher {
     private let context: Backend.Context
     private let decrypting: Bool
     private var buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
@@ -396,7 +396,7 @@ package final class StreamCipher {
     }
 
     /// Whether `lastBlock`, decrypted with `iv` (the block before it, or the file's IV), has valid padding.
-    package static func lastBlockIsPadded(key: CipherKey, scheme: Scheme, iv: [UInt8], lastBlock: [UInt8]) -> Bool {
+    static func lastBlockIsPadded(key: CipherKey, scheme: Scheme, iv: [UInt8], lastBlock: [UInt8]) -> Bool {
         let context = key.pool(scheme, encrypting: false).makeContext()
         var block = [UInt8](repeating: 0, count: 2 * Cryptor.blockSize)
         defer { PNCryptJSON.wipe(&block) }
@@ -415,7 +415,7 @@ package final class StreamCipher {
     /// As `finish` when decrypting, for a reading that is only checked, never output: instead of throwing on bad
     /// padding, writes the whole held block to `sink` (so later checks run over as many bytes whatever the
     /// padding) and returns false.
-    package func finishReportingPadding(_ sink: ByteSink) throws(PNCryptError) -> Bool {
+    func finishReportingPadding(_ sink: ByteSink) throws(PNCryptError) -> Bool {
         reserve(2 * Cryptor.blockSize)
         guard let written = context.finish(into: buffer.baseAddress!) else { throw failure }
         if written > 0 { try emit(written, sink) }

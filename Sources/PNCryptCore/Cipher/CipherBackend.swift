@@ -57,7 +57,7 @@ extension AESCBCCipher {
     }
 
     /// `run` as `start`, `update`s and `finish`.
-    package func runRestarting(iv: UnsafeRawBufferPointer, input: UnsafeRawBufferPointer,
+    func runRestarting(iv: UnsafeRawBufferPointer, input: UnsafeRawBufferPointer,
                        output: UnsafeMutableRawBufferPointer, prefix: Int) -> Int? {
         guard start(iv: iv), let base = output.baseAddress else { return nil }
         // Feed very large inputs in pieces (`update` takes at most 1 GiB).

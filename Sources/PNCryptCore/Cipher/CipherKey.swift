@@ -61,7 +61,7 @@ public final class CipherKey: Sendable {
     }
 
     /// The offset of the first byte of `bytes` that is not part of valid UTF-8, nil when all of it is.
-    package static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
+    static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
         var offset = 0

@@ -46,7 +46,7 @@ package enum Cryptor {
     /// The IV to encrypt with: the fixed IV, the caller's, or nil for a fresh random one.
     /// - Throws: `invalidIV` for an IV that is not 16 bytes, or other than the fixed IV where a scheme has one.
     @inline(__always)
-    package static func checkIV(_ iv: [UInt8]?, scheme: Scheme) throws(PNCryptError) -> [UInt8]? {
+    static func checkIV(_ iv: [UInt8]?, scheme: Scheme) throws(PNCryptError) -> [UInt8]? {
         switch scheme.row.iv {
         case .fixed:
             if let iv, iv != fixedIV {
@@ -66,7 +66,7 @@ package enum Cryptor {
     /// encryption
     /// error). `allowEmpty` is for the string leaves of `legacy33` messages, where iOS 3.3 encrypted `""` too.
     @inline(__always)
-    package static func checkNotEmpty(_ count: Int, scheme: Scheme, allowEmpty: Bool) throws(PNCryptError) {
+    static func checkNotEmpty(_ count: Int, scheme: Scheme, allowEmpty: Bool) throws(PNCryptError) {
         guard count == 0 && !allowEmpty else { return }
         throw PNCryptError(.emptyPlaintext, "cannot encrypt empty data with \(scheme) (nothing to encrypt)")
     }
@@ -173,7 +173,7 @@ package enum Cryptor {
     }
 
     /// Checks that a reading has ciphertext in whole blocks (an IV written before the ciphertext included).
-    package static func checkBlocks(_ reading: Reading) throws(PNCryptError) {
+    static func checkBlocks(_ reading: Reading) throws(PNCryptError) {
         if reading.scheme.row.iv == .prefix, let iv = reading.iv, iv.count < blockSize {
             throw PNCryptError(.wrongKeyOrCorrupt,
                                "\(iv.count.counting("byte")) is too short for \(reading.scheme) (\(blockSize)-byte IV,"
@@ -184,7 +184,7 @@ package enum Cryptor {
 
     /// Checks that `count` bytes of ciphertext (after a header or IV placed as `iv` says) are whole blocks, at
     /// least one.
-    package static func checkBlocks(_ count: Int, after iv: Scheme.IVPlacement) throws(PNCryptError) {
+    static func checkBlocks(_ count: Int, after iv: Scheme.IVPlacement) throws(PNCryptError) {
         guard count > 0 else {
             let reason = switch iv {
             case .header: "empty ciphertext after the PNED header"
@@ -210,7 +210,7 @@ package enum Cryptor {
     ///   - expected: the format required, or nil to detect a header and read headerless data as `legacyScheme`.
     /// - Throws: the format errors: a header cut short (only when `final`), an unknown cryptor, a file shorter than
     ///   its IV, headerless data where only `acrh` is read.
-    package static func streamStart(of head: [UInt8], final: Bool, scheme expected: Scheme?, legacyScheme: Scheme)
+    static func streamStart(of head: [UInt8], final: Bool, scheme expected: Scheme?, legacyScheme: Scheme)
         throws(PNCryptError) -> (scheme: Scheme, iv: Range<Int>?, bodyStart: Int)? {
         guard expected?.hasHeader ?? CryptorHeader.mayStart(head, final: final) else {
             if expected == nil && legacyScheme.hasHeader { throw CryptorHeader.missing(head) }

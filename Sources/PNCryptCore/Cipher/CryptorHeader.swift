@@ -24,7 +24,7 @@ public struct CryptorHeader: Hashable, Sendable {
     public static let maximumFixedLength = 12
     /// The id the legacy cryptor has in the Swift and Go SDKs: four zero bytes. They never write it, but read a
     /// header carrying it as "legacy data follows".
-    package static let legacyCryptorID: [UInt8] = [0, 0, 0, 0]
+    static let legacyCryptorID: [UInt8] = [0, 0, 0, 0]
     /// The `ACRH` metadata: the AES-CBC IV, `Scheme.ivSize` (16) bytes.
     package static let ivLength = Scheme.ivSize
     /// `PNED`, version 1, `ACRH`, metadata length 16: the 10 bytes before the IV in every header pncrypt writes.
@@ -161,7 +161,7 @@ extension CryptorHeader {
 
     /// Whether the first bytes of a stream are, or may still become, a header: the sentinel, or (before the end of
     /// the stream) the start of it.
-    package static func mayStart(_ head: some Collection<UInt8>, final: Bool) -> Bool {
+    static func mayStart(_ head: some Collection<UInt8>, final: Bool) -> Bool {
         head.count >= sentinel.count ? head.prefix(sentinel.count).elementsEqual(sentinel)
             : !final && sentinel.starts(with: head)
     }

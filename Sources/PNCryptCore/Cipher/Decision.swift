@@ -173,7 +173,7 @@ extension Decision {
     /// 0 accept; 1, 2, 3 need that many continuation bytes (80-BF); 4 after E0 (A0-BF next); 5 after ED (80-9F
     /// next: no surrogates); 6 after F0 (90-BF next); 7 after F4 (80-8F next: nothing above U+10FFFF); 8 reject,
     /// for good.
-    package static let utf8Table: [UInt16] = {
+    static let utf8Table: [UInt16] = {
         func next(_ state: Int, _ byte: Int) -> Int {
             func within(_ low: Int, _ high: Int, _ then: Int) -> Int { (low...high).contains(byte) ? then : 8 }
             switch state {

@@ -12,7 +12,7 @@ extension Base64 {
 
     /// Each character's value placed for its position in a group of 4 (shifted left 18, 12, 6 and 0 bits: four
     /// tables of 256), bit 31 set for anything but an alphabet character: a group decodes with four lookups ORed.
-    package static let placed: [UInt32] = {
+    static let placed: [UInt32] = {
         var table = [UInt32](repeating: 0x8000_0000, count: 1024)
         for (i, c) in alphabet.enumerated() {
             for position in 0..<4 { table[position << 8 | Int(c)] = UInt32(i) << (18 - 6 * position) }

@@ -8,7 +8,7 @@ import PNCryptJSON
 
 
 /// The encoder behind `Base64StreamEncoder`: groups of 3 bytes are carried across chunks.
-package final class Base64EncodingEngine {
+final class Base64EncodingEngine {
     /// Up to 2 bytes of the last chunk that did not make a group of 3.
     private var carry: (UInt8, UInt8) = (0, 0)
     private var carryCount = 0
@@ -85,7 +85,7 @@ package final class Base64EncodingEngine {
 /// chunks. A quote or white space can be known to be allowed only once the stream has ended (it may close the
 /// text), so those bytes wait in a run; an error after an opening quote waits for the end too (if the quote is
 /// not closed, the quote itself is the first error).
-package final class Base64DecodingEngine {
+final class Base64DecodingEngine {
     /// The offset of the next input byte in the stream.
     private var offset = 0
     /// A byte other than white space has been seen.

@@ -76,7 +76,7 @@ extension FileIO {
 
     /// Fills `buffer` from `fd` at `offset`.
     /// - Throws: `io` when a read fails or the file ends before the buffer is full.
-    package static func readFully(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
+    static func readFully(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
         throws(PNCryptError) {
         var done = 0
         while done < buffer.count {

@@ -52,7 +52,7 @@ public final class StreamEncryptor: ByteStreamStage {
     }
 
     /// Refuses a scheme without a file format (`legacy33`).
-    package static func checkFileFormat(_ scheme: Scheme?) throws(PNCryptError) {
+    static func checkFileFormat(_ scheme: Scheme?) throws(PNCryptError) {
         guard let scheme, !scheme.row.hasFileFormat else { return }
         throw PNCryptError(.invalidValue, "\(scheme) has no file format: use \(Scheme.fileFormatNames(or: "or"))")
     }

@@ -13,7 +13,7 @@
 //   grows, lent memory included, and what it holds in `deinit`.
 
 /// A stack whose elements start in lent memory and that hands its top elements over to a new array.
-package struct InlineStack<Element>: ~Copyable {
+struct InlineStack<Element>: ~Copyable {
     private var base: UnsafeMutablePointer<Element>
     private var capacity: Int
     private var onHeap = false
@@ -59,7 +59,7 @@ package struct InlineStack<Element>: ~Copyable {
     }
 
     /// Moves the elements from `start` to the top into a new array, in order, and pops them.
-    package mutating func moveOut(from start: Int) -> [Element] {
+    mutating func moveOut(from start: Int) -> [Element] {
         let moved = count - start
         if moved == 0 { return [] }
         // `reserveCapacity` and `append` are specialized for the element type; `Array(unsafeUninitializedCapacity:)`

@@ -69,7 +69,7 @@ package func messageValue(_ plaintext: UnsafeRawBufferPointer) -> JSONValue {
 }
 
 /// Whether `bytes` are one JSON text.
-package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
     (try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth)) != nil
 }
 
@@ -136,7 +136,7 @@ package struct JSONParser: ~Copyable {
 
     // MARK: - Structure
 
-    package mutating func parseDocument() throws(PNCryptError) -> JSONValue {
+    mutating func parseDocument() throws(PNCryptError) -> JSONValue {
         while true {
             skipWhitespace()
             guard position < count else { throw expectedValueError() }
@@ -413,7 +413,7 @@ package struct JSONParser: ~Copyable {
     /// a control character (below 0x20), and maybe of bytes after the first such byte: the lowest bit set is exact
     /// (the classic "has a zero byte" and "has a byte less than n" tests; bytes from 0x80 up never count).
     @inline(__always)
-    package static func plainRunStops(_ word: UInt64) -> UInt64 {
+    static func plainRunStops(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)

@@ -23,10 +23,10 @@ public struct JSONValueDecoder: Sendable {
 
 // MARK: - Implementation
 
-package final class ValueDecoder: Decoder {
+final class ValueDecoder: Decoder {
     package let value: JSONValue
     package let codingPath: [any CodingKey]
-    package let sendableUserInfo: [CodingUserInfoKey: any Sendable]
+    let sendableUserInfo: [CodingUserInfoKey: any Sendable]
 
     package init(value: JSONValue, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable]) {
         self.value = value
@@ -34,7 +34,7 @@ package final class ValueDecoder: Decoder {
         sendableUserInfo = userInfo
     }
 
-    package var userInfo: [CodingUserInfoKey: Any] { sendableUserInfo }
+    var userInfo: [CodingUserInfoKey: Any] { sendableUserInfo }
 
     package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else {
@@ -43,25 +43,25 @@ package final class ValueDecoder: Decoder {
         return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: object))
     }
 
-    package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else {
             throw ValueDecoder.mismatch([JSONValue].self, value, codingPath)
         }
         return UnkeyedContainer(decoder: self, elements: elements)
     }
 
-    package func singleValueContainer() throws -> any SingleValueDecodingContainer {
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
         SingleContainer(decoder: self)
     }
 
     /// Decodes `type` from this decoder's value.
-    package func unbox<T: Decodable>(_ type: T.Type) throws -> T {
+    func unbox<T: Decodable>(_ type: T.Type) throws -> T {
         if T.self == JSONValue.self { return value as! T }
         return try T(from: self)
     }
 
     /// Decodes `type` from a nested value at `path`.
-    package func unbox<T: Decodable>(_ type: T.Type, from value: JSONValue, at path: [any CodingKey]) throws -> T {
+    func unbox<T: Decodable>(_ type: T.Type, from value: JSONValue, at path: [any CodingKey]) throws -> T {
         if T.self == JSONValue.self { return value as! T }
         return try ValueDecoder(value: value, codingPath: path, userInfo: sendableUserInfo).unbox(type)
     }
@@ -230,7 +230,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 private struct UnkeyedContainer: UnkeyedDecodingContainer {
     package let decoder: ValueDecoder
     package let elements: [JSONValue]
-    package private(set) var currentIndex = 0
+    private(set) var currentIndex = 0
 
     package init(decoder: ValueDecoder, elements: [JSONValue]) {
         self.decoder = decoder

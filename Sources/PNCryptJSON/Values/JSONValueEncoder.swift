@@ -33,17 +33,17 @@ public struct JSONValueEncoder: Sendable {
 
 /// A container under construction. A class, because nested containers and super-encoders keep writing into
 /// it after the call that created it has returned.
-package final class EncodingNode {
+final class EncodingNode {
     package enum Kind {
         case unset, single, array, object
     }
 
     /// A finished value, or a node still being written.
-    package enum Child {
+    enum Child {
         case value(JSONValue)
         case node(EncodingNode)
 
-        package func jsonValue() -> JSONValue {
+        func jsonValue() -> JSONValue {
             switch self {
             case .value(let value): return value
             case .node(let node): return node.jsonValue()
@@ -58,14 +58,14 @@ package final class EncodingNode {
     package var members: [Child] = []
     package var keyIndex: [String: Int] = [:]
 
-    package func becomeArray() {
+    func becomeArray() {
         if kind != .array {
             kind = .array
             elements = []
         }
     }
 
-    package func becomeObject() {
+    func becomeObject() {
         if kind != .object {
             kind = .object
             keys = []
@@ -74,7 +74,7 @@ package final class EncodingNode {
         }
     }
 
-    package func setSingle(_ value: JSONValue) {
+    func setSingle(_ value: JSONValue) {
         kind = .single
         single = value
     }
@@ -95,7 +95,7 @@ package final class EncodingNode {
         elements.append(child)
     }
 
-    package func jsonValue() -> JSONValue {
+    func jsonValue() -> JSONValue {
         switch kind {
         case .unset: return .object(JSONObject())
         case .single: return single
@@ -106,9 +106,9 @@ package final class EncodingNode {
 }
 
 /// A coding key made from a string or an index.
-package struct AnyCodingKey: CodingKey {
+struct AnyCodingKey: CodingKey {
     package var stringValue: String
-    package var intValue: Int?
+    var intValue: Int?
 
     package init(stringValue: String) {
         self.stringValue = stringValue
@@ -120,13 +120,13 @@ package struct AnyCodingKey: CodingKey {
         self.intValue = intValue
     }
 
-    package static let superKey = AnyCodingKey(stringValue: "super")
+    static let superKey = AnyCodingKey(stringValue: "super")
 }
 
-package final class ValueEncoder: Encoder {
+final class ValueEncoder: Encoder {
     package let node: EncodingNode
     package let codingPath: [any CodingKey]
-    package let sendableUserInfo: [CodingUserInfoKey: any Sendable]
+    let sendableUserInfo: [CodingUserInfoKey: any Sendable]
 
     package init(node: EncodingNode, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable]) {
         self.node = node
@@ -134,24 +134,24 @@ package final class ValueEncoder: Encoder {
         sendableUserInfo = userInfo
     }
 
-    package var userInfo: [CodingUserInfoKey: Any] { sendableUserInfo }
+    var userInfo: [CodingUserInfoKey: Any] { sendableUserInfo }
 
     package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         node.becomeObject()
         return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, node: node, codingPath: codingPath))
     }
 
-    package func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
         node.becomeArray()
         return UnkeyedContainer(encoder: self, node: node, codingPath: codingPath)
     }
 
-    package func singleValueContainer() -> any SingleValueEncodingContainer {
+    func singleValueContainer() -> any SingleValueEncodingContainer {
         SingleContainer(encoder: self)
     }
 
     /// Encodes a nested value found at `path`.
-    package func box(_ value: some Encodable, at path: [any CodingKey]) throws -> EncodingNode.Child {
+    func box(_ value: some Encodable, at path: [any CodingKey]) throws -> EncodingNode.Child {
         switch value {
         case let json as JSONValue: return .value(json)
         case let string as String: return .value(.string(string))

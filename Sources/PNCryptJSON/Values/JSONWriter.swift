@@ -90,7 +90,7 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// For the SDK styles (`go`, `ruby`, `php`): the style, written by `writeSDK` (JSON/SDKStyles.swift).
-    package let sdkStyle: JSONStyle?
+    let sdkStyle: JSONStyle?
 
     @usableFromInline
     package init(style: JSONStyle, output: consuming ByteBuffer) {
@@ -339,7 +339,7 @@ package struct JSONWriter: ~Copyable {
         output.append(UInt8(ascii: "\""))
     }
 
-    package mutating func writeEscape(_ byte: UInt8) {
+    mutating func writeEscape(_ byte: UInt8) {
         let short: UInt8
         switch byte {
         case UInt8(ascii: "\""): short = UInt8(ascii: "\"")
@@ -358,7 +358,7 @@ package struct JSONWriter: ~Copyable {
         output.append(short)
     }
 
-    package mutating func writeUnicodeEscape(_ unit: UInt16) {
+    mutating func writeUnicodeEscape(_ unit: UInt16) {
         let hex = JSONWriter.hexDigits.utf8Start
         output.append(maximum: 6) { out in
             out[0] = UInt8(ascii: "\\")

@@ -4,7 +4,7 @@
 extension JSONWriter {
     /// Writes `value` as the SDK of `style` serializes the value it would hold after reading this JSON: objects
     /// without repeated keys (Go: sorted), integers exact (PHP: up to 64 bits), other numbers through `Double`.
-    package mutating func writeSDK(_ value: JSONValue, style: JSONStyle, top: Bool) {
+    mutating func writeSDK(_ value: JSONValue, style: JSONStyle, top: Bool) {
         switch value {
         case .null: appendASCII("null")
         case .bool(let flag): appendASCII(flag ? "true" : "false")
@@ -83,7 +83,7 @@ extension JSONWriter {
 }
 
 /// Object members as each SDK holds them: one per key.
-package enum SDKObjects {
+enum SDKObjects {
     package static func members(_ object: JSONObject, style: JSONStyle) -> [(key: String, value: JSONValue)] {
         var order: [String] = []
         var values: [String: JSONValue] = [:]
@@ -96,7 +96,7 @@ package enum SDKObjects {
     }
 
     /// The keys of `object` that appear more than once (each once, in first order).
-    package static func repeatedKeys(_ object: JSONObject) -> [String] {
+    static func repeatedKeys(_ object: JSONObject) -> [String] {
         var seen: Set<String> = [], repeated: [String] = []
         for member in object.members where !seen.insert(member.key).inserted && !repeated.contains(member.key) {
             repeated.append(member.key)
@@ -106,7 +106,7 @@ package enum SDKObjects {
 }
 
 /// Numbers as Go, Ruby and PHP print them.
-package enum SDKNumbers {
+enum SDKNumbers {
     /// The text `style`'s SDK writes for `number`.
     package static func text(_ number: JSONNumber, style: JSONStyle) -> String {
         if number.isIntegerLiteral {
@@ -123,7 +123,7 @@ package enum SDKNumbers {
 
     /// Whether `style`'s SDK cannot hold `number` (a non-integer, or a PHP integer beyond 64 bits, too large for
     /// a `Double`).
-    package static func isUnpublishable(_ number: JSONNumber, style: JSONStyle) -> Bool {
+    static func isUnpublishable(_ number: JSONNumber, style: JSONStyle) -> Bool {
         if number.isIntegerLiteral && (style != .php || number.int64Value != nil) { return false }
         return !(Double(number.literal)?.isFinite ?? false)
     }
@@ -169,14 +169,14 @@ package enum SDKNumbers {
 
     /// The shortest decimal digits that read back as `value` (positive, finite), without leading or trailing
     /// zeros, and the position of the decimal point: value = 0.digits × 10^point.
-    package static func shortestDigits(_ value: Double) -> (digits: String, point: Int) {
+    static func shortestDigits(_ value: Double) -> (digits: String, point: Int) {
         // Swift's description is the shortest round-trip text ("1e-07", "123.45", "1.5e+300").
         let exact = exactValue(value.description)
         return (exact.digits, exact.point)
     }
 
     /// Sign, digits and exponent of a number's exact value (value = 0.digits × 10^point), zero's sign dropped.
-    package static func exactValue(_ literal: String) -> (negative: Bool, digits: String, point: Int) {
+    static func exactValue(_ literal: String) -> (negative: Bool, digits: String, point: Int) {
         let negative = literal.hasPrefix("-")
         let body = negative ? literal.dropFirst() : Substring(literal)
         let parts = body.split(whereSeparator: { $0 == "e" || $0 == "E" })
@@ -258,7 +258,7 @@ extension JSONValue {
 extension JSONStyle {
     /// The styles of the SDKs whose serializers rewrite a value (`writeSDK`): numbers, repeated keys, and for
     /// `go` and `php` some strings.
-    package static let sdkStyles: Set<JSONStyle> = [.go, .ruby, .php]
+    static let sdkStyles: Set<JSONStyle> = [.go, .ruby, .php]
     /// The styles that write every value back exactly (`isExact`).
     package static let exactStyles: [JSONStyle] = allCases.filter(\.isExact)
 
