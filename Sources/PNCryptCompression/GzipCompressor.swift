@@ -22,7 +22,8 @@ public final class GzipCompressor {
     public let level: Int
 
     /// Creates a compressor. Throws `.invalidValue` for a level outside 0...9 or a chunk size below 1.
-    public init(level: Int = Gzip.defaultLevel, chunkSize: Int = Gzip.defaultChunkSize) throws {
+    public init(level: Int = Gzip.defaultLevel, chunkSize: Int = Gzip.defaultChunkSize)
+        throws(PNCryptError) {
         engine = try DeflateEngine(level: level, chunkSize: chunkSize)
         self.level = level
     }
@@ -34,33 +35,29 @@ public final class GzipCompressor {
     public var bytesOut: UInt64 { engine.bytesOut }
 
     /// Compresses `chunk`, passing any output that is ready to `output` (zlib may hold some back).
-    public func update(_ chunk: some Collection<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try withBytes(chunk) { try engine.deflate($0, flush: .none, output: output) }
+    public func update(_ chunk: some Collection<UInt8>, output: ByteSink) throws(PNCryptError) {
+        try withBytes(chunk) { (bytes) throws(PNCryptError) in
+            try engine.deflate(bytes, flush: .none, output: output)
+        }
     }
 
     /// Compresses `chunk` and returns the output that is ready (often empty for small chunks).
-    public func update(_ chunk: some Collection<UInt8>) throws -> [UInt8] {
+    public func update(_ chunk: some Collection<UInt8>) throws(PNCryptError) -> [UInt8] {
         var result: [UInt8] = []
-        try update(chunk) { result.append(contentsOf: $0) }
+        try update(chunk, output: { result.append(contentsOf: $0) })
         return result
     }
 
     /// Emits everything compressed so far, ending on a byte boundary (zlib's `Z_SYNC_FLUSH`), so a reader can
     /// decompress all input given so far. Each flush adds at least 5 bytes; the member stays open.
-    public func flush(output: (UnsafeRawBufferPointer) throws -> Void) throws {
+    public func flush(output: ByteSink) throws(PNCryptError) {
         try engine.end(.sync, output: output)
     }
 
-    /// Ends the member: passes the remaining output and the CRC-32/ISIZE trailer to `output`.
-    /// The compressor cannot be used afterwards (`.invalidValue`).
-    public func finish(output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.end(.finish, output: output)
-    }
-
     /// Ends the member and returns the remaining output and the trailer.
-    public func finish() throws -> [UInt8] {
+    public func finish() throws(PNCryptError) -> [UInt8] {
         var result: [UInt8] = []
-        try finish { result.append(contentsOf: $0) }
+        try engine.end(.finish, output: { result.append(contentsOf: $0) })
         return result
     }
 }

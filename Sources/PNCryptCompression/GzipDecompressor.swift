@@ -38,7 +38,7 @@ public final class GzipDecompressor {
     /// Throws `.invalidValue` for a negative limit or a chunk size below 1.
     public init(format: CompressionFormat = .gzipOrZlib,
                 outputLimit: DecompressionLimit = .bytes(Gzip.defaultStreamOutputLimit),
-                chunkSize: Int = Gzip.defaultChunkSize) throws {
+                chunkSize: Int = Gzip.defaultChunkSize) throws(PNCryptError) {
         engine = try InflateEngine(format: format, outputLimit: outputLimit, chunkSize: chunkSize)
         self.format = format
         self.outputLimit = outputLimit
@@ -51,21 +51,21 @@ public final class GzipDecompressor {
     public var bytesOut: UInt64 { engine.bytesOut }
 
     /// Decompresses `chunk`, passing the output to `output` piece by piece.
-    public func update(_ chunk: some Collection<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try withBytes(chunk) { try engine.inflate($0, output: output) }
+    public func update(_ chunk: some Collection<UInt8>, output: ByteSink) throws(PNCryptError) {
+        try withBytes(chunk) { (bytes) throws(PNCryptError) in try engine.inflate(bytes, output: output) }
     }
 
     /// Decompresses `chunk` and returns its output.
-    public func update(_ chunk: some Collection<UInt8>) throws -> [UInt8] {
+    public func update(_ chunk: some Collection<UInt8>) throws(PNCryptError) -> [UInt8] {
         var result: [UInt8] = []
-        try update(chunk) { result.append(contentsOf: $0) }
+        try update(chunk, output: { result.append(contentsOf: $0) })
         return result
     }
 
     /// Checks that the input ended at the end of a stream (of a gzip member, for gzip); throws
     /// `.corruptCompressedData` ("... data is truncated" or "... data is empty") otherwise.
     /// The decompressor cannot be used afterwards.
-    public func finish() throws {
+    public func finish() throws(PNCryptError) {
         try engine.finish()
     }
 }
