@@ -99,7 +99,7 @@ typedef struct {
 #define PNCRYPT_E_DECRYPTION          (-20)  /* a decryption failure without a more specific code */
 #define PNCRYPT_E_NOT_BASE64          (-21)  /* notBase64: the text is not Base64 */
 #define PNCRYPT_E_WRONG_KEY_OR_CORRUPT (-22) /* wrongKeyOrCorrupt: wrong key or scheme, corrupt, truncated */
-#define PNCRYPT_E_INVALID_UTF8        (-23)  /* invalidUTF8: a message's plaintext is not UTF-8 */
+#define PNCRYPT_E_INVALID_UTF8        (-23)  /* retired, never returned: non-UTF-8 text is WRONG_KEY_OR_CORRUPT */
 #define PNCRYPT_E_MALFORMED_HEADER    (-24)  /* malformedHeader: a PNED header cut short */
 #define PNCRYPT_E_NOT_ENCRYPTED       (-25)  /* notEncrypted: e.g. a message that is not a JSON string */
 #define PNCRYPT_E_AMBIGUOUS           (-26)  /* ambiguous: several (key, scheme) readings qualify; none is taken */

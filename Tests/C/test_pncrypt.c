@@ -73,7 +73,7 @@ static int code_for_reason(const char *reason) {
     static const struct { const char *name; int code; } table[] = {
         {"emptyPlaintext", PNCRYPT_E_EMPTY_PLAINTEXT}, {"notEncryptable", PNCRYPT_E_NOT_ENCRYPTABLE},
         {"encryptionFailed", PNCRYPT_E_ENCRYPTION_FAILED}, {"notBase64", PNCRYPT_E_NOT_BASE64},
-        {"wrongKeyOrCorrupt", PNCRYPT_E_WRONG_KEY_OR_CORRUPT}, {"invalidUTF8", PNCRYPT_E_INVALID_UTF8},
+        {"wrongKeyOrCorrupt", PNCRYPT_E_WRONG_KEY_OR_CORRUPT}, {"ambiguous", PNCRYPT_E_AMBIGUOUS},
         {"malformedHeader", PNCRYPT_E_MALFORMED_HEADER}, {"notEncrypted", PNCRYPT_E_NOT_ENCRYPTED},
         {"unknownCryptor", PNCRYPT_E_UNKNOWN_CRYPTOR}, {"invalidKey", PNCRYPT_E_INVALID_KEY},
     };
