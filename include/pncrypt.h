@@ -363,6 +363,16 @@ PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *sty
 PNCRYPT_API int pncrypt_message_decrypt(pncrypt_module *m, const char *json, size_t len, int policy,
                                         char **json_out, pncrypt_error *status);
 
+/*
+ * As pncrypt_message_decrypt(), and *status_json_out (required) receives the status of a message delivered with
+ * a failure as one line of JSON, the one status form of every shell (docs/formats.md section 4.2):
+ * {"category":"decryption","reason":"wrongKeyOrCorrupt","message":"...","original":...}; NULL when the message
+ * was decrypted (and on any error).
+ * Ownership: *status_json_out is NUL-terminated, for pncrypt_free() (it holds the original message).
+ */
+PNCRYPT_API int pncrypt_message_decrypt_status(pncrypt_module *m, const char *json, size_t len, int policy,
+                                               char **json_out, char **status_json_out, pncrypt_error *status);
+
 /* ---- Memory ----------------------------------------------------------------------------------------------- */
 
 /* Wipes, then frees, a buffer the library returned (plaintext included). NULL is ignored. Pass each buffer

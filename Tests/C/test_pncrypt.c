@@ -376,6 +376,24 @@ static void test_messages(void) {
     CHECK(pncrypt_message_decrypt(m, bad, strlen(bad), PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &status) == 0
               && status.code <= -20 && status.code > -30 && strcmp(out, bad) == 0, "passthrough: %s", out ? out : "");
     pncrypt_free(out);
+    /* The status in the one status form (docs/formats.md section 4.2), as Swift, the CLI and Python write it. */
+    char *status_json = (char *)"not reset";
+    CHECK(pncrypt_message_decrypt_status(m, bad, strlen(bad), PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &status_json,
+                                         &status) == 0
+              && strcmp(out, bad) == 0 && status_json != NULL
+              && strncmp(status_json, "{\"category\":\"decryption\",\"reason\":\"",
+                         strlen("{\"category\":\"decryption\",\"reason\":\"")) == 0
+              && strstr(status_json, ",\"original\":\"q/xJqqN6qbiZMXYm\"}") != NULL,
+          "status JSON: %s", status_json ? status_json : "(null)");
+    pncrypt_free(out);
+    pncrypt_free(status_json);
+    status_json = (char *)"not reset";
+    CHECK(pncrypt_message_decrypt_status(m, wire, strlen(wire), PNCRYPT_ON_ERROR_MARKER, &out, &status_json,
+                                         &status) == 0 && status.code == 0 && status_json == NULL,
+          "no status JSON for a decrypted message");
+    pncrypt_free(out);
+    CHECK(pncrypt_message_decrypt_status(m, bad, strlen(bad), PNCRYPT_ON_ERROR_MARKER, &out, NULL, &status)
+              == PNCRYPT_E_ARGUMENT && out == NULL, "NULL status_json_out");
     out = (char *)"not reset";
     CHECK(pncrypt_message_decrypt(m, bad, strlen(bad), PNCRYPT_ON_ERROR_FAIL, &out, &status) <= -20
               && out == NULL && status.code <= -20, "fail: %d", status.code);
