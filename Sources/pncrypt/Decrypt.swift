@@ -108,7 +108,7 @@ struct Decrypt: ParsableCommand {
         // With the padding checked before any output, decryption cannot fail any more; decompression still can:
         // its output waits when it goes where it cannot be taken back (standard output, a device, a FIFO).
         try OutputFile.produce(output, input: data, binary: force, holdUntilVerified: gunzip) { out in
-            let legacy = reading.legacy ?? .legacyRandomIV
+            let legacy = reading.legacy ?? Scheme.fileDefaultLegacy
             let head = try source.read(at: 0, count: StreamDecryptor.headLength)
             let match = try explained(head) {
                 try ring.fileMatch(head: head, tail: try source.read(at: max(0, source.length - 32), count: 32),

@@ -26,20 +26,20 @@ public struct CryptoModule: Sendable {
     public let key: CipherKey
     /// The scheme `encrypt(_:)` writes. Default `acrh`.
     public var encryptionScheme: Scheme
-    /// How `decrypt(_:)` reads data that has no `PNED` header: `legacy` (default), `legacyRandomIV` or
-    /// `legacy33`, besides `encryptionScheme` when that is headerless. Setting `acrh` here means headerless data
-    /// is refused (unless the module itself writes a headerless scheme).
+    /// How `decrypt(_:)` reads data that has no `PNED` header (`Scheme.moduleDefaultLegacy` unless told): `legacy`,
+    /// `legacyRandomIV` or `legacy33`, besides `encryptionScheme` when that is headerless. Setting `acrh` here
+    /// means headerless data is refused (unless the module itself writes a headerless scheme).
     public var legacyScheme: Scheme
 
     /// A module for `cipherKey`.
     /// - Throws: `invalidKey` when the key is empty.
-    public init(cipherKey: String, encryptionScheme: Scheme = .acrh, legacyScheme: Scheme = .legacy)
+    public init(cipherKey: String, encryptionScheme: Scheme = .acrh, legacyScheme: Scheme = .moduleDefaultLegacy)
         throws(PNCryptError) {
         self.init(key: try CipherKey(cipherKey), encryptionScheme: encryptionScheme, legacyScheme: legacyScheme)
     }
 
     /// A module for an already derived key (share one `CipherKey` between modules to share its contexts).
-    public init(key: CipherKey, encryptionScheme: Scheme = .acrh, legacyScheme: Scheme = .legacy) {
+    public init(key: CipherKey, encryptionScheme: Scheme = .acrh, legacyScheme: Scheme = .moduleDefaultLegacy) {
         self.key = key
         self.encryptionScheme = encryptionScheme
         self.legacyScheme = legacyScheme

@@ -87,9 +87,9 @@ public final class StreamEncryptor: ByteStreamStage {
 /// Decrypts a stream in a file format of docs/formats.md section 3, in constant memory.
 ///
 /// With `scheme` nil the format is read from the data: a `PNED` header selects `acrh`; headerless data is read as
-/// `legacyScheme` (`legacyRandomIV` by default: what SDK file sharing writes; `legacy` for files written with the
-/// fixed IV). Nothing in headerless data says which it is: for files of 3 or more blocks both readings have valid
-/// padding, so only the caller can decide. Plaintext is written as it is decrypted, except the last block, held
+/// `legacyScheme` (`Scheme.fileDefaultLegacy` unless told; `legacy` for files written with the fixed IV). Nothing
+/// in headerless data says which it is: for files of 3 or more blocks both readings have valid padding, so only
+/// the caller can decide. Plaintext is written as it is decrypted, except the last block, held
 /// back until `finish` checks the padding (in constant time): a caller that must not release unverified plaintext
 /// writes to a temporary place and keeps it only when `finish` succeeds. Its buffers are wiped when released.
 public final class StreamDecryptor: ByteStreamStage {
@@ -106,7 +106,7 @@ public final class StreamDecryptor: ByteStreamStage {
     /// A stream decryptor with `key`; `scheme` nil detects a header and reads headerless data as `legacyScheme`
     /// (`acrh`: refused, as by a module with no legacy cryptor), otherwise only that format is read.
     /// - Throws: `invalidValue` for `legacy33`, which has no file format, or a `legacyScheme` that is not legacy.
-    public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError) {
+    public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme = .fileDefaultLegacy) throws(PNCryptError) {
         try Self.checkFormats(scheme: scheme, legacyScheme: legacyScheme)
         self.key = key
         expected = scheme
@@ -136,7 +136,7 @@ public final class StreamDecryptor: ByteStreamStage {
     /// - Returns: the file format and whether the padding is valid.
     /// - Throws: the format errors `finish` would give (a header cut short, an unknown cryptor, no whole blocks).
     public static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
-                                    legacyScheme: Scheme = .legacyRandomIV) throws(PNCryptError)
+                                    legacyScheme: Scheme = .fileDefaultLegacy) throws(PNCryptError)
         -> (scheme: Scheme, valid: Bool) {
         try checkFormats(scheme: scheme, legacyScheme: legacyScheme)
         // The format and where the ciphertext starts, from the head alone.

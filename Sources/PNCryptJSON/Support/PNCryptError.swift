@@ -49,19 +49,18 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// A specific error condition. Compare with `==` against the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// Stable name, used in status JSON (`"reason":"wrongKeyOrCorrupt"`).
-        public let name: String
-        /// The category this code belongs to.
-        public let category: Category
         /// Which code this is, as an enum a shell can switch on exhaustively (the C library's codes): adding a
-        /// code breaks the build of every switch that has not placed it.
+        /// code breaks the build of every switch that has not placed it. The code's only stored property.
         package let kind: Kind
+
+        /// Stable name, used in status JSON (`"reason":"wrongKeyOrCorrupt"`).
+        public var name: String { kind.rawValue }
+        /// The category this code belongs to.
+        public var category: Category { kind.category }
 
         /// The code of `kind`.
         package init(_ kind: Kind) {
             self.kind = kind
-            self.name = kind.rawValue
-            self.category = kind.category
         }
 
         /// Every code, one case each; the raw value is the stable `name`.
