@@ -63,7 +63,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PNCryptTests",
-            dependencies: ["PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors"]
+            dependencies: [
+                "PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors",
+                // The C shell's error codes against include/pncrypt.h (CErrorCodeTests).
+                "CPNCrypt", "CPNCryptHeader",
+            ]
         ),
     ]
 )

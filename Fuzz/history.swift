@@ -27,7 +27,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                     fail("pass-through changed a failed item", input)
                 }
             }
-            guard result.statuses.allSatisfy({ $0.json["category"] == "decryptionError" }) else {
+            guard result.statuses.allSatisfy({ $0.json["category"] == .string($0.category.rawValue) }) else {
                 fail("category", input)
             }
             guard (try? HistoryResponse(result.response.json)) == result.response else { fail("json round trip",

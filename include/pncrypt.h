@@ -99,7 +99,7 @@ typedef struct {
 #define PNCRYPT_E_DECRYPTION          (-20)  /* a decryption failure without a more specific code */
 #define PNCRYPT_E_NOT_BASE64          (-21)  /* notBase64: the text is not Base64 */
 #define PNCRYPT_E_WRONG_KEY_OR_CORRUPT (-22) /* wrongKeyOrCorrupt: wrong key or scheme, corrupt, truncated */
-#define PNCRYPT_E_INVALID_UTF8        (-23)  /* invalidUTF8: a message's plaintext is not UTF-8 */
+#define PNCRYPT_E_INVALID_UTF8        (-23)  /* retired, never returned: non-UTF-8 text is WRONG_KEY_OR_CORRUPT */
 #define PNCRYPT_E_MALFORMED_HEADER    (-24)  /* malformedHeader: a PNED header cut short */
 #define PNCRYPT_E_NOT_ENCRYPTED       (-25)  /* notEncrypted: e.g. a message that is not a JSON string */
 #define PNCRYPT_E_AMBIGUOUS           (-26)  /* ambiguous: several (key, scheme) readings qualify; none is taken */
@@ -364,6 +364,16 @@ PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *sty
  */
 PNCRYPT_API int pncrypt_message_decrypt(pncrypt_module *m, const char *json, size_t len, int policy,
                                         char **json_out, pncrypt_error *status);
+
+/*
+ * As pncrypt_message_decrypt(), and *status_json_out (required) receives the status of a message delivered with
+ * a failure as one line of JSON, the one status form of every shell (docs/formats.md section 4.2):
+ * {"category":"decryption","reason":"wrongKeyOrCorrupt","message":"...","original":...}; NULL when the message
+ * was decrypted (and on any error).
+ * Ownership: *status_json_out is NUL-terminated, for pncrypt_free() (it holds the original message).
+ */
+PNCRYPT_API int pncrypt_message_decrypt_status(pncrypt_module *m, const char *json, size_t len, int policy,
+                                               char **json_out, char **status_json_out, pncrypt_error *status);
 
 /* ---- Memory ----------------------------------------------------------------------------------------------- */
 

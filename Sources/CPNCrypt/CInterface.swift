@@ -543,9 +543,28 @@ public func pncrypt_message_decrypt(_ module: OpaquePointer?, _ json: UnsafePoin
                                     _ policy: Int32,
                                     _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                     _ status: UnsafeMutableRawPointer?) -> Int32 {
+    messageDecrypt(module, json, len, policy, jsonOut, statusJSONOut: nil, withStatus: false, status)
+}
+
+@_cdecl("pncrypt_message_decrypt_status")
+public func pncrypt_message_decrypt_status(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int,
+                                           _ policy: Int32,
+                                           _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                           _ statusJSONOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                           _ status: UnsafeMutableRawPointer?) -> Int32 {
+    messageDecrypt(module, json, len, policy, jsonOut, statusJSONOut: statusJSONOut, withStatus: true, status)
+}
+
+/// `pncrypt_message_decrypt`, and `withStatus` its `_status` form: `statusJSONOut` (required) receives the status's
+/// JSON (`MessageStatus.json`, the one status form) for a message delivered with a failure, else NULL.
+private func messageDecrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int, _ policy: Int32,
+                            _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                            statusJSONOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, withStatus: Bool,
+                            _ status: UnsafeMutableRawPointer?) -> Int32 {
     var failure: CFailure?
     let code = guarded(status) {
         let out = try outputArgument(jsonOut, "json_out")
+        let statusOut = withStatus ? try outputArgument(statusJSONOut, "status_json_out") : nil
         guard policy == policyMarker || policy == policyPassThrough || policy == policyFail else {
             throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH or _FAIL)")
         }
@@ -560,6 +579,17 @@ public func pncrypt_message_decrypt(_ module: OpaquePointer?, _ json: UnsafePoin
             failure = CFailure(status.error)
         }
         out.pointee = try CBuffer.copy(serializing: decrypted.message, secret: true).assumingMemoryBound(to: CChar.self)
+        if let statusOut, let status = decrypted.status {
+            // The original message is in the status: wiped on free, as the delivered message is.
+            do {
+                statusOut.pointee = try CBuffer.copy(serializing: status.json, secret: true)
+                    .assumingMemoryBound(to: CChar.self)
+            } catch {
+                CBuffer.free(out.pointee.map { UnsafeMutableRawPointer($0) })
+                out.pointee = nil
+                throw error
+            }
+        }
     }
     // Delivered with a decryption failure: the call succeeded, the status says why the message is not plaintext.
     if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }

@@ -48,35 +48,57 @@ struct CFailure: Error {
     func item(_ index: Int) -> CFailure { CFailure(code, "item \(index): \(message)") }
 }
 
-/// The numbers of `include/pncrypt.h`'s `PNCRYPT_E_` constants. Stable: never renumber one.
+/// The numbers of `include/pncrypt.h`'s `PNCRYPT_E_` constants, by the same names. Stable: never renumber one.
+/// (`PNCRYPT_E_INVALID_UTF8`, -23, is retired: a plaintext that is not UTF-8 is `wrongKeyOrCorrupt`.)
 enum ErrorCodes {
-    static let argument: Int32 = -1
-    static let noMemory: Int32 = -2
-    static let io: Int32 = -70
-    static let internalError: Int32 = -99
+    static let argument: Int32 = -1  // PNCRYPT_E_ARGUMENT
+    static let noMemory: Int32 = -2  // PNCRYPT_E_NOMEM
+    static let emptyPlaintext: Int32 = -11  // PNCRYPT_E_EMPTY_PLAINTEXT
+    static let notEncryptable: Int32 = -12  // PNCRYPT_E_NOT_ENCRYPTABLE
+    static let encryptionFailed: Int32 = -13  // PNCRYPT_E_ENCRYPTION_FAILED
+    static let notBase64: Int32 = -21  // PNCRYPT_E_NOT_BASE64
+    static let wrongKeyOrCorrupt: Int32 = -22  // PNCRYPT_E_WRONG_KEY_OR_CORRUPT
+    static let malformedHeader: Int32 = -24  // PNCRYPT_E_MALFORMED_HEADER
+    static let notEncrypted: Int32 = -25  // PNCRYPT_E_NOT_ENCRYPTED
+    static let ambiguous: Int32 = -26  // PNCRYPT_E_AMBIGUOUS
+    static let unknownCryptor: Int32 = -30  // PNCRYPT_E_UNKNOWN_CRYPTOR
+    static let invalidKey: Int32 = -41  // PNCRYPT_E_INVALID_KEY
+    static let invalidIV: Int32 = -42  // PNCRYPT_E_INVALID_IV
+    static let invalidValue: Int32 = -43  // PNCRYPT_E_INVALID_VALUE
+    static let invalidJSON: Int32 = -51  // PNCRYPT_E_INVALID_JSON
+    static let jsonTooDeep: Int32 = -52  // PNCRYPT_E_JSON_TOO_DEEP
+    static let corruptCompressedData: Int32 = -61  // PNCRYPT_E_CORRUPT_COMPRESSED
+    static let outputLimitExceeded: Int32 = -62  // PNCRYPT_E_OUTPUT_LIMIT
+    static let io: Int32 = -70  // PNCRYPT_E_IO
+    static let fileNotFound: Int32 = -71  // PNCRYPT_E_FILE_NOT_FOUND
+    static let internalError: Int32 = -99  // PNCRYPT_E_INTERNAL
 
-    /// PNCryptError.Code names to their constants.
-    static let byName: [String: Int32] = [
-        "emptyPlaintext": -11, "notEncryptable": -12, "encryptionFailed": -13,
-        "notBase64": -21, "wrongKeyOrCorrupt": -22, "invalidUTF8": -23, "malformedHeader": -24, "notEncrypted": -25,
-        "ambiguous": -26,
-        "unknownCryptor": -30,
-        "invalidKey": -41, "invalidIV": -42, "invalidValue": -43,
-        "invalidJSON": -51, "jsonTooDeep": -52,
-        "corruptCompressedData": -61, "outputLimitExceeded": -62,
-        "io": -70, "fileNotFound": -71,
-    ]
+    /// The constant of a PNCryptError.
+    static func code(for error: PNCryptError) -> Int32 { code(for: error.code.kind) }
 
-    /// A code PNCrypt adds later is reported as its category's generic constant (the header says so).
-    static let byCategory: [String: Int32] = [
-        "encryption": -10, "decryption": -20, "unknownCryptor": -30, "invalidArgument": -40, "json": -50,
-        "compression": -60, "io": -70,
-    ]
-
-    static func code(for error: PNCryptError) -> Int32 {
-        // The one public decryption failure, first: a batch's failed items cost no dictionary lookup.
-        if error.code == .wrongKeyOrCorrupt { return -22 }
-        return byName[error.code.name] ?? byCategory[error.category.rawValue] ?? internalError
+    /// The constant of each code. No `default`: a code added to PNCryptError does not build until it is placed
+    /// here (and, when it needs a new constant, in include/pncrypt.h).
+    static func code(for kind: PNCryptError.Code.Kind) -> Int32 {
+        switch kind {
+        case .emptyPlaintext: return emptyPlaintext
+        case .notEncryptable: return notEncryptable
+        case .encryptionFailed: return encryptionFailed
+        case .notBase64: return notBase64
+        case .wrongKeyOrCorrupt: return wrongKeyOrCorrupt
+        case .ambiguous: return ambiguous
+        case .malformedHeader: return malformedHeader
+        case .notEncrypted: return notEncrypted
+        case .unknownCryptor: return unknownCryptor
+        case .invalidKey: return invalidKey
+        case .invalidIV: return invalidIV
+        case .invalidValue: return invalidValue
+        case .invalidJSON: return invalidJSON
+        case .jsonTooDeep: return jsonTooDeep
+        case .corruptCompressedData: return corruptCompressedData
+        case .outputLimitExceeded: return outputLimitExceeded
+        case .io: return io
+        case .fileNotFound: return fileNotFound
+        }
     }
 }
 
@@ -378,7 +400,7 @@ enum FileTransform {
         do throws(InputFileError) {
             return try body()
         } catch {
-            throw CFailure(error.kind == .missing ? -71 : ErrorCodes.io, error.message)
+            throw CFailure(error.kind == .missing ? ErrorCodes.fileNotFound : ErrorCodes.io, error.message)
         }
     }
 }

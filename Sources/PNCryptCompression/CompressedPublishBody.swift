@@ -37,7 +37,7 @@ public struct CompressedPublishBody: Hashable, Sendable {
     /// Prepares the body for the UTF-8 bytes of the message text. Throws `.invalidValue` for a level outside
     /// 0...9 or a negative threshold.
     public init(messageText: some Sequence<UInt8>, threshold: Int = defaultThreshold,
-                level: Int = Gzip.defaultLevel) throws {
+                level: Int = Gzip.defaultLevel) throws(PNCryptError) {
         guard threshold >= 0 else {
             throw PNCryptError(.invalidValue, "compression threshold must not be negative, got \(threshold)")
         }
@@ -57,7 +57,8 @@ public struct CompressedPublishBody: Hashable, Sendable {
     }
 
     /// Prepares the body for the message text (encoded as UTF-8).
-    public init(messageText: String, threshold: Int = defaultThreshold, level: Int = Gzip.defaultLevel) throws {
+    public init(messageText: String, threshold: Int = defaultThreshold, level: Int = Gzip.defaultLevel)
+        throws(PNCryptError) {
         try self.init(messageText: messageText.utf8, threshold: threshold, level: level)
     }
 

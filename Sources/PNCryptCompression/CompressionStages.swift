@@ -6,12 +6,12 @@ import PNCryptCore
 extension GzipCompressor: ByteStreamStage {
     /// Compresses `input`, writing compressed pieces as zlib produces them.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        try asPNCryptError { try engine.deflate(input, flush: .none, output: { (b) throws in try sink(b) }) }
+        try engine.deflate(input, flush: .none, output: sink)
     }
 
     /// Ends the gzip member and writes its trailer.
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
-        try asPNCryptError { try finish(output: { (b) throws in try sink(b) }) }
+        try engine.end(.finish, output: sink)
     }
 }
 
@@ -20,22 +20,11 @@ extension GzipCompressor: ByteStreamStage {
 extension GzipDecompressor: ByteStreamStage {
     /// Decompresses `input`, writing pieces within the output limit.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        try asPNCryptError { try engine.inflate(input, output: { (b) throws in try sink(b) }) }
+        try engine.inflate(input, output: sink)
     }
 
     /// Checks the compressed stream ended completely (CRC and length for gzip).
     public func finish(_ sink: ByteSink) throws(PNCryptError) {
-        try asPNCryptError { try finish() }
-    }
-}
-
-/// Runs `body`, passing `PNCryptError`s through and describing anything else as an I/O error.
-private func asPNCryptError(_ body: () throws -> Void) throws(PNCryptError) {
-    do {
-        try body()
-    } catch let error as PNCryptError {
-        throw error
-    } catch {
-        throw PNCryptError(.io, "\(error)")
+        try engine.finish()
     }
 }

@@ -36,7 +36,7 @@ public enum DecompressionLimit: Hashable, Sendable, CustomStringConvertible, Exp
     }
 
     /// The byte count as zlib's counters see it (`nil`: unlimited); throws `.invalidValue` for a negative count.
-    package func validated() throws -> UInt64? {
+    package func validated() throws(PNCryptError) -> UInt64? {
         guard let count = byteCount else { return nil }
         guard count >= 0 else {
             throw PNCryptError(.invalidValue, "output limit must not be negative, got \(count)")

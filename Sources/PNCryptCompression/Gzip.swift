@@ -36,8 +36,9 @@ public enum Gzip: Sendable {
 
     /// Compresses `bytes` into one gzip member. Throws `.invalidValue` for a level outside 0...9.
     /// Empty input gives a valid 20-byte gzip member.
-    public static func compress(_ bytes: some Sequence<UInt8>, level: Int = defaultLevel) throws -> [UInt8] {
-        try withBytes(bytes) { try DeflateEngine.compressOneShot($0, level: level) }
+    public static func compress(_ bytes: some Sequence<UInt8>, level: Int = defaultLevel)
+        throws(PNCryptError) -> [UInt8] {
+        try withBytes(bytes) { (input) throws(PNCryptError) in try DeflateEngine.compressOneShot(input, level: level) }
     }
 
     /// Decompresses `bytes` in the given format, refusing output larger than `outputLimit` (64 MiB unless told
@@ -48,10 +49,11 @@ public enum Gzip: Sendable {
     /// near the limit: a 10 GiB-of-zeros gzip bomb (10 MB) is refused at the default limit in about 0.15 s with
     /// a peak RSS of about 65 MiB above the input. For output that need not be held, use `GzipDecompressor`.
     public static func decompress(_ bytes: some Sequence<UInt8>, format: CompressionFormat = .gzipOrZlib,
-                                  outputLimit: DecompressionLimit = .bytes(defaultOutputLimit)) throws -> [UInt8] {
+                                  outputLimit: DecompressionLimit = .bytes(defaultOutputLimit))
+        throws(PNCryptError) -> [UInt8] {
         let decompressor = try GzipDecompressor(format: format, outputLimit: outputLimit)
         var result: [UInt8] = []
-        try withBytes(bytes) { input in
+        try withBytes(bytes) { (input) throws(PNCryptError) in
             result.reserveCapacity(expectedSize(of: input, format: format, outputLimit: outputLimit))
             try decompressor.update(input) { result.append(contentsOf: $0) }
         }

@@ -4,7 +4,8 @@ import PNCryptCore
 /// Compresses a stream of chunks into one gzip member (RFC 1952), in constant memory.
 ///
 /// Settings are those of the PubNub SDKs: deflate, 32 KiB window (windowBits 31), memLevel 8, default strategy.
-/// Feed chunks with `update`, then call `finish` once; output arrives through the closure in pieces of at most
+/// A `ByteStreamStage`, the one streaming shape: feed chunks with `update`, then call `finish` once (each also
+/// returns an array: `update(_:)`, `finish()`); output arrives through the closure in pieces of at most
 /// `chunkSize` bytes, each valid only during the call (a borrowed buffer pointer, as for `ByteSink`: no copy per
 /// piece; it must not escape the closure). Not thread-safe: use one compressor per stream.
 ///
@@ -22,7 +23,8 @@ public final class GzipCompressor {
     public let level: Int
 
     /// Creates a compressor. Throws `.invalidValue` for a level outside 0...9 or a chunk size below 1.
-    public init(level: Int = Gzip.defaultLevel, chunkSize: Int = Gzip.defaultChunkSize) throws {
+    public init(level: Int = Gzip.defaultLevel, chunkSize: Int = Gzip.defaultChunkSize)
+        throws(PNCryptError) {
         engine = try DeflateEngine(level: level, chunkSize: chunkSize)
         self.level = level
     }
@@ -33,35 +35,11 @@ public final class GzipCompressor {
     /// Compressed bytes produced so far.
     public var bytesOut: UInt64 { engine.bytesOut }
 
-    /// Compresses `chunk`, passing any output that is ready to `output` (zlib may hold some back).
-    public func update(_ chunk: some Collection<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try withBytes(chunk) { try engine.deflate($0, flush: .none, output: output) }
-    }
-
-    /// Compresses `chunk` and returns the output that is ready (often empty for small chunks).
-    public func update(_ chunk: some Collection<UInt8>) throws -> [UInt8] {
-        var result: [UInt8] = []
-        try update(chunk) { result.append(contentsOf: $0) }
-        return result
-    }
-
     /// Emits everything compressed so far, ending on a byte boundary (zlib's `Z_SYNC_FLUSH`), so a reader can
     /// decompress all input given so far. Each flush adds at least 5 bytes; the member stays open.
-    public func flush(output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.end(.sync, output: output)
-    }
-
-    /// Ends the member: passes the remaining output and the CRC-32/ISIZE trailer to `output`.
-    /// The compressor cannot be used afterwards (`.invalidValue`).
-    public func finish(output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try engine.end(.finish, output: output)
-    }
-
-    /// Ends the member and returns the remaining output and the trailer.
-    public func finish() throws -> [UInt8] {
-        var result: [UInt8] = []
-        try finish { result.append(contentsOf: $0) }
-        return result
+    /// - Parameter sink: called with each produced piece, valid only during that call.
+    public func flush(_ sink: ByteSink) throws(PNCryptError) {
+        try engine.end(.sync, output: sink)
     }
 }
 

@@ -3,7 +3,8 @@ import PNCryptCore
 
 /// Decompresses a stream of chunks of gzip, zlib or raw deflate data, in constant memory.
 ///
-/// Feed chunks with `update`, then call `finish` once to check that the data ended where a stream ends.
+/// A `ByteStreamStage`, the one streaming shape: feed chunks with `update`, then call `finish` once to check that
+/// the data ended where a stream ends (each also returns an array: `update(_:)`, `finish()`).
 /// Output arrives through the closure in pieces of at most `chunkSize` bytes, each valid only during the call (a
 /// borrowed buffer pointer, as for `ByteSink`: no copy per piece; it must not escape the closure).
 /// Not thread-safe: use one decompressor per stream.
@@ -38,7 +39,7 @@ public final class GzipDecompressor {
     /// Throws `.invalidValue` for a negative limit or a chunk size below 1.
     public init(format: CompressionFormat = .gzipOrZlib,
                 outputLimit: DecompressionLimit = .bytes(Gzip.defaultStreamOutputLimit),
-                chunkSize: Int = Gzip.defaultChunkSize) throws {
+                chunkSize: Int = Gzip.defaultChunkSize) throws(PNCryptError) {
         engine = try InflateEngine(format: format, outputLimit: outputLimit, chunkSize: chunkSize)
         self.format = format
         self.outputLimit = outputLimit
@@ -49,25 +50,6 @@ public final class GzipDecompressor {
 
     /// Decompressed bytes produced so far.
     public var bytesOut: UInt64 { engine.bytesOut }
-
-    /// Decompresses `chunk`, passing the output to `output` piece by piece.
-    public func update(_ chunk: some Collection<UInt8>, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try withBytes(chunk) { try engine.inflate($0, output: output) }
-    }
-
-    /// Decompresses `chunk` and returns its output.
-    public func update(_ chunk: some Collection<UInt8>) throws -> [UInt8] {
-        var result: [UInt8] = []
-        try update(chunk) { result.append(contentsOf: $0) }
-        return result
-    }
-
-    /// Checks that the input ended at the end of a stream (of a gzip member, for gzip); throws
-    /// `.corruptCompressedData` ("... data is truncated" or "... data is empty") otherwise.
-    /// The decompressor cannot be used afterwards.
-    public func finish() throws {
-        try engine.finish()
-    }
 }
 
 @available(*, unavailable, message: "a decompressor holds mutable zlib state: use one per task")

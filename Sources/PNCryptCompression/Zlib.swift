@@ -155,7 +155,7 @@ package final class ZlibStream {
     package var liveBlocks: Int { allocations.pointee.live }
 
     /// A stream for `deflate` with the given level (0–9) and window bits (31 = gzip framing).
-    package static func deflating(level: Int32, windowBits: Int32) throws -> ZlibStream {
+    package static func deflating(level: Int32, windowBits: Int32) throws(PNCryptError) -> ZlibStream {
         let stream = ZlibStream(kind: .deflate)
         let rc = pncrypt_deflateInit2(stream.pointer, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY)
         try stream.didInit(rc, "deflateInit2")
@@ -163,14 +163,14 @@ package final class ZlibStream {
     }
 
     /// A stream for `inflate` with the given window bits (47 auto, 31 gzip, 15 zlib, -15 raw).
-    package static func inflating(windowBits: Int32) throws -> ZlibStream {
+    package static func inflating(windowBits: Int32) throws(PNCryptError) -> ZlibStream {
         let stream = ZlibStream(kind: .inflate)
         let rc = pncrypt_inflateInit2(stream.pointer, windowBits)
         try stream.didInit(rc, "inflateInit2")
         return stream
     }
 
-    private func didInit(_ rc: Int32, _ function: String) throws {
+    private func didInit(_ rc: Int32, _ function: String) throws(PNCryptError) {
         switch rc {
         case Z_OK:
             isOpen = true
@@ -217,7 +217,7 @@ package final class DeflateEngine {
     package private(set) var bytesIn: UInt64 = 0
     package private(set) var bytesOut: UInt64 = 0
 
-    package init(level: Int, chunkSize: Int) throws {
+    package init(level: Int, chunkSize: Int) throws(PNCryptError) {
         try Self.validate(level: level)
         guard chunkSize > 0 else {
             throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
@@ -232,7 +232,7 @@ package final class DeflateEngine {
         scratch.deallocate()
     }
 
-    package static func validate(level: Int) throws {
+    package static func validate(level: Int) throws(PNCryptError) {
         guard (0...9).contains(level) else {
             throw PNCryptError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)")
         }
@@ -243,11 +243,11 @@ package final class DeflateEngine {
     /// Compresses `input`, handing every produced piece to `output`; `.finish` ends the gzip member.
     /// After an error (the closure's), the stream is ended and every further call throws.
     package func deflate(_ input: UnsafeRawBufferPointer, flush: Flush,
-                 output: (UnsafeRawBufferPointer) throws -> Void) throws {
+                 output: ByteSink) throws(PNCryptError) {
         if let closedReason {
             throw PNCryptError(.invalidValue, closedReason)
         }
-        do {
+        do throws(PNCryptError) {
             // Feed the input in slices zlib can count; only the last slice carries the flush.
             var rest = input
             repeat {
@@ -271,7 +271,7 @@ package final class DeflateEngine {
     }
 
     /// `deflate` with no new input: a sync flush, or the end of the member.
-    package func end(_ flush: Flush, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func end(_ flush: Flush, output: ByteSink) throws(PNCryptError) {
         try deflate(UnsafeRawBufferPointer(start: nil, count: 0), flush: flush, output: output)
     }
 
@@ -281,7 +281,7 @@ package final class DeflateEngine {
     }
 
     private func deflateSlice(_ input: UnsafeRawBufferPointer, mode: Int32,
-                              output: (UnsafeRawBufferPointer) throws -> Void) throws {
+                              output: ByteSink) throws(PNCryptError) {
         let z = stream.pointer
         z.pointee.next_in = input.isEmpty ? nil : UnsafeMutablePointer(
             mutating: input.baseAddress!.assumingMemoryBound(to: Bytef.self))
@@ -313,7 +313,7 @@ package final class DeflateEngine {
     }
 
     /// Compresses `input` into one gzip member in a single call, into an array sized by `deflateBound`.
-    static func compressOneShot(_ input: UnsafeRawBufferPointer, level: Int) throws -> [UInt8] {
+    static func compressOneShot(_ input: UnsafeRawBufferPointer, level: Int) throws(PNCryptError) -> [UInt8] {
         try validate(level: level)
         guard input.count <= maxZlibSlice else {
             // Beyond zlib's 32-bit counters: stream it.
@@ -326,11 +326,11 @@ package final class DeflateEngine {
         defer { stream.end() }
         let z = stream.pointer
         let bound = Int(deflateBound(z, uLong(input.count)))
-        return try [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+        return try makeBytes(capacity: bound) { (buffer) throws(PNCryptError) -> Int in
             z.pointee.next_in = input.isEmpty ? nil : UnsafeMutablePointer(
                 mutating: input.baseAddress!.assumingMemoryBound(to: Bytef.self))
             z.pointee.avail_in = uInt(input.count)
-            z.pointee.next_out = buffer.baseAddress!
+            z.pointee.next_out = buffer.assumingMemoryBound(to: Bytef.self)
             z.pointee.avail_out = uInt(bound)
             let rc = CZlib.deflate(z, Z_FINISH)
             z.pointee.next_in = nil
@@ -338,7 +338,7 @@ package final class DeflateEngine {
             guard rc == Z_STREAM_END else {
                 throw PNCryptError(.invalidValue, "deflate did not finish within deflateBound (zlib code \(rc))")
             }
-            count = bound - Int(z.pointee.avail_out)
+            return bound - Int(z.pointee.avail_out)
         }
     }
 }
@@ -378,7 +378,8 @@ package final class InflateEngine {
     /// Between members: the input so far ended on a lone 0x1f that may start the next member.
     private var pendingMagicByte = false
 
-    package init(format: CompressionFormat, outputLimit: DecompressionLimit, chunkSize: Int) throws {
+    package init(format: CompressionFormat, outputLimit: DecompressionLimit, chunkSize: Int)
+        throws(PNCryptError) {
         guard chunkSize > 0 else {
             throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
         }
@@ -395,23 +396,20 @@ package final class InflateEngine {
     }
 
     /// Decompresses `input`, handing every produced piece to `output`.
-    package func inflate(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func inflate(_ input: UnsafeRawBufferPointer, output: ByteSink) throws(PNCryptError) {
         // Even with no input: a finished or failed engine says so.
         if case .closed(let error) = state { throw error }
-        do {
+        do throws(PNCryptError) {
+            // An error of zlib's or of the caller's sink: the stream cannot resume where it stopped.
             try inflateOrThrow(input, output: output)
-        } catch let error as PNCryptError {
-            close(error)
-            throw error
         } catch {
-            // The caller's closure failed: the stream cannot resume where it stopped.
-            close(PNCryptError(.io, "decompression was stopped by an output error: \(error)"))
+            close(error)
             throw error
         }
     }
 
     /// Checks that the input ended at the end of a stream; the engine cannot be used afterwards.
-    package func finish() throws {
+    package func finish() throws(PNCryptError) {
         switch state {
         case .closed(let error):
             throw error
@@ -435,7 +433,7 @@ package final class InflateEngine {
     }
 
     private func inflateOrThrow(_ input: UnsafeRawBufferPointer,
-                                output: (UnsafeRawBufferPointer) throws -> Void) throws {
+                                output: ByteSink) throws(PNCryptError) {
         let magic = CompressionFormat.gzipMagic
         var rest = input
         while !rest.isEmpty {
@@ -451,8 +449,9 @@ package final class InflateEngine {
                     try startNextMember(at: bytesIn)
                     pendingMagicByte = false
                     // Replay the 0x1f held back from the previous call.
-                    _ = try withUnsafeBytes(of: magic.0) { first in
-                        try inflateMember(first, output: output)
+                    let first = magic.0
+                    try withBytes(CollectionOfOne(first)) { (first) throws(PNCryptError) in
+                        _ = try inflateMember(first, output: output)
                     }
                 } else if rest.count == 1 {
                     guard rest[0] == magic.0 else { throw trailingGarbage(at: bytesIn) }
@@ -470,7 +469,7 @@ package final class InflateEngine {
         }
     }
 
-    private func startNextMember(at offset: UInt64) throws {
+    private func startNextMember(at offset: UInt64) throws(PNCryptError) {
         let rc = inflateReset(stream.pointer)
         guard rc == Z_OK else { throw PNCryptError(.invalidValue, "zlib inflateReset failed with code \(rc)") }
         state = .inMember
@@ -481,7 +480,7 @@ package final class InflateEngine {
     /// Runs inflate over `input` until the member ends or the input is used up. Returns the bytes consumed.
     @discardableResult
     private func inflateMember(_ input: UnsafeRawBufferPointer,
-                               output: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+                               output: ByteSink) throws(PNCryptError) -> Int {
         let z = stream.pointer
         let slice = UnsafeRawBufferPointer(rebasing: input.prefix(maxZlibSlice))
         z.pointee.next_in = UnsafeMutablePointer(mutating: slice.baseAddress!.assumingMemoryBound(to: Bytef.self))

@@ -45,7 +45,7 @@ enum Lines {
         let stream = MessageStream(operation, jobs: jobs ?? MessageStream.defaultJobs, stopOnFailure: stopOnFailure)
         let progress = options.line(for: input.filePath, showsLines: true)
         defer { progress.clear() }
-        let report: (LineStatus) -> Void = { status in
+        let report: (MessageStatus) -> Void = { status in
             progress.clear()
             try? POSIXIO.writeAll(STDERR_FILENO, status.json.serialized() + [0x0A], "standard error")
         }

@@ -79,7 +79,7 @@ struct MessageReadOptions: ParsableArguments {
             guard error.code == .invalidJSON, let base64 = Self.bareBase64(text) else { throw error }
             result = crypto.decrypt(.string(base64), policy: .marker)
         }
-        if onError == .passthrough, let status = result.status { result.message = status.original }
+        if onError == .passthrough, let original = result.status?.original { result.message = original }
         return result
     }
 
@@ -102,7 +102,7 @@ struct MessageReadOptions: ParsableArguments {
     /// Prints each status as one JSON line on standard error, then writes `value` as JSON, unless a status and
     /// `--on-error fail` make it exit 1 with nothing on standard output. With a status and without
     /// `--allow-failures`, the run then exits 1: `total` messages were given.
-    func deliver(_ value: JSONValue, statuses: [DecryptionStatus], total: Int, input: Input,
+    func deliver(_ value: JSONValue, statuses: [MessageStatus], total: Int, input: Input,
                  output: OutputOptions) throws {
         for status in statuses {
             FileHandle.standardError.write(Data(status.json.serialized() + [0x0A]))
@@ -242,7 +242,7 @@ struct MessageCommand: ParsableCommand {
             Only JSON strings are decrypted (bare Base64 is taken as the string it would be); the plaintext is \
             parsed as JSON, or kept as a string. A message that is not delivered decrypted (not encrypted, wrong \
             key, corrupt) prints one status line on stderr, for example \
-            {"category":"decryptionError","reason":"wrongKeyOrCorrupt","message":"...","original":"..."}. \
+            {"category":"decryption","reason":"wrongKeyOrCorrupt","message":"...","original":"..."}. \
             Such a run exits 1: with --on-error marker or passthrough after writing the output, with fail with \
             nothing on stdout; --allow-failures makes it exit 0. Several --key options are tried in order.
 

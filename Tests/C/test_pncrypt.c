@@ -75,7 +75,7 @@ static int code_for_reason(const char *reason) {
     static const struct { const char *name; int code; } table[] = {
         {"emptyPlaintext", PNCRYPT_E_EMPTY_PLAINTEXT}, {"notEncryptable", PNCRYPT_E_NOT_ENCRYPTABLE},
         {"encryptionFailed", PNCRYPT_E_ENCRYPTION_FAILED}, {"notBase64", PNCRYPT_E_NOT_BASE64},
-        {"wrongKeyOrCorrupt", PNCRYPT_E_WRONG_KEY_OR_CORRUPT}, {"invalidUTF8", PNCRYPT_E_INVALID_UTF8},
+        {"wrongKeyOrCorrupt", PNCRYPT_E_WRONG_KEY_OR_CORRUPT}, {"ambiguous", PNCRYPT_E_AMBIGUOUS},
         {"malformedHeader", PNCRYPT_E_MALFORMED_HEADER}, {"notEncrypted", PNCRYPT_E_NOT_ENCRYPTED},
         {"unknownCryptor", PNCRYPT_E_UNKNOWN_CRYPTOR}, {"invalidKey", PNCRYPT_E_INVALID_KEY},
     };
@@ -378,6 +378,24 @@ static void test_messages(void) {
     CHECK(pncrypt_message_decrypt(m, bad, strlen(bad), PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &status) == 0
               && status.code <= -20 && status.code > -30 && strcmp(out, bad) == 0, "passthrough: %s", out ? out : "");
     pncrypt_free(out);
+    /* The status in the one status form (docs/formats.md section 4.2), as Swift, the CLI and Python write it. */
+    char *status_json = (char *)"not reset";
+    CHECK(pncrypt_message_decrypt_status(m, bad, strlen(bad), PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &status_json,
+                                         &status) == 0
+              && strcmp(out, bad) == 0 && status_json != NULL
+              && strncmp(status_json, "{\"category\":\"decryption\",\"reason\":\"",
+                         strlen("{\"category\":\"decryption\",\"reason\":\"")) == 0
+              && strstr(status_json, ",\"original\":\"q/xJqqN6qbiZMXYm\"}") != NULL,
+          "status JSON: %s", status_json ? status_json : "(null)");
+    pncrypt_free(out);
+    pncrypt_free(status_json);
+    status_json = (char *)"not reset";
+    CHECK(pncrypt_message_decrypt_status(m, wire, strlen(wire), PNCRYPT_ON_ERROR_MARKER, &out, &status_json,
+                                         &status) == 0 && status.code == 0 && status_json == NULL,
+          "no status JSON for a decrypted message");
+    pncrypt_free(out);
+    CHECK(pncrypt_message_decrypt_status(m, bad, strlen(bad), PNCRYPT_ON_ERROR_MARKER, &out, NULL, &status)
+              == PNCRYPT_E_ARGUMENT && out == NULL, "NULL status_json_out");
     out = (char *)"not reset";
     CHECK(pncrypt_message_decrypt(m, bad, strlen(bad), PNCRYPT_ON_ERROR_FAIL, &out, &status) <= -20
               && out == NULL && status.code <= -20, "fail: %d", status.code);

@@ -98,33 +98,21 @@ enum BadInputs {
             + [UInt8(adler >> 24), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF)]
     }()
 
-    /// Decompresses, converting the error to the typed one (the compression API throws untyped errors).
+    /// Decompresses in one call.
     static func gunzip(_ bytes: [UInt8], format: CompressionFormat = .gzipOrZlib, limit: Int = Gzip.defaultOutputLimit)
         throws(PNCryptError) {
-        do {
-            _ = try Gzip.decompress(bytes, format: format, outputLimit: .bytes(limit))
-        } catch let error as PNCryptError {
-            throw error
-        } catch {
-            throw PNCryptError(.invalidValue, "not a PNCryptError: \(error)")
-        }
+        _ = try Gzip.decompress(bytes, format: format, outputLimit: .bytes(limit))
     }
 
     static func gunzipStreamed(_ bytes: [UInt8], chunk: Int) throws(PNCryptError) {
-        do {
-            let decompressor = try GzipDecompressor(format: .gzip, outputLimit: .bytes(1 << 20))
-            var offset = 0
-            while offset < bytes.count {
-                let end = min(offset + chunk, bytes.count)
-                try decompressor.update(bytes[offset..<end]) { _ in }
-                offset = end
-            }
-            try decompressor.finish()
-        } catch let error as PNCryptError {
-            throw error
-        } catch {
-            throw PNCryptError(.invalidValue, "not a PNCryptError: \(error)")
+        let decompressor = try GzipDecompressor(format: .gzip, outputLimit: .bytes(1 << 20))
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + chunk, bytes.count)
+            try decompressor.update(bytes[offset..<end]) { _ in }
+            offset = end
         }
+        try decompressor.finish()
     }
 
     static func flipped(_ bytes: [UInt8], at index: Int) -> [UInt8] {

@@ -33,12 +33,12 @@ import Testing
                                   "\"06UDjczkvAAYcqWfNwkOiQ==\""])
         #expect(marker.status == 1)
         #expect(marker.text == "\"DECRYPTION_ERROR\"\n")
-        #expect(marker.stderr.hasPrefix(#"{"category":"decryptionError","reason":"wrongKeyOrCorrupt""#))
+        #expect(marker.stderr.hasPrefix(#"{"category":"decryption","reason":"wrongKeyOrCorrupt""#))
         let passthrough = try CLI.run(["message", "decrypt", "--key", "wrong", "--on-error", "passthrough",
                                        "\"06UDjczkvAAYcqWfNwkOiQ==\""])
         #expect(passthrough.status == 1)
         #expect(passthrough.text == "\"06UDjczkvAAYcqWfNwkOiQ==\"\n")
-        #expect(passthrough.stderr.contains(#""category":"decryptionError""#))
+        #expect(passthrough.stderr.contains(#""category":"decryption""#))
         let fail = try CLI.run(["message", "decrypt", "--key", "wrong", "--on-error", "fail",
                                 "\"06UDjczkvAAYcqWfNwkOiQ==\""])
         #expect(fail.status == 1)

@@ -12,7 +12,7 @@ import Testing
 struct GzipLifecycleTests {
     typealias Support = CompressionTestSupport
 
-    struct SinkFailed: Error {}
+    static let sinkFailed = PNCryptError(.io, "sink failed")
 
     /// Runs `body` with a fresh tracker and returns it.
     func tracking(_ body: () throws -> Void) rethrows -> ZlibStreamTracker {
@@ -65,9 +65,13 @@ struct GzipLifecycleTests {
             #expect(tracker.live == 3 - 2)
             #expect(throws: PNCryptError.self) { try truncated.finish() }
             let failing = try GzipDecompressor()
-            #expect(throws: SinkFailed.self) { try failing.update(packed) { _ in throw SinkFailed() } }
+            #expect(throws: Self.sinkFailed) {
+                try failing.update(packed) { (_) throws(PNCryptError) in throw Self.sinkFailed }
+            }
             let compressor = try GzipCompressor(chunkSize: 100)
-            #expect(throws: SinkFailed.self) { try compressor.update(packed) { _ in throw SinkFailed() } }
+            #expect(throws: Self.sinkFailed) {
+                try compressor.update(packed) { (_) throws(PNCryptError) in throw Self.sinkFailed }
+            }
             #expect(tracker.live == 0)
             withExtendedLifetime((corrupt, limited, truncated, failing, compressor)) {}
         }

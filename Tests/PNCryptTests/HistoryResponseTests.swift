@@ -29,7 +29,7 @@ import Testing
         #expect(marked.statuses.map(\.index) == [1, 2])
         #expect(marked.statuses.map(\.reason) == [.wrongKeyOrCorrupt, .notEncrypted])
         #expect(marked.statuses.map(\.category) == [.decryption, .decryption])
-        #expect(marked.statuses.map { $0.json["category"] } == ["decryptionError", "decryptionError"])
+        #expect(marked.statuses.map { $0.json["category"] } == ["decryption", "decryption"])
         let kept = crypto.decrypt(history: history, policy: .passThrough)
         #expect(kept.response.items[1] == "AAAAAAAAAAAAAAAAAAAAAA==")
         #expect(kept.response.items[2] == ["x": 1])

@@ -94,7 +94,7 @@ import PNCryptVectors
         #expect(kept.message == received)
         #expect(kept.status?.reason == .wrongKeyOrCorrupt)
         #expect(kept.status?.json.serializedString()
-            .hasPrefix(#"{"category":"decryptionError","reason":"wrongKeyOrCorrupt""#) == true)
+            .hasPrefix(#"{"category":"decryption","reason":"wrongKeyOrCorrupt""#) == true)
     }
 
     @Test("each failure has its reason", arguments: [

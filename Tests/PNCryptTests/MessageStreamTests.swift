@@ -177,7 +177,7 @@ import Testing
         stream.batchBytes = 64
         let good = "\"06UDjczkvAAYcqWfNwkOiQ==\"\n"
         let input = Array((String(repeating: good, count: 50) + "nope\n" + good + "[\n").utf8)
-        var statuses: [LineStatus] = []
+        var statuses: [MessageStatus] = []
         let session = try stream.makeSession { statuses.append($0) }
         var written: [UInt8] = []
         let error = expectPNError { () throws(PNCryptError) in
@@ -290,7 +290,7 @@ import Testing
             continuation.finish()
         }
         var output: [UInt8] = []
-        var statuses: [LineStatus] = []
+        var statuses: [MessageStatus] = []
         let summary = try await stream.run(chunks, output: { output += $0 }, statuses: { statuses.append($0) })
         #expect(output == plain)
         #expect(statuses.isEmpty)

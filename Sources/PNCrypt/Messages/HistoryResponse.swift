@@ -48,7 +48,7 @@ public struct DecryptedHistory: Hashable, Sendable {
     public var response: HistoryResponse
     /// One status per message that could not be decrypted, each with its index; empty when every message
     /// decrypted (iOS then reports no error category on the completion).
-    public var statuses: [DecryptionStatus]
+    public var statuses: [MessageStatus]
 }
 
 /// Message counts: `{"channels": {"ch": 12, ...}}`. Counts stay exact integers.
@@ -97,7 +97,7 @@ extension MessageCrypto {
     /// Decrypts every message of a history response in one call.
     public func decrypt(history: HistoryResponse, policy: DecryptionPolicy) -> DecryptedHistory {
         var out = history
-        var statuses: [DecryptionStatus] = []
+        var statuses: [MessageStatus] = []
         for (index, item) in history.items.enumerated() {
             let (message, wrapped) = HistoryResponse.message(of: item)
             var result = decrypt(message, policy: policy)

@@ -130,8 +130,8 @@ public struct MessageCrypto: Sendable {
         } catch {
             // An ambiguous reading is reported as the one public failure: which readings qualified depends on the
             // plaintext, and a status reflected to a sender must not tell anything about it.
-            let status = DecryptionStatus(error: error.code == .ambiguous ? CryptoModule.decryptionFailed : error,
-                                          original: message)
+            let status = MessageStatus(error: error.code == .ambiguous ? CryptoModule.decryptionFailed : error,
+                                       original: message)
             let delivered: JSONValue = policy == .marker ? .string(DecryptionPolicy.markerText) : message
             return DecryptedMessage(message: delivered, status: status)
         }

@@ -23,7 +23,7 @@ import Darwin
 ///   LF), and with LF when it had none.
 /// - A blank line (nothing, or only spaces, tabs and CRs) is written back as it was.
 /// - A line that fails (text that is not JSON, a message that cannot be decrypted or encrypted) is a failure of
-///   that line, reported as a `LineStatus` with its 1-based number, not of the run (unless `stopOnFailure`). What
+///   that line, reported as a `MessageStatus` with its 1-based number, not of the run (unless `stopOnFailure`). What
 ///   its output line holds depends on the operation (see `Operation`).
 /// - A line longer than `maxLineLength` bytes stops the run with `invalidValue` naming its number.
 ///
@@ -60,7 +60,7 @@ public struct MessageStream: Sendable {
         public var lines = 0
         /// Blank lines, written back as they were.
         public var blank = 0
-        /// Lines that failed (each reported as a `LineStatus`); for rekey, the messages left unchanged.
+        /// Lines that failed (each reported as a `MessageStatus`); for rekey, the messages left unchanged.
         public var failed = 0
         /// Rekey: messages encrypted again under the new key and scheme.
         public var rekeyed = 0
@@ -96,7 +96,7 @@ public struct MessageStream: Sendable {
         /// The output lines.
         public var output: [UInt8]
         /// The failures, in line order.
-        public var statuses: [LineStatus]
+        public var statuses: [MessageStatus]
         /// What was done.
         public var summary: Summary
     }
@@ -145,7 +145,7 @@ public struct MessageStream: Sendable {
     ///   - progress: called after each batch is written.
     /// - Throws: `invalidValue` for bad settings or a line longer than `maxLineLength`; `io` when reading fails;
     ///   the sink's error; with `stopOnFailure`, the first failed line's error.
-    public func run(reading fd: Int32, to sink: ByteSink, statuses: (LineStatus) -> Void = { _ in },
+    public func run(reading fd: Int32, to sink: ByteSink, statuses: (MessageStatus) -> Void = { _ in },
                     progress: ((Progress) -> Void)? = nil) throws(PNCryptError) -> Summary {
         try withoutActuallyEscaping(statuses) { statuses in
             Result { () throws(PNCryptError) -> Summary in
@@ -162,7 +162,7 @@ public struct MessageStream: Sendable {
     /// Runs over bytes in memory and returns the whole output (for inputs that fit in memory).
     public func run(_ input: some Collection<UInt8>) throws(PNCryptError) -> Output {
         var output: [UInt8] = []
-        var collected: [LineStatus] = []
+        var collected: [MessageStatus] = []
         let session = try Session(self, statuses: { collected.append($0) })
         try withBytes(input) { (bytes) throws(PNCryptError) in
             try session.update(bytes) { output.append(contentsOf: $0) }
@@ -176,9 +176,9 @@ public struct MessageStream: Sendable {
     /// - Throws: a `PNCryptError` as `run(reading:to:)`, an error of `chunks` or `output`, or `CancellationError`
     ///   when the task is cancelled (checked between chunks).
     public func run<Chunks: AsyncSequence>(_ chunks: Chunks, output: ([UInt8]) async throws -> Void,
-                                           statuses: (LineStatus) async -> Void = { _ in }) async throws -> Summary
+                                           statuses: (MessageStatus) async -> Void = { _ in }) async throws -> Summary
         where Chunks.Element: Collection, Chunks.Element.Element == UInt8 {
-        var pendingStatuses: [LineStatus] = []
+        var pendingStatuses: [MessageStatus] = []
         let session = try Session(self, statuses: { pendingStatuses.append($0) }, async: true)
         defer { session.close() }
         func deliver(_ batches: [[UInt8]]) async throws {
@@ -220,7 +220,7 @@ public struct MessageStream: Sendable {
     }
 
     /// A session to push chunks into by hand (see `Session`).
-    public func makeSession(statuses: @escaping (LineStatus) -> Void = { _ in }) throws(PNCryptError) -> Session {
+    public func makeSession(statuses: @escaping (MessageStatus) -> Void = { _ in }) throws(PNCryptError) -> Session {
         try Session(self, statuses: statuses)
     }
 
@@ -234,7 +234,7 @@ public struct MessageStream: Sendable {
         let stream: MessageStream
         let engine: LineEngine
         private var splitter: LineSplitter
-        private let statuses: (LineStatus) -> Void
+        private let statuses: (MessageStatus) -> Void
         private let progress: ((Progress) -> Void)?
         private let maxBatches: Int
         private let maxBytesInFlight = 8 << 20
@@ -242,7 +242,7 @@ public struct MessageStream: Sendable {
         /// What has been written so far.
         public private(set) var summary = Summary()
 
-        init(_ stream: MessageStream, statuses: @escaping (LineStatus) -> Void,
+        init(_ stream: MessageStream, statuses: @escaping (MessageStatus) -> Void,
              progress: ((Progress) -> Void)? = nil, async: Bool = false) throws(PNCryptError) {
             guard (1...MessageStream.maximumJobs).contains(stream.jobs) else {
                 throw PNCryptError(.invalidValue, "jobs must be 1 to \(MessageStream.maximumJobs), not \(stream.jobs)")
@@ -354,7 +354,7 @@ public struct MessageStream: Sendable {
             while var batch = engine.takeReady() {
                 for failure in batch.failures {
                     let line = summary.lines + failure.index + 1
-                    statuses(LineStatus(line: line, error: failure.error, original: failure.original))
+                    statuses(MessageStatus(error: failure.error, original: failure.original, line: line))
                     if stream.stopOnFailure {
                         fail()
                         throw PNCryptError(failure.error.code, "line \(line): \(failure.error.message)")
@@ -382,34 +382,5 @@ public struct MessageStream: Sendable {
                 progress?(Progress(bytes: summary.bytes, lines: summary.lines))
             }
         }
-    }
-}
-
-/// A line of a `MessageStream` that failed: its number and why.
-public struct LineStatus: Hashable, Sendable {
-    /// The line's number, from 1.
-    public var line: Int
-    /// Why it failed: `invalidJSON` for a line that is not JSON; for decryption failures the one public failure
-    /// (`CryptoModule.decryptionFailed`) or a format error, as in `DecryptionStatus`.
-    public var error: PNCryptError
-    /// The message as it was read, for decryption failures of lines that are JSON (never the plaintext of an
-    /// encryption).
-    public var original: JSONValue?
-
-    /// A status for `line`.
-    public init(line: Int, error: PNCryptError, original: JSONValue? = nil) {
-        self.line = line
-        self.error = error
-        self.original = original
-    }
-
-    /// The status as one JSON object:
-    /// `{"line":N,"category":"decryption","reason":"wrongKeyOrCorrupt","message":"...","original":...}`
-    /// (`original` only when there is one).
-    public var json: JSONValue {
-        var object: JSONObject = ["line": .number(JSONNumber(line)), "category": .string(error.category.rawValue),
-                                  "reason": .string(error.code.name), "message": .string(error.message)]
-        if let original { object.append(original, forKey: "original") }
-        return .object(object)
     }
 }

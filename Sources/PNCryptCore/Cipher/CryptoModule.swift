@@ -26,9 +26,9 @@ public struct CryptoModule: Sendable {
     public let key: CipherKey
     /// The scheme `encrypt(_:)` writes. Default `acrh`.
     public var encryptionScheme: Scheme
-    /// How `decrypt(_:)` reads data that has no `PNED` header: `legacy` (default), `legacyRandomIV` or
-    /// `legacy33`, besides `encryptionScheme` when that is headerless. Setting `acrh` here means headerless data
-    /// is refused (unless the module itself writes a headerless scheme).
+    /// How `decrypt(_:)` reads data that has no `PNED` header (`Scheme.defaultForModules` unless told): `legacy`,
+    /// `legacyRandomIV` or `legacy33`, besides `encryptionScheme` when that is headerless. Setting `acrh` here
+    /// means headerless data is refused (unless the module itself writes a headerless scheme).
     public var legacyScheme: Scheme
 
     /// A module for `cipherKey`.

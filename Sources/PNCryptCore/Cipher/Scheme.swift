@@ -138,16 +138,24 @@ extension Scheme {
     /// Whether the scheme can be a module's legacy cryptor (`--legacy-scheme`): a file format and no header.
     public var isLegacyCryptor: Bool { row.hasFileFormat && !hasHeader }
 
-    // The defaults: each stated once, here. Constants (no lazy initialization on the message path);
-    // `SchemeTableTests` checks them against the rows.
+    // The defaults: each stated once, here (docs/formats.md section 1, "Telling the schemes apart", links here).
+    // Constants (no lazy initialization on the message path); `SchemeTableTests` checks them against the rows.
 
     /// The scheme written when none is named, for files and messages: `acrh`.
     public static let defaultForWriting: Scheme = .acrh
 
-    /// How a headerless file is read when no legacy scheme is named: `legacy-random-iv`, the SDKs' file format.
+    /// How bytes without a `PNED` header are read when the caller names no legacy scheme and the bytes must be
+    /// read one way (files and streams: `StreamDecryptor`, `KeyRing.fileMatch`, the CLI's `--binary`):
+    /// `legacy-random-iv`, what SDK file sharing writes.
+    ///
+    /// The library's other readers default differently, on purpose: text and messages (`KeyRing.decrypt`,
+    /// `MessageCrypto`, `MessageRekey`, `StreamTextReader`, the CLI's text) take no default (`nil`): both legacy
+    /// readings are tried (`triedOnHeaderlessMessages`) and a plaintext is delivered only when exactly one
+    /// qualifies; a `CryptoModule`, shaped like an SDK's, reads `defaultForModules`.
     public static let defaultForHeaderlessFiles: Scheme = .legacyRandomIV
 
-    /// `CryptoModule`'s legacy scheme when none is given: `legacy`.
+    /// How a `CryptoModule` reads data without a `PNED` header unless told otherwise: `legacy` (the fixed IV).
+    /// See `defaultForHeaderlessFiles` for the other readers.
     public static let defaultForModules: Scheme = .legacy
 
     /// The two readings of a headerless message when no legacy scheme is named, the two settings of an SDK

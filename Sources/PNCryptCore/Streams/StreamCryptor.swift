@@ -86,9 +86,9 @@ public final class StreamEncryptor: ByteStreamStage {
 /// Decrypts a stream in a file format of docs/formats.md section 3, in constant memory.
 ///
 /// With `scheme` nil the format is read from the data: a `PNED` header selects `acrh`; headerless data is read as
-/// `legacyScheme` (`legacyRandomIV` by default: what SDK file sharing writes; `legacy` for files written with the
-/// fixed IV). Nothing in headerless data says which it is: for files of 3 or more blocks both readings have valid
-/// padding, so only the caller can decide. Plaintext is written as it is decrypted, except the last block, held
+/// `legacyScheme` (`Scheme.defaultForHeaderlessFiles` unless told; `legacy` for files written with the fixed IV). Nothing
+/// in headerless data says which it is: for files of 3 or more blocks both readings have valid padding, so only
+/// the caller can decide. Plaintext is written as it is decrypted, except the last block, held
 /// back until `finish` checks the padding (in constant time): a caller that must not release unverified plaintext
 /// writes to a temporary place and keeps it only when `finish` succeeds. Its buffers are wiped when released.
 public final class StreamDecryptor: ByteStreamStage {

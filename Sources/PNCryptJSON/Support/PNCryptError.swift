@@ -49,14 +49,42 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// A specific error condition. Compare with `==` against the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// Stable name, used in status JSON (`"reason":"wrongKeyOrCorrupt"`).
-        public let name: String
-        /// The category this code belongs to.
-        public let category: Category
+        /// Which code this is, as an enum a shell can switch on exhaustively (the C library's codes): adding a
+        /// code breaks the build of every switch that has not placed it. The code's only stored property.
+        package let kind: Kind
 
-        private init(_ name: String, _ category: Category) {
-            self.name = name
-            self.category = category
+        /// Stable name, used in status JSON (`"reason":"wrongKeyOrCorrupt"`).
+        public var name: String { kind.rawValue }
+        /// The category this code belongs to.
+        public var category: Category { kind.category }
+
+        /// The code of `kind`.
+        package init(_ kind: Kind) {
+            self.kind = kind
+        }
+
+        /// Every code, one case each; the raw value is the stable `name`.
+        package enum Kind: String, CaseIterable, Hashable, Sendable {
+            case emptyPlaintext, notEncryptable, encryptionFailed
+            case notBase64, wrongKeyOrCorrupt, ambiguous, malformedHeader, notEncrypted
+            case unknownCryptor
+            case invalidKey, invalidIV, invalidValue
+            case invalidJSON, jsonTooDeep
+            case corruptCompressedData, outputLimitExceeded
+            case io, fileNotFound
+
+            /// The category of the code.
+            package var category: Category {
+                switch self {
+                case .emptyPlaintext, .notEncryptable, .encryptionFailed: return .encryption
+                case .notBase64, .wrongKeyOrCorrupt, .ambiguous, .malformedHeader, .notEncrypted: return .decryption
+                case .unknownCryptor: return .unknownCryptor
+                case .invalidKey, .invalidIV, .invalidValue: return .invalidArgument
+                case .invalidJSON, .jsonTooDeep: return .json
+                case .corruptCompressedData, .outputLimitExceeded: return .compression
+                case .io, .fileNotFound: return .io
+                }
+            }
         }
 
         /// The code's stable name.
@@ -64,55 +92,55 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
 
         // Encryption.
         /// There was nothing to encrypt (docs/formats.md section 2: empty data cannot be encrypted).
-        public static let emptyPlaintext = Code("emptyPlaintext", .encryption)
+        public static let emptyPlaintext = Code(.emptyPlaintext)
         /// The value cannot be encrypted in the chosen scheme (a non-string leaf in a `legacy33` message).
-        public static let notEncryptable = Code("notEncryptable", .encryption)
+        public static let notEncryptable = Code(.notEncryptable)
         /// A cipher operation failed while encrypting.
-        public static let encryptionFailed = Code("encryptionFailed", .encryption)
+        public static let encryptionFailed = Code(.encryptionFailed)
 
         // Decryption.
         /// The input is not Base64 text.
-        public static let notBase64 = Code("notBase64", .decryption)
+        public static let notBase64 = Code(.notBase64)
         /// The data cannot be decrypted: wrong key, wrong scheme, corrupt or truncated ciphertext. Every failure
         /// that depends on the key (bad padding; plaintext that is not UTF-8, or not JSON, where that was required)
         /// is this code with one message, `CryptoModule.decryptionFailed`: which check failed is never told.
-        public static let wrongKeyOrCorrupt = Code("wrongKeyOrCorrupt", .decryption)
+        public static let wrongKeyOrCorrupt = Code(.wrongKeyOrCorrupt)
         /// More than one (key, scheme) reading decrypts the data, so none is certainly right (CBC has no integrity
         /// check). The message names the readings; an explicit scheme, legacy scheme or key decides.
-        public static let ambiguous = Code("ambiguous", .decryption)
+        public static let ambiguous = Code(.ambiguous)
         /// A `PNED` header is cut short or announces more metadata than there is.
-        public static let malformedHeader = Code("malformedHeader", .decryption)
+        public static let malformedHeader = Code(.malformedHeader)
         /// The message is not something that can be decrypted (for example: not a JSON string).
-        public static let notEncrypted = Code("notEncrypted", .decryption)
+        public static let notEncrypted = Code(.notEncrypted)
 
         // Unknown cryptor.
         /// A `PNED` header with an unsupported version or an unknown cryptor id.
-        public static let unknownCryptor = Code("unknownCryptor", .unknownCryptor)
+        public static let unknownCryptor = Code(.unknownCryptor)
 
         // Invalid arguments.
         /// The cipher key is empty or otherwise unusable.
-        public static let invalidKey = Code("invalidKey", .invalidArgument)
+        public static let invalidKey = Code(.invalidKey)
         /// An explicit IV has the wrong length, or cannot be used with the scheme.
-        public static let invalidIV = Code("invalidIV", .invalidArgument)
+        public static let invalidIV = Code(.invalidIV)
         /// A value or option the operation cannot accept (for example `legacy33` for a file).
-        public static let invalidValue = Code("invalidValue", .invalidArgument)
+        public static let invalidValue = Code(.invalidValue)
 
         // JSON.
         /// JSON text that does not parse; `offset` says where.
-        public static let invalidJSON = Code("invalidJSON", .json)
+        public static let invalidJSON = Code(.invalidJSON)
         /// JSON nested deeper than the configured limit.
-        public static let jsonTooDeep = Code("jsonTooDeep", .json)
+        public static let jsonTooDeep = Code(.jsonTooDeep)
 
         // Compression.
         /// Compressed data that is corrupt: bad header, bad CRC or length, truncated, trailing garbage.
-        public static let corruptCompressedData = Code("corruptCompressedData", .compression)
+        public static let corruptCompressedData = Code(.corruptCompressedData)
         /// Decompressed output would exceed the caller's limit (decompression-bomb guard).
-        public static let outputLimitExceeded = Code("outputLimitExceeded", .compression)
+        public static let outputLimitExceeded = Code(.outputLimitExceeded)
 
         // I/O.
         /// A file or stream could not be read or written.
-        public static let io = Code("io", .io)
+        public static let io = Code(.io)
         /// An input file does not exist.
-        public static let fileNotFound = Code("fileNotFound", .io)
+        public static let fileNotFound = Code(.fileNotFound)
     }
 }

@@ -57,13 +57,16 @@ POLICIES = {"marker": 0, "passthrough": 1, "fail": 2}
 
 class Error(Exception):
     """A libpncrypt failure: `code` (a negative PNCRYPT_E_ constant) and `message` (one line). From the batch
-    methods, `index` is the position of the item that failed (None otherwise)."""
+    methods, `index` is the position of the item that failed (None otherwise). The status of
+    `message_decrypt` also has `json`: the status as one line of JSON text, the one status form of every shell
+    (docs/formats.md section 4.2; None otherwise)."""
 
-    def __init__(self, code, message, index=None):
+    def __init__(self, code, message, index=None, json=None):
         super().__init__(f"{message} (code {code})")
         self.code = code
         self.message = message
         self.index = index
+        self.json = json
 
 
 class InvalidKeyError(Error, ValueError):
@@ -148,6 +151,8 @@ def _load():
                                            status], ctypes.c_int),
         "pncrypt_message_decrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, out, status],
                                     ctypes.c_int),
+        "pncrypt_message_decrypt_status": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, out,
+                                            out, status], ctypes.c_int),
         "pncrypt_encrypt_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
                                   out, P(ctypes.c_size_t), ctypes.c_void_p, status], ctypes.c_int),
         "pncrypt_decrypt_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
@@ -537,15 +542,23 @@ class CryptoModule:
 
     def message_decrypt(self, json_text, on_error="passthrough"):
         """Decrypts a received message's JSON text. Returns (json_text, status): status is None when it was
-        decrypted, else an Error saying why (the text is then "DECRYPTION_ERROR" for on_error="marker", the
-        original for "passthrough"). on_error="fail" raises the Error instead. Text that does not parse raises."""
+        decrypted, else an Error saying why, whose `json` is the status in the one status form
+        ('{"category":"decryption","reason":...,"message":...,"original":...}'; the text is then
+        "DECRYPTION_ERROR" for on_error="marker", the original for "passthrough"). on_error="fail" raises the Error
+        instead. Text that does not parse raises."""
         policy = POLICIES.get(on_error)
         if policy is None:
             raise Error(E_ARGUMENT, f"on_error must be one of {', '.join(POLICIES)}")
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
-        code = _lib.pncrypt_message_decrypt(self._check(), raw, len(raw), policy, out, status)
+        status_json = ctypes.c_void_p()
+        code = _lib.pncrypt_message_decrypt_status(self._check(), raw, len(raw), policy, out,
+                                                   ctypes.byref(status_json), status)
         if code != 0:
             raise status.error()
         text = _take(out).decode("utf-8")
-        return text, (status.error() if status.code != 0 else None)
+        if status.code == 0:
+            return text, None
+        error = status.error()
+        error.json = _take(status_json).decode("utf-8") if status_json.value else None
+        return text, error

@@ -128,6 +128,18 @@ def test_message_policies():
     assert m.message_encrypt('"Hello World"') == '"06UDjczkvAAYcqWfNwkOiQ=="'
 
 
+def test_message_status_json():
+    """The status in the one status form (docs/formats.md section 4.2): what Swift, the CLI and C write."""
+    m = pncrypt.CryptoModule("enigma", "legacy")
+    bad = '"q/xJqqN6qbiZMXYm"'  # 12 bytes: not whole AES blocks
+    text, status = m.message_decrypt(bad)
+    assert text == bad
+    assert status.json.startswith('{"category":"decryption","reason":"wrongKeyOrCorrupt",')
+    assert json.loads(status.json) == {"category": "decryption", "reason": "wrongKeyOrCorrupt",
+                                       "message": status.message, "original": "q/xJqqN6qbiZMXYm"}
+    assert m.message_decrypt('"06UDjczkvAAYcqWfNwkOiQ=="') == ('"Hello World"', None)
+
+
 # ---- Batches ---------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("scheme", SDK_SCHEMES)
