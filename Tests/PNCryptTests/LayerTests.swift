@@ -20,7 +20,7 @@ import Testing
     static let systemUsers: [String: Set<String>] = [
         "CLibCrypto": ["PNCryptCore", "pncrypt-bench"],
         "CZlib": ["PNCryptCompression", "pncrypt-bench"],
-        "CPNCryptHeader": ["pncrypt-bench"],
+        "CPNCryptHeader": ["pncrypt-bench", "PNCryptTests"],
     ]
 
     struct Target {
