@@ -40,18 +40,23 @@ enum Lines {
     /// Runs `operation` over the input; returns the summary. With `stopOnFailure`, output that cannot be taken back
     /// (standard output, a device, a FIFO) waits in an unlinked temporary file until the run has succeeded.
     @discardableResult
+    /// `rawControl` (decryption only: nil writes the exact bytes everywhere) is `--raw-control`: without it, output
+    /// to a terminal goes through a `TerminalLineEscaper`; elsewhere the sink is the plain write.
     static func run(_ operation: MessageStream.Operation, jobs: Int?, stopOnFailure: Bool, input: Input,
-                    output: OutputOptions, progress options: ProgressOptions) throws -> MessageStream.Summary {
+                    output: OutputOptions, progress options: ProgressOptions,
+                    rawControl: Bool? = nil) throws -> MessageStream.Summary {
         let stream = MessageStream(operation, jobs: jobs ?? MessageStream.defaultJobs, stopOnFailure: stopOnFailure)
         let progress = options.line(for: input.filePath, showsLines: true)
         defer { progress.clear() }
         let report: (MessageStatus) -> Void = { status in
             progress.clear()
-            try? POSIXIO.writeAll(STDERR_FILENO, status.json.serialized() + [0x0A], "standard error")
+            // Its "original" is input as it was: on a terminal, with DEL and C1 controls escaped too.
+            let line = TerminalEscaper.json(status.json.serialized() + [0x0A], for: STDERR_FILENO, raw: false)
+            try? POSIXIO.writeAll(STDERR_FILENO, line, "standard error")
         }
         var summary = MessageStream.Summary()
-        try OutputFile.produce(output, input: input, holdUntilVerified: stopOnFailure) { target in
-            let sink: ByteSink = { (bytes) throws(PNCryptError) in
+        try OutputFile.produce(output, input: input, holdUntilVerified: stopOnFailure) { target, final in
+            let write: ByteSink = { (bytes) throws(PNCryptError) in
                 do {
                     try POSIXIO.writeAll(target, bytes, "output")
                 } catch let failure as CLIFailure {
@@ -59,6 +64,13 @@ enum Lines {
                 } catch {
                     throw PNCryptError(.io, "cannot write output: \(error)")
                 }
+            }
+            // Escaped as it is written, held or not: the held output is copied as it is.
+            let escaper = rawControl.flatMap { TerminalLineEscaper.forOutput(final, raw: $0) }
+            let sink: ByteSink = if let escaper {
+                { (bytes) throws(PNCryptError) in try escaper.update(bytes, write) }
+            } else {
+                write
             }
             if let text = input.text {
                 let session = try stream.makeSession(statuses: report)
@@ -74,6 +86,7 @@ enum Lines {
                     }
                 }
             }
+            try escaper?.finish(write)
             progress.clear()
         }
         return summary
@@ -104,7 +117,8 @@ enum Lines {
         let crypto = try read.crypto(keys, input: input)
         let policy: DecryptionPolicy = read.onError == .passthrough ? .passThrough : .marker
         let summary = try run(.decrypt(crypto, policy: policy), jobs: lines.jobs, stopOnFailure: read.onError == .fail,
-                              input: input, output: output, progress: lines.progress)
+                              input: input, output: output, progress: lines.progress,
+                              rawControl: read.terminal.rawControl)
         try read.failures.checkLines(summary, verb: "decrypted")
     }
 

@@ -105,7 +105,8 @@ struct MessageReadOptions: ParsableArguments {
     func deliver(_ value: JSONValue, statuses: [MessageStatus], total: Int, input: Input,
                  output: OutputOptions) throws {
         for status in statuses {
-            FileHandle.standardError.write(Data(status.json.serialized() + [0x0A]))
+            FileHandle.standardError.write(Data(TerminalEscaper.json(status.json.serialized() + [0x0A],
+                                                                     for: STDERR_FILENO, raw: false)))
         }
         if !statuses.isEmpty && onError == .fail {
             throw CLIFailure(.dataFailure, "", decryption: true)

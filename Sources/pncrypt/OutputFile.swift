@@ -75,10 +75,20 @@ extension OutputFile {
     /// terminal unless `--force`.
     static func produce(_ output: OutputOptions, input: Input, binary: ForceOption? = nil,
                         holdUntilVerified: Bool = false, _ body: (Int32) throws -> Void) throws {
+        try produce(output, input: input, binary: binary, holdUntilVerified: holdUntilVerified) { fd, _ in
+            try body(fd)
+        }
+    }
+
+    /// `produce`, telling `body` also the descriptor its output ends up on (standard output, a device or FIFO, or
+    /// the file's temporary file), which differs from the one it writes to while the output is held: whether that
+    /// is a terminal decides how text is written.
+    static func produce(_ output: OutputOptions, input: Input, binary: ForceOption? = nil,
+                        holdUntilVerified: Bool = false, _ body: (Int32, _ final: Int32) throws -> Void) throws {
         let out = try OutputFile(path: output.output, inputPath: input.filePath, durable: output.sync)
         try binary?.check(descriptor: out.fd)
         let spool = holdUntilVerified && out.needsSpool ? try Spool() : nil
-        try body(spool?.fd ?? out.fd)
+        try body(spool?.fd ?? out.fd, out.fd)
         try spool?.copy(to: out.fd)
         try out.commit()
     }

@@ -9,7 +9,7 @@ struct RawControlOption: ParsableArguments {
     @Flag(name: .customLong("raw-control"), help: ArgumentHelp("""
         Write control characters to a terminal as they are. Without it, decrypted text on a terminal shows every \
         control character but newline and tab escaped: as \\xNN in text (ESC as \\x1b), and in JSON, which \
-        escapes C0 itself, DEL and C1 as \\u00XX. Pipes and files (and --lines output) always get the exact bytes.
+        escapes C0 itself, DEL and C1 as \\u00XX (--lines output too). Pipes and files always get the exact bytes.
         """))
     var rawControl = false
 }
@@ -129,6 +129,79 @@ extension TerminalEscaper {
             i += 1
         }
         return out
+    }
+}
+
+/// Line-mode output (NDJSON) on its way to a terminal, as `TerminalEscaper.json` does for one JSON text but in
+/// chunks: C0 controls but newline, tab and the CR of a CRLF line end, DEL and C1 controls in UTF-8 become `\u00XX`.
+/// A line passed through unchanged (`--on-error passthrough`) is escaped the same way. Only for a terminal.
+final class TerminalLineEscaper: ByteStreamStage {
+    /// A 0xC2 or CR cut by the end of the last chunk: what it is depends on the next byte.
+    private var pending: UInt8?
+
+    /// An escaper when `fd` is a terminal and `raw` is false, else nil (the exact bytes).
+    static func forOutput(_ fd: Int32, raw: Bool) -> TerminalLineEscaper? {
+        !raw && isatty(fd) == 1 ? TerminalLineEscaper() : nil
+    }
+
+    func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        var out: [UInt8] = []
+        out.reserveCapacity(input.count + 16)
+        var i = 0
+        if let first = pending {
+            pending = nil
+            guard !input.isEmpty else {
+                pending = first
+                return
+            }
+            if first == 0xC2 && (0x80...0x9F).contains(input[0]) {
+                Self.escape(input[0], into: &out)
+                i = 1
+            } else if first == 0x0D && input[0] != 0x0A {
+                Self.escape(first, into: &out)
+            } else {
+                out.append(first)
+            }
+        }
+        while i < input.count {
+            let b = input[i]
+            i += 1
+            if (b >= 0x20 && b != 0x7F && b != 0xC2) || b == 0x0A || b == 0x09 {
+                out.append(b)
+            } else if b == 0xC2 || b == 0x0D {
+                guard i < input.count else {
+                    pending = b
+                    break
+                }
+                if b == 0xC2 && (0x80...0x9F).contains(input[i]) {
+                    Self.escape(input[i], into: &out)
+                    i += 1
+                } else if b == 0x0D && input[i] != 0x0A {
+                    Self.escape(b, into: &out)
+                } else {
+                    out.append(b)
+                }
+            } else {
+                Self.escape(b, into: &out)
+            }
+        }
+        guard !out.isEmpty else { return }
+        let result = out.withUnsafeBytes { buffer in Result { () throws(PNCryptError) in try sink(buffer) } }
+        try result.get()
+    }
+
+    func finish(_ sink: ByteSink) throws(PNCryptError) {
+        guard let last = pending else { return }
+        pending = nil
+        var out: [UInt8] = []
+        if last == 0x0D { Self.escape(last, into: &out) } else { out.append(last) }
+        let result = out.withUnsafeBytes { buffer in Result { () throws(PNCryptError) in try sink(buffer) } }
+        try result.get()
+    }
+
+    private static func escape(_ control: UInt8, into out: inout [UInt8]) {
+        out += Array("\\u00".utf8)
+        Hex.append(CollectionOfOne(control), to: &out)
     }
 }
 

@@ -202,6 +202,37 @@ private let ivHex = "30313233343536373839303132333435"
 }
 
 extension CLIMessageTerminalTests {
+    @Test("(pty) message decrypt --lines on a terminal has control characters as \\u00XX, CRLF kept; pipes get raw")
+    func linesOnTerminal() throws {
+        let sealed = try CLI.run(["message", "encrypt", "--key", "k", "\"a\\u007fb\\u009bc\\u001b\""])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        let body = String(decoding: sealed.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // A decrypted line (CRLF ended), and one passed through unchanged with raw ESC and C1 controls.
+        let input = body + "\r\n" + "x\u{1b}]0;owned\u{07}y\u{9b}\n"
+        let arguments = ["message", "decrypt", "--lines", "--key", "k", "--on-error", "passthrough",
+                         "--allow-failures", input]
+        let shown = try Terminal.run(arguments)
+        #expect(shown.status == 0)
+        // The terminal turns each newline into CR LF: the line's own CR comes first.
+        #expect(shown.transcript.contains("\"a\\u007fb\\u009bc\\u001b\"\r\r\n"), "\(shown.transcript)")
+        #expect(shown.transcript.contains("x\\u001b]0;owned\\u0007y\\u009b\r\n"), "\(shown.transcript)")
+        #expect(!shown.transcript.contains("\u{1b}") && !shown.transcript.contains("\u{9b}")
+                && !shown.transcript.contains("\u{7f}"), "\(shown.transcript)")
+        let raw = try Terminal.run(arguments + ["--raw-control"])
+        #expect(raw.transcript.contains("\"a\u{7f}b\u{9b}c\\u001b\"\r\r\n"), "\(raw.transcript)")
+        #expect(raw.transcript.contains("x\u{1b}]0;owned\u{07}y\u{9b}\r\n"), "\(raw.transcript)")
+        // --on-error fail holds the output in a temporary file first: it is escaped all the same.
+        let held = try Terminal.run(["message", "decrypt", "--lines", "--key", "k", "--on-error", "fail", body])
+        #expect(held.status == 0)
+        #expect(held.transcript == "\"a\\u007fb\\u009bc\\u001b\"\r\n", "\(held.transcript)")
+        for extra in [[], ["--raw-control"]] {
+            let piped = try CLI.run(arguments + extra)
+            #expect(piped.status == 0)
+            #expect(piped.stdout == Array("\"a\u{7f}b\u{9b}c\\u001b\"\r\nx\u{1b}]0;owned\u{07}y\u{9b}\n".utf8),
+                    "\(extra)")
+        }
+    }
+
     @Test("finding 8 (pty): diagnose --json --show-plaintext on a terminal has DEL and C1 controls as \\u00XX")
     func diagnoseOnTerminal() throws {
         let sealed = try CryptoModule(cipherKey: "k").encrypt(Array("\"a\u{7f}b\u{9b}c\"".utf8), scheme: .acrh)
