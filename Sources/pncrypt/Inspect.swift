@@ -12,6 +12,8 @@ struct Inspect: ParsableCommand {
         not whole blocks, header cut short, unknown cryptor). With a key (--key, --key-file or PNCRYPT_KEY; \
         never asked for) it also says whether the plaintext is gzip; nothing of the plaintext is printed.
 
+        Any size is read in bounded memory: --binary reads the file's start and length; Base64 text is decoded in         chunks and only its first 1 MiB decoded is kept. With a key, larger text is described from its first         blocks when it has a PNED header; without one, it is not read for the plaintext (use --binary).
+
         Examples:
           pncrypt inspect q/xJqqN6qbiZMXYmiQC1Fw==
           pncrypt inspect --binary photo.enc
@@ -28,30 +30,98 @@ struct Inspect: ParsableCommand {
     func run() throws {
         let data = input.resolved(binary: binary)
         let prefix: [UInt8]
+        let totalLength: Int
         let inspection: Inspection
         if binary {
             // Only the start is read: files may be far larger than memory.
             let source = try InputSource(data)
             prefix = try source.read(at: 0, count: CryptorHeader.maximumFixedLength + 0xFFFF + 64)
-            inspection = try Self.inspect(prefix, totalLength: source.length)
+            totalLength = source.length
+            inspection = try Self.inspect(prefix, totalLength: totalLength)
         } else {
-            prefix = try Self.decodeUnlessGzip(try data.readAll())
-            inspection = try Self.inspect(prefix, totalLength: prefix.count)
+            // Decoded in chunks: only the first `keptLength` bytes are kept, whatever the input's size.
+            let decoded = try Self.decodeText(data)
+            (prefix, totalLength) = decoded
+            inspection = try Self.inspect(prefix, totalLength: totalLength)
         }
         var lines = inspection.lines
         if inspection.header == nil, Self.looksLikeText(prefix) {
             lines.append("the bytes look like plain text (UTF-8, no control characters): probably not encrypted")
         }
         if let key = try keys.resolveIfGiven(input: data) {
-            lines.append(try Self.describePlaintext(prefix, key: key, binary: binary))
+            if binary || totalLength <= prefix.count {
+                lines.append(try Self.describePlaintext(prefix, key: key, binary: binary))
+            } else if inspection.header != nil {
+                // Only the start is kept: its first blocks are read as a file's are.
+                lines.append(try Self.describePlaintext(prefix, key: key, binary: true))
+            } else {
+                lines.append("plaintext: not examined: without a PNED header, text input over "
+                             + "\(Plural.count(Self.keptLength, "byte")) decoded is not read for it (the readings "
+                             + "differ from the first block on); decode it to a file and use --binary")
+            }
         }
         print(lines.joined(separator: "\n"))
     }
 
-    /// Text input is Base64, unless it is gzip data given by mistake: then say that instead of "not Base64".
-    static func decodeUnlessGzip(_ raw: [UInt8]) throws -> [UInt8] {
-        if CompressionFormat.detect(raw) == .gzip { return raw }
-        return try Base64.decode(raw)
+    /// The decoded bytes text input keeps: all of a message or a small file (the plaintext description reads them
+    /// all), only the start of a larger one (the header and first blocks; the rest is counted, not kept).
+    static let keptLength = 1 << 20
+
+    /// Text input is Base64, unless it is gzip data given by mistake: then say that instead of "not Base64" (the
+    /// prefix is then the raw start). Read and decoded in 64 KiB chunks: memory stays bounded for any input size;
+    /// errors are `Base64.decode`'s for the whole text.
+    static func decodeText(_ data: Input) throws -> (prefix: [UInt8], totalLength: Int) {
+        var head: [UInt8] = []
+        var kept: [UInt8] = []
+        var total = 0
+        var gzip: Bool?
+        let decoder = Base64StreamDecoder()
+        let sink: ByteSink = { (bytes) throws(PNCryptError) in
+            total += bytes.count
+            if kept.count < keptLength { kept += bytes.prefix(keptLength - kept.count) }
+        }
+        // The first three bytes decide whether the input is gzip; until then they wait in `head`.
+        func feed(_ chunk: UnsafeRawBufferPointer) throws {
+            switch gzip {
+            case true?:
+                total += chunk.count
+            case false?:
+                try decoder.update(chunk, sink)
+            case nil:
+                head += chunk
+                guard head.count >= 3 else { return }
+                gzip = CompressionFormat.detect(head) == .gzip
+                if gzip == true {
+                    total = head.count
+                    kept = head
+                } else {
+                    try withExtendedLifetime(head) { try head.withUnsafeBytes { try decoder.update($0, sink) } }
+                }
+                head = []
+            }
+        }
+        if let text = data.text {
+            let bytes = Array(text.utf8)
+            try withExtendedLifetime(bytes) { try bytes.withUnsafeBytes { try feed($0) } }
+        } else {
+            try data.withDescriptor { fd in
+                var chunk = [UInt8](repeating: 0, count: 1 << 16)
+                try chunk.withUnsafeMutableBytes { buffer in
+                    while true {
+                        let n = try POSIXIO.read(fd, into: buffer, data.describe)
+                        if n == 0 { break }
+                        try feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                    }
+                }
+            }
+        }
+        if gzip == nil {
+            // Fewer than three bytes in all.
+            if CompressionFormat.detect(head) == .gzip { return (head, head.count) }
+            try withExtendedLifetime(head) { try head.withUnsafeBytes { try decoder.update($0, sink) } }
+        }
+        if gzip != true { try decoder.finish(sink) }
+        return (kept, total)
     }
 
     static func inspect(_ prefix: [UInt8], totalLength: Int) throws -> Inspection {
