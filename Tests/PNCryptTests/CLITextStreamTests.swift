@@ -233,6 +233,27 @@ extension CLIMessageTerminalTests {
         }
     }
 
+    @Test("(pty) message decrypt --lines escapes every batch of lines alike: 20,000 lines, CRLF and LF, --jobs 2")
+    func manyLinesOnTerminal() throws {
+        try withTemporaryDirectory { dir in
+            let crypto = try MessageCrypto(cipherKey: "k", scheme: .acrh)
+            var input: [UInt8] = []
+            var expected = ""
+            for i in 0..<20_000 {
+                let pad = String(repeating: "x", count: i % 37)
+                input += try crypto.publishBody(.string(pad + "\u{7f}é\u{9b}" + pad))
+                input += i % 3 == 0 ? [0x0D, 0x0A] : [0x0A]
+                // The terminal turns each newline into CR LF: a CRLF line end shows as CR CR LF.
+                expected += "\"" + pad + "\\u007fé\\u009b" + pad + "\"" + (i % 3 == 0 ? "\r\r\n" : "\r\n")
+            }
+            try Data(input).write(to: dir.appendingPathComponent("in.ndjson"))
+            let shown = try Terminal.run(["message", "decrypt", "--lines", "--jobs", "2", "--quiet", "--key",
+                                          "k", "-i", "in.ndjson"], directory: dir)
+            #expect(shown.status == 0)
+            #expect(shown.transcript == expected)
+        }
+    }
+
     @Test("finding 8 (pty): diagnose --json --show-plaintext on a terminal has DEL and C1 controls as \\u00XX")
     func diagnoseOnTerminal() throws {
         let sealed = try CryptoModule(cipherKey: "k").encrypt(Array("\"a\u{7f}b\u{9b}c\"".utf8), scheme: .acrh)
