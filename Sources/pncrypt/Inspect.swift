@@ -12,7 +12,9 @@ struct Inspect: ParsableCommand {
         not whole blocks, header cut short, unknown cryptor). With a key (--key, --key-file or PNCRYPT_KEY; \
         never asked for) it also says whether the plaintext is gzip; nothing of the plaintext is printed.
 
-        Any size is read in bounded memory: --binary reads the file's start and length; Base64 text is decoded in         chunks and only its first 1 MiB decoded is kept. With a key, larger text is described from its first         blocks when it has a PNED header; without one, it is not read for the plaintext (use --binary).
+        Any size is read in bounded memory: --binary reads the file's start and length; Base64 text is decoded \
+        in chunks and only its first 1 MiB decoded is kept. With a key, larger text is described from its first \
+        blocks when it has a PNED header; without one, it is not read for the plaintext (use --binary).
 
         Examples:
           pncrypt inspect q/xJqqN6qbiZMXYmiQC1Fw==

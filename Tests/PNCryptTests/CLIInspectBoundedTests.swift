@@ -54,7 +54,8 @@ private func ciphertextFiles(blocks: Int, header: [UInt8]?, text: URL, binary: U
             #expect(run.bytes < 48 << 20, "peak RSS \(run.bytes >> 20) MiB")
             let shown = try CLI.run(["inspect", "--key", "big", "-i", text.path])
             #expect(shown.status == 0, "\(shown.stderr)")
-            #expect(shown.text.contains("ciphertext: \(length - header.count) bytes, \(blocks) blocks"), "\(shown.text)")
+            #expect(shown.text.contains("ciphertext: \(length - header.count) bytes, \(blocks) blocks"),
+                    "\(shown.text)")
             // The same lines as for the decoded bytes in a file, the plaintext's first blocks included.
             let file = try CLI.run(["inspect", "--binary", "--key", "big", binary.path])
             #expect(file.status == 0, "\(file.stderr)")
