@@ -23,6 +23,17 @@ struct CFailure: Error {
         self.init(ErrorCodes.code(for: error), error.message)
     }
 
+    /// A files-layer failure: a missing input is `PNCRYPT_E_FILE_NOT_FOUND`; an output that is not a regular file
+    /// (or names the input file) `PNCRYPT_E_ARGUMENT`; anything else `PNCRYPT_E_IO`.
+    init(_ error: FileError) {
+        let code = switch error.kind {
+        case .missing: ErrorCodes.fileNotFound
+        case .sameAsInput, .notRegular: ErrorCodes.argument
+        case .cannotOpen, .cannotCreate, .io: ErrorCodes.io
+        }
+        self.init(code, error.message)
+    }
+
     static func argument(_ message: String) -> CFailure { CFailure(ErrorCodes.argument, message) }
 
     /// Any error an entry point's body can throw, as the C interface reports it.
@@ -347,7 +358,7 @@ func schemeArgument(_ pointer: UnsafePointer<CChar>?, default defaultValue: Sche
 enum FileTransform {
     /// Streams the file at `inPath` through `stages` into `outPath` (encryption: the input is read once).
     static func run(input inPath: String, output outPath: String, stages: [any ByteStreamStage]) throws {
-        let fd = try files { () throws(InputFileError) in try InputFiles.open(inPath) }
+        let fd = try files { () throws(FileError) in try InputFiles.open(inPath) }
         defer { close(fd) }
         try run(fd, named: "'\(inPath)'", output: outPath, stages: stages)
     }
@@ -355,19 +366,19 @@ enum FileTransform {
     /// The input at `path` as a source that can be read more than once (decryption chooses the key on the last
     /// blocks first): a regular file, else (a FIFO, a device) a copy in an unlinked 0600 temporary file.
     static func source(_ path: String) throws -> InputSource {
-        try files { () throws(InputFileError) in try InputSource(path: path, name: "'\(path)'") }
+        try files { () throws(FileError) in try InputSource(path: path, name: "'\(path)'") }
     }
 
     /// The first `head` bytes of `source` (all of it when shorter) and its last `tail` bytes.
     static func headAndTail(_ source: InputSource, head: Int, tail: Int) throws -> (head: [UInt8], tail: [UInt8]) {
-        try files { () throws(InputFileError) in
+        try files { () throws(FileError) in
             (try source.read(at: 0, count: head), try source.read(at: max(0, source.length - tail), count: tail))
         }
     }
 
     /// Streams `source` from its start through `stages` into `outPath`.
     static func run(_ source: InputSource, output outPath: String, stages: [any ByteStreamStage]) throws {
-        let fd = try files { () throws(InputFileError) in try source.fromStart() }
+        let fd = try files { () throws(FileError) in try source.fromStart() }
         try run(fd, named: source.name, output: outPath, stages: stages)
     }
 
@@ -376,17 +387,14 @@ enum FileTransform {
         var info = stat()
         let hasInput = fstat(input, &info) == 0
         let file: FileOutput
-        do throws(OutputFileError) {
+        do throws(FileError) {
             file = try FileOutput(outPath, input: hasInput ? info : nil, streams: false, cleanupOnSignal: false)
         } catch {
-            switch error.kind {
-            case .sameAsInput: throw CFailure.argument("refusing to write the output over the input file \(name)")
-            case .notRegular: throw CFailure.argument(error.message)
-            case .cannotCreate, .io: throw CFailure(ErrorCodes.io, error.message)
-            }
+            guard error.kind == .sameAsInput else { throw CFailure(error) }
+            throw CFailure.argument("refusing to write the output over the input file \(name)")
         }
         try StreamPipeline.run(from: input, through: stages, to: file.fd)
-        do throws(OutputFileError) {
+        do throws(FileError) {
             // A new file stays 0600, as the C functions always made it; a replaced one keeps its access.
             try file.commit(newMode: 0o600, durable: false)
         } catch {
@@ -396,11 +404,11 @@ enum FileTransform {
 
     /// Runs `body`, reporting an input that cannot be opened or read as `PNCRYPT_E_FILE_NOT_FOUND` (missing) or
     /// `PNCRYPT_E_IO`.
-    private static func files<R>(_ body: () throws(InputFileError) -> R) throws -> R {
-        do throws(InputFileError) {
+    private static func files<R>(_ body: () throws(FileError) -> R) throws -> R {
+        do throws(FileError) {
             return try body()
         } catch {
-            throw CFailure(error.kind == .missing ? ErrorCodes.fileNotFound : ErrorCodes.io, error.message)
+            throw CFailure(error)
         }
     }
 }

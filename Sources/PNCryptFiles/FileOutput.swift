@@ -51,12 +51,12 @@ package final class FileOutput {
     /// Opens `path` for output. `input` is the input file's `stat` (nil without an input file): a path that leads
     /// to the same file is refused (`sameAsInput`). Without `streams`, a path that is not a regular file is refused
     /// (`notRegular`) without being opened (opening a FIFO waits for a reader).
-    package init(_ path: String, input: stat?, streams: Bool, cleanupOnSignal: Bool) throws(OutputFileError) {
+    package init(_ path: String, input: stat?, streams: Bool, cleanupOnSignal: Bool) throws(FileError) {
         (self.path, self.cleanupOnSignal) = (path, cleanupOnSignal)
         if let input {
             var output = stat()
             if stat(path, &output) == 0 && output.st_dev == input.st_dev && output.st_ino == input.st_ino {
-                throw OutputFileError(.sameAsInput, "refusing to write the output over the input file")
+                throw FileError(.sameAsInput, "refusing to write the output over the input file")
             }
         }
         let named = getenv("PNCRYPT_TEST_NAMED_TEMPORARY").map { String(cString: $0) == "1" } ?? false
@@ -68,14 +68,14 @@ package final class FileOutput {
         case .descriptor(let number) where streams:
             let copy = fcntl(number, F_DUPFD_CLOEXEC, 0)
             guard copy >= 0 else {
-                throw OutputFileError(.cannotCreate, "cannot open output '\(path)': \(OutputPaths.reason())")
+                throw FileError(.cannotCreate, "cannot open output '\(path)': \(OutputPaths.reason())")
             }
             (file, ownedDescriptor, canTakeBack) = (nil, copy, false)
         case .stream(let opened) where streams:
             (file, ownedDescriptor, canTakeBack) = (nil, opened, false)
         case .descriptor, .stream:
             if case .stream(let opened) = target, opened >= 0 { close(opened) }
-            throw OutputFileError(.notRegular, "the output '\(path)' is not a regular file (a device, a FIFO or a "
+            throw FileError(.notRegular, "the output '\(path)' is not a regular file (a device, a FIFO or a "
                                   + "descriptor)")
         }
         fd = file?.fd ?? ownedDescriptor
@@ -95,7 +95,7 @@ package final class FileOutput {
     /// Makes the output final: gives a file its access (the replaced file's, else `newMode`) and puts it in place;
     /// closes a device or FIFO. With `durable`, flushes the data (and the folder) to disk first. Any failure
     /// removes the temporary file and leaves the path as it was.
-    package func commit(newMode: mode_t, durable: Bool) throws(OutputFileError) {
+    package func commit(newMode: mode_t, durable: Bool) throws(FileError) {
         done = true
         guard let file else {
             let fd = ownedDescriptor
@@ -103,17 +103,17 @@ package final class FileOutput {
             if durable && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
                 let reason = OutputPaths.reason()
                 close(fd)
-                throw OutputFileError(.io, "cannot write '\(path)': \(reason)")
+                throw FileError(.io, "cannot write '\(path)': \(reason)")
             }
             guard close(fd) == 0 || errno == EINTR else {
-                throw OutputFileError(.io, "cannot write '\(path)': \(OutputPaths.reason())")
+                throw FileError(.io, "cannot write '\(path)': \(OutputPaths.reason())")
             }
             return
         }
         guard cleanupOnSignal else { return try file.commit(newMode: newMode, durable: durable) }
         // The signals that remove the temporary stay blocked while it is put in place and forgotten: a signal in
         // between would remove a name that no longer belongs to this run.
-        try SignalCleanup.whileBlocked { () throws(OutputFileError) in
+        try SignalCleanup.whileBlocked { () throws(FileError) in
             defer { SignalCleanup.clear() }
             try file.commit(newMode: newMode, durable: durable)
         }

@@ -10,54 +10,30 @@ import Glibc
 import Darwin
 #endif
 
-/// Why an input could not be opened or read.
-package struct InputFileError: Error, Sendable {
-    /// What kind of failure, for the exit status or error code.
-    package enum Kind: Sendable {
-        /// The input file does not exist.
-        case missing
-        /// The input file cannot be opened: no permission, a folder on the way that is not one, a link loop.
-        case cannotOpen
-        /// Another I/O error (a read that fails, a temporary file that cannot be made).
-        case io
-    }
-
-    /// What kind of failure.
-    package let kind: Kind
-    /// One line saying what was wrong.
-    package let message: String
-
-    /// A failure of `kind`, said in one line.
-    package init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-}
-
 /// Opening, copying and reading input files.
 package enum InputFiles {
     /// Opens an input file for reading; the caller closes the descriptor.
-    package static func open(_ path: String) throws(InputFileError) -> Int32 {
+    package static func open(_ path: String) throws(FileError) -> Int32 {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let reason = OutputPaths.reason()
-            if errno == ENOENT { throw InputFileError(.missing, "input file '\(path)' does not exist") }
-            let kind: InputFileError.Kind = [EACCES, ENOTDIR, ELOOP].contains(errno) ? .cannotOpen : .io
-            throw InputFileError(kind, "cannot open input file '\(path)': \(reason)")
+            if errno == ENOENT { throw FileError(.missing, "input file '\(path)' does not exist") }
+            let kind: FileError.Kind = [EACCES, ENOTDIR, ELOOP].contains(errno) ? .cannotOpen : .io
+            throw FileError(kind, "cannot open input file '\(path)': \(reason)")
         }
         return fd
     }
 
     /// A new 0600 file in `TMPDIR` (else `/tmp`) with no name (unlinked at once), closed on exec; the caller closes
     /// it.
-    package static func unlinkedTemporary() throws(InputFileError) -> Int32 {
+    package static func unlinkedTemporary() throws(FileError) -> Int32 {
         var folder = getenv("TMPDIR").map { String(cString: $0) } ?? ""
         if folder.isEmpty { folder = "/tmp" }
         if !folder.hasSuffix("/") { folder += "/" }
         var template = Array((folder + "pncrypt-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
-            throw InputFileError(.io, "cannot create a temporary file: \(OutputPaths.reason())")
+            throw FileError(.io, "cannot create a temporary file: \(OutputPaths.reason())")
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
@@ -68,7 +44,7 @@ package enum InputFiles {
     /// or `writing`.
     @discardableResult
     package static func copy(from source: Int32, to destination: Int32, reading: @autoclosure () -> String,
-                             writing: @autoclosure () -> String) throws(InputFileError) -> Int {
+                             writing: @autoclosure () -> String) throws(FileError) -> Int {
         let size = 1 << 20
         let chunk = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         defer { chunk.deallocate() }
@@ -76,14 +52,14 @@ package enum InputFiles {
         while true {
             let n = Glibc.read(source, chunk, size)
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw InputFileError(.io, "cannot read \(reading()): \(OutputPaths.reason())") }
+            if n < 0 { throw FileError(.io, "cannot read \(reading()): \(OutputPaths.reason())") }
             if n == 0 { return total }
             var done = 0
             while done < n {
                 let written = write(destination, chunk + done, n - done)
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else {
-                    throw InputFileError(.io, "cannot write \(writing()): \(OutputPaths.reason())")
+                    throw FileError(.io, "cannot write \(writing()): \(OutputPaths.reason())")
                 }
                 done += written
             }
@@ -94,7 +70,7 @@ package enum InputFiles {
     /// `count` bytes of the regular file `fd`, `length` bytes long, from `offset` (fewer at its end). Failures name
     /// `what`.
     package static func read(_ fd: Int32, at offset: Int, count: Int, length: Int, _ what: @autoclosure () -> String)
-        throws(InputFileError) -> [UInt8] {
+        throws(FileError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: max(0, min(count, length - offset)))
         var done = 0
         while done < out.count {
@@ -103,7 +79,7 @@ package enum InputFiles {
             }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
-                throw InputFileError(.io, "cannot read \(what()): \(n == 0 ? "it got shorter" : OutputPaths.reason())")
+                throw FileError(.io, "cannot read \(what()): \(n == 0 ? "it got shorter" : OutputPaths.reason())")
             }
             done += n
         }
@@ -111,9 +87,9 @@ package enum InputFiles {
     }
 
     /// Moves `fd` back to its start.
-    static func rewind(_ fd: Int32, _ what: @autoclosure () -> String) throws(InputFileError) {
+    static func rewind(_ fd: Int32, _ what: @autoclosure () -> String) throws(FileError) {
         guard lseek(fd, 0, SEEK_SET) == 0 else {
-            throw InputFileError(.io, "cannot read \(what()): \(OutputPaths.reason())")
+            throw FileError(.io, "cannot read \(what()): \(OutputPaths.reason())")
         }
     }
 }
@@ -130,7 +106,7 @@ package final class InputSource {
     package let name: String
 
     /// Opens the file at `path`, or standard input when `path` is nil; `name` is what messages call it.
-    package init(path: String?, name: String) throws(InputFileError) {
+    package init(path: String?, name: String) throws(FileError) {
         self.name = name
         guard let path else {
             (fd, length) = try Self.copy(STDIN_FILENO, name: name)
@@ -150,20 +126,20 @@ package final class InputSource {
     deinit { close(fd) }
 
     /// `count` bytes from `offset` (fewer at the end).
-    package func read(at offset: Int, count: Int) throws(InputFileError) -> [UInt8] {
+    package func read(at offset: Int, count: Int) throws(FileError) -> [UInt8] {
         try InputFiles.read(fd, at: offset, count: count, length: length, name)
     }
 
     /// The descriptor, moved back to the start.
-    package func fromStart() throws(InputFileError) -> Int32 {
+    package func fromStart() throws(FileError) -> Int32 {
         try InputFiles.rewind(fd, name)
         return fd
     }
 
     /// Copies a stream into an unlinked 0600 temporary file.
-    private static func copy(_ source: Int32, name: String) throws(InputFileError) -> (Int32, Int) {
+    private static func copy(_ source: Int32, name: String) throws(FileError) -> (Int32, Int) {
         let fd = try InputFiles.unlinkedTemporary()
-        do throws(InputFileError) {
+        do throws(FileError) {
             let count = try InputFiles.copy(from: source, to: fd, reading: name,
                                             writing: "a temporary copy of \(name)")
             return (fd, count)
@@ -181,14 +157,14 @@ package final class Spool {
     package let fd: Int32
 
     /// A new spool in `TMPDIR`.
-    package init() throws(InputFileError) {
+    package init() throws(FileError) {
         fd = try InputFiles.unlinkedTemporary()
     }
 
     deinit { close(fd) }
 
     /// Copies everything written so far to `output`.
-    package func copy(to output: Int32) throws(InputFileError) {
+    package func copy(to output: Int32) throws(FileError) {
         try InputFiles.rewind(fd, "the held output")
         try InputFiles.copy(from: fd, to: output, reading: "the held output", writing: "output")
     }

@@ -19,32 +19,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Why an output file could not be opened or committed.
-package struct OutputFileError: Error, Sendable {
-    /// What kind of failure, for the exit status or error code.
-    package enum Kind: Sendable {
-        /// The output cannot be created (or must not be replaced): a missing folder, a directory, a refused link.
-        case cannotCreate
-        /// The output names the input file.
-        case sameAsInput
-        /// The output is not a regular file (a device, a FIFO, a descriptor) where only a file is allowed.
-        case notRegular
-        /// Another I/O error (a write, a rename, a full disk).
-        case io
-    }
-
-    /// What kind of failure.
-    package let kind: Kind
-    /// One line saying what was wrong.
-    package let message: String
-
-    /// A failure of `kind`, said in one line.
-    package init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-}
-
 /// What an output path leads to.
 enum OutputTarget {
     /// One of this process's descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`): not opened.
@@ -60,7 +34,7 @@ enum OutputTarget {
     /// system offers `O_TMPFILE` (to test that path). Without `openStreams`, a device or FIFO is not opened
     /// (opening a FIFO waits for a reader): `.stream(-1)`.
     static func open(_ path: String, input: stat? = nil, namedTemporary: Bool = false,
-                             openStreams: Bool = true) throws(OutputFileError) -> OutputTarget {
+                             openStreams: Bool = true) throws(FileError) -> OutputTarget {
         if let number = OutputPaths.descriptorNumber(path) { return .descriptor(number) }
         let resolved = try OutputPaths.resolve(path, openStreams: openStreams)
         switch resolved {
@@ -72,7 +46,7 @@ enum OutputTarget {
             if let input, let existing = location.existing,
                input.st_dev == existing.st_dev && input.st_ino == existing.st_ino {
                 location.close()
-                throw OutputFileError(.sameAsInput, "refusing to write the output over the input file")
+                throw FileError(.sameAsInput, "refusing to write the output over the input file")
             }
             return .file(try AtomicOutputFile(location, reportedAs: path, namedTemporary: namedTemporary))
         }
@@ -129,9 +103,9 @@ enum OutputPaths {
 
     /// Walks `path` one component at a time on `O_PATH` descriptors, following symbolic links (at most 40, as the
     /// kernel does) under the protected-symlinks rule, and opens what the last component names.
-    static func resolve(_ path: String, openStreams: Bool) throws(OutputFileError) -> Resolved {
-        func fail(_ message: String) -> OutputFileError {
-            OutputFileError(.cannotCreate, "cannot create output file '\(path)': \(message)")
+    static func resolve(_ path: String, openStreams: Bool) throws(FileError) -> Resolved {
+        func fail(_ message: String) -> FileError {
+            FileError(.cannotCreate, "cannot create output file '\(path)': \(message)")
         }
         guard !path.isEmpty else { throw fail("the path is empty") }
         if path.hasSuffix("/") { throw fail("it names a directory") }
@@ -183,7 +157,7 @@ enum OutputPaths {
                 guard fstat(directory, &folder) == 0 else { throw fail(reason()) }
                 let sticky = folder.st_mode & S_ISVTX != 0 && folder.st_mode & 0o002 != 0
                 if sticky && info.st_uid != geteuid() && info.st_uid != folder.st_uid {
-                    throw OutputFileError(.cannotCreate, """
+                    throw FileError(.cannotCreate, """
                         refusing to follow the symbolic link '\(join(component))' (owned by uid \(info.st_uid) in \
                         the sticky world-writable folder '\(directoryPath.isEmpty ? "." : directoryPath)', which \
                         neither you nor the folder's owner own)
@@ -272,13 +246,13 @@ final class AtomicOutputFile {
     private var existingFD: Int32
     private var open = true
 
-    init(_ location: OutputLocation, reportedAs path: String, namedTemporary: Bool) throws(OutputFileError) {
+    init(_ location: OutputLocation, reportedAs path: String, namedTemporary: Bool) throws(FileError) {
         (directory, directoryPath, name, reportedAs) = (location.directory, location.directoryPath, location.name,
                                                         path)
         (existing, existingFD) = (location.existing, location.existingFD)
-        func fail(_ message: String) -> OutputFileError {
+        func fail(_ message: String) -> FileError {
             location.close()
-            return OutputFileError(.cannotCreate, "cannot create output file '\(path)': \(message)")
+            return FileError(.cannotCreate, "cannot create output file '\(path)': \(message)")
         }
         // From here every failure closes the folder and the existing file (no deinit runs for a failed init).
         if let existing {
@@ -286,11 +260,11 @@ final class AtomicOutputFile {
             if faccessat(location.directory, location.name, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) != 0 {
                 let text = OutputPaths.reason()
                 location.close()
-                throw OutputFileError(.cannotCreate, "refusing to replace '\(path)': \(text)")
+                throw FileError(.cannotCreate, "refusing to replace '\(path)': \(text)")
             }
             if let problem = Self.ownershipProblem(existing) {
                 location.close()
-                throw OutputFileError(.cannotCreate, "refusing to replace '\(path)': \(problem)")
+                throw FileError(.cannotCreate, "refusing to replace '\(path)': \(problem)")
             }
         }
         let prefix = "." + (location.name.utf8.count > 200 ? "" : location.name) + ".pncrypt-"
@@ -358,7 +332,7 @@ final class AtomicOutputFile {
     /// Gives the file its final owner, group, extended attributes and mode (the replaced file's, or for a new file
     /// `newMode`), flushes it (with `durable`) and puts it in place. Any failure removes it and leaves the path as
     /// it was. Signals that remove `temporaryName` must be blocked by the caller during the call.
-    func commit(newMode: mode_t, durable: Bool) throws(OutputFileError) {
+    func commit(newMode: mode_t, durable: Bool) throws(FileError) {
         do {
             try finish(newMode: newMode, durable: durable)
             try place(durable: durable)
@@ -369,9 +343,9 @@ final class AtomicOutputFile {
         release()
     }
 
-    private func finish(newMode: mode_t, durable: Bool) throws(OutputFileError) {
-        func fail(_ what: String) -> OutputFileError {
-            OutputFileError(.io, "cannot \(what) of '\(reportedAs)': \(OutputPaths.reason())")
+    private func finish(newMode: mode_t, durable: Bool) throws(FileError) {
+        func fail(_ what: String) -> FileError {
+            FileError(.io, "cannot \(what) of '\(reportedAs)': \(OutputPaths.reason())")
         }
         if let existing {
             // Owner first (it clears set-user-ID bits), then the attributes (an ACL sets the group bits), then mode.
@@ -384,16 +358,16 @@ final class AtomicOutputFile {
         if durable && fsync(fd) != 0 && errno != EINVAL { throw fail("write the contents") }
     }
 
-    private func place(durable: Bool) throws(OutputFileError) {
-        func fail(_ what: String) -> OutputFileError {
-            OutputFileError(.io, "cannot move output into place at '\(reportedAs)': \(what)")
+    private func place(durable: Bool) throws(FileError) {
+        func fail(_ what: String) -> FileError {
+            FileError(.io, "cannot move output into place at '\(reportedAs)': \(what)")
         }
         if let temporaryName {
             // Linux closes the descriptor even when close reports an error: never close it twice.
             let closed = close(fd)
             open = false
             guard closed == 0 else {
-                throw OutputFileError(.io, "cannot write '\(reportedAs)': \(OutputPaths.reason())")
+                throw FileError(.io, "cannot write '\(reportedAs)': \(OutputPaths.reason())")
             }
             guard renameat(directory, temporaryName, directory, name) == 0 else { throw fail(OutputPaths.reason()) }
             self.temporaryName = nil
@@ -416,13 +390,13 @@ final class AtomicOutputFile {
         return linkat(AT_FDCWD, "/proc/self/fd/\(fd)", directory, target, AT_SYMLINK_FOLLOW) == 0
     }
 
-    private func flushFolder(_ durable: Bool) throws(OutputFileError) {
+    private func flushFolder(_ durable: Bool) throws(FileError) {
         guard durable else { return }
         let folder = openat(directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { return }
         defer { close(folder) }
         guard fsync(folder) == 0 || errno == EINVAL else {
-            throw OutputFileError(.io, "cannot flush the directory of '\(reportedAs)': \(OutputPaths.reason())")
+            throw FileError(.io, "cannot flush the directory of '\(reportedAs)': \(OutputPaths.reason())")
         }
     }
 
@@ -516,10 +490,10 @@ enum ExtendedAttributes {
 
     /// Makes the attributes of `target` those of `sourceFD` (an `O_PATH` descriptor): sets each one the source
     /// has, removes each one it lacks. Any attribute that cannot be read or kept fails the copy.
-    static func copy(from sourceFD: Int32, to target: Int32, reportedAs path: String) throws(OutputFileError) {
-        func fail(_ what: String) -> OutputFileError {
+    static func copy(from sourceFD: Int32, to target: Int32, reportedAs path: String) throws(FileError) {
+        func fail(_ what: String) -> FileError {
             let reason = OutputPaths.reason()
-            return OutputFileError(.cannotCreate, "refusing to replace '\(path)': cannot keep \(what): \(reason)")
+            return FileError(.cannotCreate, "refusing to replace '\(path)': cannot keep \(what): \(reason)")
         }
         // Reading attributes needs a readable descriptor: the O_PATH one is reopened through /proc, or for a file
         // the caller cannot read, read by its /proc path.

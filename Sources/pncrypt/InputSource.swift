@@ -10,15 +10,12 @@ extension InputSource {
 }
 
 extension CLIFailure {
-    /// An input that could not be opened or read: 66 when it is missing or cannot be opened, else 74.
-    init(_ error: InputFileError) {
-        self.init(error.kind == .io ? .ioError : .noInput, error.message)
-    }
-
-    /// An output that could not be opened or put in place: 73 when it cannot be created, 64 over the input file,
+    /// An input that could not be opened or read, or an output that could not be opened or put in place: 66 when
+    /// the input is missing or cannot be opened, 73 when the output cannot be created, 64 over the input file,
     /// else 74.
-    init(_ error: OutputFileError) {
+    init(_ error: FileError) {
         let code: ExitCode = switch error.kind {
+        case .missing, .cannotOpen: .noInput
         case .cannotCreate, .notRegular: .cannotCreate
         case .sameAsInput: .usage
         case .io: .ioError

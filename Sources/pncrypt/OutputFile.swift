@@ -37,7 +37,7 @@ final class OutputFile {
         var input = stat()
         let hasInput = inputPath.map { stat($0, &input) == 0 } ?? false
         let opened: FileOutput
-        do throws(OutputFileError) {
+        do throws(FileError) {
             opened = try FileOutput(path, input: hasInput ? input : nil, streams: true, cleanupOnSignal: true)
         } catch {
             guard error.kind == .sameAsInput else { throw CLIFailure(error) }

@@ -63,8 +63,7 @@ struct PNCryptCommand: ParsableCommand {
         switch error {
         case let error as CLIFailure: failure = error
         case let error as PNCryptError: failure = CLIFailure(error)
-        case let error as InputFileError: failure = CLIFailure(error)
-        case let error as OutputFileError: failure = CLIFailure(error)
+        case let error as FileError: failure = CLIFailure(error)
         case is ExitCode, is CleanExit: return error
         default:
             let code = exitCode(for: error)

@@ -103,14 +103,8 @@ struct JSONWriterTests {
 
     /// Deterministic strings covering every escape class: ASCII, controls, U+007F, Latin-1, BMP, astral.
     private func generatedStrings() -> [[UInt8]] {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random = SeededRandom(seed: 0x9E37_79B9_7F4A_7C15)
+        func next() -> UInt64 { random.next() }
         let ranges: [ClosedRange<UInt32>] = [
             0x00...0x1F, 0x20...0x7F, 0x20...0x7F, 0x80...0x7FF, 0x800...0xD7FF, 0xE000...0xFFFF, 0x10000...0x10FFFF,
         ]

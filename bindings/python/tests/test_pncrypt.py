@@ -2,21 +2,15 @@
 and the spec.json vectors (Vectors/spec.json). Run: PNCRYPT_LIB=PREFIX/lib/libpncrypt.so python -m pytest."""
 import base64
 import json
-import logging
 import os
 import pathlib
 import threading
-import warnings
 
 import pytest
 
 import pncrypt
-
-warnings.filterwarnings("ignore")
-logging.disable(logging.CRITICAL)
-from pubnub.pnconfiguration import PNConfiguration  # noqa: E402  (before pubnub.pubnub: circular import)
-from pubnub.crypto import AesCbcCryptoModule, LegacyCryptoModule  # noqa: E402
-from pubnub.exceptions import PubNubException  # noqa: E402
+from sdk_support import sdk_module
+from pubnub.exceptions import PubNubException  # after sdk_support: it silences the SDK's warnings and logging
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 SDK_SCHEMES = ["legacy", "legacy-random-iv", "acrh"]  # legacy33 is not in the SDK
@@ -31,28 +25,19 @@ def two_legacy_readings(text):
     return not data.startswith(b"PNED") and len(data) >= 32
 
 
-def sdk_module(scheme, key=KEY):
-    config = PNConfiguration()
-    config.publish_key = config.subscribe_key = "demo"
-    config.user_id = "pncrypt-pytest"
-    config.cipher_key = key
-    config.use_random_initialization_vector = scheme == "legacy-random-iv"
-    return AesCbcCryptoModule(config) if scheme == "acrh" else LegacyCryptoModule(config)
-
-
 # ---- Bytes, every scheme both ways -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("scheme", SDK_SCHEMES)
 @pytest.mark.parametrize("data", PLAINTEXTS, ids=lambda d: f"{len(d)}B")
 def test_ours_to_sdk(scheme, data):
     text = pncrypt.CryptoModule(KEY, scheme).encrypt(data)
-    assert sdk_module(scheme).decrypt_file(base64.b64decode(text)) == data
+    assert sdk_module(scheme, KEY).decrypt_file(base64.b64decode(text)) == data
 
 
 @pytest.mark.parametrize("scheme", SDK_SCHEMES)
 @pytest.mark.parametrize("data", PLAINTEXTS, ids=lambda d: f"{len(d)}B")
 def test_sdk_to_ours(scheme, data):
-    text = base64.b64encode(sdk_module(scheme).encrypt_file(data)).decode()
+    text = base64.b64encode(sdk_module(scheme, KEY).encrypt_file(data)).decode()
     ours = pncrypt.CryptoModule(KEY, scheme)
     assert ours.decrypt(text, scheme=scheme) == data
     if two_legacy_readings(text):  # auto as bytes: both legacy readings qualify
@@ -67,7 +52,7 @@ def test_sdk_to_ours(scheme, data):
 def test_sdk_message_path_to_ours(scheme):
     """module.encrypt(str), what the SDK publishes with a CryptoModule."""
     message = {"text": "hello", "n": 13406746729185766, "tags": ["a", "b"]}
-    text = sdk_module(scheme).encrypt(json.dumps(message))
+    text = sdk_module(scheme, KEY).encrypt(json.dumps(message))
     assert json.loads(pncrypt.CryptoModule(KEY, scheme).decrypt(text, scheme=scheme)) == message
 
 
@@ -78,13 +63,13 @@ def test_message_encrypt_to_sdk(scheme):
     message = {"text": "Hello from pncrypt", "user": "alice", "timetoken": 13406746729185766, "ok": True}
     wire = pncrypt.CryptoModule(KEY, scheme).message_encrypt(json.dumps(message, separators=(",", ":")))
     assert wire.startswith('"') and wire.endswith('"')
-    assert sdk_module(scheme).decrypt(json.loads(wire)) == message
+    assert sdk_module(scheme, KEY).decrypt(json.loads(wire)) == message
 
 
 @pytest.mark.parametrize("scheme", SDK_SCHEMES)
 def test_message_decrypt_from_sdk(scheme):
     message = {"text": "from the SDK", "list": [1, 2.5, None], "nested": {"k": "ü"}}
-    wire = json.dumps(sdk_module(scheme).encrypt(json.dumps(message)))
+    wire = json.dumps(sdk_module(scheme, KEY).encrypt(json.dumps(message)))
     text, status = pncrypt.CryptoModule(KEY, scheme).message_decrypt(wire)
     assert status is None
     assert json.loads(text) == message
@@ -146,12 +131,12 @@ def test_message_status_json():
 def test_encrypt_many_to_sdk(scheme):
     texts = pncrypt.CryptoModule(KEY, scheme).encrypt_many(PLAINTEXTS)
     assert len(texts) == len(PLAINTEXTS)
-    assert [sdk_module(scheme).decrypt_file(base64.b64decode(t)) for t in texts] == PLAINTEXTS
+    assert [sdk_module(scheme, KEY).decrypt_file(base64.b64decode(t)) for t in texts] == PLAINTEXTS
 
 
 @pytest.mark.parametrize("scheme", SDK_SCHEMES)
 def test_decrypt_many_from_sdk(scheme):
-    sdk = sdk_module(scheme)
+    sdk = sdk_module(scheme, KEY)
     texts = [base64.b64encode(sdk.encrypt_file(data)).decode() for data in PLAINTEXTS]
     ours = pncrypt.CryptoModule(KEY, scheme)
     assert ours.decrypt_many(texts, scheme=scheme) == PLAINTEXTS
@@ -165,7 +150,7 @@ def test_many_messages_with_sdk(scheme):
     decrypt_many reads what the SDK's CryptoModule.encrypt wrote (with the wire's JSON quotes)."""
     messages = [{"text": f"message {i}", "n": i, "tags": ["a", "ü"][: i % 3]} for i in range(10_000)]
     texts = [json.dumps(m) for m in messages]
-    ours, sdk = pncrypt.CryptoModule(KEY, scheme), sdk_module(scheme)
+    ours, sdk = pncrypt.CryptoModule(KEY, scheme), sdk_module(scheme, KEY)
     sealed = ours.encrypt_many(texts)
     assert [sdk.decrypt(s) for s in sealed] == messages
     wires = [json.dumps(sdk.encrypt(t)) for t in texts]
@@ -251,8 +236,8 @@ def test_files_both_ways(scheme, tmp_path):
     src.write_bytes(FILE_DATA)
     ours = pncrypt.CryptoModule(KEY, scheme)
     ours.encrypt_file(src, sealed)
-    assert sdk_module(scheme).decrypt_file(sealed.read_bytes()) == FILE_DATA
-    sealed.write_bytes(sdk_module(scheme).encrypt_file(FILE_DATA))
+    assert sdk_module(scheme, KEY).decrypt_file(sealed.read_bytes()) == FILE_DATA
+    sealed.write_bytes(sdk_module(scheme, KEY).encrypt_file(FILE_DATA))
     ours.decrypt_file(sealed, opened)
     assert opened.read_bytes() == FILE_DATA
     assert sorted(p.name for p in tmp_path.iterdir()) == ["opened.bin", "plain.bin", "sealed.bin"]
@@ -265,13 +250,13 @@ def test_legacy_file_to_sdk(tmp_path):
     src.write_bytes(FILE_DATA)
     pncrypt.CryptoModule(KEY, "legacy").encrypt_file(src, sealed)
     random_iv = sealed.stat().st_size == (len(FILE_DATA) // 16 + 1) * 16 + 16
-    sdk = sdk_module("legacy-random-iv" if random_iv else "legacy")
+    sdk = sdk_module("legacy-random-iv" if random_iv else "legacy", KEY)
     assert sdk.decrypt_file(sealed.read_bytes()) == FILE_DATA
 
 
 def test_sdk_fixed_iv_file_to_ours(tmp_path):
     sealed, opened = tmp_path / "sealed.bin", tmp_path / "opened.bin"
-    sealed.write_bytes(sdk_module("legacy").encrypt_file(FILE_DATA))
+    sealed.write_bytes(sdk_module("legacy", KEY).encrypt_file(FILE_DATA))
     pncrypt.CryptoModule(KEY, "legacy").decrypt_file(sealed, opened, scheme="legacy")
     assert opened.read_bytes() == FILE_DATA
 
@@ -297,7 +282,7 @@ def test_decrypt_file_from_fifo(tmp_path):
     files layer the CLI uses: copied first, since the key is chosen on the last blocks (issue 24)."""
     fifo, opened = tmp_path / "input-fifo", tmp_path / "opened.bin"
     os.mkfifo(fifo)
-    sealed = sdk_module("acrh").encrypt_file(FILE_DATA)
+    sealed = sdk_module("acrh", KEY).encrypt_file(FILE_DATA)
 
     def feed():
         try:

@@ -7,41 +7,21 @@ run), and where the SDK picks a random IV the expected outcome is computed from 
 import base64
 import hashlib
 import json
-import logging
-import warnings
 
 import pytest
 
 import pncrypt
-
-warnings.filterwarnings("ignore")
-logging.disable(logging.CRITICAL)
-from pubnub.pnconfiguration import PNConfiguration  # noqa: E402  (before pubnub.pubnub: circular import)
-from pubnub.crypto import AesCbcCryptoModule, LegacyCryptoModule  # noqa: E402
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
+from sdk_support import legacy_key, sdk_module, unpad
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 KEY = "pncrypt-promise-key"
-
-
-def sdk_module(scheme, key=KEY):
-    config = PNConfiguration()
-    config.publish_key = config.subscribe_key = "demo"
-    config.user_id = "pncrypt-pytest"
-    config.cipher_key = key
-    config.use_random_initialization_vector = scheme == "legacy-random-iv"
-    return AesCbcCryptoModule(config) if scheme == "acrh" else LegacyCryptoModule(config)
 
 
 def fixed_iv_reading(key, data):
     """The legacy fixed-IV reading of `data` (independent of pncrypt: the `cryptography` package): the plaintext
     when its PKCS#7 padding is valid, else None."""
-    aes_key = hashlib.sha256(key.encode()).hexdigest()[:32].encode()
-    decryptor = Cipher(algorithms.AES(aes_key), modes.CBC(b"0123456789012345")).decryptor()
-    plain = decryptor.update(data) + decryptor.finalize()
-    pad = plain[-1]
-    if not 1 <= pad <= 16 or plain[-pad:] != bytes([pad]) * pad:
-        return None
-    return plain[:-pad]
+    decryptor = Cipher(algorithms.AES(legacy_key(key)), modes.CBC(b"0123456789012345")).decryptor()
+    return unpad(decryptor.update(data) + decryptor.finalize())
 
 
 def is_utf8(data):
@@ -68,7 +48,7 @@ def test_random_iv_sdk_message_with_auto():
     """Finding 1: never 16 garbage bytes plus the rest with success. As bytes both legacy readings have valid
     padding: ambiguous. As text, the fixed-IV reading qualifies only if its garbage first block is UTF-8 (checked
     here independently): then ambiguous, else the message. As a message (JSON), the message."""
-    sdk = sdk_module("legacy-random-iv")
+    sdk = sdk_module("legacy-random-iv", KEY)
     ours = pncrypt.CryptoModule(KEY)  # acrh: auto reads headerless data both ways
     for i in range(200):
         message = {"id": i, "text": f"message number {i}", "tags": ["ü", "漢"]}

@@ -6,11 +6,9 @@ import base64
 import contextlib
 import hashlib
 import json
-import logging
 import os
 import secrets
 import sys
-import warnings
 
 import pytest
 
@@ -18,28 +16,13 @@ pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip i
 
 import pncrypt  # noqa: E402
 from pncrypt import spark as pnspark  # noqa: E402
-
-warnings.filterwarnings("ignore")
-logging.disable(logging.CRITICAL)
-from pubnub.pnconfiguration import PNConfiguration  # noqa: E402  (before pubnub.pubnub: circular import)
-from pubnub.crypto import AesCbcCryptoModule, LegacyCryptoModule  # noqa: E402
+from sdk_support import MULTI_KEY, legacy_key, sdk_module, unpad  # noqa: E402
 from Cryptodome.Cipher import AES  # noqa: E402  (installed with pubnub)
 
 OLD_A, OLD_B, NEW, STRANGER = "old key A", "old key B", "the new key", "a key nobody has"
 IV0 = b"0123456789012345"
-# The c-python branch adds these; until it is merged the tests that use them cannot run.
-MULTI_KEY = all(hasattr(pncrypt.CryptoModule, name) for name in ("add_key", "rekey_many"))
 needs_multi_key = pytest.mark.skipif(
     not MULTI_KEY, reason="needs CryptoModule.add_key and rekey_many (the c-python branch, not merged yet)")
-
-
-def sdk(scheme, key):
-    config = PNConfiguration()
-    config.publish_key = config.subscribe_key = "demo"
-    config.user_id = "pncrypt-spark-test"
-    config.cipher_key = key
-    config.use_random_initialization_vector = scheme == "legacy-random-iv"
-    return AesCbcCryptoModule(config) if scheme == "acrh" else LegacyCryptoModule(config)
 
 
 @contextlib.contextmanager
@@ -52,10 +35,6 @@ def sdk_iv(iv):
         yield
     finally:
         secrets.token_bytes = saved
-
-
-def legacy_key(key):
-    return hashlib.sha256(key.encode()).hexdigest()[:32].encode()
 
 
 def qualifying_readings(text, keys):
@@ -76,12 +55,11 @@ def qualifying_readings(text, keys):
         for name, aes_key, iv, body in candidates:
             if len(body) == 0 or len(body) % 16 or len(iv) != 16:
                 continue
-            plain = AES.new(aes_key, AES.MODE_CBC, iv).decrypt(body)
-            pad = plain[-1]
-            if not 1 <= pad <= 16 or plain[-pad:] != bytes([pad]) * pad:
+            plain = unpad(AES.new(aes_key, AES.MODE_CBC, iv).decrypt(body))
+            if plain is None:
                 continue
             try:
-                json.loads(plain[:-pad].decode("utf-8"))
+                json.loads(plain.decode("utf-8"))
             except ValueError:
                 continue
             found.append((key, name))
@@ -102,17 +80,17 @@ def make_archive():
             for _ in range(3):
                 plain = message(i)
                 with sdk_iv(hashlib.sha256(f"iv {i}".encode()).digest()[:16]):
-                    text = sdk(scheme, key).encrypt(plain)
+                    text = sdk_module(scheme, key).encrypt(plain)
                 rows.append((i, text, "ok", plain))
                 i += 1
     for _ in range(6):
         plain = message(i)
         with sdk_iv(hashlib.sha256(f"iv {i}".encode()).digest()[:16]):
-            text = sdk("acrh", NEW).encrypt(plain)
+            text = sdk_module("acrh", NEW).encrypt(plain)
         rows.append((i, text, "current", plain))
         i += 1
     with sdk_iv(b"\x07" * 16):
-        stranger = sdk("legacy", STRANGER).encrypt(message(999))
+        stranger = sdk_module("legacy", STRANGER).encrypt(message(999))
     header = base64.b64decode(rows[-1][1])
     failing = [
         "not Base64 at all!",                                               # not Base64
@@ -169,7 +147,7 @@ def test_rekey_moves_both_legacy_schemes_under_two_old_keys_keeps_current_and_fa
     out = out.localCheckpoint(eager=True)
     assert out.columns == ["id", "message", "pncrypt_status"]
     result = by_id(out, "message", "pncrypt_status")
-    new_module = sdk("acrh", NEW)
+    new_module = sdk_module("acrh", NEW)
     for row_id, text, expected, plain in archive:
         got, status = result[row_id]
         assert status == expected, (row_id, status)
@@ -241,7 +219,7 @@ def test_encrypt_is_read_by_the_sdk_and_empty_or_null_cells_fail(spark):
         out = pnspark.encrypt(df, "plain", key=NEW, scheme=scheme, output="wire")
         assert out.columns == ["id", "plain", "wire", "pncrypt_status"]
         result = by_id(out, "plain", "wire", "pncrypt_status")
-        module = sdk(scheme, NEW)
+        module = sdk_module(scheme, NEW)
         for i, plain in rows:
             got_plain, wire, status = result[i]
             assert got_plain == plain
@@ -253,7 +231,7 @@ def test_encrypt_is_read_by_the_sdk_and_empty_or_null_cells_fail(spark):
         pnspark.encrypt(df, "plain", key=NEW, on_error="fail").collect()
     # In place: the column becomes the wire text; a failed row keeps its input.
     in_place = by_id(pnspark.encrypt(df, "plain", key=NEW, output="plain"), "plain", "pncrypt_status")
-    module = sdk("acrh", NEW)
+    module = sdk_module("acrh", NEW)
     for i, plain in rows:
         wire, status = in_place[i]
         if plain:

@@ -14,8 +14,7 @@ pytest.importorskip("pyspark", reason="pyspark is not installed (pip install ./b
 pytest.importorskip("grpc", reason="Spark Connect's client is not installed (pip install pyspark[connect])")
 
 import pncrypt  # noqa: E402
-
-MULTI_KEY = all(hasattr(pncrypt.CryptoModule, name) for name in ("add_key", "rekey_many"))
+from sdk_support import MULTI_KEY  # noqa: E402
 
 SCRIPT = textwrap.dedent('''
     import json, os, sys
