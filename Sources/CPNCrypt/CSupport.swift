@@ -386,12 +386,8 @@ enum FileTransform {
                             stages: [any ByteStreamStage]) throws {
         var info = stat()
         let hasInput = fstat(input, &info) == 0
-        let file: FileOutput
-        do throws(FileError) {
-            file = try FileOutput(outPath, input: hasInput ? info : nil, streams: false, cleanupOnSignal: false)
-        } catch {
-            guard error.kind == .sameAsInput else { throw CFailure(error) }
-            throw CFailure.argument("refusing to write the output over the input file \(name)")
+        let file = try files { () throws(FileError) in
+            try FileOutput(outPath, input: hasInput ? (info, name) : nil, streams: false, cleanupOnSignal: false)
         }
         try StreamPipeline.run(from: input, through: stages, to: file.fd)
         do throws(FileError) {
@@ -402,8 +398,9 @@ enum FileTransform {
         }
     }
 
-    /// Runs `body`, reporting an input that cannot be opened or read as `PNCRYPT_E_FILE_NOT_FOUND` (missing) or
-    /// `PNCRYPT_E_IO`.
+    /// Runs `body`, reporting a file error with its C code (`CFailure.init(_: FileError)`): an input that cannot be
+    /// found as `PNCRYPT_E_FILE_NOT_FOUND`, an output over the input or not a regular file as `PNCRYPT_E_ARGUMENT`,
+    /// the rest as `PNCRYPT_E_IO`.
     private static func files<R>(_ body: () throws(FileError) -> R) throws -> R {
         do throws(FileError) {
             return try body()

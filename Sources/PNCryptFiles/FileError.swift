@@ -30,4 +30,9 @@ package struct FileError: Error, Sendable {
         self.kind = kind
         self.message = message
     }
+
+    /// The output leads to the input file, named in messages as `name` (`'in.txt'`).
+    static func sameAsInput(_ name: String) -> FileError {
+        FileError(.sameAsInput, "refusing to write the output over the input file \(name)")
+    }
 }

@@ -48,15 +48,19 @@ package final class FileOutput {
         return mask
     }()
 
-    /// Opens `path` for output. `input` is the input file's `stat` (nil without an input file): a path that leads
-    /// to the same file is refused (`sameAsInput`). Without `streams`, a path that is not a regular file is refused
-    /// (`notRegular`) without being opened (opening a FIFO waits for a reader).
-    package init(_ path: String, input: stat?, streams: Bool, cleanupOnSignal: Bool) throws(FileError) {
+    /// Opens `path` for output. `input` is the input file's `stat` and its name in messages (`'in.txt'`; nil
+    /// without an input file): a path that leads to the same file is refused (`sameAsInput`, naming the input).
+    /// Without `streams`, a path that is not a regular file is refused (`notRegular`) without being opened
+    /// (opening a FIFO waits for a reader).
+    package init(_ path: String, input: (info: stat, name: String)?, streams: Bool, cleanupOnSignal: Bool)
+        throws(FileError) {
         (self.path, self.cleanupOnSignal) = (path, cleanupOnSignal)
+        // Here for what `OutputTarget.open` does not compare (a device, a FIFO or a descriptor that is the input);
+        // it compares a regular file's resolved location again, without a race through a swapped link.
         if let input {
             var output = stat()
-            if stat(path, &output) == 0 && output.st_dev == input.st_dev && output.st_ino == input.st_ino {
-                throw FileError(.sameAsInput, "refusing to write the output over the input file")
+            if stat(path, &output) == 0 && output.st_dev == input.info.st_dev && output.st_ino == input.info.st_ino {
+                throw .sameAsInput(input.name)
             }
         }
         let named = getenv("PNCRYPT_TEST_NAMED_TEMPORARY").map { String(cString: $0) == "1" } ?? false

@@ -29,11 +29,11 @@ enum OutputTarget {
     /// A regular file to create or replace, all or nothing.
     case file(AtomicOutputFile)
 
-    /// Resolves `path` and opens what it leads to. `input` is the input file's `stat`: a path leading to the same
-    /// file is refused. With `namedTemporary`, the output is written under a temporary name even where the file
+    /// Resolves `path` and opens what it leads to. `input` is the input file's `stat` and name: a path leading to
+    /// the same file is refused. With `namedTemporary`, the output is written under a temporary name even where the file
     /// system offers `O_TMPFILE` (to test that path). Without `openStreams`, a device or FIFO is not opened
     /// (opening a FIFO waits for a reader): `.stream(-1)`.
-    static func open(_ path: String, input: stat? = nil, namedTemporary: Bool = false,
+    static func open(_ path: String, input: (info: stat, name: String)? = nil, namedTemporary: Bool = false,
                              openStreams: Bool = true) throws(FileError) -> OutputTarget {
         if let number = OutputPaths.descriptorNumber(path) { return .descriptor(number) }
         let resolved = try OutputPaths.resolve(path, openStreams: openStreams)
@@ -44,9 +44,9 @@ enum OutputTarget {
             return .stream(fd)
         case .file(let location):
             if let input, let existing = location.existing,
-               input.st_dev == existing.st_dev && input.st_ino == existing.st_ino {
+               input.info.st_dev == existing.st_dev && input.info.st_ino == existing.st_ino {
                 location.close()
-                throw FileError(.sameAsInput, "refusing to write the output over the input file")
+                throw .sameAsInput(input.name)
             }
             return .file(try AtomicOutputFile(location, reportedAs: path, namedTemporary: namedTemporary))
         }

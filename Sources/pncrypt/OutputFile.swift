@@ -34,14 +34,15 @@ final class OutputFile {
             (output, fd, needsSpool) = (nil, STDOUT_FILENO, true)
             return
         }
-        var input = stat()
-        let hasInput = inputPath.map { stat($0, &input) == 0 } ?? false
+        let input = inputPath.flatMap { inputPath -> (info: stat, name: String)? in
+            var info = stat()
+            return stat(inputPath, &info) == 0 ? (info, "'\(inputPath)'") : nil
+        }
         let opened: FileOutput
         do throws(FileError) {
-            opened = try FileOutput(path, input: hasInput ? input : nil, streams: true, cleanupOnSignal: true)
+            opened = try FileOutput(path, input: input, streams: true, cleanupOnSignal: true)
         } catch {
-            guard error.kind == .sameAsInput else { throw CLIFailure(error) }
-            throw CLIFailure(.usage, "refusing to write the output over the input file '\(inputPath ?? path)'")
+            throw CLIFailure(error)
         }
         (output, fd, needsSpool) = (opened, opened.fd, !opened.canTakeBack)
         for leftover in opened.otherTemporaries {
