@@ -39,9 +39,9 @@ struct LineOptions: ParsableArguments {
 enum Lines {
     /// Runs `operation` over the input; returns the summary. With `stopOnFailure`, output that cannot be taken back
     /// (standard output, a device, a FIFO) waits in an unlinked temporary file until the run has succeeded.
-    @discardableResult
     /// `rawControl` (decryption only: nil writes the exact bytes everywhere) is `--raw-control`: without it, output
     /// to a terminal goes through a `TerminalLineEscaper`; elsewhere the sink is the plain write.
+    @discardableResult
     static func run(_ operation: MessageStream.Operation, jobs: Int?, stopOnFailure: Bool, input: Input,
                     output: OutputOptions, progress options: ProgressOptions,
                     rawControl: Bool? = nil) throws -> MessageStream.Summary {

@@ -92,8 +92,7 @@ final class TerminalEscaper: ByteStreamStage {
             }
         }
         guard !out.isEmpty else { return }
-        let result = out.withUnsafeBytes { buffer in Result { () throws(PNCryptError) in try sink(buffer) } }
-        try result.get()
+        try withBytes(out, sink)
     }
 
     private static func hex(_ byte: UInt8, into out: inout [UInt8]) {
@@ -121,14 +120,19 @@ extension TerminalEscaper {
                 i += 1
             }
             if let control {
-                out += Array("\\u00".utf8)
-                Hex.append(CollectionOfOne(control), to: &out)
+                unicodeEscape(control, into: &out)
             } else {
                 out.append(b)
             }
             i += 1
         }
         return out
+    }
+
+    /// Appends `\u00XX`, the JSON escape of `control` (a C0, DEL or C1 control character).
+    static func unicodeEscape(_ control: UInt8, into out: inout [UInt8]) {
+        out += Array("\\u00".utf8)
+        Hex.append(CollectionOfOne(control), to: &out)
     }
 }
 
@@ -149,19 +153,9 @@ final class TerminalLineEscaper: ByteStreamStage {
         out.reserveCapacity(input.count + 16)
         var i = 0
         if let first = pending {
+            guard !input.isEmpty else { return }
             pending = nil
-            guard !input.isEmpty else {
-                pending = first
-                return
-            }
-            if first == 0xC2 && (0x80...0x9F).contains(input[0]) {
-                Self.escape(input[0], into: &out)
-                i = 1
-            } else if first == 0x0D && input[0] != 0x0A {
-                Self.escape(first, into: &out)
-            } else {
-                out.append(first)
-            }
+            if Self.resolve(first, next: input[0], into: &out) { i = 1 }
         }
         while i < input.count {
             let b = input[i]
@@ -173,35 +167,36 @@ final class TerminalLineEscaper: ByteStreamStage {
                     pending = b
                     break
                 }
-                if b == 0xC2 && (0x80...0x9F).contains(input[i]) {
-                    Self.escape(input[i], into: &out)
-                    i += 1
-                } else if b == 0x0D && input[i] != 0x0A {
-                    Self.escape(b, into: &out)
-                } else {
-                    out.append(b)
-                }
+                if Self.resolve(b, next: input[i], into: &out) { i += 1 }
             } else {
-                Self.escape(b, into: &out)
+                TerminalEscaper.unicodeEscape(b, into: &out)
             }
         }
         guard !out.isEmpty else { return }
-        let result = out.withUnsafeBytes { buffer in Result { () throws(PNCryptError) in try sink(buffer) } }
-        try result.get()
+        try withBytes(out, sink)
     }
 
     func finish(_ sink: ByteSink) throws(PNCryptError) {
         guard let last = pending else { return }
         pending = nil
         var out: [UInt8] = []
-        if last == 0x0D { Self.escape(last, into: &out) } else { out.append(last) }
-        let result = out.withUnsafeBytes { buffer in Result { () throws(PNCryptError) in try sink(buffer) } }
-        try result.get()
+        if last == 0x0D { TerminalEscaper.unicodeEscape(last, into: &out) } else { out.append(last) }
+        try withBytes(out, sink)
     }
 
-    private static func escape(_ control: UInt8, into out: inout [UInt8]) {
-        out += Array("\\u00".utf8)
-        Hex.append(CollectionOfOne(control), to: &out)
+    /// Appends `byte`, a 0xC2 or CR whose meaning depends on the byte after it, `next`: the escape of the C1 control
+    /// 0xC2 `next` starts, of a CR not before a newline, else `byte` itself. Returns whether `next` was used.
+    private static func resolve(_ byte: UInt8, next: UInt8, into out: inout [UInt8]) -> Bool {
+        if byte == 0xC2 && (0x80...0x9F).contains(next) {
+            TerminalEscaper.unicodeEscape(next, into: &out)
+            return true
+        }
+        if byte == 0x0D && next != 0x0A {
+            TerminalEscaper.unicodeEscape(byte, into: &out)
+        } else {
+            out.append(byte)
+        }
+        return false
     }
 }
 
