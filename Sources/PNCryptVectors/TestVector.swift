@@ -146,10 +146,10 @@ public enum TestVectorChecker {
         let scheme: Scheme? = v.scheme == "auto" ? nil : Scheme(rawValue: v.scheme)
         guard scheme != nil || v.scheme == "auto" else { throw fail("unknown scheme '\(v.scheme)'") }
         // A module's legacy cryptor: a scheme's name (a legacy cryptor: `Scheme.isLegacyCryptor`), "none" for no
-        // legacy cryptor (the header's scheme: headerless data is refused), or by default the module's default.
-        let legacyScheme: Scheme
+        // legacy cryptor (the header's scheme: headerless data is refused), or by default none: the headerless rule.
+        let legacyScheme: Scheme?
         switch v.legacyScheme {
-        case nil: legacyScheme = .defaultForModules
+        case nil: legacyScheme = nil
         case "none"?: legacyScheme = .withHeader
         case let name?:
             guard let named = Scheme(rawValue: name), named.isLegacyCryptor else {
