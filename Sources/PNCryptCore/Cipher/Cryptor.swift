@@ -253,7 +253,9 @@ package enum Cryptor {
         } else if head.count >= offset + 2 * blockSize || (final && head.count >= offset + blockSize) {
             legacy = headerless(head[offset..<(offset + blockSize)], offset)
         } else if final {
-            legacy = Scheme.headerlessPair.fixed  // less than a block: the fixed-IV reading says why it fails
+            // Less than two blocks: one block can only be the fixed-IV format; less than one, neither (the
+            // random-IV format's reason names the IV).
+            legacy = head.count >= offset + blockSize ? Scheme.headerlessPair.fixed : Scheme.headerlessPair.random
         } else {
             return nil
         }

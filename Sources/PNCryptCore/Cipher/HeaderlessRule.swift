@@ -51,24 +51,27 @@ package enum HeaderlessRule {
 
     /// A character's class, the state of the model.
     enum Class: Int {
-        case lower, upper, digit, space, punctuation, whitespace, sameRun, otherNonASCII
+        case lower, upper, digit, space, punctuation, whitespace, latin, emoji, sameRun, otherNonASCII
     }
 
     /// `transitions[previous][next]`: the chance that a character of class `next` follows one of `previous`
-    /// (rows: start, lower, upper, digit, space, punctuation, whitespace, non-ASCII; each row sums to 1). Within a
-    /// class every character is equally likely: 26 letters, 10 digits, 1 space, 32 punctuation and symbol
-    /// characters, 5 whitespace controls; `sameRun` is a character of the same run (a 128-code-point page, or the
-    /// CJK ideographs, or the Hangul syllables) as the last non-ASCII character; `otherNonASCII` any other, spread
-    /// over every code point of its UTF-8 length (45% two bytes, 45% three, 10% four).
+    /// (rows: start, lower, upper, digit, space, punctuation, whitespace, other non-ASCII; each row sums to 1).
+    /// Within a class every character is equally likely: 26 letters, 10 digits, 1 space, 32 punctuation and
+    /// symbol characters (escape counts as one), 5 whitespace controls; `latin`, the accented Latin letters
+    /// (U+0080-024F and U+1E00-1EFF, 60% of the class on the 64 of U+00C0-00FF), after which the state is that of
+    /// a lowercase letter; `emoji` (U+2600-27BF, U+1F000-1FAFF), after which it is that of punctuation;
+    /// `sameRun`, a character of the same run as the last other non-ASCII character (its 128-code-point page; the
+    /// CJK ideographs with kana, CJK punctuation and full-width forms; the Hangul syllables); `otherNonASCII`, any
+    /// other, spread over every code point of its UTF-8 length (45% two bytes, 45% three, 10% four).
     static let transitions: [[Double]] = [
-        [0.24, 0.19, 0.12, 0.02, 0.25, 0.01, 0.00, 0.17],  // start
-        [0.68, 0.03, 0.03, 0.14, 0.07, 0.01, 0.02, 0.02],  // after a lowercase letter
-        [0.45, 0.25, 0.05, 0.08, 0.10, 0.01, 0.03, 0.03],  // after an uppercase letter
-        [0.06, 0.04, 0.55, 0.08, 0.22, 0.01, 0.02, 0.02],  // after a digit
-        [0.55, 0.14, 0.08, 0.04, 0.10, 0.02, 0.04, 0.03],  // after a space
-        [0.30, 0.10, 0.15, 0.12, 0.25, 0.03, 0.03, 0.02],  // after punctuation
-        [0.25, 0.15, 0.05, 0.15, 0.15, 0.20, 0.03, 0.02],  // after a whitespace control
-        [0.05, 0.01, 0.02, 0.10, 0.07, 0.01, 0.66, 0.08],  // after a non-ASCII character
+        [0.22, 0.18, 0.11, 0.02, 0.23, 0.01, 0.04, 0.03, 0.00, 0.16],  // start
+        [0.63, 0.03, 0.03, 0.14, 0.07, 0.01, 0.06, 0.01, 0.01, 0.01],  // after a lowercase (or accented) letter
+        [0.42, 0.24, 0.05, 0.08, 0.10, 0.01, 0.05, 0.01, 0.02, 0.02],  // after an uppercase letter
+        [0.06, 0.04, 0.55, 0.08, 0.21, 0.01, 0.01, 0.01, 0.02, 0.01],  // after a digit
+        [0.52, 0.14, 0.08, 0.03, 0.10, 0.02, 0.04, 0.03, 0.02, 0.02],  // after a space
+        [0.29, 0.10, 0.15, 0.12, 0.24, 0.03, 0.01, 0.02, 0.02, 0.02],  // after punctuation (or an emoji)
+        [0.25, 0.15, 0.05, 0.15, 0.14, 0.20, 0.01, 0.02, 0.02, 0.01],  // after a whitespace control
+        [0.05, 0.01, 0.02, 0.10, 0.07, 0.01, 0.00, 0.01, 0.65, 0.08],  // after another non-ASCII character
     ]
 
     static let classSizes: [Double] = [26, 26, 10, 1, 32, 5]
@@ -77,13 +80,23 @@ package enum HeaderlessRule {
     static let lengthShare: [Double] = [0, 0, 0.45, 0.45, 0.10]
     static let lengthCodePoints: [Double] = [0, 0, 0x800 - 0x80, 0x10000 - 0x800 - 0x800, 0x110000 - 0x10000]
 
-    /// The run of a non-ASCII code point: its bounds.
-    static func run(of codePoint: UInt32) -> Range<UInt32> {
-        switch codePoint {
-        case 0x3400...0x9FFF: 0x3400..<0xA000      // CJK ideographs (extension A and the unified block)
-        case 0xAC00...0xD7A3: 0xAC00..<0xD7A4      // Hangul syllables
-        default: (codePoint & ~0x7F)..<((codePoint & ~0x7F) + 0x80)
-        }
+    /// The accented Latin letters' ranges, the first of which holds 60% of the class.
+    static let latin: [Range<UInt32>] = [0xC0..<0x100, 0x80..<0xC0, 0x100..<0x250, 0x1E00..<0x1F00]
+    static let emoji: [Range<UInt32>] = [0x2600..<0x27C0, 0x1F000..<0x1FB00]
+    static let cjk: [Range<UInt32>] = [0x3000..<0x3100, 0x3400..<0xA000, 0xFF00..<0xFFF0]
+    static let hangul: [Range<UInt32>] = [0xAC00..<0xD7A4]
+
+    /// The run of a non-ASCII code point: its ranges.
+    static func run(of codePoint: UInt32) -> [Range<UInt32>] {
+        if cjk.contains(where: { $0.contains(codePoint) }) { return cjk }
+        if hangul[0].contains(codePoint) { return hangul }
+        let page = codePoint & ~0x7F
+        return [page..<(page + 0x80)]
+    }
+
+    /// How many of `low..<high` lie in `ranges`.
+    static func overlap(_ low: UInt32, _ high: UInt32, _ ranges: [Range<UInt32>]) -> Double {
+        ranges.reduce(0) { $0 + Double(max(0, Int64(min(high, $1.upperBound)) - Int64(max(low, $1.lowerBound)))) }
     }
 
     /// The class of an ASCII byte; nil for a control character that is not whitespace, or DEL.
@@ -113,7 +126,7 @@ package enum HeaderlessRule {
     static func textProbability(_ block: UnsafeRawBufferPointer) -> Double? {
         var probability = 1.0
         var previous = 0  // the start row
-        var lastRun: Range<UInt32>? = nil
+        var lastRun: [Range<UInt32>] = []
         var i = 0
         let count = block.count
         while i < count {
@@ -152,16 +165,27 @@ package enum HeaderlessRule {
                 high = min(high, 0x110000)
                 guard low < high else { return nil }
             }
-            let surrogates = Int64(min(high, 0xE000)) - Int64(max(low, 0xD800))
-            let possible = Double(Int64(high - low) - max(0, surrogates))
+            let possible = Double(high - low) - overlap(low, high, [0xD800..<0xE000])
             var mass = row[Class.otherNonASCII.rawValue] * lengthShare[length] * possible / lengthCodePoints[length]
-            if let run = lastRun {
-                let overlap = Int64(min(high, run.upperBound)) - Int64(max(low, run.lowerBound))
-                if overlap > 0 { mass += row[Class.sameRun.rawValue] * Double(overlap) / Double(run.count) }
+            let latinShare = overlap(low, high, [latin[0]]) * 0.6 / Double(latin[0].count)
+                + overlap(low, high, Array(latin.dropFirst())) * 0.4
+                    / Double(latin.dropFirst().reduce(0) { $0 + $1.count })
+            mass += row[Class.latin.rawValue] * latinShare
+            mass += row[Class.emoji.rawValue] * overlap(low, high, emoji)
+                / Double(emoji.reduce(0) { $0 + $1.count })
+            if !lastRun.isEmpty {
+                mass += row[Class.sameRun.rawValue] * overlap(low, high, lastRun)
+                    / Double(lastRun.reduce(0) { $0 + $1.count })
             }
             probability *= mass
-            previous = transitions.count - 1
-            lastRun = run(of: low)
+            if latin.contains(where: { $0.contains(low) }) {
+                previous = Class.lower.rawValue + 1
+            } else if emoji.contains(where: { $0.contains(low) }) {
+                previous = Class.punctuation.rawValue + 1
+            } else {
+                previous = transitions.count - 1
+                lastRun = run(of: low)
+            }
             i += length
         }
         return probability
