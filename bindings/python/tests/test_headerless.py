@@ -53,7 +53,7 @@ def texts(count, seed):
 def sdk_encrypt(text, random_iv):
     """The SDK's legacy cryptor: Base64 of (IV ||) ciphertext."""
     import base64
-    return base64.b64encode(PubNubLegacyCryptor(KEY, random_iv).encrypt(text.encode()).data).decode()
+    return base64.b64encode(PubNubLegacyCryptor(KEY, random_iv).encrypt(text.encode())["data"]).decode()
 
 
 TEXTS = texts(500, 30)
