@@ -2,9 +2,10 @@
 // core) publish path, reproduced around the real Gson: the SDK itself needs its Gradle build (Retrofit, OkHttp,
 // org.json, its logging), which this harness does not fetch. Run with the JDK's single-file launcher:
 //   java -cp /usr/share/java/gson.jar kotlin_publish.java cases.json KEY > kotlin.ndjson
-// Made the vectors with: Debian 12 libgoogle-gson-java 2.10 (the SDK pins Gson 2.11.0: same JsonWriter escapes
-// and number output), Temurin JDK 25.0.3 (Double.toString as specified since JDK 19). make_vectors.py also runs
-// it on the JDK 17 that Debian 12 ships, to list the numbers the older Double.toString writes otherwise.
+// Made the vectors with: Debian 12 libgoogle-gson-java 2.10 (the SDK pins Gson 2.11.0, which is not reachable
+// here: not run with it), Temurin JDK 25.0.3 (Double.toString as specified since JDK 19). make_vectors.py also
+// runs it on the OpenJDK 17.0.15 that Debian 12 ships, to note the numbers the older Double.toString writes
+// otherwise.
 //
 // What it reproduces (paths in the SDK repository at that tag, under pubnub-kotlin/pubnub-kotlin-impl/src/main/):
 // - kotlin/com/pubnub/internal/managers/MapperManager.kt: the one Gson, GsonBuilder() with a Boolean adapter
