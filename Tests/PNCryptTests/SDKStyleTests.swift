@@ -129,6 +129,11 @@ import Testing
                                 "ruby"], stdin: input)
         #expect(ruby.status == 0 && ruby.stderr.isEmpty)
         #expect(ruby.text.split(separator: "\n").count == 4)
+        let kotlin = try CLI.run(["message", "encrypt", "--lines", "--key", "enigma", "--scheme", "legacy", "--style",
+                                  "kotlin"], stdin: Array("[null]\n{\"a\":1}\n{\"b\":null}\n{\"c\":[null]}\n".utf8))
+        #expect(kotlin.status == 0)
+        #expect(kotlin.stderr == "pncrypt: warning: --style kotlin changed 1 message; the first, line 3: the "
+                + "Kotlin/Java SDK drops the member \"b\": its value is null\n")
     }
 
     @Test("changes(in:) names each loss once, and nothing for the other styles")
