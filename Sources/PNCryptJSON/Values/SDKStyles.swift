@@ -186,7 +186,7 @@ enum SDKNumbers {
     }
 
     /// Java's `Double.toString` of a positive finite `value`, as specified from JDK 19 (Raffaello Giulietti's
-    /// algorithm; older JDKs sometimes give more digits: `1.0E23` as `9.999999999999999E22`): the decimal of
+    /// algorithm; older JDKs sometimes give other digits: `1.0E23` as `9.999999999999999E22`): the decimal of
     /// fewest digits, but at least two, that reads back as `value`, the closest to it of those; plain when
     /// 10^-3 <= value < 10^7 (`0.001`, `9999999.0`), otherwise `d.dddE±n` (`1.0E7`, `1.5E-7`, `4.9E-324`), always
     /// with a digit after the point.
@@ -213,7 +213,8 @@ enum SDKNumbers {
         // Measured in units of 10^(point - 3): value = n × 2^-1074, and 2^-1074 = 4.9406564584124654e-324.
         let units = Double(value.bitPattern) * 4.9406564584124654 * pow10(3 - point - 324)
         var best: (digits: String, point: Int, distance: Double)?
-        // Two digits t × 10^(point - 2) (t in 10...99), and 0.9t × 10^(point - 1) just below 10^(point - 1).
+        // Two digits t × 10^(point - 2) (t in 10...99), and t × 10^(point - 3) (t in 90...99) just below
+        // 10^(point - 1), where the one digit is 1.
         let candidates = (10...99).map { ($0, point, Double($0 * 10)) } + (90...99).map { ($0, point - 1, Double($0)) }
         for (t, place, size) in candidates {
             guard Double("\(t)e\(place - 2)") == value else { continue }
