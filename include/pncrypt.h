@@ -337,9 +337,10 @@ PNCRYPT_API int pncrypt_message_encrypt(pncrypt_module *m, const char *json, siz
 
 /*
  * pncrypt_message_encrypt() with the message parsed and written again as `style` says before it is encrypted,
- * as `pncrypt message encrypt --style`: "compact", "apple", "python", "ascii", "go", "ruby" or "php" (each
- * SDK's publish bytes; docs/sdk-styles.md). The go and php styles can change a message (Go: characters outside
- * the BMP; PHP: integers beyond 64 bits); nothing is reported here: `pncrypt message encrypt` warns.
+ * as `pncrypt message encrypt --style`: "compact", "apple", "python", "ascii", "go", "ruby", "php" or "kotlin"
+ * (each SDK's publish bytes; docs/sdk-styles.md; "kotlin" is the Kotlin and Java SDKs' Gson). The SDK styles
+ * can change a message (Go: characters outside the BMP; PHP: integers beyond 64 bits; Kotlin: object members
+ * whose value is null are dropped); nothing is reported here: `pncrypt message encrypt` warns.
  * Ownership and errors: as pncrypt_message_encrypt(); PNCRYPT_E_ARGUMENT for a NULL or unknown style.
  */
 PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *style, const char *json, size_t len,

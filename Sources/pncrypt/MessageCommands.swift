@@ -149,7 +149,7 @@ struct MessageCommand: ParsableCommand {
 
         @Option(help: """
             How the message is written before encryption, as that SDK does (compact is JavaScript's \
-            JSON.stringify); a warning on stderr says when the go, ruby or php style changes the message.
+            JSON.stringify); a warning on stderr says when the go, ruby, php or kotlin style changes the message.
             """)
         var style: JSONStyle = .compact
 

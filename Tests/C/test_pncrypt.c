@@ -364,10 +364,13 @@ static void test_messages(void) {
               && strcmp(out, "\"06UDjczkvAAYcqWfNwkOiQ==\"") == 0, "message encrypt: %s", out ? out : status.message);
     pncrypt_free(out);
     /* --style: the message written again as the SDK does (its bytes are pinned by Vectors/styles.json through the
-       Python binding): go escapes '<' as \u003c and truncates U+1F642 to \uf642; php writes a string raw. */
+       Python binding): go escapes '<' as \u003c and truncates U+1F642 to \uf642; php writes a string raw; kotlin
+       (Gson) drops a null member, keeps a null in an array, escapes U+2028 and writes Java doubles. */
     const char *styled[][3] = {{"go", "\"<\xF0\x9F\x99\x82\"", "\"\\u003c\\uf642\""},
                                {"php", "\"a\\\"b\"", "\"a\"b\""},
-                               {"ruby", "{\"a\":1e21}", "{\"a\":1.0e+21}"}};
+                               {"ruby", "{\"a\":1e21}", "{\"a\":1.0e+21}"},
+                               {"kotlin", "{\"a\":null,\"b\":[null,1e21,0.001,5e-324],\"c\":\"\\u2028\xC3\xA9\"}",
+                                "{\"b\":[null,1.0E21,0.001,4.9E-324],\"c\":\"\\u2028\xC3\xA9\"}"}};
     for (size_t i = 0; i < sizeof styled / sizeof styled[0]; i++) {
         char *expected = NULL;
         const char *bytes = styled[i][2];

@@ -133,7 +133,7 @@ struct LineWork: Sendable {
                     output.append(contentsOf: wire.serialized(style: crypto.style))
                 } else {
                     let value = try JSONValue(parsing: line)
-                    // Only the go, ruby and php styles can change a message; the others return at once.
+                    // Only the go, ruby, php and kotlin styles can change a message; the others return at once.
                     if let change = value.changes(in: crypto.style).first {
                         if batch.firstChange == nil { batch.firstChange = (index, change) }
                         batch.changed += 1

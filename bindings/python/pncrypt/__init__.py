@@ -544,7 +544,7 @@ class CryptoModule:
 
     def message_encrypt(self, json_text, style=None):
         """Encrypts a message's JSON text (it must parse); returns the JSON to publish, '"<Base64>"'. With a style
-        ("compact", "apple", "python", "ascii", "go", "ruby", "php") the message is written again as that SDK
+        ("compact", "apple", "python", "ascii", "go", "ruby", "php", "kotlin") the message is written again as that SDK
         writes it before it is encrypted; without one its text is encrypted exactly as given."""
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
