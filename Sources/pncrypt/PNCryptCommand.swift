@@ -43,7 +43,8 @@ struct PNCryptCommand: ParsableCommand {
         """,
         version: PNCryptVersion.string,
         subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self,
-                      HistoryCommand.self, SubscribeCommand.self, GzipCommand.self, GunzipCommand.self, VectorsCommand.self]
+                      HistoryCommand.self, SubscribeCommand.self, GzipCommand.self, GunzipCommand.self,
+                      VectorsCommand.self]
     )
 
     /// Runs the command line. The one error path: every failure prints one line, `pncrypt: <what was wrong>`, and
