@@ -104,7 +104,7 @@ struct HistoryCommand: ParsableCommand {
             --lines the input is NDJSON, one response per line (an archive of fetch responses).
 
             Example:
-              pncrypt history rekey --key-file old.key --to-key-file new.key --lines -i archive.ndjson -o new.ndjson
+              pncrypt history rekey --key-file old.key --to-key-file new.key --lines -i a.ndjson
             """)
 
         @OptionGroup var keys: KeyOptions
