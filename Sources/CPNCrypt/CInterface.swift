@@ -581,13 +581,9 @@ private func messageDecrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CCha
         out.pointee = try CBuffer.copy(serializing: decrypted.message, secret: true).assumingMemoryBound(to: CChar.self)
         if let statusOut, let status = decrypted.status {
             // The original message is in the status: wiped on free, as the delivered message is.
-            do {
+            try fillSecond(after: out) {
                 statusOut.pointee = try CBuffer.copy(serializing: status.json, secret: true)
                     .assumingMemoryBound(to: CChar.self)
-            } catch {
-                CBuffer.free(out.pointee.map { UnsafeMutableRawPointer($0) })
-                out.pointee = nil
-                throw error
             }
         }
     }
@@ -629,17 +625,26 @@ public func pncrypt_envelope_decrypt(_ module: OpaquePointer?, _ format: UnsafeP
         if let statusesOut, !result.statuses.isEmpty {
             var lines: [UInt8] = []
             for status in result.statuses { lines += status.json.serialized() + [0x0A] }
-            do {
+            try fillSecond(after: out) {
                 statusesOut.pointee = try CBuffer.copy(lines + [0]).assumingMemoryBound(to: CChar.self)
-            } catch {
-                CBuffer.free(out.pointee.map { UnsafeMutableRawPointer($0) })
-                out.pointee = nil
-                throw error
             }
         }
     }
     if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
     return code
+}
+
+/// Runs `body`, which fills a second output after `first` was filled; when it throws, `first` is freed and set to
+/// NULL (a failed call returns no buffer).
+private func fillSecond(after first: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+                        _ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch {
+        CBuffer.free(first.pointee.map { UnsafeMutableRawPointer($0) })
+        first.pointee = nil
+        throw error
+    }
 }
 
 /// The formats a `format` argument names: NULL any, "history" v2 or v3, else one format by name.

@@ -4,16 +4,22 @@ import PNCrypt
 
 extension EnvelopeFormat: ExpressibleByArgument {}
 
-/// `history decrypt` and `subscribe decrypt`: one response (any JSON layout), or with `--lines` NDJSON of
-/// responses, one per line.
-struct EnvelopeDecryption {
-    let keys: KeyOptions
-    let input: InputOptions
-    let output: OutputOptions
-    let read: MessageReadOptions
-    let lines: LineOptions
+/// The options of the commands that decrypt received messages (`message decrypt`, `history decrypt`, `subscribe
+/// decrypt`): keys, input, output, how messages are read, line mode.
+struct DecryptOptions: ParsableArguments {
+    @OptionGroup var keys: KeyOptions
+    @OptionGroup var input: InputOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var read: MessageReadOptions
+    @OptionGroup var lines: LineOptions
 
-    func run(formats: [EnvelopeFormat]) throws {
+    func validate() throws {
+        try lines.validateChoice()
+    }
+
+    /// `history decrypt` and `subscribe decrypt`: one response of `formats` (any JSON layout), or with `--lines`
+    /// NDJSON of responses, one per line.
+    func decryptEnvelopes(formats: [EnvelopeFormat]) throws {
         let data = input.resolved
         let crypto = try read.crypto(keys, input: data)
         if lines.lines {
@@ -71,20 +77,11 @@ struct HistoryCommand: ParsableCommand {
               pncrypt history decrypt -k enigma --lines -i archive.ndjson -o plain.ndjson
             """)
 
-        @OptionGroup var keys: KeyOptions
-        @OptionGroup var input: InputOptions
-        @OptionGroup var output: OutputOptions
-        @OptionGroup var read: MessageReadOptions
+        @OptionGroup var options: DecryptOptions
         @OptionGroup var format: HistoryFormatOption
-        @OptionGroup var lines: LineOptions
-
-        func validate() throws {
-            try lines.validateChoice()
-        }
 
         func run() throws {
-            try EnvelopeDecryption(keys: keys, input: input, output: output, read: read, lines: lines)
-                .run(formats: format.formats)
+            try options.decryptEnvelopes(formats: format.formats)
         }
     }
 
@@ -104,7 +101,7 @@ struct HistoryCommand: ParsableCommand {
             --lines the input is NDJSON, one response per line (an archive of fetch responses).
 
             Example:
-              pncrypt history rekey --key-file old.key --to-key-file new.key --lines -i a.ndjson
+              pncrypt history rekey --key-file old.key --to-key-file new.key -i fetch.json
             """)
 
         @OptionGroup var keys: KeyOptions
@@ -168,19 +165,10 @@ struct SubscribeCommand: ParsableCommand {
               pncrypt subscribe decrypt -k enigma --on-error passthrough -i subscribe.json
             """)
 
-        @OptionGroup var keys: KeyOptions
-        @OptionGroup var input: InputOptions
-        @OptionGroup var output: OutputOptions
-        @OptionGroup var read: MessageReadOptions
-        @OptionGroup var lines: LineOptions
-
-        func validate() throws {
-            try lines.validateChoice()
-        }
+        @OptionGroup var options: DecryptOptions
 
         func run() throws {
-            try EnvelopeDecryption(keys: keys, input: input, output: output, read: read, lines: lines)
-                .run(formats: [.subscribe])
+            try options.decryptEnvelopes(formats: [.subscribe])
         }
     }
 }

@@ -270,20 +270,13 @@ struct MessageCommand: ParsableCommand {
               pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'
             """)
 
-        @OptionGroup var keys: KeyOptions
-        @OptionGroup var input: InputOptions
-        @OptionGroup var output: OutputOptions
-        @OptionGroup var read: MessageReadOptions
-        @OptionGroup var lines: LineOptions
-
-        func validate() throws {
-            try lines.validateChoice()
-        }
+        @OptionGroup var options: DecryptOptions
 
         func run() throws {
-            let data = input.resolved
-            if lines.lines {
-                return try Lines.decrypt(keys: keys, read: read, lines: lines, input: data, output: output)
+            let (keys, read, output) = (options.keys, options.read, options.output)
+            let data = options.input.resolved
+            if options.lines.lines {
+                return try Lines.decrypt(keys: keys, read: read, lines: options.lines, input: data, output: output)
             }
             let crypto = try read.crypto(keys, input: data)
             let result = try read.decrypt(crypto, message: try data.readAll())

@@ -113,6 +113,25 @@ struct EnvelopeVector: CustomTestStringConvertible, Sendable {
         expectPNError(.jsonTooDeep) { () throws(PNCryptError) in try Envelope(parsing: Array(deep.utf8)) }
     }
 
+    @Test("docs/formats.md section 6's worked examples are what decryption gives")
+    func documentedExamples() throws {
+        let text = try String(contentsOf: Package.root.appendingPathComponent("docs/formats.md"), encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "## 6. ").dropFirst().first)
+            .components(separatedBy: "## 7. ")[0]
+        let blocks = section.components(separatedBy: "```\n").enumerated().filter { $0.offset % 2 == 1 }
+            .map { $0.element.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(blocks.count == 3)
+        let crypto = try MessageCrypto(cipherKey: "enigma")
+        let v3 = crypto.decrypt(envelope: try Envelope(parsing: Array(blocks[0].utf8)), policy: .passThrough)
+        #expect(v3.envelope.json.serializedString() == blocks[1])
+        #expect(v3.statuses.map(EnvelopeVector.location) == [["index": 1, "channel": "demo-2",
+                                                               "timetoken": "17000000000000005"]])
+        let subscribe = crypto.decrypt(envelope: try Envelope(parsing: Array(blocks[2].utf8)), policy: .marker)
+        #expect(subscribe.statuses.isEmpty && subscribe.messages == 1)
+        let file = #"{"message":"Look at this","file":{"id":"d9515cb7-48a7-41a4-9284-f4bf331bc770","name":"cat.jpg"}}"#
+        #expect(subscribe.envelope.json.serializedString().contains(#""d":"# + file + "}]}"))
+    }
+
     @Test("v2 history statuses carry the item's timetoken")
     func historyTimetoken() throws {
         let crypto = try MessageCrypto(cipherKey: "enigma")

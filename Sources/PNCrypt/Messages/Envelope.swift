@@ -72,16 +72,17 @@ public struct Envelope: Hashable, Sendable {
     }
 
     /// Reads a response of one of `formats` (all three by default), telling which it is by its structure.
-    /// - Throws: `invalidJSON` when the text does not parse (the JSON depth and size limits apply), has none of the
-    ///   shapes, or has a shape not in `formats`.
+    /// - Throws: `invalidJSON` when the text does not parse, has none of the shapes, or has a shape not in
+    ///   `formats`; `jsonTooDeep` past the JSON depth limit.
     public init(parsing text: some Collection<UInt8>, formats: [EnvelopeFormat] = EnvelopeFormat.allCases)
         throws(PNCryptError) {
         try self.init(try JSONValue(parsing: text), formats: formats)
     }
 
-    /// Reads a parsed response of one of `formats` (all three by default).
+    /// Reads a parsed response of one of `formats` (all three by default; an empty list is all three too).
     /// - Throws: `invalidJSON` as `init(parsing:formats:)`.
     public init(_ value: JSONValue, formats: [EnvelopeFormat] = EnvelopeFormat.allCases) throws(PNCryptError) {
+        let formats = formats.isEmpty ? EnvelopeFormat.allCases : formats
         let format: EnvelopeFormat
         if formats.count == 1 {
             format = formats[0]   // forced: `check` names what is wrong with it

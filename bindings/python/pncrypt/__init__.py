@@ -214,6 +214,14 @@ def _scheme(name):
     return _SCHEMES[name] if name in _SCHEMES else name.encode("utf-8")
 
 
+def _policy(on_error):
+    """The C policy of an on_error name ("marker", "passthrough", "fail")."""
+    policy = POLICIES.get(on_error)
+    if policy is None:
+        raise Error(E_ARGUMENT, f"on_error must be one of {', '.join(POLICIES)}")
+    return policy
+
+
 def _utf8(text, name):
     if type(text) is str:
         return text.encode("utf-8")
@@ -548,9 +556,7 @@ class CryptoModule:
         ('{"category":"decryption","reason":...,"message":...,"original":...}'; the text is then
         "DECRYPTION_ERROR" for on_error="marker", the original for "passthrough"). on_error="fail" raises the Error
         instead. Text that does not parse raises."""
-        policy = POLICIES.get(on_error)
-        if policy is None:
-            raise Error(E_ARGUMENT, f"on_error must be one of {', '.join(POLICIES)}")
+        policy = _policy(on_error)
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
         status_json = ctypes.c_void_p()
@@ -572,9 +578,7 @@ class CryptoModule:
         status JSON text per message not decrypted ('{"index":N,"channel":...,"timetoken":...,"category":...}'),
         in document order; empty when every message was decrypted. on_error="fail" raises the first failure's Error
         instead. Text that is none of the formats raises."""
-        policy = POLICIES.get(on_error)
-        if policy is None:
-            raise Error(E_ARGUMENT, f"on_error must be one of {', '.join(POLICIES)}")
+        policy = _policy(on_error)
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
         statuses = ctypes.c_void_p()
