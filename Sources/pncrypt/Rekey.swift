@@ -10,7 +10,8 @@ struct ToKeyOptions: ParsableArguments {
     var toKey: String?
 
     @Option(name: .customLong("to-key-file"), help: ArgumentHelp(
-        "Read the new cipher key from a file (one trailing newline is ignored).", valueName: "path"))
+        "Read the new cipher key from a file (one line end at the end, LF or CRLF, is ignored).",
+        valueName: "path"))
     var toKeyFile: String?
 
     func validate() throws {
@@ -102,9 +103,8 @@ extension MessageCommand {
                                          to: try toKey.resolve(), scheme: toScheme)
             let summary = try Lines.run(.rekey(rekey), jobs: lines.jobs, stopOnFailure: onError == .fail, input: data,
                                         output: output, progress: lines.progress)
-            let text = "pncrypt: rekeyed \(summary.rekeyed), unchanged \(summary.unchanged) (not decryptable), "
-                + "already new \(summary.alreadyNew)\n"
-            try POSIXIO.writeAll(STDERR_FILENO, Array(text.utf8), "standard error")
+            CLI.printError("rekeyed \(summary.rekeyed), unchanged \(summary.unchanged) (not decryptable), "
+                           + "already new \(summary.alreadyNew)")
             try failures.check(failed: summary.unchanged, of: summary.lines - summary.blank, "message", "rekeyed")
         }
     }
