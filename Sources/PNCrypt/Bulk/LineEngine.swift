@@ -55,11 +55,12 @@ struct LineWork: Sendable {
         }
     }
 
-    /// The same work with keys of its own: each thread derives its own `CipherKey`s (and so has its own cipher
-    /// contexts), so threads share no reference-counted object or context pool on the per-message path.
+    /// The same work with keys of its own: each thread has its own `CipherKey`s (and so its own cipher contexts),
+    /// sharing the derived keys (derived once, for the run), so threads share no context pool on the per-message
+    /// path.
     func withOwnKeys() -> LineWork {
         func own(_ keys: KeyRing) -> KeyRing {
-            (try? KeyRing(keys: keys.keys.compactMap { try? CipherKey($0.string) })) ?? keys
+            (try? KeyRing(keys: keys.keys.map { $0.withOwnContexts() })) ?? keys
         }
         func own(_ crypto: MessageCrypto) -> MessageCrypto {
             MessageCrypto(keys: own(crypto.keys), scheme: crypto.scheme, readScheme: crypto.readScheme,
@@ -69,9 +70,12 @@ struct LineWork: Sendable {
         case .encrypt(let crypto, let raw): .encrypt(own(crypto), raw: raw)
         case .decrypt(let crypto, let policy): .decrypt(own(crypto), policy: policy)
         case .rekey(let rekey):
-            if let to = try? CipherKey(rekey.to.string),
-               let copy = try? MessageRekey(from: own(rekey.from), legacyScheme: rekey.legacyScheme, to: to,
-                                            scheme: rekey.scheme) { .rekey(copy) } else { .rekey(rekey) }
+            if let copy = try? MessageRekey(from: own(rekey.from), legacyScheme: rekey.legacyScheme,
+                                            to: rekey.to.withOwnContexts(), scheme: rekey.scheme) {
+                .rekey(copy)
+            } else {
+                .rekey(rekey)
+            }
         }
         return LineWork(operation: operation, stopOnFailure: stopOnFailure)
     }
