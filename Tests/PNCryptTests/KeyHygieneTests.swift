@@ -54,9 +54,6 @@ import Testing
         let secrets = children.compactMap { $0.value as? SecretBytes }
         #expect(secrets.map(\.bytes.count).sorted() == [16, 23, 32, 32])
         #expect(secrets.contains { $0.bytes == Array("a key of 23 UTF-8 bytes".utf8) })
-        let same = try CipherKey(bytes: Array("a key of 23 UTF-8 bytes".utf8))
-        let other = try CipherKey("a key of 23 UTF-8 byteS")
-        #expect(key.isSame(as: same) && !key.isSame(as: other))
     }
 
     @Test("issue 31 finding 6: line-mode workers share the derived keys (derived once), with contexts of their own",
