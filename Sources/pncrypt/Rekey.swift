@@ -103,8 +103,10 @@ extension MessageCommand {
                                          to: try toKey.resolve(), scheme: toScheme)
             let summary = try Lines.run(.rekey(rekey), jobs: lines.jobs, stopOnFailure: onError == .fail, input: data,
                                         output: output, progress: lines.progress)
-            CLI.printError("rekeyed \(summary.rekeyed), unchanged \(summary.unchanged) (not decryptable), "
-                           + "already new \(summary.alreadyNew)")
+            // Numbers only (nothing to escape); a summary that cannot be written fails the run (74).
+            let text = "pncrypt: rekeyed \(summary.rekeyed), unchanged \(summary.unchanged) (not decryptable), "
+                + "already new \(summary.alreadyNew)\n"
+            try POSIXIO.writeAll(STDERR_FILENO, Array(text.utf8), "standard error")
             try failures.check(failed: summary.unchanged, of: summary.lines - summary.blank, "message", "rekeyed")
         }
     }
