@@ -72,8 +72,9 @@ import Testing
         // Deriving a key makes (and wipes) a UTF-8 copy of it: none was made.
         #expect(derived.isEmpty, "\(derived)")
         let keys: [(CipherKey, CipherKey)] = switch try #require(copy).operation {
-        case .encrypt(let own, _), .decrypt(let own, _): [(old, own.keys.keys[0])]
-        case .rekey(let own): [(old, own.from.keys[0]), (new, own.to)]
+        case .encrypt(let own, _), .decrypt(let own, _), .decryptEnvelopes(let own, _, _):
+            [(old, own.keys.keys[0])]
+        case .rekey(let own), .rekeyEnvelopes(let own, _): [(old, own.from.keys[0]), (new, own.to)]
         }
         for (original, own) in keys {
             #expect(own !== original && own.isSame(as: original))
