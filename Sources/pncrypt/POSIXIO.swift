@@ -48,11 +48,12 @@ enum POSIXIO {
     }
 
     /// Runs a stream from one descriptor through `stages` into another (the CLI's one call into the library's
-    /// stream pipeline), updating `progress` after each chunk and erasing it at the end.
+    /// stream pipeline), updating `progress` after each chunk and erasing it at the end. A regular file is read to
+    /// `length`, else to the end it has when the stream begins (a snapshot: nothing appended later is read).
     static func stream(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
-                       progress: ProgressLine? = nil) throws {
+                       length: Int? = nil, progress: ProgressLine? = nil) throws {
         defer { progress?.clear() }
-        try StreamPipeline.run(from: input, through: stages, to: output,
+        try StreamPipeline.run(from: input, through: stages, to: output, length: length,
                                progress: progress.map { line in { line.update(bytes: $0) } })
     }
 }
