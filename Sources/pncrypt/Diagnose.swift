@@ -58,7 +58,8 @@ struct Diagnose: ParsableCommand {
         } else {
             // A key whose shape suggests a copy or file mistake (a BOM, white space, a line break) is named.
             let shapes = KeyShapeHints.hints.map { "\($0) (it is used exactly as given)" }
-            print((diagnosis.findings + (setting.map { [$0.finding] } ?? []) + shapes).joined(separator: "\n"))
+            let findings = diagnosis.findings + (setting.map { [$0.finding] } ?? []) + shapes
+            try POSIXIO.printLine(findings.joined(separator: "\n"))
         }
         if !diagnosis.decrypts { throw ExitCode.dataFailure }
     }

@@ -210,7 +210,7 @@ struct MessageCommand: ParsableCommand {
             }
             let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold)
             try OutputFile.write(body.bytes, to: output, input: data, binary: force)
-            if headers { print(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
+            if headers { try POSIXIO.printLine(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
             Self.warn(changes)
         }
 

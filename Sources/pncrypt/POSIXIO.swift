@@ -26,6 +26,12 @@ enum POSIXIO {
         try bytes.withUnsafeBytes { try writeAll(fd, $0, what()) }
     }
 
+    /// Writes `text` and a newline to standard output, at once (not through stdio's buffer, whose failed writes
+    /// `print` loses: a full disk or EIO on standard output exits 74 as for every other output).
+    static func printLine(_ text: String) throws {
+        try writeAll(STDOUT_FILENO, Array((text + "\n").utf8), "output")
+    }
+
     /// Reads into `buffer` once (retrying on EINTR); 0 at the end.
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ what: @autoclosure () -> String)
         throws -> Int {
