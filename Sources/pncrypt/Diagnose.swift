@@ -22,6 +22,7 @@ struct Diagnose: ParsableCommand {
     @OptionGroup var keys: KeyOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var client: ReadSchemeOptions
+    @OptionGroup var maxInput: MaxInputOption
 
     @Flag(help: "Print the findings as one JSON object.")
     var json = false
@@ -35,7 +36,7 @@ struct Diagnose: ParsableCommand {
 
     func run() throws {
         let data = input.resolved
-        let text = try data.readAll()
+        let text = try data.readAll(limit: maxInput.limit)
         let keys = try self.keys.resolveAll(input: data)
         let diagnosis = Diagnosis(text: text, keys: keys)
         let setting = try clientReading(text, keys: keys, diagnosis: diagnosis)

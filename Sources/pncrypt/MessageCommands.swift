@@ -168,9 +168,11 @@ struct MessageCommand: ParsableCommand {
 
         @OptionGroup var lines: LineOptions
         @OptionGroup var failures: AllowFailuresOption
+        @OptionGroup var maxInput: MaxInputOption
 
         func validate() throws {
             try Lines.validateEncrypt(lines: lines, iv: writing.iv, gzip: gzip)
+            try maxInput.check(lines)
             if failures.allowFailures && !lines.lines {
                 throw ValidationError("--allow-failures goes with --lines (one message either encrypts or fails)")
             }
@@ -189,7 +191,7 @@ struct MessageCommand: ParsableCommand {
             }
             let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve(input: data, confirm: true)]),
                                        scheme: writing.scheme, style: style)
-            let text = try data.readAll()
+            let text = try data.readAll(limit: maxInput.limit)
             let wire: JSONValue
             var changes: [String] = []
             do {
@@ -256,9 +258,11 @@ struct MessageCommand: ParsableCommand {
         @OptionGroup var output: OutputOptions
         @OptionGroup var read: MessageReadOptions
         @OptionGroup var lines: LineOptions
+        @OptionGroup var maxInput: MaxInputOption
 
         func validate() throws {
             try lines.validateChoice()
+            try maxInput.check(lines)
         }
 
         func run() throws {
@@ -267,7 +271,7 @@ struct MessageCommand: ParsableCommand {
                 return try Lines.decrypt(keys: keys, read: read, lines: lines, input: data, output: output)
             }
             let crypto = try read.crypto(keys, input: data)
-            let result = try read.decrypt(crypto, message: try data.readAll())
+            let result = try read.decrypt(crypto, message: try data.readAll(limit: maxInput.limit))
             try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], total: 1, input: data,
                              output: output)
         }
@@ -297,11 +301,13 @@ struct HistoryCommand: ParsableCommand {
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var read: MessageReadOptions
+        @OptionGroup var maxInput: MaxInputOption
 
         func run() throws {
             let data = input.resolved
             let crypto = try read.crypto(keys, input: data)
-            let result = read.decrypt(crypto, history: try HistoryResponse(parsing: try data.readAll()))
+            let text = try data.readAll(limit: maxInput.limit)
+            let result = read.decrypt(crypto, history: try HistoryResponse(parsing: text))
             try read.deliver(result.response.json, statuses: result.statuses, total: result.response.items.count,
                              input: data, output: output)
         }

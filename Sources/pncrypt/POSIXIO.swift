@@ -42,17 +42,6 @@ enum POSIXIO {
         }
     }
 
-    /// Reads `fd` to its end.
-    static func readToEnd(_ fd: Int32, _ what: @autoclosure () -> String) throws -> [UInt8] {
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = try chunk.withUnsafeMutableBytes { try read(fd, into: $0, what()) }
-            if n == 0 { return out }
-            out += chunk[0..<n]
-        }
-    }
-
     /// Runs a stream from one descriptor through `stages` into another (the CLI's one call into the library's
     /// stream pipeline), updating `progress` after each chunk and erasing it at the end. A regular file is read to
     /// `length`, else to the end it has when the stream begins (a snapshot: nothing appended later is read).
