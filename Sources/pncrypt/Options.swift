@@ -251,7 +251,7 @@ struct LimitOptions: ParsableArguments {
 
 /// `--max-input SIZE|none`: the most input a command that holds its input whole reads (one message, one history
 /// response, one diagnosis). Such input is parsed into JSON values, which take up to about 40 times its size (an
-/// array of small numbers, measured), so the default keeps a run near 96 MiB whatever the input; `--lines` reads
+/// array of small numbers, measured), so the default keeps a run near 100 MiB whatever the input; `--lines` reads
 /// input of any size instead, line by line.
 struct MaxInputOption: ParsableArguments {
     /// The default limit: 2 MiB (a PubNub message is at most 32 KiB).
@@ -361,7 +361,6 @@ struct InputOptions: ParsableArguments {
     }
 
     var resolved: Input { Input(text: text, path: input) }
-
 }
 
 /// Input of `encrypt`, `decrypt` and `inspect`: the positional argument is TEXT, or with `--binary` a file path

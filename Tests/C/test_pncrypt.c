@@ -572,6 +572,19 @@ static void *write_fifo(void *arg) {
     return NULL;
 }
 
+/* `len` patterned bytes (malloc'd, for free()), written to `src` and encrypted into `enc` with a new module for
+ * `key` and `scheme` (*m, for pncrypt_module_free()). */
+static unsigned char *sealed_file(const char *src, const char *enc, size_t len, const char *key, const char *scheme,
+                                  pncrypt_module **m) {
+    unsigned char *data = malloc(len);
+    for (size_t i = 0; i < len; i++) data[i] = (unsigned char)(i * 2654435761u >> 11);
+    CHECK(write_file(src, data, len) == 0, "write %s", src);
+    pncrypt_error err;
+    CHECK(pncrypt_module_new(key, scheme, m, NULL) == 0, "module");
+    CHECK(pncrypt_encrypt_file(*m, src, enc, &err) == 0, "encrypt_file: %s", err.message);
+    return data;
+}
+
 static void test_fifo_input(const char *dir) {
     char src[4096], enc[4096], dec[4096], fifo[4096];
     snprintf(src, sizeof src, "%s/fifo-plain.bin", dir);
@@ -580,13 +593,9 @@ static void test_fifo_input(const char *dir) {
     snprintf(fifo, sizeof fifo, "%s/input-fifo", dir);
     /* 200 000 bytes: more than a pipe holds, so the writer waits for the reader. */
     size_t len = 200000;
-    unsigned char *data = malloc(len);
-    for (size_t i = 0; i < len; i++) data[i] = (unsigned char)(i * 2654435761u >> 11);
-    CHECK(write_file(src, data, len) == 0, "write %s", src);
     pncrypt_error err;
     pncrypt_module *m = NULL;
-    CHECK(pncrypt_module_new("fifo-key", "acrh", &m, NULL) == 0, "module");
-    CHECK(pncrypt_encrypt_file(m, src, enc, &err) == 0, "encrypt_file: %s", err.message);
+    unsigned char *data = sealed_file(src, enc, len, "fifo-key", "acrh", &m);
     size_t sealed_len = 0;
     unsigned char *sealed = read_file(enc, &sealed_len);
     CHECK(sealed != NULL && mkfifo(fifo, 0600) == 0, "sealed file and FIFO");
@@ -670,13 +679,9 @@ static void test_growing_input(const char *dir) {
     snprintf(dec, sizeof dec, "%s/growing-opened.bin", dir);
     /* 16 MiB: streamed in 1 MiB chunks, long enough for the appender to see the first one read. */
     size_t len = 16u << 20;
-    unsigned char *data = malloc(len);
-    for (size_t i = 0; i < len; i++) data[i] = (unsigned char)(i * 2654435761u >> 11);
-    CHECK(write_file(src, data, len) == 0, "write %s", src);
     pncrypt_error err;
     pncrypt_module *m = NULL;
-    CHECK(pncrypt_module_new("growing-key", "legacy-random-iv", &m, NULL) == 0, "module");
-    CHECK(pncrypt_encrypt_file(m, src, enc, &err) == 0, "encrypt_file: %s", err.message);
+    unsigned char *data = sealed_file(src, enc, len, "growing-key", "legacy-random-iv", &m);
     struct stat st;
     CHECK(stat(enc, &st) == 0, "stat %s", enc);
     struct appender appender = {enc, st.st_dev, st.st_ino, -1};

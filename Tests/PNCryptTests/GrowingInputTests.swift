@@ -61,7 +61,7 @@ import Testing
         return CLI.Result(status: run.wait().status, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
     }
 
-    /// A plaintext (no block repeats), its legacy random-IV file (IV, then ciphertext), and a valid continuation: blocks that
+    /// A plaintext, its legacy random-IV file (IV, then ciphertext), and a valid continuation: blocks that
     /// carry the CBC chain on from the file's last block, so that the file with them appended is itself a valid
     /// ciphertext (of the plaintext, its old padding block, and 1000 more bytes).
     static func fileWithContinuation() throws -> (plaintext: [UInt8], file: [UInt8], continuation: [UInt8]) {
