@@ -3,11 +3,13 @@ import Testing
 @testable import PNCrypt
 
 /// Single messages are bounded (issue 31, finding 5): the commands that hold their input whole (message encrypt and
-/// decrypt without `--lines`, history decrypt, diagnose) read at most `--max-input` bytes (default 2 MiB) and refuse
-/// more with one line naming the limit and the option, exit 64, nothing on standard output.
+/// decrypt, history decrypt and rekey, subscribe decrypt without `--lines`; diagnose) read at most `--max-input`
+/// bytes (default 2 MiB) and refuse more with one line naming the limit and the option, exit 64, nothing on
+/// standard output.
 @Suite struct CLIInputLimitTests {
     /// The commands that hold their input whole, reading `-i PATH` (key "k").
     static let commands: [[String]] = [["message", "decrypt"], ["message", "encrypt"], ["history", "decrypt"],
+                                       ["history", "rekey", "--to-key", "j"], ["subscribe", "decrypt"],
                                        ["diagnose"]]
 
     static func expectRefused(_ result: CLI.Result, limit: Int, _ comment: String) {

@@ -48,6 +48,9 @@ import Testing
         Writer(name: "history decrypt") {
             ["history", "decrypt", "-k", "k", "--max-input", "8M", "-i", $0.path + "/history.json"]
         },
+        Writer(name: "history rekey") {
+            ["history", "rekey", "-k", "k", "--to-key", "j", "--max-input", "8M", "-i", $0.path + "/history.json"]
+        },
         Writer(name: "diagnose", arguments: { ["diagnose", "-k", "k", "-i", $0.path + "/small.enc"] },
                takesOutput: false),
         Writer(name: "diagnose --json", arguments: { ["diagnose", "--json", "-k", "k", "-i", $0.path + "/small.enc"] },
