@@ -178,6 +178,7 @@ struct MessageCommand: ParsableCommand {
 
         @OptionGroup var lines: LineOptions
         @OptionGroup var failures: AllowFailuresOption
+        @OptionGroup var maxInput: MaxInputOption
 
         func validate() throws {
             if (fileID == nil) != (fileName == nil) {
@@ -187,6 +188,7 @@ struct MessageCommand: ParsableCommand {
                 throw ValidationError("--file-id makes one file message: not with --lines or --verbatim")
             }
             try Lines.validateEncrypt(lines: lines, iv: writing.iv, gzip: gzip)
+            try maxInput.check(lines)
             if failures.allowFailures && !lines.lines {
                 throw ValidationError("--allow-failures goes with --lines (one message either encrypts or fails)")
             }
@@ -205,7 +207,7 @@ struct MessageCommand: ParsableCommand {
             }
             let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve(input: data, confirm: true)]),
                                        scheme: writing.scheme, style: style)
-            let text = try data.readAll()
+            let text = try data.readAll(limit: maxInput.limit)
             let wire: JSONValue
             var changes: [String] = []
             do {
@@ -229,7 +231,7 @@ struct MessageCommand: ParsableCommand {
             }
             let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold)
             try OutputFile.write(body.bytes, to: output, input: data, binary: force)
-            if headers { print(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
+            if headers { try POSIXIO.printLine(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
             Self.warn(changes)
         }
 
@@ -279,7 +281,7 @@ struct MessageCommand: ParsableCommand {
                 return try Lines.decrypt(keys: keys, read: read, lines: options.lines, input: data, output: output)
             }
             let crypto = try read.crypto(keys, input: data)
-            let result = try read.decrypt(crypto, message: try data.readAll())
+            let result = try read.decrypt(crypto, message: try data.readAll(limit: options.maxInput.limit))
             try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], total: 1, input: data,
                              output: output)
         }
