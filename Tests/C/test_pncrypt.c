@@ -436,8 +436,8 @@ static void test_messages(void) {
     /* legacy33: each string leaf on its own (docs/formats.md sections 4.1 and 7). */
     CHECK(pncrypt_module_new("enigma", "legacy33", &m, NULL) == 0, "legacy33 module");
     const char *shape = "[\"seven\",\"eight\",{\"food\":\"Cheeseburger\",\"drink\":\"Coffee\"}]";
-    const char *sent = "[\"0ZRaiDryY0rdklgVVU80pQ==\",\"Ti5YyHCCUEjg/op0Zm393w==\",{\"food\":\"zu9G3gtmiAxYLpehtuQngw==\","
-                       "\"drink\":\"vJYgOIZdbL4rRqdigAcujA==\"}]";
+    const char *sent = "[\"0ZRaiDryY0rdklgVVU80pQ==\",\"Ti5YyHCCUEjg/op0Zm393w==\","
+                       "{\"food\":\"zu9G3gtmiAxYLpehtuQngw==\",\"drink\":\"vJYgOIZdbL4rRqdigAcujA==\"}]";
     CHECK(pncrypt_message_encrypt(m, shape, strlen(shape), &out, &status) == 0 && strcmp(out, sent) == 0,
           "legacy33 encrypt: %s", out ? out : status.message);
     pncrypt_free(out);
