@@ -68,9 +68,21 @@ package func messageValue(_ plaintext: UnsafeRawBufferPointer) -> JSONValue {
     return .string(String(decoding: plaintext, as: UTF8.self))
 }
 
-/// Whether `bytes` are one JSON text.
+/// Whether `bytes` are one JSON text. Text whose first byte after white space cannot start a JSON value is
+/// refused at once (no parse, no error message made): the headerless rule asks this of every text.
 func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    (try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth)) != nil
+    guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
+        return false
+    }
+    switch first {
+    case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"),
+         UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+        break
+    default:
+        return false
+    }
+    return (try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth))
+        != nil
 }
 
 /// The parser behind `JSONValue(parsing:)`: one pass over contiguous UTF-8 bytes, no recursion.
