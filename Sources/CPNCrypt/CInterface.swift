@@ -26,9 +26,9 @@ final class CModule: @unchecked Sendable {
     /// How `auto` reads data without a PNED header: nil tries legacy and legacy-random-iv both (exactly one
     /// reading must qualify); a legacy33 module reads it as legacy33, its own format.
     let legacy: Scheme?
-    /// The legacy file format of headerless files: fixed IV for a legacy module (what its encrypt_file writes), else
-    /// the random-IV format (what SDK file sharing writes).
-    let fileLegacy: Scheme
+    /// The legacy file format of headerless files: fixed IV for a legacy module (what its encrypt_file writes), the
+    /// random-IV format for a legacy-random-iv module, else nil: the headerless rule for files.
+    let fileLegacy: Scheme?
 
     init(key: CipherKey, scheme: Scheme) throws(PNCryptError) {
         self.key = key

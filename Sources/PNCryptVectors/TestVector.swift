@@ -37,8 +37,12 @@ public struct TestVector: Codable, Hashable, Sendable {
     /// Where the vector came from.
     public var source: String?
     /// With `auto`: how headerless data is read (the module's legacy cryptor): `legacy` (the default),
-    /// `legacy-random-iv`, or `none` (a module with only the acrh cryptor).
+    /// `legacy-random-iv`, `none` (a module with only the acrh cryptor), or `rule` (none named: both legacy
+    /// readings, the headerless rule).
     public var legacyScheme: String?
+    /// What the plaintext must be: `bytes` (the default: a module's `decryptBinary`) or `text` (valid UTF-8:
+    /// `KeyRing.decrypt` with `.text`).
+    public var content: String?
     /// `binary` (the default: one-shot calls) or `stream` (the stream encryptor and decryptor, in small chunks).
     public var mode: String?
     /// The contract scenario a vector comes from, when it does (informative).
@@ -51,7 +55,7 @@ public struct TestVector: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case id, scheme, key, iv, plaintext, plaintextB64 = "plaintext_b64", ciphertext, expect, reason, source
-        case legacyScheme = "legacy_scheme", mode, scenario, style, message
+        case legacyScheme = "legacy_scheme", mode, scenario, style, message, content
     }
 
     /// A vector with the given fields (the others absent).
@@ -74,6 +78,7 @@ public struct TestVector: Codable, Hashable, Sendable {
         self.scenario = scenario
         self.style = style
         self.message = message
+        content = nil
     }
 
     /// The plaintext bytes, from `plaintext` or `plaintextB64`.
@@ -146,10 +151,13 @@ public enum TestVectorChecker {
         let scheme: Scheme? = v.scheme == "auto" ? nil : Scheme(rawValue: v.scheme)
         guard scheme != nil || v.scheme == "auto" else { throw fail("unknown scheme '\(v.scheme)'") }
         // A module's legacy cryptor: a scheme's name (a legacy cryptor: `Scheme.isLegacyCryptor`), "none" for no
-        // legacy cryptor (the header's scheme: headerless data is refused), or by default the module's default.
-        let legacyScheme: Scheme
+        // legacy cryptor (the header's scheme: headerless data is refused), or by default `legacy`: the vectors'
+        // modules are an SDK's with a static-IV legacy cryptor (as the vector files were made); the headerless rule
+        // has vectors of its own, with `legacy_scheme` "rule".
+        let legacyScheme: Scheme?
         switch v.legacyScheme {
-        case nil: legacyScheme = .defaultForModules
+        case nil: legacyScheme = .legacy
+        case "rule"?: legacyScheme = nil
         case "none"?: legacyScheme = .withHeader
         case let name?:
             guard let named = Scheme(rawValue: name), named.isLegacyCryptor else {
@@ -192,6 +200,13 @@ public enum TestVectorChecker {
             if stream {
                 return try streamed(try StreamDecryptor(key: module.key, scheme: scheme, legacyScheme: legacyScheme),
                                     bytes)
+            }
+            if v.content == "text" {
+                return try KeyRing(keys: [module.key]).decrypt(bytes, scheme: scheme, legacyScheme: legacyScheme,
+                                                               content: .text).plaintext
+            }
+            guard v.content == nil || v.content == "bytes" else {
+                throw fail("unknown content '\(v.content ?? "")'")
             }
             return try module.decryptBinary(bytes, scheme: scheme)
         }

@@ -109,17 +109,18 @@ struct Decrypt: ParsableCommand {
         // With the padding checked before any output, decryption cannot fail any more; decompression still can:
         // its output waits when it goes where it cannot be taken back (standard output, a device, a FIFO).
         try OutputFile.produce(output, input: data, binary: force, holdUntilVerified: gunzip) { out in
-            let legacy = reading.headerless ?? Scheme.defaultForHeaderlessFiles
             let head = try source.read(at: 0, count: StreamDecryptor.headLength)
             let match = try explained(head) {
                 try ring.fileMatch(head: head, tail: try source.read(at: max(0, source.length - 32), count: 32),
-                                   length: source.length, scheme: reading.explicit, legacyScheme: legacy)
+                                   length: source.length, scheme: reading.explicit, legacyScheme: reading.headerless)
             }
             if reading.scheme == .auto, reading.headerless == nil, match.scheme.row.iv == .prefix {
-                CLI.note("no PNED header: read as the legacy random-IV file format (its first 16 bytes are the IV, "
-                         + "as the SDKs read files); a file written with the fixed IV loses its first 16 bytes this "
-                         + "way: read it with --scheme legacy")
+                CLI.note("no PNED header, and the first 16 bytes read with the fixed IV are not text: read as the "
+                         + "legacy random-IV file format (the first 16 bytes are the IV, as the SDKs write files); a "
+                         + "binary file written with the fixed IV would lose its first 16 bytes this way: read it "
+                         + "with --legacy-scheme legacy")
             }
+            let legacy = match.scheme.hasHeader ? reading.headerless : match.scheme
             var stages: [any ByteStreamStage] = [try StreamDecryptor(key: ring.keys[match.keyIndex],
                                                                      scheme: reading.explicit, legacyScheme: legacy)]
             if gunzip { stages.append(try GzipDecompressor(outputLimit: limits.limit)) }

@@ -45,7 +45,11 @@ struct CLIFailure: Error {
         case .unknownCryptor: "unknown cryptor: "
         default: ""
         }
-        let hint = error.code == .ambiguous ? " (choose with --scheme, --legacy-scheme or one --key)" : ""
+        let hint = error.code != .ambiguous ? ""
+            : Decision.isHeaderlessPairAmbiguity(error)
+            ? " (--scheme legacy or --scheme legacy-random-iv; --legacy-scheme does the same and still reads a PNED"
+                + " header; for a message, pncrypt message decrypt)"
+            : " (give only the key that is right, or choose the scheme with --scheme or --legacy-scheme)"
         let code: ExitCode = switch error.category {
         case .encryption, .decryption, .unknownCryptor, .compression: .dataFailure
         case .json: .badJSON

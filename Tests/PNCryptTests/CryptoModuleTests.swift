@@ -45,8 +45,12 @@ import Testing
     func legacySchemeSetting() throws {
         let data = try enigma.encryptBinary([UInt8]("yay!"), scheme: .legacyRandomIV)
         var module = enigma
+        // Told nothing, as bytes the headerless rule cannot tell the two readings apart: ambiguous, saying what to do.
+        let untold = expectPNError(.ambiguous) { () throws(PNCryptError) in try module.decryptBinary(data) }
+        #expect(untold.map(Decision.isHeaderlessPairAmbiguity) == true)
         // Read with the fixed IV, IV ‖ ciphertext still has valid padding: the IV block becomes 16 bytes of
-        // garbage before the real plaintext. Nothing in the data tells the two apart (docs/formats.md section 1).
+        // garbage before the real plaintext. Nothing in the bytes tells the two apart (docs/formats.md section 1).
+        module.legacyScheme = .legacy
         let misread = try module.decryptBinary(data)
         #expect(misread.count == 20)
         #expect(Array(misread.suffix(4)) == [UInt8]("yay!"))

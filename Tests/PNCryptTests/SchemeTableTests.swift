@@ -61,18 +61,15 @@ import PNCryptVectors
 
     // MARK: The table's invariants
 
-    @Test("each default is exactly one row fit for it, and two rows are tried on headerless messages")
+    @Test("the writing default is one row fit for it, and two rows are the headerless pair")
     func defaults() {
         let schemes = Scheme.allCases
         #expect(schemes.filter(\.isDefaultForWriting).count == 1)
-        #expect(schemes.filter(\.isDefaultForHeaderlessFiles).count == 1)
-        #expect(schemes.filter(\.isDefaultForModules).count == 1)
-        #expect(schemes.filter(\.isTriedOnHeaderlessMessages).count == 2)
+        #expect(schemes.filter(\.isHeaderlessPair).count == 2)
         #expect(schemes.filter(\.hasHeader) == [Scheme.withHeader], "one header row: CryptorHeader knows one cryptor")
         #expect(Scheme.defaultForWriting.row.hasFileFormat && Scheme.defaultForWriting.row.message == .whole)
-        #expect(Scheme.defaultForHeaderlessFiles.isLegacyCryptor)
-        #expect(Scheme.defaultForModules.isLegacyCryptor)
-        let (first, second) = Scheme.triedOnHeaderlessMessages
+        let (first, second) = Scheme.headerlessPair
+        #expect(first.row.iv == .fixed && second.row.iv == .prefix, "the rule reads the fixed-IV reading's first block")
         #expect(first.partner == second && second.partner == first)
         #expect(first.row.iv != second.row.iv, "the two headerless readings differ in where the IV is")
         #expect(first.row.keyDerivation == second.row.keyDerivation && first.isLegacyCryptor && second.isLegacyCryptor)

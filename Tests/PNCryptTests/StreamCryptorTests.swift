@@ -43,11 +43,15 @@ import Testing
         #expect(random.count == 32)
         #expect(try module.decryptBinary(random, scheme: .legacyRandomIV) == [UInt8]("abc"))
         #expect(try run(StreamDecryptor(key: key), random, chunk: 5) == [UInt8]("abc"))
-        // A fixed-IV file of 3 blocks also has valid padding read as random-IV: 16 bytes short, as docs/formats.md
-        // says.
+        // A fixed-IV file of 3 blocks also has valid padding read as random-IV: the headerless rule reads it with the
+        // fixed IV when its first block is text; a binary one is read as the SDKs' random-IV format, 16 bytes short,
+        // as docs/formats.md says.
         let long = [UInt8](repeating: 0x61, count: 40)
-        let misread = try run(StreamDecryptor(key: key), try module.encryptBinary(long, scheme: .legacy), chunk: 7)
-        #expect(misread == Array(long.dropFirst(16)))
+        let text = try run(StreamDecryptor(key: key), try module.encryptBinary(long, scheme: .legacy), chunk: 7)
+        #expect(text == long)
+        let binary = [UInt8](repeating: 0x01, count: 40)
+        let misread = try run(StreamDecryptor(key: key), try module.encryptBinary(binary, scheme: .legacy), chunk: 7)
+        #expect(misread == Array(binary.dropFirst(16)))
         #expect(expectPNError { () throws(PNCryptError) in try StreamEncryptor(key: key, scheme: .legacy33) }?
             .code == .invalidValue)
     }
@@ -74,7 +78,7 @@ import Testing
             (Array(acrh.prefix(26)), nil, .wrongKeyOrCorrupt, "empty ciphertext after the PNED header"),
             (Array(acrh.dropLast()), nil, .wrongKeyOrCorrupt, "not a whole number"),
             (Array(legacy.prefix(10)), nil, .wrongKeyOrCorrupt, "too short"),
-            (Array(legacy.prefix(16)), nil, .wrongKeyOrCorrupt, "no ciphertext after the 16-byte IV"),
+            (Array(legacy.prefix(16)), .legacyRandomIV, .wrongKeyOrCorrupt, "no ciphertext after the 16-byte IV"),
             ([], nil, .wrongKeyOrCorrupt, "too short"),
             ([], .acrh, .malformedHeader, "empty input"),
             (legacy, .acrh, .unknownCryptor, "no PNED header"),  // the legacy cryptor's data (contract scenarios)

@@ -40,10 +40,13 @@ public struct Diagnosis: Sendable {
 
         private var isPHPRawString: Bool { plaintext?.withUnsafeBytes { PNCrypt.isPHPRawString($0) } ?? false }
 
-        /// This attempt's checks, as the one decision procedure takes them.
+        /// This attempt's checks, as the one decision procedure takes them (with the headerless rule's look at the
+        /// first block, for a fixed-IV reading).
         var verdict: Decision.Verdict {
-            Decision.Verdict(keyIndex: keyNumber - 1, scheme: scheme, padding: plaintext != nil, utf8: isUTF8,
-                             json: json != nil || isPHPRawString)
+            let firstBlock = scheme == Scheme.headerlessPair.fixed
+                ? plaintext.map { $0.withUnsafeBytes { HeaderlessRule.classify($0) } } : nil
+            return Decision.Verdict(keyIndex: keyNumber - 1, scheme: scheme, padding: plaintext != nil, utf8: isUTF8,
+                                    json: json != nil || isPHPRawString, firstBlock: firstBlock)
         }
     }
 
@@ -181,6 +184,7 @@ public struct Diagnosis: Sendable {
                 lines.append("\(fixed.scheme) and \(partner) differ only in the first block: read with the other"
                              + " scheme, a message loses its first \(Scheme.ivSize) bytes or gains"
                              + " \(Scheme.ivSize) bytes of garbage")
+                lines.append(Self.headerlessRuleFinding(fixed: fixed.verdict, random: random.verdict))
             }
         } else {
             let blocks = inspection?.blocks ?? 0
@@ -194,6 +198,23 @@ public struct Diagnosis: Sendable {
                          + Set(attempts.map(\.scheme)).map(\.rawValue).sorted().joined(separator: ", "))
         }
         return lines
+    }
+
+    /// What the headerless rule (docs/formats.md section 1) makes of one key's two legacy readings, as text.
+    static func headerlessRuleFinding(fixed: Decision.Verdict, random: Decision.Verdict) -> String {
+        let reason = if fixed.json && !random.json {
+            "the fixed-IV reading is one JSON text and the other is not"
+        } else {
+            switch fixed.firstBlock {
+            case .text?: "the fixed-IV reading's first 16 bytes are text"
+            case .noise?: "the fixed-IV reading's first 16 bytes are not text (a decrypted IV)"
+            default: "the fixed-IV reading's first 16 bytes are neither clearly text nor clearly a decrypted IV"
+            }
+        }
+        guard let scheme = Decision.resolve(fixed: fixed, random: random, content: .text, file: false) else {
+            return "the headerless rule cannot tell them apart: \(reason); name the scheme"
+        }
+        return "the headerless rule reads it as \(scheme) (what pncrypt decrypt gives without --scheme): \(reason)"
     }
 
     /// What a client set to the other legacy scheme does with a message read as `match`: when that reading is

@@ -89,8 +89,14 @@ extension CryptoModule {
     /// (`legacy`, `legacy-random-iv`, `legacy33`).
     package func readings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?) throws(PNCryptError)
         -> Cryptor.Readings where C.Index == Int {
-        try Cryptor.readings(of: input, scheme: explicit, legacyScheme: legacyScheme,
+        try Cryptor.readings(of: input, scheme: explicit, legacyScheme: headerlessReading,
                              also: encryptionScheme.hasHeader ? nil : encryptionScheme)
+    }
+
+    /// How headerless data is read: `legacyScheme`, else the module's own scheme when it is headerless, else nil
+    /// (both legacy readings, the headerless rule).
+    var headerlessReading: Scheme? {
+        legacyScheme ?? (encryptionScheme.hasHeader ? nil : encryptionScheme)
     }
 
     /// `open`, also returning the length of the whole decrypted body (padding included), over which the checks
@@ -271,7 +277,10 @@ extension Decision {
             return (count, 0, reading.scheme, 0)
         }
         // Each reading is decrypted into scratch; a qualifying one is copied to `output`. Every check runs for
-        // every reading, so the time taken does not tell which one failed.
+        // every reading, so the time taken does not tell which one failed. When both legacy readings are tried,
+        // the headerless rule's checks run too, and the winner is decrypted again into `output` when it was not the
+        // first to qualify.
+        let pair = readings.isHeaderlessPair
         return try withScratch(capacity) { (scratch) throws(PNCryptError) in
             defer { wipe(scratch.baseAddress!, count: capacity) }
             var verdicts: [Verdict] = []
@@ -279,6 +288,7 @@ extension Decision {
             var counts: [Int] = []
             counts.reserveCapacity(keys.count * readings.count)
             var copied = false
+            var firstQualifying = -1
             for (keyIndex, key) in keys.enumerated() {
                 let module = CryptoModule(key: key)
                 for reading in readings {
@@ -286,10 +296,11 @@ extension Decision {
                     let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: scratch.baseAddress!,
                                                                               count: length),
                                                    plaintextCount: count, padding: padding, keyIndex: keyIndex,
-                                                   scheme: reading.scheme, content: content, json: json)
+                                                   scheme: reading.scheme, content: content, pair: pair, json: json)
                     if !copied && qualifies(verdict, content: content) {
                         output.copyMemory(from: scratch.baseAddress!, byteCount: count)
                         copied = true
+                        firstQualifying = verdicts.count
                     }
                     verdicts.append(verdict)
                     counts.append(count)
@@ -297,6 +308,10 @@ extension Decision {
             }
             do throws(PNCryptError) {
                 let winner = try decide(verdicts, content: content, namingKeys: keys.count > 1)
+                if winner != firstQualifying {
+                    let reading = readings[winner % readings.count]
+                    _ = CryptoModule(key: keys[verdicts[winner].keyIndex]).open(reading, of: input, into: output)
+                }
                 return (counts[winner], verdicts[winner].keyIndex, verdicts[winner].scheme, winner)
             } catch {
                 wipe(output, count: capacity)
@@ -410,6 +425,35 @@ final class StreamCipher {
         return block.withUnsafeBytes {
             PKCS7.unpad(UnsafeRawBufferPointer(rebasing: $0[0..<Cryptor.blockSize])).valid
         }
+    }
+
+    /// What the fixed-IV reading's first block of headerless data looks like (`HeaderlessRule.classify`): `block`
+    /// is the first 16 bytes of ciphertext, decrypted with the fixed IV into a wiped scratch block.
+    static func fixedIVFirstBlock(key: CipherKey, block: some Collection<UInt8>) -> HeaderlessRule.FirstBlock {
+        let scheme = Scheme.headerlessPair.fixed
+        let context = key.pool(scheme, encrypting: false).makeContext()
+        var plain = [UInt8](repeating: 0, count: 2 * Cryptor.blockSize)
+        defer { PNCryptJSON.wipe(&plain) }
+        let input = Array(block.prefix(Cryptor.blockSize)) + [UInt8](repeating: 0, count: Cryptor.blockSize)
+        let written = Cryptor.fixedIV.withUnsafeBytes { ivBytes in
+            guard context.start(iv: ivBytes) else { return Int?.none }
+            return input.withUnsafeBytes { bytes in
+                plain.withUnsafeMutableBytes { context.update(bytes, into: $0.baseAddress!) }
+            }
+        }
+        guard let written, written >= Cryptor.blockSize else { return .noise }
+        return plain.withUnsafeBytes {
+            HeaderlessRule.classify(UnsafeRawBufferPointer(rebasing: $0[0..<Cryptor.blockSize]))
+        }
+    }
+
+    /// The headerless rule for a file (`Decision.resolve` with `file`): of two blocks or more, `legacy` when the
+    /// fixed-IV reading's first block is text, else `legacy-random-iv`, the SDKs' file format; one block can
+    /// only be `legacy` (a random-IV file holds an IV and at least one block).
+    static func headerlessFileScheme(key: CipherKey, firstBlock: some Collection<UInt8>, blocks: Int) -> Scheme {
+        let (fixed, random) = Scheme.headerlessPair
+        guard blocks >= 2 else { return fixed }
+        return fixedIVFirstBlock(key: key, block: firstBlock) == .text ? fixed : random
     }
 
     /// As `finish` when decrypting, for a reading that is only checked, never output: instead of throwing on bad

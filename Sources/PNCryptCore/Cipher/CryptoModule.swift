@@ -10,13 +10,14 @@ import PNCryptJSON
 /// let bytes = try module.encryptBinary(Array("hello".utf8))     // the same without Base64 (files, raw bytes)
 /// ```
 ///
-/// `decrypt(_:)` reads a `PNED` header when there is one; headerless data it reads as `legacyScheme` and, when
-/// the module writes a headerless scheme (`encryptionScheme` `legacy`, `legacyRandomIV` or `legacy33`), as that
-/// scheme too, so a module always reads its own output. Nothing in legacy data says whether it has a random IV.
+/// `decrypt(_:)` reads a `PNED` header when there is one. Headerless data it reads as `legacyScheme` when that is
+/// set, and as the module's own scheme when it writes a headerless one (`encryptionScheme` `legacy`,
+/// `legacyRandomIV` or `legacy33`), so a module always reads its own output; otherwise both legacy readings are
+/// tried and the headerless rule decides (docs/formats.md section 1): as bytes, a fixed-IV reading whose first
+/// block is text is taken, and anything else of two blocks or more is `ambiguous` (nothing in bytes tells the
+/// two apart: decrypt text with `KeyRing` and `.text`, messages with `MessageCrypto`, or set `legacyScheme`).
 /// The one decision procedure chooses, as for `KeyRing` with `.bytes`: the plaintext is returned only when
-/// exactly one reading has valid padding; none is `decryptionFailed`, several `ambiguous` (two legacy readings of
-/// two blocks or more usually both pass: set `legacyScheme` to the writer's scheme). `decrypt(_:scheme:)` reads
-/// exactly one format. CBC has no integrity check: with one reading a wrong key passes the padding check about
+/// exactly one reading qualifies; none is `decryptionFailed`. `decrypt(_:scheme:)` reads exactly one format. CBC has no integrity check: with one reading a wrong key passes the padding check about
 /// once in 256 tries and gives garbage (use `KeyRing` with `.text`, or `MessageCrypto`, to check more).
 /// `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow docs/formats.md
 /// section 2 (`PNCryptError.category`): encryption, decryption, or unknown cryptor. Thread-safe; keyed cipher
@@ -26,22 +27,23 @@ public struct CryptoModule: Sendable {
     public let key: CipherKey
     /// The scheme `encrypt(_:)` writes. Default `acrh`.
     public var encryptionScheme: Scheme
-    /// How `decrypt(_:)` reads data that has no `PNED` header (`Scheme.defaultForModules` unless told): `legacy`,
-    /// `legacyRandomIV` or `legacy33`, besides `encryptionScheme` when that is headerless. Setting `acrh` here
-    /// means headerless data is refused (unless the module itself writes a headerless scheme).
-    public var legacyScheme: Scheme
+    /// How `decrypt(_:)` reads data that has no `PNED` header: `legacy`, `legacyRandomIV` or `legacy33`, besides
+    /// `encryptionScheme` when that is headerless; nil (the default): the module's own scheme when it writes a
+    /// headerless one, else the headerless rule over both legacy readings. Setting `acrh` here means headerless
+    /// data is refused (unless the module itself writes a headerless scheme).
+    public var legacyScheme: Scheme?
 
     /// A module for `cipherKey`.
     /// - Throws: `invalidKey` when the key is empty.
     public init(cipherKey: String, encryptionScheme: Scheme = .defaultForWriting,
-                legacyScheme: Scheme = .defaultForModules)
+                legacyScheme: Scheme? = nil)
         throws(PNCryptError) {
         self.init(key: try CipherKey(cipherKey), encryptionScheme: encryptionScheme, legacyScheme: legacyScheme)
     }
 
     /// A module for an already derived key (share one `CipherKey` between modules to share its contexts).
     public init(key: CipherKey, encryptionScheme: Scheme = .defaultForWriting,
-                legacyScheme: Scheme = .defaultForModules) {
+                legacyScheme: Scheme? = nil) {
         self.key = key
         self.encryptionScheme = encryptionScheme
         self.legacyScheme = legacyScheme
@@ -100,8 +102,9 @@ public struct CryptoModule: Sendable {
 
     /// The scheme `decryptBinary(_:)` would use for `data`, after reading its header if it has one.
     package func detectScheme(_ data: some Collection<UInt8>) throws(PNCryptError) -> Scheme {
-        guard let (header, _) = try CryptorHeader.parse(data) else { return legacyScheme }
-        return try header.scheme(reading: nil) ?? legacyScheme
+        let headerless = headerlessReading ?? Scheme.headerlessPair.fixed
+        guard let (header, _) = try CryptorHeader.parse(data) else { return headerless }
+        return try header.scheme(reading: nil) ?? headerless
     }
 
     /// The one error every key-dependent failure gives (bad padding, plaintext that is not UTF-8 or not JSON where

@@ -81,7 +81,7 @@ package enum Cryptor {
     }
 
     /// The readings of `input` that `explicit` allows (nil: a `PNED` header picks the cryptor; headerless data is
-    /// read as `legacyScheme`, or, when that is nil too, in both `Scheme.triedOnHeaderlessMessages`; `also`, a
+    /// read as `legacyScheme`, or, when that is nil too, in both `Scheme.headerlessPair`; `also`, a
     /// headerless scheme, is tried as well when `legacyScheme` is set: a module's own scheme). Whatever the key,
     /// these are the only ones: a header, a length or a block count rules the others out.
     /// - Throws: the format errors (`malformedHeader`, `unknownCryptor`, a length that no reading accepts).
@@ -145,6 +145,12 @@ package enum Cryptor {
         package var startIndex: Int { 0 }
         package var endIndex: Int { second == nil ? 1 : 2 }
         package subscript(position: Int) -> Reading { position == 0 ? first : second! }
+
+        /// Both legacy readings of headerless data (`Scheme.headerlessPair`): the headerless rule may be needed.
+        package var isHeaderlessPair: Bool {
+            guard let second else { return false }
+            return first.scheme.partner == second.scheme
+        }
     }
 
     private static func legacyReadings<C: Collection<UInt8>>(_ legacyScheme: Scheme?, also: Scheme?, of input: C,
@@ -152,7 +158,7 @@ package enum Cryptor {
         where C.Index == Int {
         let count = input.count
         guard let legacyScheme else {
-            let (first, second) = Scheme.triedOnHeaderlessMessages
+            let (first, second) = Scheme.headerlessPair
             return Readings(legacyReading(first, count: count, from: start),
                             legacyReading(second, count: count, from: start))
         }
@@ -208,13 +214,17 @@ package enum Cryptor {
     /// - Parameters:
     ///   - final: `head` is the whole file: nothing more will come.
     ///   - expected: the format required, or nil to detect a header and read headerless data as `legacyScheme`.
+    ///   - legacyScheme: how headerless data is read; nil: as `headerless` says, given the first ciphertext block
+    ///     and where the ciphertext starts (the headerless rule for files; nil is returned until 32 bytes of
+    ///     ciphertext or the end of the input are there).
     /// - Throws: the format errors: a header cut short (only when `final`), an unknown cryptor, a file shorter than
     ///   its IV, headerless data where only `acrh` is read.
-    static func streamStart(of head: [UInt8], final: Bool, scheme expected: Scheme?, legacyScheme: Scheme)
+    static func streamStart(of head: [UInt8], final: Bool, scheme expected: Scheme?, legacyScheme: Scheme?,
+                            headerless: (ArraySlice<UInt8>, Int) -> Scheme)
         throws(PNCryptError) -> (scheme: Scheme, iv: Range<Int>?, bodyStart: Int)? {
         guard expected?.hasHeader ?? CryptorHeader.mayStart(head, final: final) else {
-            if expected == nil && legacyScheme.hasHeader { throw CryptorHeader.missing(head) }
-            return try streamLegacyStart(of: head, expected ?? legacyScheme, final: final)
+            if expected == nil && legacyScheme?.hasHeader == true { throw CryptorHeader.missing(head) }
+            return try streamLegacyStart(of: head, expected ?? legacyScheme, final: final, headerless: headerless)
         }
         let parsed: (header: CryptorHeader, length: Int)?
         do {
@@ -224,18 +234,31 @@ package enum Cryptor {
         }
         guard let (header, length) = parsed else {
             if head.count < CryptorHeader.sentinel.count && !final { return nil }
-            if expected?.hasHeader == true || legacyScheme.hasHeader { throw CryptorHeader.missing(head) }
-            return try streamLegacyStart(of: head, legacyScheme, final: final)
+            if expected?.hasHeader == true || legacyScheme?.hasHeader == true { throw CryptorHeader.missing(head) }
+            return try streamLegacyStart(of: head, legacyScheme, final: final, headerless: headerless)
         }
         guard let scheme = try header.scheme(reading: expected) else {
             // The legacy cryptor's id: the legacy file format follows the header.
-            return try streamLegacyStart(of: head, legacyScheme, final: final, after: length)
+            return try streamLegacyStart(of: head, legacyScheme, final: final, after: length, headerless: headerless)
         }
         return (scheme, (length - blockSize)..<length, length)
     }
 
-    private static func streamLegacyStart(of head: [UInt8], _ legacy: Scheme, final: Bool, after offset: Int = 0)
+    private static func streamLegacyStart(of head: [UInt8], _ told: Scheme?, final: Bool, after offset: Int = 0,
+                                          headerless: (ArraySlice<UInt8>, Int) -> Scheme)
         throws(PNCryptError) -> (scheme: Scheme, iv: Range<Int>?, bodyStart: Int)? {
+        let legacy: Scheme
+        if let told {
+            legacy = told
+        } else if head.count >= offset + 2 * blockSize || (final && head.count >= offset + blockSize) {
+            legacy = headerless(head[offset..<(offset + blockSize)], offset)
+        } else if final {
+            // Less than two blocks: one block can only be the fixed-IV format; less than one, neither (the
+            // random-IV format's reason names the IV).
+            legacy = head.count >= offset + blockSize ? Scheme.headerlessPair.fixed : Scheme.headerlessPair.random
+        } else {
+            return nil
+        }
         // The fixed IV: the ciphertext starts right away.
         guard legacy.row.iv == .prefix else { return (legacy, nil, offset) }
         guard head.count >= offset + blockSize else {

@@ -39,16 +39,22 @@ package enum Decision {
         package var padding: Bool
         /// The plaintext is valid UTF-8 (false when the content is `.bytes` and it was not checked).
         package var utf8: Bool
-        /// The plaintext is one JSON text (false when the content is not `.json` and it was not checked).
+        /// The plaintext is one JSON text (false when it was not checked: content `.bytes`, or `.text` outside a
+        /// legacy pair).
         package var json: Bool
+        /// For the fixed-IV reading of a legacy pair (both legacy readings of headerless data tried), what its
+        /// first block looks like (`HeaderlessRule`); nil otherwise.
+        package var firstBlock: HeaderlessRule.FirstBlock?
 
         /// A verdict from checks already run (streams gather these as they go).
-        package init(keyIndex: Int, scheme: Scheme, padding: Bool, utf8: Bool, json: Bool) {
+        package init(keyIndex: Int, scheme: Scheme, padding: Bool, utf8: Bool, json: Bool,
+                     firstBlock: HeaderlessRule.FirstBlock? = nil) {
             self.keyIndex = keyIndex
             self.scheme = scheme
             self.padding = padding
             self.utf8 = utf8
             self.json = json
+            self.firstBlock = firstBlock
         }
     }
 
@@ -63,27 +69,107 @@ package enum Decision {
 
     /// The position in `verdicts` of the one reading that qualifies for `content`.
     ///
+    /// When both legacy readings of one key qualify (headerless data of two blocks or more), the headerless rule
+    /// keeps one of them or neither (`resolve`); the rest must then leave exactly one.
+    ///
     /// - Parameters:
     ///   - verdicts: one per reading tried, each with every check run.
     ///   - content: what a plaintext must be.
     ///   - namingKeys: name the key of each reading in an `ambiguous` error (there were several keys).
-    /// - Throws: `CryptoModule.decryptionFailed` when none qualifies; `ambiguous`, naming the readings, when more
-    ///   than one does.
-    package static func decide(_ verdicts: some Collection<Verdict>, content: KeyRing.Content, namingKeys: Bool)
-        throws(PNCryptError) -> Int {
+    ///   - file: the data is a file: a legacy pair the rule leaves undecided is the random-IV file format, the
+    ///     one the SDKs write (`resolve`).
+    /// - Throws: `CryptoModule.decryptionFailed` when none qualifies; `ambiguous`, naming the readings and what
+    ///   to do, when more than one does.
+    package static func decide(_ verdicts: some Collection<Verdict>, content: KeyRing.Content, namingKeys: Bool,
+                               file: Bool = false) throws(PNCryptError) -> Int {
         var winner = -1
-        var winners: [Verdict] = []
+        var count = 0
         for (position, verdict) in verdicts.enumerated() where qualifies(verdict, content: content) {
             winner = position
-            winners.append(verdict)
+            count += 1
         }
-        guard winners.count == 1 else { throw failure(winners, namingKeys: namingKeys) }
-        return winner
+        if count == 1 { return winner }
+        guard count > 1 else { throw CryptoModule.decryptionFailed }
+        return try decideAmong(Array(verdicts), content: content, namingKeys: namingKeys, file: file)
+    }
+
+    /// Several readings qualify: the headerless rule resolves each key's legacy pair, then exactly one must remain.
+    @inline(never)
+    private static func decideAmong(_ verdicts: [Verdict], content: KeyRing.Content, namingKeys: Bool, file: Bool)
+        throws(PNCryptError) -> Int {
+        let (fixed, random) = Scheme.headerlessPair
+        var kept: [Int] = []
+        var undecidedPair = false
+        for (position, verdict) in verdicts.enumerated() where qualifies(verdict, content: content) {
+            let partnerScheme = verdict.scheme == fixed ? random : verdict.scheme == random ? fixed : nil
+            guard let partnerScheme, let partner = verdicts.firstIndex(where: {
+                $0.keyIndex == verdict.keyIndex && $0.scheme == partnerScheme && qualifies($0, content: content)
+            }) else {
+                kept.append(position)
+                continue
+            }
+            let (fixedVerdict, randomVerdict) = verdict.scheme == fixed ? (verdict, verdicts[partner])
+                : (verdicts[partner], verdict)
+            switch resolve(fixed: fixedVerdict, random: randomVerdict, content: content, file: file) {
+            case fixed?: if verdict.scheme == fixed { kept.append(position) }
+            case random?: if verdict.scheme == random { kept.append(position) }
+            default:
+                kept.append(position)
+                undecidedPair = true
+            }
+        }
+        guard kept.count == 1 else {
+            throw failure(kept.map { verdicts[$0] }, namingKeys: namingKeys,
+                          headerlessPair: undecidedPair && kept.count == 2 ? content : nil)
+        }
+        return kept[0]
+    }
+
+    /// The headerless rule (docs/formats.md section 1): which of the two legacy readings of one key, both
+    /// qualifying, is the data's; nil when the rule cannot tell.
+    ///
+    /// 1. Text only: the fixed-IV reading is one JSON text and the random-IV reading is not: `legacy` (a decrypted
+    ///    IV before a JSON text leaves one JSON text with a chance far below 2^-27; the other way round proves
+    ///    nothing, since a text cut after 16 bytes can be JSON, such as a number).
+    /// 2. The fixed-IV reading's first block is text (`HeaderlessRule`; noise passes at most 2^-27 of the time):
+    ///    `legacy`.
+    /// 3. Text and messages: that block is noise (a character text does not hold): `legacy-random-iv`.
+    ///    Files: anything but text there: `legacy-random-iv`, the SDKs' file format.
+    /// 4. Otherwise neither: bytes carry nothing more that tells the readings apart.
+    package static func resolve(fixed: Verdict, random: Verdict, content: KeyRing.Content, file: Bool) -> Scheme? {
+        let (fixedScheme, randomScheme) = Scheme.headerlessPair
+        if content == .text && fixed.json && !random.json { return fixedScheme }
+        if fixed.firstBlock == .text { return fixedScheme }
+        if content != .bytes && fixed.firstBlock == .noise { return randomScheme }
+        if file { return randomScheme }
+        return nil
+    }
+
+    /// How an `ambiguous` error between one key's two legacy readings starts (`isHeaderlessPairAmbiguity`).
+    static let headerlessPairAmbiguity = "ambiguous: no PNED header, and the data reads both as legacy (fixed IV)"
+        + " and as legacy-random-iv (IV first); "
+
+    /// Whether `error` is the ambiguity of one key's two legacy readings that the headerless rule could not resolve
+    /// (shells add their own way to name the scheme, or to read text or a message).
+    package static func isHeaderlessPairAmbiguity(_ error: PNCryptError) -> Bool {
+        error.code == .ambiguous && error.message.hasPrefix(headerlessPairAmbiguity)
     }
 
     /// The failure for no qualifying reading (the one decryption failure) or several (`ambiguous`, naming them).
-    package static func failure(_ winners: [Verdict], namingKeys: Bool) -> PNCryptError {
+    ///
+    /// - Parameter headerlessPair: the two left are one key's legacy pair that the headerless rule could not
+    ///   resolve, for this content: the message says why and what to do.
+    package static func failure(_ winners: [Verdict], namingKeys: Bool, headerlessPair: KeyRing.Content? = nil)
+        -> PNCryptError {
         guard winners.count > 1 else { return CryptoModule.decryptionFailed }
+        if let content = headerlessPair {
+            let why = content == .bytes
+                ? "as bytes, nothing tells the two apart: decrypt it as text or as a message (the headerless rule"
+                    + " then decides), or name the scheme"
+                : "its first 16 bytes, read with the fixed IV, are neither clearly text nor clearly a decrypted IV:"
+                    + " name the scheme"
+            return PNCryptError(.ambiguous, headerlessPairAmbiguity + why)
+        }
         let names = winners.map { namingKeys ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
         return PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("
                             + names.joined(separator: ", ") + "); say which scheme (or key) to use")
@@ -96,23 +182,28 @@ package enum Decision {
     ///   - plaintextCount: the length without the padding when it is valid (`decrypted.count` otherwise).
     ///   - padding: whether the padding is valid.
     ///   - content: `.bytes` checks nothing more; `.text` checks UTF-8; `.json` UTF-8 and JSON.
+    ///   - pair: both legacy readings of headerless data are being tried: the headerless rule's checks run too
+    ///     (the first block of the fixed-IV reading; JSON for text), for both readings alike.
     ///
     /// UTF-8 is checked over all of `decrypted`, every byte (`isValidUTF8InFull`): valid padding is ASCII (1 to
     /// 16), so this gives the same answer as checking the plaintext alone, in the same time whether the padding was
     /// valid or not and wherever the first invalid byte is.
     ///   - json: the JSON check (`isMessageText`; the message path parses once here and keeps the value).
     package static func verdict(of decrypted: UnsafeRawBufferPointer, plaintextCount: Int, padding: Bool, keyIndex: Int,
-                        scheme: Scheme, content: KeyRing.Content,
+                        scheme: Scheme, content: KeyRing.Content, pair: Bool = false,
                         json jsonCheck: (UnsafeRawBufferPointer) -> Bool = isMessageText) -> Verdict {
         var utf8 = false
         var json = false
         if content != .bytes {
             utf8 = isValidUTF8InFull(decrypted)
         }
-        if content == .json {
+        if content == .json || (pair && content == .text) {
             json = jsonCheck(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount]))
         }
-        return Verdict(keyIndex: keyIndex, scheme: scheme, padding: padding, utf8: utf8, json: json)
+        let firstBlock = pair && scheme == Scheme.headerlessPair.fixed
+            ? HeaderlessRule.classify(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount])) : nil
+        return Verdict(keyIndex: keyIndex, scheme: scheme, padding: padding, utf8: utf8, json: json,
+                       firstBlock: firstBlock)
     }
 }
 

@@ -61,7 +61,7 @@ extension Scheme {
     }
 
     /// One row of the scheme table: what a scheme is. Where it is the default is stated once, below the rows
-    /// (`defaultForWriting`, `defaultForHeaderlessFiles`, `defaultForModules`, `triedOnHeaderlessMessages`).
+    /// (`defaultForWriting`, `headerlessPair`).
     public struct Row: Hashable, Sendable {
         /// How the AES key is derived.
         public let keyDerivation: KeyDerivation
@@ -138,30 +138,17 @@ extension Scheme {
     /// Whether the scheme can be a module's legacy cryptor (`--legacy-scheme`): a file format and no header.
     public var isLegacyCryptor: Bool { row.hasFileFormat && !hasHeader }
 
-    // The defaults: each stated once, here (docs/formats.md section 1, "Telling the schemes apart", links here).
+    // The defaults: each stated once, here (docs/formats.md section 1, "The headerless rule", links here).
     // Constants (no lazy initialization on the message path); `SchemeTableTests` checks them against the rows.
 
     /// The scheme written when none is named, for files and messages: `acrh`.
     public static let defaultForWriting: Scheme = .acrh
 
-    /// How bytes without a `PNED` header are read when the caller names no legacy scheme and the bytes must be
-    /// read one way (files and streams: `StreamDecryptor`, `KeyRing.fileMatch`, the CLI's `--binary`):
-    /// `legacy-random-iv`, what SDK file sharing writes.
-    ///
-    /// The library's other readers default differently, on purpose: text and messages (`KeyRing.decrypt`,
-    /// `MessageCrypto`, `MessageRekey`, `StreamTextReader`, the CLI's text) take no default (`nil`): both legacy
-    /// readings are tried (`triedOnHeaderlessMessages`) and a plaintext is delivered only when exactly one
-    /// qualifies; a `CryptoModule`, shaped like an SDK's, reads `defaultForModules`.
-    public static let defaultForHeaderlessFiles: Scheme = .legacyRandomIV
-
-    /// How a `CryptoModule` reads data without a `PNED` header unless told otherwise: `legacy` (the fixed IV).
-    /// See `defaultForHeaderlessFiles` for the other readers.
-    public static let defaultForModules: Scheme = .legacy
-
-    /// The two readings of a headerless message when no legacy scheme is named, the two settings of an SDK
-    /// client's legacy cryptor: `legacy`, `legacy-random-iv` (the one decision procedure takes one only when it
-    /// alone qualifies).
-    package static let triedOnHeaderlessMessages: (Scheme, Scheme) = (.legacy, .legacyRandomIV)
+    /// The two readings of data without a `PNED` header when no legacy scheme is named, the two settings of an
+    /// SDK client's legacy cryptor: `legacy` (fixed IV) and `legacy-random-iv`. Every reader (bytes, text,
+    /// messages, files, streams, key rings, modules) tries both, and the headerless rule
+    /// (`Decision.resolve`, docs/formats.md section 1) tells them apart when both qualify.
+    package static let headerlessPair: (fixed: Scheme, random: Scheme) = (.legacy, .legacyRandomIV)
 
     /// The scheme of data after a `PNED` header with the AES-CBC cryptor id: `acrh`, the one row whose IV is in
     /// a header.
@@ -173,33 +160,26 @@ extension Scheme {
     /// Whether the scheme is written when none is named (`defaultForWriting`).
     public var isDefaultForWriting: Bool { self == Self.defaultForWriting }
 
-    /// Whether a headerless file is read in this scheme when no legacy scheme is named (`defaultForHeaderlessFiles`).
-    public var isDefaultForHeaderlessFiles: Bool { self == Self.defaultForHeaderlessFiles }
-
-    /// Whether the scheme is `CryptoModule`'s legacy scheme when none is given (`defaultForModules`).
-    public var isDefaultForModules: Bool { self == Self.defaultForModules }
-
-    /// Whether a headerless message is read in this scheme when no legacy scheme is named
-    /// (`triedOnHeaderlessMessages`).
-    public var isTriedOnHeaderlessMessages: Bool {
-        self == Self.triedOnHeaderlessMessages.0 || self == Self.triedOnHeaderlessMessages.1
+    /// Whether the scheme is one of the two readings of headerless data (`legacy`, `legacy-random-iv`).
+    public var isHeaderlessPair: Bool {
+        self == Self.headerlessPair.fixed || self == Self.headerlessPair.random
     }
 
     /// The other reading of the same headerless data by a client set the other way (same key, the IV fixed or
     /// random): `legacy` ↔ `legacy-random-iv`; nil for the others.
     public var partner: Scheme? {
-        let (first, second) = Self.triedOnHeaderlessMessages
+        let (first, second) = Self.headerlessPair
         return self == first ? second : self == second ? first : nil
     }
 
     /// How a module that encrypts with this scheme reads headerless files: its own file format when that is
-    /// headerless (what it writes), else the SDKs' (`defaultForHeaderlessFiles`).
-    public var headerlessFileFormat: Scheme { isLegacyCryptor ? self : Self.defaultForHeaderlessFiles }
+    /// headerless (what it writes), else nil: the headerless rule.
+    public var headerlessFileFormat: Scheme? { isLegacyCryptor ? self : nil }
 
-    /// How a module that encrypts with this scheme reads headerless messages: nil (both readings of
-    /// `triedOnHeaderlessMessages`) unless the scheme is headerless and not one of them (`legacy33`): then itself.
+    /// How a module that encrypts with this scheme reads headerless messages: nil (the headerless rule over both
+    /// readings) unless the scheme is headerless and not one of them (`legacy33`): then itself.
     public var headerlessMessageReading: Scheme? {
-        hasHeader || isTriedOnHeaderlessMessages ? nil : self
+        hasHeader || isHeaderlessPair ? nil : self
     }
 
     /// The names of the schemes with a file format, as a list in words: "legacy, legacy-random-iv or acrh".

@@ -86,15 +86,16 @@ public final class StreamEncryptor: ByteStreamStage {
 /// Decrypts a stream in a file format of docs/formats.md section 3, in constant memory.
 ///
 /// With `scheme` nil the format is read from the data: a `PNED` header selects `acrh`; headerless data is read as
-/// `legacyScheme` (`Scheme.defaultForHeaderlessFiles` unless told; `legacy` for files written with the fixed IV). Nothing
-/// in headerless data says which it is: for files of 3 or more blocks both readings have valid padding, so only
-/// the caller can decide. Plaintext is written as it is decrypted, except the last block, held
+/// `legacyScheme` when told, else by the headerless rule for files (docs/formats.md section 1): `legacy` when the
+/// fixed-IV reading's first block is text, otherwise `legacy-random-iv`, the format SDK file sharing writes (for
+/// files of two blocks or more both readings have valid padding; a binary file written with the fixed IV must be
+/// read with `legacyScheme` `legacy`). `scheme` says which was read. Plaintext is written as it is decrypted, except the last block, held
 /// back until `finish` checks the padding (in constant time): a caller that must not release unverified plaintext
 /// writes to a temporary place and keeps it only when `finish` succeeds. Its buffers are wiped when released.
 public final class StreamDecryptor: ByteStreamStage {
     private let key: CipherKey
     private let expected: Scheme?
-    private let legacyScheme: Scheme
+    private let legacyScheme: Scheme?
     private var cipher: StreamCipher?
     private var head: [UInt8] = []
     private var ciphertextCount = 0
@@ -105,7 +106,7 @@ public final class StreamDecryptor: ByteStreamStage {
     /// A stream decryptor with `key`; `scheme` nil detects a header and reads headerless data as `legacyScheme`
     /// (`acrh`: refused, as by a module with no legacy cryptor), otherwise only that format is read.
     /// - Throws: `invalidValue` for `legacy33`, which has no file format, or a `legacyScheme` that is not legacy.
-    public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme = .defaultForHeaderlessFiles)
+    public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme? = nil)
         throws(PNCryptError) {
         try Self.checkFormats(scheme: scheme, legacyScheme: legacyScheme)
         self.key = key
@@ -113,9 +114,9 @@ public final class StreamDecryptor: ByteStreamStage {
         self.legacyScheme = legacyScheme
     }
 
-    private static func checkFormats(scheme: Scheme?, legacyScheme: Scheme) throws(PNCryptError) {
+    private static func checkFormats(scheme: Scheme?, legacyScheme: Scheme?) throws(PNCryptError) {
         try StreamEncryptor.checkFileFormat(scheme)
-        guard legacyScheme.row.hasFileFormat else {
+        guard legacyScheme?.row.hasFileFormat ?? true else {
             throw PNCryptError(.invalidValue, "the legacy scheme of a file is \(Scheme.fileFormatNames(or: "or"))"
                                + " (none)")
         }
@@ -137,12 +138,17 @@ public final class StreamDecryptor: ByteStreamStage {
     /// - Returns: the file format and whether the padding is valid.
     /// - Throws: the format errors `finish` would give (a header cut short, an unknown cryptor, no whole blocks).
     public static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
-                                    legacyScheme: Scheme = .defaultForHeaderlessFiles) throws(PNCryptError)
+                                    legacyScheme: Scheme? = nil) throws(PNCryptError)
         -> (scheme: Scheme, valid: Bool) {
         try checkFormats(scheme: scheme, legacyScheme: legacyScheme)
-        // The format and where the ciphertext starts, from the head alone.
-        guard let (found, fileIV, start) = try Cryptor.streamStart(of: head, final: true, scheme: scheme,
-                                                                   legacyScheme: legacyScheme) else {
+        // The format and where the ciphertext starts, from the head alone (and the file's length, for the
+        // headerless rule).
+        guard let (found, fileIV, start) = try Cryptor.streamStart(
+            of: head, final: true, scheme: scheme, legacyScheme: legacyScheme,
+            headerless: { block, offset in
+                StreamCipher.headerlessFileScheme(key: key, firstBlock: block,
+                                                  blocks: (length - offset) / Cryptor.blockSize)
+            }) else {
             throw PNCryptError(.wrongKeyOrCorrupt, "the file ended before its IV or header")
         }
         let bodyCount = length - start
@@ -198,8 +204,13 @@ public final class StreamDecryptor: ByteStreamStage {
     /// Reads the IV or header from `head` and starts the cipher; returns the number of bytes they occupy, or nil
     /// when more are needed.
     private func readPrefix(final: Bool) throws(PNCryptError) -> Int? {
-        guard let (found, ivRange, start) = try Cryptor.streamStart(of: head, final: final, scheme: expected,
-                                                                    legacyScheme: legacyScheme) else { return nil }
+        let (key, head) = (self.key, self.head)
+        guard let (found, ivRange, start) = try Cryptor.streamStart(
+            of: head, final: final, scheme: expected, legacyScheme: legacyScheme,
+            headerless: { block, offset in
+                StreamCipher.headerlessFileScheme(key: key, firstBlock: block,
+                                                  blocks: final ? (head.count - offset) / Cryptor.blockSize : 2)
+            }) else { return nil }
         scheme = found
         let iv = ivRange.map { Array(head[$0]) } ?? Cryptor.fixedIV
         cipher = try StreamCipher(key: key, scheme: found, encrypting: false, iv: iv)

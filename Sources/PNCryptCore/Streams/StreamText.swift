@@ -111,11 +111,17 @@ public struct StreamTextReader: Sendable {
         let readings = try Cryptor.readings(of: HeadView(head: head, count: length), scheme: scheme,
                                             legacyScheme: legacyScheme)
         var candidates: [Candidate] = []
+        // Both legacy readings: the headerless rule looks at the fixed-IV reading's first block and, for text
+        // of at most `pairJSONLimit` bytes, whether each reading is one JSON text; both readings keep their
+        // plaintext for that (wiped after), so the work does not depend on which one is right.
+        let pair = readings.isHeaderlessPair
         for (keyIndex, key) in ring.keys.enumerated() {
             for reading in readings {
                 let iv = reading.iv.map { Array(head[$0]) } ?? Cryptor.fixedIV
                 let cipher = try StreamCipher(key: key, scheme: reading.scheme, encrypting: false, iv: iv)
-                candidates.append(Candidate(keyIndex: keyIndex, reading: reading, iv: iv, cipher: cipher))
+                let keep = !pair ? 0 : reading.body.count <= Self.pairJSONLimit ? reading.body.count
+                    : HeaderlessRule.blockLength
+                candidates.append(Candidate(keyIndex: keyIndex, reading: reading, iv: iv, cipher: cipher, keep: keep))
             }
         }
         let start = readings.map(\.body.lowerBound).min() ?? length
@@ -125,7 +131,7 @@ public struct StreamTextReader: Sendable {
                 let from = max(offset, candidate.reading.body.lowerBound) - offset
                 guard from < chunk.count else { continue }
                 try candidate.cipher.update(UnsafeRawBufferPointer(rebasing: chunk[from...])) {
-                    (plain) throws(PNCryptError) in candidate.utf8.update(plain)
+                    (plain) throws(PNCryptError) in candidate.take(plain)
                 }
             }
         }
@@ -134,10 +140,9 @@ public struct StreamTextReader: Sendable {
         var verdicts: [Decision.Verdict] = []
         for candidate in candidates {
             let padded = try candidate.cipher.finishReportingPadding {
-                (plain) throws(PNCryptError) in candidate.utf8.update(plain)
+                (plain) throws(PNCryptError) in candidate.take(plain)
             }
-            verdicts.append(Decision.Verdict(keyIndex: candidate.keyIndex, scheme: candidate.reading.scheme,
-                                             padding: padded, utf8: candidate.utf8.finish(), json: false))
+            verdicts.append(candidate.verdict(padding: padded, pair: pair))
         }
         let winner = candidates[try Decision.decide(verdicts, content: .text, namingKeys: ring.keys.count > 1)]
         return Choice(keyIndex: winner.keyIndex, reading: winner.reading, iv: winner.iv)
@@ -160,6 +165,10 @@ public struct StreamTextReader: Sendable {
         try cipher.finish(sink)
     }
 
+    /// The most plaintext a reading of a legacy pair keeps for the headerless rule's JSON check (longer text is
+    /// judged by its first block alone): 1 MiB.
+    public static let pairJSONLimit = 1 << 20
+
     /// One (key, scheme) reading being checked.
     private final class Candidate {
         package let keyIndex: Int
@@ -167,12 +176,41 @@ public struct StreamTextReader: Sendable {
         package let iv: [UInt8]
         package let cipher: StreamCipher
         package var utf8 = UTF8StreamValidator()
+        /// The plaintext kept for the headerless rule (at most `keep` bytes), wiped when released.
+        private var kept: [UInt8] = []
+        private let keep: Int
 
-        package init(keyIndex: Int, reading: Cryptor.Reading, iv: [UInt8], cipher: StreamCipher) {
+        package init(keyIndex: Int, reading: Cryptor.Reading, iv: [UInt8], cipher: StreamCipher, keep: Int) {
             self.keyIndex = keyIndex
             self.reading = reading
             self.iv = iv
             self.cipher = cipher
+            self.keep = keep
+            kept.reserveCapacity(keep)
+        }
+
+        deinit { wipe(&kept) }
+
+        func take(_ plain: UnsafeRawBufferPointer) {
+            utf8.update(plain)
+            let room = keep - kept.count
+            if room > 0 { kept.append(contentsOf: plain.prefix(room)) }
+        }
+
+        /// The verdict once every byte went through `take` (a valid padding is not passed on, so what is kept of a
+        /// short reading is its plaintext); a legacy pair's with the headerless rule's checks.
+        func verdict(padding: Bool, pair: Bool) -> Decision.Verdict {
+            let utf8 = utf8.finish()
+            var verdict = Decision.Verdict(keyIndex: keyIndex, scheme: reading.scheme, padding: padding, utf8: utf8,
+                                           json: false)
+            guard pair else { return verdict }
+            kept.withUnsafeBytes { plaintext in
+                if reading.body.count <= StreamTextReader.pairJSONLimit { verdict.json = isMessageText(plaintext) }
+                if reading.scheme == Scheme.headerlessPair.fixed {
+                    verdict.firstBlock = HeaderlessRule.classify(plaintext)
+                }
+            }
+            return verdict
         }
     }
 

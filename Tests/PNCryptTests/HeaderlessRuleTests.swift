@@ -1,0 +1,156 @@
+import Testing
+@testable import PNCrypt
+@testable import PNCryptCore
+
+/// The headerless rule (docs/formats.md section 1): both legacy readings of headerless data are tried by every
+/// reader told no legacy scheme, and when both qualify the fixed-IV reading's first block decides.
+@Suite struct HeaderlessRuleTests {
+    /// Texts as people write them, in several scripts: words drawn from these lists, with spaces and punctuation.
+    static let words: [[String]] = [
+        ["hello", "world", "the", "message", "is", "here", "and", "we", "will", "meet", "at", "noon", "today"],
+        ["Grüße", "aus", "München", "schöne", "Tage", "für", "euch", "über", "alles", "Straße", "heißt"],
+        ["Привет", "мир", "это", "тестовое", "сообщение", "как", "дела", "сегодня", "хорошо"],
+        ["こんにちは", "世界", "今日", "は", "いい", "天気", "です", "ね", "明日", "会い", "ましょう"],
+        ["今天", "天气", "很好", "我们", "去", "公园", "玩", "吧", "明天", "见"],
+        ["안녕하세요", "세계", "오늘은", "좋은", "날", "입니다", "내일", "봐요"],
+        ["مرحبا", "بالعالم", "كيف", "حالك", "اليوم", "شكرا", "جزيلا"],
+        ["Γειά", "σου", "Κόσμε", "τι", "κάνεις", "σήμερα", "καλά"],
+        ["🎉", "party", "time", "🚀", "launch", "at", "10:00", "✅", "done", "👍"],
+        ["Order", "#4521", "shipped", "to", "user@example.com", "total", "$108.25", "(tax", "incl.)"],
+    ]
+
+    /// A text of `blocks` AES blocks once padded (2 to 10), in one language of `words`.
+    static func text(blocks: Int, using random: inout SeededRandom) -> String {
+        let list = words[random.below(words.count)]
+        let target = (blocks - 1) * 16 + random.below(16)
+        var text = ""
+        while text.utf8.count < target {
+            if !text.isEmpty { text += random.below(8) == 0 ? ", " : " " }
+            text += list[random.below(list.count)]
+        }
+        // Cut on a character boundary at the target length (the ciphertext keeps `blocks` blocks).
+        var cut = ""
+        for character in text where (cut + String(character)).utf8.count <= target { cut.append(character) }
+        return cut.isEmpty ? text : cut
+    }
+
+    @Test("1,000 texts of 2 to 10 blocks, fixed and random IV, ASCII and non-ASCII, decrypt right as text untold")
+    func textsDecryptUntold() throws {
+        var random = SeededRandom(seed: 30, label: "headerless texts")
+        let key = try CipherKey("sdk-key")
+        let ring = try KeyRing(keys: [key])
+        let module = CryptoModule(key: key)
+        var wrong = 0
+        for index in 0..<1000 {
+            let text = Self.text(blocks: 2 + index % 9, using: &random)
+            for scheme in [Scheme.legacy, .legacyRandomIV] {
+                let sealed = try module.encryptBinary(Array(text.utf8), scheme: scheme)
+                let match = try? ring.decrypt(sealed, content: .text)
+                if match?.plaintext != Array(text.utf8) || match?.scheme != scheme {
+                    wrong += 1
+                    Issue.record("\(scheme) \(text.debugDescription): \(match.map { "\($0.scheme)" } ?? "error")")
+                }
+            }
+        }
+        #expect(wrong == 0)
+    }
+
+    @Test("a random-IV text is never read as its fixed-IV reading, whatever noise the IV decrypts to (20,000)")
+    func noiseIsNeverTaken() throws {
+        var random = SeededRandom(seed: 31, label: "headerless noise")
+        let ring = try KeyRing(["sdk-key"])
+        let module = try CryptoModule(cipherKey: "sdk-key")
+        var wrong = 0
+        for index in 0..<20_000 {
+            let text = Self.text(blocks: 2 + index % 4, using: &random)
+            let sealed = try module.encryptBinary(Array(text.utf8), scheme: .legacyRandomIV)
+            // Ambiguous is allowed (the rule cannot always tell); a wrong plaintext never is.
+            if let match = try? ring.decrypt(sealed, content: .text), match.plaintext != Array(text.utf8) {
+                wrong += 1
+            }
+        }
+        #expect(wrong == 0)
+    }
+
+    @Test("text that is one JSON text wins over its cut: SDK messages with escaped non-ASCII")
+    func jsonTextDecides() throws {
+        let ring = try KeyRing(["sdk-key"])
+        let module = try CryptoModule(cipherKey: "sdk-key")
+        let text = #""\u3053\u3093\u306b\u3061\u306f\u4e16\u754c""#
+        let sealed = try module.encryptBinary(Array(text.utf8), scheme: .legacy)
+        let match = try ring.decrypt(sealed, content: .text)
+        #expect(match.scheme == .legacy && match.plaintext == Array(text.utf8))
+    }
+
+    @Test("a cut that is JSON proves nothing: 'Temperature is: 42' stays whole")
+    func cutJSONIsNotTaken() throws {
+        let ring = try KeyRing(["sdk-key"])
+        let module = try CryptoModule(cipherKey: "sdk-key")
+        let text = "Temperature is: 42"
+        let match = try ring.decrypt(try module.encryptBinary(Array(text.utf8), scheme: .legacy), content: .text)
+        #expect(match.plaintext == Array(text.utf8))
+    }
+
+    @Test("as bytes, a fixed-IV text is read; other data of two blocks is ambiguous, saying what to do")
+    func bytes() throws {
+        let module = try CryptoModule(cipherKey: "sdk-key")
+        #expect(module.legacyScheme == nil)
+        let text = Array("Hello world, this is a long message".utf8)
+        #expect(try module.decryptBinary(try module.encryptBinary(text, scheme: .legacy)) == text)
+        let sealed = try module.encryptBinary(text, scheme: .legacyRandomIV)
+        let error = expectPNError(.ambiguous) { () throws(PNCryptError) in try module.decryptBinary(sealed) }
+        #expect(error.map(Decision.isHeaderlessPairAmbiguity) == true)
+        #expect(error?.message.contains("decrypt it as text or as a message") == true)
+        // Told, or as text, it reads.
+        #expect(try module.decryptBinary(sealed, scheme: .legacyRandomIV) == text)
+        #expect(try KeyRing(["sdk-key"]).decrypt(sealed, content: .text).plaintext == text)
+        // A module that writes a headerless scheme reads its own output.
+        let own = CryptoModule(key: module.key, encryptionScheme: .legacyRandomIV)
+        #expect(try own.decryptBinary(sealed) == text)
+    }
+
+    @Test("a stream or file told nothing: a text first block is the fixed IV, anything else the SDKs' random IV")
+    func files() throws {
+        let key = try CipherKey("sdk-key")
+        let textFile = Array("Plain text file contents, long enough for three blocks of it".utf8)
+        let binaryFile: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<100).map { UInt8($0 * 7 & 0xFF) }
+        let cases = [(textFile, Scheme.legacy), (textFile, .legacyRandomIV), (binaryFile, .legacyRandomIV)]
+        for (plaintext, scheme) in cases {
+            let sealed = try StreamPipeline.run(plaintext, through: [StreamEncryptor(key: key, scheme: scheme)])
+            let decryptor = try StreamDecryptor(key: key)
+            #expect(try StreamPipeline.run(sealed, through: [decryptor]) == plaintext, "\(scheme)")
+            #expect(decryptor.scheme == scheme)
+            let tail = Array(sealed.suffix(32))
+            let match = try KeyRing(keys: [key]).fileMatch(head: sealed, tail: tail, length: sealed.count)
+            #expect(match.scheme == scheme)
+        }
+    }
+
+    @Test("the model of text is a probability: each row sums to 1, so noise passes at most 2^-27")
+    func modelBound() {
+        for row in HeaderlessRule.transitions {
+            #expect(abs(row.reduce(0, +) - 1) < 1e-12)
+        }
+        #expect(HeaderlessRule.textThreshold == 0x1p-128 * 0x1p27)
+        // 200,000 random blocks: none is text (the bound says fewer than 1 in 134 million).
+        var random = SeededRandom(seed: 32, label: "noise blocks")
+        var block = [UInt8](repeating: 0, count: 16)
+        var counts: [HeaderlessRule.FirstBlock: Int] = [:]
+        for _ in 0..<200_000 {
+            for i in 0..<16 { block[i] = UInt8(truncatingIfNeeded: random.next()) }
+            counts[block.withUnsafeBytes { HeaderlessRule.classify($0) }, default: 0] += 1
+        }
+        #expect(counts[.text] == nil)
+    }
+
+    @Test("what the first block looks like", arguments: [
+        ("Hello world, this is", HeaderlessRule.FirstBlock.text), ("Привет, мир! Это тестовое", .text),
+        ("こんにちは、世界。今日は", .text), ("今天天气很好，我们去公园", .text), ("🎉🎉 Party time! 🎉", .text),
+        ("1234567890123456789", .text), ("line one\nline two\n", .text),
+        ("a\u{1}bcdefghijklmnopq", .noise), ("abc\u{7F}defghijklmnop", .noise), ("ab\u{E000}cdefghijklmnop", .noise),
+        ("a=1&b=2&c=3&d=4&e=5", .undecided),
+    ])
+    func firstBlocks(_ text: String, _ expected: HeaderlessRule.FirstBlock) {
+        #expect(Array(text.utf8).withUnsafeBytes { HeaderlessRule.classify($0) } == expected)
+    }
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Writes Vectors/headerless.json: the headerless rule (docs/formats.md section 1) on texts encrypted by the real
+PubNub Python SDK (pubnub==10.8.0), with both legacy IV settings.
+
+    scripts/make_venv.sh                                   # once: .venv with pubnub==10.8.0 + cryptography
+    .venv/bin/python scripts/gen_headerless_vectors.py     # rewrites Vectors/headerless.json
+
+Every vector is `auto` with `legacy_scheme` "rule" (no legacy scheme named: both legacy readings are tried and the
+rule decides). `content` "text": decrypted as text (UTF-8 required), the plaintext must come back whole, from data
+written with the fixed IV (`PubNubCryptodome`, use_random_iv=False) and with a random one (the SDK's legacy
+cryptor, random IV). `content` "bytes": a fixed-IV text is read (its first block is text); random-IV data of two
+blocks or more is `ambiguous` (nothing in bytes tells the readings apart). Texts are sentences of 2 to 10 blocks
+in several scripts, the first block cut at every kind of place; the SDK draws its IVs, so the file changes on
+every run (the vectors stay valid: each records the SDK's IV, and the independent model checks it).
+"""
+
+import base64
+import json
+import os
+import random
+import sys
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import pnref  # noqa: E402
+import pubnub_peer as peer  # noqa: E402
+
+from pubnub.crypto import PubNubCryptodome  # noqa: E402
+from pubnub.crypto_core import PubNubLegacyCryptor  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+OUT = os.path.join(ROOT, "Vectors", "headerless.json")
+SDK = f"pubnub (Python SDK) {peer.SDK_VERSION} from PyPI"
+
+WORDS = [
+    "hello world the message is here and we will meet at noon today".split(),
+    "Grüße aus München schöne Tage für euch über alles Straße heißt".split(),
+    "Привет мир это тестовое сообщение как дела сегодня хорошо".split(),
+    "こんにちは 世界 今日 は いい 天気 です ね 明日 会い ましょう".split(),
+    "今天 天气 很好 我们 去 公园 玩 吧 明天 见".split(),
+    "안녕하세요 세계 오늘은 좋은 날 입니다 내일 봐요".split(),
+    "مرحبا بالعالم كيف حالك اليوم شكرا جزيلا".split(),
+    "Γειά σου Κόσμε τι κάνεις σήμερα καλά".split(),
+    "🎉 party time 🚀 launch at 10:00 ✅ done 👍".split(),
+    "Order #4521 shipped to user@example.com total $108.25 (tax incl.)".split(),
+]
+
+
+def text(rng, blocks):
+    words = WORDS[rng.randrange(len(WORDS))]
+    target = (blocks - 1) * 16 + rng.randrange(16)
+    out = ""
+    while len(out.encode()) < target:
+        if out:
+            out += ", " if rng.randrange(8) == 0 else " "
+        out += words[rng.randrange(len(words))]
+    cut = ""
+    for ch in out:
+        if len((cut + ch).encode()) > target:
+            break
+        cut += ch
+    return cut or out
+
+
+def sdk_encrypt(key, plaintext, random_iv):
+    """The SDK's legacy message encryption: PubNubCryptodome for the fixed IV (the publish path of a client with
+    use_random_initialization_vector False), the legacy cryptor for a random IV (random bytes)."""
+    if random_iv:
+        payload = PubNubLegacyCryptor(key, True).encrypt(plaintext.encode())
+        assert payload["data"][:16] == payload["cryptor_data"]  # IV first, then the ciphertext
+        return payload["data"]
+    cfg = peer.config_for("legacy", key)
+    return base64.b64decode(PubNubCryptodome(cfg).encrypt(key, plaintext, use_random_iv=False))
+
+
+def main():
+    rng = random.Random(30)
+    vectors = []
+    key = "sdk-key"
+    for i in range(60):
+        blocks = 2 + i % 9
+        plain = text(rng, blocks)
+        for scheme in ("legacy", "legacy-random-iv"):
+            data = sdk_encrypt(key, plain, scheme == "legacy-random-iv")
+            # The independent model decrypts it in the scheme the SDK used.
+            check = {"id": "x", "scheme": scheme, "key": key, "plaintext": plain, "ciphertext": pnref.b64(data),
+                     "expect": "ok"}
+            check["iv"] = (data[:16] if scheme == "legacy-random-iv" else pnref.IV0).hex()
+            pnref.check_vector(check)
+            base = {"scheme": "auto", "legacy_scheme": "rule", "key": key, "plaintext": plain,
+                    "ciphertext": pnref.b64(data), "source": f"{SDK}: {scheme}"}
+            vectors.append(dict(id=f"headerless-text-{scheme}-{i}", content="text", expect="ok", **base))
+            if scheme == "legacy":
+                vectors.append(dict(id=f"headerless-bytes-{scheme}-{i}", content="bytes", expect="ok", **base))
+            else:
+                bad = dict(base)
+                bad.pop("plaintext")
+                vectors.append(dict(id=f"headerless-bytes-{scheme}-{i}", content="bytes", expect="decryption_error",
+                                    reason="ambiguous", **bad))
+    doc = {
+        "description": "The headerless rule (docs/formats.md section 1): texts of 2 to 10 blocks in several scripts,"
+                       " encrypted by the Python SDK with the fixed IV and with a random one, read with no legacy"
+                       " scheme named: as text both come back whole; as bytes a fixed-IV text is read and random-IV"
+                       " data is ambiguous.",
+        "source": SDK,
+        "vectors": vectors,
+    }
+    with open(OUT, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    print(f"wrote {len(vectors)} vectors to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
