@@ -13,9 +13,9 @@ system loader.
     m.add_key("older-key")                      # also tried on decryption (key rotation)
     moved = m.rekey_many(old_texts, to=CryptoModule("new-key"))   # .texts, .statuses, .ok, .failed
 
-Read SDK messages with `message_decrypt` and SDK text with `decrypt(..., text=True)`: their JSON and UTF-8 rules
-tell the two legacy readings (fixed IV, random IV) apart. `decrypt()` as bytes has only the padding to go on, so
-headerless legacy data of two blocks or more needs `scheme=` there.
+Read SDK messages with `message_decrypt` and SDK text with `decrypt(..., text=True)`: their JSON and text checks
+tell the two legacy readings (fixed IV, random IV) apart. `decrypt()` as bytes has no text to check, so headerless
+legacy data of two blocks or more needs `scheme=` there (its error says so).
 
 Every failure raises `Error`, whose `.code` is the library's PNCRYPT_E_ constant and `.message` one line; a bad
 cipher key raises `InvalidKeyError`, which is also a `ValueError`. Keys and texts may be `str` (UTF-8) or bytes
@@ -425,12 +425,12 @@ class CryptoModule:
 
     def decrypt(self, data, scheme="auto", text=False):
         """Decrypts Base64 text (str or bytes) with every key of the module. For SDK messages use
-        `message_decrypt`, and for SDK text `decrypt(data, text=True)`, which returns a str and takes a reading only
-        when its plaintext is valid UTF-8. `scheme` "auto" reads a PNED header when present, otherwise both legacy
-        readings (fixed IV and IV first); exactly one reading must qualify. As bytes (text=False, the default)
-        only the padding tells readings apart, so headerless data of two blocks or more is ambiguous (Error
-        E_AMBIGUOUS): name the scheme ("legacy" for the fixed IV, "legacy-random-iv"), or use text=True or
-        `message_decrypt`."""
+        `message_decrypt`, and for SDK text `decrypt(data, text=True)`, which returns a str: a reading qualifies
+        only as valid UTF-8, and the text tells the two legacy readings apart. `scheme` "auto" reads a PNED header
+        when present, otherwise both legacy readings (fixed IV and IV first); exactly one reading must qualify. As
+        bytes (text=False, the default) there is no text to check, so headerless data of two blocks or more is
+        ambiguous (Error E_AMBIGUOUS): name the scheme ("legacy" for the fixed IV, "legacy-random-iv"), or use
+        text=True or `message_decrypt`."""
         raw = data.encode("utf-8") if type(data) is str else _utf8(data, "data")
         status, out, length = _scratch()
         function = _lib.pncrypt_decrypt_text if text else _lib.pncrypt_decrypt
