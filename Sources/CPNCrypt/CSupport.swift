@@ -20,8 +20,16 @@ struct CFailure: Error {
     }
 
     init(_ error: PNCryptError) {
-        self.init(ErrorCodes.code(for: error), error.message)
+        let hint = !Decision.isHeaderlessPairAmbiguity(error) ? ""
+            : error.message.contains("as bytes") ? Self.headerlessBytesHint : Self.headerlessSchemeHint
+        self.init(ErrorCodes.code(for: error), error.message + hint)
     }
+
+    /// What a C caller does when the headerless rule cannot tell the two legacy readings apart, as bytes and as
+    /// text (the Python binding puts its own calls in place of these).
+    static let headerlessBytesHint = " (pncrypt_decrypt_text, pncrypt_message_decrypt, or scheme \"legacy\" or"
+        + " \"legacy-random-iv\")"
+    static let headerlessSchemeHint = " (scheme \"legacy\" or \"legacy-random-iv\")"
 
     /// A files-layer failure: a missing input is `PNCRYPT_E_FILE_NOT_FOUND`; an output that is not a regular file
     /// (or names the input file) `PNCRYPT_E_ARGUMENT`; anything else `PNCRYPT_E_IO`.

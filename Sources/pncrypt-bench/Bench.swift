@@ -153,6 +153,7 @@ struct Suite {
         if wanted("gzip") { results += try gzipFigures() }
         if wanted("lines") { results += try lineFigures() }
         if wanted("trust") { results += try trustFigures() }
+        if wanted("headerless") { results += try headerlessFigures(count: bulkBytes >= 64 << 20 ? 1_000_000 : 20_000) }
         if let prefix { results = results.filter { $0.name.hasPrefix(prefix) } }
         return results
     }

@@ -168,7 +168,15 @@ struct Inspect: ParsableCommand {
                 try prefix.withUnsafeBytes { try decryptor.update($0) { start += $0 } }
             }
         } else {
-            start = try CryptoModule(key: key).decryptBinary(prefix)
+            // The headerless rule as for text (a message's plaintext), else as bytes (gzip is not UTF-8).
+            let ring = try KeyRing(keys: [key])
+            do {
+                start = try (try? ring.decrypt(prefix, content: .text))?.plaintext
+                    ?? ring.decrypt(prefix, content: .bytes).plaintext
+            } catch let error as PNCryptError where Decision.isHeaderlessPairAmbiguity(error) {
+                return "plaintext: not read (not text, and as bytes the two legacy readings cannot be told apart:"
+                    + " give --scheme)"
+            }
         }
         defer { wipe(&start) }
         switch CompressionFormat.detect(start) {

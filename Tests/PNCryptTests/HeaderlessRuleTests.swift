@@ -100,7 +100,7 @@ import Testing
         let sealed = try module.encryptBinary(text, scheme: .legacyRandomIV)
         let error = expectPNError(.ambiguous) { () throws(PNCryptError) in try module.decryptBinary(sealed) }
         #expect(error.map(Decision.isHeaderlessPairAmbiguity) == true)
-        #expect(error?.message.contains("decrypt it as text or as a message") == true)
+        #expect(error?.message.contains("read it as text or as a message, or name the scheme") == true)
         // Told, or as text, it reads.
         #expect(try module.decryptBinary(sealed, scheme: .legacyRandomIV) == text)
         #expect(try KeyRing(["sdk-key"]).decrypt(sealed, content: .text).plaintext == text)

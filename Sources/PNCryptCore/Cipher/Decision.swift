@@ -146,8 +146,8 @@ package enum Decision {
     }
 
     /// How an `ambiguous` error between one key's two legacy readings starts (`isHeaderlessPairAmbiguity`).
-    static let headerlessPairAmbiguity = "ambiguous: no PNED header, and the data reads both as legacy (fixed IV)"
-        + " and as legacy-random-iv (IV first); "
+    static let headerlessPairAmbiguity = "ambiguous: headerless data that reads both as legacy and as"
+        + " legacy-random-iv; "
 
     /// Whether `error` is the ambiguity of one key's two legacy readings that the headerless rule could not resolve
     /// (shells add their own way to name the scheme, or to read text or a message).
@@ -164,10 +164,8 @@ package enum Decision {
         guard winners.count > 1 else { return CryptoModule.decryptionFailed }
         if let content = headerlessPair {
             let why = content == .bytes
-                ? "as bytes, nothing tells the two apart: decrypt it as text or as a message (the headerless rule"
-                    + " then decides), or name the scheme"
-                : "its first 16 bytes, read with the fixed IV, are neither clearly text nor clearly a decrypted IV:"
-                    + " name the scheme"
+                ? "as bytes nothing tells them apart: read it as text or as a message, or name the scheme"
+                : "and its first block is neither clearly text nor a decrypted IV: name the scheme"
             return PNCryptError(.ambiguous, headerlessPairAmbiguity + why)
         }
         let names = winners.map { namingKeys ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }

@@ -44,9 +44,10 @@ public struct Inspection: Hashable, Sendable {
                 lines.append("legacy (fixed IV): \(blocks) blocks of ciphertext;"
                              + " legacy-random-iv: a 16-byte IV, then \(blocks - 1) block\(blocks == 2 ? "" : "s")")
                 // The last two blocks are the same in both readings: so is the padding, whatever the key.
-                lines.append("nothing in the bytes says which: both readings have valid padding with the right key,"
+                lines.append("without the key nothing says which: both readings have valid padding with the right key,"
                              + " and differ only at the start (the fixed-IV reading has 16 more plaintext bytes);"
-                             + " choose with --scheme or --legacy-scheme, as the writing client was set")
+                             + " with it, the headerless rule reads that start (docs/formats.md), or choose with"
+                             + " --scheme or --legacy-scheme, as the writing client was set")
             }
             return lines
         }

@@ -107,7 +107,24 @@ class _Status(ctypes.Structure):
 
     def error(self):
         kind = InvalidKeyError if self.code == E_INVALID_KEY else Error
-        return kind(self.code, self.message.decode("utf-8", "replace"))
+        return kind(self.code, _python_hints(self.message.decode("utf-8", "replace")))
+
+
+# What the C library says to do when the headerless rule cannot tell the two legacy readings apart, and the same
+# in this binding's calls.
+_HINTS = (
+    (' (pncrypt_decrypt_text, pncrypt_message_decrypt, or scheme "legacy" or "legacy-random-iv")',
+     " (decrypt(data, text=True) for text, message_decrypt() for a message, or scheme='legacy' or"
+     " 'legacy-random-iv')"),
+    (' (scheme "legacy" or "legacy-random-iv")', " (scheme='legacy' or 'legacy-random-iv')"),
+)
+
+
+def _python_hints(message):
+    for c_hint, python_hint in _HINTS:
+        if message.endswith(c_hint):
+            return message[: -len(c_hint)] + python_hint
+    return message
 
 
 _BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libpncrypt.so.0")
