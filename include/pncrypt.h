@@ -337,9 +337,10 @@ PNCRYPT_API int pncrypt_message_encrypt(pncrypt_module *m, const char *json, siz
 
 /*
  * pncrypt_message_encrypt() with the message parsed and written again as `style` says before it is encrypted,
- * as `pncrypt message encrypt --style`: "compact", "apple", "python", "ascii", "go", "ruby" or "php" (each
- * SDK's publish bytes; docs/sdk-styles.md). The go and php styles can change a message (Go: characters outside
- * the BMP; PHP: integers beyond 64 bits); nothing is reported here: `pncrypt message encrypt` warns.
+ * as `pncrypt message encrypt --style`: "compact", "apple", "python", "ascii", "go", "ruby", "php" or "kotlin"
+ * (each SDK's publish bytes; docs/sdk-styles.md; "kotlin" is the Kotlin and Java SDKs' Gson). The SDK styles
+ * can change a message (Go: characters outside the BMP; PHP: integers beyond 64 bits; Kotlin: object members
+ * whose value is null are dropped); nothing is reported here: `pncrypt message encrypt` warns.
  * Ownership and errors: as pncrypt_message_encrypt(); PNCRYPT_E_ARGUMENT for a NULL or unknown style.
  */
 PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *style, const char *json, size_t len,
@@ -374,6 +375,30 @@ PNCRYPT_API int pncrypt_message_decrypt(pncrypt_module *m, const char *json, siz
  */
 PNCRYPT_API int pncrypt_message_decrypt_status(pncrypt_module *m, const char *json, size_t len, int policy,
                                                char **json_out, char **status_json_out, pncrypt_error *status);
+
+/* ---- Responses (envelopes) ------------------------------------------------------------------------------- */
+
+/*
+ * Decrypts every encrypted field of a response, `len` bytes of JSON text at `json` (docs/formats.md section 6):
+ * a history (v2) response [[messages], start, end], a fetch messages (v3) / history-with-actions response
+ * {"channels": {"name": [{"message": ..., "timetoken": "..."}]}, ...} (each item's "message"), or a subscribe
+ * response {"t": {...}, "m": [...]} (each item's "d" for messages, no "e" or "e" 0, and file messages, "e" 4;
+ * presence, signals, objects and message actions are never encrypted). `format` NULL reads any of them, told by
+ * structure; "history" v2 or v3; "v2", "v3" or "subscribe" that one only. Each message is decrypted as
+ * pncrypt_message_decrypt() decrypts one, under `policy`; everything else is kept: key order, exact numbers,
+ * timetokens as they were.
+ * With PNCRYPT_ON_ERROR_MARKER or _PASSTHROUGH the call returns 0 and fills *json_out with the response (compact
+ * JSON); `status->code` is 0 when every message was decrypted, else the first failure's code, its message starting
+ * "message N of channel \"name\": ". With PNCRYPT_ON_ERROR_FAIL the first failure is returned as the error.
+ * *statuses_out (NULL to skip) receives one line of JSON per message not decrypted, each ending in "\n", in the one
+ * status form with the message's place: {"index":N,"channel":"...","timetoken":"...","category":...} (channel
+ * and timetoken when the response has them); NULL when every message was decrypted.
+ * Ownership: *json_out and *statuses_out are NUL-terminated, for pncrypt_free().
+ * Errors (returned): PNCRYPT_E_ARGUMENT (an unknown policy or format); PNCRYPT_E_INVALID_JSON (the text does not
+ * parse or is none of the formats asked for); PNCRYPT_E_JSON_TOO_DEEP; with _FAIL, the decryption codes.
+ */
+PNCRYPT_API int pncrypt_envelope_decrypt(pncrypt_module *m, const char *format, const char *json, size_t len,
+                                         int policy, char **json_out, char **statuses_out, pncrypt_error *status);
 
 /* ---- Memory ----------------------------------------------------------------------------------------------- */
 

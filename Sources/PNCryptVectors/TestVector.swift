@@ -47,7 +47,7 @@ public struct TestVector: Codable, Hashable, Sendable {
     public var mode: String?
     /// The contract scenario a vector comes from, when it does (informative).
     public var scenario: String?
-    /// A `JSONStyle` raw value (`go`, `ruby`, `php`): the plaintext is `message` written in that style, and
+    /// A `JSONStyle` raw value (`go`, `ruby`, `php`, `kotlin`): the plaintext is `message` written in that style, and
     /// publishing `message` as a message in that style under `scheme` gives `ciphertext` (Vectors/styles.json).
     public var style: String?
     /// With `style`: the message given to the SDK, as JSON text.

@@ -45,7 +45,7 @@ struct Bench: ParsableCommand {
     var scheme: Scheme?
 
     @Option(help: ArgumentHelp("Only the figures whose name starts with this "
-                               + "(message, c.message, c.batch, bulk, text, json, gzip, lines, trust).",
+                               + "(message, envelope, c.message, c.batch, bulk, text, json, gzip, lines, trust).",
                                valueName: "prefix"))
     var only: String?
 
@@ -145,6 +145,7 @@ struct Suite {
         for scheme in Measured.messageSchemes where wanted("message") {
             results += try messages(scheme)
         }
+        if wanted("envelope") { results += try envelopeFigures() }
         if wanted("c.message") { results += try cMessages() }
         if wanted("c.batch") { results += try cBatches() }
         if wanted("bulk") { results += try bulk() }
@@ -572,6 +573,43 @@ struct Suite {
 }
 
 extension Suite {
+    /// The envelope path against the bare message path, per message (goal: at least 0.8 of it): a v3 fetch
+    /// response of 100 bench messages under the default scheme (with timetokens, uuids and meta) parsed, decrypted
+    /// and written back, against the same wire message through `MessageCrypto.decrypt(jsonText:policy:)` and
+    /// written (a line of `message decrypt --lines`), and through the decryption alone.
+    func envelopeFigures() throws -> [Bench.Result] {
+        let work = try MessageWork(.defaultForWriting)
+        let count = 100
+        let wire = try JSONValue(parsing: work.wire)
+        let items: [JSONValue] = (0..<count).map { i in
+            ["message": wire, "timetoken": .string(String(17_000_000_000_000_000 + i)),
+             "uuid": .string("user-\(i % 7)"), "meta": ["n": .number(JSONNumber(i))]]
+        }
+        let body = JSONValue.object(["status": 200, "error": false, "error_message": "",
+                                     "channels": ["demo": .array(items)]]).serialized()
+        func envelope() throws -> Int {
+            let result = work.crypto.decrypt(envelope: try Envelope(parsing: body), policy: .marker)
+            return result.statuses.isEmpty ? result.envelope.json.withSerialized(style: .compact) { $0.count } : 0
+        }
+        func messages() throws -> Int {
+            var n = 0
+            for _ in 0..<count {
+                let result = try work.crypto.decrypt(jsonText: work.wire, policy: .marker)
+                n &+= result.message.withSerialized(style: .compact) { $0.count }
+            }
+            return n
+        }
+        let rates = try compare3({ try rate(count) { try envelope() } }, { try rate(count) { try messages() } },
+                                 { try rate(count) { try work.decrypt(count) } })
+        let bare = "message.decrypt.\(Scheme.defaultForWriting)"
+        return [
+            Bench.Result(name: "envelope.decrypt.v3", unit: "msg/s", value: rates.0,
+                         baseline: "bare message path, written (\(bare) + write)", baselineValue: rates.1),
+            Bench.Result(name: "envelope.decrypt.v3.vs_decrypt_only", unit: "msg/s", value: rates.0,
+                         baseline: "bare message path, not written (\(bare))", baselineValue: rates.2),
+        ]
+    }
+
     /// JSON-like text that compresses about as real message history does (roughly 4:1 at level 6).
     static func compressibleText(_ count: Int) -> [UInt8] {
         var out: [UInt8] = []

@@ -115,8 +115,8 @@ enum Lines {
     static func decrypt(keys: KeyOptions, read: MessageReadOptions, lines: LineOptions, input: Input,
                         output: OutputOptions) throws {
         let crypto = try read.crypto(keys, input: input)
-        let policy: DecryptionPolicy = read.onError == .passthrough ? .passThrough : .marker
-        let summary = try run(.decrypt(crypto, policy: policy), jobs: lines.jobs, stopOnFailure: read.onError == .fail,
+        let summary = try run(.decrypt(crypto, policy: read.policy), jobs: lines.jobs,
+                              stopOnFailure: read.onError == .fail,
                               input: input, output: output, progress: lines.progress,
                               rawControl: read.terminal.rawControl)
         try read.failures.checkLines(summary, verb: "decrypted")

@@ -83,13 +83,12 @@ struct MessageReadOptions: ParsableArguments {
         return result
     }
 
-    /// Decrypts every message of a history response, as `decrypt(_:message:)` does for one.
-    func decrypt(_ crypto: MessageCrypto, history: HistoryResponse) -> DecryptedHistory {
-        var result = crypto.decrypt(history: history, policy: .marker)
-        if onError == .passthrough {
-            for index in result.statuses.compactMap(\.index) { result.response.items[index] = history.items[index] }
-        }
-        return result
+    /// What a message not delivered decrypted becomes under `--on-error` (fail delivers nothing at all).
+    var policy: DecryptionPolicy { onError == .passthrough ? .passThrough : .marker }
+
+    /// Decrypts every message of a response, as `decrypt(_:message:)` does for one.
+    func decrypt(_ crypto: MessageCrypto, envelope: Envelope) -> DecryptedEnvelope {
+        crypto.decrypt(envelope: envelope, policy: policy, statusForEveryFailure: true)
     }
 
     /// The text without surrounding whitespace when it is bare Base64 (not JSON), else nil.
@@ -139,6 +138,7 @@ struct MessageCommand: ParsableCommand {
               pncrypt message encrypt --key enigma --scheme legacy '"Hello World"'
               pncrypt message encrypt --key enigma --scheme legacy33 '["seven","eight"]'
               pncrypt message encrypt -k k --gzip --headers -o body.gz -i message.json
+              pncrypt message encrypt -k k --file-id d9515cb7 --file-name cat.jpg '"Look!"'
             """)
 
         @OptionGroup var keys: KeyOptions
@@ -149,7 +149,7 @@ struct MessageCommand: ParsableCommand {
 
         @Option(help: """
             How the message is written before encryption, as that SDK does (compact is JavaScript's \
-            JSON.stringify); a warning on stderr says when the go, ruby or php style changes the message.
+            JSON.stringify); a warning on stderr says when the go, ruby, php or kotlin style changes the message.
             """)
         var style: JSONStyle = .compact
 
@@ -168,10 +168,26 @@ struct MessageCommand: ParsableCommand {
             """, valueName: "bytes"))
         var threshold: Int = CompressedPublishBody.defaultThreshold
 
+        @Option(name: .customLong("file-id"), help: ArgumentHelp("""
+            Write a file message's payload: {"message": <the message>, "file": {"id": ID, "name": NAME}} \
+            encrypted whole, as SDKs publish a file message (with --file-name).
+            """, valueName: "id"))
+        var fileID: String?
+
+        @Option(name: .customLong("file-name"), help: ArgumentHelp("With --file-id: the file's name.",
+                                                                   valueName: "name"))
+        var fileName: String?
+
         @OptionGroup var lines: LineOptions
         @OptionGroup var failures: AllowFailuresOption
 
         func validate() throws {
+            if (fileID == nil) != (fileName == nil) {
+                throw ValidationError("--file-id and --file-name go together")
+            }
+            if fileID != nil && (lines.lines || verbatim) {
+                throw ValidationError("--file-id makes one file message: not with --lines or --verbatim")
+            }
             try Lines.validateEncrypt(lines: lines, iv: writing.iv, gzip: gzip)
             if failures.allowFailures && !lines.lines {
                 throw ValidationError("--allow-failures goes with --lines (one message either encrypts or fails)")
@@ -198,7 +214,10 @@ struct MessageCommand: ParsableCommand {
                 if verbatim {
                     wire = try crypto.encrypt(jsonText: text, iv: writing.iv)
                 } else {
-                    let value = try JSONValue(parsing: text)
+                    var value = try JSONValue(parsing: text)
+                    if let fileID, let fileName {
+                        value = FileMessage.payload(value, id: fileID, name: fileName)
+                    }
                     changes = value.changes(in: style)
                     wire = try crypto.encrypt(value, iv: writing.iv)
                 }
@@ -265,59 +284,18 @@ struct MessageCommand: ParsableCommand {
               pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'
             """)
 
-        @OptionGroup var keys: KeyOptions
-        @OptionGroup var input: InputOptions
-        @OptionGroup var output: OutputOptions
-        @OptionGroup var read: MessageReadOptions
-        @OptionGroup var lines: LineOptions
-
-        func validate() throws {
-            try lines.validateChoice()
-        }
+        @OptionGroup var options: DecryptOptions
 
         func run() throws {
-            let data = input.resolved
-            if lines.lines {
-                return try Lines.decrypt(keys: keys, read: read, lines: lines, input: data, output: output)
+            let (keys, read, output) = (options.keys, options.read, options.output)
+            let data = options.input.resolved
+            if options.lines.lines {
+                return try Lines.decrypt(keys: keys, read: read, lines: options.lines, input: data, output: output)
             }
             let crypto = try read.crypto(keys, input: data)
             let result = try read.decrypt(crypto, message: try data.readAll())
             try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], total: 1, input: data,
                              output: output)
-        }
-    }
-}
-
-struct HistoryCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "history",
-        abstract: "Decrypt a whole history response.",
-        subcommands: [Decrypt.self])
-
-    struct Decrypt: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Decrypt every message of a history (v2) response: [[messages], start, end].",
-            discussion: """
-            Items may be messages or {"message": ..., "timetoken": ...} objects; timetokens stay exact. \
-            One status line per message not delivered decrypted goes to stderr, with its index; --on-error \
-            passthrough keeps such items as they were, fail prints nothing on stdout. With any such message the \
-            run exits 1 (after writing the output, unless fail), or 0 with --allow-failures.
-
-            Example:
-              pncrypt history decrypt -k enigma --on-error passthrough -i response.json
-            """)
-
-        @OptionGroup var keys: KeyOptions
-        @OptionGroup var input: InputOptions
-        @OptionGroup var output: OutputOptions
-        @OptionGroup var read: MessageReadOptions
-
-        func run() throws {
-            let data = input.resolved
-            let crypto = try read.crypto(keys, input: data)
-            let result = read.decrypt(crypto, history: try HistoryResponse(parsing: try data.readAll()))
-            try read.deliver(result.response.json, statuses: result.statuses, total: result.response.items.count,
-                             input: data, output: output)
         }
     }
 }

@@ -19,13 +19,15 @@ struct PNCryptCommand: ParsableCommand {
           1     data not encrypted, decrypted or decompressed: wrong key, corrupt,
                 not Base64, empty, unknown cryptor, over --max-size, ambiguous;
                 a message not decrypted by message decrypt, history decrypt,
-                --lines or rekey (output still written unless --on-error fail;
+                subscribe decrypt, --lines or rekey (output still written
+                unless --on-error fail;
                 --allow-failures exits 0); diagnose found no reading; a vector
                 failed
           64    bad usage: unknown or conflicting options, no key, a key that is
                 not UTF-8, binary output to a terminal without -f, -o naming the
                 input
-          65    input JSON that does not parse (message, history)
+          65    input JSON that does not parse, or a response of none of the
+                shapes (message, history, subscribe)
           66    an input file or key file that does not exist or is unreadable
           73    the output file cannot be created (missing folder, a directory)
           74    another I/O error (a failed read or write, a full disk)
@@ -41,7 +43,8 @@ struct PNCryptCommand: ParsableCommand {
         """,
         version: PNCryptVersion.string,
         subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self,
-                      HistoryCommand.self, GzipCommand.self, GunzipCommand.self, VectorsCommand.self]
+                      HistoryCommand.self, SubscribeCommand.self, GzipCommand.self, GunzipCommand.self,
+                      VectorsCommand.self]
     )
 
     /// Runs the command line. The one error path: every failure prints one line, `pncrypt: <what was wrong>`, and

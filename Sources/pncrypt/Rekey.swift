@@ -35,6 +35,53 @@ struct ToKeyOptions: ParsableArguments {
     }
 }
 
+/// The options of `message rekey` and `history rekey` after the keys: the new key and scheme, how headerless
+/// data is read, and what a message that cannot be moved does to the run.
+struct RekeyOptions: ParsableArguments {
+    @OptionGroup var toKey: ToKeyOptions
+
+    @Option(name: .customLong("on-error"), help: ArgumentHelp("""
+        What to do with a message that cannot be decrypted with certainty: passthrough: copy it unchanged (exit 1 \
+        at the end, unless --allow-failures); fail: stop, write nothing, exit 1.
+        """, valueName: "passthrough|fail"))
+    var onError: OnError = .passthrough
+
+    @OptionGroup var failures: AllowFailuresOption
+
+    @Option(name: .customLong("to-scheme"), help: "The new scheme: acrh (default), legacy-random-iv or legacy.")
+    var toScheme: Scheme = .defaultForWriting
+
+    @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
+        Read messages without a PNED header as legacy (fixed IV) or legacy-random-iv only. Without it both are \
+        tried, and a message is taken only when exactly one reading gives JSON text.
+        """, valueName: "scheme"))
+    var legacyScheme: LegacyScheme?
+
+    func validate() throws {
+        if toScheme.row.message != .whole {
+            throw ValidationError("--to-scheme \(toScheme) is not supported: use \(Scheme.defaultForWriting)")
+        }
+        if onError == .marker {
+            throw ValidationError("rekey keeps a message it cannot decrypt: --on-error passthrough or fail")
+        }
+        try failures.validate(with: onError.rawValue)
+    }
+
+    /// The rekeying the options ask for, from the old keys of `keys`.
+    func make(_ keys: KeyOptions, input: Input) throws -> MessageRekey {
+        try MessageRekey(from: try keys.ring(input: input), legacyScheme: legacyScheme?.scheme,
+                         to: try toKey.resolve(), scheme: toScheme)
+    }
+
+    /// After the output: the summary line on standard error, then exit 1 when messages were left unchanged
+    /// (unless `--allow-failures`).
+    func finish(rekeyed: Int, unchanged: Int, alreadyNew: Int, of total: Int) throws {
+        let text = "pncrypt: rekeyed \(rekeyed), unchanged \(unchanged) (not decryptable), already new \(alreadyNew)\n"
+        try POSIXIO.writeAll(STDERR_FILENO, Array(text.utf8), "standard error")
+        try failures.check(failed: unchanged, of: total, "message", "rekeyed")
+    }
+}
+
 extension MessageCommand {
     struct Rekey: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -64,48 +111,18 @@ extension MessageCommand {
             """)
 
         @OptionGroup var keys: KeyOptions
-        @OptionGroup var toKey: ToKeyOptions
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var lines: LineOptions
-
-        @Option(name: .customLong("on-error"), help: ArgumentHelp("""
-            What to do with a line whose message cannot be decrypted with certainty: passthrough: copy it \
-            unchanged (exit 1 at the end, unless --allow-failures); fail: stop, write nothing, exit 1.
-            """, valueName: "passthrough|fail"))
-        var onError: OnError = .passthrough
-
-        @OptionGroup var failures: AllowFailuresOption
-
-        @Option(name: .customLong("to-scheme"), help: "The new scheme: acrh (default), legacy-random-iv or legacy.")
-        var toScheme: Scheme = .defaultForWriting
-
-        @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
-            Read messages without a PNED header as legacy (fixed IV) or legacy-random-iv only. Without it both are \
-            tried, and a message is taken only when exactly one reading gives JSON text.
-            """, valueName: "scheme"))
-        var legacyScheme: LegacyScheme?
-
-        func validate() throws {
-            if toScheme.row.message != .whole {
-                throw ValidationError("--to-scheme \(toScheme) is not supported: use \(Scheme.defaultForWriting)")
-            }
-            if onError == .marker {
-                throw ValidationError("rekey keeps a message it cannot decrypt: --on-error passthrough or fail")
-            }
-            try failures.validate(with: onError.rawValue)
-        }
+        @OptionGroup var rekey: RekeyOptions
 
         func run() throws {
             let data = input.resolved
-            let rekey = try MessageRekey(from: try keys.ring(input: data), legacyScheme: legacyScheme?.scheme,
-                                         to: try toKey.resolve(), scheme: toScheme)
-            let summary = try Lines.run(.rekey(rekey), jobs: lines.jobs, stopOnFailure: onError == .fail, input: data,
-                                        output: output, progress: lines.progress)
-            let text = "pncrypt: rekeyed \(summary.rekeyed), unchanged \(summary.unchanged) (not decryptable), "
-                + "already new \(summary.alreadyNew)\n"
-            try POSIXIO.writeAll(STDERR_FILENO, Array(text.utf8), "standard error")
-            try failures.check(failed: summary.unchanged, of: summary.lines - summary.blank, "message", "rekeyed")
+            let rekey = try rekey.make(keys, input: data)
+            let summary = try Lines.run(.rekey(rekey), jobs: lines.jobs, stopOnFailure: self.rekey.onError == .fail,
+                                        input: data, output: output, progress: lines.progress)
+            try self.rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.unchanged,
+                                  alreadyNew: summary.alreadyNew, of: summary.lines - summary.blank)
         }
     }
 }

@@ -1,11 +1,12 @@
 /*
  * test_pncrypt.c: the C interface (include/pncrypt.h) tested from C, through the installed library.
  *
- *   test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt
+ *   test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt
  *
  * VECTORS.txt is Vectors/spec.json and Vectors/negative.json in the line format of Tests/C/vectors_to_lines.py;
  * WORKDIR is an empty directory for the file tests; SDK-VECTORS.txt is Vectors/python-sdk.json in that format (the
- * random-IV messages of the real Python SDK, for the promise matrix).
+ * random-IV messages of the real Python SDK, for the promise matrix); ENVELOPE-VECTORS.txt is
+ * Vectors/envelopes/envelopes.json in the format of Tests/C/envelopes_to_lines.py.
  * scripts/test-c.sh builds this program with pkg-config and
  * runs it plainly, under `env -i`, under AddressSanitizer and under valgrind. The last line printed is
  * "N passed, N failed"; the exit status is 0 only when nothing failed.
@@ -364,10 +365,13 @@ static void test_messages(void) {
               && strcmp(out, "\"06UDjczkvAAYcqWfNwkOiQ==\"") == 0, "message encrypt: %s", out ? out : status.message);
     pncrypt_free(out);
     /* --style: the message written again as the SDK does (its bytes are pinned by Vectors/styles.json through the
-       Python binding): go escapes '<' as \u003c and truncates U+1F642 to \uf642; php writes a string raw. */
+       Python binding): go escapes '<' as \u003c and truncates U+1F642 to \uf642; php writes a string raw; kotlin
+       (Gson) drops a null member, keeps a null in an array, escapes U+2028 and writes Java doubles. */
     const char *styled[][3] = {{"go", "\"<\xF0\x9F\x99\x82\"", "\"\\u003c\\uf642\""},
                                {"php", "\"a\\\"b\"", "\"a\"b\""},
-                               {"ruby", "{\"a\":1e21}", "{\"a\":1.0e+21}"}};
+                               {"ruby", "{\"a\":1e21}", "{\"a\":1.0e+21}"},
+                               {"kotlin", "{\"a\":null,\"b\":[null,1e21,0.001,5e-324],\"c\":\"\\u2028\xC3\xA9\"}",
+                                "{\"b\":[null,1.0E21,0.001,4.9E-324],\"c\":\"\\u2028\xC3\xA9\"}"}};
     for (size_t i = 0; i < sizeof styled / sizeof styled[0]; i++) {
         char *expected = NULL;
         const char *bytes = styled[i][2];
@@ -1240,9 +1244,64 @@ static void test_rekey(void) {
     for (int i = 0; i < 7; i++) pncrypt_module_free(all[i]);
 }
 
+/* ---- Responses (envelopes) ------------------------------------------------------------------------------- */
+
+/* Vectors/envelopes/envelopes.json (via envelopes_to_lines.py): v2, v3 and subscribe bodies whose messages the
+ * Python SDK encrypted in place, one with another key. Each decrypts to its body with exactly one status line,
+ * the foreign message's, with its place; FAIL returns that failure; the wrong format is refused. */
+static void test_envelopes(const char *path) {
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot open %s", path);
+    if (!f) return;
+    char *line = NULL;
+    size_t cap = 0;
+    int count = 0;
+    char *fields[6];
+    while (read_fields(f, &line, &cap, fields, 6) == 6) {
+        blob key = unhex(fields[2]), encrypted = unhex(fields[3]), decrypted = unhex(fields[4]);
+        blob prefix = unhex(fields[5]);
+        pncrypt_module *m = NULL;
+        pncrypt_error status;
+        char *out = (char *)"not reset", *statuses = (char *)"not reset";
+        CHECK(pncrypt_module_new((const char *)key.bytes, "acrh", &m, &status) == 0, "%s: module", fields[0]);
+        int rc = pncrypt_envelope_decrypt(m, NULL, (const char *)encrypted.bytes, encrypted.len,
+                                          PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &statuses, &status);
+        CHECK(rc == 0 && out != NULL && strcmp(out, (const char *)decrypted.bytes) == 0, "%s: body: rc %d (%s)",
+              fields[0], rc, status.message);
+        CHECK(status.code == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && strncmp(status.message, "message ", 8) == 0,
+              "%s: status %d (%s)", fields[0], status.code, status.message);
+        /* One line, starting with the foreign message's place. */
+        CHECK(statuses != NULL && strncmp(statuses, (const char *)prefix.bytes, prefix.len) == 0
+                  && strchr(statuses, '\n') == statuses + strlen(statuses) - 1,
+              "%s: statuses %s", fields[0], statuses ? statuses : "(null)");
+        pncrypt_free(out);
+        pncrypt_free(statuses);
+        out = (char *)"not reset";
+        rc = pncrypt_envelope_decrypt(m, fields[1], (const char *)encrypted.bytes, encrypted.len,
+                                      PNCRYPT_ON_ERROR_FAIL, &out, NULL, &status);
+        CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && out == NULL, "%s: fail: rc %d", fields[0], rc);
+        const char *other = strcmp(fields[1], "subscribe") == 0 ? "history" : "subscribe";
+        rc = pncrypt_envelope_decrypt(m, other, (const char *)encrypted.bytes, encrypted.len,
+                                      PNCRYPT_ON_ERROR_PASSTHROUGH, &out, NULL, &status);
+        CHECK(rc == PNCRYPT_E_INVALID_JSON && out == NULL, "%s: as %s: rc %d", fields[0], other, rc);
+        rc = pncrypt_envelope_decrypt(m, "v4", (const char *)encrypted.bytes, encrypted.len,
+                                      PNCRYPT_ON_ERROR_PASSTHROUGH, &out, NULL, &status);
+        CHECK(rc == PNCRYPT_E_ARGUMENT && out == NULL, "%s: format v4: rc %d", fields[0], rc);
+        pncrypt_module_free(m);
+        free(key.bytes);
+        free(encrypted.bytes);
+        free(decrypted.bytes);
+        free(prefix.bytes);
+        count++;
+    }
+    free(line);
+    fclose(f);
+    CHECK(count == 12, "envelope vectors: %d read from %s", count, path);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt\n");
+    if (argc != 5) {
+        fprintf(stderr, "usage: test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt\n");
         return 64;
     }
     int vectors = run_vectors(argv[1]);
@@ -1260,6 +1319,7 @@ int main(int argc, char **argv) {
     test_keys_are_bytes();
     test_multi_key(argv[2]);
     test_rekey();
+    test_envelopes(argv[4]);
     printf("vectors: %d; checks:\n", vectors);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

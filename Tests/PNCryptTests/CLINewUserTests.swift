@@ -8,23 +8,29 @@ import Testing
 // Issue 25, "smaller things a new user hit": each reproduced as a user meets it, through the built binary.
 
 @Suite struct CLINewUserTests {
-    @Test("decrypt --binary on a headerless file says which reading it took and how to ask for the fixed IV")
+    @Test("decrypt --binary on a headerless file: a fixed-IV text file whole, a binary one as random-IV with a note")
     func binaryReadingNotice() throws {
         try withTemporaryDirectory { dir in
-            let plain = Array("a file written with the fixed IV: its first block must not vanish silently".utf8)
-            try Data(plain).write(to: dir.appendingPathComponent("plain"))
-            let sealed = try CLI.run(["encrypt", "--key", "k", "--scheme", "legacy", "--binary", "plain",
-                                      "-o", "fixed.enc"], directory: dir)
-            #expect(sealed.status == 0, "\(sealed.stderr)")
-            // auto reads a headerless file as random-IV (as the SDKs do): 16 bytes fewer, and a note says so.
-            let auto = try CLI.run(["decrypt", "--key", "k", "--binary", "fixed.enc"], directory: dir)
-            #expect(auto.status == 0 && auto.stdout == Array(plain.dropFirst(16)))
+            let text = Array("a file written with the fixed IV: its first block must not vanish silently".utf8)
+            let binary: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + text
+            for (name, plain) in [("text", text), ("binary", binary)] {
+                try Data(plain).write(to: dir.appendingPathComponent(name))
+                let sealed = try CLI.run(["encrypt", "--key", "k", "--scheme", "legacy", "--binary", name,
+                                          "-o", "\(name).enc"], directory: dir)
+                #expect(sealed.status == 0, "\(sealed.stderr)")
+            }
+            // The headerless rule: the fixed-IV reading's first block is text, so the text file comes back whole.
+            let whole = try CLI.run(["decrypt", "--key", "k", "--binary", "text.enc"], directory: dir)
+            #expect(whole.status == 0 && whole.stdout == text && whole.stderr.isEmpty, "\(whole.stderr)")
+            // A binary first block: read as random-IV (as the SDKs do), 16 bytes fewer, and a note says so.
+            let auto = try CLI.run(["decrypt", "--key", "k", "--binary", "binary.enc"], directory: dir)
+            #expect(auto.status == 0 && auto.stdout == Array(binary.dropFirst(16)))
             #expect(auto.stderr.contains("read as the legacy random-IV file format"), "\(auto.stderr)")
-            #expect(auto.stderr.contains("read it with --scheme legacy\n"), "\(auto.stderr)")
+            #expect(auto.stderr.contains("read it with --legacy-scheme legacy\n"), "\(auto.stderr)")
             // Asking for the other reading gives the whole file, without a note.
-            let fixed = try CLI.run(["decrypt", "--key", "k", "--binary", "--scheme", "legacy", "fixed.enc"],
+            let fixed = try CLI.run(["decrypt", "--key", "k", "--binary", "--legacy-scheme", "legacy", "binary.enc"],
                                     directory: dir)
-            #expect(fixed.status == 0 && fixed.stdout == plain && fixed.stderr.isEmpty)
+            #expect(fixed.status == 0 && fixed.stdout == binary && fixed.stderr.isEmpty)
         }
     }
 

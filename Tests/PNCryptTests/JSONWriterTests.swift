@@ -198,7 +198,10 @@ struct JSONWriterTests {
         #expect(value.serializedString(style: .ruby) == value.serializedString(style: .compact))
         #expect(value.serializedString(style: .php) == "{\"a\":[1,\"\\u00e9\\/\u{7F}\\ud83d\\ude00\\n\\u0001\"],"
                 + "\"b\":{},\"c\":[],\"d\":null,\"e\":true}")
-        #expect(JSONStyle.allCases.count == 7)
+        // Kotlin/Java (Gson): raw UTF-8 and U+007F, the null member dropped.
+        #expect(value.serializedString(style: .kotlin) == "{\"a\":[1,\"é/\u{7F}😀\\n\\u0001\"],\"b\":{},\"c\":[],"
+                + "\"e\":true}")
+        #expect(JSONStyle.allCases.count == 8)
     }
 
     @Test("JSON writer writes integers exactly, including the extremes")

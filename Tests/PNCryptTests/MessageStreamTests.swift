@@ -444,13 +444,19 @@ import Testing
             return
         }
         #expect(same.rekey(jsonText: wire) == .alreadyNew)
-        // Both legacy readings give JSON (a 16-byte first block that is JSON whitespace and text): no choice made.
+        // Both legacy readings give JSON (a 16-byte first block that is JSON whitespace, then text): the headerless
+        // rule takes the fixed-IV reading, whose first block is text, and moves the whole message.
         let module = try CryptoModule(cipherKey: Self.oldA)
         let plaintext = Array("                \"ambiguous!\"".utf8)
         let fixed = try module.encryptBinary(plaintext, scheme: .legacy)
         #expect(try module.decryptBinary(fixed, scheme: .legacyRandomIV) == Array("\"ambiguous!\"".utf8))
         let line = Array(JSONValue.string(Base64.encode(fixed)).serialized())
-        #expect(same.rekey(jsonText: line) == .unchanged(CryptoModule.decryptionFailed))
+        guard case .rekeyed(let moved) = same.rekey(jsonText: line) else {
+            Issue.record("not rekeyed")
+            return
+        }
+        let back = try MessageCrypto(cipherKey: Self.new).decrypt(jsonText: moved, policy: .passThrough)
+        #expect(back.status == nil && back.message == JSONValue.string("ambiguous!"))
         #expect(same.rekey(jsonText: Array("[1".utf8)) != .alreadyNew)
         #expect(expectPNError { () throws(PNCryptError) in
             try MessageRekey(from: KeyRing(["a"]), to: CipherKey("b"), scheme: .legacy33)

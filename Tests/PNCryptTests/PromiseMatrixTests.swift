@@ -36,14 +36,19 @@ import Testing
         let received = try MessageCrypto(cipherKey: "enigma").decrypt(.string(base64), policy: .marker)
         #expect(received.status == nil)
         #expect(received.message == Self.sdkMessage)
-        // A module set to write legacy-random-iv tries its own scheme and legacy: as bytes both readings have
-        // valid padding, so it says ambiguous (never 16 bytes of garbage before the plaintext, as it did).
-        let module = try CryptoModule(cipherKey: "enigma", encryptionScheme: .legacyRandomIV)
+        // A module told nothing tries both legacy readings: as bytes both have valid padding and the fixed-IV
+        // reading's first block is a decrypted IV, so it says ambiguous (never 16 bytes of garbage before the
+        // plaintext, as it once did), naming what to do.
+        let module = try CryptoModule(cipherKey: "enigma")
         let bytesError = expectPNError { () throws(PNCryptError) in try module.decrypt(base64) }
         #expect(bytesError?.code == .ambiguous)
+        #expect(bytesError.map(Decision.isHeaderlessPairAmbiguity) == true)
         var told = module
         told.legacyScheme = .legacyRandomIV
         #expect(try told.decrypt(base64) == Array(json.utf8))
+        // A module set to write legacy-random-iv reads its own scheme.
+        let own = try CryptoModule(cipherKey: "enigma", encryptionScheme: .legacyRandomIV)
+        #expect(try own.decrypt(base64) == Array(json.utf8))
     }
 
     @Test("a random-IV message made by the Python SDK, read with auto: CLI text, --binary, message, --lines, rekey")

@@ -6,8 +6,9 @@ import Testing
 @testable import PNCryptCore
 @testable import PNCryptCompression
 
-/// `--style go|ruby|php`: every case of Vectors/styles.json (made by the SDKs' own publish code) through the
-/// Swift API and the CLI, the warnings, PHP's raw string form when reading, and diagnose naming the serializer.
+/// `--style go|ruby|php|kotlin`: every case of Vectors/styles.json (made by the SDKs' own publish code, or around
+/// it) through the Swift API and the CLI, the warnings, PHP's raw string form when reading, and diagnose naming the
+/// serializer.
 @Suite struct SDKStyleTests {
     static let vectors: [TestVector] = (try? Package.vectors("styles.json")) ?? []
 
@@ -15,40 +16,53 @@ import Testing
         try #require(vector.style.flatMap(JSONStyle.init(rawValue:)))
     }
 
-    @Test("styles.json has cases for go, ruby and php, every escape class, number and container among them")
+    @Test("styles.json has cases for go, ruby, php and kotlin, every escape class, number and container among them")
     func coverage() {
-        for style in ["go", "ruby", "php"] {
-            let names = Set(Self.vectors.filter { $0.style == style }.map { $0.id.split(separator: "-").dropFirst(2)
-                .joined(separator: "-") })
+        for style in ["go", "ruby", "php", "kotlin"] {
+            let names = Set(Self.vectors.filter { $0.style == style && $0.scheme == "legacy" }
+                .map { $0.id.split(separator: "-").dropFirst(2).joined(separator: "-") })
             #expect(names.count >= 70, "\(style)")
             for name in ["string-controls", "string-astral", "string-line-separators", "string-html", "int-2p64",
                          "float-1e21", "float-1.5e-7", "object-empty", "array-empty", "object-key-order"] {
                 #expect(names.contains(name), "\(style) \(name)")
             }
         }
+        // Kotlin (issue 35): Gson's escapes, null members, Java's Double.toString boundaries, under both schemes.
+        let kotlin = Self.vectors.filter { $0.style == "kotlin" }
+        for name in ["string-gson-html-safe-set", "string-non-ascii-and-separators", "object-null-members",
+                     "array-nulls", "int-2p53-plus-1", "float-1e-3", "float-just-below-1e-3", "float-below-1e7",
+                     "float-1e7", "float-min-subnormal", "float-subnormal-2"] {
+            #expect(kotlin.contains { $0.id == "style-kotlin-\(name)" && $0.scheme == "legacy" }, "\(name)")
+            #expect(kotlin.contains { $0.id == "style-kotlin-acrh-\(name)" && $0.scheme == "acrh" }, "\(name)")
+        }
+        #expect(kotlin.count == 2 * kotlin.filter { $0.scheme == "legacy" }.count)
     }
 
     @Test("the Swift API writes and publishes every case as the SDK does, and reads it back")
     func swiftAPI() throws {
-        #expect(Self.vectors.count == 219)
+        #expect(Self.vectors.count == 429)
         for vector in Self.vectors {
             let style = try Self.style(vector)
             let value = try JSONValue(parsing: try #require(vector.message))
             let plaintext = try #require(try vector.plaintextBytes())
             #expect(value.serialized(style: style) == plaintext, "\(vector.id)")
-            let crypto = try MessageCrypto(cipherKey: vector.key, scheme: .legacy, style: style)
-            let published = try crypto.encrypt(value)
+            let scheme = try #require(Scheme(rawValue: vector.scheme))
+            let iv = scheme == .legacy ? nil : Hex.decode(try #require(vector.iv))
+            let crypto = try MessageCrypto(cipherKey: vector.key, scheme: scheme, style: style)
+            let published = try crypto.encrypt(value, iv: iv)
             #expect(published == .string(try #require(vector.ciphertext)), "\(vector.id)")
-            #expect(try crypto.publishBody(value) == Array("\"\(vector.ciphertext!)\"".utf8), "\(vector.id)")
+            #expect(try crypto.publishBody(value, iv: iv) == Array("\"\(vector.ciphertext!)\"".utf8),
+                    "\(vector.id)")
             #expect(TestVectorChecker.check(vector) == nil, "\(vector.id)")
         }
     }
 
-    @Test("message encrypt --style X --scheme legacy prints each SDK's ciphertext for every case")
+    @Test("message encrypt --style X --scheme S (--iv) prints each SDK's ciphertext for every case")
     func cliSingle() throws {
         for vector in Self.vectors {
-            let result = try CLI.run(["message", "encrypt", "--key", vector.key, "--scheme", "legacy", "--style",
-                                      vector.style!, "--", vector.message!])
+            let iv = vector.scheme == "legacy" ? [] : ["--iv", vector.iv!]
+            let result = try CLI.run(["message", "encrypt", "--key", vector.key, "--scheme", vector.scheme]
+                                     + iv + ["--style", vector.style!, "--", vector.message!])
             #expect(result.status == 0, "\(vector.id): \(result.stderr)")
             #expect(result.text == "\"\(vector.ciphertext!)\"\n", "\(vector.id)")
         }
@@ -56,14 +70,26 @@ import Testing
 
     @Test("message encrypt --lines --style X gives each SDK's ciphertext on every line")
     func cliLines() throws {
-        for style in ["go", "ruby", "php"] {
-            let cases = Self.vectors.filter { $0.style == style }
+        for style in ["go", "ruby", "php", "kotlin"] {
+            let cases = Self.vectors.filter { $0.style == style && $0.scheme == "legacy" }
             let input = cases.map { $0.message! }.joined(separator: "\n") + "\n"
             let result = try CLI.run(["message", "encrypt", "--lines", "--key", "enigma", "--scheme", "legacy",
                                       "--style", style], stdin: Array(input.utf8))
             #expect(result.status == 0, "\(style): \(result.stderr)")
             let lines = result.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             #expect(lines.map(String.init) == cases.map { "\"\($0.ciphertext!)\"" }, "\(style)")
+        }
+        // acrh: a fresh IV per line (no --iv with --lines), so each line decrypts to the SDK's plaintext.
+        let acrh = Self.vectors.filter { $0.style == "kotlin" && $0.scheme == "acrh" }
+        let input = acrh.map { $0.message! }.joined(separator: "\n") + "\n"
+        let result = try CLI.run(["message", "encrypt", "--lines", "--key", "enigma", "--scheme", "acrh",
+                                  "--style", "kotlin"], stdin: Array(input.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.text.split(separator: "\n").map { String($0.dropFirst().dropLast()) }
+        #expect(lines.count == acrh.count)
+        let module = try CryptoModule(cipherKey: "enigma")
+        for (line, vector) in zip(lines, acrh) {
+            #expect(try module.decrypt(line, scheme: .acrh) == (try vector.plaintextBytes()), "\(vector.id)")
         }
     }
 
@@ -80,7 +106,11 @@ import Testing
                                "18446744073709551616"])
         #expect(big.stderr == "pncrypt: warning: the PHP SDK writes the number 18446744073709551616 as "
                 + "1.8446744073709552e+19\n")
-        for style in ["go", "ruby", "php"] {
+        let null = try CLI.run(["message", "encrypt", "--key", "enigma", "--scheme", "legacy", "--style", "kotlin",
+                                #"{"a":null,"b":[null,1e21]}"#])
+        #expect(null.status == 0)
+        #expect(null.stderr == "pncrypt: warning: the Kotlin/Java SDK drops the member \"a\": its value is null\n")
+        for style in ["go", "ruby", "php", "kotlin"] {
             let quiet = try CLI.run(["message", "encrypt", "--key", "enigma", "--scheme", "legacy", "--style", style,
                                      #"{"text":"héllo <b>","n":3.0,"tt":13406746729185766}"#])
             #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(style): \(quiet.stderr)")
@@ -99,6 +129,11 @@ import Testing
                                 "ruby"], stdin: input)
         #expect(ruby.status == 0 && ruby.stderr.isEmpty)
         #expect(ruby.text.split(separator: "\n").count == 4)
+        let kotlin = try CLI.run(["message", "encrypt", "--lines", "--key", "enigma", "--scheme", "legacy", "--style",
+                                  "kotlin"], stdin: Array("[null]\n{\"a\":1}\n{\"b\":null}\n{\"c\":[null]}\n".utf8))
+        #expect(kotlin.status == 0)
+        #expect(kotlin.stderr == "pncrypt: warning: --style kotlin changed 1 message; the first, line 3: the "
+                + "Kotlin/Java SDK drops the member \"b\": its value is null\n")
     }
 
     @Test("changes(in:) names each loss once, and nothing for the other styles")
@@ -113,11 +148,25 @@ import Testing
         #expect(value.changes(in: .php).contains("the PHP SDK writes the number 12345678901234567890 as "
                                                  + "1.2345678901234567e+19"))
         #expect(value.changes(in: .ruby).count == 2)
+        #expect(value.changes(in: .kotlin) == [
+            "the Kotlin/Java SDK keeps only the last value of the repeated key \"a\"",
+            "the Kotlin/Java SDK writes the number 0.30000000000000001 as 0.3",
+        ])
+        // Gson drops a member whose (last) value is null, at any depth; a null in an array stays.
+        let nulls = try JSONValue(parsing: #"{"a":null,"b":{"c":null,"d":[null]},"e":1,"e":null}"#)
+        #expect(nulls.changes(in: .kotlin) == [
+            "the Kotlin/Java SDK keeps only the last value of the repeated key \"e\"",
+            "the Kotlin/Java SDK drops the member \"a\": its value is null",
+            "the Kotlin/Java SDK drops the member \"e\": its value is null",
+            "the Kotlin/Java SDK drops the member \"c\": its value is null",
+        ])
+        #expect(nulls.serializedString(style: .kotlin) == #"{"b":{"d":[null]}}"#)
+        #expect(nulls.changes(in: .ruby).count == 1)
         #expect(value.changes(in: .compact).isEmpty && value.changes(in: .python).isEmpty)
         #expect(JSONValue.string("a\"b").changes(in: .php).count == 1)
         // Found by fuzzing: a number beyond a Double's range, which no SDK can publish, is kept as written.
         let huge = try JSONValue(parsing: "[1340674e3452,1e400,-2e999]")
-        for style in [JSONStyle.go, .ruby, .php] {
+        for style in [JSONStyle.go, .ruby, .php, .kotlin] {
             #expect(huge.serializedString(style: style) == "[1340674e3452,1e400,-2e999]")
             #expect(huge.changes(in: style).count == 3)
         }
@@ -165,6 +214,11 @@ import Testing
         let doublePadded = try findings(try sealed("{\"a\":1}\u{5}\u{5}\u{5}"))
         #expect(doublePadded.contains { $0.hasPrefix("the plaintext ends with 3 bytes of 0x5 after a message")
             && $0.contains("PaddingTrait::depad") })
+        // Only Gson writes non-ASCII raw with U+2028 and U+2029 escaped.
+        let kotlin = try #require(Self.vectors.first { $0.id == "style-kotlin-string-non-ascii-and-separators" })
+        #expect(try findings(kotlin.ciphertext!).contains(
+            "written as by the Kotlin/Java SDK (Gson: raw UTF-8 but \\u2028 \\u2029, null members dropped, "
+                + "Java doubles)"))
         let json = Diagnosis(text: Array(go.ciphertext!.utf8), keys: [try CipherKey("enigma")]).json
         #expect(json["attempts"]?[0]?["styles"] == ["go"])
         let cli = try CLI.run(["diagnose", "--key", "enigma", "--legacy-scheme", "legacy", go.ciphertext!])

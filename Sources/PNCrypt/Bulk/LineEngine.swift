@@ -28,11 +28,14 @@ struct LineBatch: Sendable {
     var blank = 0
     var rekeyed = 0
     var alreadyNew = 0
+    /// Envelopes: the encrypted fields handled (and one per line that is not a response).
+    var messages = 0
     /// Encrypt: messages the style changed (`JSONValue.changes(in:)`), and the first one's index and first change.
     var changed = 0
     var firstChange: (index: Int, change: String)?
-    /// The lines that failed, numbered from 0 within the batch.
-    var failures: [(index: Int, error: PNCryptError, original: JSONValue?)] = []
+    /// The lines that failed, numbered from 0 within the batch, with their statuses (several for a line holding a
+    /// response).
+    var failures: [(index: Int, status: MessageStatus)] = []
     /// Set when a line failed and the run stops on a failure: the lines after it were not handled.
     var stop = false
 }
@@ -65,20 +68,31 @@ struct LineWork: Sendable {
             MessageCrypto(keys: own(crypto.keys), scheme: crypto.scheme, readScheme: crypto.readScheme,
                           legacyScheme: crypto.legacyScheme, style: crypto.style)
         }
+        func own(_ rekey: MessageRekey) -> MessageRekey {
+            guard let to = try? CipherKey(rekey.to.string),
+                  let copy = try? MessageRekey(from: own(rekey.from), legacyScheme: rekey.legacyScheme, to: to,
+                                               scheme: rekey.scheme) else { return rekey }
+            return copy
+        }
         let operation: MessageStream.Operation = switch self.operation {
         case .encrypt(let crypto, let raw): .encrypt(own(crypto), raw: raw)
         case .decrypt(let crypto, let policy): .decrypt(own(crypto), policy: policy)
-        case .rekey(let rekey):
-            if let to = try? CipherKey(rekey.to.string),
-               let copy = try? MessageRekey(from: own(rekey.from), legacyScheme: rekey.legacyScheme, to: to,
-                                            scheme: rekey.scheme) { .rekey(copy) } else { .rekey(rekey) }
+        case .rekey(let rekey): .rekey(own(rekey))
+        case .decryptEnvelopes(let crypto, let formats, let policy):
+            .decryptEnvelopes(own(crypto), formats: formats, policy: policy)
+        case .rekeyEnvelopes(let rekey, let formats): .rekeyEnvelopes(own(rekey), formats: formats)
         }
         return LineWork(operation: operation, stopOnFailure: stopOnFailure)
     }
 
     /// Whether the batch's input is plaintext (wiped once handled) or its output is (wiped once written).
     var plaintextInput: Bool { if case .encrypt = operation { true } else { false } }
-    var plaintextOutput: Bool { if case .decrypt = operation { true } else { false } }
+    var plaintextOutput: Bool {
+        switch operation {
+        case .decrypt, .decryptEnvelopes: true
+        case .encrypt, .rekey, .rekeyEnvelopes: false
+        }
+    }
 
     /// Handles every line of `batch`, filling its output and counts.
     func process(_ batch: inout LineBatch) {
@@ -122,8 +136,17 @@ struct LineWork: Sendable {
             return
         }
         func fail(_ error: PNCryptError, original: JSONValue? = nil) {
-            batch.failures.append((index, error, original))
+            fail(MessageStatus(error: error, original: original))
+        }
+        func fail(_ status: MessageStatus) {
+            batch.failures.append((index, status))
             if stopOnFailure { batch.stop = true }
+        }
+        /// A line that is not a response of the formats: copied as it was, one failure.
+        func notEnvelope(_ error: PNCryptError) {
+            batch.messages += 1
+            output.append(contentsOf: line)
+            fail(error)
         }
         switch operation {
         case .encrypt(let crypto, let raw):
@@ -133,7 +156,7 @@ struct LineWork: Sendable {
                     output.append(contentsOf: wire.serialized(style: crypto.style))
                 } else {
                     let value = try JSONValue(parsing: line)
-                    // Only the go, ruby and php styles can change a message; the others return at once.
+                    // Only the go, ruby, php and kotlin styles can change a message; the others return at once.
                     if let change = value.changes(in: crypto.style).first {
                         if batch.firstChange == nil { batch.firstChange = (index, change) }
                         batch.changed += 1
@@ -172,6 +195,27 @@ struct LineWork: Sendable {
             case .unchanged(let error):
                 output.append(contentsOf: line)
                 fail(error)
+            }
+        case .decryptEnvelopes(let crypto, let formats, let policy):
+            do throws(PNCryptError) {
+                let envelope = try Envelope(parsing: line, formats: formats)
+                let result = crypto.decrypt(envelope: envelope, policy: policy, statusForEveryFailure: true)
+                batch.messages += result.messages
+                result.statuses.forEach(fail)
+                result.envelope.json.withSerialized(style: crypto.style) { output.append(contentsOf: $0) }
+            } catch {
+                notEnvelope(error)
+            }
+        case .rekeyEnvelopes(let rekey, let formats):
+            do throws(PNCryptError) {
+                let result = rekey.rekey(envelope: try Envelope(parsing: line, formats: formats))
+                batch.messages += result.messages
+                batch.rekeyed += result.rekeyed
+                batch.alreadyNew += result.alreadyNew
+                result.statuses.forEach(fail)
+                result.envelope.json.withSerialized(style: .compact) { output.append(contentsOf: $0) }
+            } catch {
+                notEnvelope(error)
             }
         }
     }

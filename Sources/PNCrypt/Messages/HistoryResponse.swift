@@ -33,7 +33,7 @@ public struct HistoryResponse: Hashable, Sendable {
     /// The response with `items` in place of its items.
     public var json: JSONValue { .array([.array(items), start, end]) }
 
-    /// The message of item `index`, and whether it sits in a `{"message", "timetoken"}` object.
+    /// The message of an item, and whether it sits in a `{"message", "timetoken"}` object.
     static func message(of item: JSONValue) -> (message: JSONValue, wrapped: Bool) {
         if case .object(let object) = item, object.contains(key: "message"), object.contains(key: "timetoken") {
             return (object["message"]!, true)
@@ -94,25 +94,12 @@ public struct MessageCounts: Hashable, Sendable {
 }
 
 extension MessageCrypto {
-    /// Decrypts every message of a history response in one call.
+    /// Decrypts every message of a history response in one call (as `decrypt(envelope:policy:)` does; each status
+    /// has the item's index, and its timetoken when the item has one).
     public func decrypt(history: HistoryResponse, policy: DecryptionPolicy) -> DecryptedHistory {
-        var out = history
-        var statuses: [MessageStatus] = []
-        for (index, item) in history.items.enumerated() {
-            let (message, wrapped) = HistoryResponse.message(of: item)
-            var result = decrypt(message, policy: policy)
-            if var status = result.status {
-                status.index = index
-                statuses.append(status)
-                result.status = status
-            }
-            if wrapped, case .object(var object) = item {
-                object["message"] = result.message
-                out.items[index] = .object(object)
-            } else {
-                out.items[index] = result.message
-            }
-        }
-        return DecryptedHistory(response: out, statuses: statuses)
+        let result = decrypt(envelope: Envelope(history), policy: policy)
+        var response = history
+        if case .array(let parts) = result.envelope.json, case .array(let items) = parts[0] { response.items = items }
+        return DecryptedHistory(response: response, statuses: result.statuses)
     }
 }

@@ -76,7 +76,16 @@ public struct MessageRekey: Sendable {
     /// Rekeys one message given as its JSON text. Never throws: a message that cannot be moved is `unchanged`.
     public func rekey(jsonText: some Collection<UInt8>) -> Outcome {
         do throws(PNCryptError) {
-            guard case .string(let text) = try JSONValue(parsing: jsonText) else {
+            return rekey(try JSONValue(parsing: jsonText))
+        } catch {
+            return .unchanged(error)
+        }
+    }
+
+    /// Rekeys one parsed message. Never throws: a message that cannot be moved is `unchanged`.
+    public func rekey(_ message: JSONValue) -> Outcome {
+        do throws(PNCryptError) {
+            guard case .string(let text) = message else {
                 throw PNCryptError(.notEncrypted, "the message is not a JSON string, so it cannot be ciphertext")
             }
             var match: KeyRing.Match

@@ -52,6 +52,15 @@ public struct MessageStream: Sendable {
         /// Moves each line's message to a new key and scheme (see `MessageRekey`); messages already new and
         /// messages that cannot be moved are copied as they were, the latter with a status.
         case rekey(MessageRekey)
+        /// Decrypts each line's response (an `Envelope` of one of `formats`) as `MessageCrypto.decrypt(envelope:
+        /// policy:)` does; the output line is the response in the crypto's style. Every message not delivered
+        /// decrypted (one that is not encrypted included) has a status with its line, index, channel and
+        /// timetoken, and gets what `policy` delivers. A line that is not such a response is copied as it was,
+        /// with a status.
+        case decryptEnvelopes(MessageCrypto, formats: [EnvelopeFormat], policy: DecryptionPolicy)
+        /// Moves each line's response (an `Envelope` of one of `formats`) to a new key and scheme, as
+        /// `MessageRekey.rekey(envelope:)` does; messages that cannot be moved are kept, each with a status.
+        case rekeyEnvelopes(MessageRekey, formats: [EnvelopeFormat])
     }
 
     /// What a run did.
@@ -60,12 +69,16 @@ public struct MessageStream: Sendable {
         public var lines = 0
         /// Blank lines, written back as they were.
         public var blank = 0
-        /// Lines that failed (each reported as a `MessageStatus`); for rekey, the messages left unchanged.
+        /// Lines that failed (each reported as a `MessageStatus`); for rekey, the messages left unchanged; for
+        /// envelopes, the messages not delivered (several may share a line) and the lines that are not responses.
         public var failed = 0
         /// Rekey: messages encrypted again under the new key and scheme.
         public var rekeyed = 0
         /// Rekey: messages already under the new key and scheme, left as they were.
         public var alreadyNew = 0
+        /// Envelopes: the messages (encrypted fields) of the responses, and one for each line that is not a
+        /// response; `failed` counts the statuses, so it may exceed the lines.
+        public var messages = 0
         /// Input bytes read.
         public var bytes: Int64 = 0
         /// Encrypt: messages that writing in the style changed (`JSONValue.changes(in:)`: Go's 16-bit escapes,
@@ -354,10 +367,12 @@ public struct MessageStream: Sendable {
             while var batch = engine.takeReady() {
                 for failure in batch.failures {
                     let line = summary.lines + failure.index + 1
-                    statuses(MessageStatus(error: failure.error, original: failure.original, line: line))
+                    var status = failure.status
+                    status.line = line
+                    statuses(status)
                     if stream.stopOnFailure {
                         fail()
-                        throw PNCryptError(failure.error.code, "line \(line): \(failure.error.message)")
+                        throw PNCryptError(status.error.code, "line \(line): \(status.error.message)")
                     }
                 }
                 do throws(PNCryptError) {
@@ -379,6 +394,7 @@ public struct MessageStream: Sendable {
                 summary.failed += batch.failures.count
                 summary.rekeyed += batch.rekeyed
                 summary.alreadyNew += batch.alreadyNew
+                summary.messages += batch.messages
                 progress?(Progress(bytes: summary.bytes, lines: summary.lines))
             }
         }

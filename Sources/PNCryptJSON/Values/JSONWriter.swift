@@ -29,6 +29,12 @@ public enum JSONStyle: String, CaseIterable, Hashable, Sendable {
     /// key keeps its first position and last value; a string message (at the top) is written raw between
     /// quotes, not escaped at all (often not JSON: see `isMessageText`).
     case php
+    /// The Kotlin and Java SDKs (`pubnub-kotlin` v13, `pubnub-gson` v13 over the same core): Gson with HTML
+    /// escaping off (`"`, `\`, control characters, U+2028 and U+2029 escaped; `/`, `<`, `>`, `&`, `=`, `'`, U+007F
+    /// and other non-ASCII raw UTF-8), an object member whose value is `null` dropped (`null` in an array kept), a
+    /// repeated key keeping its first position and last value; integers exact, other numbers as Java prints a
+    /// `Double` (JDK 19 and later: `3.0`, `0.001`, `1.0E7`, `1.5E-7`, `4.9E-324`).
+    case kotlin
 }
 
 extension JSONValue {
@@ -89,7 +95,7 @@ package struct JSONWriter: ~Copyable {
         """
     }
 
-    /// For the SDK styles (`go`, `ruby`, `php`): the style, written by `writeSDK` (JSON/SDKStyles.swift).
+    /// For the SDK styles (`go`, `ruby`, `php`, `kotlin`): the style, written by `writeSDK` (JSON/SDKStyles.swift).
     let sdkStyle: JSONStyle?
 
     @usableFromInline

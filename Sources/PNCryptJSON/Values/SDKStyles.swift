@@ -1,9 +1,10 @@
-// The Go, Ruby and PHP SDKs' publish serializers (`JSONStyle.go`, `.ruby`, `.php`), rule by rule as
-// docs/sdk-styles.md lists them with their source files, pinned by Vectors/styles.json.
+// The Go, Ruby, PHP and Kotlin/Java SDKs' publish serializers (`JSONStyle.go`, `.ruby`, `.php`, `.kotlin`), rule
+// by rule as docs/sdk-styles.md lists them with their source files, pinned by Vectors/styles.json.
 
 extension JSONWriter {
     /// Writes `value` as the SDK of `style` serializes the value it would hold after reading this JSON: objects
-    /// without repeated keys (Go: sorted), integers exact (PHP: up to 64 bits), other numbers through `Double`.
+    /// without repeated keys (Go: sorted; Kotlin: without null members), integers exact (PHP: up to 64 bits), other
+    /// numbers through `Double`.
     mutating func writeSDK(_ value: JSONValue, style: JSONStyle, top: Bool) {
         switch value {
         case .null: appendASCII("null")
@@ -60,6 +61,9 @@ extension JSONWriter {
                 writeUnicodeEscape(UInt16(value))
             case 0x20..<0x80:
                 output.append(UInt8(value))
+            case 0x2028 where style == .kotlin, 0x2029 where style == .kotlin:
+                // Gson's JsonWriter escapes these two always, HTML escaping or not.
+                writeUnicodeEscape(UInt16(value))
             default:
                 switch style {
                 case .go:
@@ -82,7 +86,7 @@ extension JSONWriter {
     }
 }
 
-/// Object members as each SDK holds them: one per key.
+/// Object members as each SDK holds and writes them: one per key.
 enum SDKObjects {
     package static func members(_ object: JSONObject, style: JSONStyle) -> [(key: String, value: JSONValue)] {
         var order: [String] = []
@@ -92,7 +96,19 @@ enum SDKObjects {
         }
         // Go's map keys are sorted by their bytes (Swift's `<` on String compares otherwise).
         if style == .go { order.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) } }
+        // Gson without serializeNulls drops a member whose value is null (JsonWriter.nullValue after a name).
+        if style == .kotlin { order.removeAll { values[$0] == .null } }
         return order.map { ($0, values[$0]!) }
+    }
+
+    /// The keys whose member the style drops (Kotlin: a null value, the last one when the key repeats).
+    static func droppedKeys(_ object: JSONObject, style: JSONStyle) -> [String] {
+        guard style == .kotlin else { return [] }
+        var last: [String: JSONValue] = [:], order: [String] = []
+        for member in object.members where last.updateValue(member.value, forKey: member.key) == nil {
+            order.append(member.key)
+        }
+        return order.filter { last[$0] == .null }
     }
 
     /// The keys of `object` that appear more than once (each once, in first order).
@@ -105,7 +121,7 @@ enum SDKObjects {
     }
 }
 
-/// Numbers as Go, Ruby and PHP print them.
+/// Numbers as Go, Ruby, PHP and Java print them.
 enum SDKNumbers {
     /// The text `style`'s SDK writes for `number`.
     package static func text(_ number: JSONNumber, style: JSONStyle) -> String {
@@ -129,10 +145,12 @@ enum SDKNumbers {
     }
 
     /// A finite `Double` as `style`'s SDK writes it (Go's encoding/json, Ruby's Float#to_s, PHP's json_encode
-    /// with serialize_precision -1): the shortest digits that read back, laid out by each language's rule.
+    /// with serialize_precision -1, Java's Double.toString): the shortest digits that read back, laid out by each
+    /// language's rule.
     package static func double(_ value: Double, style: JSONStyle) -> String {
         let sign = value.sign == .minus ? "-" : ""
-        guard value != 0 else { return sign + (style == .ruby ? "0.0" : "0") }
+        guard value != 0 else { return sign + (style == .ruby || style == .kotlin ? "0.0" : "0") }
+        if style == .kotlin { return sign + java(value.magnitude) }
         let (digits, point) = shortestDigits(value.magnitude)
         let exponential: Bool
         switch style {
@@ -167,6 +185,57 @@ enum SDKNumbers {
         return sign + text
     }
 
+    /// Java's `Double.toString` of a positive finite `value`, as specified from JDK 19 (Raffaello Giulietti's
+    /// algorithm; older JDKs sometimes give other digits: `1.0E23` as `9.999999999999999E22`): the decimal of
+    /// fewest digits, but at least two, that reads back as `value`, the closest to it of those; plain when
+    /// 10^-3 <= value < 10^7 (`0.001`, `9999999.0`), otherwise `d.dddE±n` (`1.0E7`, `1.5E-7`, `4.9E-324`), always
+    /// with a digit after the point.
+    static func java(_ value: Double) -> String {
+        var (digits, point) = shortestDigits(value)
+        if digits.count == 1 && value < .leastNormalMagnitude {
+            (digits, point) = javaTwoDigits(value, digits: digits, point: point)
+        }
+        if point >= -2 && point <= 7 {
+            if point <= 0 { return "0." + String(repeating: "0", count: -point) + digits }
+            if point >= digits.count { return digits + String(repeating: "0", count: point - digits.count) + ".0" }
+            let index = digits.index(digits.startIndex, offsetBy: point)
+            return digits[..<index] + "." + digits[index...]
+        }
+        let rest = digits.dropFirst()
+        return String(digits.first!) + "." + (rest.isEmpty ? "0" : rest) + "E" + String(point - 1)
+    }
+
+    /// Java's choice when one digit reads back as a subnormal `value` (0.`digits` × 10^`point`): the closest
+    /// decimal of at most two digits that reads back (ties to an even last digit). Only below 10^-322 is that not
+    /// the one digit itself: there the rounding interval (2^-1074 wide) holds several two-digit decimals
+    /// (`Double.toString(2 * Double.MIN_VALUE)` is `9.9E-324`, not `1.0E-323`).
+    private static func javaTwoDigits(_ value: Double, digits: String, point: Int) -> (digits: String, point: Int) {
+        // Measured in units of 10^(point - 3): value = n × 2^-1074, and 2^-1074 = 4.9406564584124654e-324.
+        let units = Double(value.bitPattern) * 4.9406564584124654 * pow10(3 - point - 324)
+        var best: (digits: String, point: Int, distance: Double)?
+        // Two digits t × 10^(point - 2) (t in 10...99), and t × 10^(point - 3) (t in 90...99) just below
+        // 10^(point - 1), where the one digit is 1.
+        let candidates = (10...99).map { ($0, point, Double($0 * 10)) } + (90...99).map { ($0, point - 1, Double($0)) }
+        for (t, place, size) in candidates {
+            guard Double("\(t)e\(place - 2)") == value else { continue }
+            let distance = (size - units).magnitude
+            if let current = best, distance > current.distance
+                || (distance == current.distance && t % 2 == 1) { continue }
+            var text = String(t)
+            while text.count > 1 && text.last == "0" { text.removeLast() }
+            best = (text, place, distance)
+        }
+        guard let best else { return (digits, point) }
+        return (best.digits, best.point)
+    }
+
+    /// 10 to the power `exponent` (a small one), as a `Double`.
+    private static func pow10(_ exponent: Int) -> Double {
+        var result = 1.0
+        for _ in 0..<exponent.magnitude { result *= 10 }
+        return exponent < 0 ? 1 / result : result
+    }
+
     /// The shortest decimal digits that read back as `value` (positive, finite), without leading or trailing
     /// zeros, and the position of the decimal point: value = 0.digits × 10^point.
     static func shortestDigits(_ value: Double) -> (digits: String, point: Int) {
@@ -199,8 +268,9 @@ enum SDKNumbers {
 extension JSONValue {
     /// What writing this value in `style` changes, one sentence each (empty when nothing is lost): characters
     /// outside the BMP in the Go style, numbers that do not survive the SDK's `Double`, repeated object keys
-    /// (`go`, `ruby`, `php` keep one), and a `php` string message written unescaped when it holds `"`, `\` or a
-    /// control character. Object key order (`go` sorts) is not a change: JSON objects have none.
+    /// (`go`, `ruby`, `php`, `kotlin` keep one), object members with a `null` value (`kotlin` drops them), and a
+    /// `php` string message written unescaped when it holds `"`, `\` or a control character. Object key order
+    /// (`go` sorts) is not a change: JSON objects have none.
     ///
     /// - Parameter style: the style the value would be written in.
     /// - Returns: the changes, in document order, at most one sentence per kind and value.
@@ -242,6 +312,9 @@ extension JSONValue {
                 for key in SDKObjects.repeatedKeys(object) {
                     note("\(style.sdkName) keeps only the last value of the repeated key \"\(key)\"")
                 }
+                for key in SDKObjects.droppedKeys(object, style: style) {
+                    note("\(style.sdkName) drops the member \"\(key)\": its value is null")
+                }
                 for member in object.members {
                     visitString(member.key)
                     visit(member.value, top: false)
@@ -256,15 +329,15 @@ extension JSONValue {
 }
 
 extension JSONStyle {
-    /// The styles of the SDKs whose serializers rewrite a value (`writeSDK`): numbers, repeated keys, and for
-    /// `go` and `php` some strings.
-    static let sdkStyles: Set<JSONStyle> = [.go, .ruby, .php]
+    /// The styles of the SDKs whose serializers rewrite a value (`writeSDK`): numbers, repeated keys, for `go`
+    /// and `php` some strings, for `kotlin` null members.
+    static let sdkStyles: Set<JSONStyle> = [.go, .ruby, .php, .kotlin]
     /// The styles that write every value back exactly (`isExact`).
     package static let exactStyles: [JSONStyle] = allCases.filter(\.isExact)
 
     /// Whether this style writes every value back exactly (string contents, number literals, every member):
-    /// parsing what it writes gives the same `JSONValue`. False for `go`, `ruby` and `php`, which rewrite values
-    /// as their SDKs do (`JSONValue.changes(in:)` says when).
+    /// parsing what it writes gives the same `JSONValue`. False for `go`, `ruby`, `php` and `kotlin`, which
+    /// rewrite values as their SDKs do (`JSONValue.changes(in:)` says when).
     public var isExact: Bool { !JSONStyle.sdkStyles.contains(self) }
 
     /// Who writes this style's bytes, for messages: "the Go SDK", "the Python SDK", ...
@@ -277,6 +350,7 @@ extension JSONStyle {
         case .go: "the Go SDK"
         case .ruby: "the Ruby SDK"
         case .php: "the PHP SDK"
+        case .kotlin: "the Kotlin/Java SDK"
         }
     }
 }
@@ -292,6 +366,7 @@ extension JSONStyle {
         case .go: "HTML escapes and 16-bit \\u escapes, sorted keys"
         case .ruby: "raw UTF-8, Ruby floats"
         case .php: "escaped slashes and \\u escapes; a string raw between quotes"
+        case .kotlin: "Gson: raw UTF-8 but \\u2028 \\u2029, null members dropped, Java doubles"
         }
     }
 

@@ -197,6 +197,8 @@ def _load():
                                     ctypes.c_int),
         "pncrypt_message_decrypt_status": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, out,
                                             out, status], ctypes.c_int),
+        "pncrypt_envelope_decrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int,
+                                      out, out, status], ctypes.c_int),
         "pncrypt_encrypt_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
                                   out, P(ctypes.c_size_t), ctypes.c_void_p, status], ctypes.c_int),
         "pncrypt_decrypt_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
@@ -258,6 +260,14 @@ _SCHEMES = {"auto": None, None: None, "acrh": b"acrh", "legacy": b"legacy",
 def _scheme(name):
     """A decryption scheme for the library: NULL for "auto" and None, else the name's bytes."""
     return _SCHEMES[name] if name in _SCHEMES else name.encode("utf-8")
+
+
+def _policy(on_error):
+    """The C policy of an on_error name ("marker", "passthrough", "fail")."""
+    policy = POLICIES.get(on_error)
+    if policy is None:
+        raise Error(E_ARGUMENT, f"on_error must be one of {', '.join(POLICIES)}")
+    return policy
 
 
 def _utf8(text, name):
@@ -586,7 +596,7 @@ class CryptoModule:
 
     def message_encrypt(self, json_text, style=None):
         """Encrypts a message's JSON text (it must parse); returns the JSON to publish, '"<Base64>"'. With a style
-        ("compact", "apple", "python", "ascii", "go", "ruby", "php") the message is written again as that SDK
+        ("compact", "apple", "python", "ascii", "go", "ruby", "php", "kotlin") the message is written again as that SDK
         writes it before it is encrypted; without one its text is encrypted exactly as given."""
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
@@ -605,9 +615,7 @@ class CryptoModule:
         ('{"category":"decryption","reason":...,"message":...,"original":...}'; the text is then
         "DECRYPTION_ERROR" for on_error="marker", the original for "passthrough"). on_error="fail" raises the Error
         instead. Text that does not parse raises."""
-        policy = POLICIES.get(on_error)
-        if policy is None:
-            raise Error(E_ARGUMENT, f"on_error must be one of {', '.join(POLICIES)}")
+        policy = _policy(on_error)
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
         status_json = ctypes.c_void_p()
@@ -621,3 +629,22 @@ class CryptoModule:
         error = status.error()
         error.json = _take(status_json).decode("utf-8") if status_json.value else None
         return text, error
+
+    def envelope_decrypt(self, json_text, on_error="passthrough", format=None):
+        """Decrypts every encrypted field of a response: a history (v2), fetch messages (v3) or subscribe
+        response, told by its structure (format: "v2", "v3", "subscribe" or "history" to accept only those).
+        Returns (json_text, statuses): the response with everything but its messages kept as it was, and one
+        status JSON text per message not decrypted ('{"index":N,"channel":...,"timetoken":...,"category":...}'),
+        in document order; empty when every message was decrypted. on_error="fail" raises the first failure's Error
+        instead. Text that is none of the formats raises."""
+        policy = _policy(on_error)
+        raw = _utf8(json_text, "json_text")
+        status, out, _ = _scratch()
+        statuses = ctypes.c_void_p()
+        code = _lib.pncrypt_envelope_decrypt(self._check(), None if format is None else _utf8(format, "format"),
+                                             raw, len(raw), policy, out, ctypes.byref(statuses), status)
+        if code != 0:
+            raise status.error()
+        text = _take(out).decode("utf-8")
+        lines = _take(statuses).decode("utf-8").splitlines() if statuses.value else []
+        return text, lines

@@ -1,0 +1,335 @@
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+
+/// The shapes of the responses that carry messages (docs/formats.md section 6), told apart by their structure.
+public enum EnvelopeFormat: String, CaseIterable, Hashable, Sendable {
+    /// History (v2): `[[messages], start, end]`; items are messages or `{"message", "timetoken", "meta"?}` objects
+    /// with integer timetokens.
+    case v2
+    /// Fetch messages (v3) and history with actions: `{"status": 200, ..., "channels": {"name": [{"message": ...,
+    /// "timetoken": "17 digits", ...}, ...]}, "more": {...}?}`; only each item's `message` is encrypted.
+    case v3
+    /// Subscribe (v2): `{"t": {"t", "r"}, "m": [{"c": channel, "d": payload, "e": type?, "p": {"t", "r"}, ...}]}`;
+    /// `d` is encrypted for messages (no `e`, or `e` 0) and file messages (`e` 4, the whole `{"message", "file"}`
+    /// one ciphertext); presence (`-pnpres` channels), signals, objects and message actions are not.
+    case subscribe
+
+    /// The two history formats, v2 and v3.
+    public static let history: [EnvelopeFormat] = [.v2, .v3]
+
+    /// What the format looks like, for error messages.
+    var shape: String {
+        switch self {
+        case .v2: "[[messages], start, end] (v2)"
+        case .v3: #"{"channels": {"name": [{"message": ...}, ...]}} (v3)"#
+        case .subscribe: #"{"t": {...}, "m": [...]} (subscribe)"#
+        }
+    }
+
+    /// What the format is, for error messages.
+    var name: String {
+        switch self {
+        case .v2: "a history (v2) response"
+        case .v3: "a fetch messages (v3) response"
+        case .subscribe: "a subscribe response"
+        }
+    }
+}
+
+/// A response that carries messages: a history (v2), fetch messages (v3) or subscribe response, read by its
+/// structure (docs/formats.md section 6).
+///
+/// ```swift
+/// let envelope = try Envelope(parsing: Array(body.utf8))              // any of the three
+/// let result = crypto.decrypt(envelope: envelope, policy: .passThrough)
+/// // result.envelope.json: the same response with each encrypted field decrypted; result.statuses: the failures
+/// ```
+///
+/// Only the fields that clients encrypt are touched (`locations` lists them): every other value is kept as it
+/// was, with its key order and exact numbers (timetokens stay the same strings or integers).
+public struct Envelope: Hashable, Sendable {
+    /// Which shape the response has.
+    public var format: EnvelopeFormat
+    /// The response.
+    public var json: JSONValue
+
+    /// Where one encrypted field sits, as statuses report it.
+    public struct Location: Hashable, Sendable {
+        /// The item's position: in the v2 message list, in its channel's list (v3), or in `m` (subscribe).
+        public var index: Int
+        /// The channel (v3: the list's name; subscribe: `c`); nil for v2, whose body does not name it.
+        public var channel: String?
+        /// The item's timetoken as received (v2: the integer; v3: the string; subscribe: `p.t`), when it has one.
+        public var timetoken: JSONValue?
+
+        /// A location.
+        public init(index: Int, channel: String? = nil, timetoken: JSONValue? = nil) {
+            self.index = index
+            self.channel = channel
+            self.timetoken = timetoken
+        }
+    }
+
+    /// Reads a response of one of `formats` (all three by default), telling which it is by its structure.
+    /// - Throws: `invalidJSON` when the text does not parse, has none of the shapes, or has a shape not in
+    ///   `formats`; `jsonTooDeep` past the JSON depth limit.
+    public init(parsing text: some Collection<UInt8>, formats: [EnvelopeFormat] = EnvelopeFormat.allCases)
+        throws(PNCryptError) {
+        try self.init(try JSONValue(parsing: text), formats: formats)
+    }
+
+    /// Reads a parsed response of one of `formats` (all three by default; an empty list is all three too).
+    /// - Throws: `invalidJSON` as `init(parsing:formats:)`.
+    public init(_ value: JSONValue, formats: [EnvelopeFormat] = EnvelopeFormat.allCases) throws(PNCryptError) {
+        let formats = formats.isEmpty ? EnvelopeFormat.allCases : formats
+        let format: EnvelopeFormat
+        if formats.count == 1 {
+            format = formats[0]   // forced: `check` names what is wrong with it
+        } else {
+            guard let detected = Self.detect(value) else {
+                let shapes = formats.map(\.shape)
+                let expected = shapes.dropLast().joined(separator: ", ") + " or " + (shapes.last ?? "")
+                throw PNCryptError(.invalidJSON, "not \(Self.describe(formats)): expected \(expected)")
+            }
+            guard formats.contains(detected) else {
+                throw PNCryptError(.invalidJSON, "\(detected.name), not \(Self.describe(formats))")
+            }
+            format = detected
+        }
+        try Self.check(value, as: format)
+        self.format = format
+        json = value
+    }
+
+    /// "a history response (v2 or v3)", or the formats' names.
+    private static func describe(_ formats: [EnvelopeFormat]) -> String {
+        formats == EnvelopeFormat.history ? "a history response (v2 or v3)"
+            : formats == EnvelopeFormat.allCases ? "a history or subscribe response"
+            : formats.map(\.name).joined(separator: " or ")
+    }
+
+    /// A v2 history response as an envelope.
+    public init(_ history: HistoryResponse) {
+        format = .v2
+        json = history.json
+    }
+
+    /// The shape `value` has at its top, or nil.
+    static func detect(_ value: JSONValue) -> EnvelopeFormat? {
+        switch value {
+        case .array(let parts) where parts.count == 3 && parts[0].arrayValue != nil:
+            return .v2
+        case .object(let root):
+            if root["channels"]?.objectValue != nil { return .v3 }
+            if root["t"]?.objectValue != nil && root["m"]?.arrayValue != nil { return .subscribe }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// Checks the whole structure of `format`, naming what is wrong and where.
+    static func check(_ value: JSONValue, as format: EnvelopeFormat) throws(PNCryptError) {
+        switch format {
+        case .v2:
+            _ = try HistoryResponse(value)
+        case .v3:
+            guard case .object(let root) = value, case .object(let channels)? = root["channels"] else {
+                throw PNCryptError(.invalidJSON, "not \(format.name): expected \(format.shape)")
+            }
+            for (name, list) in channels {
+                guard case .array(let items) = list else {
+                    throw PNCryptError(.invalidJSON, "v3 response: channel \(JSONValue.string(name)) is not a list")
+                }
+                for (index, item) in items.enumerated() where item.objectValue?.contains(key: "message") != true {
+                    throw PNCryptError(.invalidJSON, "v3 response: item \(index) of channel \(JSONValue.string(name))"
+                                       + " is not an object with a message")
+                }
+            }
+        case .subscribe:
+            guard case .object(let root) = value, root["t"]?.objectValue != nil, case .array(let items)? = root["m"]
+            else {
+                throw PNCryptError(.invalidJSON, "not \(format.name): expected \(format.shape)")
+            }
+            for (index, item) in items.enumerated() where item.objectValue == nil {
+                throw PNCryptError(.invalidJSON, "subscribe response: item \(index) of m is not an object")
+            }
+        }
+    }
+
+    /// Where the encrypted fields are, in document order.
+    public var locations: [Location] {
+        var out: [Location] = []
+        var copy = self
+        copy.mapMessages { message, location in
+            out.append(location)
+            return message
+        }
+        return out
+    }
+
+    /// Replaces every encrypted field, in document order, by what `transform` makes of it; nothing else changes.
+    mutating func mapMessages(_ transform: (JSONValue, Location) -> JSONValue) {
+        let value = json
+        json = .null   // so the parts below are held once and change in place
+        json = Self.map(value, format, transform)
+    }
+
+    private static func map(_ value: JSONValue, _ format: EnvelopeFormat,
+                            _ transform: (JSONValue, Location) -> JSONValue) -> JSONValue {
+        switch format {
+        case .v2:
+            guard case .array(var parts) = value, case .array(var items) = parts[0] else { return value }
+            parts[0] = .null
+            for index in items.indices {
+                let (message, wrapped) = HistoryResponse.message(of: items[index])
+                if wrapped, case .object(var item) = items[index] {
+                    items[index] = .null
+                    item["message"] = transform(message, Location(index: index, timetoken: item["timetoken"]))
+                    items[index] = .object(item)
+                } else {
+                    items[index] = transform(message, Location(index: index))
+                }
+            }
+            parts[0] = .array(items)
+            return .array(parts)
+        case .v3:
+            guard case .object(var root) = value, case .object(let channels)? = root["channels"] else { return value }
+            root["channels"] = .null
+            root["channels"] = .object(JSONObject(channels.map { (name, list) -> (String, JSONValue) in
+                guard case .array(var items) = list else { return (name, list) }
+                for index in items.indices {
+                    guard case .object(var item) = items[index], let message = item["message"] else { continue }
+                    items[index] = .null
+                    item["message"] = transform(message, Location(index: index, channel: name,
+                                                                  timetoken: item["timetoken"]))
+                    items[index] = .object(item)
+                }
+                return (name, .array(items))
+            }))
+            return .object(root)
+        case .subscribe:
+            guard case .object(var root) = value, case .array(var items)? = root["m"] else { return value }
+            root["m"] = .null
+            for index in items.indices {
+                guard case .object(var item) = items[index], let payload = item["d"], isEncrypted(item) else {
+                    continue
+                }
+                items[index] = .null
+                let channel = item["c"]?.stringValue
+                item["d"] = transform(payload, Location(index: index, channel: channel,
+                                                        timetoken: item["p"]?.objectValue?["t"]))
+                items[index] = .object(item)
+            }
+            root["m"] = .array(items)
+            return .object(root)
+        }
+    }
+
+    /// Whether a subscribe item's `d` is encrypted: a message (no `e`, `e` null or 0) or a file message (`e` 4),
+    /// not on a presence channel. Signals (1), objects (2) and message actions (3) are never encrypted.
+    static func isEncrypted(_ item: JSONObject) -> Bool {
+        if let channel = item["c"]?.stringValue, channel.hasSuffix("-pnpres") { return false }
+        switch item["e"] {
+        case nil, .null?: return true
+        case .number(let type)?: return type.int64Value == 0 || type.int64Value == 4
+        default: return false
+        }
+    }
+}
+
+/// A response after its messages were decrypted.
+public struct DecryptedEnvelope: Hashable, Sendable {
+    /// The response with every encrypted field decrypted (or replaced as the policy says), all else unchanged.
+    public var envelope: Envelope
+    /// One status per message that could not be decrypted, in document order, each with its location (`index`,
+    /// `channel`, `timetoken`).
+    public var statuses: [MessageStatus]
+    /// The encrypted fields the response has (decrypted or not).
+    public var messages: Int
+}
+
+extension MessageStatus {
+    /// The status placed at `location`.
+    func located(_ location: Envelope.Location) -> MessageStatus {
+        var status = self
+        status.index = location.index
+        status.channel = location.channel
+        status.timetoken = location.timetoken
+        return status
+    }
+}
+
+extension MessageCrypto {
+    /// Decrypts every encrypted field of a response in one call (the others are kept as they are). Never throws:
+    /// a message that cannot be decrypted has a status and is delivered as `policy` says.
+    public func decrypt(envelope: Envelope, policy: DecryptionPolicy) -> DecryptedEnvelope {
+        decrypt(envelope: envelope, policy: policy, statusForEveryFailure: false)
+    }
+
+    /// As `decrypt(envelope:policy:)`; with `statusForEveryFailure` a message that is not encrypted has a status
+    /// under `passThrough` too (and is delivered as it was), as the command line reports it.
+    package func decrypt(envelope: Envelope, policy: DecryptionPolicy, statusForEveryFailure: Bool)
+        -> DecryptedEnvelope {
+        var out = envelope
+        var statuses: [MessageStatus] = []
+        var messages = 0
+        let reading = statusForEveryFailure ? DecryptionPolicy.marker : policy
+        out.mapMessages { message, location in
+            messages += 1
+            let result = decrypt(message, policy: reading)
+            guard let status = result.status else { return result.message }
+            statuses.append(status.located(location))
+            return policy == .passThrough ? message : result.message
+        }
+        return DecryptedEnvelope(envelope: out, statuses: statuses, messages: messages)
+    }
+}
+
+/// A response after its messages were moved to a new key.
+public struct RekeyedEnvelope: Hashable, Sendable {
+    /// The response with every message moved (or left as it was), all else unchanged.
+    public var envelope: Envelope
+    /// Messages encrypted again under the new key and scheme.
+    public var rekeyed: Int
+    /// Messages already under the new key and scheme, left as they were.
+    public var alreadyNew: Int
+    /// One status per message left unchanged because it could not be decrypted with certainty, with its location.
+    public var statuses: [MessageStatus]
+    /// The encrypted fields the response has.
+    public var messages: Int { rekeyed + alreadyNew + statuses.count }
+}
+
+extension MessageRekey {
+    /// Moves every encrypted field of a response to the new key and scheme, as `rekey(jsonText:)` moves one
+    /// message; nothing else changes. Never throws: a message that cannot be moved is left as it was, with a status.
+    public func rekey(envelope: Envelope) -> RekeyedEnvelope {
+        var out = envelope
+        var result = RekeyedEnvelope(envelope: envelope, rekeyed: 0, alreadyNew: 0, statuses: [])
+        out.mapMessages { message, location in
+            switch rekey(message) {
+            case .rekeyed(let wire):
+                result.rekeyed += 1
+                // `"<Base64>"`: Base64 needs no escapes, so the string is what lies between the quotes.
+                return .string(String(decoding: wire.dropFirst().dropLast(), as: UTF8.self))
+            case .alreadyNew:
+                result.alreadyNew += 1
+            case .unchanged(let error):
+                result.statuses.append(MessageStatus(error: error, original: message).located(location))
+            }
+            return message
+        }
+        result.envelope = out
+        return result
+    }
+}
+
+/// A file message's payload as SDKs publish it: `{"message": <message>, "file": {"id": ..., "name": ...}}`,
+/// encrypted whole as one message (`MessageCrypto.encrypt`); subscribe delivers it as `d` with `e` 4.
+public enum FileMessage {
+    /// The payload of a file message: the message, then the file's id and name, in that key order.
+    public static func payload(_ message: JSONValue, id: String, name: String) -> JSONValue {
+        .object(["message": message, "file": .object(["id": .string(id), "name": .string(name)])])
+    }
+}

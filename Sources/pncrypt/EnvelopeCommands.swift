@@ -1,0 +1,174 @@
+import ArgumentParser
+import Foundation
+import PNCrypt
+
+extension EnvelopeFormat: ExpressibleByArgument {}
+
+/// The options of the commands that decrypt received messages (`message decrypt`, `history decrypt`, `subscribe
+/// decrypt`): keys, input, output, how messages are read, line mode.
+struct DecryptOptions: ParsableArguments {
+    @OptionGroup var keys: KeyOptions
+    @OptionGroup var input: InputOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var read: MessageReadOptions
+    @OptionGroup var lines: LineOptions
+
+    func validate() throws {
+        try lines.validateChoice()
+    }
+
+    /// `history decrypt` and `subscribe decrypt`: one response of `formats` (any JSON layout), or with `--lines`
+    /// NDJSON of responses, one per line.
+    func decryptEnvelopes(formats: [EnvelopeFormat]) throws {
+        let data = input.resolved
+        let crypto = try read.crypto(keys, input: data)
+        if lines.lines {
+            let summary = try Lines.run(.decryptEnvelopes(crypto, formats: formats, policy: read.policy),
+                                        jobs: lines.jobs, stopOnFailure: read.onError == .fail, input: data,
+                                        output: output, progress: lines.progress,
+                                        rawControl: read.terminal.rawControl)
+            return try read.failures.check(failed: summary.failed, of: summary.messages, "message")
+        }
+        let result = read.decrypt(crypto, envelope: try Envelope(parsing: try data.readAll(), formats: formats))
+        try read.deliver(result.envelope.json, statuses: result.statuses, total: result.messages, input: data,
+                         output: output)
+    }
+}
+
+/// `--format` of the history commands: v2 or v3, detected by default.
+struct HistoryFormatOption: ParsableArguments {
+    @Option(help: ArgumentHelp("""
+        Read the response as v2 ([[messages], start, end]) or v3 (fetch messages: {"channels": {...}}) only. \
+        Without it the format is told by the response's structure.
+        """, valueName: "v2|v3"))
+    var format: EnvelopeFormat?
+
+    func validate() throws {
+        if let format, !EnvelopeFormat.history.contains(format) {
+            throw ValidationError("--format is v2 or v3 (a subscribe response: pncrypt subscribe decrypt)")
+        }
+    }
+
+    var formats: [EnvelopeFormat] { format.map { [$0] } ?? EnvelopeFormat.history }
+}
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Decrypt a whole history response (v2 or v3 fetch messages), or move it to a new key.",
+        subcommands: [Decrypt.self, Rekey.self])
+
+    struct Decrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decrypt every message of a history response: v2 or v3 (fetch messages, with actions).",
+            usage: "pncrypt history decrypt [--key <key> ...] [--key-file <path> ...] [--lines] [<options>] [<text>]",
+            discussion: """
+            v2: [[messages], start, end]; items may be messages or {"message": ..., "timetoken": ...} objects. \
+            v3 (fetch messages, history with actions): {"status": 200, ..., "channels": {"name": [{"message": ..., \
+            "timetoken": "...", ...}]}}; only each item's message is decrypted. The format is told by the \
+            structure (--format to force it); everything but the messages is kept: key order, exact numbers, \
+            timetokens as they were. One status line per message not delivered decrypted goes to stderr, with its \
+            index, channel and timetoken; --on-error passthrough keeps such messages as they were, fail prints \
+            nothing on stdout. With any such message the run exits 1 (after writing the output, unless fail), or \
+            0 with --allow-failures. With --lines the input is NDJSON, one response per line.
+
+            Examples:
+              pncrypt history decrypt -k enigma --on-error passthrough -i response.json
+              pncrypt history decrypt -k enigma --lines -i archive.ndjson -o plain.ndjson
+            """)
+
+        @OptionGroup var options: DecryptOptions
+        @OptionGroup var format: HistoryFormatOption
+
+        func run() throws {
+            try options.decryptEnvelopes(formats: format.formats)
+        }
+    }
+
+    struct Rekey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move every message of a history response (v2 or v3) to a new key and scheme.",
+            usage: """
+            pncrypt history rekey [--key <key> ...] [--key-file <path> ...] [--to-key <key> | --to-key-file <path>]
+                         [--to-scheme <scheme>] [--lines] [<options>] [<text>]
+            """,
+            discussion: """
+            Each message of the response is moved as message rekey moves one (taken only when exactly one (key, \
+            scheme) reading qualifies; a message already under the new key is left as it is); everything else is \
+            kept: key order, exact numbers, timetokens. A message that cannot be moved is kept unchanged and prints \
+            a status line with its index, channel and timetoken. The run ends with a summary on stderr and exits 1 \
+            when messages were left unchanged (unless --allow-failures; --on-error fail writes nothing). With \
+            --lines the input is NDJSON, one response per line (an archive of fetch responses).
+
+            Example:
+              pncrypt history rekey --key-file old.key --to-key-file new.key -i fetch.json
+            """)
+
+        @OptionGroup var keys: KeyOptions
+        @OptionGroup var input: InputOptions
+        @OptionGroup var output: OutputOptions
+        @OptionGroup var format: HistoryFormatOption
+        @OptionGroup var lines: LineOptions
+        @OptionGroup var rekey: RekeyOptions
+
+        func validate() throws {
+            try lines.validateChoice()
+        }
+
+        func run() throws {
+            let data = input.resolved
+            let moving = try rekey.make(keys, input: data)
+            if lines.lines {
+                let summary = try Lines.run(.rekeyEnvelopes(moving, formats: format.formats), jobs: lines.jobs,
+                                            stopOnFailure: rekey.onError == .fail, input: data, output: output,
+                                            progress: lines.progress)
+                return try rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.failed,
+                                        alreadyNew: summary.alreadyNew, of: summary.messages)
+            }
+            let result = moving.rekey(envelope: try Envelope(parsing: try data.readAll(), formats: format.formats))
+            for status in result.statuses {
+                FileHandle.standardError.write(Data(TerminalEscaper.json(status.json.serialized() + [0x0A],
+                                                                         for: STDERR_FILENO, raw: false)))
+            }
+            if !result.statuses.isEmpty && rekey.onError == .fail {
+                throw CLIFailure(.dataFailure, "\(Plural.count(result.statuses.count, "message")) not rekeyed",
+                                 decryption: true)
+            }
+            try OutputFile.write(result.envelope.json.serialized() + [0x0A], to: output, input: data)
+            try rekey.finish(rekeyed: result.rekeyed, unchanged: result.statuses.count,
+                             alreadyNew: result.alreadyNew, of: result.messages)
+        }
+    }
+}
+
+struct SubscribeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscribe",
+        abstract: "Decrypt a subscribe response.",
+        subcommands: [Decrypt.self])
+
+    struct Decrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decrypt the messages of a subscribe (v2) response: {\"t\": {...}, \"m\": [...]}.",
+            usage: """
+            pncrypt subscribe decrypt [--key <key> ...] [--key-file <path> ...] [--lines] [<options>] [<text>]
+            """,
+            discussion: """
+            Each item's payload "d" is decrypted when the item is a message (no "e", or "e" 0) or a file message \
+            ("e" 4: the whole {"message": ..., "file": {"id", "name"}} is one ciphertext); presence events \
+            (channels ending in -pnpres), signals (1), objects (2) and message actions (3) pass untouched, as does \
+            everything else: key order, exact numbers, timetokens. One status line per message not delivered \
+            decrypted goes to stderr, with its index in "m", channel and timetoken; --on-error and \
+            --allow-failures work as for history decrypt. With --lines the input is NDJSON, one response per line.
+
+            Example:
+              pncrypt subscribe decrypt -k enigma --on-error passthrough -i subscribe.json
+            """)
+
+        @OptionGroup var options: DecryptOptions
+
+        func run() throws {
+            try options.decryptEnvelopes(formats: [.subscribe])
+        }
+    }
+}
