@@ -29,9 +29,11 @@
  *   KeyRing): each (key, scheme) reading the call allows is tried, and a plaintext is delivered only when exactly
  *   one reading qualifies: valid padding; for the _text functions also valid UTF-8; for messages and rekey also
  *   JSON. None qualifying is the one decryption failure (PNCRYPT_E_WRONG_KEY_OR_CORRUPT); several is
- *   PNCRYPT_E_AMBIGUOUS, naming the readings (name the scheme to choose). CBC has no integrity check: with one
- *   key and an explicit scheme on bytes, a wrong key still passes the padding check about once in 256; text and
- *   messages narrow that (see docs/security.md).
+ *   PNCRYPT_E_AMBIGUOUS, naming the readings (name the scheme to choose). CBC has no integrity check: on bytes,
+ *   whenever one reading is left (an explicit scheme; with "auto" also a PNED header, a headerless ciphertext of
+ *   one block, a legacy33 module's own format), a wrong key or a foreign ciphertext still passes the padding
+ *   check about once in 256 and its garbage is returned with success. The _text functions narrow that to garbage
+ *   that is also UTF-8, messages to JSON text (docs/security.md has the measured figures per mode).
  * - Keys are exact: a cipher key is its bytes up to the NUL, which must be valid UTF-8; anything else is refused
  *   with PNCRYPT_E_INVALID_KEY naming the offset of the first bad byte (never decoded lossily).
  * - The codes are stable across versions: a code keeps its number and meaning; new codes may be added, so
@@ -353,9 +355,12 @@ PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *sty
 
 /*
  * Decrypts a received message: `len` bytes of JSON text at `json`. A JSON string is decrypted with every key (a
- * PNED header when present, otherwise both legacy readings, and exactly one reading must give UTF-8 JSON text
- * when there is a choice; a legacy33 module reads iOS 3.3 messages) and its plaintext parsed as JSON, or kept as
- * a plain string when it does not parse.
+ * PNED header when present, otherwise both legacy readings) and a reading qualifies only when its plaintext is
+ * UTF-8 JSON text (or the PHP SDK's raw string form), whether one reading was possible or several; exactly one
+ * must qualify. A plaintext that is not JSON text (bytes some client encrypted without JSON) is the one
+ * decryption failure, PNCRYPT_E_WRONG_KEY_OR_CORRUPT, as a wrong key is: read such data with
+ * pncrypt_decrypt_text(). A legacy33 module reads iOS 3.3 messages: each string leaf is raw UTF-8 text, never
+ * parsed; every leaf must decrypt, and a message with no string leaf ({} or []) is PNCRYPT_E_NOT_ENCRYPTED.
  * With PNCRYPT_ON_ERROR_MARKER or _PASSTHROUGH the call returns 0 and fills *json_out with the message to
  * deliver (compact JSON); `status->code` is 0 when the message was decrypted, else the decryption failure's
  * code with its message. With PNCRYPT_ON_ERROR_FAIL a failure is returned as the error.

@@ -42,7 +42,7 @@ final class CModule: @unchecked Sendable {
 
     /// Adds a key tried on decryption (never used to encrypt).
     func add(_ extra: CipherKey) throws {
-        guard !ring.keys.contains(where: { $0.string == extra.string }) else {
+        guard !ring.keys.contains(where: { $0.isSame(as: extra) }) else {
             throw CFailure.argument("the key is already in the module (a key given twice makes every reading"
                                     + " ambiguous)")
         }

@@ -89,11 +89,12 @@ package final class FileOutput {
 
     /// Other temporaries in the output's folder (`<folder>/.<name>.pncrypt-<random>.tmp`, as paths): left by a run
     /// that was killed where the file system has no `O_TMPFILE`, or belonging to a run still going. They may hold
-    /// plaintext.
-    package var otherTemporaries: [String] {
+    /// plaintext. With each, its owner (nil when it cannot be read): only a file the caller owns can be its own
+    /// run's; a name is no proof, anyone who can write to the folder can choose it.
+    package var otherTemporaries: [(path: String, owner: uid_t?)] {
         guard let file else { return [] }
         let folder = file.directoryPath.isEmpty ? "" : file.directoryPath + "/"
-        return file.otherTemporaries().map { folder + $0 }
+        return file.otherTemporaries().map { (folder + $0.name, $0.owner) }
     }
 
     /// Makes the output final: gives a file its access (the replaced file's, else `newMode`) and puts it in place;

@@ -206,7 +206,7 @@ enum OutputPaths {
     }
 
     /// The names in a folder that look like output temporaries (`.<name>.pncrypt-<random>.tmp`).
-    static func temporaries(in directory: Int32) -> [String] {
+    static func temporaries(in directory: Int32) -> [(name: String, owner: uid_t?)] {
         let fd = openat(directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         guard let stream = fdopendir(fd) else {
@@ -214,14 +214,21 @@ enum OutputPaths {
             return []
         }
         defer { closedir(stream) }
-        var names: [String] = []
+        var found: [(name: String, owner: uid_t?)] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            if name.hasPrefix("."), name.hasSuffix(".tmp"), name.contains(".pncrypt-") { names.append(name) }
+            guard name.hasPrefix("."), name.hasSuffix(".tmp"), name.contains(".pncrypt-") else { continue }
+            var info = stat()
+            let owner = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) {
+                    fstatat(dirfd(stream), $0, &info, AT_SYMLINK_NOFOLLOW) == 0 ? info.st_uid : nil
+                }
+            }
+            found.append((name, owner))
         }
-        return names.sorted()
+        return found.sorted { $0.name < $1.name }
     }
 }
 
@@ -325,8 +332,8 @@ final class AtomicOutputFile {
 
     /// Other temporaries in the folder (`.<name>.pncrypt-<random>.tmp`): left by a run that was killed where the
     /// file system has no `O_TMPFILE`, or belonging to a run still going.
-    func otherTemporaries() -> [String] {
-        OutputPaths.temporaries(in: directory).filter { $0 != temporaryName }
+    func otherTemporaries() -> [(name: String, owner: uid_t?)] {
+        OutputPaths.temporaries(in: directory).filter { $0.name != temporaryName }
     }
 
     /// Gives the file its final owner, group, extended attributes and mode (the replaced file's, or for a new file

@@ -66,11 +66,23 @@ struct CLIFailure: Error {
 enum CLI {
     /// One line on standard error that is not a failure: `pncrypt: note: ...`.
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data("pncrypt: note: \(text)\n".utf8))
+        printError("note: " + text)
     }
 
     /// One line on standard error about something the user should look at: `pncrypt: warning: ...`.
     static func warning(_ text: String) {
-        FileHandle.standardError.write(Data("pncrypt: warning: \(text)\n".utf8))
+        printError("warning: " + text)
+    }
+
+    /// The one way a message reaches standard error: `pncrypt: ` + `text` + newline. Messages name paths, file
+    /// names and arguments that someone else may have chosen (a file planted in a shared folder, named with an
+    /// escape sequence): on a terminal every control character in `text` (ESC, BEL, CR, newline, tab, DEL, C1, bytes
+    /// that are not UTF-8) shows as `\xNN`, as in decrypted text, so the message stays one line and cannot command
+    /// the terminal. `layout` keeps newline and tab (ArgumentParser's usage text). Pipes and files get the text as
+    /// it is.
+    static func printError(_ text: String, layout: Bool = false) {
+        var bytes = Array(text.utf8)
+        if isatty(STDERR_FILENO) == 1 { bytes = TerminalEscaper.escaped(bytes, layout: layout) }
+        try? POSIXIO.writeAll(STDERR_FILENO, Array("pncrypt: ".utf8) + bytes + [0x0A], "standard error")
     }
 }

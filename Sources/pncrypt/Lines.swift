@@ -103,8 +103,7 @@ enum Lines {
         // As for one message, after the output: one line for the whole run, with the first change.
         if summary.changed > 0, let first = summary.firstChange {
             let count = summary.changed == 1 ? "1 message" : "\(summary.changed) messages"
-            let text = "pncrypt: warning: --style \(style) changed \(count); the first, \(first)\n"
-            FileHandle.standardError.write(Data(text.utf8))
+            CLI.warning("--style \(style) changed \(count); the first, \(first)")
         }
         try failures.checkLines(summary, verb: "encrypted")
     }

@@ -251,7 +251,7 @@ struct MessageCommand: ParsableCommand {
         /// strings, numbers through a float, repeated keys): what the SDK would have sent, but not the message.
         static func warn(_ changes: [String]) {
             for change in changes {
-                FileHandle.standardError.write(Data("pncrypt: warning: \(change)\n".utf8))
+                CLI.warning(change)
             }
         }
 

@@ -17,8 +17,9 @@ struct KeyOptions: ParsableArguments {
     var key: [String] = []
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp("""
-        Read a cipher key from a file (repeatable; one trailing newline is ignored): any readable file, - for \
-        standard input (when the data is TEXT or a file), /dev/stdin, a named pipe or <(command).
+        Read a cipher key from a file (repeatable; one line end at the end, LF or CRLF, is ignored): any \
+        readable file, - for standard input (when the data is TEXT or a file), /dev/stdin, a named pipe or \
+        <(command).
         """, valueName: "path"))
     var keyFile: [String] = []
 

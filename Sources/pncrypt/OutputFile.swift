@@ -46,8 +46,16 @@ final class OutputFile {
         }
         (output, fd, needsSpool) = (opened, opened.fd, !opened.canTakeBack)
         for leftover in opened.otherTemporaries {
-            CLI.warning("'\(leftover)' looks like the temporary file of an interrupted pncrypt run "
-                        + "(or of one still running); it may hold plaintext: remove it if no run is going")
+            // Only a file of the caller's can be a run of theirs; anyone who can write to the folder can choose
+            // the name.
+            if leftover.owner == geteuid() {
+                CLI.warning("'\(leftover.path)' looks like the temporary file of an interrupted pncrypt run "
+                            + "(or of one still running); it may hold plaintext: remove it if no run is going")
+            } else {
+                let owner = leftover.owner.map { "is owned by uid \($0), not by you" } ?? "has an owner not known"
+                CLI.warning("'\(leftover.path)' has the name of a pncrypt temporary file but \(owner); "
+                            + "it was left alone")
+            }
         }
     }
 

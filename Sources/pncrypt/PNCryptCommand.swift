@@ -63,6 +63,8 @@ struct PNCryptCommand: ParsableCommand {
     /// prints them) and returns the status to exit with.
     static func report(_ error: Error) -> Error {
         let failure: CLIFailure
+        // ArgumentParser's messages may have lines of usage after the error.
+        var layout = false
         switch error {
         case let error as CLIFailure: failure = error
         case let error as PNCryptError: failure = CLIFailure(error)
@@ -71,13 +73,15 @@ struct PNCryptCommand: ParsableCommand {
         default:
             let code = exitCode(for: error)
             if code == .success { return error }
-            failure = CLIFailure(code, unknownCommand() ?? message(for: error))
+            let unknown = unknownCommand()
+            layout = unknown == nil
+            failure = CLIFailure(code, unknown ?? message(for: error))
         }
         if !failure.message.isEmpty {
-            FileHandle.standardError.write(Data("pncrypt: \(failure.message)\n".utf8))
+            CLI.printError(failure.message, layout: layout)
         }
         if failure.decryption, let hint = KeyShapeHints.line {
-            FileHandle.standardError.write(Data("pncrypt: \(hint)\n".utf8))
+            CLI.printError(hint)
         }
         return failure.code
     }

@@ -10,7 +10,8 @@ struct ToKeyOptions: ParsableArguments {
     var toKey: String?
 
     @Option(name: .customLong("to-key-file"), help: ArgumentHelp(
-        "Read the new cipher key from a file (one trailing newline is ignored).", valueName: "path"))
+        "Read the new cipher key from a file (one line end at the end, LF or CRLF, is ignored).",
+        valueName: "path"))
     var toKeyFile: String?
 
     func validate() throws {

@@ -24,6 +24,19 @@ final class TerminalEscaper: ByteStreamStage {
     /// The bytes of a UTF-8 sequence cut by the end of the last chunk (at most 3).
     private var pending: [UInt8] = []
     private var finished = false
+    /// Whether newline and tab pass unchanged (text); without, they are escaped too (one line of a message).
+    private let layout: Bool
+
+    init(layout: Bool = true) {
+        self.layout = layout
+    }
+
+    /// `bytes` escaped at once, for a terminal: `layout` keeps newline and tab.
+    static func escaped(_ bytes: [UInt8], layout: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        TerminalEscaper(layout: layout).escape(bytes, final: true, into: &out)
+        return out
+    }
 
     /// An escaper when `fd` is a terminal and `raw` is false, else nil (the exact bytes).
     static func forOutput(_ fd: Int32, raw: Bool) -> TerminalEscaper? {
@@ -49,11 +62,18 @@ final class TerminalEscaper: ByteStreamStage {
     private func emit(_ bytes: [UInt8], final: Bool, _ sink: ByteSink) throws(PNCryptError) {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16)
+        escape(bytes, final: final, into: &out)
+        guard !out.isEmpty else { return }
+        try withBytes(out, sink)
+    }
+
+    /// Appends the escaped form of `bytes` to `out`; without `final`, a sequence cut at the end waits in `pending`.
+    private func escape(_ bytes: [UInt8], final: Bool, into out: inout [UInt8]) {
         var i = 0
         let n = bytes.count
         while i < n {
             let b = bytes[i]
-            if b == 0x0A || b == 0x09 || (b >= 0x20 && b < 0x7F) {
+            if (layout && (b == 0x0A || b == 0x09)) || (b >= 0x20 && b < 0x7F) {
                 out.append(b)
                 i += 1
                 continue
@@ -91,8 +111,6 @@ final class TerminalEscaper: ByteStreamStage {
                 i += 1
             }
         }
-        guard !out.isEmpty else { return }
-        try withBytes(out, sink)
     }
 
     private static func hex(_ byte: UInt8, into out: inout [UInt8]) {

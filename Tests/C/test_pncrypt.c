@@ -1046,6 +1046,61 @@ static void test_legacy33_auto(void) {
     pncrypt_module_free(m);
 }
 
+/* Issue 31, finding 2: a legacy33 message with no string leaf involved no key and no ciphertext: it is not
+ * encrypted (PNCRYPT_E_NOT_ENCRYPTED), under every policy, and cannot be sent either. */
+static void test_legacy33_nothing_encrypted(void) {
+    pncrypt_module *m = NULL;
+    pncrypt_error err;
+    CHECK(pncrypt_module_new("promise-key", "legacy33", &m, &err) == 0, "legacy33 module");
+    const char *messages[] = {"{\"cmd\":{\"rm -rf\":[]}}", "{}", "[]", "{\"a\":[]}", "[[],{}]"};
+    for (size_t i = 0; i < sizeof messages / sizeof messages[0]; i++) {
+        const char *message = messages[i];
+        char *out = NULL;
+        int rc = pncrypt_message_decrypt(m, message, strlen(message), PNCRYPT_ON_ERROR_FAIL, &out, &err);
+        CHECK(rc == PNCRYPT_E_NOT_ENCRYPTED && out == NULL, "legacy33 %s with fail: rc %d", message, rc);
+        rc = pncrypt_message_decrypt(m, message, strlen(message), PNCRYPT_ON_ERROR_MARKER, &out, &err);
+        CHECK(rc == 0 && err.code == PNCRYPT_E_NOT_ENCRYPTED && out && strcmp(out, "\"DECRYPTION_ERROR\"") == 0,
+              "legacy33 %s with marker: rc %d, status %d, %s", message, rc, err.code, out ? out : "(null)");
+        pncrypt_free(out);
+        out = NULL;
+        rc = pncrypt_message_decrypt(m, message, strlen(message), PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &err);
+        CHECK(rc == 0 && err.code == PNCRYPT_E_NOT_ENCRYPTED && out && strcmp(out, message) == 0,
+              "legacy33 %s with passthrough: rc %d, status %d", message, rc, err.code);
+        pncrypt_free(out);
+        out = NULL;
+        rc = pncrypt_message_encrypt(m, message, strlen(message), &out, &err);
+        CHECK(rc == PNCRYPT_E_NOT_ENCRYPTABLE && out == NULL, "legacy33 %s encrypts: rc %d", message, rc);
+    }
+    pncrypt_module_free(m);
+}
+
+/* Issue 31, finding 7b: a message whose plaintext is not JSON is not decrypted (the header said it was kept as a
+ * plain string): with a choice of readings only JSON qualifies, so the one-reading case must agree. legacy33
+ * leaves are raw text, never parsed. */
+static void test_message_not_json(void) {
+    pncrypt_error err;
+    const char *schemes[] = {"acrh", "legacy", "legacy-random-iv", "legacy33"};
+    for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
+        pncrypt_module *m = NULL;
+        CHECK(pncrypt_module_new("enigma", schemes[i], &m, &err) == 0, "module %s", schemes[i]);
+        const char *plain = "not json at all";
+        char *sealed = NULL;
+        CHECK(pncrypt_encrypt(m, (const uint8_t *)plain, strlen(plain), &sealed, &err) == 0, "encrypt");
+        char wire[256];
+        snprintf(wire, sizeof wire, "\"%s\"", sealed);
+        char *out = NULL;
+        int rc = pncrypt_message_decrypt(m, wire, strlen(wire), PNCRYPT_ON_ERROR_FAIL, &out, &err);
+        if (strcmp(schemes[i], "legacy33") == 0) {
+            CHECK(rc == 0 && out && strcmp(out, "\"not json at all\"") == 0, "legacy33 leaf: rc %d", rc);
+        } else {
+            CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && out == NULL, "%s, not JSON: rc %d", schemes[i], rc);
+        }
+        pncrypt_free(out);
+        pncrypt_free(sealed);
+        pncrypt_module_free(m);
+    }
+}
+
 static void test_keys_are_bytes(void) {
     const char *bad[5] = {"\xff", "\xfe", "ok\xc3", "\xef\xbb", "\x80key"};
     pncrypt_module *good = NULL;
@@ -1316,6 +1371,8 @@ int main(int argc, char **argv) {
     test_wrong_keys();
     test_one_block_foreign();
     test_legacy33_auto();
+    test_legacy33_nothing_encrypted();
+    test_message_not_json();
     test_keys_are_bytes();
     test_multi_key(argv[2]);
     test_rekey();

@@ -76,6 +76,27 @@ import Testing
         let notHistory = try CLI.run(["history", "decrypt", "--key", "enigma", #"{"a":1}"#])
         #expect(notHistory.status == 65)
     }
+
+    @Test("issue 31 finding 2: legacy33 messages with nothing encrypted fail: message, history, --lines",
+          arguments: Legacy33MessageTests.empties)
+    func legacy33NothingEncrypted(text: String) throws {
+        let key = ["--key", "k", "--scheme", "legacy33"]
+        let single = try CLI.run(["message", "decrypt"] + key + ["--on-error", "fail", text])
+        #expect(single.status == 1 && single.stdout.isEmpty, "\(single.stderr)")
+        #expect(single.stderr.contains(#""reason":"notEncrypted""#), "\(single.stderr)")
+        let marker = try CLI.run(["message", "decrypt"] + key + [text])
+        #expect(marker.status == 1 && marker.text == "\"DECRYPTION_ERROR\"\n", "\(marker.text)")
+        let history = try CLI.run(["history", "decrypt"] + key + ["--on-error", "fail", "[[\(text)],1,2]"])
+        #expect(history.status == 1 && history.stdout.isEmpty, "\(history.stderr)")
+        #expect(history.stderr.contains(#""index":0"#), "\(history.stderr)")
+        let lines = try CLI.run(["message", "decrypt", "--lines"] + key, stdin: Array((text + "\n").utf8))
+        #expect(lines.status == 1, "\(lines.stderr)")
+        #expect(lines.text == "\"DECRYPTION_ERROR\"\n", "\(lines.text)")
+        #expect(lines.stderr.contains(#""line":1"#) && lines.stderr.contains("notEncrypted"), "\(lines.stderr)")
+        let failLines = try CLI.run(["message", "decrypt", "--lines", "--on-error", "fail"] + key,
+                                    stdin: Array((text + "\n").utf8))
+        #expect(failLines.status == 1 && failLines.stdout.isEmpty, "\(failLines.stderr)")
+    }
 }
 
 @Suite struct CLIDiagnoseTests {

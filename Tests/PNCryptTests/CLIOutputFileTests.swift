@@ -70,6 +70,66 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["sticky", "victim"])
     }
 
+    /// A name with a terminal command in it (retitle the window: OSC 0 ... BEL), as another user may plant one.
+    static let hostileName = "x\u{1b}]0;PWNED\u{07}y"
+    /// How a message shows it on a terminal.
+    static let hostileShown = "x\\x1b]0;PWNED\\x07y"
+
+    @Test("(as root, pty) issue 31 finding 4: a planted link's name is escaped in the refusal on a terminal",
+          .enabled(if: isRoot))
+    func plantedLinkNameOnTerminal() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (sticky, victim) = try Self.stickyFolder(dir)
+        let link = sticky.appendingPathComponent(Self.hostileName).path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim.path)
+        try #require(lchown(link, Self.nobody, Self.nobody) == 0)
+        let run = try Terminal.run(["encrypt", "--key", "k", "-o", "sticky/\(Self.hostileName)", "x"],
+                                   directory: dir)
+        #expect(run.status == 73, "\(run.transcript)")
+        #expect(run.transcript.contains("refusing to follow the symbolic link 'sticky/\(Self.hostileShown)'"),
+                "\(run.transcript)")
+        #expect(!run.transcript.contains("\u{1b}") && !run.transcript.contains("\u{07}"), "\(run.transcript)")
+        // One line: the terminal turns the one newline into CR LF.
+        #expect(run.transcript.hasSuffix("\r\n") && run.transcript.dropLast(2).allSatisfy { $0 != "\r\n" })
+    }
+
+    @Test("(as root, pty) issue 31 finding 4: planted temporaries are escaped; only the caller's are called pncrypt's",
+          .enabled(if: isRoot))
+    func plantedTemporaryNamesOnTerminal() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let foreign = dir.appendingPathComponent(".\(Self.hostileName).pncrypt-1.tmp").path
+        let own = dir.appendingPathComponent(".mine\u{1b}[2J.pncrypt-2.tmp").path
+        for path in [foreign, own] { try Data("left".utf8).write(to: URL(fileURLWithPath: path)) }
+        try #require(chown(foreign, Self.nobody, Self.nobody) == 0)
+        let run = try Terminal.run(["encrypt", "--key", "k", "-o", "OUT", "x"], directory: dir)
+        #expect(run.status == 0, "\(run.transcript)")
+        #expect(!run.transcript.contains("\u{1b}") && !run.transcript.contains("\u{07}"), "\(run.transcript)")
+        let lines = run.transcript.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.count == 2, "\(lines)")
+        let foreignLine = try #require(lines.first { $0.contains(Self.hostileShown) }, "\(lines)")
+        #expect(foreignLine.contains("has the name of a pncrypt temporary file but is owned by uid 65534, not by you"))
+        #expect(!foreignLine.contains("interrupted pncrypt run"))
+        let ownLine = try #require(lines.first { $0.contains(".mine\\x1b[2J.pncrypt-2.tmp") }, "\(lines)")
+        #expect(ownLine.contains("looks like the temporary file of an interrupted pncrypt run"))
+        // Both are left alone.
+        #expect(FileManager.default.fileExists(atPath: foreign) && FileManager.default.fileExists(atPath: own))
+    }
+
+    @Test("(pty) issue 31 finding 4: any path in a message is escaped on a terminal, exactly in a pipe")
+    func pathInMessageOnTerminal() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let arguments = ["encrypt", "--key-file", Self.hostileName, "x"]
+        let run = try Terminal.run(arguments, directory: dir)
+        #expect(run.status == 66, "\(run.transcript)")
+        #expect(run.transcript == "pncrypt: cannot read key file '\(Self.hostileShown)': No such file or directory\r\n",
+                "\(run.transcript)")
+        let piped = try CLI.run(arguments, directory: dir)
+        #expect(piped.status == 66 && piped.stderr.contains("'\(Self.hostileName)'"), "\(piped.stderr)")
+    }
+
     @Test("(as root) links the caller or the sticky folder's owner owns, and ordinary links, are written through",
           .enabled(if: isRoot), arguments: [(0, 0), (65534, 65534), (65534, -1)])
     func allowedLinks(linkOwner: Int, folderOwner: Int) throws {

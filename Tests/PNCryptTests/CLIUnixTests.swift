@@ -194,6 +194,42 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
+    @Test("issue 31 finding 7d: a key file drops one line end, LF or CRLF (Windows editors), no more; help says so")
+    func keyFileLineEnds() throws {
+        try withTemporaryDirectory { dir in
+            // Each file, and whether the run takes the key as `enigma` (which decrypts; any other fails, with a hint).
+            let cases: [(String, Bool)] = [("enigma", true), ("enigma\n", true), ("enigma\r\n", true),
+                                          ("enigma\n\n", false), ("enigma\r\n\r\n", false), ("enigma\r", false),
+                                          ("enigma\n\r\n", false), ("enigma \n", false)]
+            let message = "\"\(try CryptoModule(cipherKey: "k").encrypt(Array("1".utf8), scheme: .acrh))\"\n"
+            for (index, (content, isEnigma)) in cases.enumerated() {
+                let file = dir.appendingPathComponent("key\(index)")
+                try Data(content.utf8).write(to: file)
+                let result = try CLI.run(["decrypt", "--scheme", "legacy", "--key-file", file.path, Self.sealed])
+                if isEnigma {
+                    #expect(result.status == 0 && result.text == "yay!", "\(content.debugDescription)")
+                } else {
+                    #expect(result.status == 1, "\(content.debugDescription)")
+                    #expect(result.stderr.contains("the key ends with"), "\(result.stderr)")
+                }
+                // rekey's --to-key-file reads the same way: the new key is `enigma` only when the file says so.
+                let rekeyed = try CLI.run(["message", "rekey", "--key", "k", "--to-key-file", file.path,
+                                           "--to-scheme", "legacy"], stdin: Array(message.utf8))
+                #expect(rekeyed.status == 0, "\(rekeyed.stderr)")
+                guard case .string(let text) = try JSONValue(parsing: rekeyed.stdout) else {
+                    Issue.record("\(rekeyed.text)")
+                    continue
+                }
+                let opened = try? CryptoModule(cipherKey: "enigma").decrypt(text, scheme: .legacy)
+                #expect((opened == Array("1".utf8)) == isEnigma, "\(content.debugDescription)")
+            }
+        }
+        for command in [["encrypt"], ["message", "rekey"]] {
+            let help = try CLI.run(command + ["--help"])
+            #expect(help.text.contains("LF or CRLF"), "\(command)")
+        }
+    }
+
     @Test("finding 2: no key and no terminal: one line naming the three sources, exit 64")
     func noKeyNoTerminal() throws {
         for arguments in [["decrypt", Self.sealed], ["encrypt", "x"], ["message", "decrypt", "1"]] {

@@ -20,7 +20,8 @@ import Testing
     func nonASCII() throws {
         // SHA-256("ключ") is 1de36a32af798da0...: computed independently with `printf 'ключ' | sha256sum`.
         let key = try CipherKey("ключ")
-        #expect(key.string == "ключ")
+        let (same, other) = (try CipherKey("ключ"), try CipherKey("ключи"))
+        #expect(key.isSame(as: same) && !key.isSame(as: other))
         #expect(key.keyBytes(for: .legacy).count == 32)
         #expect(key.keyBytes(for: .legacy) == [UInt8]("1de36a32af798da0c1ac9297603a320e"))
         #expect(Hex.encode(key.keyBytes(for: .acrh))

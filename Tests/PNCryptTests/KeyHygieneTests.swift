@@ -41,6 +41,48 @@ import Testing
         #expect(sizes.sorted() == [16, 23, 32, 32])
     }
 
+    @Test("issue 31 finding 6: a CipherKey holds the key only in wiped storage, never as a String or plain array")
+    func keyHeldOnlyInWipedStorage() throws {
+        let key = try CipherKey("a key of 23 UTF-8 bytes")
+        let children = Mirror(reflecting: key).children
+        #expect(!children.isEmpty)
+        for child in children {
+            #expect(!(child.value is String) && !(child.value is [UInt8]) && !(child.value is Substring),
+                    "\(child.label ?? "?") holds the key outside wiped storage")
+        }
+        // The key's own bytes are one of its wiped buffers (23 bytes), readable by nothing public.
+        let secrets = children.compactMap { $0.value as? SecretBytes }
+        #expect(secrets.map(\.bytes.count).sorted() == [16, 23, 32, 32])
+        #expect(secrets.contains { $0.bytes == Array("a key of 23 UTF-8 bytes".utf8) })
+    }
+
+    @Test("issue 31 finding 6: line-mode workers share the derived keys (derived once), with contexts of their own",
+          arguments: ["encrypt", "decrypt", "rekey"])
+    func workersShareDerivedKeys(kind: String) throws {
+        let old = try CipherKey("old key")
+        let new = try CipherKey("new key")
+        let crypto = MessageCrypto(keys: try KeyRing(keys: [old]), scheme: .acrh)
+        let operation: MessageStream.Operation = switch kind {
+        case "encrypt": .encrypt(crypto, raw: false)
+        case "decrypt": .decrypt(crypto, policy: .marker)
+        default: .rekey(try MessageRekey(from: KeyRing(keys: [old]), to: new, scheme: .acrh))
+        }
+        var copy: LineWork?
+        let derived = Self.wipes { copy = LineWork(operation: operation, stopOnFailure: false).withOwnKeys() }
+        // Deriving a key makes (and wipes) a UTF-8 copy of it: none was made.
+        #expect(derived.isEmpty, "\(derived)")
+        let keys: [(CipherKey, CipherKey)] = switch try #require(copy).operation {
+        case .encrypt(let own, _), .decrypt(let own, _), .decryptEnvelopes(let own, _, _):
+            [(old, own.keys.keys[0])]
+        case .rekey(let own), .rekeyEnvelopes(let own, _): [(old, own.from.keys[0]), (new, own.to)]
+        }
+        for (original, own) in keys {
+            #expect(own !== original && own.isSame(as: original))
+            #expect(own.legacy === original.legacy && own.raw === original.raw && own.md5 === original.md5)
+            #expect(own.pool(.acrh, encrypting: false) !== original.pool(.acrh, encrypting: false))
+        }
+    }
+
     @Test("a failed decryption wipes the partial plaintext it produced")
     func failedDecrypt() throws {
         let module = try CryptoModule(cipherKey: "enigma")

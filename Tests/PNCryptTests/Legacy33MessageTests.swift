@@ -64,4 +64,35 @@ import Testing
         #expect(result.message == "DECRYPTION_ERROR")
         #expect(result.status?.error.message.hasPrefix("at $[1].x: ") == true)
     }
+
+    /// Messages with no string leaf: nothing in them is ciphertext and no key was checked (issue 31, finding 2).
+    static let empties: [String] = [#"{"cmd":{"rm -rf":[]}}"#, "{}", "[]", #"{"a":[]}"#, "[[],{}]"]
+
+    @Test("issue 31 finding 2: a message with no string leaf is not encrypted, under every policy",
+          arguments: Self.empties)
+    func nothingEncrypted(text: String) throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy33)
+        for policy in DecryptionPolicy.allCases {
+            let result = try crypto.decrypt(jsonText: Array(text.utf8), policy: policy)
+            #expect(result.status?.error.code == .notEncrypted, "\(policy)")
+            #expect(result.status?.error.message.contains("holds no string") == true)
+            #expect(result.keyIndex == nil && result.scheme == nil)
+            let original = try JSONValue(parsing: Array(text.utf8))
+            #expect(result.message == (policy == .marker ? "DECRYPTION_ERROR" : original))
+        }
+        // Nor can one be sent: a receiver would read it as not encrypted.
+        let sent = expectPNError { () throws(PNCryptError) in
+            _ = try crypto.encrypt(try JSONValue(parsing: Array(text.utf8)))
+        }
+        #expect(sent?.code == .notEncryptable)
+    }
+
+    @Test("issue 31 finding 2: one string leaf anywhere is enough to decrypt a message with empty containers")
+    func emptyContainersBesideALeaf() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy33)
+        let message: JSONValue = ["a": [], "b": [[:], "seven"]]
+        let result = crypto.decrypt(try crypto.encrypt(message), policy: .marker)
+        #expect(result.status == nil)
+        #expect(result.message == message)
+    }
 }

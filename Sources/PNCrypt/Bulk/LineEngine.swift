@@ -58,21 +58,20 @@ struct LineWork: Sendable {
         }
     }
 
-    /// The same work with keys of its own: each thread derives its own `CipherKey`s (and so has its own cipher
-    /// contexts), so threads share no reference-counted object or context pool on the per-message path.
+    /// The same work with keys of its own: each thread has its own `CipherKey`s (and so its own cipher contexts),
+    /// sharing the derived keys (derived once, for the run), so threads share no context pool on the per-message
+    /// path.
     func withOwnKeys() -> LineWork {
         func own(_ keys: KeyRing) -> KeyRing {
-            (try? KeyRing(keys: keys.keys.compactMap { try? CipherKey($0.string) })) ?? keys
+            (try? KeyRing(keys: keys.keys.map { $0.withOwnContexts() })) ?? keys
         }
         func own(_ crypto: MessageCrypto) -> MessageCrypto {
             MessageCrypto(keys: own(crypto.keys), scheme: crypto.scheme, readScheme: crypto.readScheme,
                           legacyScheme: crypto.legacyScheme, style: crypto.style)
         }
         func own(_ rekey: MessageRekey) -> MessageRekey {
-            guard let to = try? CipherKey(rekey.to.string),
-                  let copy = try? MessageRekey(from: own(rekey.from), legacyScheme: rekey.legacyScheme, to: to,
-                                               scheme: rekey.scheme) else { return rekey }
-            return copy
+            (try? MessageRekey(from: own(rekey.from), legacyScheme: rekey.legacyScheme,
+                               to: rekey.to.withOwnContexts(), scheme: rekey.scheme)) ?? rekey
         }
         let operation: MessageStream.Operation = switch self.operation {
         case .encrypt(let crypto, let raw): .encrypt(own(crypto), raw: raw)

@@ -211,7 +211,7 @@ public struct Diagnosis: Sendable {
             default: "the fixed-IV reading's first 16 bytes are neither clearly text nor clearly a decrypted IV"
             }
         }
-        guard let scheme = Decision.resolve(fixed: fixed, random: random, content: .text, file: false) else {
+        guard let scheme = Decision.resolve(fixed: fixed, random: random, content: .text) else {
             return "the headerless rule cannot tell them apart: \(reason); name the scheme"
         }
         return "the headerless rule reads it as \(scheme) (what pncrypt decrypt gives without --scheme): \(reason)"

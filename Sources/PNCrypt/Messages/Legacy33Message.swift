@@ -12,11 +12,15 @@ import PNCryptCompression
 enum Legacy33Message {
     /// Encrypts every string leaf of `message`.
     /// - Throws: `notEncryptable` naming the path (for example `$[2].price`) of the first leaf that is not a string:
-    ///   iOS 3.3 dropped such leaves and 3.4's compatibility mode produced invalid results.
+    ///   iOS 3.3 dropped such leaves and 3.4's compatibility mode produced invalid results. `notEncryptable` for a
+    ///   message without string leaves (`{}`, `[[]]`): nothing in it would be encrypted, and a receiver reads such
+    ///   a message as not encrypted.
     /// `scheme` is the table's string-leaves scheme (`legacy33`).
     static func encrypt(_ message: JSONValue, key: CipherKey, scheme: Scheme) throws(PNCryptError) -> JSONValue {
         let module = CryptoModule(key: key)
-        return try map(message, path: "$", nonString: .notEncryptable) { (text, _) throws(PNCryptError) in
+        var leaves = 0
+        let encrypted = try map(message, path: "$", nonString: .notEncryptable) { (text, _) throws(PNCryptError) in
+            leaves += 1
             var plaintext = Array(text.utf8)
             defer { wipe(&plaintext) }
             // iOS 3.3 encrypted an empty string leaf as one block of padding.
@@ -25,16 +29,21 @@ enum Legacy33Message {
             }
             return .string(String(decoding: sealed, as: UTF8.self))
         }
+        guard leaves > 0 else { throw noLeaf(.notEncryptable, "would be encrypted") }
+        return encrypted
     }
 
     /// Decrypts every string leaf of `message`: the first leaf with every key of `keys`, the others with the one
     /// key that alone read the first. Each leaf qualifies as text (valid padding and UTF-8) through the one
-    /// decision procedure (`Decision`): a leaf is raw UTF-8, not JSON.
-    /// - Throws: the leaf's decryption error, its message naming the path; `notEncrypted` for non-string leaves.
+    /// decision procedure (`Decision`): a leaf is raw UTF-8, not JSON. A message decrypts only when at least one
+    /// leaf decrypted and every one did: a message with no string leaf (`{}`, `[]`, `{"cmd":{"rm -rf":[]}}`)
+    /// involved no key and no ciphertext, so it is not encrypted, as a non-string message is in auto mode.
+    /// - Throws: the leaf's decryption error, its message naming the path; `notEncrypted` for non-string leaves and
+    ///   for a message without string leaves.
     /// `scheme` is the table's string-leaves scheme (`legacy33`).
     static func decrypt(_ message: JSONValue, keys: KeyRing, scheme: Scheme) throws(PNCryptError) -> JSONValue {
         var chosen: KeyRing?
-        return try map(message, path: "$", nonString: .notEncrypted) { (text, path) throws(PNCryptError) in
+        let decrypted = try map(message, path: "$", nonString: .notEncrypted) { (text, path) throws(PNCryptError) in
             do throws(PNCryptError) {
                 let ciphertext = try Base64.decode(text)
                 var match = try (chosen ?? keys).decrypt(ciphertext, scheme: scheme, content: .text)
@@ -48,6 +57,8 @@ enum Legacy33Message {
                 throw PNCryptError(error.code, "at \(path): \(error.message)", offset: error.offset)
             }
         }
+        guard chosen != nil else { throw noLeaf(.notEncrypted, "is ciphertext") }
+        return decrypted
     }
 
     /// Rebuilds `value` with every string leaf replaced by `leaf(text, path)`.
@@ -77,6 +88,11 @@ enum Legacy33Message {
             }
             throw PNCryptError(nonString, "legacy33 messages can hold only strings: \(path) is \(kind)")
         }
+    }
+
+    /// The error for a message without string leaves.
+    private static func noLeaf(_ code: PNCryptError.Code, _ what: String) -> PNCryptError {
+        PNCryptError(code, "the legacy33 message holds no string, so nothing in it \(what)")
     }
 
     /// `.key` for identifier-like keys, `["key"]` otherwise.

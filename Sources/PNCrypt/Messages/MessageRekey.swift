@@ -68,7 +68,7 @@ public struct MessageRekey: Sendable {
         self.legacyScheme = legacyScheme
         self.to = to
         self.scheme = scheme
-        let old = from.keys.filter { $0.string != to.string }
+        let old = from.keys.filter { !$0.isSame(as: to) }
         ring = try KeyRing(keys: old + [to])
         newIndex = old.count
     }

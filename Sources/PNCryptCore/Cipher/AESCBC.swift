@@ -447,13 +447,20 @@ final class StreamCipher {
         }
     }
 
-    /// The headerless rule for a file (`Decision.resolve` with `file`): of two blocks or more, `legacy` when the
-    /// fixed-IV reading's first block is text, else `legacy-random-iv`, the SDKs' file format; one block can
-    /// only be `legacy` (a random-IV file holds an IV and at least one block).
+    /// The headerless rule for a file (`Decision.resolve` with `file`): of two blocks or more, both readings have
+    /// valid padding or neither (the same last two blocks), and the rule takes `legacy` when the fixed-IV reading's
+    /// first block is text, else `legacy-random-iv`, the SDKs' file format; one block can only be `legacy` (a
+    /// random-IV file holds an IV and at least one block).
     static func headerlessFileScheme(key: CipherKey, firstBlock: some Collection<UInt8>, blocks: Int) -> Scheme {
         let (fixed, random) = Scheme.headerlessPair
         guard blocks >= 2 else { return fixed }
-        return fixedIVFirstBlock(key: key, block: firstBlock) == .text ? fixed : random
+        let first = fixedIVFirstBlock(key: key, block: firstBlock)
+        func verdict(_ scheme: Scheme, _ firstBlock: HeaderlessRule.FirstBlock?) -> Decision.Verdict {
+            Decision.Verdict(keyIndex: 0, scheme: scheme, padding: true, utf8: false, json: false,
+                             firstBlock: firstBlock)
+        }
+        return Decision.resolve(fixed: verdict(fixed, first), random: verdict(random, nil), content: .bytes,
+                                file: true) ?? random
     }
 
     /// As `finish` when decrypting, for a reading that is only checked, never output: instead of throwing on bad

@@ -9,9 +9,13 @@ import PNCryptJSON
 ///
 /// Keyed cipher contexts are pooled and reused across messages, so encrypting many messages with one
 /// `CipherKey` costs a key schedule once, not per message. Thread-safe.
+///
+/// The key's bytes and its derived keys are held in storage that is wiped when the last reference goes; they are
+/// not readable through the public interface. What the caller passed in (a `String`, an array) is the caller's
+/// and is not wiped (docs/security.md, "Secrets in memory").
 public final class CipherKey: Sendable {
-    /// The cipherKey as the user gave it.
-    public let string: String
+    /// The key's UTF-8 bytes, exactly as given.
+    private let utf8: SecretBytes
     package let legacy: SecretBytes
     package let raw: SecretBytes
     package let md5: SecretBytes
@@ -19,32 +23,8 @@ public final class CipherKey: Sendable {
 
     /// Derives the keys of every scheme from `string` (its UTF-8 bytes).
     /// - Throws: `PNCryptError.invalidKey` when the key is empty.
-    public init(_ string: String) throws(PNCryptError) {
-        guard !string.isEmpty else { throw PNCryptError(.invalidKey, "the cipher key is empty") }
-        self.string = string
-        var utf8 = Array(string.utf8)
-        let sha = Backend.sha256(utf8)
-        var hex = [UInt8]()
-        hex.reserveCapacity(32)
-        Hex.append(sha.prefix(16), to: &hex)
-        // `hex`, `sha` and the MD5 hand their storage to the SecretBytes that wipe it (wiping `sha` here would
-        // only copy the shared storage and wipe the copy). The UTF-8 copy of the key is ours: wipe it now.
-        legacy = SecretBytes(hex)
-        raw = SecretBytes(sha)
-        md5 = SecretBytes(Backend.md5(utf8))
-        wipe(&utf8)
-        // Two pools per key derivation, in the order of `Scheme.KeyDerivation`'s raw values (`pool(_:encrypting:)`).
-        let secrets = (legacy, raw, md5)
-        pools = Scheme.KeyDerivation.allCases.flatMap { derivation in
-            let secret = switch derivation {
-            case .hexSHA256: secrets.0
-            case .sha256: secrets.1
-            case .md5: secrets.2
-            }
-            let aes256 = secret.bytes.count == 32
-            return [ContextPool(aes256: aes256, key: secret, encrypting: true),
-                    ContextPool(aes256: aes256, key: secret, encrypting: false)]
-        }
+    public convenience init(_ string: String) throws(PNCryptError) {
+        try self.init(validUTF8: Array(string.utf8))
     }
 
     /// Derives the keys from `bytes`, which must be valid UTF-8: a key is never decoded lossily, so two different
@@ -52,12 +32,61 @@ public final class CipherKey: Sendable {
     /// - Throws: `PNCryptError.invalidKey` when the key is empty or not valid UTF-8 (the offset of the first bad
     ///   byte is in the error).
     public convenience init(bytes: some Collection<UInt8>) throws(PNCryptError) {
-        let array = Array(bytes)
+        var array = Array(bytes)
         if let offset = Self.firstInvalidUTF8Offset(array) {
-            throw PNCryptError(.invalidKey, "the cipher key is not valid UTF-8 (byte \(offset + 1) of \(array.count))",
+            let count = array.count
+            wipe(&array)
+            throw PNCryptError(.invalidKey, "the cipher key is not valid UTF-8 (byte \(offset + 1) of \(count))",
                                offset: offset)
         }
-        try self.init(String(decoding: array, as: UTF8.self))
+        try self.init(validUTF8: array)
+    }
+
+    /// Derives the keys from `utf8` (valid UTF-8), whose storage the key takes over and wipes.
+    private convenience init(validUTF8 utf8: [UInt8]) throws(PNCryptError) {
+        guard !utf8.isEmpty else { throw PNCryptError(.invalidKey, "the cipher key is empty") }
+        let sha = Backend.sha256(utf8)
+        var hex = [UInt8]()
+        hex.reserveCapacity(32)
+        Hex.append(sha.prefix(16), to: &hex)
+        // `utf8`, `hex`, `sha` and the MD5 hand their storage to the SecretBytes that wipe it (wiping them here
+        // would only copy the shared storage and wipe the copy).
+        self.init(utf8: SecretBytes(utf8), legacy: SecretBytes(hex), raw: SecretBytes(sha),
+                  md5: SecretBytes(Backend.md5(utf8)))
+    }
+
+    /// A key of the derived keys given, with cipher contexts of its own.
+    private init(utf8: SecretBytes, legacy: SecretBytes, raw: SecretBytes, md5: SecretBytes) {
+        self.utf8 = utf8
+        self.legacy = legacy
+        self.raw = raw
+        self.md5 = md5
+        // Two pools per key derivation, in the order of `Scheme.KeyDerivation`'s raw values (`pool(_:encrypting:)`).
+        pools = Scheme.KeyDerivation.allCases.flatMap { derivation in
+            let secret = switch derivation {
+            case .hexSHA256: legacy
+            case .sha256: raw
+            case .md5: md5
+            }
+            let aes256 = secret.bytes.count == 32
+            return [ContextPool(aes256: aes256, key: secret, encrypting: true),
+                    ContextPool(aes256: aes256, key: secret, encrypting: false)]
+        }
+    }
+
+    /// The same key with cipher contexts of its own, sharing the derived keys (nothing is derived again, and no
+    /// copy of the key's bytes is made): for a thread that should share no context pool with others.
+    package func withOwnContexts() -> CipherKey {
+        CipherKey(utf8: utf8, legacy: legacy, raw: raw, md5: md5)
+    }
+
+    /// Whether `other` is the same key (the same bytes), compared in time that does not depend on where they differ.
+    package func isSame(as other: CipherKey) -> Bool {
+        let (a, b) = (utf8.bytes, other.utf8.bytes)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in a.indices { difference |= a[i] ^ b[i] }
+        return difference == 0
     }
 
     /// The offset of the first byte of `bytes` that is not part of valid UTF-8, nil when all of it is.
@@ -78,7 +107,12 @@ public final class CipherKey: Sendable {
     /// white space at either end, or a line break inside. Nil for an ordinary key. Shown with a decryption failure
     /// and by `diagnose`; such keys are still used exactly as given.
     public var shapeHint: String? {
-        let scalars = string.unicodeScalars
+        // The scalars are decoded from the wiped bytes one at a time: no String copy of the key is made.
+        var scalars: [Unicode.Scalar] = []
+        var iterator = utf8.bytes.makeIterator()
+        var decoder = UTF8()
+        while case .scalarValue(let scalar) = decoder.decode(&iterator) { scalars.append(scalar) }
+        defer { scalars.withUnsafeMutableBytes { if let base = $0.baseAddress { wipe(base, count: $0.count) } } }
         if scalars.first == "\u{FEFF}" { return "the key starts with a byte order mark (U+FEFF)" }
         if let first = scalars.first, first.properties.isWhitespace { return "the key starts with white space" }
         if let last = scalars.last, last.properties.isWhitespace {

@@ -76,12 +76,10 @@ package enum Decision {
     ///   - verdicts: one per reading tried, each with every check run.
     ///   - content: what a plaintext must be.
     ///   - namingKeys: name the key of each reading in an `ambiguous` error (there were several keys).
-    ///   - file: the data is a file: a legacy pair the rule leaves undecided is the random-IV file format, the
-    ///     one the SDKs write (`resolve`).
     /// - Throws: `CryptoModule.decryptionFailed` when none qualifies; `ambiguous`, naming the readings and what
     ///   to do, when more than one does.
-    package static func decide(_ verdicts: some Collection<Verdict>, content: KeyRing.Content, namingKeys: Bool,
-                               file: Bool = false) throws(PNCryptError) -> Int {
+    package static func decide(_ verdicts: some Collection<Verdict>, content: KeyRing.Content, namingKeys: Bool)
+        throws(PNCryptError) -> Int {
         var winner = -1
         var count = 0
         for (position, verdict) in verdicts.enumerated() where qualifies(verdict, content: content) {
@@ -90,12 +88,12 @@ package enum Decision {
         }
         if count == 1 { return winner }
         guard count > 1 else { throw CryptoModule.decryptionFailed }
-        return try decideAmong(Array(verdicts), content: content, namingKeys: namingKeys, file: file)
+        return try decideAmong(Array(verdicts), content: content, namingKeys: namingKeys)
     }
 
     /// Several readings qualify: the headerless rule resolves each key's legacy pair, then exactly one must remain.
     @inline(never)
-    private static func decideAmong(_ verdicts: [Verdict], content: KeyRing.Content, namingKeys: Bool, file: Bool)
+    private static func decideAmong(_ verdicts: [Verdict], content: KeyRing.Content, namingKeys: Bool)
         throws(PNCryptError) -> Int {
         let (fixed, random) = Scheme.headerlessPair
         var kept: [Int] = []
@@ -110,7 +108,7 @@ package enum Decision {
             }
             let (fixedVerdict, randomVerdict) = verdict.scheme == fixed ? (verdict, verdicts[partner])
                 : (verdicts[partner], verdict)
-            switch resolve(fixed: fixedVerdict, random: randomVerdict, content: content, file: file) {
+            switch resolve(fixed: fixedVerdict, random: randomVerdict, content: content) {
             case fixed?: if verdict.scheme == fixed { kept.append(position) }
             case random?: if verdict.scheme == random { kept.append(position) }
             default:
@@ -134,9 +132,11 @@ package enum Decision {
     /// 2. The fixed-IV reading's first block is text (`HeaderlessRule`; noise passes at most 2^-27 of the time):
     ///    `legacy`.
     /// 3. Text and messages: that block is noise (a character text does not hold): `legacy-random-iv`.
-    ///    Files: anything but text there: `legacy-random-iv`, the SDKs' file format.
+    ///    Files (`file`, whose readings are checked on their head and tail: `StreamCipher.headerlessFileScheme`):
+    ///    anything but text there: `legacy-random-iv`, the SDKs' file format.
     /// 4. Otherwise neither: bytes carry nothing more that tells the readings apart.
-    package static func resolve(fixed: Verdict, random: Verdict, content: KeyRing.Content, file: Bool) -> Scheme? {
+    package static func resolve(fixed: Verdict, random: Verdict, content: KeyRing.Content, file: Bool = false)
+        -> Scheme? {
         let (fixedScheme, randomScheme) = Scheme.headerlessPair
         if content == .text && fixed.json && !random.json { return fixedScheme }
         if fixed.firstBlock == .text { return fixedScheme }
@@ -165,7 +165,7 @@ package enum Decision {
         if let content = headerlessPair {
             let why = content == .bytes
                 ? "as bytes nothing tells them apart: read it as text or as a message, or name the scheme"
-                : "and its first block is neither clearly text nor a decrypted IV: name the scheme"
+                : "its first block, read with the fixed IV, is neither clearly text nor a decrypted IV: name the scheme"
             return PNCryptError(.ambiguous, headerlessPairAmbiguity + why)
         }
         let names = winners.map { namingKeys ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }

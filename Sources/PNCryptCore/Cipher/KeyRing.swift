@@ -13,8 +13,9 @@ import PNCryptJSON
 /// nil, a `PNED` header's cryptor, or for headerless data `legacyScheme`, or both `legacy` and
 /// `legacy-random-iv` when that is nil), every check `Content` asks for runs on each, and the plaintext is returned
 /// only when exactly one reading qualifies: bytes need valid padding, text also UTF-8, messages also JSON text,
-/// whether one reading was possible or several. None is `wrongKeyOrCorrupt`, several is `ambiguous`. With one key
-/// and one reading of bytes a wrong key still passes about once in 256 tries; text and JSON narrow that.
+/// whether one reading was possible or several. None is `wrongKeyOrCorrupt`, several is `ambiguous`. Where bytes
+/// allow one reading only (one key and an explicit scheme, a `PNED` header, one headerless block) a wrong key still
+/// passes about once in 256 tries and its garbage is returned; text and JSON narrow that.
 public struct KeyRing: Sendable {
     /// The keys, newest first.
     public let keys: [CipherKey]

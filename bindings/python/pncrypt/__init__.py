@@ -457,7 +457,10 @@ class CryptoModule:
         when present, otherwise both legacy readings (fixed IV and IV first); exactly one reading must qualify. As
         bytes (text=False, the default) there is no text to check, so headerless data of two blocks or more is
         ambiguous (Error E_AMBIGUOUS): name the scheme ("legacy" for the fixed IV, "legacy-random-iv"), or use
-        text=True or `message_decrypt`."""
+        text=True or `message_decrypt`. CBC has no integrity check: as bytes, where one reading is left (a PNED
+        header, one headerless block, an explicit scheme), a wrong key or a foreign ciphertext passes the padding
+        check about once in 256 and its garbage is returned; text=True narrows that to garbage that is also UTF-8
+        (docs/security.md, "Residual risk")."""
         raw = data.encode("utf-8") if type(data) is str else _utf8(data, "data")
         status, out, length = _scratch()
         function = _lib.pncrypt_decrypt_text if text else _lib.pncrypt_decrypt

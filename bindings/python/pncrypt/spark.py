@@ -28,7 +28,11 @@ the job, as every value a function closes over does: use Spark's own means (an e
 
 Decryption follows the library's decision procedure: a row is decrypted only when exactly one (key, scheme)
 reading qualifies (valid padding, and valid UTF-8 for text); with several keys, or legacy data that could be read
-with either IV, a row no single reading explains is "failed", never a guess.
+with either IV, a row no single reading explains is "failed" rather than a guess among them. CBC has no
+integrity check, so a row of bytes (decrypt with binary=True) that allows one reading only (a PNED header, one
+headerless block, an explicit scheme) and was made under another key passes the padding check about once in 256:
+it is "ok" with garbage (about 20 of 5,000 foreign rows). Text (the default) also needs valid UTF-8, which keeps
+such garbage out far more often (docs/security.md, "Residual risk", has the measured figures).
 """
 import os
 import subprocess
@@ -229,7 +233,9 @@ def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="m
     """Decrypts column `col` (Base64 wire texts) with any of `keys` (a list: the first is tried like the others;
     a row is decrypted only when exactly one key's reading qualifies). `scheme` "auto" reads a PNED header when
     there is one, else legacy. `output` (default `<col>_decrypted`) is a string column (the plaintext must be
-    valid UTF-8, or the row fails), or binary with binary=True. A failed row's output is null."""
+    valid UTF-8, or the row fails), or binary with binary=True, where only the padding is checked (a foreign row
+    that one reading allows passes about once in 256, with garbage: see the module's docstring). A failed row's
+    output is null."""
     keys = _keys(keys)
     output = output or f"{col}_decrypted"
     _check(df, col, output, on_error)

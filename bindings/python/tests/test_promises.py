@@ -125,6 +125,24 @@ def test_legacy33_round_trip_with_auto():
     assert status is None and json.loads(text) == {"text": "hi", "nested": {"k": "v"}}
 
 
+
+@pytest.mark.parametrize("message", ['{"cmd":{"rm -rf":[]}}', "{}", "[]", '{"a":[]}', "[[],{}]"])
+def test_legacy33_message_with_nothing_encrypted_is_not_encrypted(message):
+    """Issue 31, finding 2: no string leaf, so no key was checked and no ciphertext involved: not encrypted under
+    every policy, and not sendable either."""
+    m = pncrypt.CryptoModule(KEY, "legacy33")
+    with pytest.raises(pncrypt.Error) as caught:
+        m.message_decrypt(message, on_error="fail")
+    assert caught.value.code == pncrypt.E_NOT_ENCRYPTED
+    text, status = m.message_decrypt(message, on_error="marker")
+    assert text == '"DECRYPTION_ERROR"' and status.code == pncrypt.E_NOT_ENCRYPTED
+    assert json.loads(status.json)["reason"] == "notEncrypted"
+    text, status = m.message_decrypt(message)
+    assert text == message and status.code == pncrypt.E_NOT_ENCRYPTED
+    with pytest.raises(pncrypt.Error) as caught:
+        m.message_encrypt(message)
+    assert caught.value.code == pncrypt.E_NOT_ENCRYPTABLE
+
 # ---- Keys are bytes ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("key", [b"\xff", b"\xfe", b"ok\xc3", b"\xef\xbb", b"\x80key"], ids=repr)
