@@ -311,7 +311,10 @@ PNCRYPT_API int pncrypt_encrypt_file(pncrypt_module *m, const char *in_path, con
  * exactly one key must give valid padding (two that do: PNCRYPT_E_AMBIGUOUS);
  * no plaintext is left anywhere when the data turns out to be wrong (bad padding, wrong key, truncated). An
  * `in_path` that is not a regular file (a FIFO, a device) is first copied, as the CLI does, into an unlinked 0600
- * temporary file in TMPDIR (else /tmp): it holds ciphertext only.
+ * temporary file in TMPDIR (else /tmp): it holds ciphertext only. A regular file is read as the snapshot it was
+ * when it was opened: its length is taken once, the key chosen on the last blocks at that length, and bytes
+ * another process appends meanwhile are never read (a file that gets shorter is PNCRYPT_E_IO). The same holds
+ * for pncrypt_encrypt_file(): it reads the file to the length it had when the stream began.
  * Errors: as pncrypt_encrypt_file(), and the decryption codes (-2x) and PNCRYPT_E_UNKNOWN_CRYPTOR.
  */
 PNCRYPT_API int pncrypt_decrypt_file(pncrypt_module *m, const char *in_path, const char *out_path,

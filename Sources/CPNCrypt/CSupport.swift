@@ -384,20 +384,22 @@ enum FileTransform {
         }
     }
 
-    /// Streams `source` from its start through `stages` into `outPath`.
+    /// Streams `source` from its start through `stages` into `outPath`, to the length it had when it was opened
+    /// (the snapshot its last blocks were checked in: nothing appended since is read).
     static func run(_ source: InputSource, output outPath: String, stages: [any ByteStreamStage]) throws {
-        let fd = try files { () throws(FileError) in try source.fromStart() }
-        try run(fd, named: source.name, output: outPath, stages: stages)
+        let start = try files { () throws(FileError) in try source.fromStart() }
+        try run(start.fd, named: source.name, output: outPath, stages: stages, length: start.length)
     }
 
+    /// Streams `input` (a regular file to `length`, else to the end it has when the stream begins) into `outPath`.
     private static func run(_ input: Int32, named name: String, output outPath: String,
-                            stages: [any ByteStreamStage]) throws {
+                            stages: [any ByteStreamStage], length: Int? = nil) throws {
         var info = stat()
         let hasInput = fstat(input, &info) == 0
         let file = try files { () throws(FileError) in
             try FileOutput(outPath, input: hasInput ? (info, name) : nil, streams: false, cleanupOnSignal: false)
         }
-        try StreamPipeline.run(from: input, through: stages, to: file.fd)
+        try StreamPipeline.run(from: input, through: stages, to: file.fd, length: length)
         do throws(FileError) {
             // A new file stays 0600, as the C functions always made it; a replaced one keeps its access.
             try file.commit(newMode: 0o600, durable: false)

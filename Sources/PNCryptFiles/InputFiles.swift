@@ -96,7 +96,9 @@ package enum InputFiles {
 
 /// Input that can be read more than once: a regular file, or else standard input (or a FIFO, a device) copied
 /// first into an unlinked 0600 temporary file. Used where the input is ciphertext (decrypting a file chooses the
-/// key on its last blocks before reading it from the start): the copy holds no plaintext.
+/// key on its last blocks before reading it from the start): the copy holds no plaintext. Its `length` is read
+/// once, when it is opened: every read stops there, so a file another process appends to is decided and read as
+/// the snapshot it was then.
 package final class InputSource {
     /// The descriptor, owned (closed on deinit).
     package let fd: Int32
@@ -130,10 +132,12 @@ package final class InputSource {
         try InputFiles.read(fd, at: offset, count: count, length: length, name)
     }
 
-    /// The descriptor, moved back to the start.
-    package func fromStart() throws(FileError) -> Int32 {
+    /// The descriptor, moved back to the start, and how far to read it: `length`, the snapshot its head and last
+    /// blocks were read in. A stream of it stops there (`StreamPipeline.run(from:...:length:)`): bytes another
+    /// process appends to the file meanwhile are never read, and a file that got shorter is an error.
+    package func fromStart() throws(FileError) -> (fd: Int32, length: Int) {
         try InputFiles.rewind(fd, name)
-        return fd
+        return (fd, length)
     }
 
     /// Copies a stream into an unlinked 0600 temporary file.

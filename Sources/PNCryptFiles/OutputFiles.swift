@@ -29,10 +29,10 @@ enum OutputTarget {
     /// A regular file to create or replace, all or nothing.
     case file(AtomicOutputFile)
 
-    /// Resolves `path` and opens what it leads to. `input` is the input file's `stat` and name: a path leading to
-    /// the same file is refused. With `namedTemporary`, the output is written under a temporary name even where the file
-    /// system offers `O_TMPFILE` (to test that path). Without `openStreams`, a device or FIFO is not opened
-    /// (opening a FIFO waits for a reader): `.stream(-1)`.
+    /// Resolves `path` and opens what it leads to. `input` is the input file's `stat` and name: a path leading to the
+    /// same file is refused. With `namedTemporary`, the output is written under a temporary name even where the file
+    /// system offers `O_TMPFILE` (to test that path). Without `openStreams`, a device or FIFO is not opened (opening a
+    /// FIFO waits for a reader): `.stream(-1)`.
     static func open(_ path: String, input: (info: stat, name: String)? = nil, namedTemporary: Bool = false,
                              openStreams: Bool = true) throws(FileError) -> OutputTarget {
         if let number = OutputPaths.descriptorNumber(path) { return .descriptor(number) }

@@ -124,7 +124,8 @@ struct Decrypt: ParsableCommand {
             var stages: [any ByteStreamStage] = [try StreamDecryptor(key: ring.keys[match.keyIndex],
                                                                      scheme: reading.explicit, legacyScheme: legacy)]
             if gunzip { stages.append(try GzipDecompressor(outputLimit: limits.limit)) }
-            try POSIXIO.stream(from: try source.fromStart(), through: stages, to: out,
+            let start = try source.fromStart()
+            try POSIXIO.stream(from: start.fd, through: stages, to: out, length: start.length,
                                progress: progress.line(for: data.filePath, showsLines: false))
         }
     }

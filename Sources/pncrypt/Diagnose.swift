@@ -22,6 +22,7 @@ struct Diagnose: ParsableCommand {
     @OptionGroup var keys: KeyOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var client: ReadSchemeOptions
+    @OptionGroup var maxInput: MaxInputOption
 
     @Flag(help: "Print the findings as one JSON object.")
     var json = false
@@ -35,7 +36,7 @@ struct Diagnose: ParsableCommand {
 
     func run() throws {
         let data = input.resolved
-        let text = try data.readAll()
+        let text = try data.readAll(limit: maxInput.limit)
         let keys = try self.keys.resolveAll(input: data)
         let diagnosis = Diagnosis(text: text, keys: keys)
         let setting = try clientReading(text, keys: keys, diagnosis: diagnosis)
@@ -58,7 +59,8 @@ struct Diagnose: ParsableCommand {
         } else {
             // A key whose shape suggests a copy or file mistake (a BOM, white space, a line break) is named.
             let shapes = KeyShapeHints.hints.map { "\($0) (it is used exactly as given)" }
-            print((diagnosis.findings + (setting.map { [$0.finding] } ?? []) + shapes).joined(separator: "\n"))
+            let findings = diagnosis.findings + (setting.map { [$0.finding] } ?? []) + shapes
+            try POSIXIO.printLine(findings.joined(separator: "\n"))
         }
         if !diagnosis.decrypts { throw ExitCode.dataFailure }
     }

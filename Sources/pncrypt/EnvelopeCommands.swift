@@ -12,9 +12,11 @@ struct DecryptOptions: ParsableArguments {
     @OptionGroup var output: OutputOptions
     @OptionGroup var read: MessageReadOptions
     @OptionGroup var lines: LineOptions
+    @OptionGroup var maxInput: MaxInputOption
 
     func validate() throws {
         try lines.validateChoice()
+        try maxInput.check(lines)
     }
 
     /// `history decrypt` and `subscribe decrypt`: one response of `formats` (any JSON layout), or with `--lines`
@@ -29,7 +31,8 @@ struct DecryptOptions: ParsableArguments {
                                         rawControl: read.terminal.rawControl)
             return try read.failures.check(failed: summary.failed, of: summary.messages, "message")
         }
-        let result = read.decrypt(crypto, envelope: try Envelope(parsing: try data.readAll(), formats: formats))
+        let text = try data.readAll(limit: maxInput.limit)
+        let result = read.decrypt(crypto, envelope: try Envelope(parsing: text, formats: formats))
         try read.deliver(result.envelope.json, statuses: result.statuses, total: result.messages, input: data,
                          output: output)
     }
@@ -110,9 +113,11 @@ struct HistoryCommand: ParsableCommand {
         @OptionGroup var format: HistoryFormatOption
         @OptionGroup var lines: LineOptions
         @OptionGroup var rekey: RekeyOptions
+        @OptionGroup var maxInput: MaxInputOption
 
         func validate() throws {
             try lines.validateChoice()
+            try maxInput.check(lines)
         }
 
         func run() throws {
@@ -125,7 +130,8 @@ struct HistoryCommand: ParsableCommand {
                 return try rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.failed,
                                         alreadyNew: summary.alreadyNew, of: summary.messages)
             }
-            let result = moving.rekey(envelope: try Envelope(parsing: try data.readAll(), formats: format.formats))
+            let text = try data.readAll(limit: maxInput.limit)
+            let result = moving.rekey(envelope: try Envelope(parsing: text, formats: format.formats))
             for status in result.statuses {
                 FileHandle.standardError.write(Data(TerminalEscaper.json(status.json.serialized() + [0x0A],
                                                                          for: STDERR_FILENO, raw: false)))

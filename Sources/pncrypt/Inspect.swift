@@ -62,7 +62,7 @@ struct Inspect: ParsableCommand {
                              + "differ from the first block on); decode it to a file and use --binary")
             }
         }
-        print(lines.joined(separator: "\n"))
+        try POSIXIO.printLine(lines.joined(separator: "\n"))
     }
 
     /// The decoded bytes text input keeps: all of a message or a small file (the plaintext description reads them

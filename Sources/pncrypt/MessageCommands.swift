@@ -180,6 +180,7 @@ struct MessageCommand: ParsableCommand {
 
         @OptionGroup var lines: LineOptions
         @OptionGroup var failures: AllowFailuresOption
+        @OptionGroup var maxInput: MaxInputOption
 
         func validate() throws {
             if (fileID == nil) != (fileName == nil) {
@@ -189,6 +190,7 @@ struct MessageCommand: ParsableCommand {
                 throw ValidationError("--file-id makes one file message: not with --lines or --verbatim")
             }
             try Lines.validateEncrypt(lines: lines, iv: writing.iv, gzip: gzip)
+            try maxInput.check(lines)
             if failures.allowFailures && !lines.lines {
                 throw ValidationError("--allow-failures goes with --lines (one message either encrypts or fails)")
             }
@@ -207,7 +209,7 @@ struct MessageCommand: ParsableCommand {
             }
             let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve(input: data, confirm: true)]),
                                        scheme: writing.scheme, style: style)
-            let text = try data.readAll()
+            let text = try data.readAll(limit: maxInput.limit)
             let wire: JSONValue
             var changes: [String] = []
             do {
@@ -232,7 +234,9 @@ struct MessageCommand: ParsableCommand {
             let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold,
                                                  always: threshold == 0)
             try OutputFile.write(body.bytes, to: output, input: data, binary: force)
-            if headers { print(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
+            if headers {
+                try POSIXIO.printLine(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+            }
             if !body.isCompressed { CLI.note(Self.uncompressedNote(body, threshold: threshold)) }
             Self.warn(changes)
         }
@@ -293,7 +297,7 @@ struct MessageCommand: ParsableCommand {
                 return try Lines.decrypt(keys: keys, read: read, lines: options.lines, input: data, output: output)
             }
             let crypto = try read.crypto(keys, input: data)
-            let result = try read.decrypt(crypto, message: try data.readAll())
+            let result = try read.decrypt(crypto, message: try data.readAll(limit: options.maxInput.limit))
             try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], total: 1, input: data,
                              output: output)
         }

@@ -251,6 +251,37 @@ struct LimitOptions: ParsableArguments {
     }
 }
 
+/// `--max-input SIZE|none`: the most input a command that holds its input whole reads (one message, one history
+/// response, one diagnosis). Such input is parsed into JSON values, which take up to about 40 times its size (an
+/// array of small numbers, measured), so the default keeps a run near 100 MiB whatever the input; `--lines` reads
+/// input of any size instead, line by line.
+struct MaxInputOption: ParsableArguments {
+    /// The default limit: 2 MiB (a PubNub message is at most 32 KiB).
+    static let defaultLimit = 2 << 20
+
+    @Option(name: .customLong("max-input"), help: ArgumentHelp("""
+        Refuse input larger than SIZE bytes: it is held in memory whole (parsed as JSON, up to about 40 times its \
+        size). A number with an optional K, M or G suffix (binary: 2M = 2097152 bytes), or none for no limit. \
+        Default: 2M.
+        """, valueName: "size"), transform: LimitOptions.parse)
+    var maxInput: DecompressionLimit?
+
+    /// Refuses `--max-input` with `--lines`, which reads input of any size, line by line.
+    func check(_ lines: LineOptions) throws {
+        if maxInput != nil && lines.lines {
+            throw ValidationError("--max-input is for input held whole; --lines reads lines of at most 4 MiB each")
+        }
+    }
+
+    /// The limit in force, in bytes.
+    var limit: Int {
+        switch maxInput ?? .bytes(Self.defaultLimit) {
+        case .bytes(let count): count
+        case .unlimited: Int.max
+        }
+    }
+}
+
 // MARK: - Input and output
 
 /// Where a command's input comes from, once its arguments are read: TEXT, a file (`-` is standard input), or
@@ -268,10 +299,31 @@ struct Input {
     /// What the input is called in messages.
     var describe: String { filePath.map { "'\($0)'" } ?? "standard input" }
 
-    /// The whole input in memory.
-    func readAll() throws -> [UInt8] {
-        if let text { return Array(text.utf8) }
-        return try withDescriptor { try POSIXIO.readToEnd($0, describe) }
+    /// The whole input in memory, at most `limit` bytes (`--max-input`): larger input is refused (exit 64) having
+    /// read no more than `limit` bytes of it. A regular file is read as it was when it was opened (a snapshot).
+    func readAll(limit: Int) throws -> [UInt8] {
+        let refusal = "\(text == nil ? describe : "the text given") is larger than \(limit.counting("byte")), the "
+            + "limit for input held in memory whole (--max-input SIZE raises it; --lines, where a command has it, "
+            + "reads any size)"
+        if let text {
+            guard text.utf8.count <= limit else { throw CLIFailure(.usage, refusal) }
+            return Array(text.utf8)
+        }
+        return try withDescriptor { fd in
+            if let length = FileIO.snapshotLength(fd), length > limit { throw CLIFailure(.usage, refusal) }
+            var out: [UInt8] = []
+            do throws(PNCryptError) {
+                try FileIO.pump(fd, chunkSize: 1 << 16) { (chunk) throws(PNCryptError) in
+                    guard chunk.count <= limit - out.count else { throw PNCryptError(.invalidValue, refusal) }
+                    out.append(contentsOf: chunk)
+                }
+            } catch where error.code == .invalidValue {
+                throw CLIFailure(.usage, refusal)
+            } catch {
+                throw CLIFailure(.ioError, "cannot read \(describe): \(error.message)")
+            }
+            return out
+        }
     }
 
     /// Runs `body` with a descriptor reading the input file or standard input (not for TEXT).
@@ -311,9 +363,6 @@ struct InputOptions: ParsableArguments {
     }
 
     var resolved: Input { Input(text: text, path: input) }
-
-    /// The whole input in memory.
-    func readAll() throws -> [UInt8] { try resolved.readAll() }
 }
 
 /// Input of `encrypt`, `decrypt` and `inspect`: the positional argument is TEXT, or with `--binary` a file path

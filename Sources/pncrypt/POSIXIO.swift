@@ -26,6 +26,12 @@ enum POSIXIO {
         try bytes.withUnsafeBytes { try writeAll(fd, $0, what()) }
     }
 
+    /// Writes `text` and a newline to standard output, at once (not through stdio's buffer, whose failed writes
+    /// `print` loses: a full disk or EIO on standard output exits 74 as for every other output).
+    static func printLine(_ text: String) throws {
+        try writeAll(STDOUT_FILENO, Array((text + "\n").utf8), "output")
+    }
+
     /// Reads into `buffer` once (retrying on EINTR); 0 at the end.
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ what: @autoclosure () -> String)
         throws -> Int {
@@ -36,23 +42,13 @@ enum POSIXIO {
         }
     }
 
-    /// Reads `fd` to its end.
-    static func readToEnd(_ fd: Int32, _ what: @autoclosure () -> String) throws -> [UInt8] {
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = try chunk.withUnsafeMutableBytes { try read(fd, into: $0, what()) }
-            if n == 0 { return out }
-            out += chunk[0..<n]
-        }
-    }
-
     /// Runs a stream from one descriptor through `stages` into another (the CLI's one call into the library's
-    /// stream pipeline), updating `progress` after each chunk and erasing it at the end.
+    /// stream pipeline), updating `progress` after each chunk and erasing it at the end. A regular file is read to
+    /// `length`, else to the end it has when the stream begins (a snapshot: nothing appended later is read).
     static func stream(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
-                       progress: ProgressLine? = nil) throws {
+                       length: Int? = nil, progress: ProgressLine? = nil) throws {
         defer { progress?.clear() }
-        try StreamPipeline.run(from: input, through: stages, to: output,
+        try StreamPipeline.run(from: input, through: stages, to: output, length: length,
                                progress: progress.map { line in { line.update(bytes: $0) } })
     }
 }

@@ -30,7 +30,7 @@ struct VectorsCommand: ParsableCommand {
                 for file in try TestVectorChecker.files(at: path) {
                     for vector in try TestVectorFile.load(path: file).vectors {
                         if let failure = TestVectorChecker.check(vector) {
-                            print("FAIL \((file as NSString).lastPathComponent) \(failure)")
+                            try POSIXIO.printLine("FAIL \((file as NSString).lastPathComponent) \(failure)")
                             failed += 1
                         } else {
                             passed += 1
@@ -38,7 +38,7 @@ struct VectorsCommand: ParsableCommand {
                     }
                 }
             }
-            print("\(passed) passed, \(failed) failed")
+            try POSIXIO.printLine("\(passed) passed, \(failed) failed")
             if failed > 0 { throw ExitCode.dataFailure }
         }
     }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int passed;
@@ -435,8 +436,8 @@ static void test_messages(void) {
     /* legacy33: each string leaf on its own (docs/formats.md sections 4.1 and 7). */
     CHECK(pncrypt_module_new("enigma", "legacy33", &m, NULL) == 0, "legacy33 module");
     const char *shape = "[\"seven\",\"eight\",{\"food\":\"Cheeseburger\",\"drink\":\"Coffee\"}]";
-    const char *sent = "[\"0ZRaiDryY0rdklgVVU80pQ==\",\"Ti5YyHCCUEjg/op0Zm393w==\",{\"food\":\"zu9G3gtmiAxYLpehtuQngw==\","
-                       "\"drink\":\"vJYgOIZdbL4rRqdigAcujA==\"}]";
+    const char *sent = "[\"0ZRaiDryY0rdklgVVU80pQ==\",\"Ti5YyHCCUEjg/op0Zm393w==\","
+                       "{\"food\":\"zu9G3gtmiAxYLpehtuQngw==\",\"drink\":\"vJYgOIZdbL4rRqdigAcujA==\"}]";
     CHECK(pncrypt_message_encrypt(m, shape, strlen(shape), &out, &status) == 0 && strcmp(out, sent) == 0,
           "legacy33 encrypt: %s", out ? out : status.message);
     pncrypt_free(out);
@@ -584,6 +585,19 @@ static void *write_fifo(void *arg) {
     return NULL;
 }
 
+/* `len` patterned bytes (malloc'd, for free()), written to `src` and encrypted into `enc` with a new module for
+ * `key` and `scheme` (*m, for pncrypt_module_free()). */
+static unsigned char *sealed_file(const char *src, const char *enc, size_t len, const char *key, const char *scheme,
+                                  pncrypt_module **m) {
+    unsigned char *data = malloc(len);
+    for (size_t i = 0; i < len; i++) data[i] = (unsigned char)(i * 2654435761u >> 11);
+    CHECK(write_file(src, data, len) == 0, "write %s", src);
+    pncrypt_error err;
+    CHECK(pncrypt_module_new(key, scheme, m, NULL) == 0, "module");
+    CHECK(pncrypt_encrypt_file(*m, src, enc, &err) == 0, "encrypt_file: %s", err.message);
+    return data;
+}
+
 static void test_fifo_input(const char *dir) {
     char src[4096], enc[4096], dec[4096], fifo[4096];
     snprintf(src, sizeof src, "%s/fifo-plain.bin", dir);
@@ -592,13 +606,9 @@ static void test_fifo_input(const char *dir) {
     snprintf(fifo, sizeof fifo, "%s/input-fifo", dir);
     /* 200 000 bytes: more than a pipe holds, so the writer waits for the reader. */
     size_t len = 200000;
-    unsigned char *data = malloc(len);
-    for (size_t i = 0; i < len; i++) data[i] = (unsigned char)(i * 2654435761u >> 11);
-    CHECK(write_file(src, data, len) == 0, "write %s", src);
     pncrypt_error err;
     pncrypt_module *m = NULL;
-    CHECK(pncrypt_module_new("fifo-key", "acrh", &m, NULL) == 0, "module");
-    CHECK(pncrypt_encrypt_file(m, src, enc, &err) == 0, "encrypt_file: %s", err.message);
+    unsigned char *data = sealed_file(src, enc, len, "fifo-key", "acrh", &m);
     size_t sealed_len = 0;
     unsigned char *sealed = read_file(enc, &sealed_len);
     CHECK(sealed != NULL && mkfifo(fifo, 0600) == 0, "sealed file and FIFO");
@@ -621,6 +631,88 @@ static void test_fifo_input(const char *dir) {
     free(data);
     pncrypt_module_free(m);
     unlink(fifo);
+    unlink(dec);
+    unlink(enc);
+    unlink(src);
+}
+
+/* A file another thread appends to while pncrypt_decrypt_file streams it (issue 31, finding 1): the file is decided
+ * and read as the snapshot taken when it was opened; the bytes appended are never read. */
+struct appender {
+    const char *path;
+    dev_t dev;
+    ino_t ino;
+    long long position; /* the input's read position when the bytes were appended, -1 when they never were */
+};
+
+/* The read position of this process's descriptor open on the appender's file, 0 when there is none. */
+static long long input_position(const struct appender *a) {
+    long long position = 0;
+    DIR *fds = opendir("/proc/self/fd");
+    struct dirent *entry;
+    while (fds && (entry = readdir(fds)) != NULL) {
+        char link[300], info[300], line[128];
+        struct stat st;
+        snprintf(link, sizeof link, "/proc/self/fd/%s", entry->d_name);
+        if (entry->d_name[0] == '.' || stat(link, &st) != 0 || st.st_dev != a->dev || st.st_ino != a->ino) continue;
+        snprintf(info, sizeof info, "/proc/self/fdinfo/%s", entry->d_name);
+        FILE *f = fopen(info, "r");
+        while (f && fgets(line, sizeof line, f)) {
+            long long pos;
+            if (sscanf(line, "pos: %lld", &pos) == 1 && pos > position) position = pos;
+        }
+        if (f) fclose(f);
+    }
+    if (fds) closedir(fds);
+    return position;
+}
+
+/* Waits until the file is being read from its start (its position moved past 0: its length and last blocks are
+ * taken), then appends 7 bytes to it. */
+static void *append_mid_stream(void *arg) {
+    struct appender *a = arg;
+    struct timespec pause = {0, 20000};
+    for (long i = 0; i < 2000000; i++) {
+        long long position = input_position(a);
+        if (position > 0) {
+            int fd = open(a->path, O_WRONLY | O_APPEND);
+            if (fd >= 0 && write(fd, "JUNKJUN", 7) == 7) a->position = position;
+            if (fd >= 0) close(fd);
+            return NULL;
+        }
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+static void test_growing_input(const char *dir) {
+    char src[4096], enc[4096], dec[4096];
+    snprintf(src, sizeof src, "%s/growing-plain.bin", dir);
+    snprintf(enc, sizeof enc, "%s/growing-sealed.bin", dir);
+    snprintf(dec, sizeof dec, "%s/growing-opened.bin", dir);
+    /* 16 MiB: streamed in 1 MiB chunks, long enough for the appender to see the first one read. */
+    size_t len = 16u << 20;
+    pncrypt_error err;
+    pncrypt_module *m = NULL;
+    unsigned char *data = sealed_file(src, enc, len, "growing-key", "legacy-random-iv", &m);
+    struct stat st;
+    CHECK(stat(enc, &st) == 0, "stat %s", enc);
+    struct appender appender = {enc, st.st_dev, st.st_ino, -1};
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, append_mid_stream, &appender) == 0, "appender thread");
+    int rc = pncrypt_decrypt_file(m, enc, dec, &err);
+    pthread_join(thread, NULL);
+    CHECK(appender.position > 0 && appender.position < (long long)st.st_size,
+          "the bytes were appended mid-stream (read position %lld of %lld)", appender.position,
+          (long long)st.st_size);
+    size_t got_len = 0;
+    unsigned char *got = read_file(dec, &got_len);
+    CHECK(rc == 0 && got && got_len == len && memcmp(got, data, len) == 0,
+          "decrypt_file of a file appended to mid-stream gives the snapshot's plaintext: %d %s", rc,
+          rc == 0 ? "" : err.message);
+    free(got);
+    free(data);
+    pncrypt_module_free(m);
     unlink(dec);
     unlink(enc);
     unlink(src);
@@ -1366,6 +1458,7 @@ int main(int argc, char **argv) {
     test_batches();
     test_files(argv[2]);
     test_fifo_input(argv[2]);
+    test_growing_input(argv[2]);
     test_threads();
     test_random_iv_sdk_messages(argv[3]);
     test_wrong_keys();

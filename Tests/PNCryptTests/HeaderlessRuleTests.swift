@@ -113,7 +113,8 @@ import Testing
     func files() throws {
         let key = try CipherKey("sdk-key")
         let textFile = Array("Plain text file contents, long enough for three blocks of it".utf8)
-        let binaryFile: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<100).map { UInt8($0 * 7 & 0xFF) }
+        let binaryFile: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + (0..<100).map { UInt8($0 * 7 & 0xFF) }
         let cases = [(textFile, Scheme.legacy), (textFile, .legacyRandomIV), (binaryFile, .legacyRandomIV)]
         for (plaintext, scheme) in cases {
             let sealed = try StreamPipeline.run(plaintext, through: [StreamEncryptor(key: key, scheme: scheme)])

@@ -101,6 +101,8 @@ final class ChildProcess {
         case null
         /// A file, created or truncated.
         case file(String)
+        /// A descriptor of this process (duplicated onto the child's; this process keeps and closes its own).
+        case descriptor(Int32)
     }
 
     /// How the child ended.
@@ -153,6 +155,8 @@ final class ChildProcess {
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", number == 0 ? O_RDONLY : O_WRONLY, 0)
             case .file(let path):
                 posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            case .descriptor(let fd):
+                posix_spawn_file_actions_adddup2(&actions, fd, target)
             }
         }
         if let directory { GNU.addchdir(&actions, directory) }

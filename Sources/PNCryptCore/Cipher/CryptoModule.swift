@@ -10,18 +10,18 @@ import PNCryptJSON
 /// let bytes = try module.encryptBinary(Array("hello".utf8))     // the same without Base64 (files, raw bytes)
 /// ```
 ///
-/// `decrypt(_:)` reads a `PNED` header when there is one. Headerless data it reads as `legacyScheme` when that is
-/// set, and as the module's own scheme when it writes a headerless one (`encryptionScheme` `legacy`,
-/// `legacyRandomIV` or `legacy33`), so a module always reads its own output; otherwise both legacy readings are
-/// tried and the headerless rule decides (docs/formats.md section 1): as bytes, a fixed-IV reading whose first
-/// block is text is taken, and anything else of two blocks or more is `ambiguous` (nothing in bytes tells the
-/// two apart: decrypt text with `KeyRing` and `.text`, messages with `MessageCrypto`, or set `legacyScheme`).
-/// The one decision procedure chooses, as for `KeyRing` with `.bytes`: the plaintext is returned only when
-/// exactly one reading qualifies; none is `decryptionFailed`. `decrypt(_:scheme:)` reads exactly one format. CBC has no integrity check: with one reading a wrong key passes the padding check about
-/// once in 256 tries and gives garbage (use `KeyRing` with `.text`, or `MessageCrypto`, to check more).
-/// `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow docs/formats.md
-/// section 2 (`PNCryptError.category`): encryption, decryption, or unknown cryptor. Thread-safe; keyed cipher
-/// contexts are reused across calls.
+/// `decrypt(_:)` reads a `PNED` header when there is one. Headerless data it reads as `legacyScheme` when that is set,
+/// and as the module's own scheme when it writes a headerless one (`encryptionScheme` `legacy`, `legacyRandomIV` or
+/// `legacy33`), so a module always reads its own output; otherwise both legacy readings are tried and the headerless
+/// rule decides (docs/formats.md section 1): as bytes, a fixed-IV reading whose first block is text is taken, and
+/// anything else of two blocks or more is `ambiguous` (nothing in bytes tells the two apart: decrypt text with
+/// `KeyRing` and `.text`, messages with `MessageCrypto`, or set `legacyScheme`). The one decision procedure chooses, as
+/// for `KeyRing` with `.bytes`: the plaintext is returned only when exactly one reading qualifies; none is
+/// `decryptionFailed`. `decrypt(_:scheme:)` reads exactly one format. CBC has no integrity check: with one reading a
+/// wrong key passes the padding check about once in 256 tries and gives garbage (use `KeyRing` with `.text`, or
+/// `MessageCrypto`, to check more). `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow
+/// docs/formats.md section 2 (`PNCryptError.category`): encryption, decryption, or unknown cryptor. Thread-safe; keyed
+/// cipher contexts are reused across calls.
 public struct CryptoModule: Sendable {
     /// The key and its derived AES keys.
     public let key: CipherKey

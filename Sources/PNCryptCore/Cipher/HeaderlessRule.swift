@@ -76,27 +76,62 @@ package enum HeaderlessRule {
 
     static let classSizes: [Double] = [26, 26, 10, 1, 32, 5]
 
+    /// `transitions`, flattened (row * columns + column), and read without bounds checks on the hot path.
+    static let table: [Double] = transitions.flatMap { $0 }
+    static let columns = Class.otherNonASCII.rawValue + 1
+
     /// The share of `otherNonASCII` for a UTF-8 length (index 2, 3, 4) and the code points of that length.
     static let lengthShare: [Double] = [0, 0, 0.45, 0.45, 0.10]
     static let lengthCodePoints: [Double] = [0, 0, 0x800 - 0x80, 0x10000 - 0x800 - 0x800, 0x110000 - 0x10000]
 
-    /// The accented Latin letters' ranges, the first of which holds 60% of the class.
-    static let latin: [Range<UInt32>] = [0xC0..<0x100, 0x80..<0xC0, 0x100..<0x250, 0x1E00..<0x1F00]
+    /// The accented Latin letters: U+00C0-00FF (60% of the class), then U+0080-00BF, U+0100-024F, U+1E00-1EFF.
+    static let latinMain: Range<UInt32> = 0xC0..<0x100
+    static let latinRest: [Range<UInt32>] = [0x80..<0xC0, 0x100..<0x250, 0x1E00..<0x1F00]
+    static let latinRestCount = Double(latinRest.reduce(0) { $0 + $1.count })
     static let emoji: [Range<UInt32>] = [0x2600..<0x27C0, 0x1F000..<0x1FB00]
+    static let emojiCount = Double(emoji.reduce(0) { $0 + $1.count })
     static let cjk: [Range<UInt32>] = [0x3000..<0x3100, 0x3400..<0xA000, 0xFF00..<0xFFF0]
-    static let hangul: [Range<UInt32>] = [0xAC00..<0xD7A4]
+    static let cjkCount = Double(cjk.reduce(0) { $0 + $1.count })
+    static let hangul: Range<UInt32> = 0xAC00..<0xD7A4
+    static let surrogates: Range<UInt32> = 0xD800..<0xE000
 
-    /// The run of a non-ASCII code point: its ranges.
-    static func run(of codePoint: UInt32) -> [Range<UInt32>] {
-        if cjk.contains(where: { $0.contains(codePoint) }) { return cjk }
-        if hangul[0].contains(codePoint) { return hangul }
-        let page = codePoint & ~0x7F
-        return [page..<(page + 0x80)]
+    /// A run of one script: the CJK ideographs with kana, CJK punctuation and full-width forms; the Hangul
+    /// syllables; or one 128-code-point page.
+    enum Run: Equatable {
+        case cjk, hangul
+        case page(UInt32)
+
+        init(of codePoint: UInt32) {
+            if HeaderlessRule.cjk.contains(where: { $0.contains(codePoint) }) {
+                self = .cjk
+            } else if HeaderlessRule.hangul.contains(codePoint) {
+                self = .hangul
+            } else {
+                self = .page(codePoint & ~0x7F)
+            }
+        }
+
+        /// The share of the run that `low..<high` covers.
+        func share(_ low: UInt32, _ high: UInt32) -> Double {
+            switch self {
+            case .cjk: HeaderlessRule.overlap(low, high, HeaderlessRule.cjk) / HeaderlessRule.cjkCount
+            case .hangul: HeaderlessRule.overlap(low, high, HeaderlessRule.hangul) / Double(HeaderlessRule.hangul.count)
+            case .page(let start): HeaderlessRule.overlap(low, high, start..<(start + 0x80)) / 0x80
+            }
+        }
+    }
+
+    /// How many of `low..<high` lie in `range`.
+    @inline(__always)
+    static func overlap(_ low: UInt32, _ high: UInt32, _ range: Range<UInt32>) -> Double {
+        Double(max(0, Int64(min(high, range.upperBound)) - Int64(max(low, range.lowerBound))))
     }
 
     /// How many of `low..<high` lie in `ranges`.
     static func overlap(_ low: UInt32, _ high: UInt32, _ ranges: [Range<UInt32>]) -> Double {
-        ranges.reduce(0) { $0 + Double(max(0, Int64(min(high, $1.upperBound)) - Int64(max(low, $1.lowerBound)))) }
+        var total = 0.0
+        for range in ranges { total += overlap(low, high, range) }
+        return total
     }
 
     /// The class of an ASCII byte; nil for a control character that is not whitespace, or DEL.
@@ -124,24 +159,29 @@ package enum HeaderlessRule {
     /// The model's probability of `block` as the start of a text (a last character cut by the block's end counts
     /// as every character it can begin); nil when the block is not UTF-8 or holds a character text does not hold.
     static func textProbability(_ block: UnsafeRawBufferPointer) -> Double? {
+        table.withUnsafeBufferPointer { table in textProbability(block, table: table) }
+    }
+
+    private static func textProbability(_ block: UnsafeRawBufferPointer, table: UnsafeBufferPointer<Double>)
+        -> Double? {
         var probability = 1.0
-        var previous = 0  // the start row
-        var lastRun: [Range<UInt32>] = []
+        var row = 0  // the start row
+        var lastRun: Run? = nil
         var i = 0
         let count = block.count
+        let otherRow = transitions.count - 1
         while i < count {
             let byte = block[i]
             if byte < 0x80 {
                 guard let next = asciiClass(byte) else { return nil }
-                probability *= transitions[previous][next.rawValue] / classSizes[next.rawValue]
-                previous = next.rawValue + 1
+                probability *= table[row * columns + next.rawValue] / classSizes[next.rawValue]
+                row = next.rawValue + 1
                 i += 1
                 continue
             }
             let length = byte >= 0xC2 && byte <= 0xDF ? 2 : byte >= 0xE0 && byte <= 0xEF ? 3
                 : byte >= 0xF0 && byte <= 0xF4 ? 4 : 0
             guard length > 0 else { return nil }
-            let row = transitions[previous]
             let available = min(length, count - i)
             // The code points the bytes present allow: all of them when the character is whole.
             var low = UInt32(byte) & (0x7F >> UInt32(length))
@@ -165,26 +205,23 @@ package enum HeaderlessRule {
                 high = min(high, 0x110000)
                 guard low < high else { return nil }
             }
-            let possible = Double(high - low) - overlap(low, high, [0xD800..<0xE000])
-            var mass = row[Class.otherNonASCII.rawValue] * lengthShare[length] * possible / lengthCodePoints[length]
-            let latinShare = overlap(low, high, [latin[0]]) * 0.6 / Double(latin[0].count)
-                + overlap(low, high, Array(latin.dropFirst())) * 0.4
-                    / Double(latin.dropFirst().reduce(0) { $0 + $1.count })
-            mass += row[Class.latin.rawValue] * latinShare
-            mass += row[Class.emoji.rawValue] * overlap(low, high, emoji)
-                / Double(emoji.reduce(0) { $0 + $1.count })
-            if !lastRun.isEmpty {
-                mass += row[Class.sameRun.rawValue] * overlap(low, high, lastRun)
-                    / Double(lastRun.reduce(0) { $0 + $1.count })
-            }
+            let base = row * columns
+            let possible = Double(high - low) - overlap(low, high, surrogates)
+            var mass = table[base + Class.otherNonASCII.rawValue] * lengthShare[length] * possible
+                / lengthCodePoints[length]
+            let latin = overlap(low, high, latinMain) * 0.6 / Double(latinMain.count)
+                + overlap(low, high, latinRest) * 0.4 / latinRestCount
+            mass += table[base + Class.latin.rawValue] * latin
+            mass += table[base + Class.emoji.rawValue] * overlap(low, high, emoji) / emojiCount
+            if let lastRun { mass += table[base + Class.sameRun.rawValue] * lastRun.share(low, high) }
             probability *= mass
-            if latin.contains(where: { $0.contains(low) }) {
-                previous = Class.lower.rawValue + 1
+            if latinMain.contains(low) || latinRest.contains(where: { $0.contains(low) }) {
+                row = Class.lower.rawValue + 1
             } else if emoji.contains(where: { $0.contains(low) }) {
-                previous = Class.punctuation.rawValue + 1
+                row = Class.punctuation.rawValue + 1
             } else {
-                previous = transitions.count - 1
-                lastRun = run(of: low)
+                row = otherRow
+                lastRun = Run(of: low)
             }
             i += length
         }

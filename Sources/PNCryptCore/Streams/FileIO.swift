@@ -11,13 +11,21 @@ import Darwin
 #endif
 
 package enum FileIO {
-    /// Reads `fd` to its end in chunks of `chunkSize`, handing each chunk to `body`. Throws `invalidValue` for a
-    /// chunk size below 1.
-    package static func pump(_ fd: Int32, chunkSize: Int,
+    /// Reads `fd` to its end in chunks of `chunkSize`, handing each chunk to `body`. The end of a regular file is
+    /// the one it had when the call began (`length`, else `snapshotLength`): bytes another process appends while it
+    /// is read are never read, and a file that gets shorter is an `io` error. Throws `invalidValue` for a chunk size
+    /// below 1 or a negative `length`.
+    package static func pump(_ fd: Int32, chunkSize: Int, length: Int? = nil,
                      _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         guard chunkSize > 0 else {
             throw PNCryptError(.invalidValue, "chunk size must be positive, got \(chunkSize)")
         }
+        if let length, length < 0 {
+            throw PNCryptError(.invalidValue, "input length must be 0 or more, got \(length)")
+        }
+        let snapshot = length ?? snapshotLength(fd)
+        var remaining = snapshot
+        if remaining == 0 { return }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer {
             wipe(buffer.baseAddress!, count: buffer.count)
@@ -25,9 +33,10 @@ package enum FileIO {
         }
         while true {
             // Fill the buffer as far as the source gives, so stages see large chunks even from pipes.
+            let wanted = remaining.map { min(chunkSize, $0) } ?? chunkSize
             var filled = 0
-            while filled < chunkSize {
-                let n = read(fd, buffer.baseAddress! + filled, chunkSize - filled)
+            while filled < wanted {
+                let n = read(fd, buffer.baseAddress! + filled, wanted - filled)
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw PNCryptError(.io, "read failed: \(String(cString: strerror(errno)))")
@@ -35,9 +44,29 @@ package enum FileIO {
                 if n == 0 { break }
                 filled += n
             }
+            if let snapshot, filled < wanted {
+                throw PNCryptError(.io, "read failed: the input got shorter while it was read (it had "
+                                   + "\(snapshot.counting("byte")) when the run began)")
+            }
             if filled > 0 { try body(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
-            if filled < chunkSize { return }
+            if let left = remaining {
+                remaining = left - filled
+                if left == filled { return }
+            } else if filled < chunkSize {
+                return
+            }
         }
+    }
+
+    /// The bytes left to read in `fd` when it is a regular file (its size now, less its position): the end of
+    /// the snapshot every read of a stream input stops at. Nil for a pipe, a terminal or a device, which are read
+    /// to their end.
+    package static func snapshotLength(_ fd: Int32) -> Int? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let position = lseek(fd, 0, SEEK_CUR)
+        guard position >= 0 else { return nil }
+        return max(0, Int(info.st_size) - Int(position))
     }
 
     /// Writes all of `bytes` to `fd`.

@@ -87,11 +87,11 @@ public final class StreamEncryptor: ByteStreamStage {
 ///
 /// With `scheme` nil the format is read from the data: a `PNED` header selects `acrh`; headerless data is read as
 /// `legacyScheme` when told, else by the headerless rule for files (docs/formats.md section 1): `legacy` when the
-/// fixed-IV reading's first block is text, otherwise `legacy-random-iv`, the format SDK file sharing writes (for
-/// files of two blocks or more both readings have valid padding; a binary file written with the fixed IV must be
-/// read with `legacyScheme` `legacy`). `scheme` says which was read. Plaintext is written as it is decrypted, except the last block, held
-/// back until `finish` checks the padding (in constant time): a caller that must not release unverified plaintext
-/// writes to a temporary place and keeps it only when `finish` succeeds. Its buffers are wiped when released.
+/// fixed-IV reading's first block is text, otherwise `legacy-random-iv`, the format SDK file sharing writes (for files
+/// of two blocks or more both readings have valid padding; a binary file written with the fixed IV must be read with
+/// `legacyScheme` `legacy`). `scheme` says which was read. Plaintext is written as it is decrypted, except the last
+/// block, held back until `finish` checks the padding (in constant time): a caller that must not release unverified
+/// plaintext writes to a temporary place and keeps it only when `finish` succeeds. Its buffers are wiped when released.
 public final class StreamDecryptor: ByteStreamStage {
     private let key: CipherKey
     private let expected: Scheme?
