@@ -57,7 +57,7 @@ BUILT="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/libli
 install -d "$PREFIX/lib/pkgconfig" "$PREFIX/include"
 install -m 0755 "$BUILT" "$PREFIX/lib/libpncrypt.so.$VERSION"
 # Symbols stay by default (valgrind's suppressions in Tests/C and backtraces name functions). PNCRYPT_STRIP=1 strips
-# all but the dynamic symbol table (the pncrypt_ functions): about 13.2 MB -> 7.6 MB.
+# all but the dynamic symbol table (the pncrypt_ functions): 17.0 MB -> 9.4 MB (0.2.0, Linux x86_64).
 if [ -n "${PNCRYPT_STRIP:-}" ]; then strip --strip-unneeded "$PREFIX/lib/libpncrypt.so.$VERSION"; fi
 ln -sf "libpncrypt.so.$VERSION" "$PREFIX/lib/$SONAME"
 ln -sf "$SONAME" "$PREFIX/lib/libpncrypt.so"

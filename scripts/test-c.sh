@@ -7,7 +7,8 @@
 #   3. built with -fsanitize=address (the test program; the library is the release build);
 #   4. under valgrind --leak-check=full --error-exitcode=1 (suppressions: Tests/C/valgrind.supp).
 # Prints "c: N passed, N failed" last (the counts of run 1; runs 2-4 must pass too or the script fails).
-# Also checks that only the header's pncrypt_ functions are exported (nm -D).
+# Also checks that only the header's pncrypt_ functions are exported (nm -D), and compiles and runs the example
+# program of docs/c-and-python.md (its ```c block, extracted here, so the doc cannot drift from the library).
 # Needs cc, pkg-config, python3, valgrind, nm. Environment: PNCRYPT_TEST_C_PREFIX to reuse an installed prefix
 # (skips install-lib.sh); PNCRYPT_TEST_C_SKIP_VALGRIND=1 to skip run 4.
 set -euo pipefail
@@ -59,6 +60,19 @@ fi
 for function in $(grep -oE '\bpncrypt_[a-z0-9_]+\(' include/pncrypt.h | tr -d '(' | sort -u); do
     grep -qx "$function@@PNCRYPT_0" "$WORK/exported.txt" || { echo "c: $function is not exported" >&2; status=1; }
 done
+# The documented example, as a reader copies it: compiled with the same warnings, run plainly and under env -i;
+# it prints the wire text (acrh, a PNED header) and the message it reads back.
+awk '/^```c$/ { inside = 1; next } /^```$/ { if (inside) exit } inside' docs/c-and-python.md > "$WORK/app.c"
+grep -q 'int main' "$WORK/app.c" || { echo "c: no complete C example in docs/c-and-python.md" >&2; status=1; }
+# shellcheck disable=SC2046
+if cc "${FLAGS[@]}" -o "$WORK/app" "$WORK/app.c" $(pkg-config --cflags --libs pncrypt) >&2 \
+    && env -i "$WORK/app" > "$WORK/app.out" \
+    && [ "$(sed -n 2p "$WORK/app.out")" = '{"text":"hi"}' ] && grep -q '^"UE5FRAFBQ1JIE' "$WORK/app.out"; then
+    echo "c: example: docs/c-and-python.md's program printed $(tr '\n' ' ' < "$WORK/app.out")" >&2
+else
+    echo "c: the example program of docs/c-and-python.md failed (output: $(cat "$WORK/app.out" 2>/dev/null))" >&2
+    status=1
+fi
 run plain "$WORK/test_pncrypt"
 run env-i env -i "$WORK/test_pncrypt"
 ASAN_OPTIONS=detect_leaks=1 run asan "$WORK/test_pncrypt_asan"

@@ -5,7 +5,8 @@ import PNCryptCore
 ///
 /// Made from the prepared message text: after encryption, the `"<b64>"` JSON string, as UTF-8. Text of at least
 /// `threshold` bytes is gzip-compressed (one member, PubNub SDK settings) and sent with `Content-Encoding: gzip`;
-/// shorter text, and text that does not shrink, is sent as it is, with no `Content-Encoding` header.
+/// shorter text, and text that does not shrink, is sent as it is, with no `Content-Encoding` header, unless
+/// `always` asks for gzip whatever the size (a server inflates any gzip body; it is only larger).
 ///
 /// ```swift
 /// let body = try CompressedPublishBody(messageText: "\"\(ciphertextBase64)\"")
@@ -36,17 +37,23 @@ public struct CompressedPublishBody: Hashable, Sendable {
 
     /// Prepares the body for the UTF-8 bytes of the message text. Throws `.invalidValue` for a level outside
     /// 0...9 or a negative threshold.
+    ///
+    /// - Parameters:
+    ///   - messageText: The message text as prepared for publishing (the `"<b64>"` JSON string), as UTF-8.
+    ///   - threshold: Text shorter than this many bytes is sent uncompressed.
+    ///   - level: The zlib compression level, 0...9.
+    ///   - always: Compress every body, even one under `threshold` or one gzip makes larger.
     public init(messageText: some Sequence<UInt8>, threshold: Int = defaultThreshold,
-                level: Int = Gzip.defaultLevel) throws(PNCryptError) {
+                level: Int = Gzip.defaultLevel, always: Bool = false) throws(PNCryptError) {
         guard threshold >= 0 else {
             throw PNCryptError(.invalidValue, "compression threshold must not be negative, got \(threshold)")
         }
         try DeflateEngine.validate(level: level)
         let text = Array(messageText)
         uncompressedLength = text.count
-        if text.count >= threshold {
+        if always || text.count >= threshold {
             let compressed = try Gzip.compress(text, level: level)
-            if compressed.count < text.count {
+            if always || compressed.count < text.count {
                 bytes = compressed
                 isCompressed = true
                 return
@@ -56,10 +63,11 @@ public struct CompressedPublishBody: Hashable, Sendable {
         isCompressed = false
     }
 
-    /// Prepares the body for the message text (encoded as UTF-8).
-    public init(messageText: String, threshold: Int = defaultThreshold, level: Int = Gzip.defaultLevel)
-        throws(PNCryptError) {
-        try self.init(messageText: messageText.utf8, threshold: threshold, level: level)
+    /// Prepares the body for the message text (encoded as UTF-8); the parameters are those of the initializer
+    /// that takes the text's bytes.
+    public init(messageText: String, threshold: Int = defaultThreshold, level: Int = Gzip.defaultLevel,
+                always: Bool = false) throws(PNCryptError) {
+        try self.init(messageText: messageText.utf8, threshold: threshold, level: level, always: always)
     }
 
     /// The value of `Content-Length`: the size of `bytes`.

@@ -36,7 +36,8 @@ struct CLIFailure: Error {
     }
 
     /// A library error: its SDK category first (as PubNub's contract scenarios name the outcomes), then what was
-    /// wrong, and for an ambiguous reading the flags that decide.
+    /// wrong, and for an ambiguous reading the flags that decide; over a decompression limit, the option that
+    /// raises it.
     init(_ error: PNCryptError) {
         let prefix = switch error.category {
         case .encryption: "encryption error: "
@@ -55,7 +56,10 @@ struct CLIFailure: Error {
         case .invalidArgument: .usage
         case .io: error.code == .fileNotFound ? .noInput : .ioError
         }
-        self.init(code, prefix + error.message + hint, decryption: error.category == .decryption)
+        // Every CLI path that decompresses takes --max-size (gunzip, decrypt --binary --gunzip: LimitOptions).
+        let limit = error.code == .outputLimitExceeded
+            ? "; raise it with --max-size SIZE (or --max-size none for trusted data)" : ""
+        self.init(code, prefix + error.message + hint + limit, decryption: error.category == .decryption)
     }
 }
 

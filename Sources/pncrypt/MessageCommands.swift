@@ -162,8 +162,10 @@ struct MessageCommand: ParsableCommand {
         @Flag(help: "With --gzip: print the HTTP headers to send (the body goes to -o PATH).")
         var headers = false
 
-        @Option(help: ArgumentHelp("With --gzip: bodies shorter than this are sent uncompressed (default 1024).",
-                                   valueName: "bytes"))
+        @Option(help: ArgumentHelp("""
+            With --gzip: bodies shorter than this, or that gzip does not make smaller, are sent uncompressed (a \
+            note on stderr says so); 0 compresses every body, even one gzip makes larger (default 1024).
+            """, valueName: "bytes"))
         var threshold: Int = CompressedPublishBody.defaultThreshold
 
         @Option(name: .customLong("file-id"), help: ArgumentHelp("""
@@ -229,10 +231,24 @@ struct MessageCommand: ParsableCommand {
                 try OutputFile.write(wire.serialized(style: style) + [0x0A], to: output, input: data)
                 return Self.warn(changes)
             }
-            let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold)
+            let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold,
+                                                 always: threshold == 0)
             try OutputFile.write(body.bytes, to: output, input: data, binary: force)
-            if headers { try POSIXIO.printLine(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")) }
+            if headers {
+                try POSIXIO.printLine(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+            }
+            if !body.isCompressed { CLI.note(Self.uncompressedNote(body, threshold: threshold)) }
             Self.warn(changes)
+        }
+
+        /// Why a `--gzip` body was left as it is (docs/formats.md section 5): under the threshold, or gzip would
+        /// not make it smaller.
+        static func uncompressedNote(_ body: CompressedPublishBody, threshold: Int) -> String {
+            let why = body.uncompressedLength < threshold
+                ? "it is \(body.uncompressedLength.counting("byte")), under --threshold \(threshold)"
+                : "gzip does not make its \(body.uncompressedLength.counting("byte")) smaller"
+            return "the body is not compressed (sent as it is, without Content-Encoding): \(why); "
+                + "--threshold 0 compresses every body"
         }
 
         /// One line on standard error for each way --style changed the message (Go's 16-bit escapes, PHP's raw

@@ -121,6 +121,35 @@ import Testing
         #expect(try CLI.run(["message", "encrypt", "--key", "k", "--headers", "x"]).status == 64)
     }
 
+    @Test("message encrypt --gzip says on stderr when it leaves a body uncompressed, and --threshold 0 forces gzip")
+    func publishBodyLeftUncompressed() throws {
+        try withTemporaryDirectory { dir in
+            let hello = ["message", "encrypt", "--key", "enigma", "--scheme", "legacy", "--gzip", "--headers",
+                         "-o", "body", "\"Hello World\""]
+            let wire = Array("\"06UDjczkvAAYcqWfNwkOiQ==\"".utf8)
+            let small = try CLI.run(hello, directory: dir)
+            #expect(small.status == 0)
+            #expect(small.stderr == "pncrypt: note: the body is not compressed (sent as it is, without "
+                    + "Content-Encoding): it is 26 bytes, under --threshold 1024; --threshold 0 compresses every "
+                    + "body\n")
+            #expect(try Array(Data(contentsOf: dir.appendingPathComponent("body"))) == wire)
+            // At or over the threshold, gzip would make these 26 bytes 46: still left as they are, and said why.
+            let grows = try CLI.run(hello + ["--threshold", "20"], directory: dir)
+            #expect(grows.status == 0 && grows.text.hasSuffix("Content-Length: 26\n"))
+            #expect(grows.stderr == "pncrypt: note: the body is not compressed (sent as it is, without "
+                    + "Content-Encoding): gzip does not make its 26 bytes smaller; --threshold 0 compresses every "
+                    + "body\n")
+            // --threshold 0: gzip whatever the size, with its header, and no note.
+            let forced = try CLI.run(hello + ["--threshold", "0"], directory: dir)
+            #expect(forced.status == 0 && forced.stderr.isEmpty, "\(forced.stderr)")
+            let bytes = try Array(Data(contentsOf: dir.appendingPathComponent("body")))
+            #expect(forced.text == "Content-Type: application/json; charset=UTF-8\nContent-Encoding: gzip\n"
+                    + "Content-Length: \(bytes.count)\n")
+            #expect(CompressionFormat.detect(bytes) == .gzip && bytes.count > wire.count)
+            #expect(try Gzip.decompress(bytes) == wire)
+        }
+    }
+
     // MARK: --max-size SIZE|none, bounded by default (issue 11, finding 5)
 
     /// `mebibytes` gzip members of 1 MiB of zeros each: about 1 KB of input per MiB of output.
@@ -137,7 +166,8 @@ import Testing
                                  environment: ["TMPDIR": spool.path])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "pncrypt: decompressed data is larger than the limit of 1073741824 bytes\n")
+        #expect(result.stderr == "pncrypt: decompressed data is larger than the limit of 1073741824 bytes; raise it "
+                + "with --max-size SIZE (or --max-size none for trusted data)\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.path).isEmpty)
     }
 
@@ -153,12 +183,14 @@ import Testing
                                  environment: ["TMPDIR": dir.path])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.contains("limit of 1073741824 bytes"))
+        #expect(result.stderr.contains("limit of 1073741824 bytes; raise it with --max-size SIZE"), "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bomb.enc"])
         let small = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "--max-size", "1M", "-i",
                                  sealed.path])
         #expect(small.status == 1 && small.stdout.isEmpty)
-        #expect(small.stderr.contains("limit of 1048576 bytes"))
+        // Every path with a limit names the option that raises it (issue 30).
+        #expect(small.stderr == "pncrypt: decompressed data is larger than the limit of 1048576 bytes; raise it "
+                + "with --max-size SIZE (or --max-size none for trusted data)\n", "\(small.stderr)")
     }
 
     @Test("--max-size takes bytes, K, M, G (binary) and none, to standard output too")
@@ -169,7 +201,8 @@ import Testing
         #expect(try CLI.run(["gunzip", "--max-size", "1024"], stdin: kib).stdout.count == 1024)
         let over = try CLI.run(["gunzip", "--max-size", "1k"], stdin: overKiB)
         #expect(over.status == 1 && over.stdout.isEmpty)
-        #expect(over.stderr == "pncrypt: decompressed data is larger than the limit of 1024 bytes\n")
+        #expect(over.stderr == "pncrypt: decompressed data is larger than the limit of 1024 bytes; raise it with "
+                + "--max-size SIZE (or --max-size none for trusted data)\n")
         // A bomb just over a reduced limit, to standard output: refused, nothing written.
         let bomb = try Self.bomb(mebibytes: 3)
         let refused = try CLI.run(["gunzip", "--max-size", "2M"], stdin: bomb)

@@ -68,6 +68,16 @@ struct CompressedPublishBodyGzipTests {
         #expect(body.bytes == noise)
     }
 
+    @Test("always: compressed whatever the size, even when gzip makes it larger (issue 30)")
+    func always() throws {
+        for text in [Array("\"06UDjczkvAAYcqWfNwkOiQ==\"".utf8), Support.noise(count: 3000), []] {
+            let body = try CompressedPublishBody(messageText: text, always: true)
+            #expect(body.isCompressed && body.contentEncoding == "gzip" && body.bytes.count > text.count)
+            #expect(try Gzip.decompress(body.bytes) == text)
+            #expect(body.uncompressedLength == text.count)
+        }
+    }
+
     @Test("empty text is sent as it is")
     func empty() throws {
         let body = try CompressedPublishBody(messageText: "", threshold: 0)

@@ -6,10 +6,16 @@ PNCRYPT_LIB environment variable (a path to libpncrypt.so; an override), then th
 system loader.
 
     m = CryptoModule("enigma")                 # encrypts with acrh; "legacy", "legacy-random-iv", "legacy33"
-    text = m.encrypt(b"hello")                  # Base64 text
-    assert m.decrypt(text) == b"hello"
+    wire = m.message_encrypt('{"text":"hi"}')   # the JSON to publish: '"UE5FRAFBQ1JI..."'
+    value, status = m.message_decrypt(wire)     # messages as the SDKs publish them: ('{"text":"hi"}', None)
+    text = m.encrypt("hello")                   # Base64 text
+    assert m.decrypt(text, text=True) == "hello"    # text as the SDKs decrypt it: a str
     m.add_key("older-key")                      # also tried on decryption (key rotation)
     moved = m.rekey_many(old_texts, to=CryptoModule("new-key"))   # .texts, .statuses, .ok, .failed
+
+Read SDK messages with `message_decrypt` and SDK text with `decrypt(..., text=True)`: their JSON and text checks
+tell the two legacy readings (fixed IV, random IV) apart. `decrypt()` as bytes has no text to check, so headerless
+legacy data of two blocks or more needs `scheme=` there (its error says so).
 
 Every failure raises `Error`, whose `.code` is the library's PNCRYPT_E_ constant and `.message` one line; a bad
 cipher key raises `InvalidKeyError`, which is also a `ValueError`. Keys and texts may be `str` (UTF-8) or bytes
@@ -24,7 +30,8 @@ import os
 import subprocess
 import threading
 
-__all__ = ["CryptoModule", "Error", "InvalidKeyError", "RekeyResult", "library_version", "POLICIES"]
+__all__ = ["CryptoModule", "Error", "InvalidKeyError", "RekeyResult", "library_version", "reason", "POLICIES",
+           "__version__"]
 
 # The error codes of pncrypt.h (stable across versions).
 E_ARGUMENT = -1
@@ -50,6 +57,26 @@ E_INVALID_JSON = -51
 E_JSON_TOO_DEEP = -52
 E_IO = -70
 E_FILE_NOT_FOUND = -71
+
+# The library's name of each code (PNCryptError.Code, include/pncrypt.h): the "reason" of its status JSON. The
+# retired E_INVALID_UTF8 is a key-dependent failure like bad padding: one public failure, wrongKeyOrCorrupt.
+_REASONS = {
+    E_ARGUMENT: "invalidArgument", E_NOMEM: "noMemory", E_ENCRYPTION: "encryption",
+    E_EMPTY_PLAINTEXT: "emptyPlaintext", E_NOT_ENCRYPTABLE: "notEncryptable", E_ENCRYPTION_FAILED: "encryptionFailed",
+    E_DECRYPTION: "decryption", E_NOT_BASE64: "notBase64", E_WRONG_KEY_OR_CORRUPT: "wrongKeyOrCorrupt",
+    E_INVALID_UTF8: "wrongKeyOrCorrupt", E_MALFORMED_HEADER: "malformedHeader", E_NOT_ENCRYPTED: "notEncrypted",
+    E_AMBIGUOUS: "ambiguous", E_UNKNOWN_CRYPTOR: "unknownCryptor", E_INVALID_ARGUMENT: "invalidArgument",
+    E_INVALID_KEY: "invalidKey", E_INVALID_IV: "invalidIV", E_INVALID_VALUE: "invalidValue", E_JSON: "json",
+    E_INVALID_JSON: "invalidJSON", E_JSON_TOO_DEEP: "jsonTooDeep", E_IO: "io", E_FILE_NOT_FOUND: "fileNotFound",
+}
+
+
+def reason(code):
+    """The library's name of an error code (a PNCRYPT_E_ constant, e.g. `Error.code`), as the "reason" of its
+    status JSON names it: "notBase64", "wrongKeyOrCorrupt", "ambiguous", ...; "failed" for a code it does not
+    know. Every key-dependent failure is "wrongKeyOrCorrupt" (which check failed is never told)."""
+    return _REASONS.get(code, "failed")
+
 
 # message_decrypt's on_error values and the PNCRYPT_ON_ERROR_ constants they stand for.
 POLICIES = {"marker": 0, "passthrough": 1, "fail": 2}
@@ -191,6 +218,10 @@ _lib = _load()
 def library_version():
     """The loaded library's version, e.g. "0.1.0"."""
     return _lib.pncrypt_version().decode("ascii")
+
+
+#: The package's version: the version of the libpncrypt it runs on (`pncrypt_version()`), e.g. "0.2.0".
+__version__ = library_version()
 
 
 _local = threading.local()
@@ -366,7 +397,8 @@ def _item_errors(status, codes):
 class CryptoModule:
     """A cipher key (str, or bytes that are valid UTF-8) and the scheme to encrypt with ("acrh" by default,
     "legacy", "legacy-random-iv", "legacy33"), plus extra keys for decryption (`add_key`). Decryption reads a PNED
-    header when there is one, as the pncrypt CLI does."""
+    header when there is one, as the pncrypt CLI does. For what the SDKs wrote: `message_decrypt` for messages,
+    `decrypt(data, text=True)` for text."""
 
     def __init__(self, cipher_key, scheme="acrh"):
         self._handle = None
@@ -419,14 +451,16 @@ class CryptoModule:
         return _take(out).decode("ascii")
 
     def decrypt(self, data, scheme="auto", text=False):
-        """Decrypts Base64 text (str or bytes) with every key of the module. `scheme` "auto" reads a PNED header
-        when present, otherwise both legacy readings (fixed IV and IV first); exactly one reading must qualify.
-        As bytes (text=False) only the padding tells readings apart, so headerless data of two blocks or more is
-        ambiguous (Error E_AMBIGUOUS): name the scheme, or use text=True, which returns a str and takes a reading
-        only when its plaintext is valid UTF-8. CBC has no integrity check: as bytes, where one reading is left (a
-        PNED header, one headerless block, an explicit scheme), a wrong key or a foreign ciphertext passes the
-        padding check about once in 256 and its garbage is returned; text=True narrows that to garbage that is
-        also UTF-8 (docs/security.md, "Residual risk")."""
+        """Decrypts Base64 text (str or bytes) with every key of the module. For SDK messages use
+        `message_decrypt`, and for SDK text `decrypt(data, text=True)`, which returns a str: a reading qualifies
+        only as valid UTF-8, and the text tells the two legacy readings apart. `scheme` "auto" reads a PNED header
+        when present, otherwise both legacy readings (fixed IV and IV first); exactly one reading must qualify. As
+        bytes (text=False, the default) there is no text to check, so headerless data of two blocks or more is
+        ambiguous (Error E_AMBIGUOUS): name the scheme ("legacy" for the fixed IV, "legacy-random-iv"), or use
+        text=True or `message_decrypt`. CBC has no integrity check: as bytes, where one reading is left (a PNED
+        header, one headerless block, an explicit scheme), a wrong key or a foreign ciphertext passes the padding
+        check about once in 256 and its garbage is returned; text=True narrows that to garbage that is also UTF-8
+        (docs/security.md, "Residual risk")."""
         raw = data.encode("utf-8") if type(data) is str else _utf8(data, "data")
         status, out, length = _scratch()
         function = _lib.pncrypt_decrypt_text if text else _lib.pncrypt_decrypt
@@ -471,6 +505,21 @@ class CryptoModule:
         first failure's message is the library's, the others name their code."""
         if on_error not in ("raise", "none", "return"):
             raise Error(E_ARGUMENT, 'on_error must be "raise", "none" or "return"')
+        plaintexts, codes, status = self._decrypt_batch(texts, scheme, text, with_status=True)
+        if status.code == 0 or on_error == "none":
+            return plaintexts
+        errors = _item_errors(status, codes)
+        if on_error == "raise":
+            raise errors[0]
+        for error in errors:
+            plaintexts[error.index] = error
+        return plaintexts
+
+    def _decrypt_batch(self, texts, scheme="auto", text=False, with_status=False):
+        """`decrypt_many`'s one library call: (plaintexts, codes), a failed item None in plaintexts and its
+        PNCRYPT_E_ code in codes (an array; 0 for an item that succeeded); no exception object per failed item. With
+        with_status, also this thread's status record (the first failure's code and message; code 0 when every
+        item succeeded), valid until the next call."""
         data, lengths = _pack(texts, "text")
         count = len(lengths)
         offsets = array.array(_SIZE_T, bytes(ctypes.sizeof(ctypes.c_size_t) * (count + 1)))
@@ -482,28 +531,21 @@ class CryptoModule:
         if code != 0:
             raise status.error()
         blob = _take(out, offsets[count])
-        if status.code != 0 and on_error == "raise":
-            raise _item_errors(status, codes)[0]
         starts = offsets.tolist()
+        failed = status.code != 0
         if text:
-            plaintexts = _decode_items(blob, starts, codes, status.code != 0)
-            if status.code == 0 and None in plaintexts:
+            plaintexts = _decode_items(blob, starts, codes, failed)
+            if not failed and None in plaintexts:
                 status.code = E_INVALID_UTF8
                 status.message = b"the plaintext is not valid UTF-8"
-                if on_error == "raise":
-                    raise _item_errors(status, codes)[0]
-        elif status.code != 0 and on_error == "none":  # one pass: a failed item is None, nothing more
-            return [None if code else blob[start:end] for start, end, code in zip(starts, starts[1:], codes)]
+                failed = True
+            if failed:  # _decode_items gives a failed item's (empty) slice when the batch is not all ASCII
+                plaintexts = [None if code else item for item, code in zip(plaintexts, codes)]
+        elif failed:
+            plaintexts = [None if code else blob[start:end] for start, end, code in zip(starts, starts[1:], codes)]
         else:
             plaintexts = [blob[start:end] for start, end in zip(starts, starts[1:])]
-        if status.code != 0:
-            if on_error == "none":
-                for index in [index for index, code in enumerate(codes) if code]:
-                    plaintexts[index] = None
-            else:
-                for error in _item_errors(status, codes):
-                    plaintexts[error.index] = error
-        return plaintexts
+        return (plaintexts, codes, status) if with_status else (plaintexts, codes)
 
     def rekey(self, text, to):
         """Moves one wire text (Base64, str or bytes, with or without JSON quotes) from this module's keys to the

@@ -4,11 +4,21 @@
     out = pnspark.rekey(df, "message", keys=[old_a, old_b], to_key=new_key, to_scheme="acrh")
     out.groupBy("pncrypt_status").count().show()              # ok / current / failed
 
-Each function returns a new DataFrame with the result column and a string column `pncrypt_status`: "ok", "current"
-(rekey only: the row was already under `to_key` and `to_scheme`, and is unchanged) or "failed" (the row could not
-be processed: its input stays unchanged, and decrypt's and encrypt's output is null). With on_error="fail", the
-action that computes the DataFrame raises instead, on the first failed row (naming its partition and row, never
-its content). A null cell is a failed row.
+Each function returns a new DataFrame with the result column and two string columns: `pncrypt_status`, "ok",
+"current" (rekey only: the row was already under `to_key` and `to_scheme`, and is unchanged) or "failed" (the row
+could not be processed: its input stays unchanged, and decrypt's and encrypt's output is null); and
+`pncrypt_reason`, null unless the row failed, else why, named as the library's status names it (the "reason" of
+its status JSON): "notBase64", "wrongKeyOrCorrupt" (every failure that depends on the key: bad padding, text that
+is not UTF-8 or not JSON; which check failed is never told), "ambiguous", "malformedHeader", "unknownCryptor",
+"notEncrypted" (a null or empty cell, for decrypt and rekey), "emptyPlaintext" (encrypt). With on_error="fail",
+the action that computes the DataFrame raises instead, on the first failed row (naming its partition, row and
+reason, never its content).
+
+In local mode Spark's Python workers run PYSPARK_PYTHON, or `python3` when it is not set, which is not the
+driver's Python when that is a virtual environment's: the functions then give the workers the driver's
+interpreter (classic Spark; PYSPARK_PYTHON unset), or fail at once naming PYSPARK_PYTHON when the workers' Python
+cannot import pncrypt (a Spark Connect server started without it). On a cluster every worker needs a Python with
+pncrypt installed, named by PYSPARK_PYTHON (or `spark.pyspark.python`).
 
 The work runs on Arrow batches (`DataFrame.mapInArrow`), one batch call into libpncrypt per Arrow batch, so it
 works the same on classic Spark and on Spark Connect, and needs only the pncrypt wheel (which carries the
@@ -24,12 +34,19 @@ headerless block, an explicit scheme) and was made under another key passes the 
 it is "ok" with garbage (about 20 of 5,000 foreign rows). Text (the default) also needs valid UTF-8, which keeps
 such garbage out far more often (docs/security.md, "Residual risk", has the measured figures).
 """
+import os
+import subprocess
+import sys
+
 import pncrypt
 
-__all__ = ["encrypt", "decrypt", "rekey", "STATUS"]
+__all__ = ["encrypt", "decrypt", "rekey", "STATUS", "REASON"]
 
 #: The status column every function adds.
 STATUS = "pncrypt_status"
+#: The reason column every function adds: null, or why the row failed (the library's reason name).
+REASON = "pncrypt_reason"
+_ADDED = (STATUS, REASON)
 
 _ON_ERROR = ("mark", "fail")
 
@@ -37,10 +54,11 @@ _ON_ERROR = ("mark", "fail")
 class RowFailed(pncrypt.Error):
     """A failed row under on_error="fail": `partition` and `row` (its position in the partition)."""
 
-    def __init__(self, action, partition, row):
+    def __init__(self, action, partition, row, reason=None):
         super().__init__(pncrypt.E_DECRYPTION if action != "encrypt" else pncrypt.E_ENCRYPTION,
-                         f"pncrypt.spark.{action}: row {row} of partition {partition} failed "
-                         "(on_error=\"fail\"; on_error=\"mark\" marks it \"failed\" in pncrypt_status instead)")
+                         f"pncrypt.spark.{action}: row {row} of partition {partition} failed"
+                         f"{f': {reason}' if reason else ''} (on_error=\"fail\"; on_error=\"mark\" marks it "
+                         "\"failed\" in pncrypt_status instead)")
         self.partition = partition
         self.row = row
 
@@ -50,20 +68,68 @@ def _check(df, col, output, on_error):
         raise ValueError(f"pncrypt.spark: no column {col!r} in the DataFrame (columns: {', '.join(df.columns)})")
     if on_error not in _ON_ERROR:
         raise ValueError(f"pncrypt.spark: on_error must be one of {', '.join(_ON_ERROR)}, not {on_error!r}")
-    if output == STATUS:
-        raise ValueError(f"pncrypt.spark: the output column cannot be {STATUS!r} (the status column)")
+    if output in _ADDED:
+        raise ValueError(f"pncrypt.spark: the output column cannot be {output!r} (the status and reason columns "
+                         f"are {STATUS!r} and {REASON!r})")
+    _local_python(df)
+
+
+_checked_pythons = {}
+
+
+def _local_python(df):
+    """Makes sure that Spark's Python workers can import pncrypt when they run on this machine (local mode), on the
+    driver, before any job runs. Classic Spark takes the workers' interpreter from `SparkContext.pythonExec`
+    (PYSPARK_PYTHON when the context started, else `python3`) for each function it ships: with PYSPARK_PYTHON
+    unset it becomes this interpreter (sys.executable, which imports pncrypt). Otherwise (PYSPARK_PYTHON set, or a
+    local Spark Connect server, whose workers run the PYSPARK_PYTHON of its start), that interpreter is asked to
+    import pncrypt once, and a failure is raised here, naming PYSPARK_PYTHON, instead of a ModuleNotFoundError
+    in every task."""
+    try:
+        from pyspark import SparkContext
+    except ImportError:  # a Spark Connect client without classic Spark: the server is elsewhere
+        return
+    context = SparkContext._active_spark_context  # this process's: classic, or a local Connect server's
+    if context is None or not str(context.master).startswith("local"):
+        return  # a cluster, or a remote Connect server: its workers' Python is the cluster's (docs/bulk-work.md)
+    classic = not type(df).__module__.startswith("pyspark.sql.connect")
+    if classic:
+        if os.environ.get("PYSPARK_PYTHON") is None and context.pythonExec == "python3":
+            context.pythonExec = sys.executable
+        python = context.pythonExec
+    else:
+        python = os.environ.get("PYSPARK_PYTHON") or os.environ.get("PYSPARK_DRIVER_PYTHON") or "python3"
+    if python == sys.executable:
+        return
+    if python not in _checked_pythons:
+        try:
+            probe = subprocess.run([python, "-c", "import pncrypt"], capture_output=True, text=True, timeout=120)
+            failure = None if probe.returncode == 0 else (probe.stderr.strip().splitlines() or ["failed"])[-1]
+        except (OSError, subprocess.SubprocessError) as error:
+            failure = str(error)
+        _checked_pythons[python] = failure
+    failure = _checked_pythons[python]
+    if failure is not None:
+        told = os.environ.get("PYSPARK_PYTHON")
+        raise RuntimeError(
+            f"pncrypt.spark: Spark's Python workers run {python!r} "
+            f"({f'PYSPARK_PYTHON={told}' if told else 'PYSPARK_PYTHON is not set'}), which cannot import pncrypt "
+            f"({failure}); set PYSPARK_PYTHON={sys.executable} (this Python) before the Spark session starts, or "
+            "install pncrypt for that Python")
 
 
 def _schema(df, output, output_type):
-    """The result's schema: the input's, with `output` (replaced in place or added) and the status column."""
+    """The result's schema: the input's, with `output` (replaced in place or added), the status and reason
+    columns."""
     from pyspark.sql.types import StringType, StructField, StructType
-    fields = [f for f in df.schema.fields if f.name != STATUS]
+    fields = [f for f in df.schema.fields if f.name not in _ADDED]
     names = [f.name for f in fields]
     if output in names:
         fields[names.index(output)] = StructField(output, output_type, True)
     else:
         fields.append(StructField(output, output_type, True))
     fields.append(StructField(STATUS, StringType(), False))
+    fields.append(StructField(REASON, StringType(), True))
     return StructType(fields)
 
 
@@ -75,8 +141,9 @@ def _partition_id():
 
 def _mapper(action, col, output, on_error, make_worker, binary=False):
     """The function mapInArrow runs on each partition: per Arrow batch, the values of `col` go through
-    `work(values) -> (outputs, statuses)` (one library batch call), and the batch comes back with `output` and
-    the status column. `make_worker()` builds the modules once per partition, on the worker."""
+    `work(values) -> (outputs, statuses, reasons)` (one library batch call), and the batch comes back with
+    `output`, the status and the reason columns. `make_worker()` builds the modules once per partition, on the
+    worker."""
 
     def run(batches):
         import pyarrow as pa
@@ -86,12 +153,13 @@ def _mapper(action, col, output, on_error, make_worker, binary=False):
         for batch in batches:
             names = batch.schema.names
             values = batch.column(names.index(col)).to_pylist()
-            outputs, statuses = work(values)
+            outputs, statuses, reasons = work(values)
             if on_error == "fail" and "failed" in statuses:
-                raise RowFailed(action, partition, seen + statuses.index("failed"))
+                first = statuses.index("failed")
+                raise RowFailed(action, partition, seen + first, reasons[first])
             seen += len(values)
-            columns = [batch.column(i) for i, name in enumerate(names) if name != STATUS]
-            kept = [name for name in names if name != STATUS]
+            columns = [batch.column(i) for i, name in enumerate(names) if name not in _ADDED]
+            kept = [name for name in names if name not in _ADDED]
             result = pa.array(outputs, type=pa.binary() if binary else pa.string())
             if output in kept:
                 columns[kept.index(output)] = result
@@ -99,7 +167,8 @@ def _mapper(action, col, output, on_error, make_worker, binary=False):
                 columns.append(result)
                 kept.append(output)
             columns.append(pa.array(statuses, type=pa.string()))
-            kept.append(STATUS)
+            columns.append(pa.array(reasons, type=pa.string()))
+            kept += [STATUS, REASON]
             yield pa.RecordBatch.from_arrays(columns, names=kept)
 
     return run
@@ -108,6 +177,16 @@ def _mapper(action, col, output, on_error, make_worker, binary=False):
 def _present(values):
     """The positions of the cells that hold something (null and empty cells are failed rows)."""
     return [i for i, v in enumerate(values) if v is not None and len(v) > 0]
+
+
+# A null or empty cell: nothing to encrypt, nothing encrypted.
+_EMPTY_PLAINTEXT = pncrypt.reason(pncrypt.E_EMPTY_PLAINTEXT)
+_NOT_ENCRYPTED = pncrypt.reason(pncrypt.E_NOT_ENCRYPTED)
+
+
+def _reasons(codes):
+    """The reason of each item of a batch: None for 0, else the library's name of the code."""
+    return [pncrypt.reason(code) if code else None for code in codes]
 
 
 def encrypt(df, col, key, scheme="acrh", output=None, on_error="mark"):
@@ -128,6 +207,7 @@ def encrypt(df, col, key, scheme="acrh", output=None, on_error="mark"):
         def work(values):
             outputs = list(values) if in_place else [None] * len(values)   # in place, a failed row keeps its input
             statuses = ["failed"] * len(values)
+            reasons = [_EMPTY_PLAINTEXT] * len(values)
             todo = _present(values)
             while todo:
                 try:
@@ -135,12 +215,13 @@ def encrypt(df, col, key, scheme="acrh", output=None, on_error="mark"):
                 except pncrypt.Error as error:
                     if error.index is None:
                         raise
+                    reasons[todo[error.index]] = pncrypt.reason(error.code)
                     todo = todo[error.index + 1:]  # that item failed; the ones before it are redone
                     continue
                 for i, text in zip(todo, texts):
-                    outputs[i], statuses[i] = text, "ok"
+                    outputs[i], statuses[i], reasons[i] = text, "ok", None
                 break
-            return outputs, statuses
+            return outputs, statuses, reasons
 
         return work
 
@@ -167,17 +248,16 @@ def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="m
         def work(values):
             todo = _present(values)
             if len(todo) == len(values):  # no null or empty cell: the batch as it is
-                plain = module.decrypt_many(values, scheme=scheme, on_error="none", text=not binary)
-                return plain, ["failed" if value is None else "ok" for value in plain]
+                plain, codes = module._decrypt_batch(values, scheme, not binary)
+                return plain, ["failed" if code else "ok" for code in codes], _reasons(codes)
             outputs = [None] * len(values)
             statuses = ["failed"] * len(values)
+            reasons = [_NOT_ENCRYPTED] * len(values)
             if todo:
-                plain = module.decrypt_many([values[i] for i in todo], scheme=scheme, on_error="none",
-                                            text=not binary)
-                for i, value in zip(todo, plain):
-                    if value is not None:
-                        outputs[i], statuses[i] = value, "ok"
-            return outputs, statuses
+                plain, codes = module._decrypt_batch([values[i] for i in todo], scheme, not binary)
+                for i, value, reason in zip(todo, plain, _reasons(codes)):
+                    outputs[i], statuses[i], reasons[i] = value, "failed" if reason else "ok", reason
+            return outputs, statuses, reasons
 
         return work
 
@@ -204,14 +284,15 @@ def rekey(df, col, keys, to_key, to_scheme="acrh", output=None, on_error="mark")
             todo = _present(values)
             if len(todo) == len(values):  # no null or empty cell: the batch as it is
                 result = source.rekey_many(values, target)
-                return result.texts, [names[status] for status in result.statuses]
+                return result.texts, [names[status] for status in result.statuses], _reasons(result.codes)
             outputs = list(values)
             statuses = ["failed"] * len(values)
+            reasons = [_NOT_ENCRYPTED] * len(values)
             if todo:
                 result = source.rekey_many([values[i] for i in todo], target)
-                for i, text, status in zip(todo, result.texts, result.statuses):
-                    outputs[i], statuses[i] = text, names[status]
-            return outputs, statuses
+                for i, text, status, reason in zip(todo, result.texts, result.statuses, _reasons(result.codes)):
+                    outputs[i], statuses[i], reasons[i] = text, names[status], reason
+            return outputs, statuses, reasons
 
         return work
 

@@ -71,6 +71,28 @@ def message(i):
                       ensure_ascii=False, separators=(",", ":"))
 
 
+#: The reason each failing row of the archive gives (pncrypt_reason): the library's names.
+FAILED_REASONS = {}
+
+
+def library_reason(text, keys, action):
+    """The reason the library's single call gives for `text` (None when it succeeds): rekey to NEW, or decrypt
+    as text, with `keys`. The Spark column must say the same."""
+    if text is None:
+        return "notEncrypted"
+    module = pncrypt.CryptoModule(keys[0])
+    for key in keys[1:]:
+        module.add_key(key)
+    try:
+        if action == "rekey":
+            module.rekey(text, pncrypt.CryptoModule(NEW))
+        else:
+            module.decrypt(text, text=True)
+    except pncrypt.Error as error:
+        return pncrypt.reason(error.code)
+    return None
+
+
 def make_archive():
     """Rows (id, text, expected status, plaintext or None), made by the SDK with fixed IVs."""
     rows = []
@@ -103,6 +125,9 @@ def make_archive():
     for text in failing:
         rows.append((i, text, "failed", None))
         i += 1
+    FAILED_REASONS.update(zip([row[0] for row in rows[-len(failing):]],
+                              ["notBase64", "wrongKeyOrCorrupt", "unknownCryptor", "malformedHeader",
+                               "wrongKeyOrCorrupt", "notEncrypted"]))
     # The precondition: exactly the intended reading qualifies for every good row, none for the others.
     for row_id, text, status, _ in rows:
         readings = qualifying_readings(text, [OLD_A, OLD_B, NEW]) if text else []
@@ -145,12 +170,17 @@ def test_rekey_moves_both_legacy_schemes_under_two_old_keys_keeps_current_and_fa
     out = pnspark.rekey(frame(spark, archive), "message", keys=[OLD_A, OLD_B], to_key=NEW, to_scheme="acrh")
     # Each evaluation draws fresh IVs: pin one (as a job pins it by writing the result once).
     out = out.localCheckpoint(eager=True)
-    assert out.columns == ["id", "message", "pncrypt_status"]
+    assert out.columns == ["id", "message", "pncrypt_status", "pncrypt_reason"]
     result = by_id(out, "message", "pncrypt_status")
+    reasons = {k: v for k, (v,) in by_id(out, "pncrypt_reason").items()}
     new_module = sdk_module("acrh", NEW)
     for row_id, text, expected, plain in archive:
         got, status = result[row_id]
         assert status == expected, (row_id, status)
+        # Why a row failed, as the library names it; the key-dependent failures are all one reason.
+        assert reasons[row_id] == FAILED_REASONS.get(row_id), (row_id, reasons[row_id])
+        assert reasons[row_id] == (library_reason(text, [OLD_A, OLD_B], "rekey") if expected == "failed"
+                                   else None), row_id
         if expected == "ok":
             assert got.startswith("UE5FRAFBQ1JIE") and got != text
             # The real SDK reads the result with the new key only.
@@ -168,7 +198,8 @@ def test_rekey_moves_both_legacy_schemes_under_two_old_keys_keeps_current_and_fa
 @needs_multi_key
 def test_rekey_with_on_error_fail_raises_on_the_first_failed_row_naming_partition_and_row(spark, archive):
     out = pnspark.rekey(frame(spark, archive), "message", keys=[OLD_A, OLD_B], to_key=NEW, on_error="fail")
-    with pytest.raises(Exception, match=r"pncrypt\.spark\.rekey: row \d+ of partition \d+ failed"):
+    with pytest.raises(Exception, match=r"pncrypt\.spark\.rekey: row \d+ of partition \d+ failed: "
+                                        r"(notBase64|wrongKeyOrCorrupt|unknownCryptor|malformedHeader|notEncrypted) "):
         out.collect()
     good = [row for row in archive if row[2] != "failed"]
     statuses = by_id(pnspark.rekey(frame(spark, good), "message", keys=[OLD_A, OLD_B], to_key=NEW,
@@ -181,25 +212,26 @@ def test_decrypt_gives_the_plaintext_or_null_with_a_status_and_keeps_the_input(s
     # After the rekey every good row is acrh: decrypt with the new key and an old one (never both qualify).
     rekeyed = pnspark.rekey(frame(spark, archive), "message", keys=[OLD_A, OLD_B], to_key=NEW)
     out = pnspark.decrypt(rekeyed.drop("pncrypt_status"), "message", keys=[NEW, OLD_A], output="plain")
-    assert out.columns == ["id", "message", "plain", "pncrypt_status"]
-    result = by_id(out, "message", "plain", "pncrypt_status")
+    assert out.columns == ["id", "message", "plain", "pncrypt_status", "pncrypt_reason"]
+    result = by_id(out, "message", "plain", "pncrypt_status", "pncrypt_reason")
     for row_id, text, expected, plain in archive:
-        got, decrypted, status = result[row_id]
+        got, decrypted, status, reason = result[row_id]
         if expected == "failed":
             assert (got, decrypted, status) == (text, None, "failed"), row_id
+            assert reason == FAILED_REASONS[row_id] == library_reason(text, [NEW, OLD_A], "decrypt"), row_id
         else:
-            assert (decrypted, status) == (plain, "ok"), row_id
+            assert (decrypted, status, reason) == (plain, "ok", None), row_id
 
 
 @needs_multi_key
 def test_decrypt_of_one_legacy_scheme_read_explicitly(spark, archive):
     fixed = [row for row in archive if row[0] < 15 and base64.b64decode(row[1])[:4] != b"PNED"]
     out = by_id(pnspark.decrypt(frame(spark, fixed), "message", keys=[OLD_A], scheme="legacy",
-                                output="plain"), "plain", "pncrypt_status")
+                                output="plain"), "plain", "pncrypt_status", "pncrypt_reason")
     schemes = ["legacy", "legacy-random-iv", "legacy", "legacy-random-iv", "legacy"]
     for row_id, text, _, plain in fixed:
         if schemes[row_id // 3] == "legacy":
-            assert out[row_id] == (plain, "ok"), row_id
+            assert out[row_id] == (plain, "ok", None), row_id
         else:
             # A random-IV row read with the fixed IV: its first block is garbage. The IVs are fixed, so whether
             # that garbage is valid UTF-8 is too; checked here with Cryptodome, so the expectation is certain.
@@ -207,7 +239,8 @@ def test_decrypt_of_one_legacy_scheme_read_explicitly(spark, archive):
             padded = AES.new(legacy_key(OLD_A), AES.MODE_CBC, IV0).decrypt(data)
             with pytest.raises(UnicodeDecodeError):
                 padded[:-padded[-1]].decode("utf-8")
-            assert out[row_id] == (None, "failed"), row_id
+            # Not UTF-8 is a key-dependent failure: the one public reason, not which check failed.
+            assert out[row_id] == (None, "failed", "wrongKeyOrCorrupt"), row_id
 
 
 def test_encrypt_is_read_by_the_sdk_and_empty_or_null_cells_fail(spark):
@@ -217,16 +250,16 @@ def test_encrypt_is_read_by_the_sdk_and_empty_or_null_cells_fail(spark):
     df = spark.createDataFrame(rows, schema).repartition(3)
     for scheme in ("acrh", "legacy", "legacy-random-iv"):
         out = pnspark.encrypt(df, "plain", key=NEW, scheme=scheme, output="wire")
-        assert out.columns == ["id", "plain", "wire", "pncrypt_status"]
-        result = by_id(out, "plain", "wire", "pncrypt_status")
+        assert out.columns == ["id", "plain", "wire", "pncrypt_status", "pncrypt_reason"]
+        result = by_id(out, "plain", "wire", "pncrypt_status", "pncrypt_reason")
         module = sdk_module(scheme, NEW)
         for i, plain in rows:
-            got_plain, wire, status = result[i]
+            got_plain, wire, status, reason = result[i]
             assert got_plain == plain
             if plain:
-                assert status == "ok" and module.decrypt(wire) == json.loads(plain), (scheme, i)
+                assert status == "ok" and reason is None and module.decrypt(wire) == json.loads(plain), (scheme, i)
             else:
-                assert (wire, status) == (None, "failed"), (scheme, i)
+                assert (wire, status, reason) == (None, "failed", "emptyPlaintext"), (scheme, i)
     with pytest.raises(Exception, match=r"pncrypt\.spark\.encrypt: row \d+ of partition \d+ failed"):
         pnspark.encrypt(df, "plain", key=NEW, on_error="fail").collect()
     # In place: the column becomes the wire text; a failed row keeps its input.
@@ -249,6 +282,8 @@ def test_arguments_are_checked_on_the_driver(spark):
         pnspark.encrypt(df, "message", key=NEW, on_error="ignore")
     with pytest.raises(ValueError, match="cannot be 'pncrypt_status'"):
         pnspark.encrypt(df, "message", key=NEW, output="pncrypt_status")
+    with pytest.raises(ValueError, match="cannot be 'pncrypt_reason'"):
+        pnspark.encrypt(df, "message", key=NEW, output="pncrypt_reason")
     with pytest.raises(pncrypt.Error):
         pnspark.encrypt(df, "message", key=NEW, scheme="rot13")
     binary = spark.createDataFrame([(b"x",)], "data binary")
