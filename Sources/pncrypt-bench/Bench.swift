@@ -260,8 +260,8 @@ struct Suite {
                                { rate(batch) { work.evp(batch, encrypt: false, base64: true) } })
         let enc64 = (enc.0, enc.2)
         let dec64 = (dec.0, dec.2)
-        let evp = "EVP loop, reused context"
-        let evp64 = "EVP + Base64 loop"
+        let evp = Baselines.messageLabel
+        let evp64 = Baselines.base64Label
         return [
             Bench.Result(name: "message.encrypt.\(scheme)", unit: "msg/s", value: enc.0, baseline: evp,
                 baselineValue: enc.1),
@@ -292,9 +292,9 @@ struct Suite {
             let encBase = baseline ? Double(count) / seconds { work.evp(count, encrypt: true, base64: true) } : .nan
             let decBase = baseline ? Double(count) / seconds { work.evp(count, encrypt: false, base64: true) } : .nan
             results.append(Bench.Result(name: "message.encrypt.\(scheme)", unit: "msg/s", value: enc,
-                                        baseline: "EVP + Base64 loop", baselineValue: encBase))
+                                        baseline: Baselines.base64Label, baselineValue: encBase))
             results.append(Bench.Result(name: "message.decrypt.\(scheme)", unit: "msg/s", value: dec,
-                                        baseline: "EVP + Base64 loop", baselineValue: decBase))
+                                        baseline: Baselines.base64Label, baselineValue: decBase))
         }
         return results
     }
@@ -465,9 +465,9 @@ struct Suite {
         let dec = try compare({ try rate(1) { try discard(sealed, StreamDecryptor(key: key)) } * mb },
                               { rate(1) { Baselines.evpBulk(sealed, key: evpKey, iv: iv, encrypt: false) } * mb })
         return [
-            Bench.Result(name: "bulk.encrypt", unit: "MB/s", value: enc.0, baseline: "EVP loop, 1 MiB pieces",
+            Bench.Result(name: "bulk.encrypt", unit: "MB/s", value: enc.0, baseline: Baselines.bulkLabel,
                 baselineValue: enc.1),
-            Bench.Result(name: "bulk.decrypt", unit: "MB/s", value: dec.0, baseline: "EVP loop, 1 MiB pieces",
+            Bench.Result(name: "bulk.decrypt", unit: "MB/s", value: dec.0, baseline: Baselines.bulkLabel,
                 baselineValue: dec.1),
         ]
     }
