@@ -105,6 +105,8 @@ enum Baselines {
         return total
     }
 
+#endif
+
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let decodeTable: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
@@ -175,6 +177,7 @@ enum Baselines {
         }
     }
 
+#if !(SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
     /// A bare EVP loop over a large buffer in 1 MiB pieces (no padding work but the last block).
     static func evpBulk(_ input: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool) -> Int {
         guard let ctx = EVP_CIPHER_CTX_new() else { return 0 }

@@ -25,8 +25,8 @@ struct Bench: ParsableCommand {
         abstract: "Measure pncrypt against its baselines, in this process.",
         discussion: """
         Each figure is printed beside a baseline measured in the same run, and the ratio ours / baseline (higher \
-        is better): the message path and bulk AES against a bare OpenSSL EVP loop with a reused keyed context, \
-        JSON against Foundation's JSONSerialization, gzip against zlib's own loop at the same level. \
+        is better): the message path and bulk AES against a bare OpenSSL EVP loop with a reused keyed context \
+        (built with the SwiftCrypto trait: a bare loop of swift-crypto's AES._CBC), JSON against Foundation's JSONSerialization, gzip against zlib's own loop at the same level. \
         Measure release builds: swift run -c release pncrypt-bench. --quick finishes in a few seconds.
         """)
 
