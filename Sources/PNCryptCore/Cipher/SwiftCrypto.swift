@@ -36,7 +36,7 @@ package enum SwiftCryptoBackend: CipherBackend {
     /// `count` bytes from the system CSPRNG (`SystemRandomNumberGenerator`, which traps rather than fail).
     package static func randomBytes(_ count: Int) throws(PNCryptError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
-        out.withUnsafeMutableBytes { fillRandom($0.baseAddress!, count: $0.count) }
+        out.withUnsafeMutableBytes { if let base = $0.baseAddress { fillRandom(base, count: $0.count) } }
         return out
     }
 
