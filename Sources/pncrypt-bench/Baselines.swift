@@ -3,6 +3,10 @@
 // with nothing of PNCrypt in between. Every C call of the executable lives in this file. Each function owns what it
 // allocates and frees it before returning.
 #if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+#if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+// Where Package.swift links swift-crypto by platform (through PNCryptAppleCrypto, which re-exports it).
+internal import PNCryptAppleCrypto
+#endif
 internal import Crypto
 internal import _CryptoExtras
 #if canImport(FoundationEssentials)

@@ -17,6 +17,10 @@
 #if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
 import PNCryptJSON
 
+#if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+// Where Package.swift links swift-crypto by platform (through PNCryptAppleCrypto, which re-exports it).
+internal import PNCryptAppleCrypto
+#endif
 internal import Crypto
 internal import _CryptoExtras
 #if canImport(FoundationEssentials)
