@@ -32,8 +32,8 @@ let package = Package(
     ],
     traits: [
         .trait(name: "OpenSSL", description: "AES, SHA-256 and MD5 from the system's OpenSSL 3 (libcrypto)."),
-        .trait(name: "SwiftCrypto", description: "AES, SHA-256 and MD5 from swift-crypto (no libcrypto); "
-               + "always on Apple platforms."),
+        .trait(name: "SwiftCrypto", description: "AES, SHA-256 and MD5 from swift-crypto (no libcrypto), as on "
+               + "Apple platforms, where swift-crypto is used without this trait."),
         .default(enabledTraits: ["OpenSSL"]),
     ],
     dependencies: [
