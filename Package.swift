@@ -1,8 +1,27 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
+
+// The cipher backend (Sources/PNCryptCore/Cipher/CipherBackend.swift): OpenSSL (system libcrypto) by default on
+// Linux and other non-Apple platforms; swift-crypto on Apple platforms (no libcrypto there), chosen by platform
+// condition, and anywhere with the `SwiftCrypto` trait (`swift build --traits SwiftCrypto`), which also drops the
+// default `OpenSSL` trait, so nothing links libcrypto.
+let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst]
+let otherPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+let openSSL: TargetDependencyCondition? = .when(platforms: otherPlatforms, traits: ["OpenSSL"])
+// A target names each product once (SwiftPM ignores a second entry of the same product, with its condition), so
+// the Apple condition goes through one small target, PNCryptAppleCrypto, and the trait through the products.
+let swiftCryptoDependencies: [Target.Dependency] = [
+    .target(name: "PNCryptAppleCrypto", condition: .when(platforms: applePlatforms)),
+    .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+    .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+]
 
 let package = Package(
     name: "pncrypt",
+    // Apple platforms: the oldest releases with the standard library's Synchronization module (`Atomic`, used by
+    // the core's context pools); swift-crypto's `AES._CBC` needs less (macOS 10.15, iOS 13). Not built on Apple
+    // hardware yet (README, "Use in an iOS or macOS app").
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2), .macCatalyst(.v18)],
     products: [
         .library(name: "PNCrypt", targets: ["PNCrypt"]),
         .executable(name: "pncrypt", targets: ["pncrypt"]),
@@ -11,10 +30,18 @@ let package = Package(
         .library(name: "libpncrypt", type: .dynamic, targets: ["CPNCrypt"]),
         .executable(name: "pncrypt-bench", targets: ["pncrypt-bench"]),
     ],
+    traits: [
+        .trait(name: "OpenSSL", description: "AES, SHA-256 and MD5 from the system's OpenSSL 3 (libcrypto)."),
+        .trait(name: "SwiftCrypto", description: "AES, SHA-256 and MD5 from swift-crypto (no libcrypto), as on "
+               + "Apple platforms, where swift-crypto is used without this trait."),
+        .default(enabledTraits: ["OpenSSL"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // DocC (the catalog in Sources/PNCrypt/PNCrypt.docc): the four layers as one combined archive (.ci/run).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // AES._CBC is underscored API (_CryptoExtras): pinned exactly.
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         .systemLibrary(
@@ -27,12 +54,24 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // swift-crypto's `Crypto` and `_CryptoExtras` on Apple platforms, re-exported for the core (and the bench);
+        // an empty module elsewhere. No code of its own.
+        .target(
+            name: "PNCryptAppleCrypto",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: applePlatforms)),
+                .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(platforms: applePlatforms)),
+            ]
+        ),
         // The layers (ARCHITECTURE.md): each target imports only the ones below it, so the compiler rejects an
         // upward dependency. PNCryptJSON: JSON values, parser, writer, the one wipe function; no crypto, no zlib.
         .target(name: "PNCryptJSON"),
         // The cipher core: keys, schemes, the PNED header, Base64, hex, AES-CBC, streams, the one decision
-        // procedure. The only target that links OpenSSL.
-        .target(name: "PNCryptCore", dependencies: ["PNCryptJSON", "CLibCrypto"]),
+        // procedure. The only target of the library that links OpenSSL or swift-crypto (the backend seam).
+        .target(
+            name: "PNCryptCore",
+            dependencies: ["PNCryptJSON", .target(name: "CLibCrypto", condition: openSSL)] + swiftCryptoDependencies
+        ),
         // gzip, zlib and raw deflate as stream stages of the core. The only target that links zlib.
         .target(name: "PNCryptCompression", dependencies: ["PNCryptJSON", "PNCryptCore", "CZlib"]),
         // Messages, bulk work (line engine, rekey), diagnosis; re-exports the three layers below it.
@@ -57,9 +96,9 @@ let package = Package(
         .executableTarget(
             name: "pncrypt-bench",
             dependencies: [
-                "PNCrypt", "CPNCrypt", "CPNCryptHeader", "CLibCrypto", "CZlib",
+                "PNCrypt", "CPNCrypt", "CPNCryptHeader", .target(name: "CLibCrypto", condition: openSSL), "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ] + swiftCryptoDependencies
         ),
         .testTarget(
             name: "PNCryptTests",

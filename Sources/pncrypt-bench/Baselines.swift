@@ -1,10 +1,33 @@
-// The baselines `pncrypt bench` compares against: OpenSSL's EVP and zlib called directly, with nothing of
-// PNCrypt in between. Every C call of the executable lives in this file. Each function owns what it allocates
-// and frees it before returning.
+// The baselines `pncrypt bench` compares against: the cipher backend's library (OpenSSL's EVP, or swift-crypto's
+// `AES._CBC` where swift-crypto is the backend: Apple platforms, the `SwiftCrypto` trait) and zlib called directly,
+// with nothing of PNCrypt in between. Every C call of the executable lives in this file. Each function owns what it
+// allocates and frees it before returning.
+#if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+#if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+// Where Package.swift links swift-crypto by platform (through PNCryptAppleCrypto, which re-exports it).
+internal import PNCryptAppleCrypto
+#endif
+internal import Crypto
+internal import _CryptoExtras
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+#else
 internal import CLibCrypto
+#endif
 internal import CZlib
 
 enum Baselines {
+#if !(SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+    /// The message loops' baseline, as the results name it.
+    static let messageLabel = "EVP loop, reused context"
+    /// The message loops' baseline with Base64, as the results name it.
+    static let base64Label = "EVP + Base64 loop"
+    /// The bulk baseline, as the results name it.
+    static let bulkLabel = "EVP loop, 1 MiB pieces"
+
     /// A bare EVP loop: one keyed context reused, only the IV reset per message; with `base64`, each ciphertext is
     /// also Base64-encoded into a reused buffer. Returns the bytes produced, so the work cannot be optimised away.
     static func evpMessages(_ plaintext: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool, count: Int,
@@ -86,6 +109,8 @@ enum Baselines {
         return total
     }
 
+#endif
+
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let decodeTable: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
@@ -156,6 +181,7 @@ enum Baselines {
         }
     }
 
+#if !(SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
     /// A bare EVP loop over a large buffer in 1 MiB pieces (no padding work but the last block).
     static func evpBulk(_ input: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool) -> Int {
         guard let ctx = EVP_CIPHER_CTX_new() else { return 0 }
@@ -186,6 +212,7 @@ enum Baselines {
         }
         return total
     }
+#endif
 
     /// zlib's own loop: gzip framing (windowBits 31, memLevel 8) at `level`, 1 MiB in, output discarded.
     static func zlibCompress(_ input: [UInt8], level: Int32) -> Int {
@@ -237,3 +264,90 @@ enum Baselines {
         return total
     }
 }
+
+#if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+extension Baselines {
+    /// The message loops' baseline, as the results name it.
+    static let messageLabel = "AES._CBC loop, one SymmetricKey"
+    /// The message loops' baseline with Base64, as the results name it.
+    static let base64Label = "AES._CBC + Base64 loop"
+    /// The bulk baseline, as the results name it.
+    static let bulkLabel = "AES._CBC loop, 1 MiB pieces"
+
+    /// A bare swift-crypto loop (the API has no keyed context: one `SymmetricKey`, one IV, one call per message);
+    /// with `base64`, each ciphertext is also Base64-encoded into a reused buffer. Returns the bytes produced.
+    static func evpMessages(_ plaintext: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool, count: Int,
+                            base64: Bool = false) -> Int {
+        let symmetricKey = SymmetricKey(data: key)
+        guard let civ = try? AES._CBC.IV(ivBytes: iv) else { return 0 }
+        var text = [UInt8](repeating: 0, count: (plaintext.count + 34) / 3 * 4)
+        var total = 0
+        plaintext.withUnsafeBytes { input in
+            text.withUnsafeMutableBufferPointer { t in
+                for _ in 0..<count {
+                    guard let out = try? (encrypt ? AES._CBC.encrypt(input, using: symmetricKey, iv: civ)
+                                                  : AES._CBC.decrypt(input, using: symmetricKey, iv: civ)) else {
+                        continue
+                    }
+                    total += out.count
+                    if base64 {
+                        total += out.withUnsafeBytes { base64Encode($0.bindMemory(to: UInt8.self), into: t) }
+                    }
+                }
+            }
+        }
+        return total
+    }
+
+    /// `plaintext` encrypted once (PKCS#7), for the decrypting loops' input.
+    static func evpSeal(_ plaintext: [UInt8], key: [UInt8], iv: [UInt8]) -> [UInt8] {
+        guard let civ = try? AES._CBC.IV(ivBytes: iv),
+              let out = try? AES._CBC.encrypt(plaintext, using: SymmetricKey(data: key), iv: civ) else { return [] }
+        return Array(out)
+    }
+
+    /// A bare receive loop: Base64-decode `text` into a reused buffer, then decrypt it (one call per message).
+    static func evpMessagesFromBase64(_ text: [UInt8], key: [UInt8], iv: [UInt8], count: Int) -> Int {
+        let symmetricKey = SymmetricKey(data: key)
+        guard let civ = try? AES._CBC.IV(ivBytes: iv) else { return 0 }
+        var sealed = [UInt8](repeating: 0, count: text.count)
+        var total = 0
+        text.withUnsafeBufferPointer { input in
+            sealed.withUnsafeMutableBufferPointer { s in
+                for _ in 0..<count {
+                    let length = base64Decode(input, into: s)
+                    let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(s)[0..<length])
+                    if let out = try? AES._CBC.decrypt(bytes, using: symmetricKey, iv: civ) { total += out.count }
+                    total += length
+                }
+            }
+        }
+        return total
+    }
+
+    /// A bare swift-crypto loop over a large buffer in 1 MiB pieces (whole blocks, no padding; the IV carried
+    /// from piece to piece; encrypting, the last piece padded).
+    static func evpBulk(_ input: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool) -> Int {
+        let symmetricKey = SymmetricKey(data: key)
+        let piece = 1 << 20
+        var chain = iv
+        var total = 0
+        input.withUnsafeBytes { inp in
+            var offset = 0
+            while offset < inp.count {
+                let last = inp.count - offset <= piece
+                let n = last && !encrypt ? (inp.count - offset) / 16 * 16 : min(piece, inp.count - offset)
+                let bytes = UnsafeRawBufferPointer(rebasing: inp[offset..<offset + n])
+                guard n > 0, let civ = try? AES._CBC.IV(ivBytes: chain),
+                      let out = try? (encrypt
+                        ? AES._CBC.encrypt(bytes, using: symmetricKey, iv: civ, noPadding: !last)
+                        : AES._CBC.decrypt(bytes, using: symmetricKey, iv: civ, noPadding: true)) else { break }
+                chain = encrypt ? Array(out.suffix(16)) : Array(bytes.suffix(16))
+                total += out.count
+                offset += piece
+            }
+        }
+        return total
+    }
+}
+#endif

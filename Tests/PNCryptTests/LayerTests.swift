@@ -1,4 +1,5 @@
 import Foundation
+import PNCryptCore
 import Testing
 
 /// The layers of ARCHITECTURE.md, checked against the package as SwiftPM reads it (`swift package dump-package`)
@@ -9,7 +10,7 @@ import Testing
     /// Each target's rank: a target may depend on (and import) only targets of a lower rank. A new target must be
     /// added here, with its place in ARCHITECTURE.md's picture.
     static let ranks: [String: Int] = [
-        "PNCryptJSON": 0,
+        "PNCryptJSON": 0, "PNCryptAppleCrypto": 0,
         "PNCryptCore": 1,
         "PNCryptCompression": 2, "PNCryptFiles": 2,
         "PNCrypt": 3,
@@ -23,30 +24,53 @@ import Testing
         "CPNCryptHeader": ["pncrypt-bench", "PNCryptTests"],
     ]
 
+    /// The products of other packages that only the cipher core (and the bench's baselines) may use.
+    static let productUsers: [String: Set<String>] = [
+        "Crypto": ["PNCryptAppleCrypto", "PNCryptCore", "pncrypt-bench"],
+        "_CryptoExtras": ["PNCryptAppleCrypto", "PNCryptCore", "pncrypt-bench"],
+    ]
+
     struct Target {
         var name: String
         var type: String
         var path: String?
         var dependencies: [String]
+        /// Each dependency's conditions as SwiftPM reads them (platform names, traits), in declaration order.
+        var conditions: [(name: String, platforms: [String], traits: [String])] = []
     }
 
-    /// The package's targets as SwiftPM reads Package.swift (its own scratch folder: `swift test` holds .build).
-    static func targets() throws -> [Target] {
+    /// Package.swift as JSON (`swift package dump-package`, in its own scratch folder: `swift test` holds .build).
+    static func dumpPackage() throws -> [String: Any] {
         let scratch = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let swift = try #require(findTool("swift"), "swift is not in PATH")
         let result = try runProcess(swift, ["package", "--scratch-path", scratch.path, "dump-package"],
                                     directory: Package.root)
         try #require(result.status == 0, "swift package dump-package: \(result.stderr)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+    }
+
+    /// The package's targets as SwiftPM reads Package.swift (its own scratch folder: `swift test` holds .build).
+    static func targets() throws -> [Target] {
+        try targets(in: try dumpPackage())
+    }
+
+    static func targets(in json: [String: Any]) throws -> [Target] {
         let list = try #require(json["targets"] as? [[String: Any]])
         return try list.map { entry in
-            let dependencies = try #require(entry["dependencies"] as? [[String: Any]]).compactMap { dependency in
-                // {"byName": [name, condition]}, {"target": [name, condition]} or {"product": [name, package, ...]}
-                (dependency.values.first as? [Any])?.first as? String
+            let entries = try #require(entry["dependencies"] as? [[String: Any]]).compactMap {
+                // {"byName": [name, condition]}, {"target": [name, condition]} or {"product": [name, package, ...,
+                // condition]}: the condition is the last element, a dictionary or null.
+                $0.values.first as? [Any]
+            }
+            let dependencies = entries.compactMap { $0.first as? String }
+            let conditions = entries.compactMap { fields -> (String, [String], [String])? in
+                guard let name = fields.first as? String else { return nil }
+                let condition = fields.last as? [String: Any]
+                return (name, condition?["platformNames"] as? [String] ?? [], condition?["traits"] as? [String] ?? [])
             }
             return Target(name: try #require(entry["name"] as? String), type: try #require(entry["type"] as? String),
-                          path: entry["path"] as? String, dependencies: dependencies)
+                          path: entry["path"] as? String, dependencies: dependencies, conditions: conditions)
         }
     }
 
@@ -56,11 +80,18 @@ import Testing
         for target in targets where target.type != "system" {
             let rank = try #require(Self.ranks[target.name], "\(target.name) has no rank in LayerTests.ranks")
             for dependency in target.dependencies where names.contains(dependency) {
-                if let allowed = Self.systemUsers[dependency] {
+                if let allowed = Self.systemUsers[dependency] ?? Self.productUsers[dependency] {
                     #expect(allowed.contains(target.name), "\(target.name) depends on \(dependency)")
                 } else {
                     let below = try #require(Self.ranks[dependency], "\(dependency) has no rank")
                     #expect(below < rank, "\(target.name) (rank \(rank)) depends on \(dependency) (rank \(below))")
+                }
+            }
+        }
+        for target in targets {
+            for dependency in target.dependencies {
+                if let allowed = Self.productUsers[dependency] {
+                    #expect(allowed.contains(target.name), "\(target.name) depends on \(dependency)")
                 }
             }
         }
@@ -71,6 +102,70 @@ import Testing
         #expect(byName["PNCryptCompression"]?.dependencies.contains("CZlib") == true)
         #expect(byName["CPNCrypt"].map { !$0.dependencies.contains("CLibCrypto") && !$0.dependencies.contains("CZlib") }
                 == true)
+    }
+
+    /// The Apple platforms, as SwiftPM names them: swift-crypto is the backend there (no libcrypto to link).
+    static let applePlatforms: Set<String> = ["macos", "ios", "tvos", "watchos", "visionos", "maccatalyst"]
+
+    /// The cipher backend is chosen in Package.swift (issue 36): the core links OpenSSL only with the default
+    /// `OpenSSL` trait and never on an Apple platform; it links swift-crypto's `Crypto` and `_CryptoExtras` on every
+    /// Apple platform (through PNCryptAppleCrypto: a target names a product once), and anywhere with the
+    /// `SwiftCrypto` trait.
+    @Test func theBackendIsChosenByPlatformAndTrait() throws {
+        let json = try Self.dumpPackage()
+        let traits = try #require(json["traits"] as? [[String: Any]])
+        let byTrait = Dictionary(uniqueKeysWithValues: traits.compactMap { trait in
+            (trait["name"] as? String).map { ($0, trait["enabledTraits"] as? [String] ?? []) }
+        })
+        #expect(byTrait["default"] == ["OpenSSL"], "the default traits: \(byTrait)")
+        #expect(byTrait["SwiftCrypto"] != nil, "no SwiftCrypto trait: \(byTrait)")
+        let targets = try Self.targets(in: json)
+        let core = try #require(targets.first { $0.name == "PNCryptCore" })
+        let apple = try #require(targets.first { $0.name == "PNCryptAppleCrypto" })
+        #expect(core.conditions.contains { $0.name == "PNCryptAppleCrypto" && Set($0.platforms) == Self.applePlatforms
+                                           && $0.traits.isEmpty }, "PNCryptCore's PNCryptAppleCrypto condition")
+        let openSSL = core.conditions.filter { $0.name == "CLibCrypto" }
+        #expect(openSSL.count == 1)
+        for condition in openSSL {
+            #expect(condition.traits == ["OpenSSL"], "CLibCrypto's traits: \(condition.traits)")
+            #expect(!condition.platforms.isEmpty && Self.applePlatforms.isDisjoint(with: condition.platforms),
+                    "CLibCrypto's platforms: \(condition.platforms)")
+        }
+        for product in ["Crypto", "_CryptoExtras"] {
+            #expect(apple.conditions.filter { $0.name == product }.map { Set($0.platforms) } == [Self.applePlatforms],
+                    "PNCryptAppleCrypto does not link \(product) on exactly the Apple platforms")
+            #expect(core.conditions.filter { $0.name == product }.map(\.traits) == [["SwiftCrypto"]],
+                    "PNCryptCore does not link \(product) once, with the SwiftCrypto trait")
+        }
+    }
+
+    /// The `#if` that picks the backend in Swift code, the same in every file that has one, and the backend this
+    /// build runs on.
+    static let swiftCryptoCondition = "SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)"
+
+    /// Every file that chooses between the backends does it with the one condition, which agrees with Package.swift
+    /// (the trait, and the Apple platforms: Mac Catalyst is `os(iOS)`), and the build runs on the backend the
+    /// condition names.
+    @Test func everyBackendChoiceUsesTheOneCondition() throws {
+        var choosers: [String] = []
+        for (name, files) in try Self.sources() {
+            for file in files {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for line in text.split(separator: "\n") where line.hasPrefix("#if") && line.contains("SwiftCrypto") {
+                    let condition = line.drop { $0 != " " }.trimmingPrefix(" ")
+                    #expect(condition == Self.swiftCryptoCondition || condition == "!(\(Self.swiftCryptoCondition))",
+                            "\(name)/\(file.lastPathComponent): \(line)")
+                    choosers.append("\(name)/\(file.lastPathComponent)")
+                }
+            }
+        }
+        #expect(Set(choosers).isSuperset(of: ["PNCryptCore/CipherBackend.swift", "PNCryptCore/OpenSSL.swift",
+                                              "PNCryptCore/SwiftCrypto.swift"]), "\(choosers)")
+        #if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        #expect(Backend.self == SwiftCryptoBackend.self)
+        #else
+        #expect(Backend.self == OpenSSL.self)
+        #endif
     }
 
     /// Swift source files of each non-test target, by target name.
@@ -116,11 +211,26 @@ import Testing
         }
     }
 
-    /// OpenSSL's functions are called in the cipher core only, and the wiping primitives in Wipe.swift only.
+    /// OpenSSL's functions are called in the cipher core's OpenSSL.swift only, swift-crypto's in its SwiftCrypto.swift
+    /// only (and both in the bench's baselines), and the wiping primitives in Wipe.swift only.
     @Test func openSSLAndWipingHaveOnePlace() throws {
+        let openSSL = { (target: String, file: String) in
+            (target == "PNCryptCore" && file == "OpenSSL.swift") || target == "pncrypt-bench"
+        }
+        let swiftCrypto = { (target: String, file: String) in
+            (target == "PNCryptCore" && file == "SwiftCrypto.swift") || target == "pncrypt-bench"
+                || target == "PNCryptAppleCrypto"
+        }
         let rules: [(pattern: String, allowed: (String, String) -> Bool)] = [
-            ("EVP_", { target, _ in ["PNCryptCore", "pncrypt-bench"].contains(target) }),
-            ("OPENSSL_", { target, _ in ["PNCryptCore", "pncrypt-bench"].contains(target) }),
+            ("EVP_", openSSL),
+            ("OPENSSL_", openSSL),
+            ("import CLibCrypto", openSSL),
+            ("AES._CBC", swiftCrypto),
+            ("SymmetricKey", swiftCrypto),
+            ("Insecure.MD5", swiftCrypto),
+            ("SHA256.hash", swiftCrypto),
+            ("import Crypto", swiftCrypto),
+            ("import _CryptoExtras", swiftCrypto),
             ("explicit_bzero", { _, file in file == "Wipe.swift" }),
             ("memset_s", { _, file in file == "Wipe.swift" }),
         ]

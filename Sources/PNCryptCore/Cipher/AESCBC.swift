@@ -37,7 +37,7 @@ extension CryptoModule {
             if let givenIV {
                 givenIV.withUnsafeBytes { ivStart.copyMemory(from: $0.baseAddress!, byteCount: Cryptor.blockSize) }
             } else if !context.randomIV(into: ivStart) {
-                throw PNCryptError(.encryptionFailed, "the random number generator (RAND_bytes) failed")
+                throw PNCryptError(.encryptionFailed, "the random number generator failed")
             }
             let iv = UnsafeRawBufferPointer(start: ivStart, count: Cryptor.blockSize)
             return context.run(iv: iv, input: input, output: sealed, prefix: prefix)

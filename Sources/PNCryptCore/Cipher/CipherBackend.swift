@@ -1,7 +1,9 @@
 // The one seam between PNCrypt and a cryptography library. The rest of the library calls `Backend` only: SHA-256
 // and MD5 for key derivation, random bytes, and keyed AES-CBC contexts (wiping is `wipe`, whatever the backend).
-// OpenSSL (OpenSSL.swift) is the backend. Another one (CommonCrypto on Apple platforms, where no OpenSSL is
-// installed) is one new file with a type conforming to `CipherBackend` and a context conforming to
+// Two backends, one file each, selected below (Package.swift links the matching library): OpenSSL (OpenSSL.swift),
+// the default on Linux and every non-Apple platform; swift-crypto (SwiftCrypto.swift) on Apple platforms, which
+// ship no libcrypto, and anywhere with the `SwiftCrypto` package trait. Another one (say CommonCrypto on Apple
+// platforms) is one more file with a type conforming to `CipherBackend` and a context conforming to
 // `AESCBCCipher`, selected below.
 //
 // Ownership rules every backend keeps: a context owns its library state and frees it in `deinit`; key bytes are
@@ -10,8 +12,13 @@
 
 import PNCryptJSON
 
-/// The cryptography library PNCrypt runs on.
+#if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+/// The cryptography library PNCrypt runs on: swift-crypto.
+package typealias Backend = SwiftCryptoBackend
+#else
+/// The cryptography library PNCrypt runs on: OpenSSL 3.
 package typealias Backend = OpenSSL
+#endif
 
 /// What PNCrypt needs from a cryptography library.
 package protocol CipherBackend {

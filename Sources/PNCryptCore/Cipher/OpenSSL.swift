@@ -9,7 +9,11 @@
 //   on first use, wiped and freed in `deinit`. Bytes drawn before a `fork()` are discarded in the child.
 // - Input and output pointers are borrowed from the caller for one call and never stored; memory is wiped with
 //   `wipe`, the package's one wipe function.
+//
+// Compiled where swift-crypto is not the backend (CipherBackend.swift): never on Apple platforms, nor with the
+// `SwiftCrypto` trait.
 
+#if !(SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
 import PNCryptJSON
 
 internal import CLibCrypto
@@ -250,3 +254,4 @@ package final class OpenSSLContext: AESCBCCipher, @unchecked Sendable {
         return ok == 1 ? Int(written) : nil
     }
 }
+#endif
