@@ -17,13 +17,13 @@ every run (the vectors stay valid: each records the SDK's IV, and the independen
 import base64
 import json
 import os
-import random
 import sys
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import pnref  # noqa: E402
+from headerless_texts import texts  # noqa: E402
 import pubnub_peer as peer  # noqa: E402
 
 from pubnub.crypto import PubNubCryptodome  # noqa: E402
@@ -32,36 +32,6 @@ from pubnub.crypto_core import PubNubLegacyCryptor  # noqa: E402
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(ROOT, "Vectors", "headerless.json")
 SDK = f"pubnub (Python SDK) {peer.SDK_VERSION} from PyPI"
-
-WORDS = [
-    "hello world the message is here and we will meet at noon today".split(),
-    "Grüße aus München schöne Tage für euch über alles Straße heißt".split(),
-    "Привет мир это тестовое сообщение как дела сегодня хорошо".split(),
-    "こんにちは 世界 今日 は いい 天気 です ね 明日 会い ましょう".split(),
-    "今天 天气 很好 我们 去 公园 玩 吧 明天 见".split(),
-    "안녕하세요 세계 오늘은 좋은 날 입니다 내일 봐요".split(),
-    "مرحبا بالعالم كيف حالك اليوم شكرا جزيلا".split(),
-    "Γειά σου Κόσμε τι κάνεις σήμερα καλά".split(),
-    "🎉 party time 🚀 launch at 10:00 ✅ done 👍".split(),
-    "Order #4521 shipped to user@example.com total $108.25 (tax incl.)".split(),
-]
-
-
-def text(rng, blocks):
-    words = WORDS[rng.randrange(len(WORDS))]
-    target = (blocks - 1) * 16 + rng.randrange(16)
-    out = ""
-    while len(out.encode()) < target:
-        if out:
-            out += ", " if rng.randrange(8) == 0 else " "
-        out += words[rng.randrange(len(words))]
-    cut = ""
-    for ch in out:
-        if len((cut + ch).encode()) > target:
-            break
-        cut += ch
-    return cut or out
-
 
 def sdk_encrypt(key, plaintext, random_iv):
     """The SDK's legacy message encryption: PubNubCryptodome for the fixed IV (the publish path of a client with
@@ -75,12 +45,9 @@ def sdk_encrypt(key, plaintext, random_iv):
 
 
 def main():
-    rng = random.Random(30)
     vectors = []
     key = "sdk-key"
-    for i in range(60):
-        blocks = 2 + i % 9
-        plain = text(rng, blocks)
+    for i, plain in enumerate(texts(60, 30)):
         for scheme in ("legacy", "legacy-random-iv"):
             data = sdk_encrypt(key, plain, scheme == "legacy-random-iv")
             # The independent model decrypts it in the scheme the SDK used.

@@ -3,8 +3,7 @@
 
     PNCRYPT_LIB=PREFIX/lib/libpncrypt.so.0 .venv/bin/python scripts/headerless_check.py [COUNT]
 
-COUNT texts (default 1,000,000) of 2 to 10 blocks in twelve scripts (the Python suite's generator,
-bindings/python/tests/test_headerless.py), each encrypted by the SDK's legacy cryptor with the fixed IV and with a
+COUNT texts (default 1,000,000) of 2 to 10 blocks in twelve scripts (scripts/headerless_texts.py), each encrypted by the SDK's legacy cryptor with the fixed IV and with a
 random one, read with no scheme named through the batch call `decrypt_many(text=True, on_error="return")`, in
 batches of 10,000. Prints, for each IV setting, how many came back whole, wrong, and ambiguous; exits 1 on any
 wrong plaintext.
@@ -17,8 +16,10 @@ sys.dont_write_bytecode = True
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bindings", "python", "tests"))
 sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import pncrypt  # noqa: E402
-import test_headerless as suite  # noqa: E402  (its generator and the SDK's encryption)
+import headerless_texts  # noqa: E402
+import test_headerless as suite  # noqa: E402  (the SDK's encryption)
 
 
 def main():
@@ -29,7 +30,7 @@ def main():
         whole = wrong = ambiguous = 0
         started = time.monotonic()
         for start in range(0, count, 10_000):
-            texts = suite.texts(min(10_000, count - start), seed=start + (7 if random_iv else 0))
+            texts = headerless_texts.texts(min(10_000, count - start), seed=start + (7 if random_iv else 0))
             sealed = [suite.sdk_encrypt(text, random_iv) for text in texts]
             for text, got in zip(texts, module.decrypt_many(sealed, text=True, on_error="return")):
                 if isinstance(got, pncrypt.Error):

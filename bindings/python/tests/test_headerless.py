@@ -3,8 +3,9 @@ cryptor, fixed IV and random IV, 2 to 10 blocks, ASCII and non-ASCII: read with 
 come back whole (decrypt(text=True), decrypt_many(text=True), and the CLI when PNCRYPT_BIN names one); as bytes a
 random-IV text is an Error that names the calls that work."""
 import os
-import random
+import pathlib
 import subprocess
+import sys
 
 import pytest
 
@@ -12,44 +13,10 @@ import pncrypt
 import sdk_support  # noqa: F401  (silences the SDK)
 from pubnub.crypto_core import PubNubLegacyCryptor
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "scripts"))
+from headerless_texts import texts  # noqa: E402  (the generator of the vectors and of scripts/headerless_check.py)
+
 KEY = "sdk-key"
-WORDS = [
-    "hello world the message is here and we will meet at noon today".split(),
-    "Grüße aus München schöne Tage für euch über alles Straße heißt".split(),
-    "Привет мир это тестовое сообщение как дела сегодня хорошо".split(),
-    "こんにちは 世界 今日 は いい 天気 です ね 明日 会い ましょう".split(),
-    "今天 天气 很好 我们 去 公园 玩 吧 明天 见".split(),
-    "안녕하세요 세계 오늘은 좋은 날 입니다 내일 봐요".split(),
-    "مرحبا بالعالم كيف حالك اليوم شكرا جزيلا".split(),
-    "Γειά σου Κόσμε τι κάνεις σήμερα καλά".split(),
-    "🎉 party time 🚀 launch at 10:00 ✅ done 👍".split(),
-    "Order #4521 shipped to user@example.com total $108.25 (tax incl.)".split(),
-    "Café crème à la française s'il vous plaît très bien où".split(),
-    "Tiếng Việt có dấu rất nhiều người đẹp".split(),
-]
-
-
-def texts(count, seed):
-    """`count` sentences of 2 to 10 AES blocks once padded, each in one language of WORDS."""
-    rng = random.Random(seed)
-    out = []
-    for i in range(count):
-        words = WORDS[rng.randrange(len(WORDS))]
-        target = (1 + i % 9) * 16 + rng.randrange(16)
-        text = ""
-        while len(text.encode()) < target:
-            if text:
-                text += ", " if rng.randrange(8) == 0 else " "
-            text += words[rng.randrange(len(words))]
-        cut = ""
-        for ch in text:
-            if len((cut + ch).encode()) > target:
-                break
-            cut += ch
-        out.append(cut or text)
-    return out
-
-
 def sdk_encrypt(text, random_iv):
     """The SDK's legacy cryptor: Base64 of (IV ||) ciphertext."""
     import base64
