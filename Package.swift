@@ -100,10 +100,30 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + swiftCryptoDependencies
         ),
+        // The tests, one target per layer (each depends on its layer and the ones below it only; LayerTests checks
+        // it) and one for the shells. docs/testing.md: which target holds what, the tags, the quick command.
+        // What several test targets share (paths, processes, the expect-error helper, the seeded generator, tags):
+        // on the bottom layer only, so that every layer's tests can use it.
+        .target(name: "PNCryptTestSupport", dependencies: ["PNCryptJSON"], path: "Tests/PNCryptTestSupport"),
+        .testTarget(name: "PNCryptJSONTests", dependencies: ["PNCryptJSON", "PNCryptTestSupport"]),
+        .testTarget(name: "PNCryptCoreTests", dependencies: ["PNCryptCore", "PNCryptJSON", "PNCryptTestSupport"]),
+        .testTarget(
+            name: "PNCryptCompressionTests",
+            dependencies: ["PNCryptCompression", "PNCryptCore", "PNCryptJSON", "PNCryptTestSupport"]
+        ),
+        // The messages layer (messages, bulk, envelopes, diagnosis); PNCryptVectors reads the vector files.
         .testTarget(
             name: "PNCryptTests",
             dependencies: [
-                "PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors",
+                "PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors", "PNCryptTestSupport",
+            ]
+        ),
+        // The shells and the whole: the CLI (run as a user runs the built pncrypt), the C library, the Python SDK
+        // interop suite, the vectors, the docs' snippets, the architecture (LayerTests).
+        .testTarget(
+            name: "PNCryptShellTests",
+            dependencies: [
+                "PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors", "PNCryptTestSupport",
                 // The C shell's error codes against include/pncrypt.h (CErrorCodeTests).
                 "CPNCrypt", "CPNCryptHeader",
             ]

@@ -1,12 +1,10 @@
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 import Testing
+import PNCryptCompression
+import PNCryptTestSupport
 
 /// `CompressedPublishBody`: threshold, headers, and the body a PubNub server inflates.
 @Suite("CompressedPublishBody (Gzip)")
-struct CompressedPublishBodyGzipTests {
+struct CompressedPublishBodyTests {
     typealias Support = CompressionTestSupport
 
     /// A `"<b64>"` JSON string of `count` Base64 characters of deterministic noise, as an encrypted message is.
@@ -68,7 +66,7 @@ struct CompressedPublishBodyGzipTests {
         #expect(body.bytes == noise)
     }
 
-    @Test("always: compressed whatever the size, even when gzip makes it larger (issue 30)")
+    @Test("always: compressed whatever the size, even when gzip makes it larger")
     func always() throws {
         for text in [Array("\"06UDjczkvAAYcqWfNwkOiQ==\"".utf8), Support.noise(count: 3000), []] {
             let body = try CompressedPublishBody(messageText: text, always: true)

@@ -1,11 +1,9 @@
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 import Testing
+import PNCryptCompression
+import PNCryptTestSupport
 
 @Suite("CompressionFormat (Gzip detection)")
-struct CompressionFormatGzipTests {
+struct CompressionFormatTests {
     @Test("gzip magic with the deflate method is gzip")
     func detectsGzip() throws {
         #expect(CompressionFormat.detect([0x1f, 0x8b, 0x08, 0x00]) == .gzip)

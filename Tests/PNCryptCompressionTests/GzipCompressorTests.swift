@@ -1,8 +1,7 @@
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 import Testing
+import PNCryptJSON
+import PNCryptCompression
+import PNCryptTestSupport
 
 /// `GzipCompressor`: chunked compression, flush, finish, output piece sizes.
 @Suite("GzipCompressor")

@@ -1,9 +1,9 @@
 import Foundation
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 import Testing
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+import PNCryptTestSupport
 
 /// `GzipDecompressor`: formats, members, every corrupt case with its exact error, output limits, bombs.
 @Suite("GzipDecompressor")
@@ -354,7 +354,7 @@ struct GzipDecompressorTests {
         #expect(error.map { $0.offset! < bomb.count / 5 } == true)
     }
 
-    // MARK: Bounded by default (issue 11, finding 5)
+    // MARK: Bounded by default
 
     @Test("the streaming default limit is a documented 1 GiB; unlimited is explicit")
     func streamingDefaultLimit() throws {

@@ -1,8 +1,8 @@
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 import Testing
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+import PNCryptTestSupport
 
 /// Every zlib stream is ended (`deflateEnd`/`inflateEnd`) on success, on error and when abandoned.
 ///

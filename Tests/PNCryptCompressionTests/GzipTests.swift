@@ -1,9 +1,8 @@
 import Foundation
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 import Testing
+import PNCryptCore
+import PNCryptCompression
+import PNCryptTestSupport
 
 /// The `Gzip` namespace: one-shot functions, files streamed through the gzip stages, interop with the system `gzip`.
 @Suite("Gzip")

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+import PNCryptTestSupport
 
 @Suite struct StreamCryptorTests {
     let key = try! CipherKey("enigma")
@@ -131,7 +131,7 @@ import Testing
         #expect(try Data(contentsOf: opened) == Data(big))
     }
 
-    // MARK: API misuse throws, never traps (issue 11, finding 8)
+    // MARK: API misuse throws, never traps
 
     @Test("finish twice, or update after finish, throws invalidValue for every stage")
     func finishTwiceThrows() throws {

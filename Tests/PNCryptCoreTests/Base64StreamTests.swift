@@ -1,10 +1,9 @@
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
-// Issue 23, finding 10: Base64 as stream stages. The streamed forms must give exactly what the one-shot
+// Base64 as stream stages. The streamed forms must give exactly what the one-shot
 // `Base64.encode` / `Base64.decode` give (bytes, and for refused text the same message and offset), however the
 // stream is cut into chunks.
 
@@ -51,7 +50,7 @@ func sameOutcome(_ a: Result<[UInt8], PNCryptError>, _ b: Result<[UInt8], PNCryp
 }
 
 @Suite struct Base64StreamTests {
-    @Test("finding 10: Base64StreamEncoder gives Base64.encode's text for every length 0-200 and any chunking")
+    @Test("Base64StreamEncoder gives Base64.encode's text for every length 0-200 and any chunking")
     func encoderMatchesOneShot() {
         var generator = SeededRandom(seed: 1)
         for count in 0...200 {
@@ -63,7 +62,7 @@ func sameOutcome(_ a: Result<[UInt8], PNCryptError>, _ b: Result<[UInt8], PNCryp
         }
     }
 
-    @Test("finding 10: Base64StreamDecoder accepts and refuses exactly what Base64.decode does (fixed cases)",
+    @Test("Base64StreamDecoder accepts and refuses exactly what Base64.decode does (fixed cases)",
           arguments: [
               "", "   ", "\n", "q/xJqqN6qbiZMXYmiQC1Fw==", " q/xJqqN6qbiZMXYmiQC1Fw== \n",
               "\"q/xJqqN6qbiZMXYmiQC1Fw==\"",
@@ -86,7 +85,7 @@ func sameOutcome(_ a: Result<[UInt8], PNCryptError>, _ b: Result<[UInt8], PNCryp
         #expect(sameOutcome(byteByByte, expected), "\(text.debugDescription) byte by byte")
     }
 
-    @Test("finding 10: Base64StreamDecoder matches Base64.decode on 20,000 generated and mutated texts")
+    @Test("Base64StreamDecoder matches Base64.decode on 20,000 generated and mutated texts")
     func decoderMatchesOneShotOnMutations() {
         var generator = SeededRandom(seed: 23)
         let noise: [UInt8] = Array(" \t\r\n\"=-_A/+!".utf8) + [0xFF, 0x00, 0xC3]
@@ -120,7 +119,7 @@ func sameOutcome(_ a: Result<[UInt8], PNCryptError>, _ b: Result<[UInt8], PNCryp
         }
     }
 
-    @Test("finding 10: a stage refuses use after finish (invalidValue)")
+    @Test("a stage refuses use after finish (invalidValue)")
     func useAfterFinish() {
         let encoder = Base64StreamEncoder()
         let decoder = Base64StreamDecoder()

@@ -1,10 +1,8 @@
 import Foundation
 import Testing
-
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
 /// Base64 moves 6 bytes to 8 characters (and back) per step: held to Foundation's Base64, at every length and
 /// with a bad character at every position around the steps.

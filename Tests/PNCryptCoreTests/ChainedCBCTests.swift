@@ -1,9 +1,6 @@
 import Testing
-
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCryptTestSupport
 
 /// A pooled context encrypts and decrypts messages without re-initialising EVP (`AESCBCContext.run` folds the
 /// chaining value into the first block). These tests hold it to plain CBC, one fresh `EVP_CipherInit_ex` per
@@ -120,7 +117,7 @@ import Testing
     }
 
     /// Streams hand a context pieces of any size: a backend that keeps a partial block (swift-crypto's has no
-    /// context of its own, issue 36) must give the bytes of one piece, whatever the cuts.
+    /// context of its own) must give the bytes of one piece, whatever the cuts.
     @Test("a context fed in pieces of any size gives the bytes of one piece", arguments: [Scheme.acrh, .legacy33])
     func piecesOfAnySize(_ scheme: Scheme) throws {
         let key = try CipherKey("pieces \(scheme)")

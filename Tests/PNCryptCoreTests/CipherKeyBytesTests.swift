@@ -1,8 +1,6 @@
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCryptTestSupport
 
 @Suite("CipherKey from bytes: exact keys, never decoded lossily")
 struct CipherKeyBytesTests {

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
 @Suite struct CryptoModuleTests {
     let enigma = try! CryptoModule(cipherKey: "enigma")

@@ -1,8 +1,7 @@
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
 @Suite struct CryptorHeaderTests {
     let iv = (0..<16).map { UInt8($0) }

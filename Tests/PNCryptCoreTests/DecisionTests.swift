@@ -1,8 +1,7 @@
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
 /// The one decision procedure (`Decision`): its rules per content kind and its whole-length UTF-8 check.
 @Suite struct DecisionTests {

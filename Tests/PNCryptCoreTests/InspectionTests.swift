@@ -1,8 +1,7 @@
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
 @Suite struct InspectionTests {
     @Test("reads header fields without a key")

@@ -1,8 +1,7 @@
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
 @Suite struct KeyRingTests {
     @Test("tries keys in order and says which one worked")

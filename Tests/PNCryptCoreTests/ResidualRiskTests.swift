@@ -1,11 +1,9 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCryptTestSupport
 
-/// Issue 31, finding 7a: docs/security.md's residual-risk table states how many of 10,000 wrong keys get a
+/// docs/security.md's residual-risk table states how many of 10,000 wrong keys get a
 /// plaintext back, per mode and readings, as `scripts/residual-risk.py` measured them through C and Python. The
 /// rows whose ciphertext has a fixed IV are certain (the same keys, the same ciphertext every run): the Swift
 /// library must give exactly the table's figures, so the table stays true when the decision procedure changes.
@@ -45,7 +43,7 @@ import Testing
             legacy: .legacy33),
     ]
 
-    @Test("issue 31 finding 7a: 10,000 wrong keys give the table's figures, as bytes and as text", arguments: rows)
+    @Test("10,000 wrong keys give the table's figures, as bytes and as text", arguments: rows)
     func wrongKeys(row: Row) throws {
         let sealed = try CryptoModule(cipherKey: Self.key).encryptBinary(row.plaintext, scheme: row.scheme)
         var delivered = (bytes: 0, text: 0)

@@ -1,11 +1,10 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
-// Issue 23, finding 10: text encrypted and decrypted as streams. `TextStreamEncryptor` writes the one-shot text
+// Text encrypted and decrypted as streams. `TextStreamEncryptor` writes the one-shot text
 // byte for byte; `UTF8StreamValidator` gives the one-shot verdict however the bytes are cut; `StreamTextReader`
 // chooses as the key ring does for text, and writes nothing before it has chosen.
 
@@ -36,7 +35,7 @@ private func readStreamed(_ reader: StreamTextReader, _ ciphertext: [UInt8], in 
 private let fixedIV = Array("0123456789012345".utf8)
 
 @Suite struct StreamTextTests {
-    @Test("finding 10: TextStreamEncryptor writes CryptoModule.encrypt's text, every scheme, lengths 1-300, chunked",
+    @Test("TextStreamEncryptor writes CryptoModule.encrypt's text, every scheme, lengths 1-300, chunked",
           arguments: Scheme.allCases)
     func encryptorMatchesOneShot(scheme: Scheme) throws {
         let key = try CipherKey("enigma")
@@ -50,7 +49,7 @@ private let fixedIV = Array("0123456789012345".utf8)
         }
     }
 
-    @Test("finding 10: TextStreamEncryptor refuses empty input (emptyPlaintext) having written nothing")
+    @Test("TextStreamEncryptor refuses empty input (emptyPlaintext) having written nothing")
     func encryptorRefusesEmpty() throws {
         for scheme in Scheme.allCases {
             let stage = try TextStreamEncryptor(key: try CipherKey("k"), scheme: scheme)
@@ -61,7 +60,7 @@ private let fixedIV = Array("0123456789012345".utf8)
         }
     }
 
-    @Test("finding 10: UTF8StreamValidator gives isValidUTF8's verdict on 20,000 texts cut anywhere")
+    @Test("UTF8StreamValidator gives isValidUTF8's verdict on 20,000 texts cut anywhere")
     func utf8AcrossChunks() {
         var generator = SeededRandom(seed: 8)
         let pieces: [[UInt8]] = [Array("a".utf8), Array("é".utf8), Array("€".utf8), Array("𝄞".utf8), [0x0A],
@@ -88,7 +87,7 @@ private let fixedIV = Array("0123456789012345".utf8)
         #expect(invalid > 2000 && invalid < 18_000, "both verdicts are tried: \(invalid) invalid")
     }
 
-    @Test("finding 10: StreamTextReader reads what KeyRing.decrypt reads for text, every scheme and several keys")
+    @Test("StreamTextReader reads what KeyRing.decrypt reads for text, every scheme and several keys")
     func readerMatchesKeyRing() throws {
         try withTemporaryDirectory { dir in
             let plaintext = Array("Hello, streamed world: é€𝄞\n".utf8)
@@ -109,7 +108,7 @@ private let fixedIV = Array("0123456789012345".utf8)
         }
     }
 
-    @Test("finding 10: StreamTextReader fails as KeyRing.decrypt does: format errors, wrong key, ambiguous")
+    @Test("StreamTextReader fails as KeyRing.decrypt does: format errors, wrong key, ambiguous")
     func readerFailures() throws {
         try withTemporaryDirectory { dir in
             // Text whose padding is valid under every key and reading: the legacy readings differ only in their
@@ -152,7 +151,7 @@ private let fixedIV = Array("0123456789012345".utf8)
         }
     }
 
-    @Test("finding 10: a plaintext that is not UTF-8 never comes out of StreamTextReader, nor a wrong key's bytes")
+    @Test("a plaintext that is not UTF-8 never comes out of StreamTextReader, nor a wrong key's bytes")
     func readerRequiresUTF8() throws {
         try withTemporaryDirectory { dir in
             // Valid padding, not UTF-8: refused even with one key and an explicit scheme.

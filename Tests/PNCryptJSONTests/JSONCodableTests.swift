@@ -1,10 +1,6 @@
 import Foundation
 import Testing
-
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
 
 private struct Chat: Codable, Equatable {
     struct Sender: Codable, Equatable {

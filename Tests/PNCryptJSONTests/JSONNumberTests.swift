@@ -1,9 +1,5 @@
 import Testing
-
-@testable import PNCrypt
 @testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 
 @Suite("JSONNumber")
 struct JSONNumberTests {

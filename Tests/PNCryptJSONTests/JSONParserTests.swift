@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptTestSupport
 
 @Suite("JSONParser")
 struct JSONParserTests {

@@ -1,10 +1,7 @@
 import Foundation
 import Testing
-
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptTestSupport
 
 /// Corpus for the byte-for-byte comparison with Python's `json.dumps` and Node's `JSON.stringify`: one JSON text
 /// per line. Numbers are spelled as both languages print them back (no `1.0`, no exponents).

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCryptTestSupport
 
 /// What `-o OUT` promises when the run dies or fails: OUT is either absent or keeps its earlier content. A run
 /// killed with SIGKILL cannot clean up; it writes to a file with no name (`O_TMPFILE`), which the kernel frees, so

@@ -1,13 +1,12 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCrypt
+import PNCryptTestSupport
 
 @Suite struct CLIEnvelopeTests {
-    static func command(_ format: EnvelopeFormat) -> [String] {
-        format == .subscribe ? ["subscribe", "decrypt"] : ["history", "decrypt"]
+    static func command(_ format: String) -> [String] {
+        format == "subscribe" ? ["subscribe", "decrypt"] : ["history", "decrypt"]
     }
 
     /// The status lines of a run's standard error, parsed.
@@ -41,12 +40,12 @@ import Testing
 
     @Test("history decrypt tells v2 from v3, --format forces one, a subscribe response is refused")
     func formats() throws {
-        let v3 = try #require(EnvelopeVector.all.first { $0.format == .v3 })
+        let v3 = try #require(EnvelopeVector.all.first { $0.format == "v3" })
         let forced = try CLI.run(["history", "decrypt", "-k", "enigma", "--format", "v2"],
                                  stdin: Array(v3.encrypted.utf8))
         #expect(forced.status == 65 && forced.stdout.isEmpty)
         #expect(forced.stderr == "pncrypt: not a history response: expected [[messages], start, end]\n")
-        let subscribe = try #require(EnvelopeVector.all.first { $0.format == .subscribe })
+        let subscribe = try #require(EnvelopeVector.all.first { $0.format == "subscribe" })
         let refused = try CLI.run(["history", "decrypt", "-k", "enigma"], stdin: Array(subscribe.encrypted.utf8))
         #expect(refused.status == 65)
         #expect(refused.stderr == "pncrypt: a subscribe response, not a history response (v2 or v3)\n")
@@ -58,7 +57,7 @@ import Testing
 
     @Test("--lines: NDJSON of responses, one output line each in order, status lines with their line")
     func lines() throws {
-        let vectors = EnvelopeVector.all.filter { $0.format != .subscribe }
+        let vectors = EnvelopeVector.all.filter { $0.format != "subscribe" }
         let input = vectors.map(\.encrypted).joined(separator: "\n") + "\n"
         for jobs in ["1", "2"] {
             let run = try CLI.run(["history", "decrypt", "-k", "enigma", "--lines", "--jobs", jobs,
@@ -69,7 +68,7 @@ import Testing
                     == (1...vectors.count).map { .number(JSONNumber($0)) })
             #expect(Self.locations(run.stderr) == vectors.flatMap(\.failures))
         }
-        let subscribe = EnvelopeVector.all.filter { $0.format == .subscribe }
+        let subscribe = EnvelopeVector.all.filter { $0.format == "subscribe" }
         let run = try CLI.run(["subscribe", "decrypt", "-k", "enigma", "--lines", "--on-error", "passthrough",
                                "--allow-failures"],
                               stdin: Array(subscribe.map(\.encrypted).joined(separator: "\n").utf8))
@@ -79,7 +78,7 @@ import Testing
 
     @Test("history rekey: a v3 archive moves to the new key, everything else unchanged; a rerun changes nothing")
     func rekey() throws {
-        let vectors = EnvelopeVector.all.filter { $0.format == .v3 }
+        let vectors = EnvelopeVector.all.filter { $0.format == "v3" }
         let archive = Array((vectors.map(\.encrypted).joined(separator: "\n") + "\n").utf8)
         let moved = try CLI.run(["history", "rekey", "-k", "enigma", "--to-key", "new key", "--lines"],
                                 stdin: archive)

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCompression
+import PNCrypt
+import PNCryptTestSupport
 
 @Suite struct CLIGzipTests {
     /// Runs a shell command line, returning its exit status.
@@ -150,7 +150,7 @@ import Testing
         }
     }
 
-    // MARK: --max-size SIZE|none, bounded by default (issue 11, finding 5)
+    // MARK: --max-size SIZE|none, bounded by default
 
     /// `mebibytes` gzip members of 1 MiB of zeros each: about 1 KB of input per MiB of output.
     static func bomb(mebibytes: Int) throws -> [UInt8] {
@@ -188,7 +188,7 @@ import Testing
         let small = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "--max-size", "1M", "-i",
                                  sealed.path])
         #expect(small.status == 1 && small.stdout.isEmpty)
-        // Every path with a limit names the option that raises it (issue 30).
+        // Every path with a limit names the option that raises it.
         #expect(small.stderr == "pncrypt: decompressed data is larger than the limit of 1048576 bytes; raise it "
                 + "with --max-size SIZE (or --max-size none for trusted data)\n", "\(small.stderr)")
     }

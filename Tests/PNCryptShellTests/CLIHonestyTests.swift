@@ -1,12 +1,10 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCryptTestSupport
 
-// Issue 23, findings 3 and 12: every key source of the CLI hands over the exact bytes (a key that is not UTF-8 is
-// refused, never decoded lossily), a key of an unusual shape is named when decryption fails, and a run exits 0
+// Every key source of the CLI hands over the exact bytes (a key that is not UTF-8 is refused, never decoded
+// lossily), a key of an unusual shape is named when decryption fails, and a run exits 0
 // only when every message it was given decrypted.
 
 /// Runs `pncrypt` through `/bin/sh`, for arguments and environment values that are not UTF-8 (a Swift `String`
@@ -18,7 +16,7 @@ private func shell(_ script: String, directory: URL? = nil) throws -> CLI.Result
 @Suite struct CLIKeyBytesTests {
     static let usageLine = "the cipher key is not valid UTF-8"
 
-    @Test("finding 3: a key that is not UTF-8 is refused (64) from --key, --key=, -k, PNCRYPT_KEY and rekey's keys")
+    @Test("a key that is not UTF-8 is refused (64) from --key, --key=, -k, PNCRYPT_KEY and rekey's keys")
     func invalidKeysRefused() throws {
         let sources: [(script: String, source: String)] = [
             (#""$0" encrypt --key "$(printf 'k\377')" hello"#, "--key"),
@@ -41,7 +39,7 @@ private func shell(_ script: String, directory: URL? = nil) throws -> CLI.Result
         }
     }
 
-    @Test("finding 3: \\xff and \\xfe are not one key (both refused), and exact UTF-8 keys stay distinct")
+    @Test("\\xff and \\xfe are not one key (both refused), and exact UTF-8 keys stay distinct")
     func lossyKeysAreNotOneKey() throws {
         // Before, both decoded to U+FFFD: the same ciphertext came out for the two keys.
         for byte in ["\\377", "\\376"] {
@@ -58,7 +56,7 @@ private func shell(_ script: String, directory: URL? = nil) throws -> CLI.Result
         #expect(composed.text == expected + "\n")
     }
 
-    @Test("finding 3: a failed decryption names a key file with a BOM, white space or a line break, not the key")
+    @Test("a failed decryption names a key file with a BOM, white space or a line break, not the key")
     func shapeHintOnFailure() throws {
         try withTemporaryDirectory { dir in
             let cases: [(bytes: [UInt8], hint: String)] = [
@@ -100,7 +98,7 @@ private func shell(_ script: String, directory: URL? = nil) throws -> CLI.Result
         "pncrypt: \(failed) of \(total) not \(verb) (see the status lines; --allow-failures to exit 0)\n"
     }
 
-    @Test("finding 12: line mode with a failed line writes every line, then a summary and exit 1")
+    @Test("line mode with a failed line writes every line, then a summary and exit 1")
     func linesExitOne() throws {
         let input = Array((Self.hello + "\n\"AAAAAAAAAAAAAAAAAAAAAA==\"\n\n" + Self.hello + "\n").utf8)
         for policy in ["marker", "passthrough"] {
@@ -126,7 +124,7 @@ private func shell(_ script: String, directory: URL? = nil) throws -> CLI.Result
         #expect(encrypted.status == 1 && encrypted.stderr.hasSuffix(Self.summary(1, "2 lines", "encrypted")))
     }
 
-    @Test("finding 12: rekey has --on-error: passthrough (exit 1 when messages are left), fail (nothing written)")
+    @Test("rekey has --on-error: passthrough (exit 1 when messages are left), fail (nothing written)")
     func rekeyOnError() throws {
         try withTemporaryDirectory { dir in
             let input = Self.hello + "\n\"AAAAAAAAAAAAAAAAAAAAAA==\"\n"

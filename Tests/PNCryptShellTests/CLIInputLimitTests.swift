@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import PNCrypt
+import PNCryptTestSupport
 
-/// Single messages are bounded (issue 31, finding 5): the commands that hold their input whole (message encrypt and
+/// Single messages are bounded: the commands that hold their input whole (message encrypt and
 /// decrypt, history decrypt and rekey, subscribe decrypt without `--lines`; diagnose) read at most `--max-input`
 /// bytes (default 2 MiB) and refuse more with one line naming the limit and the option, exit 64, nothing on
 /// standard output.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import PNCrypt
+import PNCryptCore
+import PNCryptTestSupport
 
 // `inspect` reads text input (Base64) in chunks and keeps only its start: memory stays bounded whatever the size
 // (README "Bounded"); `--binary` reads only the start of the file.

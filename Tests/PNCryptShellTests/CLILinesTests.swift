@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCrypt
+import PNCryptTestSupport
 
 /// `message encrypt|decrypt|rekey --lines`, `--jobs`, and the progress line, through the built binary.
 @Suite struct CLILinesTests {
@@ -97,7 +97,7 @@ import Testing
         let first = try CLI.run(["message", "rekey", "--lines", "--key", "old-a", "--key", "old-b",
                                  "--to-key-file", keyFile.path, "--to-scheme", "acrh", "-i", archive.path,
                                  "-o", out.path])
-        // Two messages left unchanged: exit 1 after the output and the summary (issue 23, finding 12).
+        // Two messages left unchanged: exit 1 after the output and the summary.
         let unchangedLine = "pncrypt: 2 of 6 messages not rekeyed (see the status lines; --allow-failures to exit 0)\n"
         #expect(first.status == 1, "\(first.stderr)")
         #expect(first.stderr.hasSuffix("pncrypt: rekeyed 3, unchanged 2 (not decryptable), already new 1\n"

@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
 @Suite struct CLIMessageTests {
     @Test("message encrypt prints the wire JSON")
@@ -77,8 +76,8 @@ import Testing
         #expect(notHistory.status == 65)
     }
 
-    @Test("issue 31 finding 2: legacy33 messages with nothing encrypted fail: message, history, --lines",
-          arguments: Legacy33MessageTests.empties)
+    @Test("legacy33 messages with nothing encrypted fail: message, history, --lines",
+          arguments: messagesWithNoStringLeaf)
     func legacy33NothingEncrypted(text: String) throws {
         let key = ["--key", "k", "--scheme", "legacy33"]
         let single = try CLI.run(["message", "decrypt"] + key + ["--on-error", "fail", text])
@@ -96,6 +95,15 @@ import Testing
         let failLines = try CLI.run(["message", "decrypt", "--lines", "--on-error", "fail"] + key,
                                     stdin: Array((text + "\n").utf8))
         #expect(failLines.status == 1 && failLines.stdout.isEmpty, "\(failLines.stderr)")
+    }
+
+    @Test("message decrypt on the command line takes several keys")
+    func severalKeys() throws {
+        let result = try CLI.run(["message", "decrypt", "--key", "new", "--key", "enigma",
+            "\"06UDjczkvAAYcqWfNwkOiQ==\""])
+        #expect(result.status == 0)
+        #expect(result.text == "\"Hello World\"\n")
+        #expect(result.stderr.isEmpty)
     }
 }
 

@@ -1,11 +1,9 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCryptTestSupport
 
-// Issue 25, "smaller things a new user hit": each reproduced as a user meets it, through the built binary.
+// Small things a new user runs into, each tried as a user meets it, through the built binary.
 
 @Suite struct CLINewUserTests {
     @Test("decrypt --binary on a headerless file: a fixed-IV text file whole, a binary one as random-IV with a note")

@@ -1,11 +1,9 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCryptTestSupport
 
-/// What `-o` promises on every path (issue 23, findings 4 to 7), checked by running the built binary: links are
+/// What `-o` promises on every path, checked by running the built binary: links are
 /// followed only under the protected-symlinks rule, a replaced file keeps its owner, group, mode and ACLs, every
 /// signal that ends a run leaves nothing behind and prints no backtrace, and a failure writes nothing to a pipe.
 @Suite struct CLIOutputFileTests {
@@ -44,7 +42,7 @@ import Testing
         return (sticky, victim)
     }
 
-    // MARK: - Links (finding 4)
+    // MARK: - Links
 
     @Test("(as root) -o through a link another user planted in a sticky folder is refused (73), the target untouched",
           .enabled(if: isRoot), arguments: ["link", "folderlink/victim"])
@@ -75,7 +73,7 @@ import Testing
     /// How a message shows it on a terminal.
     static let hostileShown = "x\\x1b]0;PWNED\\x07y"
 
-    @Test("(as root, pty) issue 31 finding 4: a planted link's name is escaped in the refusal on a terminal",
+    @Test("(as root, pty) a planted link's name is escaped in the refusal on a terminal",
           .enabled(if: isRoot))
     func plantedLinkNameOnTerminal() throws {
         let dir = try temporaryDirectory()
@@ -94,7 +92,7 @@ import Testing
         #expect(run.transcript.hasSuffix("\r\n") && run.transcript.dropLast(2).allSatisfy { $0 != "\r\n" })
     }
 
-    @Test("(as root, pty) issue 31 finding 4: planted temporaries are escaped; only the caller's are called pncrypt's",
+    @Test("(as root, pty) planted temporaries are escaped; only the caller's are called pncrypt's",
           .enabled(if: isRoot))
     func plantedTemporaryNamesOnTerminal() throws {
         let dir = try temporaryDirectory()
@@ -117,7 +115,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: foreign) && FileManager.default.fileExists(atPath: own))
     }
 
-    @Test("(pty) issue 31 finding 4: any path in a message is escaped on a terminal, exactly in a pipe")
+    @Test("(pty) any path in a message is escaped on a terminal, exactly in a pipe")
     func pathInMessageOnTerminal() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -152,7 +150,7 @@ import Testing
         #expect(CLI.status(victim.path).map { $0.st_mode & 0o7777 } == 0o600)
     }
 
-    // MARK: - Replacing keeps access (finding 5)
+    // MARK: - Replacing keeps access
 
     @Test("(as root, needs setfacl from package acl) replacing a file keeps its ACL, extended attributes, owner, group",
           .enabled(if: isRoot && hasACLTools), arguments: [false, true])
@@ -209,7 +207,7 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["OUT"])
     }
 
-    // MARK: - Signals (finding 6)
+    // MARK: - Signals
 
     /// Every signal whose default action ends a process, other than SIGKILL and the crash signals.
     static let endingSignals: [Int32] = [SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ, SIGPIPE, SIGVTALRM,
@@ -265,7 +263,7 @@ import Testing
         #expect(stderr == "pncrypt: crashed (signal \(signal)); output removed\n", "signal \(signal): \(stderr)")
     }
 
-    // MARK: - Standard output (finding 7)
+    // MARK: - Standard output
 
     @Test("a corrupt last block writes zero bytes to a pipe (text and --binary, from a file and standard input)",
           arguments: [false, true], [false, true])

@@ -1,11 +1,9 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCryptTestSupport
 
-/// What `-o` and the key options promise a careful user (issue 11, findings 1, 2, 7 and 9), checked by running
+/// What `-o` and the key options promise a careful user, checked by running
 /// the built binary: the temporary file cannot be redirected or shared, the output keeps its permissions, links
 /// are followed, devices and FIFOs are written through, every write failure and signal leaves nothing behind.
 @Suite struct CLISecurityTests {
@@ -32,7 +30,7 @@ import Testing
 
     static func permissions(_ path: String) -> mode_t? { CLI.status(path).map { $0.st_mode & 0o7777 } }
 
-    // MARK: - The temporary file (finding 1)
+    // MARK: - The temporary file
 
     @Test("a symbolic link planted where a temporary could go is not followed, not removed; nothing outside changes")
     func plantedSymlink() throws {
@@ -102,7 +100,7 @@ import Testing
         }
     }
 
-    // MARK: - Permissions (finding 2)
+    // MARK: - Permissions
 
     @Test("an existing output keeps its permission bits (and owner, as root)", arguments: [0o600, 0o640, 0o604, 0o755])
     func existingOutputKeepsPermissions(mode: Int) throws {
@@ -139,7 +137,7 @@ import Testing
         }
     }
 
-    // MARK: - What -o names (finding 9)
+    // MARK: - What -o names
 
     @Test("-o on a symbolic link replaces what it points to and keeps the link (chains and dangling links too)")
     func symlinkOutput() throws {
@@ -356,7 +354,7 @@ import Testing
         #expect(result.stderr == "pncrypt: cannot create output file 'missing/OUT': No such file or directory\n")
     }
 
-    // MARK: - Keys (finding 7)
+    // MARK: - Keys
 
     @Test("--key-file with invalid UTF-8 exits 64 with one line, instead of decoding it lossily")
     func keyFileInvalidUTF8() throws {

@@ -1,14 +1,13 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCryptVectors
+import PNCryptTestSupport
 
 @Suite struct CLITests {
     @Test("every vector of spec.json passes through the CLI, both ways")
     func specVectors() throws {
-        let vectors = try Package.vectors("spec.json")
+        let vectors = try Package.vectors("spec.json", as: TestVector.self)
         #expect(vectors.count >= 30)
         for v in vectors where v.expect == .ok {
             let plaintext = try #require(try v.plaintextBytes())
@@ -30,7 +29,7 @@ import Testing
 
     @Test("negative vectors exit 1 with one line naming the cause, and nothing on stdout")
     func negativeVectors() throws {
-        let vectors = try Package.vectors("negative.json").filter {
+        let vectors = try Package.vectors("negative.json", as: TestVector.self).filter {
             $0.expect == .decryptionError || $0.expect == .unknownCryptor
         }
         #expect(vectors.count >= 30)

@@ -1,12 +1,11 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCrypt
+import PNCryptTestSupport
 
-// Issue 23: text mode of `encrypt` and `decrypt` streams in bounded memory (finding 10), writes nothing before
-// the verdict (finding 7), and shows control characters escaped on a terminal (finding 8).
+// Text mode of `encrypt` and `decrypt` streams in bounded memory, writes nothing before the verdict, and shows
+// control characters escaped on a terminal.
 
 /// A file of `count` bytes of UTF-8 text (a repeated line with non-ASCII characters), written 1 MiB at a time.
 private func textFile(_ url: URL, count: Int) throws {
@@ -35,7 +34,7 @@ private func text(count: Int) -> [UInt8] {
 private let ivHex = "30313233343536373839303132333435"
 
 @Suite struct CLITextStreamTests {
-    @Test("finding 10: 256 MiB of text encrypted and decrypted under 96 MiB peak RSS (skipped under AddressSanitizer)",
+    @Test("256 MiB of text encrypted and decrypted under 96 MiB peak RSS (skipped under AddressSanitizer)",
           .enabled(if: !runningUnderAddressSanitizer, "ASan's shadow memory and quarantine are not the program's"))
     func boundedMemory() throws {
         try withTemporaryDirectory { dir in
@@ -59,7 +58,7 @@ private let ivHex = "30313233343536373839303132333435"
         }
     }
 
-    @Test("finding 10: streamed text is byte for byte the one-shot text, every scheme, across chunk boundaries",
+    @Test("streamed text is byte for byte the one-shot text, every scheme, across chunk boundaries",
           arguments: Scheme.allCases)
     func sameAsOneShot(scheme: Scheme) throws {
         try withTemporaryDirectory { dir in
@@ -91,7 +90,7 @@ private let ivHex = "30313233343536373839303132333435"
         }
     }
 
-    @Test("finding 10: the errors of text decryption are the one-shot errors (Base64, format, key)", arguments: [
+    @Test("the errors of text decryption are the one-shot errors (Base64, format, key)", arguments: [
         ("q/xJqqN6qbiZMXYmiQC1Fw", "not Base64: 2 characters left over at the end (missing '=' padding?)"),
         ("\"q/xJqqN6qbiZMXYmiQC1Fw==", "not Base64: unexpected character '\"' at offset 0"),
         ("q/xJ qqN6qbiZMXYmiQC1Fw==", "not Base64: unexpected space at offset 4"),
@@ -108,7 +107,7 @@ private let ivHex = "30313233343536373839303132333435"
         #expect(result.stdout.isEmpty)
     }
 
-    @Test("finding 7: a corrupt last block, or text that is not UTF-8 at its very end, writes zero bytes to a pipe")
+    @Test("a corrupt last block, or text that is not UTF-8 at its very end, writes zero bytes to a pipe")
     func nothingBeforeTheVerdict() throws {
         try withTemporaryDirectory { dir in
             let module = try CryptoModule(cipherKey: "k")
@@ -135,7 +134,7 @@ private let ivHex = "30313233343536373839303132333435"
     /// UTF-8 would not decrypt as text) and text that must pass unchanged (tab, newline, non-ASCII).
     static let hostile = "a\u{1b}]0;owned\u{07}b\tc\nd\r\u{7f}é\u{9b}[2Je\u{0}f€\n"
 
-    @Test("finding 8 (pty): decrypted text shows control characters escaped on a terminal; --raw-control writes them")
+    @Test("(pty) decrypted text shows control characters escaped on a terminal; --raw-control writes them")
     func terminalEscapes() throws {
         let sealed = try CryptoModule(cipherKey: "k").encrypt(Array(Self.hostile.utf8), scheme: .acrh)
         let escaped = try Terminal.run(["decrypt", "--key", "k", sealed])
@@ -147,7 +146,7 @@ private let ivHex = "30313233343536373839303132333435"
         #expect(raw.transcript == Self.hostile.replacingOccurrences(of: "\n", with: "\r\n"))
     }
 
-    @Test("finding 8: pipes and files get the exact bytes, with or without --raw-control; not with --binary")
+    @Test("pipes and files get the exact bytes, with or without --raw-control; not with --binary")
     func exactBytesElsewhere() throws {
         try withTemporaryDirectory { dir in
             let plaintext = Array(Self.hostile.utf8)
@@ -167,7 +166,7 @@ private let ivHex = "30313233343536373839303132333435"
 }
 
 @Suite struct CLITextProgressTests {
-    @Test("finding 10: text mode shows progress for -i PATH on a terminal, both ways (as --binary does)",
+    @Test("text mode shows progress for -i PATH on a terminal, both ways (as --binary does)",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
                    "skipped because util-linux script(1) is not installed (it provides the terminal)"))
     func progress() throws {
@@ -185,7 +184,7 @@ private let ivHex = "30313233343536373839303132333435"
 }
 
 @Suite struct CLIMessageTerminalTests {
-    @Test("finding 8 (pty): message decrypt's JSON on a terminal has DEL and C1 controls as \\u00XX; pipes get raw")
+    @Test("(pty) message decrypt's JSON on a terminal has DEL and C1 controls as \\u00XX; pipes get raw")
     func jsonOnTerminal() throws {
         let sealed = try CLI.run(["message", "encrypt", "--key", "k", "\"a\\u007fb\\u009bc\\u001b\""])
         #expect(sealed.status == 0, "\(sealed.stderr)")
@@ -254,7 +253,7 @@ extension CLIMessageTerminalTests {
         }
     }
 
-    @Test("finding 8 (pty): diagnose --json --show-plaintext on a terminal has DEL and C1 controls as \\u00XX")
+    @Test("(pty) diagnose --json --show-plaintext on a terminal has DEL and C1 controls as \\u00XX")
     func diagnoseOnTerminal() throws {
         let sealed = try CryptoModule(cipherKey: "k").encrypt(Array("\"a\u{7f}b\u{9b}c\"".utf8), scheme: .acrh)
         let shown = try Terminal.run(["diagnose", "--key", "k", "--json", "--show-plaintext", sealed])

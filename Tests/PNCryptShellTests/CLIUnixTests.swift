@@ -1,11 +1,12 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
-// Issue 14: the CLI as Unix users expect it. One suite per finding of the trial, each running the built binary.
+// The CLI as Unix users expect it: files are paths, keys come from anywhere a secret comes from, binary never goes
+// to a terminal, exit statuses, --on-error, messages that point to the fix, names and options, help, reports. One
+// suite per subject, each running the built binary.
 
 /// Runs `pncrypt` on a pseudo-terminal (Python's `pty` module): the terminal is its controlling terminal, its
 /// standard input and (unless `stdout` names a file) its standard output. Each time the output ends with a prompt
@@ -76,10 +77,10 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
     return bytes
 }
 
-// MARK: - Finding 1: files are paths
+// MARK: - Files are paths
 
 @Suite struct CLIFileArgumentTests {
-    @Test("finding 1: with --binary the positional argument is an input path (encrypt, decrypt, inspect)")
+    @Test("with --binary the positional argument is an input path (encrypt, decrypt, inspect)")
     func binaryPositionalIsPath() throws {
         try withTemporaryDirectory { dir in
             let photo = try binaryFile(dir.appendingPathComponent("photo.jpg"), count: 100_000)
@@ -101,7 +102,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
-    @Test("finding 1: gzip and gunzip take the positional argument as an input path")
+    @Test("gzip and gunzip take the positional argument as an input path")
     func gzipPositionalIsPath() throws {
         try withTemporaryDirectory { dir in
             let numbers = Array((1...20_000).map(String.init).joined(separator: "\n").utf8)
@@ -120,7 +121,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
-    @Test("finding 1: text mode keeps TEXT, even when a file has that name")
+    @Test("text mode keeps TEXT, even when a file has that name")
     func textModeKeepsText() throws {
         try withTemporaryDirectory { dir in
             try Data("not this".utf8).write(to: dir.appendingPathComponent("yay!"))
@@ -129,7 +130,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
-    @Test("finding 1: each command's usage says what the positional argument is")
+    @Test("each command's usage says what the positional argument is")
     func usageSaysPath() throws {
         for command in ["encrypt", "decrypt", "inspect"] {
             let help = try CLI.run([command, "--help"]).text
@@ -142,12 +143,12 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
     }
 }
 
-// MARK: - Finding 2: keys from anywhere a secret comes from
+// MARK: - Keys from anywhere a secret comes from
 
 @Suite struct CLIKeySourceTests {
     static let sealed = "q/xJqqN6qbiZMXYmiQC1Fw=="
 
-    @Test("finding 2: --key-file reads -, /dev/stdin, a FIFO and process substitution")
+    @Test("--key-file reads -, /dev/stdin, a FIFO and process substitution")
     func keyFileFromStreams() throws {
         try withTemporaryDirectory { dir in
             for path in ["-", "/dev/stdin"] {
@@ -173,14 +174,14 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
-    @Test("finding 2: --key-file - with the data on standard input too is a usage error")
+    @Test("--key-file - with the data on standard input too is a usage error")
     func keyFileDashNeedsOtherInput() throws {
         let result = try CLI.run(["decrypt", "--key-file", "-"], stdin: Array("enigma\n".utf8))
         #expect(result.status == 64)
         #expect(result.stderr.contains("--key-file -"), "\(result.stderr)")
     }
 
-    @Test("finding 2: --key-file repeats; every key is tried")
+    @Test("--key-file repeats; every key is tried")
     func keyFileRepeats() throws {
         try withTemporaryDirectory { dir in
             try Data("new\n".utf8).write(to: dir.appendingPathComponent("new"))
@@ -194,7 +195,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
-    @Test("issue 31 finding 7d: a key file drops one line end, LF or CRLF (Windows editors), no more; help says so")
+    @Test("a key file drops one line end, LF or CRLF (Windows editors), no more; help says so")
     func keyFileLineEnds() throws {
         try withTemporaryDirectory { dir in
             // Each file, and whether the run takes the key as `enigma` (which decrypts; any other fails, with a hint).
@@ -230,7 +231,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
-    @Test("finding 2: no key and no terminal: one line naming the three sources, exit 64")
+    @Test("no key and no terminal: one line naming the three sources, exit 64")
     func noKeyNoTerminal() throws {
         for arguments in [["decrypt", Self.sealed], ["encrypt", "x"], ["message", "decrypt", "1"]] {
             let result = try CLI.run(arguments)
@@ -240,7 +241,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
-    @Test("finding 2 (pty): no key on a terminal prompts on /dev/tty without echo, twice when encrypting")
+    @Test("(pty) no key on a terminal prompts on /dev/tty without echo, twice when encrypting")
     func promptOnTerminal() throws {
         let encrypt = try Terminal.run(["encrypt", "--scheme", "legacy", "yay!"], answers: ["enigma\n", "enigma\n"])
         #expect(encrypt.status == 0, "\(encrypt.transcript)")
@@ -255,7 +256,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         #expect(decrypt.transcript.hasSuffix("yay!"), "\(decrypt.transcript)")
     }
 
-    @Test("finding 2 (pty): two different keys at the encryption prompt exit 64 with nothing written")
+    @Test("(pty) two different keys at the encryption prompt exit 64 with nothing written")
     func promptMismatch() throws {
         let run = try Terminal.run(["encrypt", "--scheme", "legacy", "yay!"], answers: ["enigma\n", "enigmb\n"])
         #expect(run.status == 64)
@@ -264,7 +265,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         #expect(run.echoAfter)
     }
 
-    @Test("finding 2 (pty): Ctrl-C at the prompt ends the run (130) with echo restored")
+    @Test("(pty) Ctrl-C at the prompt ends the run (130) with echo restored")
     func promptInterrupted() throws {
         let run = try Terminal.run(["decrypt", Self.sealed], answers: ["\u{03}"])
         #expect(run.echo == [false])
@@ -273,10 +274,10 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
     }
 }
 
-// MARK: - Finding 3: binary never to a terminal
+// MARK: - Binary never to a terminal
 
 @Suite struct CLITerminalOutputTests {
-    @Test("finding 3 (pty): binary output to a terminal is refused (64, nothing written) unless -f/--force")
+    @Test("(pty) binary output to a terminal is refused (64, nothing written) unless -f/--force")
     func binaryToTerminal() throws {
         try withTemporaryDirectory { dir in
             _ = try binaryFile(dir.appendingPathComponent("photo.jpg"), count: 5000)
@@ -304,10 +305,10 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
     }
 }
 
-// MARK: - Finding 4: exit codes
+// MARK: - Exit codes
 
 @Suite struct CLIExitCodeTests {
-    @Test("finding 4: each exit status comes from its documented cases", arguments: [
+    @Test("each exit status comes from its documented cases", arguments: [
         (1, ["decrypt", "--key", "wrong", "q/xJqqN6qbiZMXYmiQC1Fw=="]),
         (1, ["gunzip", "-i", "plain"]),
         (64, ["encrypt", "--key", "k", "--bogus", "x"]),
@@ -341,7 +342,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
 
     static let statuses = ["0", "1", "64", "65", "66", "73", "74", "128+N"]
 
-    @Test("finding 4: --help and the README list every exit status with its cases")
+    @Test("--help and the README list every exit status with its cases")
     func documented() throws {
         let help = try CLI.run(["--help"]).text
         let section = try #require(help.components(separatedBy: "Exit status:").dropFirst().first,
@@ -361,15 +362,15 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
     }
 }
 
-// MARK: - Finding 5: --on-error for unencrypted messages
+// MARK: - --on-error for unencrypted messages
 
 @Suite struct CLIOnErrorTests {
     static let plain = #"{"not":"encrypted"}"#
 
-    @Test("finding 5: a message not encrypted gets one status line under marker and passthrough, fails under fail")
+    @Test("a message not encrypted gets one status line under marker and passthrough, fails under fail")
     func notEncryptedMessage() throws {
         for (policy, delivered) in [("marker", "\"DECRYPTION_ERROR\""), ("passthrough", Self.plain)] {
-            // Delivered as --on-error says, and exit 1 (issue 23, finding 12): the message was not decrypted.
+            // Delivered as --on-error says, and exit 1: the message was not decrypted.
             let result = try CLI.run(["message", "decrypt", "--key", "k", "--on-error", policy, Self.plain])
             #expect(result.status == 1, "\(policy)")
             #expect(result.text == delivered + "\n", "\(policy)")
@@ -386,7 +387,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         #expect(fail.stderr.split(separator: "\n").count == 1 && fail.stderr.contains("notEncrypted"))
     }
 
-    @Test("finding 5: history decrypt treats a message not encrypted the same way; passthrough keeps the original")
+    @Test("history decrypt treats a message not encrypted the same way; passthrough keeps the original")
     func notEncryptedInHistory() throws {
         let response = #"[["06UDjczkvAAYcqWfNwkOiQ==",{"message":{"a":1},"timetoken":13406746729185766}],1,2]"#
         let passthrough = try CLI.run(["history", "decrypt", "--key", "enigma", "--scheme", "legacy",
@@ -403,10 +404,10 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
     }
 }
 
-// MARK: - Finding 6: messages that point to the fix
+// MARK: - Messages that point to the fix
 
 @Suite struct CLIHelpfulMessageTests {
-    @Test("finding 6: message encrypt of text that is not JSON says a JSON string needs quotes")
+    @Test("message encrypt of text that is not JSON says a JSON string needs quotes")
     func jsonHint() throws {
         let result = try CLI.run(["message", "encrypt", "--key", "k", "hello"])
         #expect(result.status == 65)
@@ -414,14 +415,14 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
                 + "a JSON string needs its quotes: '\"hello\"'\n")
     }
 
-    @Test("finding 6: message decrypt accepts bare Base64 as the string it is")
+    @Test("message decrypt accepts bare Base64 as the string it is")
     func bareBase64() throws {
         let result = try CLI.run(["message", "decrypt", "--key", "enigma", "06UDjczkvAAYcqWfNwkOiQ=="])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text == "\"Hello World\"\n")
     }
 
-    @Test("finding 6: a wrong --scheme names what the data is")
+    @Test("a wrong --scheme names what the data is")
     func wrongScheme() throws {
         try withTemporaryDirectory { dir in
             try Data("a photo".utf8).write(to: dir.appendingPathComponent("photo"))
@@ -438,7 +439,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
-    @Test("finding 6: an unknown subcommand suggests the nearest one", arguments: [
+    @Test("an unknown subcommand suggests the nearest one", arguments: [
         (["decrpyt"], "'decrypt'"), (["message", "decrpyt"], "'decrypt'"), (["gunzp"], "'gunzip'"),
     ])
     func nearestSubcommand(arguments: [String], suggestion: String) throws {
@@ -448,17 +449,17 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
     }
 }
 
-// MARK: - Finding 7: names and options
+// MARK: - Names and options
 
 @Suite struct CLIOptionNameTests {
-    @Test("finding 7: -k is the short form of --key")
+    @Test("-k is the short form of --key")
     func shortKey() throws {
         let result = try CLI.run(["decrypt", "-k", "enigma", "q/xJqqN6qbiZMXYmiQC1Fw=="])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text == "yay!")
     }
 
-    @Test("finding 7: gzip -d decompresses, as gzip does")
+    @Test("gzip -d decompresses, as gzip does")
     func gzipDecompress() throws {
         try withTemporaryDirectory { dir in
             let text = Array(String(repeating: "pncrypt ", count: 1000).utf8)
@@ -472,7 +473,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
-    @Test("finding 7: --sync without -o is a usage error", arguments: [
+    @Test("--sync without -o is a usage error", arguments: [
         ["encrypt", "--key", "k", "--sync", "x"], ["decrypt", "--key", "k", "--sync", "x"],
         ["gzip", "--sync", "x"], ["message", "encrypt", "--key", "k", "--sync", "1"],
     ])
@@ -483,7 +484,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         #expect(result.text.isEmpty)
     }
 
-    @Test("finding 7: diagnose is told the client's setting with --scheme and --legacy-scheme")
+    @Test("diagnose is told the client's setting with --scheme and --legacy-scheme")
     func diagnoseClientSetting() throws {
         // `"yay!"` as the Python SDK publishes it with a random IV (a message: JSON text).
         let randomIV = "U2I4d2taMVpuUzg3TGsxZWSC2CBmYKimjM2id4+Y2Lk="
@@ -499,7 +500,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         #expect(client["decrypts"] == false)
     }
 
-    @Test("finding 7: --raw has one meaning (gunzip's raw deflate); message encrypt's is --verbatim")
+    @Test("--raw has one meaning (gunzip's raw deflate); message encrypt's is --verbatim")
     func rawHasOneMeaning() throws {
         let text = #"{"b" : 1,  "a" : 2}"#
         let verbatim = try CLI.run(["message", "encrypt", "--key", "enigma", "--verbatim", text])
@@ -514,7 +515,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         }
     }
 
-    @Test("finding 7: --key-file is repeatable and the usage line says so")
+    @Test("--key-file is repeatable and the usage line says so")
     func keyFileUsage() throws {
         for command in [["encrypt"], ["decrypt"], ["message", "decrypt"], ["diagnose"], ["inspect"]] {
             let usage = try CLI.run(command + ["--help"]).text.split(separator: "\n")
@@ -525,7 +526,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
     }
 }
 
-// MARK: - Finding 8: help that survives copy and paste
+// MARK: - Help that survives copy and paste
 
 @Suite struct CLIHelpTests {
     /// Every command path, from the SUBCOMMANDS sections of the help.
@@ -542,7 +543,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         return found
     }
 
-    @Test("finding 8: every example in --help is one line of at most 80 columns")
+    @Test("every example in --help is one line of at most 80 columns")
     func examplesFit() throws {
         let commands = try Self.commands()
         #expect(commands.count >= 11)
@@ -564,7 +565,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         #expect(examples >= 15)
     }
 
-    @Test("finding 8: the README tells how to install shell completion, and the script is generated")
+    @Test("the README tells how to install shell completion, and the script is generated")
     func completion() throws {
         let readme = try String(contentsOf: Package.root.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("## Shell completion"))
@@ -577,10 +578,10 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
     }
 }
 
-// MARK: - Finding 9: reports that say what they know
+// MARK: - Reports that say what they know
 
 @Suite struct CLIHonestReportTests {
-    @Test("finding 9: inspect on headerless data says what it knows, and no more")
+    @Test("inspect on headerless data says what it knows, and no more")
     func inspectHeaderless() throws {
         try withTemporaryDirectory { dir in
             _ = try binaryFile(dir.appendingPathComponent("random.bin"), count: 5_000_000)
@@ -596,7 +597,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         #expect(one.text.split(separator: "\n").first.map(String.init) == expected)
     }
 
-    @Test("finding 9: diagnose exits 1 when no reading works, 0 when one does")
+    @Test("diagnose exits 1 when no reading works, 0 when one does")
     func diagnoseStatus() throws {
         let none = try CLI.run(["diagnose", "--key", "wrong", "q/xJqqN6qbiZMXYmiQC1Fw=="])
         #expect(none.status == 1)
@@ -608,7 +609,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         #expect(one.status == 0)
     }
 
-    @Test("finding 9: diagnose --json leaves the plaintext out unless --show-plaintext")
+    @Test("diagnose --json leaves the plaintext out unless --show-plaintext")
     func diagnosePlaintext() throws {
         let hidden = try CLI.run(["diagnose", "--key", "enigma", "--json", "q/xJqqN6qbiZMXYmiQC1Fw=="])
         #expect(hidden.status == 0)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import PNCrypt
+import PNCryptCore
+import PNCryptTestSupport
 
-/// A write that fails is an I/O error, exit 74, on every writer (issue 31, finding 3): never a decryption failure
+/// A write that fails is an I/O error, exit 74, on every writer: never a decryption failure
 /// and never exit 0. Each command that writes runs with standard output on `/dev/full` (ENOSPC) and on a terminal
 /// whose other side has closed (EIO), and with `-o` on a full tmpfs (ENOSPC; the output and any temporary are gone).
 /// EIO on `-o` is not produced: it needs a file system whose writes fail (a device-mapper `error` target, a FUSE

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
-import PNCrypt
+import PNCryptCore
 import PNCryptVectors
+import PNCryptTestSupport
 
 /// PubNub's cross-SDK crypto module contract scenarios (`Vectors/contract.json`), through the command line: the
 /// library runs them in `TestVectorTests`; here each row runs as a user would, and its outcome category is read
 /// from the one-line error (`pncrypt: decryption error: ...`).
 @Suite struct ContractTests {
-    static let vectors: [TestVector] = (try? Package.vectors("contract.json")) ?? []
+    static let vectors: [TestVector] = (try? Package.vectors("contract.json", as: TestVector.self)) ?? []
 
     @Test("the contract file holds every example row of the feature file")
     func everyRow() throws {

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCrypt
+import PNCryptTestSupport
 
-/// Issue 11's decryption findings: a plaintext only when exactly one (key, scheme) reading qualifies, and one
+/// Decryption is trusted only when it is certain: a plaintext only when exactly one (key, scheme) reading qualifies, and one
 /// public failure whatever check failed.
 @Suite struct DecryptionTrustTests {
     static let wrongKeys = (0..<10_000).map { "wrong key \($0)" }

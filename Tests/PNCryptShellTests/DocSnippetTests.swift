@@ -1,6 +1,10 @@
 import Foundation
-import PNCrypt
 import Testing
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+import PNCrypt
+import PNCryptTestSupport
 
 /// The code of the DocC articles (Sources/PNCrypt/PNCrypt.docc), compiled and run here so the docs cannot rot.
 /// Each ```swift block of an article must appear in this file, line for line (indentation aside): the first test

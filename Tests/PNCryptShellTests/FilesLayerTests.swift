@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 24, one output path: the CLI (`Sources/pncrypt`) and the C library (`Sources/CPNCrypt`) open, commit and
+/// One output path: the CLI (`Sources/pncrypt`) and the C library (`Sources/CPNCrypt`) open, commit and
 /// abandon their output files, install signal cleanup and read their input files through the files layer
 /// (`Sources/PNCryptFiles`), and hold none of that code themselves. (What they share is tested per shell:
 /// CLIOutputFileTests and CLICrashSafetyTests for the CLI, `test_files` and `test_fifo_input` in Tests/C.)

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import PNCryptTestSupport
 
-// Issue 30, "first contact": what a new user meets first (the README's commands, the install script), each tried
-// as that user would.
+// What a new user meets first (the README's commands, the install script), each tried as that user would.
 
 @Suite struct FirstContactTests {
     static func readme() throws -> String {

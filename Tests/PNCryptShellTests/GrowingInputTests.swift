@@ -1,10 +1,10 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
+import PNCryptJSON
+import PNCryptCore
+import PNCryptTestSupport
 
-/// A growing input (issue 31, finding 1): every streamed input is read as the snapshot it was when the run took its
+/// A growing input: every streamed input is read as the snapshot it was when the run took its
 /// length. Bytes another process appends meanwhile are never read, so standard output (a pipe, which cannot be
 /// taken back) gets exactly the snapshot's output and exit 0, or nothing and a failure; never plaintext past it.
 @Suite struct GrowingInputTests {

@@ -1,8 +1,6 @@
 import Foundation
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptTestSupport
 
 /// Random JSON messages and cipher keys for the interop suite.
 ///

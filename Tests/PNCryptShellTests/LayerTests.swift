@@ -1,27 +1,40 @@
 import Foundation
-import PNCryptCore
 import Testing
+import PNCryptCore
+import PNCryptTestSupport
 
 /// The layers of ARCHITECTURE.md, checked against the package as SwiftPM reads it (`swift package dump-package`)
-/// and against every `import` in Sources/: a target depends only on targets ranked below it, only the cipher core
-/// reaches OpenSSL, only compression reaches zlib, and OpenSSL's own calls and the wiping primitives appear in one
-/// place each.
+/// and against every `import` in Sources/ and Tests/: a target depends only on targets ranked below it, each layer's
+/// tests only on that layer and the ones below it, only the cipher core reaches OpenSSL, only compression reaches
+/// zlib, and OpenSSL's own calls and the wiping primitives appear in one place each.
 @Suite struct LayerTests {
     /// Each target's rank: a target may depend on (and import) only targets of a lower rank. A new target must be
     /// added here, with its place in ARCHITECTURE.md's picture.
     static let ranks: [String: Int] = [
         "PNCryptJSON": 0, "PNCryptAppleCrypto": 0,
-        "PNCryptCore": 1,
+        "PNCryptCore": 1, "PNCryptTestSupport": 1,
         "PNCryptCompression": 2, "PNCryptFiles": 2,
         "PNCrypt": 3,
         "PNCryptVectors": 4, "CPNCrypt": 4,
-        "pncrypt": 5, "pncrypt-bench": 5, "PNCryptTests": 6,
+        "pncrypt": 5, "pncrypt-bench": 5,
+        "PNCryptJSONTests": 6, "PNCryptCoreTests": 6, "PNCryptCompressionTests": 6, "PNCryptTests": 6,
+        "PNCryptShellTests": 6,
     ]
+
+    /// The test target of each layer of the library, and the layer it tests. The shells' tests (CLI, C, Python,
+    /// vectors, docs, this file) are PNCryptShellTests.
+    static let layerTests: [String: String] = [
+        "PNCryptJSONTests": "PNCryptJSON", "PNCryptCoreTests": "PNCryptCore",
+        "PNCryptCompressionTests": "PNCryptCompression", "PNCryptTests": "PNCrypt",
+    ]
+    /// What a layer's tests may use besides the layers: the shared test support (on the bottom layer) and the vector
+    /// file reader (on the messages layer, so only the messages layer's tests can reach it).
+    static let testHelpers: Set<String> = ["PNCryptTestSupport", "PNCryptVectors"]
     /// The system libraries, and the only targets that may use each (the bench's baselines call them directly).
     static let systemUsers: [String: Set<String>] = [
         "CLibCrypto": ["PNCryptCore", "pncrypt-bench"],
         "CZlib": ["PNCryptCompression", "pncrypt-bench"],
-        "CPNCryptHeader": ["pncrypt-bench", "PNCryptTests"],
+        "CPNCryptHeader": ["pncrypt-bench", "PNCryptShellTests"],
     ]
 
     /// The products of other packages that only the cipher core (and the bench's baselines) may use.
@@ -104,10 +117,38 @@ import Testing
                 == true)
     }
 
+    /// Every target `name` depends on, directly or through others (project targets only).
+    static func closure(of name: String, in byName: [String: Target]) -> Set<String> {
+        var seen: Set<String> = []
+        var queue = byName[name]?.dependencies ?? []
+        while let next = queue.popLast() {
+            guard byName[next] != nil, seen.insert(next).inserted else { continue }
+            queue += byName[next]?.dependencies ?? []
+        }
+        return seen
+    }
+
+    /// Each layer's tests depend only on that layer and the ones below it (and the test helpers, whose own
+    /// dependencies must stay there too): a unit test of the core cannot reach compression, messages or a shell.
+    @Test func eachLayersTestsDependOnlyOnTheLayerAndBelow() throws {
+        let targets = try Self.targets()
+        let byName = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
+        let tests = Set(targets.filter { $0.type == "test" }.map(\.name))
+        #expect(tests == Set(Self.layerTests.keys).union(["PNCryptShellTests"]), "test targets: \(tests.sorted())")
+        for (test, layer) in Self.layerTests {
+            let allowed = Self.closure(of: layer, in: byName).union([layer]).union(Self.testHelpers)
+            let reached = Self.closure(of: test, in: byName)
+            #expect(byName[test]?.dependencies.contains(layer) == true, "\(test) does not depend on \(layer)")
+            #expect(reached.subtracting(allowed).isEmpty,
+                    "\(test) reaches \(reached.subtracting(allowed).sorted()), above or beside \(layer)")
+        }
+        #expect(Self.closure(of: "PNCryptTestSupport", in: byName) == ["PNCryptJSON"])
+    }
+
     /// The Apple platforms, as SwiftPM names them: swift-crypto is the backend there (no libcrypto to link).
     static let applePlatforms: Set<String> = ["macos", "ios", "tvos", "watchos", "visionos", "maccatalyst"]
 
-    /// The cipher backend is chosen in Package.swift (issue 36): the core links OpenSSL only with the default
+    /// The cipher backend is chosen in Package.swift: the core links OpenSSL only with the default
     /// `OpenSSL` trait and never on an Apple platform; it links swift-crypto's `Crypto` and `_CryptoExtras` on every
     /// Apple platform (through PNCryptAppleCrypto: a target names a product once), and anywhere with the
     /// `SwiftCrypto` trait.
@@ -168,9 +209,9 @@ import Testing
         #endif
     }
 
-    /// Swift source files of each non-test target, by target name.
-    static func sources() throws -> [String: [URL]] {
-        let root = Package.root.appendingPathComponent("Sources")
+    /// Swift source files of each target under `folder` (Sources, or Tests), by target name.
+    static func sources(in folder: String = "Sources") throws -> [String: [URL]] {
+        let root = Package.root.appendingPathComponent(folder)
         var result: [String: [URL]] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: root.path) {
             let folder = root.appendingPathComponent(name)
@@ -200,7 +241,8 @@ import Testing
         let targets = try Self.targets()
         let projectModules = Set(targets.map(\.name))
         let byName = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
-        for (name, files) in try Self.sources() {
+        let files = try Self.sources().merging(try Self.sources(in: "Tests"), uniquingKeysWith: +)
+        for (name, files) in files {
             guard let target = byName[name], target.type != "system" else { continue }
             for file in files {
                 for module in try Self.imports(of: file) where projectModules.contains(module) && module != name {

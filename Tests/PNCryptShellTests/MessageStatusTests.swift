@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import PNCrypt
+import PNCryptJSON
+import PNCryptCore
+import PNCrypt
+import PNCryptTestSupport
 
 /// `MessageStatus`, the one status type, and its one JSON form (docs/formats.md section 4.2): a message that is
 /// not decrypted gives the same status JSON from `MessageCrypto`, a history, line mode and the command line (but

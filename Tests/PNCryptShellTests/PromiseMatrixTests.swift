@@ -1,11 +1,11 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCrypt
+import PNCryptTestSupport
 
-/// Issue 23: "certain or nothing" proven per shell (Swift API, CLI text mode, `--binary`, `message decrypt`,
+/// "Certain or nothing" proven per shell (Swift API, CLI text mode, `--binary`, `message decrypt`,
 /// `--lines`, `rekey`), all deciding through the one procedure (`Decision`). Every case is deterministic: fixed
 /// keys, fixed IVs, so a wrong key that passes a check does so on every run (never flaky), and the cases that
 /// matter (wrong keys whose padding passes) are picked on purpose.

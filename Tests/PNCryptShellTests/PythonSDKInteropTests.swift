@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCrypt
+import PNCryptTestSupport
 
 /// Settings of the interop suite, from the environment.
 enum Interop {

@@ -1,16 +1,16 @@
 import Foundation
-import PNCryptVectors
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCryptCore
+import PNCrypt
+import PNCryptVectors
+import PNCryptTestSupport
 
 /// `--style go|ruby|php|kotlin`: every case of Vectors/styles.json (made by the SDKs' own publish code, or around
 /// it) through the Swift API and the CLI, the warnings, PHP's raw string form when reading, and diagnose naming the
 /// serializer.
 @Suite struct SDKStyleTests {
-    static let vectors: [TestVector] = (try? Package.vectors("styles.json")) ?? []
+    static let vectors: [TestVector] = (try? Package.vectors("styles.json", as: TestVector.self)) ?? []
 
     static func style(_ vector: TestVector) throws -> JSONStyle {
         try #require(vector.style.flatMap(JSONStyle.init(rawValue:)))
@@ -27,7 +27,7 @@ import Testing
                 #expect(names.contains(name), "\(style) \(name)")
             }
         }
-        // Kotlin (issue 35): Gson's escapes, null members, Java's Double.toString boundaries, under both schemes.
+        // Kotlin: Gson's escapes, null members, Java's Double.toString boundaries, under both schemes.
         let kotlin = Self.vectors.filter { $0.style == "kotlin" }
         for name in ["string-gson-html-safe-set", "string-non-ascii-and-separators", "object-null-members",
                      "array-nulls", "int-2p53-plus-1", "float-1e-3", "float-just-below-1e-3", "float-below-1e7",

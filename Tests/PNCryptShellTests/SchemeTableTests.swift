@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
+import PNCryptJSON
+import PNCryptCore
+import PNCrypt
 import PNCryptVectors
+import PNCryptTestSupport
 
 /// The scheme table (`Scheme.row`, `Sources/PNCryptCore/Cipher/Scheme.swift`): each row against its vectors and
 /// its names, the table's invariants, and the rule that keeps scheme knowledge in the table.

@@ -1,16 +1,13 @@
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
 import PNCryptVectors
+import PNCryptTestSupport
 
 @Suite struct TestVectorTests {
     @Test("every vector file in Vectors/ passes", arguments: ["spec.json", "negative.json", "generated.json",
                                                            "large.json", "python-sdk.json", "contract.json",
                                                            "styles.json", "headerless.json"])
     func vectorFile(_ name: String) throws {
-        let vectors = try Package.vectors(name)
+        let vectors = try Package.vectors(name, as: TestVector.self)
         #expect(!vectors.isEmpty)
         for vector in vectors {
             let failure = TestVectorChecker.check(vector)

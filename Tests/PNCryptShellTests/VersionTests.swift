@@ -1,6 +1,7 @@
 import Foundation
-import PNCrypt
 import Testing
+import PNCrypt
+import PNCryptTestSupport
 
 /// `PNCryptVersion` is the one place the version is set; these are the copies that cannot read it.
 @Suite struct VersionTests {

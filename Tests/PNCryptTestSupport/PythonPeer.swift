@@ -1,8 +1,5 @@
 import Foundation
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
 
 /// The real PubNub Python SDK as a peer process (`scripts/pubnub_peer.py`, one JSON request per line on its
 /// stdin, one JSON reply per line on its stdout), for the interop suite. One process serves a whole test run.
@@ -10,18 +7,20 @@ import Foundation
 /// The Python comes from `PNCRYPT_PYTHON` when set, otherwise from `<repo>/.venv`, which is created (or checked)
 /// with `scripts/make_venv.sh` (pip-installs `pubnub==10.8.0` from PyPI). When that fails, every interop test
 /// fails with `PythonPeer.SetupError`, which says what to install or run.
-final class PythonPeer: @unchecked Sendable {
+package final class PythonPeer: @unchecked Sendable {
     /// The SDK version the suite checks (pinned in `scripts/make_venv.sh`).
-    static let sdkVersion = "10.8.0"
+    package static let sdkVersion = "10.8.0"
 
     /// Why the peer could not be started: the message says what to do.
-    struct SetupError: Error, CustomStringConvertible {
-        var description: String
+    package struct SetupError: Error, CustomStringConvertible {
+        package var description: String
+        package init(description: String) { self.description = description }
     }
 
     /// A reply the peer could not give, or a broken pipe.
-    struct PeerError: Error, CustomStringConvertible {
-        var description: String
+    package struct PeerError: Error, CustomStringConvertible {
+        package var description: String
+        package init(description: String) { self.description = description }
     }
 
     private let child: ChildProcess
@@ -32,7 +31,7 @@ final class PythonPeer: @unchecked Sendable {
     private let lock = NSLock()
 
     /// The shared peer, started on first use. A failure to start is remembered and thrown by every caller.
-    static func shared() throws -> PythonPeer {
+    package static func shared() throws -> PythonPeer {
         try sharedResult.get()
     }
 
@@ -118,13 +117,13 @@ final class PythonPeer: @unchecked Sendable {
     }
 
     /// Sends one request and returns the reply object (`ok` true or false).
-    func request(_ request: JSONValue) throws -> JSONValue {
+    package func request(_ request: JSONValue) throws -> JSONValue {
         try batch([request])[0]
     }
 
     /// Sends all `requests` at once (written from another thread, so neither side blocks on a full pipe) and
     /// returns the replies in order.
-    func batch(_ requests: [JSONValue]) throws -> [JSONValue] {
+    package func batch(_ requests: [JSONValue]) throws -> [JSONValue] {
         lock.lock()
         defer { lock.unlock() }
         var text: [UInt8] = []
@@ -181,16 +180,16 @@ final class PythonPeer: @unchecked Sendable {
 }
 
 /// Whether the interop suite runs, from the environment.
-enum InteropSwitch {
+package enum InteropSwitch {
     /// `PNCRYPT_SKIP_INTEROP=1`: a developer skipping the suite locally.
-    static var skipRequested: Bool { ProcessInfo.processInfo.environment["PNCRYPT_SKIP_INTEROP"] == "1" }
+    package static var skipRequested: Bool { ProcessInfo.processInfo.environment["PNCRYPT_SKIP_INTEROP"] == "1" }
 
     /// `CI` set to anything but empty, `0` or `false` (what CI services set; `.ci/run` sets `CI=true`).
-    static var inCI: Bool {
+    package static var inCI: Bool {
         let value = (ProcessInfo.processInfo.environment["CI"] ?? "").lowercased()
         return !value.isEmpty && value != "0" && value != "false"
     }
 
     /// The suite runs unless skipping is requested outside CI (in CI a skip request makes a test fail instead).
-    static var enabled: Bool { !skipRequested || inCI }
+    package static var enabled: Bool { !skipRequested || inCI }
 }

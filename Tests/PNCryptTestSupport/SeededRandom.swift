@@ -3,17 +3,17 @@
 /// SplitMix64: a small seeded generator, so that every run tries the same cases. The interop suite draws only
 /// through its own methods (`below`, `int`, `pick`, ...), so its cases are the same on every machine and Swift
 /// version too (the standard library's `random(in:using:)` algorithms are not promised to stay the same).
-struct SeededRandom: RandomNumberGenerator {
+package struct SeededRandom: RandomNumberGenerator {
     private var state: UInt64
 
     /// A generator that starts from `seed` as it is.
-    init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
     /// A generator for one test: the run's seed mixed with the test's label (so tests do not share a stream and
     /// their order does not matter).
-    init(seed: UInt64, label: String) {
+    package init(seed: UInt64, label: String) {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a
         for byte in label.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
@@ -21,7 +21,7 @@ struct SeededRandom: RandomNumberGenerator {
         state = seed ^ hash
     }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -30,26 +30,26 @@ struct SeededRandom: RandomNumberGenerator {
     }
 
     /// 0 ..< n.
-    mutating func below(_ n: Int) -> Int {
+    package mutating func below(_ n: Int) -> Int {
         precondition(n > 0)
         return Int(next() % UInt64(n))
     }
 
     /// lower ... upper.
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
+    package mutating func int(_ range: ClosedRange<Int>) -> Int {
         range.lowerBound + below(range.upperBound - range.lowerBound + 1)
     }
 
     /// True `numerator` times in `denominator`.
-    mutating func chance(_ numerator: Int, in denominator: Int) -> Bool {
+    package mutating func chance(_ numerator: Int, in denominator: Int) -> Bool {
         below(denominator) < numerator
     }
 
-    mutating func pick<T>(_ items: [T]) -> T {
+    package mutating func pick<T>(_ items: [T]) -> T {
         items[below(items.count)]
     }
 
-    mutating func bytes(_ count: Int) -> [UInt8] {
+    package mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
     }
 }

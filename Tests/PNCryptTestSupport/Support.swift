@@ -1,35 +1,40 @@
 import Foundation
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
-import PNCryptVectors
+import PNCryptJSON
 
 // What every test file may use: the package's paths, the one temporary-folder helper, the one way to run a
-// process (`ChildProcess`, and `runProcess` over it), and the `pncrypt` binary run as a user runs it (`CLI`).
+// process (`ChildProcess`, and `runProcess` over it). (The `pncrypt` binary, run as a user runs it, is the shells'
+// tests' `CLI`.)
 
 /// Paths of the package, found from this file's location.
-enum Package {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let vectors = root.appendingPathComponent("Vectors")
+package enum Package {
+    package static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    package static let vectors = root.appendingPathComponent("Vectors")
 
-    /// Loads one vector file of `Vectors/`.
-    static func vectors(_ name: String) throws -> [TestVector] {
-        try TestVectorFile.load(path: vectors.appendingPathComponent(name).path).vectors
+    /// Loads one vector file of `Vectors/` (`{"vectors": [...]}`) as `Vector`s, with the JSON layer's decoder (the
+    /// one `TestVectorFile.load` uses): PNCryptVectors' `TestVector` in the tests above the library, `SpecVector`
+    /// below it.
+    package static func vectors<Vector: Decodable>(_ name: String, as type: Vector.Type) throws -> [Vector] {
+        let data = try Data(contentsOf: vectors.appendingPathComponent(name))
+        let json = try JSONValue(parsing: Array(data))
+        return try JSONValueDecoder().decode(VectorFile<Vector>.self, from: json).vectors
+    }
+
+    private struct VectorFile<Vector: Decodable>: Decodable {
+        var vectors: [Vector]
     }
 
     /// The vector of `Vectors/spec.json` with `id` (tests use the file, never a hand-typed copy).
-    static func specVector(_ id: String) throws -> TestVector {
-        guard let found = try vectors("spec.json").first(where: { $0.id == id }) else {
+    package static func specVector(_ id: String) throws -> SpecVector {
+        guard let found = try vectors("spec.json", as: SpecVector.self).first(where: { $0.id == id }) else {
             throw PNCryptError(.invalidValue, "no vector \(id) in spec.json")
         }
         return found
     }
 
     /// The Base64 ciphertext of the `spec.json` vector `id`.
-    static func specCiphertext(_ id: String) throws -> String {
+    package static func specCiphertext(_ id: String) throws -> String {
         guard let ciphertext = try specVector(id).ciphertext else {
             throw PNCryptError(.invalidValue, "vector \(id) has no ciphertext")
         }
@@ -37,17 +42,28 @@ enum Package {
     }
 }
 
+/// The fields of a `Vectors/spec.json` vector that the layers' tests read (all of them: PNCryptVectors'
+/// `TestVector`, which lives above the library).
+package struct SpecVector: Decodable, Sendable {
+    package var id: String
+    package var scheme: String
+    package var key: String
+    package var iv: String?
+    package var plaintext: String?
+    package var ciphertext: String?
+}
+
 extension Array where Element == UInt8 {
-    init(_ text: String) { self = Array(text.utf8) }
+    package init(_ text: String) { self = Array(text.utf8) }
 }
 
 /// The one expect-error helper: runs `body` and returns the `PNCryptError` it throws, recording an issue when it
 /// throws nothing or another error. With `code` and `message`, also checks them (the message exactly).
 /// (Generic over the closure's error type: converting a typed-throws closure to `throws` crashes Swift 6.3.1.)
 @discardableResult
-func expectPNError<T, E: Error>(_ code: PNCryptError.Code? = nil, _ message: String? = nil,
-                                sourceLocation: SourceLocation = #_sourceLocation,
-                                _ body: () throws(E) -> T) -> PNCryptError? {
+package func expectPNError<T, E: Error>(_ code: PNCryptError.Code? = nil, _ message: String? = nil,
+                                        sourceLocation: SourceLocation = #_sourceLocation,
+                                        _ body: () throws(E) -> T) -> PNCryptError? {
     do {
         let value = try body()
         Issue.record("expected \(code.map { "a \($0) error" } ?? "an error"), got \(value)",
@@ -68,19 +84,19 @@ func expectPNError<T, E: Error>(_ code: PNCryptError.Code? = nil, _ message: Str
 
 /// This test process (and so the `pncrypt` it runs, built the same way) is built with AddressSanitizer: its
 /// runtime is linked in. Memory figures (peak RSS) mean nothing there.
-let runningUnderAddressSanitizer = dlsym(nil, "__asan_init") != nil
+package let runningUnderAddressSanitizer = dlsym(nil, "__asan_init") != nil
 
 // MARK: - Temporary folders
 
 /// A fresh, empty temporary folder; the caller removes it (or uses `withTemporaryDirectory`).
-func temporaryDirectory() throws -> URL {
+package func temporaryDirectory() throws -> URL {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pncrypt-test-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir
 }
 
 /// Runs `body` in a fresh temporary folder that is removed afterwards.
-func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+package func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     return try body(dir)
@@ -92,9 +108,9 @@ func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
 /// blocked, and every signal at its default (Foundation's `Process` passes on the signal
 /// mask of the test thread, which blocks them). The one way the tests start a process; `runProcess` runs one to
 /// its end.
-final class ChildProcess {
+package final class ChildProcess {
     /// What one of the child's standard descriptors is connected to.
-    enum Stream {
+    package enum Stream {
         /// A pipe to this process (`input`, `output`, `error`).
         case pipe
         /// `/dev/null`.
@@ -106,12 +122,12 @@ final class ChildProcess {
     }
 
     /// How the child ended.
-    enum Termination: Equatable {
+    package enum Termination: Equatable {
         case exited(Int32)
         case signaled(Int32)
 
         /// The status a shell reports: the exit status, or 128 + the signal.
-        var status: Int32 {
+        package var status: Int32 {
             switch self {
             case .exited(let status): status
             case .signaled(let signal): 128 + signal
@@ -119,19 +135,20 @@ final class ChildProcess {
         }
     }
 
-    let pid: pid_t
+    package let pid: pid_t
     /// This process's end of each pipe, -1 when there is none (or it was closed).
-    private(set) var input: Int32 = -1
-    private(set) var output: Int32 = -1
-    private(set) var error: Int32 = -1
+    package private(set) var input: Int32 = -1
+    package private(set) var output: Int32 = -1
+    package private(set) var error: Int32 = -1
     private var termination: Termination?
 
     /// A test process writing to a child that exited must get EPIPE, not die.
     private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// Starts `executable` (a path) with `arguments`.
-    init(_ executable: String, _ arguments: [String], environment: [String: String], directory: String? = nil,
-         stdin: Stream = .pipe, stdout: Stream = .pipe, stderr: Stream = .pipe) throws {
+    package init(_ executable: String, _ arguments: [String], environment: [String: String],
+                 directory: String? = nil, stdin: Stream = .pipe, stdout: Stream = .pipe,
+                 stderr: Stream = .pipe) throws {
         _ = Self.ignoreSIGPIPE
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -197,7 +214,7 @@ final class ChildProcess {
     }
 
     /// Writes all of `bytes` to its standard input (blocking until it has read all but a pipe buffer of them).
-    func feed(_ bytes: [UInt8]) throws {
+    package func feed(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { write(input, $0.baseAddress! + offset, bytes.count - offset) }
@@ -208,14 +225,14 @@ final class ChildProcess {
     }
 
     /// Closes its standard input: it reads the end.
-    func closeInput() {
+    package func closeInput() {
         if input >= 0 { close(input) }
         input = -1
     }
 
     /// Feeds `stdin` and reads standard output and error at the same time until all three are done (so large
     /// data cannot block either side); a child that exits without reading its input is fine.
-    func communicate(_ stdin: [UInt8]) throws -> (stdout: [UInt8], stderr: [UInt8]) {
+    package func communicate(_ stdin: [UInt8]) throws -> (stdout: [UInt8], stderr: [UInt8]) {
         var collected: [Int32: [UInt8]] = [:]
         let (stdoutFD, stderrFD) = (output, error)
         var offset = 0
@@ -251,13 +268,13 @@ final class ChildProcess {
     }
 
     /// How it ended, or nil while it runs.
-    func poll() -> Termination? {
+    package func poll() -> Termination? {
         reap(options: WNOHANG)
     }
 
     /// Waits for it to end.
     @discardableResult
-    func wait() -> Termination {
+    package func wait() -> Termination {
         while true {
             if let termination = reap(options: 0) { return termination }
         }
@@ -265,7 +282,7 @@ final class ChildProcess {
 
     /// Sends `signal`, then waits for it to end.
     @discardableResult
-    func stop(with signal: Int32) -> Termination {
+    package func stop(with signal: Int32) -> Termination {
         kill(pid, signal)
         return wait()
     }
@@ -280,12 +297,12 @@ final class ChildProcess {
 }
 
 /// glibc functions Swift's Glibc module does not declare (they need `_GNU_SOURCE`), looked up at run time.
-enum GNU {
+package enum GNU {
     /// `posix_spawnattr_setflags` flag: the child calls `setsid` (glibc 2.26).
-    static let POSIX_SPAWN_SETSID: Int32 = 0x80
+    package static let POSIX_SPAWN_SETSID: Int32 = 0x80
 
     /// `fcntl` command: the capacity of a pipe (Linux, `F_LINUX_SPECIFIC_BASE + 8`).
-    static let F_GETPIPE_SZ: Int32 = 1024 + 8
+    package static let F_GETPIPE_SZ: Int32 = 1024 + 8
 
     private static func symbol<T>(_ name: String, as type: T.Type) -> T {
         guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
@@ -295,10 +312,10 @@ enum GNU {
     }
 
     /// `pipe2`: a pipe whose ends get `flags` (O_CLOEXEC) atomically, so no other thread's child inherits them.
-    static let pipe2 = symbol("pipe2", as: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
+    package static let pipe2 = symbol("pipe2", as: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
 
     /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29): the child starts in `directory`.
-    static func addchdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ directory: String) {
+    package static func addchdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ directory: String) {
         _ = directory.withCString { addchdirFunction(actions, $0) }
     }
 
@@ -308,121 +325,29 @@ enum GNU {
 }
 
 /// What a finished process wrote and how it ended.
-struct ProcessResult {
+package struct ProcessResult {
     /// The exit status (128 + N for a signal N, as a shell says).
-    var status: Int32
-    var stdout: [UInt8]
-    var stderr: String
-    var text: String { String(decoding: stdout, as: UTF8.self) }
+    package var status: Int32
+    package var stdout: [UInt8]
+    package var stderr: String
+    package init(status: Int32, stdout: [UInt8], stderr: String) {
+        (self.status, self.stdout, self.stderr) = (status, stdout, stderr)
+    }
+    package var text: String { String(decoding: stdout, as: UTF8.self) }
 }
 
 /// Runs `executable` (a path) to its end with `stdin` as standard input, in `directory`.
-func runProcess(_ executable: String, _ arguments: [String], stdin: [UInt8] = [],
-                environment: [String: String] = ProcessInfo.processInfo.environment,
-                directory: URL? = nil) throws -> ProcessResult {
+package func runProcess(_ executable: String, _ arguments: [String], stdin: [UInt8] = [],
+                        environment: [String: String] = ProcessInfo.processInfo.environment,
+                        directory: URL? = nil) throws -> ProcessResult {
     let child = try ChildProcess(executable, arguments, environment: environment, directory: directory?.path)
     let (stdout, stderr) = try child.communicate(stdin)
     return ProcessResult(status: child.wait().status, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
 }
 
 /// The full path of `tool` in PATH, or nil.
-func findTool(_ tool: String) -> String? {
+package func findTool(_ tool: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
     return path.split(separator: ":").map { "\($0)/\(tool)" }
         .first { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
-// MARK: - The pncrypt binary
-
-/// Runs the built `pncrypt` binary as a user would.
-enum CLI {
-    typealias Result = ProcessResult
-
-    /// The `pncrypt` executable beside the test bundle (`swift test` builds it with the tests).
-    static let binary: URL = {
-        let candidates = [Bundle.main.bundleURL,
-                          URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-            + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
-        for dir in candidates {
-            let url = dir.appendingPathComponent("pncrypt")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return Package.root.appendingPathComponent(".build/debug/pncrypt")
-    }()
-
-    /// This process's environment without `PNCRYPT_KEY`, with `extra` added.
-    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "PNCRYPT_KEY")
-        return environment.merging(extra) { $1 }
-    }
-
-    /// Runs `pncrypt arguments...` with `stdin` as standard input (or, with `executable`, that program: a shell
-    /// that sets something up and then runs `pncrypt`).
-    static func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:],
-                    directory: URL? = nil, executable: String? = nil) throws -> Result {
-        try runProcess(executable ?? binary.path, arguments, stdin: stdin, environment: Self.environment(environment),
-                       directory: directory)
-    }
-
-    /// Starts `pncrypt arguments...` reading standard input from a pipe the test holds open: it cannot finish
-    /// before the test closes the pipe, however fast the machine is. Its output goes to /dev/null.
-    static func start(_ arguments: [String], environment extra: [String: String] = [:],
-                      stderr: ChildProcess.Stream = .null) throws -> ChildProcess {
-        try ChildProcess(binary.path, arguments, environment: environment(extra), stdout: .null, stderr: stderr)
-    }
-
-    /// Starts `pncrypt encrypt --key k --binary -o <output>` and feeds it until the file it writes holds at least
-    /// one chunk of ciphertext (1 MiB), with no clock involved: the run reads its input in chunks of 1 MiB and
-    /// writes each chunk's ciphertext before it reads the next, so once it has taken 2 MiB from a pipe of at most
-    /// 64 KiB, the first chunk's ciphertext is in the file. Returns the run (still running, its input open) and
-    /// the file it writes: its named temporary beside `output` (with `named`, through the test knob
-    /// `PNCRYPT_TEST_NAMED_TEMPORARY`), else its nameless `O_TMPFILE` as `/proc/<pid>/fd/<n>` (`stat` follows it).
-    static func startEncryptMidway(output: URL, named: Bool = false, stderr: ChildProcess.Stream = .null) throws
-        -> (ChildProcess, URL) {
-        let dir = output.deletingLastPathComponent()
-        let before = try temporaries(of: output.lastPathComponent, in: dir)
-        let run = try start(["encrypt", "--key", "k", "--binary", "-o", output.path],
-                            environment: named ? ["PNCRYPT_TEST_NAMED_TEMPORARY": "1"] : [:], stderr: stderr)
-        let capacity = fcntl(run.input, GNU.F_GETPIPE_SZ)
-        try #require(capacity > 0 && capacity < StreamPipeline.defaultChunkSize, "pipe capacity \(capacity)")
-        try run.feed([UInt8](repeating: 0, count: 2 * StreamPipeline.defaultChunkSize))
-        let new = try temporaries(of: output.lastPathComponent, in: dir).filter { !before.contains($0) }
-        let file: URL
-        if named {
-            try #require(new.count == 1, "temporary files: \(new)")
-            file = dir.appendingPathComponent(new[0])
-        } else {
-            try #require(new.isEmpty, "named temporary files: \(new)")
-            file = try #require(namelessFile(of: run.pid, in: dir), "no O_TMPFILE open in \(dir.path)")
-        }
-        var info = stat()
-        try #require(stat(file.path, &info) == 0)
-        try #require(info.st_size >= StreamPipeline.defaultChunkSize, "the file holds \(info.st_size) bytes")
-        return (run, file)
-    }
-
-    /// The file with no name (`O_TMPFILE`) that process `pid` has open in `dir`, as `/proc/<pid>/fd/<n>`.
-    static func namelessFile(of pid: pid_t, in dir: URL) -> URL? {
-        let folder = dir.resolvingSymlinksInPath().path
-        let fds = "/proc/\(pid)/fd"
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [] {
-            let path = "\(fds)/\(entry)"
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) else { continue }
-            if target.hasPrefix(folder + "/#") && target.hasSuffix(" (deleted)") { return URL(fileURLWithPath: path) }
-        }
-        return nil
-    }
-
-    /// The temporary files of output `name` in `dir`: `.<name>.pncrypt-<anything>.tmp`.
-    static func temporaries(of name: String, in dir: URL) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: dir.path)
-            .filter { $0.hasPrefix(".\(name).pncrypt-") && $0.hasSuffix(".tmp") }.sorted()
-    }
-
-    /// `lstat` of a path (the link itself for a symbolic link), nil when nothing is there.
-    static func status(_ path: String) -> stat? {
-        var info = stat()
-        return lstat(path, &info) == 0 ? info : nil
-    }
 }

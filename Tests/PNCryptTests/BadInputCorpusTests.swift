@@ -1,8 +1,9 @@
 import Testing
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
 @testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptTestSupport
 
 /// One malformed input and the exact error it must give: its code, a word of its message, and (where the
 /// error points into the input) its offset.

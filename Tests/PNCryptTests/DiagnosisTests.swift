@@ -1,8 +1,8 @@
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptCore
+import PNCrypt
+import PNCryptVectors
+import PNCryptTestSupport
 
 @Suite struct DiagnosisTests {
     func diagnose(_ text: String, _ keys: [String]) throws -> Diagnosis {
@@ -54,8 +54,8 @@ import Testing
         #expect(d.findings == [
             "ambiguous: 2 key and scheme combinations give valid plaintext",
             "most likely legacy with key #1, the only reading that is JSON as messages are; "
-                // Not DECRYPTION_ERROR: the random-IV reading is valid text too (issue 25: diagnose contradicted
-                // itself here).
+                // Not DECRYPTION_ERROR: the random-IV reading is valid text too (saying so would contradict the
+                // ambiguity reported above).
                 + "a client set to a random IV (legacy-random-iv) shows other text for it (8 bytes read with key #1),"
                 + " without DECRYPTION_ERROR",
             "every serializer but the Python SDK writes these bytes: they hardly tell which SDK sent the message",
@@ -91,7 +91,7 @@ import Testing
 
     @Test("gives a sensible answer for every vector of spec.json")
     func specVectors() throws {
-        for v in try Package.vectors("spec.json") where v.expect == .ok {
+        for v in try Package.vectors("spec.json", as: TestVector.self) where v.expect == .ok {
             let d = try diagnose(v.ciphertext!, [v.key])
             let plaintext = try v.plaintextBytes()
             let scheme = v.scheme == "auto" ? nil : Scheme(rawValue: v.scheme)
@@ -104,7 +104,7 @@ import Testing
     @Test("gives a sensible answer for every negative vector")
     func negativeVectors() throws {
         var checked = 0
-        for v in try Package.vectors("negative.json") where v.ciphertext != nil {
+        for v in try Package.vectors("negative.json", as: TestVector.self) where v.ciphertext != nil {
             let d = try diagnose(v.ciphertext!, [v.key])
             #expect(!d.findings.isEmpty, "\(v.id)")
             if v.expect == .unknownCryptor && v.scheme == "auto" {

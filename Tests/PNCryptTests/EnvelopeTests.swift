@@ -1,61 +1,22 @@
 import Foundation
 import Testing
+import PNCryptJSON
+import PNCryptCore
 @testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
-
-/// One vector of Vectors/envelopes/envelopes.json (scripts/gen_envelope_vectors.py): a response whose messages the
-/// PubNub Python SDK encrypted in place, one of them with another key.
-struct EnvelopeVector: CustomTestStringConvertible, Sendable {
-    var id: String
-    var format: EnvelopeFormat
-    var key: String
-    var encrypted: String
-    var decrypted: String
-    /// The statuses expected, as objects of index, channel and timetoken.
-    var failures: [JSONValue]
-
-    var testDescription: String { id }
-
-    static let path = Package.vectors.appendingPathComponent("envelopes/envelopes.json")
-
-    static let all: [EnvelopeVector] = {
-        guard let data = try? Data(contentsOf: path), case .object(let root)? = try? JSONValue(parsing: Array(data)),
-              case .array(let vectors)? = root["vectors"] else { return [] }
-        return vectors.compactMap { value in
-            guard case .object(let v) = value, let id = v["id"]?.stringValue,
-                  let format = v["format"]?.stringValue.flatMap(EnvelopeFormat.init(rawValue:)),
-                  let key = v["key"]?.stringValue, let encrypted = v["encrypted"]?.stringValue,
-                  let decrypted = v["decrypted"]?.stringValue, let failures = v["failures"]?.arrayValue
-            else { return nil }
-            return EnvelopeVector(id: id, format: format, key: key, encrypted: encrypted, decrypted: decrypted,
-                                  failures: failures)
-        }
-    }()
-
-    /// The location fields of a status, as the vectors list them.
-    static func location(_ status: MessageStatus) -> JSONValue {
-        var object: JSONObject = [:]
-        if let index = status.index { object.append(.number(JSONNumber(index)), forKey: "index") }
-        if let channel = status.channel { object.append(.string(channel), forKey: "channel") }
-        if let timetoken = status.timetoken { object.append(timetoken, forKey: "timetoken") }
-        return .object(object)
-    }
-}
+import PNCryptTestSupport
 
 @Suite struct EnvelopeTests {
     @Test("the envelope vectors are there: every format and scheme")
     func vectorsPresent() {
         let vectors = EnvelopeVector.all
         #expect(vectors.count == 12)
-        #expect(Set(vectors.map(\.format)) == Set(EnvelopeFormat.allCases))
+        #expect(Set(vectors.map(\.envelopeFormat)) == Set(EnvelopeFormat.allCases))
     }
 
     @Test("each vector decrypts to its body: the foreign message is its one status", arguments: EnvelopeVector.all)
     func vector(_ v: EnvelopeVector) throws {
         let envelope = try Envelope(parsing: Array(v.encrypted.utf8))
-        #expect(envelope.format == v.format)
+        #expect(envelope.format == v.envelopeFormat)
         let crypto = try MessageCrypto(cipherKey: v.key)
         let result = crypto.decrypt(envelope: envelope, policy: .passThrough)
         #expect(String(decoding: result.envelope.json.serialized(), as: UTF8.self) == v.decrypted)
@@ -72,7 +33,7 @@ struct EnvelopeVector: CustomTestStringConvertible, Sendable {
 
     @Test("subscribe: only messages (no e, e 0) and file messages (e 4) are read, not presence, signals, actions")
     func subscribeLocations() throws {
-        let v = try #require(EnvelopeVector.all.first { $0.format == .subscribe })
+        let v = try #require(EnvelopeVector.all.first { $0.envelopeFormat == .subscribe })
         let envelope = try Envelope(parsing: Array(v.encrypted.utf8))
         #expect(envelope.locations.map(\.index) == [0, 5, 6, 7])
         #expect(envelope.locations.map(\.channel) == ["demo", "demo", "demo", "demo"])
@@ -143,7 +104,7 @@ struct EnvelopeVector: CustomTestStringConvertible, Sendable {
     }
 
     @Test("rekey moves every message of a v3 archive and nothing else; a rerun changes nothing",
-          arguments: EnvelopeVector.all.filter { $0.format == .v3 })
+          arguments: EnvelopeVector.all.filter { $0.envelopeFormat == .v3 })
     func rekey(_ v: EnvelopeVector) throws {
         let envelope = try Envelope(parsing: Array(v.encrypted.utf8))
         let rekey = try MessageRekey(from: KeyRing([v.key]), to: CipherKey("the new key"))
@@ -166,7 +127,9 @@ struct EnvelopeVector: CustomTestStringConvertible, Sendable {
 
     @Test("a message stream of responses: one output line each, statuses with line, index, channel and timetoken")
     func stream() throws {
-        let vectors = EnvelopeVector.all.filter { EnvelopeFormat.history.contains($0.format) && $0.scheme == "acrh" }
+        let vectors = EnvelopeVector.all.filter {
+            EnvelopeFormat.history.contains($0.envelopeFormat) && $0.scheme == "acrh"
+        }
         let input = vectors.map(\.encrypted).joined(separator: "\n") + "\n\nnot json\n"
         let crypto = try MessageCrypto(cipherKey: "enigma")
         for jobs in [1, 3] {
@@ -188,4 +151,16 @@ struct EnvelopeVector: CustomTestStringConvertible, Sendable {
 extension EnvelopeVector {
     /// The scheme the SDK encrypted with (the id's last part).
     var scheme: String { String(id.split(separator: "-", maxSplits: 3).last ?? "") }
+
+    /// The response's format.
+    var envelopeFormat: EnvelopeFormat { EnvelopeFormat(rawValue: format)! }
+
+    /// The location fields of a status, as the vectors list them.
+    static func location(_ status: MessageStatus) -> JSONValue {
+        var object: JSONObject = [:]
+        if let index = status.index { object.append(.number(JSONNumber(index)), forKey: "index") }
+        if let channel = status.channel { object.append(.string(channel), forKey: "channel") }
+        if let timetoken = status.timetoken { object.append(timetoken, forKey: "timetoken") }
+        return .object(object)
+    }
 }

@@ -1,8 +1,7 @@
 import Testing
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCrypt
+import PNCryptTestSupport
 
 @Suite struct HistoryResponseTests {
     @Test("docs/formats.md section 6's example round-trips with exact timetokens")

@@ -1,10 +1,8 @@
 import Synchronization
 import Testing
-
-@testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptJSON
+import PNCrypt
+import PNCryptTestSupport
 
 /// The JSON codec's fast paths: strings scanned 8 bytes at a time (parser and writer), stacks and output that
 /// start in stack memory and move to the heap, literals compared 4 bytes at a time. Each is checked at every

@@ -1,9 +1,9 @@
 import Synchronization
 import Testing
+import PNCryptJSON
+import PNCryptCore
 @testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptTestSupport
 
 /// Key hygiene: derived keys and the plaintext buffers the library owns are wiped (`wipe`) when
 /// released. `Wiping.observer` (a task-local hook) sees every buffer right after it was wiped, before it is
@@ -41,7 +41,7 @@ import Testing
         #expect(sizes.sorted() == [16, 23, 32, 32])
     }
 
-    @Test("issue 31 finding 6: a CipherKey holds the key only in wiped storage, never as a String or plain array")
+    @Test("a CipherKey holds the key only in wiped storage, never as a String or plain array")
     func keyHeldOnlyInWipedStorage() throws {
         let key = try CipherKey("a key of 23 UTF-8 bytes")
         let children = Mirror(reflecting: key).children
@@ -56,7 +56,7 @@ import Testing
         #expect(secrets.contains { $0.bytes == Array("a key of 23 UTF-8 bytes".utf8) })
     }
 
-    @Test("issue 31 finding 6: line-mode workers share the derived keys (derived once), with contexts of their own",
+    @Test("line-mode workers share the derived keys (derived once), with contexts of their own",
           arguments: ["encrypt", "decrypt", "rekey"])
     func workersShareDerivedKeys(kind: String) throws {
         let old = try CipherKey("old key")

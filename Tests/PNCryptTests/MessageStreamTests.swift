@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
 @testable import PNCrypt
-@testable import PNCryptJSON
-@testable import PNCryptCore
-@testable import PNCryptCompression
+import PNCryptTestSupport
 
 /// Line mode through the library: `MessageStream` and `MessageRekey`.
 @Suite struct MessageStreamTests {
@@ -402,7 +403,7 @@ import Testing
     @Test("rekeyed messages are read by the real PubNub Python SDK",
           .enabled(if: InteropSwitch.enabled, "interop skipped because PNCRYPT_SKIP_INTEROP=1"))
     func pythonReadsRekeyed() throws {
-        let (peer, _) = try Interop.setup()
+        let peer = try PythonPeer.shared()
         // Old messages written by the SDK itself (legacy fixed IV and random IV), next to pncrypt's archive.
         var sdkLines: [String] = []
         var sdkValues: [JSONValue] = []

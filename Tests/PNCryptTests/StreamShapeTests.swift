@@ -1,5 +1,9 @@
 import Testing
-@testable import PNCrypt
+import PNCryptJSON
+import PNCryptCore
+import PNCryptCompression
+import PNCrypt
+import PNCryptTestSupport
 
 /// The one streaming shape: every public streaming type is a `ByteStreamStage` (`update(_:_:)`, `finish(_:)`), and
 /// each takes any collection of bytes and hands back arrays the same way (`update(_:)`, `finish()`).

@@ -1,0 +1,34 @@
+import Foundation
+import PNCryptJSON
+import Testing
+
+/// One vector of Vectors/envelopes/envelopes.json (scripts/gen_envelope_vectors.py): a response whose messages the
+/// PubNub Python SDK encrypted in place, one of them with another key. Read here, below the messages layer, so that
+/// the messages layer's tests and the CLI's read the one file the same way.
+package struct EnvelopeVector: CustomTestStringConvertible, Sendable {
+    package var id: String
+    /// The response's format, as `EnvelopeFormat` and `--format` spell it (`v2`, `v3`, `subscribe`).
+    package var format: String
+    package var key: String
+    package var encrypted: String
+    package var decrypted: String
+    /// The statuses expected, as objects of index, channel and timetoken.
+    package var failures: [JSONValue]
+
+    package var testDescription: String { id }
+
+    package static let path = Package.vectors.appendingPathComponent("envelopes/envelopes.json")
+
+    package static let all: [EnvelopeVector] = {
+        guard let data = try? Data(contentsOf: path), case .object(let root)? = try? JSONValue(parsing: Array(data)),
+              case .array(let vectors)? = root["vectors"] else { return [] }
+        return vectors.compactMap { value in
+            guard case .object(let v) = value, let id = v["id"]?.stringValue, let format = v["format"]?.stringValue,
+                  let key = v["key"]?.stringValue, let encrypted = v["encrypted"]?.stringValue,
+                  let decrypted = v["decrypted"]?.stringValue, let failures = v["failures"]?.arrayValue
+            else { return nil }
+            return EnvelopeVector(id: id, format: format, key: key, encrypted: encrypted, decrypted: decrypted,
+                                  failures: failures)
+        }
+    }()
+}
