@@ -5,8 +5,8 @@ import PNCryptCore
 import PNCrypt
 import PNCryptTestSupport
 
-/// Decryption is trusted only when it is certain: a plaintext only when exactly one (key, scheme) reading qualifies, and one
-/// public failure whatever check failed.
+/// Decryption is trusted only when it is certain: a plaintext only when exactly one (key, scheme) reading
+/// qualifies, and one public failure whatever check failed.
 @Suite struct DecryptionTrustTests {
     static let wrongKeys = (0..<10_000).map { "wrong key \($0)" }
 
