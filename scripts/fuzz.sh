@@ -9,8 +9,8 @@
 # decrypt-acrh, decrypt-legacy33, message, json, gunzip, history). The library is compiled once per source change
 # with -sanitize=fuzzer,address into .build-fuzz/ (covered by .gitignore). The corpus grows in
 # .build-fuzz/corpus/TARGET, seeded from Fuzz/seeds/TARGET when that folder exists. A crash leaves
-# .build-fuzz/artifacts/TARGET/crash-* (and the script exits non-zero): turn it into a regression test under
-# Tests/PNCryptTests/ and fix the library.
+# .build-fuzz/artifacts/TARGET/crash-* (and the script exits non-zero): turn it into a regression test in the
+# test target of the layer that failed (Tests/PNCrypt*Tests/, docs/testing.md) and fix the library.
 #
 # Extra arguments after SECONDS go to libFuzzer (e.g. -max_len=100000, -jobs=2).
 set -euo pipefail

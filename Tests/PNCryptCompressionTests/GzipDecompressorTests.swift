@@ -323,7 +323,8 @@ struct GzipDecompressorTests {
         expectPNError(.corruptCompressedData, "gzip data is truncated") { try decompressor.finish() }
     }
 
-    @Test("a 10 GiB multi-member zero bomb is refused at the 64 MiB default limit, having read about 1% of it")
+    @Test("a 10 GiB multi-member zero bomb is refused at the 64 MiB default limit, having read about 1% of it",
+          .tags(.stress), .notInQuickRun)
     func multiMemberBombRefused() throws {
         let bomb = try Self.multiMemberBomb(mebibytes: 10 * 1024)
         #expect(bomb.count < 12_000_000)
@@ -335,7 +336,8 @@ struct GzipDecompressorTests {
         #expect(error.map { $0.offset! < bomb.count / 100 } == true, "stopped at \(error?.offset ?? -1)")
     }
 
-    @Test("a 1 GiB single-member zero bomb is refused by the streaming API without holding output")
+    @Test("a 1 GiB single-member zero bomb is refused by the streaming API without holding output",
+          .tags(.stress), .notInQuickRun)
     func singleMemberBombRefused() throws {
         let bomb = try Self.singleMemberBomb(mebibytes: 1024)
         let decompressor = try GzipDecompressor(outputLimit: .bytes(100 << 20))
@@ -366,7 +368,8 @@ struct GzipDecompressorTests {
         #expect(DecompressionLimit.unlimited.byteCount == nil)
     }
 
-    @Test("with no limit given, a 2 GiB bomb stops at 1 GiB, having read about half its input")
+    @Test("with no limit given, a 2 GiB bomb stops at 1 GiB, having read about half its input",
+          .tags(.stress), .notInQuickRun)
     func streamingDefaultStopsBomb() throws {
         let bomb = try Self.multiMemberBomb(mebibytes: 2048)
         let decompressor = try GzipDecompressor()
@@ -382,7 +385,7 @@ struct GzipDecompressorTests {
         #expect(decompressor.bytesIn == UInt64(offset))
     }
 
-    @Test("streamed files default to the 1 GiB limit too")
+    @Test("streamed files default to the 1 GiB limit too", .tags(.stress), .notInQuickRun)
     func fileDefaultStopsBomb() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -65,7 +65,7 @@ struct GzipTests {
         #expect(try Gzip.decompress(packed.lazy.map { $0 }) == input)
     }
 
-    @Test("the one-shot default output limit is 64 MiB")
+    @Test("the one-shot default output limit is 64 MiB", .tags(.stress), .notInQuickRun)
     func defaultLimit() throws {
         #expect(Gzip.defaultOutputLimit == 64 << 20)
         let exactly = try Gzip.compress([UInt8](repeating: 0, count: Gzip.defaultOutputLimit))

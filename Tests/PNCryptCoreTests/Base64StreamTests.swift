@@ -85,7 +85,8 @@ func sameOutcome(_ a: Result<[UInt8], PNCryptError>, _ b: Result<[UInt8], PNCryp
         #expect(sameOutcome(byteByByte, expected), "\(text.debugDescription) byte by byte")
     }
 
-    @Test("Base64StreamDecoder matches Base64.decode on 20,000 generated and mutated texts")
+    @Test("Base64StreamDecoder matches Base64.decode on 20,000 generated and mutated texts",
+          .tags(.slow), .notInQuickRun)
     func decoderMatchesOneShotOnMutations() {
         var generator = SeededRandom(seed: 23)
         let noise: [UInt8] = Array(" \t\r\n\"=-_A/+!".utf8) + [0xFF, 0x00, 0xC3]

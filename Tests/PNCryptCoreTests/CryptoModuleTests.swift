@@ -134,7 +134,8 @@ import PNCryptTestSupport
     /// 8 tasks share one module; each encrypts and decrypts the same 100,000 messages (starting at a different
     /// place, so all four schemes run at once on the shared context pools) and must get byte for byte what one
     /// thread got. Random-IV schemes take an IV derived from the message index, so every result is deterministic.
-    @Test("one module shared by 8 tasks, 100k messages each, gives the single-threaded results")
+    @Test("one module shared by 8 tasks, 100k messages each, gives the single-threaded results",
+          .tags(.stress), .notInQuickRun)
     func concurrency() async throws {
         let module = enigma
         let count = 100_000

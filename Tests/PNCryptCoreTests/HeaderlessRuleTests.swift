@@ -56,7 +56,8 @@ import PNCryptTestSupport
         #expect(wrong == 0)
     }
 
-    @Test("a random-IV text is never read as its fixed-IV reading, whatever noise the IV decrypts to (20,000)")
+    @Test("a random-IV text is never read as its fixed-IV reading, whatever noise the IV decrypts to (20,000)",
+          .tags(.slow), .notInQuickRun)
     func noiseIsNeverTaken() throws {
         var random = SeededRandom(seed: 31, label: "headerless noise")
         let ring = try KeyRing(["sdk-key"])

@@ -43,7 +43,8 @@ import PNCryptTestSupport
             legacy: .legacy33),
     ]
 
-    @Test("10,000 wrong keys give the table's figures, as bytes and as text", arguments: rows)
+    @Test("10,000 wrong keys give the table's figures, as bytes and as text",
+          .tags(.slow), .notInQuickRun, arguments: rows)
     func wrongKeys(row: Row) throws {
         let sealed = try CryptoModule(cipherKey: Self.key).encryptBinary(row.plaintext, scheme: row.scheme)
         var delivered = (bytes: 0, text: 0)

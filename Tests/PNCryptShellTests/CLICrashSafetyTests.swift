@@ -8,7 +8,7 @@ import PNCryptTestSupport
 /// nothing is left. Where the file system has no `O_TMPFILE` (here forced with `PNCRYPT_TEST_NAMED_TEMPORARY`), it
 /// may leave its own temporary file (mode 0600, a random name, never OUT), which no later run removes, since
 /// cleanup never touches a file the run did not create, but the next run into that folder names it on stderr.
-@Suite struct CLICrashSafetyTests {
+@Suite(.tags(.cli)) struct CLICrashSafetyTests {
     /// Starts `pncrypt encrypt --binary -o OUT` reading a pipe this test holds open, feeds it until the file it
     /// writes holds ciphertext (no clock involved: see `CLI.startEncryptMidway`), kills it with SIGKILL, and returns
     /// the temporary files left behind.

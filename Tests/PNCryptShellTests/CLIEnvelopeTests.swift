@@ -4,7 +4,7 @@ import PNCryptJSON
 import PNCrypt
 import PNCryptTestSupport
 
-@Suite struct CLIEnvelopeTests {
+@Suite(.tags(.cli)) struct CLIEnvelopeTests {
     static func command(_ format: String) -> [String] {
         format == "subscribe" ? ["subscribe", "decrypt"] : ["history", "decrypt"]
     }
@@ -21,7 +21,8 @@ import PNCryptTestSupport
         }
     }
 
-    @Test("each vector: the body back, one status line for the foreign message, exit 1", arguments: EnvelopeVector.all)
+    @Test("each vector: the body back, one status line for the foreign message, exit 1",
+          .tags(.slow), .notInQuickRun, arguments: EnvelopeVector.all)
     func vector(_ v: EnvelopeVector) throws {
         let base = Self.command(v.format) + ["--key", v.key]
         let run = try CLI.run(base + ["--on-error", "passthrough"], stdin: Array(v.encrypted.utf8))

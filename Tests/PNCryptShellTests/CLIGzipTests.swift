@@ -5,7 +5,7 @@ import PNCryptCompression
 import PNCrypt
 import PNCryptTestSupport
 
-@Suite struct CLIGzipTests {
+@Suite(.tags(.cli)) struct CLIGzipTests {
     /// Runs a shell command line, returning its exit status.
     func sh(_ command: String) throws -> Int32 {
         try runProcess("/bin/sh", ["-c", command]).status
@@ -45,7 +45,7 @@ import PNCryptTestSupport
         #expect(result.stderr.hasPrefix("pncrypt: "))
     }
 
-    @Test("a 10 GiB bomb is refused at --max-size with no output file left")
+    @Test("a 10 GiB bomb is refused at --max-size with no output file left", .tags(.stress), .notInQuickRun)
     func bomb() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -158,7 +158,8 @@ import PNCryptTestSupport
         return Array((0..<mebibytes).map { _ in member }.joined())
     }
 
-    @Test("gunzip to standard output with no --max-size refuses a 1.1 GiB bomb: exit 1, no output, TMPDIR clean")
+    @Test("gunzip to standard output with no --max-size refuses a 1.1 GiB bomb: exit 1, no output, TMPDIR clean",
+          .tags(.stress), .notInQuickRun)
     func bombToStandardOutputByDefault() throws {
         let spool = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: spool) }
@@ -171,7 +172,8 @@ import PNCryptTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.path).isEmpty)
     }
 
-    @Test("decrypt --binary --gunzip with no --max-size refuses an encrypted 1.1 GiB bomb, writing nothing")
+    @Test("decrypt --binary --gunzip with no --max-size refuses an encrypted 1.1 GiB bomb, writing nothing",
+          .tags(.stress), .notInQuickRun)
     func encryptedBombByDefault() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -13,7 +13,7 @@ private func shell(_ script: String, directory: URL? = nil) throws -> CLI.Result
     try CLI.run(["-c", script, CLI.binary.path], directory: directory, executable: "/bin/sh")
 }
 
-@Suite struct CLIKeyBytesTests {
+@Suite(.tags(.cli)) struct CLIKeyBytesTests {
     static let usageLine = "the cipher key is not valid UTF-8"
 
     @Test("a key that is not UTF-8 is refused (64) from --key, --key=, -k, PNCRYPT_KEY and rekey's keys")
@@ -92,7 +92,7 @@ private func shell(_ script: String, directory: URL? = nil) throws -> CLI.Result
     }
 }
 
-@Suite struct CLIExitStatusTests {
+@Suite(.tags(.cli)) struct CLIExitStatusTests {
     static let hello = "\"06UDjczkvAAYcqWfNwkOiQ==\""
     static func summary(_ failed: Int, _ total: String, _ verb: String = "decrypted") -> String {
         "pncrypt: \(failed) of \(total) not \(verb) (see the status lines; --allow-failures to exit 0)\n"

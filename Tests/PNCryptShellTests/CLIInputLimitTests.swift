@@ -6,7 +6,7 @@ import PNCryptTestSupport
 /// decrypt, history decrypt and rekey, subscribe decrypt without `--lines`; diagnose) read at most `--max-input`
 /// bytes (default 2 MiB) and refuse more with one line naming the limit and the option, exit 64, nothing on
 /// standard output.
-@Suite struct CLIInputLimitTests {
+@Suite(.tags(.cli)) struct CLIInputLimitTests {
     /// The commands that hold their input whole, reading `-i PATH` (key "k").
     static let commands: [[String]] = [["message", "decrypt"], ["message", "encrypt"], ["history", "decrypt"],
                                        ["history", "rekey", "--to-key", "j"], ["subscribe", "decrypt"],
@@ -20,7 +20,8 @@ import PNCryptTestSupport
                 "\(comment): \(result.stderr)")
     }
 
-    @Test("a 300 MB single message is refused under the default limit at once, without being read")
+    @Test("a 300 MB single message is refused under the default limit at once, without being read",
+          .tags(.stress), .notInQuickRun)
     func defaultLimitRefusesLargeInput() throws {
         try withTemporaryDirectory { dir in
             // Sparse: 300 MB long, no blocks written (the run refuses it on its length).

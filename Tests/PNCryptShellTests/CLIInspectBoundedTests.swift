@@ -39,8 +39,9 @@ private func ciphertextFiles(blocks: Int, header: [UInt8]?, text: URL, binary: U
     return length
 }
 
-@Suite struct CLIInspectBoundedTests {
+@Suite(.tags(.cli)) struct CLIInspectBoundedTests {
     @Test("a 300 MB Base64 input inspected under 48 MiB peak RSS, as --binary says (skipped under AddressSanitizer)",
+          .tags(.stress), .notInQuickRun,
           .enabled(if: !runningUnderAddressSanitizer, "ASan's shadow memory and quarantine are not the program's"))
     func boundedMemory() throws {
         try withTemporaryDirectory { dir in

@@ -6,7 +6,7 @@ import PNCrypt
 import PNCryptTestSupport
 
 /// `message encrypt|decrypt|rekey --lines`, `--jobs`, and the progress line, through the built binary.
-@Suite struct CLILinesTests {
+@Suite(.tags(.cli)) struct CLILinesTests {
     static func text(_ result: CLI.Result) -> [String] {
         result.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
@@ -199,6 +199,7 @@ import PNCryptTestSupport
     }
 
     @Test("a 100 MB input in bounded memory: peak RSS under 64 MiB with --jobs 4 (skipped under AddressSanitizer)",
+          .tags(.stress), .notInQuickRun,
           .enabled(if: !runningUnderAddressSanitizer, "ASan's shadow memory and quarantine are not the program's"))
     func boundedMemory() throws {
         let dir = try temporaryDirectory()

@@ -4,7 +4,7 @@ import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
 
-@Suite struct CLIMessageTests {
+@Suite(.tags(.cli)) struct CLIMessageTests {
     @Test("message encrypt prints the wire JSON")
     func encrypt() throws {
         let hello = try CLI.run(["message", "encrypt", "--key", "enigma", "--scheme", "legacy", "\"Hello World\""])
@@ -76,7 +76,7 @@ import PNCryptTestSupport
         #expect(notHistory.status == 65)
     }
 
-    @Test("legacy33 messages with nothing encrypted fail: message, history, --lines",
+    @Test("legacy33 messages with nothing encrypted fail: message, history, --lines", .tags(.slow), .notInQuickRun,
           arguments: messagesWithNoStringLeaf)
     func legacy33NothingEncrypted(text: String) throws {
         let key = ["--key", "k", "--scheme", "legacy33"]
@@ -107,7 +107,7 @@ import PNCryptTestSupport
     }
 }
 
-@Suite struct CLIDiagnoseTests {
+@Suite(.tags(.cli)) struct CLIDiagnoseTests {
     @Test("diagnose explains in words, or as JSON")
     func diagnose() throws {
         let words = try CLI.run(["diagnose", "--key", "new", "--key", "enigma",

@@ -5,7 +5,7 @@ import PNCryptTestSupport
 
 // Small things a new user runs into, each tried as a user meets it, through the built binary.
 
-@Suite struct CLINewUserTests {
+@Suite(.tags(.cli)) struct CLINewUserTests {
     @Test("decrypt --binary on a headerless file: a fixed-IV text file whole, a binary one as random-IV with a note")
     func binaryReadingNotice() throws {
         try withTemporaryDirectory { dir in

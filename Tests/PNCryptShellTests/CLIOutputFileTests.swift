@@ -6,7 +6,7 @@ import PNCryptTestSupport
 /// What `-o` promises on every path, checked by running the built binary: links are
 /// followed only under the protected-symlinks rule, a replaced file keeps its owner, group, mode and ACLs, every
 /// signal that ends a run leaves nothing behind and prints no backtrace, and a failure writes nothing to a pipe.
-@Suite struct CLIOutputFileTests {
+@Suite(.tags(.cli)) struct CLIOutputFileTests {
     static let isRoot = getuid() == 0
     static let nobody: uid_t = 65534
     static let hasACLTools = findTool("setfacl") != nil && findTool("getfacl") != nil
@@ -247,6 +247,7 @@ import PNCryptTestSupport
     }
 
     @Test("every signal that ends a run mid-way removes what it made, exits 128+signal, prints nothing",
+          .tags(.stress), .notInQuickRun,
           arguments: endingSignals, [false, true])
     func endingSignal(signal: Int32, named: Bool) throws {
         let (end, stderr) = try Self.signalMidway(signal, named: named)

@@ -6,7 +6,7 @@ import PNCryptTestSupport
 /// What `-o` and the key options promise a careful user, checked by running
 /// the built binary: the temporary file cannot be redirected or shared, the output keeps its permissions, links
 /// are followed, devices and FIFOs are written through, every write failure and signal leaves nothing behind.
-@Suite struct CLISecurityTests {
+@Suite(.tags(.cli)) struct CLISecurityTests {
     static let isRoot = getuid() == 0
     /// Some user other than the one running the tests, for files "someone else" owns.
     static let nobody: uid_t = 65534

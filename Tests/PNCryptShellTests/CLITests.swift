@@ -4,8 +4,8 @@ import PNCryptCore
 import PNCryptVectors
 import PNCryptTestSupport
 
-@Suite struct CLITests {
-    @Test("every vector of spec.json passes through the CLI, both ways")
+@Suite(.tags(.cli)) struct CLITests {
+    @Test("every vector of spec.json passes through the CLI, both ways", .tags(.slow), .notInQuickRun)
     func specVectors() throws {
         let vectors = try Package.vectors("spec.json", as: TestVector.self)
         #expect(vectors.count >= 30)
@@ -27,7 +27,7 @@ import PNCryptTestSupport
         }
     }
 
-    @Test("negative vectors exit 1 with one line naming the cause, and nothing on stdout")
+    @Test("negative vectors exit 1 with one line naming the cause, and nothing on stdout", .tags(.slow), .notInQuickRun)
     func negativeVectors() throws {
         let vectors = try Package.vectors("negative.json", as: TestVector.self).filter {
             $0.expect == .decryptionError || $0.expect == .unknownCryptor
@@ -215,7 +215,7 @@ import PNCryptTestSupport
     }
 }
 
-@Suite struct CLIKeyRotationTests {
+@Suite(.tags(.cli)) struct CLIKeyRotationTests {
     @Test("decrypt tries several keys in order, for text and for files")
     func severalKeys() throws {
         let text = try CLI.run(["decrypt", "--key", "new", "--key", "enigma", "q/xJqqN6qbiZMXYmiQC1Fw=="])

@@ -33,8 +33,9 @@ private func text(count: Int) -> [UInt8] {
 
 private let ivHex = "30313233343536373839303132333435"
 
-@Suite struct CLITextStreamTests {
+@Suite(.tags(.cli)) struct CLITextStreamTests {
     @Test("256 MiB of text encrypted and decrypted under 96 MiB peak RSS (skipped under AddressSanitizer)",
+          .tags(.stress), .notInQuickRun,
           .enabled(if: !runningUnderAddressSanitizer, "ASan's shadow memory and quarantine are not the program's"))
     func boundedMemory() throws {
         try withTemporaryDirectory { dir in
@@ -165,7 +166,7 @@ private let ivHex = "30313233343536373839303132333435"
     }
 }
 
-@Suite struct CLITextProgressTests {
+@Suite(.tags(.cli)) struct CLITextProgressTests {
     @Test("text mode shows progress for -i PATH on a terminal, both ways (as --binary does)",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
                    "skipped because util-linux script(1) is not installed (it provides the terminal)"))
@@ -183,7 +184,7 @@ private let ivHex = "30313233343536373839303132333435"
     }
 }
 
-@Suite struct CLIMessageTerminalTests {
+@Suite(.tags(.cli)) struct CLIMessageTerminalTests {
     @Test("(pty) message decrypt's JSON on a terminal has DEL and C1 controls as \\u00XX; pipes get raw")
     func jsonOnTerminal() throws {
         let sealed = try CLI.run(["message", "encrypt", "--key", "k", "\"a\\u007fb\\u009bc\\u001b\""])

@@ -79,7 +79,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
 
 // MARK: - Files are paths
 
-@Suite struct CLIFileArgumentTests {
+@Suite(.tags(.cli)) struct CLIFileArgumentTests {
     @Test("with --binary the positional argument is an input path (encrypt, decrypt, inspect)")
     func binaryPositionalIsPath() throws {
         try withTemporaryDirectory { dir in
@@ -145,7 +145,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
 
 // MARK: - Keys from anywhere a secret comes from
 
-@Suite struct CLIKeySourceTests {
+@Suite(.tags(.cli)) struct CLIKeySourceTests {
     static let sealed = "q/xJqqN6qbiZMXYmiQC1Fw=="
 
     @Test("--key-file reads -, /dev/stdin, a FIFO and process substitution")
@@ -276,7 +276,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
 
 // MARK: - Binary never to a terminal
 
-@Suite struct CLITerminalOutputTests {
+@Suite(.tags(.cli)) struct CLITerminalOutputTests {
     @Test("(pty) binary output to a terminal is refused (64, nothing written) unless -f/--force")
     func binaryToTerminal() throws {
         try withTemporaryDirectory { dir in
@@ -307,7 +307,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
 
 // MARK: - Exit codes
 
-@Suite struct CLIExitCodeTests {
+@Suite(.tags(.cli)) struct CLIExitCodeTests {
     @Test("each exit status comes from its documented cases", arguments: [
         (1, ["decrypt", "--key", "wrong", "q/xJqqN6qbiZMXYmiQC1Fw=="]),
         (1, ["gunzip", "-i", "plain"]),
@@ -364,7 +364,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
 
 // MARK: - --on-error for unencrypted messages
 
-@Suite struct CLIOnErrorTests {
+@Suite(.tags(.cli)) struct CLIOnErrorTests {
     static let plain = #"{"not":"encrypted"}"#
 
     @Test("a message not encrypted gets one status line under marker and passthrough, fails under fail")
@@ -406,7 +406,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
 
 // MARK: - Messages that point to the fix
 
-@Suite struct CLIHelpfulMessageTests {
+@Suite(.tags(.cli)) struct CLIHelpfulMessageTests {
     @Test("message encrypt of text that is not JSON says a JSON string needs quotes")
     func jsonHint() throws {
         let result = try CLI.run(["message", "encrypt", "--key", "k", "hello"])
@@ -451,7 +451,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
 
 // MARK: - Names and options
 
-@Suite struct CLIOptionNameTests {
+@Suite(.tags(.cli)) struct CLIOptionNameTests {
     @Test("-k is the short form of --key")
     func shortKey() throws {
         let result = try CLI.run(["decrypt", "-k", "enigma", "q/xJqqN6qbiZMXYmiQC1Fw=="])
@@ -528,7 +528,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
 
 // MARK: - Help that survives copy and paste
 
-@Suite struct CLIHelpTests {
+@Suite(.tags(.cli)) struct CLIHelpTests {
     /// Every command path, from the SUBCOMMANDS sections of the help.
     static func commands(_ prefix: [String] = []) throws -> [[String]] {
         let help = try CLI.run(prefix + ["--help"]).text
@@ -543,7 +543,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
         return found
     }
 
-    @Test("every example in --help is one line of at most 80 columns")
+    @Test("every example in --help is one line of at most 80 columns", .tags(.slow), .notInQuickRun)
     func examplesFit() throws {
         let commands = try Self.commands()
         #expect(commands.count >= 11)
@@ -580,7 +580,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
 
 // MARK: - Reports that say what they know
 
-@Suite struct CLIHonestReportTests {
+@Suite(.tags(.cli)) struct CLIHonestReportTests {
     @Test("inspect on headerless data says what it knows, and no more")
     func inspectHeaderless() throws {
         try withTemporaryDirectory { dir in

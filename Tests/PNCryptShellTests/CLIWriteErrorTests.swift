@@ -8,7 +8,7 @@ import PNCryptTestSupport
 /// whose other side has closed (EIO), and with `-o` on a full tmpfs (ENOSPC; the output and any temporary are gone).
 /// EIO on `-o` is not produced: it needs a file system whose writes fail (a device-mapper `error` target, a FUSE
 /// file system), which a test cannot count on having; `-o` and standard output share the write paths checked here.
-@Suite struct CLIWriteErrorTests {
+@Suite(.tags(.cli)) struct CLIWriteErrorTests {
     /// One writer: a name, and its arguments given the folder of inputs (`Self.inputs`).
     struct Writer: Sendable {
         var name: String
@@ -105,12 +105,13 @@ import PNCryptTestSupport
         }
     }
 
-    @Test("ENOSPC on standard output (/dev/full): every writer exits 74 and says why")
+    @Test("ENOSPC on standard output (/dev/full): every writer exits 74 and says why", .tags(.slow), .notInQuickRun)
     func fullStandardOutput() throws {
         try Self.expectIOError(stdout: .file("/dev/full"), reason: "No space left on device")
     }
 
-    @Test("EIO on standard output (a terminal whose other side has closed): every writer exits 74 and says why")
+    @Test("EIO on standard output (a terminal whose other side has closed): every writer exits 74 and says why",
+          .tags(.slow), .notInQuickRun)
     func hungUpTerminal() throws {
         // grantpt, unlockpt and ptsname need _XOPEN_SOURCE, which Swift's Glibc module does not define.
         func function<T>(_ name: String, _ type: T.Type) throws -> T {

@@ -27,7 +27,8 @@ import PNCryptTestSupport
         #expect(chosen.text == #"{"foo":{"bar":"foobar"}}"#)
     }
 
-    @Test("10,000 wrong keys in front of the right one: the right plaintext, as text and as a message")
+    @Test("10,000 wrong keys in front of the right one: the right plaintext, as text and as a message",
+          .tags(.slow), .notInQuickRun)
     func tenThousandWrongKeys() throws {
         let ring = try KeyRing(Self.wrongKeys + ["right key"])
         let right = try CryptoModule(cipherKey: "right key")
@@ -55,7 +56,8 @@ import PNCryptTestSupport
         #expect(asBytes?.code == .ambiguous)
     }
 
-    @Test("1,000 files with a random wrong key first: the right plaintext or 'ambiguous', never garbage (CLI)")
+    @Test("1,000 files with a random wrong key first: the right plaintext or 'ambiguous', never garbage (CLI)",
+          .tags(.slow, .cli), .notInQuickRun)
     func binaryWrongKeyFirst() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

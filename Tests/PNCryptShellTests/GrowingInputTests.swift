@@ -163,7 +163,8 @@ import PNCryptTestSupport
         }
     }
 
-    @Test("message encrypt --lines to a pipe, with lines appended mid-stream: exactly the snapshot's lines")
+    @Test("message encrypt --lines to a pipe, with lines appended mid-stream: exactly the snapshot's lines",
+          .tags(.slow, .cli), .notInQuickRun)
     func linesAppendedMidStream() throws {
         try withTemporaryDirectory { dir in
             let input = dir.appendingPathComponent("big.ndjson")

@@ -145,6 +145,53 @@ import PNCryptTestSupport
         #expect(Self.closure(of: "PNCryptTestSupport", in: byName) == ["PNCryptJSON"])
     }
 
+    /// The `@Test(...)` and `@Suite(...)` attributes that begin a line of a Swift file, each as its text (string
+    /// literals skipped when matching parentheses).
+    static func testAttributes(of text: String) -> [Substring] {
+        var result: [Substring] = []
+        var lineStart = text.startIndex
+        while lineStart < text.endIndex {
+            let line = text[lineStart...].prefix { $0 != "\n" }
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("@Test(") || trimmed.hasPrefix("@Suite(") {
+                var depth = 0
+                var inString = false
+                var index = trimmed.index(trimmed.startIndex, offsetBy: trimmed.hasPrefix("@Test(") ? 5 : 6)
+                repeat {
+                    let character = text[index]
+                    if character == "\"" { inString.toggle() }
+                    if !inString && character == "(" { depth += 1 }
+                    if !inString && character == ")" { depth -= 1 }
+                    index = text.index(after: index)
+                } while depth > 0 && index < text.endIndex
+                result.append(text[trimmed.startIndex..<index])
+            }
+            lineStart = line.endIndex < text.endIndex ? text.index(after: line.endIndex) : text.endIndex
+        }
+        return result
+    }
+
+    /// The quick run (docs/testing.md) leaves out exactly the tests tagged slow, stress or interop: each of them,
+    /// and no other, carries `.notInQuickRun`.
+    @Test func slowStressAndInteropTestsAreLeftOutOfTheQuickRun() throws {
+        var tagged = 0
+        for (name, files) in try Self.sources(in: "Tests") where name != "PNCryptTestSupport" {
+            for file in files {
+                for attribute in Self.testAttributes(of: try String(contentsOf: file, encoding: .utf8)) {
+                    let slow = [".slow", ".stress", ".interop"].contains { tag in
+                        attribute.ranges(of: ".tags(").contains { range in
+                            attribute[range.upperBound...].prefix { $0 != ")" }.contains(tag)
+                        }
+                    }
+                    tagged += slow ? 1 : 0
+                    #expect(slow == attribute.contains(".notInQuickRun"),
+                            "\(name)/\(file.lastPathComponent): \(attribute.prefix(100))")
+                }
+            }
+        }
+        #expect(tagged >= 30, "\(tagged) tests tagged slow, stress or interop")
+    }
+
     /// The Apple platforms, as SwiftPM names them: swift-crypto is the backend there (no libcrypto to link).
     static let applePlatforms: Set<String> = ["macos", "ios", "tvos", "watchos", "visionos", "maccatalyst"]
 

@@ -26,7 +26,7 @@ import PNCryptTestSupport
         return (base64, json)
     }
 
-    @Test("a random-IV message made by the Python SDK, read with auto: the Swift API")
+    @Test("a random-IV message made by the Python SDK, read with auto: the Swift API", .tags(.interop), .notInQuickRun)
     func pythonMessageSwift() throws {
         let (base64, json) = try Self.pythonRandomIVMessage()
         let bytes = try Base64.decode(base64)
@@ -51,7 +51,8 @@ import PNCryptTestSupport
         #expect(try own.decrypt(base64) == Array(json.utf8))
     }
 
-    @Test("a random-IV message made by the Python SDK, read with auto: CLI text, --binary, message, --lines, rekey")
+    @Test("a random-IV message made by the Python SDK, read with auto: CLI text, --binary, message, --lines, rekey",
+          .tags(.interop, .cli), .notInQuickRun)
     func pythonMessageCLI() throws {
         let (base64, json) = try Self.pythonRandomIVMessage()
         let dir = try temporaryDirectory()
@@ -82,7 +83,8 @@ import PNCryptTestSupport
     /// 10,000 wrong keys, derived once.
     static let wrongKeys: [CipherKey] = (0..<10_000).map { try! CipherKey("wrong key \($0)") }
 
-    @Test("10,000 wrong keys never give garbage with success: text, messages, legacy33 leaves (Swift API)")
+    @Test("10,000 wrong keys never give garbage with success: text, messages, legacy33 leaves (Swift API)",
+          .tags(.slow), .notInQuickRun)
     func tenThousandWrongKeys() throws {
         let right = try CryptoModule(cipherKey: "right key")
         let text = Array("a short text".utf8)  // one block: the only reading of fixed-IV data
@@ -157,7 +159,8 @@ import PNCryptTestSupport
         }
     }
 
-    @Test("a one-block foreign ciphertext: CLI text never exits 0 with non-UTF-8; message, --lines, rekey refuse")
+    @Test("a one-block foreign ciphertext: CLI text never exits 0 with non-UTF-8; message, --lines, rekey refuse",
+          .tags(.slow, .cli), .notInQuickRun)
     func foreignOneBlockCLI() throws {
         let cases = Self.foreign.passing + Self.foreign.failing.prefix(40)
         for sealed in cases {

@@ -100,7 +100,7 @@ enum Interop {
 /// Round-trips between pncrypt and the real PubNub Python SDK (`pubnub==10.8.0` from PyPI, in `.venv`), driven
 /// through one `scripts/pubnub_peer.py` process. Seeded: set `PNCRYPT_INTEROP_SEED` to replay a failure (every
 /// failure message names the seed and the case). Skipped only with `PNCRYPT_SKIP_INTEROP=1` outside CI.
-@Suite("PythonSDK interop: pncrypt against the PubNub Python SDK 10.8.0", .serialized,
+@Suite("PythonSDK interop: pncrypt against the PubNub Python SDK 10.8.0", .serialized, .tags(.interop), .notInQuickRun,
        .enabled(if: InteropSwitch.enabled, "interop skipped because PNCRYPT_SKIP_INTEROP=1"))
 struct PythonSDKInteropTests {
     // MARK: Messages

@@ -57,7 +57,8 @@ import PNCryptTestSupport
         }
     }
 
-    @Test("message encrypt --style X --scheme S (--iv) prints each SDK's ciphertext for every case")
+    @Test("message encrypt --style X --scheme S (--iv) prints each SDK's ciphertext for every case",
+          .tags(.slow, .cli), .notInQuickRun)
     func cliSingle() throws {
         for vector in Self.vectors {
             let iv = vector.scheme == "legacy" ? [] : ["--iv", vector.iv!]

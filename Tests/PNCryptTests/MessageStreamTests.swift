@@ -139,7 +139,7 @@ import PNCryptTestSupport
         #expect(result.output == Array("\"DECRYPTION_ERROR\"\n\"DECRYPTION_ERROR\"\n".utf8))
     }
 
-    @Test("order is kept under 8 jobs with many small batches")
+    @Test("order is kept under 8 jobs with many small batches", .tags(.stress), .notInQuickRun)
     func orderUnderEightJobs() throws {
         let crypto = try MessageCrypto(cipherKey: "order", scheme: .acrh)
         let count = 20_000
@@ -226,6 +226,7 @@ import PNCryptTestSupport
     }
 
     @Test("a 100 MB input goes through in bounded memory and in order (and 30 MB on 64 jobs)",
+          .tags(.stress), .notInQuickRun,
           arguments: zip([100_000_000, 30_000_000], [4, 64]))
     func largeInput(size: Int, jobs: Int) throws {
         // Wire messages of about 11 KB, made and checked a chunk at a time: the input is never held whole.
@@ -400,7 +401,7 @@ import PNCryptTestSupport
         #expect(again.summary.unchanged == unchangedLines.count)
     }
 
-    @Test("rekeyed messages are read by the real PubNub Python SDK",
+    @Test("rekeyed messages are read by the real PubNub Python SDK", .tags(.interop), .notInQuickRun,
           .enabled(if: InteropSwitch.enabled, "interop skipped because PNCRYPT_SKIP_INTEROP=1"))
     func pythonReadsRekeyed() throws {
         let peer = try PythonPeer.shared()
