@@ -20,7 +20,10 @@ struct EnvelopeVector: CustomTestStringConvertible, Sendable {
 
     static let path = Package.vectors.appendingPathComponent("envelopes/envelopes.json")
 
-    static let all: [EnvelopeVector] = {
+    static let all: [EnvelopeVector] = load(path)
+
+    /// The vectors of a file in the format of Vectors/envelopes/envelopes.json (recorded.json has it too).
+    static func load(_ path: URL) -> [EnvelopeVector] {
         guard let data = try? Data(contentsOf: path), case .object(let root)? = try? JSONValue(parsing: Array(data)),
               case .array(let vectors)? = root["vectors"] else { return [] }
         return vectors.compactMap { value in
@@ -32,7 +35,7 @@ struct EnvelopeVector: CustomTestStringConvertible, Sendable {
             return EnvelopeVector(id: id, format: format, key: key, encrypted: encrypted, decrypted: decrypted,
                                   failures: failures)
         }
-    }()
+    }
 
     /// The location fields of a status, as the vectors list them.
     static func location(_ status: MessageStatus) -> JSONValue {
