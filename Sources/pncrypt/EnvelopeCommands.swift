@@ -32,8 +32,8 @@ struct DecryptOptions: ParsableArguments {
             return try read.failures.check(failed: summary.failed, of: summary.messages, "message")
         }
         let text = try data.readAll(limit: maxInput.limit)
-        let result = read.decrypt(crypto, envelope: try Envelope(parsing: text, formats: formats))
-        try read.deliver(result.envelope.json, statuses: result.statuses, total: result.messages, input: data,
+        let result = try read.decrypt(crypto, envelope: text, formats: formats)
+        try read.deliver(text: result.text, statuses: result.statuses, total: result.messages, input: data,
                          output: output)
     }
 }

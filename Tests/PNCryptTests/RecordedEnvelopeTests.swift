@@ -99,24 +99,11 @@ extension EnvelopeVector {
             #expect(Self.blanked(before) == Self.blanked(after), "\(v.id)")
             // Every message moved: each one differs from before (the foreign one excepted), and the new key
             // gives the recorded body back.
-            let changed = zip(before.messages, after.messages).filter { $0 != $1 }.count
+            let changed = zip(before.fields, after.fields).filter { $0.message != $1.message }.count
             #expect(changed == before.locations.count - v.failures.count, "\(v.id)")
             let back = newKey.decrypt(envelope: after, policy: .passThrough)
             #expect(String(decoding: back.envelope.json.serialized(), as: UTF8.self) == v.decrypted)
             #expect(back.statuses.map(EnvelopeVector.location) == v.failures)
         }
-    }
-}
-
-extension Envelope {
-    /// The encrypted fields' values in document order.
-    var messages: [JSONValue] {
-        var out: [JSONValue] = []
-        var copy = self
-        copy.mapMessages { message, _ in
-            out.append(message)
-            return message
-        }
-        return out
     }
 }

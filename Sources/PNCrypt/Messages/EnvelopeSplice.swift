@@ -183,10 +183,11 @@ struct EnvelopeSplice {
             let content = bytes[(channel.lowerBound + 1)..<(channel.upperBound - 1)]
             // An escape could spell the suffix another way: the tree path decides.
             guard !content.contains(UInt8(ascii: "\\")) else { throw Fallback() }
-            if content.count >= Self.presence.count && content.suffix(Self.presence.count).elementsEqual(Self.presence) {
+            let presence = Self.presence
+            if content.count >= presence.count && content.suffix(presence.count).elementsEqual(presence) {
                 // `hasSuffix` compares characters: a non-ASCII character before the `-` may join it (a prepended
                 // mark), and then the tree path says it is no presence channel.
-                let before = content.count > Self.presence.count ? content.dropLast(Self.presence.count).last : nil
+                let before = content.count > presence.count ? content.dropLast(presence.count).last : nil
                 guard (before ?? 0) < 0x80 else { throw Fallback() }
                 return false
             }
