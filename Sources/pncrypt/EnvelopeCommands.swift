@@ -208,7 +208,7 @@ struct SubscribeCommand: ParsableCommand {
             NDJSON, one response per line (a recording of a subscribe loop).
 
             Example:
-              pncrypt subscribe rekey --key-file old.key --to-key-file new.key --lines -i received.ndjson
+              pncrypt subscribe rekey --key-file old.key --to-key-file new.key -i sub.json
             """)
 
         @OptionGroup var options: RekeyEnvelopeOptions
