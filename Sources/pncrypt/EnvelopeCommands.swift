@@ -4,13 +4,14 @@ import PNCrypt
 
 extension EnvelopeFormat: ExpressibleByArgument {}
 
-/// The options of the commands that decrypt received messages (`message decrypt`, `history decrypt`, `subscribe
-/// decrypt`): keys, input, output, how messages are read, line mode.
-struct DecryptOptions: ParsableArguments {
+/// The options of the commands that read received messages: keys, input, output, what to do with the messages
+/// (`Handling`), line mode. `DecryptOptions` (`message decrypt`, `history decrypt`, `subscribe decrypt`) and
+/// `RekeyEnvelopeOptions` (`history rekey`, `subscribe rekey`) are this group.
+struct ReceivedOptions<Handling: ParsableArguments>: ParsableArguments {
     @OptionGroup var keys: KeyOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
-    @OptionGroup var read: MessageReadOptions
+    @OptionGroup var handling: Handling
     @OptionGroup var lines: LineOptions
     @OptionGroup var maxInput: MaxInputOption
 
@@ -18,6 +19,17 @@ struct DecryptOptions: ParsableArguments {
         try lines.validateChoice()
         try maxInput.check(lines)
     }
+}
+
+/// The options of the commands that decrypt received messages: how messages are read.
+typealias DecryptOptions = ReceivedOptions<MessageReadOptions>
+
+/// The options of the commands that move received messages to a new key: the new key and scheme.
+typealias RekeyEnvelopeOptions = ReceivedOptions<RekeyOptions>
+
+extension ReceivedOptions where Handling == MessageReadOptions {
+    /// How messages are read.
+    var read: MessageReadOptions { handling }
 
     /// `history decrypt` and `subscribe decrypt`: one response of `formats` (any JSON layout), or with `--lines`
     /// NDJSON of responses, one per line.
@@ -38,20 +50,9 @@ struct DecryptOptions: ParsableArguments {
     }
 }
 
-/// The options of the commands that move received messages to a new key (`history rekey`, `subscribe rekey`):
-/// keys, input, output, line mode, the new key and scheme.
-struct RekeyEnvelopeOptions: ParsableArguments {
-    @OptionGroup var keys: KeyOptions
-    @OptionGroup var input: InputOptions
-    @OptionGroup var output: OutputOptions
-    @OptionGroup var lines: LineOptions
-    @OptionGroup var rekey: RekeyOptions
-    @OptionGroup var maxInput: MaxInputOption
-
-    func validate() throws {
-        try lines.validateChoice()
-        try maxInput.check(lines)
-    }
+extension ReceivedOptions where Handling == RekeyOptions {
+    /// The new key and scheme.
+    var rekey: RekeyOptions { handling }
 
     /// One response of `formats` (any JSON layout), or with `--lines` NDJSON of responses, one per line: every
     /// message moved, everything else kept; a status line per message left unchanged, then the summary.
