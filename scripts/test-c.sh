@@ -24,7 +24,8 @@ export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PAT
 
 python3 Tests/C/vectors_to_lines.py Vectors/spec.json Vectors/negative.json > "$WORK/vectors.txt"
 python3 Tests/C/vectors_to_lines.py Vectors/python-sdk.json > "$WORK/sdk-vectors.txt"
-python3 Tests/C/envelopes_to_lines.py Vectors/envelopes/envelopes.json > "$WORK/envelope-vectors.txt"
+python3 Tests/C/envelopes_to_lines.py Vectors/envelopes/envelopes.json Vectors/envelopes/recorded.json \
+    > "$WORK/envelope-vectors.txt"
 FLAGS=(-std=c99 -O1 -g -Wall -Wextra -Werror -pthread)
 # shellcheck disable=SC2046  # pkg-config output is meant to be split
 cc "${FLAGS[@]}" -o "$WORK/test_pncrypt" Tests/C/test_pncrypt.c $(pkg-config --cflags --libs pncrypt)

@@ -609,19 +609,20 @@ public func pncrypt_envelope_decrypt(_ module: OpaquePointer?, _ format: UnsafeP
         }
         let formats = try envelopeFormats(format)
         // FAIL reads as the marker policy does (a non-string is a failure), then returns the first failure.
-        let result = try withJSONArgument(json, len, "json") { input in
+        var result = try withJSONArgument(json, len, "json") { input in
             try CModule.with(module) {
-                $0.messages.decrypt(envelope: try Envelope(parsing: input, formats: formats),
-                                    policy: policy == policyPassThrough ? .passThrough : .marker)
+                try $0.messages.decrypt(envelopeText: input, formats: formats,
+                                        policy: policy == policyPassThrough ? .passThrough : .marker)
             }
         }
+        defer { wipe(&result.text) }
         if let first = result.statuses.first {
             let located = CFailure(first.error).located(first)
             if policy == policyFail { throw located }
             failure = located
         }
-        out.pointee = try CBuffer.copy(serializing: result.envelope.json, secret: true)
-            .assumingMemoryBound(to: CChar.self)
+        result.text.append(0)
+        out.pointee = try CBuffer.copy(result.text).assumingMemoryBound(to: CChar.self)
         if let statusesOut, !result.statuses.isEmpty {
             var lines: [UInt8] = []
             for status in result.statuses { lines += status.json.serialized() + [0x0A] }

@@ -574,9 +574,11 @@ struct Suite {
 
 extension Suite {
     /// The envelope path against the bare message path, per message (goal: at least 0.8 of it): a v3 fetch
-    /// response of 100 bench messages under the default scheme (with timetokens, uuids and meta) parsed, decrypted
-    /// and written back, against the same wire message through `MessageCrypto.decrypt(jsonText:policy:)` and
-    /// written (a line of `message decrypt --lines`), and through the decryption alone.
+    /// response of 100 bench messages under the default scheme (with timetokens, uuids and meta) checked,
+    /// decrypted and written back (`decrypt(envelopeText:)`: the splice path), against the same wire message
+    /// through `MessageCrypto.decrypt(jsonText:policy:)` and written (a line of `message decrypt --lines`), and
+    /// through the decryption alone; and the tree path (`Envelope` parsed, decrypted, serialized) against the
+    /// splice path.
     func envelopeFigures() throws -> [Bench.Result] {
         let work = try MessageWork(.defaultForWriting)
         let count = 100
@@ -587,9 +589,15 @@ extension Suite {
         }
         let body = JSONValue.object(["status": 200, "error": false, "error_message": "",
                                      "channels": ["demo": .array(items)]]).serialized()
-        func envelope() throws -> Int {
+        func tree() throws -> Int {
             let result = work.crypto.decrypt(envelope: try Envelope(parsing: body), policy: .marker)
             return result.statuses.isEmpty ? result.envelope.json.withSerialized(style: .compact) { $0.count } : 0
+        }
+        func envelope() throws -> Int {
+            let result = try body.withUnsafeBufferPointer { (text) throws(PNCryptError) in
+                try work.crypto.decrypt(envelopeText: text, policy: .marker)
+            }
+            return result.statuses.isEmpty ? result.text.count : 0
         }
         func messages() throws -> Int {
             var n = 0
@@ -601,12 +609,15 @@ extension Suite {
         }
         let rates = try compare3({ try rate(count) { try envelope() } }, { try rate(count) { try messages() } },
                                  { try rate(count) { try work.decrypt(count) } })
+        let trees = try compare({ try rate(count) { try envelope() } }, { try rate(count) { try tree() } })
         let bare = "message.decrypt.\(Scheme.defaultForWriting)"
         return [
             Bench.Result(name: "envelope.decrypt.v3", unit: "msg/s", value: rates.0,
                          baseline: "bare message path, written (\(bare) + write)", baselineValue: rates.1),
             Bench.Result(name: "envelope.decrypt.v3.vs_decrypt_only", unit: "msg/s", value: rates.0,
                          baseline: "bare message path, not written (\(bare))", baselineValue: rates.2),
+            Bench.Result(name: "envelope.decrypt.v3.vs_tree", unit: "msg/s", value: trees.0,
+                         baseline: "the tree path (Envelope parsed, decrypted, serialized)", baselineValue: trees.1),
         ]
     }
 

@@ -4,13 +4,14 @@ import PNCrypt
 
 extension EnvelopeFormat: ExpressibleByArgument {}
 
-/// The options of the commands that decrypt received messages (`message decrypt`, `history decrypt`, `subscribe
-/// decrypt`): keys, input, output, how messages are read, line mode.
-struct DecryptOptions: ParsableArguments {
+/// The options of the commands that read received messages: keys, input, output, what to do with the messages
+/// (`Handling`), line mode. `DecryptOptions` (`message decrypt`, `history decrypt`, `subscribe decrypt`) and
+/// `RekeyEnvelopeOptions` (`history rekey`, `subscribe rekey`) are this group.
+struct ReceivedOptions<Handling: ParsableArguments>: ParsableArguments {
     @OptionGroup var keys: KeyOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
-    @OptionGroup var read: MessageReadOptions
+    @OptionGroup var handling: Handling
     @OptionGroup var lines: LineOptions
     @OptionGroup var maxInput: MaxInputOption
 
@@ -18,6 +19,17 @@ struct DecryptOptions: ParsableArguments {
         try lines.validateChoice()
         try maxInput.check(lines)
     }
+}
+
+/// The options of the commands that decrypt received messages: how messages are read.
+typealias DecryptOptions = ReceivedOptions<MessageReadOptions>
+
+/// The options of the commands that move received messages to a new key: the new key and scheme.
+typealias RekeyEnvelopeOptions = ReceivedOptions<RekeyOptions>
+
+extension ReceivedOptions where Handling == MessageReadOptions {
+    /// How messages are read.
+    var read: MessageReadOptions { handling }
 
     /// `history decrypt` and `subscribe decrypt`: one response of `formats` (any JSON layout), or with `--lines`
     /// NDJSON of responses, one per line.
@@ -32,9 +44,41 @@ struct DecryptOptions: ParsableArguments {
             return try read.failures.check(failed: summary.failed, of: summary.messages, "message")
         }
         let text = try data.readAll(limit: maxInput.limit)
-        let result = read.decrypt(crypto, envelope: try Envelope(parsing: text, formats: formats))
-        try read.deliver(result.envelope.json, statuses: result.statuses, total: result.messages, input: data,
+        let result = try read.decrypt(crypto, envelope: text, formats: formats)
+        try read.deliver(text: result.text, statuses: result.statuses, total: result.messages, input: data,
                          output: output)
+    }
+}
+
+extension ReceivedOptions where Handling == RekeyOptions {
+    /// The new key and scheme.
+    var rekey: RekeyOptions { handling }
+
+    /// One response of `formats` (any JSON layout), or with `--lines` NDJSON of responses, one per line: every
+    /// message moved, everything else kept; a status line per message left unchanged, then the summary.
+    func rekeyEnvelopes(formats: [EnvelopeFormat]) throws {
+        let data = input.resolved
+        let moving = try rekey.make(keys, input: data)
+        if lines.lines {
+            let summary = try Lines.run(.rekeyEnvelopes(moving, formats: formats), jobs: lines.jobs,
+                                        stopOnFailure: rekey.onError == .fail, input: data, output: output,
+                                        progress: lines.progress)
+            return try rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.failed,
+                                    alreadyNew: summary.alreadyNew, of: summary.messages)
+        }
+        let text = try data.readAll(limit: maxInput.limit)
+        let result = moving.rekey(envelope: try Envelope(parsing: text, formats: formats))
+        for status in result.statuses {
+            FileHandle.standardError.write(Data(TerminalEscaper.json(status.json.serialized() + [0x0A],
+                                                                     for: STDERR_FILENO, raw: false)))
+        }
+        if !result.statuses.isEmpty && rekey.onError == .fail {
+            throw CLIFailure(.dataFailure, "\(Plural.count(result.statuses.count, "message")) not rekeyed",
+                             decryption: true)
+        }
+        try OutputFile.write(result.envelope.json.serialized() + [0x0A], to: output, input: data)
+        try rekey.finish(rekeyed: result.rekeyed, unchanged: result.statuses.count,
+                         alreadyNew: result.alreadyNew, of: result.messages)
     }
 }
 
@@ -107,42 +151,11 @@ struct HistoryCommand: ParsableCommand {
               pncrypt history rekey --key-file old.key --to-key-file new.key -i fetch.json
             """)
 
-        @OptionGroup var keys: KeyOptions
-        @OptionGroup var input: InputOptions
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var options: RekeyEnvelopeOptions
         @OptionGroup var format: HistoryFormatOption
-        @OptionGroup var lines: LineOptions
-        @OptionGroup var rekey: RekeyOptions
-        @OptionGroup var maxInput: MaxInputOption
-
-        func validate() throws {
-            try lines.validateChoice()
-            try maxInput.check(lines)
-        }
 
         func run() throws {
-            let data = input.resolved
-            let moving = try rekey.make(keys, input: data)
-            if lines.lines {
-                let summary = try Lines.run(.rekeyEnvelopes(moving, formats: format.formats), jobs: lines.jobs,
-                                            stopOnFailure: rekey.onError == .fail, input: data, output: output,
-                                            progress: lines.progress)
-                return try rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.failed,
-                                        alreadyNew: summary.alreadyNew, of: summary.messages)
-            }
-            let text = try data.readAll(limit: maxInput.limit)
-            let result = moving.rekey(envelope: try Envelope(parsing: text, formats: format.formats))
-            for status in result.statuses {
-                FileHandle.standardError.write(Data(TerminalEscaper.json(status.json.serialized() + [0x0A],
-                                                                         for: STDERR_FILENO, raw: false)))
-            }
-            if !result.statuses.isEmpty && rekey.onError == .fail {
-                throw CLIFailure(.dataFailure, "\(Plural.count(result.statuses.count, "message")) not rekeyed",
-                                 decryption: true)
-            }
-            try OutputFile.write(result.envelope.json.serialized() + [0x0A], to: output, input: data)
-            try rekey.finish(rekeyed: result.rekeyed, unchanged: result.statuses.count,
-                             alreadyNew: result.alreadyNew, of: result.messages)
+            try options.rekeyEnvelopes(formats: format.formats)
         }
     }
 }
@@ -150,8 +163,8 @@ struct HistoryCommand: ParsableCommand {
 struct SubscribeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscribe",
-        abstract: "Decrypt a subscribe response.",
-        subcommands: [Decrypt.self])
+        abstract: "Decrypt a subscribe response, or move it to a new key.",
+        subcommands: [Decrypt.self, Rekey.self])
 
     struct Decrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -175,6 +188,34 @@ struct SubscribeCommand: ParsableCommand {
 
         func run() throws {
             try options.decryptEnvelopes(formats: [.subscribe])
+        }
+    }
+
+    struct Rekey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move every message of a subscribe response to a new key and scheme.",
+            usage: """
+            pncrypt subscribe rekey [--key <key> ...] [--key-file <path> ...] [--to-key <key> | --to-key-file <path>]
+                           [--to-scheme <scheme>] [--lines] [<options>] [<text>]
+            """,
+            discussion: """
+            The messages are the payloads "d" that subscribe decrypt reads (no "e", "e" 0, and file messages, \
+            "e" 4); presence events, signals, objects and message actions pass untouched. Each is moved as \
+            message rekey moves one (taken only when exactly one (key, scheme) reading qualifies; a message \
+            already under the new key is left as it is); everything else is kept: key order, exact numbers, \
+            timetokens. A message that cannot be moved is kept unchanged and prints a status line with its index \
+            in "m", channel and timetoken. The run ends with a summary on stderr and exits 1 when messages were \
+            left unchanged (unless --allow-failures; --on-error fail writes nothing). With --lines the input is \
+            NDJSON, one response per line (a recording of a subscribe loop).
+
+            Example:
+              pncrypt subscribe rekey --key-file old.key --to-key-file new.key -i sub.json
+            """)
+
+        @OptionGroup var options: RekeyEnvelopeOptions
+
+        func run() throws {
+            try options.rekeyEnvelopes(formats: [.subscribe])
         }
     }
 }

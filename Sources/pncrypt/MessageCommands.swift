@@ -86,9 +86,12 @@ struct MessageReadOptions: ParsableArguments {
     /// What a message not delivered decrypted becomes under `--on-error` (fail delivers nothing at all).
     var policy: DecryptionPolicy { onError == .passthrough ? .passThrough : .marker }
 
-    /// Decrypts every message of a response, as `decrypt(_:message:)` does for one.
-    func decrypt(_ crypto: MessageCrypto, envelope: Envelope) -> DecryptedEnvelope {
-        crypto.decrypt(envelope: envelope, policy: policy, statusForEveryFailure: true)
+    /// Decrypts every message of a response given as text, as `decrypt(_:message:)` does for one.
+    func decrypt(_ crypto: MessageCrypto, envelope text: [UInt8], formats: [EnvelopeFormat]) throws
+        -> DecryptedEnvelopeText {
+        try text.withUnsafeBufferPointer { (text) throws(PNCryptError) in
+            try crypto.decrypt(envelopeText: text, formats: formats, policy: policy, statusForEveryFailure: true)
+        }
     }
 
     /// The text without surrounding whitespace when it is bare Base64 (not JSON), else nil.
@@ -103,6 +106,13 @@ struct MessageReadOptions: ParsableArguments {
     /// `--allow-failures`, the run then exits 1: `total` messages were given.
     func deliver(_ value: JSONValue, statuses: [MessageStatus], total: Int, input: Input,
                  output: OutputOptions) throws {
+        try deliver(text: value.serialized(style: style), statuses: statuses, total: total, input: input,
+                    output: output)
+    }
+
+    /// As `deliver(_:statuses:total:input:output:)`, with the value already written as `text`.
+    func deliver(text: [UInt8], statuses: [MessageStatus], total: Int, input: Input,
+                 output: OutputOptions) throws {
         for status in statuses {
             FileHandle.standardError.write(Data(TerminalEscaper.json(status.json.serialized() + [0x0A],
                                                                      for: STDERR_FILENO, raw: false)))
@@ -111,8 +121,8 @@ struct MessageReadOptions: ParsableArguments {
             throw CLIFailure(.dataFailure, "", decryption: true)
         }
         try OutputFile.produce(output, input: input) { fd in
-            let text = TerminalEscaper.json(value.serialized(style: style) + [0x0A], for: fd, raw: terminal.rawControl)
-            try POSIXIO.writeAll(fd, text, "output")
+            let line = TerminalEscaper.json(text + [0x0A], for: fd, raw: terminal.rawControl)
+            try POSIXIO.writeAll(fd, line, "output")
         }
         try failures.check(failed: statuses.count, of: total, "message")
     }

@@ -19,7 +19,16 @@ package struct EnvelopeVector: CustomTestStringConvertible, Sendable {
 
     package static let path = Package.vectors.appendingPathComponent("envelopes/envelopes.json")
 
-    package static let all: [EnvelopeVector] = {
+    package static let all: [EnvelopeVector] = load(path)
+
+    /// Vectors/envelopes/recorded.json (scripts/gen_recorded_envelopes.py): bodies recorded from the network by
+    /// PubNub SDKs' integration tests, their messages encrypted in place by the PubNub Python SDK (fixed IV,
+    /// random IV, acrh), one of them (in a body with two or more) with another key.
+    package static let recorded: [EnvelopeVector] = load(Package.vectors.appendingPathComponent(
+        "envelopes/recorded.json"))
+
+    /// The vectors of a file in the format of Vectors/envelopes/envelopes.json (recorded.json has it too).
+    package static func load(_ path: URL) -> [EnvelopeVector] {
         guard let data = try? Data(contentsOf: path), case .object(let root)? = try? JSONValue(parsing: Array(data)),
               case .array(let vectors)? = root["vectors"] else { return [] }
         return vectors.compactMap { value in
@@ -30,5 +39,5 @@ package struct EnvelopeVector: CustomTestStringConvertible, Sendable {
             return EnvelopeVector(id: id, format: format, key: key, encrypted: encrypted, decrypted: decrypted,
                                   failures: failures)
         }
-    }()
+    }
 }

@@ -197,11 +197,12 @@ struct LineWork: Sendable {
             }
         case .decryptEnvelopes(let crypto, let formats, let policy):
             do throws(PNCryptError) {
-                let envelope = try Envelope(parsing: line, formats: formats)
-                let result = crypto.decrypt(envelope: envelope, policy: policy, statusForEveryFailure: true)
+                // The splice path where the line allows, else the tree path: the same bytes either way.
+                let result = try crypto.decrypt(envelopeText: line.assumingMemoryBound(to: UInt8.self),
+                                                formats: formats, policy: policy, statusForEveryFailure: true)
                 batch.messages += result.messages
                 result.statuses.forEach(fail)
-                result.envelope.json.withSerialized(style: crypto.style) { output.append(contentsOf: $0) }
+                output.append(contentsOf: result.text)
             } catch {
                 notEnvelope(error)
             }

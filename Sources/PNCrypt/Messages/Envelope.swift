@@ -159,11 +159,14 @@ public struct Envelope: Hashable, Sendable {
     }
 
     /// Where the encrypted fields are, in document order.
-    public var locations: [Location] {
-        var out: [Location] = []
+    public var locations: [Location] { fields.map(\.location) }
+
+    /// The encrypted fields' values and where they are, in document order.
+    var fields: [(message: JSONValue, location: Location)] {
+        var out: [(message: JSONValue, location: Location)] = []
         var copy = self
         copy.mapMessages { message, location in
-            out.append(location)
+            out.append((message, location))
             return message
         }
         return out
