@@ -64,22 +64,26 @@ let package = Package(
             ]
         ),
         // The layers (ARCHITECTURE.md): each target imports only the ones below it, so the compiler rejects an
-        // upward dependency. PNCryptJSON: JSON values, parser, writer, the one wipe function; no crypto, no zlib.
-        .target(name: "PNCryptJSON"),
+        // upward dependency. PNCryptBase, under everything: the error type, the one wipe function, byte and UTF-8
+        // helpers, plurals, EINTR-safe reads and writes; no dependencies.
+        .target(name: "PNCryptBase"),
+        // PNCryptJSON: JSON values, parser, writer; no crypto, no zlib.
+        .target(name: "PNCryptJSON", dependencies: ["PNCryptBase"]),
         // The cipher core: keys, schemes, the PNED header, Base64, hex, AES-CBC, streams, the one decision
         // procedure. The only target of the library that links OpenSSL or swift-crypto (the backend seam).
         .target(
             name: "PNCryptCore",
-            dependencies: ["PNCryptJSON", .target(name: "CLibCrypto", condition: openSSL)] + swiftCryptoDependencies
+            dependencies: ["PNCryptBase", "PNCryptJSON", .target(name: "CLibCrypto", condition: openSSL)]
+                + swiftCryptoDependencies
         ),
         // gzip, zlib and raw deflate as stream stages of the core. The only target that links zlib.
-        .target(name: "PNCryptCompression", dependencies: ["PNCryptJSON", "PNCryptCore", "CZlib"]),
+        .target(name: "PNCryptCompression", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore", "CZlib"]),
         // Messages, bulk work (line engine, rekey), diagnosis; re-exports the three layers below it.
-        .target(name: "PNCrypt", dependencies: ["PNCryptJSON", "PNCryptCore", "PNCryptCompression"]),
+        .target(name: "PNCrypt", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression"]),
         // The files layer of the shells (not part of the library): the one all-or-nothing output (temporaries,
         // commit, owner, mode, ACLs and extended attributes, signal cleanup) and input sources, for the CLI and the
         // C library alike.
-        .target(name: "PNCryptFiles", dependencies: ["PNCryptCore"]),
+        .target(name: "PNCryptFiles", dependencies: ["PNCryptBase", "PNCryptCore"]),
         // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
         .target(name: "PNCryptVectors", dependencies: ["PNCrypt"]),
         .executableTarget(
@@ -103,7 +107,7 @@ let package = Package(
         .testTarget(
             name: "PNCryptTests",
             dependencies: [
-                "PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors",
+                "PNCrypt", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors",
                 // The C shell's error codes against include/pncrypt.h (CErrorCodeTests).
                 "CPNCrypt", "CPNCryptHeader",
             ]

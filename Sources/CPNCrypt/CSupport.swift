@@ -238,7 +238,7 @@ enum CBuffer {
         let base = body - headerSize
         guard base.load(fromByteOffset: 8, as: Int.self) == magic else { return }
         let size = base.load(as: Int.self)
-        PNCryptJSON.wipe(base, count: size)
+        PNCryptBase.wipe(base, count: size)
         release(base)
     }
 }

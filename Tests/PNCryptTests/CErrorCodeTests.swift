@@ -1,7 +1,7 @@
 import CPNCryptHeader
 import Testing
 @testable import CPNCrypt
-import PNCryptJSON
+import PNCryptBase
 
 /// The C library's error codes (`ErrorCodes` in CSupport.swift) against include/pncrypt.h, read through the
 /// header itself: every PNCryptError code maps to the constant the header documents for it.

@@ -10,12 +10,13 @@ import Testing
     /// Each target's rank: a target may depend on (and import) only targets of a lower rank. A new target must be
     /// added here, with its place in ARCHITECTURE.md's picture.
     static let ranks: [String: Int] = [
-        "PNCryptJSON": 0, "PNCryptAppleCrypto": 0,
-        "PNCryptCore": 1,
-        "PNCryptCompression": 2, "PNCryptFiles": 2,
-        "PNCrypt": 3,
-        "PNCryptVectors": 4, "CPNCrypt": 4,
-        "pncrypt": 5, "pncrypt-bench": 5, "PNCryptTests": 6,
+        "PNCryptBase": 0, "PNCryptAppleCrypto": 0,
+        "PNCryptJSON": 1,
+        "PNCryptCore": 2,
+        "PNCryptCompression": 3, "PNCryptFiles": 3,
+        "PNCrypt": 4,
+        "PNCryptVectors": 5, "CPNCrypt": 5,
+        "pncrypt": 6, "pncrypt-bench": 6, "PNCryptTests": 7,
     ]
     /// The system libraries, and the only targets that may use each (the bench's baselines call them directly).
     static let systemUsers: [String: Set<String>] = [
@@ -97,7 +98,8 @@ import Testing
         }
         // The picture of ARCHITECTURE.md, spelled out: the chain of the library.
         let byName = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
-        #expect(byName["PNCryptJSON"]?.dependencies == [])
+        #expect(byName["PNCryptBase"]?.dependencies == [])
+        #expect(byName["PNCryptJSON"]?.dependencies == ["PNCryptBase"])
         #expect(byName["PNCryptCore"]?.dependencies.contains("CLibCrypto") == true)
         #expect(byName["PNCryptCompression"]?.dependencies.contains("CZlib") == true)
         #expect(byName["CPNCrypt"].map { !$0.dependencies.contains("CLibCrypto") && !$0.dependencies.contains("CZlib") }

@@ -5,6 +5,7 @@
 // the threads before they are freed. A batch's arrays belong to whoever holds the batch: the driver until it is
 // queued, one worker while it is handled, the driver again once it is done.
 
+import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression

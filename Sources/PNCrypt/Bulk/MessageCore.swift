@@ -3,6 +3,7 @@
 // Ownership: the text is borrowed from the caller (or from a `String`'s UTF-8) for one call; both scratch buffers
 // come from `withScratch` and never escape the call; the plaintext scratch is wiped before it is released.
 
+import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression

@@ -3,6 +3,7 @@
 // Ownership: `input` is borrowed from the caller for one call; `output` is the caller's, with the room each function
 // names; the encoder's scratch comes from `withScratch` and never escapes the call.
 
+import PNCryptBase
 import PNCryptJSON
 
 

@@ -4,6 +4,7 @@
 // the sink borrows it for one call. Input chunks are borrowed from the caller for one call. Nothing here is secret
 // (Base64 text and ciphertext), so nothing is wiped.
 
+import PNCryptBase
 import PNCryptJSON
 
 

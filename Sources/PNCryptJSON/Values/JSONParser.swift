@@ -1,3 +1,5 @@
+import PNCryptBase
+
 extension JSONValue {
     /// Parses one JSON text (RFC 8259, strictly) from UTF-8 bytes.
     ///
