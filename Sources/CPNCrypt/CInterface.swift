@@ -350,8 +350,8 @@ struct CRekey {
         let text = try textArgument(item.baseAddress, item.count, "the text")
         var start = 0
         var end = text.count
-        while start < end && Self.isSpace(text[start]) { start += 1 }
-        while end > start && Self.isSpace(text[end - 1]) { end -= 1 }
+        while start < end && isSpace(text[start]) { start += 1 }
+        while end > start && isSpace(text[end - 1]) { end -= 1 }
         let quoted = end - start >= 2 && text[start] == 0x22 && text[end - 1] == 0x22
         let outcome: MessageRekey.Outcome
         if quoted {
@@ -380,7 +380,6 @@ struct CRekey {
         }
     }
 
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 }
 
 @_cdecl("pncrypt_rekey")

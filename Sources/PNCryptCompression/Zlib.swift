@@ -500,8 +500,8 @@ package final class InflateEngine {
             if produced > 0 {
                 if let outputLimit, bytesOut + UInt64(produced) > outputLimit {
                     throw PNCryptError(.outputLimitExceeded,
-                                       "decompressed data is larger than the limit of \(outputLimit) byte"
-                                        + (outputLimit == 1 ? "" : "s"),
+                                       "decompressed data is larger than the limit of "
+                                        + Int(clamping: outputLimit).counting("byte"),
                                        offset: Int(bytesIn))
                 }
                 bytesOut += UInt64(produced)
