@@ -93,9 +93,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API.
-        .target(name: "CPNCrypt", dependencies: ["PNCrypt", "PNCryptFiles"]),
-        // include/pncrypt.h as a Clang module (declarations only), so Swift code can call the C entry points.
+        // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API; the header's error codes and
+        // `pncrypt_error` come from the header itself (CPNCryptHeader).
+        .target(name: "CPNCrypt", dependencies: ["PNCrypt", "PNCryptFiles", "CPNCryptHeader"]),
+        // include/pncrypt.h as a Clang module (declarations only): its constants and types for the C library, and
+        // the C entry points for Swift callers (the bench).
         .systemLibrary(name: "CPNCryptHeader", path: "Sources/CPNCryptHeader"),
         .executableTarget(
             name: "pncrypt-bench",

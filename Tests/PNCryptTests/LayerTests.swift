@@ -22,7 +22,7 @@ import Testing
     static let systemUsers: [String: Set<String>] = [
         "CLibCrypto": ["PNCryptCore", "pncrypt-bench"],
         "CZlib": ["PNCryptCompression", "pncrypt-bench"],
-        "CPNCryptHeader": ["pncrypt-bench", "PNCryptTests"],
+        "CPNCryptHeader": ["CPNCrypt", "pncrypt-bench", "PNCryptTests"],
     ]
 
     /// The products of other packages that only the cipher core (and the bench's baselines) may use.
