@@ -38,7 +38,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // DocC (the catalog in Sources/PNCrypt/PNCrypt.docc): the four layers as one combined archive (.ci/run).
+        // DocC (the catalog in Sources/PNCrypt/PNCrypt.docc): the layers as one combined archive (.ci/run).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // AES._CBC is underscored API (_CryptoExtras): pinned exactly.
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
