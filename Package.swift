@@ -38,7 +38,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // DocC (the catalog in Sources/PNCrypt/PNCrypt.docc): the four layers as one combined archive (.ci/run).
+        // DocC (the catalog in Sources/PNCrypt/PNCrypt.docc): the layers as one combined archive (.ci/run).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // AES._CBC is underscored API (_CryptoExtras): pinned exactly.
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
@@ -64,22 +64,26 @@ let package = Package(
             ]
         ),
         // The layers (ARCHITECTURE.md): each target imports only the ones below it, so the compiler rejects an
-        // upward dependency. PNCryptJSON: JSON values, parser, writer, the one wipe function; no crypto, no zlib.
-        .target(name: "PNCryptJSON"),
+        // upward dependency. PNCryptBase, under everything: the error type, the one wipe function, byte and UTF-8
+        // helpers, plurals, EINTR-safe reads and writes; no dependencies.
+        .target(name: "PNCryptBase"),
+        // PNCryptJSON: JSON values, parser, writer; no crypto, no zlib.
+        .target(name: "PNCryptJSON", dependencies: ["PNCryptBase"]),
         // The cipher core: keys, schemes, the PNED header, Base64, hex, AES-CBC, streams, the one decision
         // procedure. The only target of the library that links OpenSSL or swift-crypto (the backend seam).
         .target(
             name: "PNCryptCore",
-            dependencies: ["PNCryptJSON", .target(name: "CLibCrypto", condition: openSSL)] + swiftCryptoDependencies
+            dependencies: ["PNCryptBase", "PNCryptJSON", .target(name: "CLibCrypto", condition: openSSL)]
+                + swiftCryptoDependencies
         ),
         // gzip, zlib and raw deflate as stream stages of the core. The only target that links zlib.
-        .target(name: "PNCryptCompression", dependencies: ["PNCryptJSON", "PNCryptCore", "CZlib"]),
+        .target(name: "PNCryptCompression", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore", "CZlib"]),
         // Messages, bulk work (line engine, rekey), diagnosis; re-exports the three layers below it.
-        .target(name: "PNCrypt", dependencies: ["PNCryptJSON", "PNCryptCore", "PNCryptCompression"]),
+        .target(name: "PNCrypt", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression"]),
         // The files layer of the shells (not part of the library): the one all-or-nothing output (temporaries,
         // commit, owner, mode, ACLs and extended attributes, signal cleanup) and input sources, for the CLI and the
         // C library alike.
-        .target(name: "PNCryptFiles", dependencies: ["PNCryptCore"]),
+        .target(name: "PNCryptFiles", dependencies: ["PNCryptBase", "PNCryptCore"]),
         // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
         .target(name: "PNCryptVectors", dependencies: ["PNCrypt"]),
         .executableTarget(
@@ -89,9 +93,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API.
-        .target(name: "CPNCrypt", dependencies: ["PNCrypt", "PNCryptFiles"]),
-        // include/pncrypt.h as a Clang module (declarations only), so Swift code can call the C entry points.
+        // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API; the header's error codes and
+        // `pncrypt_error` come from the header itself (CPNCryptHeader).
+        .target(name: "CPNCrypt", dependencies: ["PNCrypt", "PNCryptFiles", "CPNCryptHeader"]),
+        // include/pncrypt.h as a Clang module (declarations only): its constants and types for the C library, and
+        // the C entry points for Swift callers (the bench).
         .systemLibrary(name: "CPNCryptHeader", path: "Sources/CPNCryptHeader"),
         .executableTarget(
             name: "pncrypt-bench",
@@ -104,18 +110,25 @@ let package = Package(
         // it) and one for the shells. docs/testing.md: which target holds what, the tags, the quick command.
         // What several test targets share (paths, processes, the expect-error helper, the seeded generator, tags):
         // on the bottom layer only, so that every layer's tests can use it.
-        .target(name: "PNCryptTestSupport", dependencies: ["PNCryptJSON"], path: "Tests/PNCryptTestSupport"),
-        .testTarget(name: "PNCryptJSONTests", dependencies: ["PNCryptJSON", "PNCryptTestSupport"]),
-        .testTarget(name: "PNCryptCoreTests", dependencies: ["PNCryptCore", "PNCryptJSON", "PNCryptTestSupport"]),
+        .target(
+            name: "PNCryptTestSupport", dependencies: ["PNCryptBase", "PNCryptJSON"], path: "Tests/PNCryptTestSupport"
+        ),
+        .testTarget(name: "PNCryptBaseTests", dependencies: ["PNCryptBase", "PNCryptTestSupport"]),
+        .testTarget(name: "PNCryptJSONTests", dependencies: ["PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]),
+        .testTarget(
+            name: "PNCryptCoreTests",
+            dependencies: ["PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]
+        ),
         .testTarget(
             name: "PNCryptCompressionTests",
-            dependencies: ["PNCryptCompression", "PNCryptCore", "PNCryptJSON", "PNCryptTestSupport"]
+            dependencies: ["PNCryptCompression", "PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]
         ),
         // The messages layer (messages, bulk, envelopes, diagnosis); PNCryptVectors reads the vector files.
         .testTarget(
             name: "PNCryptTests",
             dependencies: [
-                "PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors", "PNCryptTestSupport",
+                "PNCrypt", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors",
+                "PNCryptTestSupport",
             ]
         ),
         // The shells and the whole: the CLI (run as a user runs the built pncrypt), the C library, the Python SDK
@@ -123,7 +136,8 @@ let package = Package(
         .testTarget(
             name: "PNCryptShellTests",
             dependencies: [
-                "PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors", "PNCryptTestSupport",
+                "PNCrypt", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors",
+                "PNCryptTestSupport",
                 // The C shell's error codes against include/pncrypt.h (CErrorCodeTests).
                 "CPNCrypt", "CPNCryptHeader",
             ]

@@ -36,7 +36,7 @@ seconds=${1:-60}; [ $# -ge 1 ] && shift
 
 mkdir -p "$BUILD"
 # The library's layers, lowest first (Package.swift): each one is compiled against the modules before it.
-layers=(PNCryptJSON PNCryptCore PNCryptCompression PNCrypt)
+layers=(PNCryptBase PNCryptJSON PNCryptCore PNCryptCompression PNCrypt)
 library=$BUILD/libPNCrypt.a
 libraries=()
 for layer in "${layers[@]}"; do libraries+=("$BUILD/lib$layer.a"); done

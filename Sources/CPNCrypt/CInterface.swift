@@ -9,20 +9,21 @@ import Darwin
 #endif
 
 /// What a `pncrypt_module *` points to (retained by `pncrypt_module_new`, released by `pncrypt_module_free`).
-/// Read-only once shared: `pncrypt_module_add_key` replaces the key ring, and the header says keys are added before
-/// the module is shared between threads (no call may run on the module while one is added). Every other call only
-/// reads it, so one module serves any number of threads.
-final class CModule: @unchecked Sendable {
+/// Its one mutable part, the key ring, is behind a lock: `pncrypt_module_add_key` replaces it, every other call reads
+/// it, so one module serves any number of threads (the header still asks for keys to be added before sharing).
+final class CModule: Sendable {
     /// The key the module encrypts with (its derived AES keys are wiped when the last reference goes).
     let key: CipherKey
     /// The scheme the module encrypts with.
     let scheme: Scheme
     /// Bytes <-> Base64 in `scheme`.
     let crypto: CryptoModule
+    /// The ring and the messages read with it, replaced together by `add` under the lock.
+    private let keys: Locked<(ring: KeyRing, messages: MessageCrypto)>
     /// Every key of the module, `key` first: decryption goes through the ring (the library's one procedure).
-    private(set) var ring: KeyRing
+    var ring: KeyRing { keys.withLock { $0.ring } }
     /// Messages in `scheme`, read with every key and, headerless, both legacy readings (see `legacy`).
-    private(set) var messages: MessageCrypto
+    var messages: MessageCrypto { keys.withLock { $0.messages } }
     /// How `auto` reads data without a PNED header: nil tries legacy and legacy-random-iv both (exactly one
     /// reading must qualify); a legacy33 module reads it as legacy33, its own format.
     let legacy: Scheme?
@@ -34,20 +35,24 @@ final class CModule: @unchecked Sendable {
         self.key = key
         self.scheme = scheme
         crypto = CryptoModule(key: key, encryptionScheme: scheme)
-        ring = try KeyRing(keys: [key])
+        let ring = try KeyRing(keys: [key])
         legacy = scheme.headerlessMessageReading
         fileLegacy = scheme.headerlessFileFormat
-        messages = MessageCrypto(keys: ring, scheme: scheme)
+        keys = Locked((ring, MessageCrypto(keys: ring, scheme: scheme)))
     }
 
     /// Adds a key tried on decryption (never used to encrypt).
     func add(_ extra: CipherKey) throws {
-        guard !ring.keys.contains(where: { $0.isSame(as: extra) }) else {
-            throw CFailure.argument("the key is already in the module (a key given twice makes every reading"
-                                    + " ambiguous)")
-        }
-        ring = try KeyRing(keys: ring.keys + [extra])
-        messages = MessageCrypto(keys: ring, scheme: scheme)
+        try keys.withLock { keys in
+            Result { () throws -> Void in
+                guard !keys.ring.keys.contains(where: { $0.isSame(as: extra) }) else {
+                    throw CFailure.argument("the key is already in the module (a key given twice makes every"
+                                            + " reading ambiguous)")
+                }
+                let ring = try KeyRing(keys: keys.ring.keys + [extra])
+                keys = (ring, MessageCrypto(keys: ring, scheme: scheme))
+            }
+        }.get()
     }
 
     static func from(_ pointer: OpaquePointer?) throws -> CModule {
@@ -350,8 +355,8 @@ struct CRekey {
         let text = try textArgument(item.baseAddress, item.count, "the text")
         var start = 0
         var end = text.count
-        while start < end && Self.isSpace(text[start]) { start += 1 }
-        while end > start && Self.isSpace(text[end - 1]) { end -= 1 }
+        while start < end && isSpace(text[start]) { start += 1 }
+        while end > start && isSpace(text[end - 1]) { end -= 1 }
         let quoted = end - start >= 2 && text[start] == 0x22 && text[end - 1] == 0x22
         let outcome: MessageRekey.Outcome
         if quoted {
@@ -380,7 +385,6 @@ struct CRekey {
         }
     }
 
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 }
 
 @_cdecl("pncrypt_rekey")

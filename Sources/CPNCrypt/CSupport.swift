@@ -1,6 +1,7 @@
 // What the C entry points (CInterface.swift) share: the `pncrypt_error` record, error codes, buffers handed to
 // the caller, argument checks, and the POSIX file plumbing of the file functions. Every raw pointer of the C
 // layer lives in these two files. Nothing here knows a format: that is PNCrypt's.
+import CPNCryptHeader
 import PNCrypt
 import PNCryptFiles
 #if canImport(Glibc)
@@ -67,30 +68,16 @@ struct CFailure: Error {
     func item(_ index: Int) -> CFailure { CFailure(code, "item \(index): \(message)") }
 }
 
-/// The numbers of `include/pncrypt.h`'s `PNCRYPT_E_` constants, by the same names. Stable: never renumber one.
-/// (`PNCRYPT_E_INVALID_UTF8`, -23, is retired: a plaintext that is not UTF-8 is `wrongKeyOrCorrupt`.)
+/// The C layer's error codes: `include/pncrypt.h`'s `PNCRYPT_E_` constants, imported from it (`CPNCryptHeader`), so
+/// no number is written twice. (`PNCRYPT_E_INVALID_UTF8`, -23, is retired: a plaintext that is not UTF-8 is
+/// `wrongKeyOrCorrupt`.)
 enum ErrorCodes {
-    static let argument: Int32 = -1  // PNCRYPT_E_ARGUMENT
-    static let noMemory: Int32 = -2  // PNCRYPT_E_NOMEM
-    static let emptyPlaintext: Int32 = -11  // PNCRYPT_E_EMPTY_PLAINTEXT
-    static let notEncryptable: Int32 = -12  // PNCRYPT_E_NOT_ENCRYPTABLE
-    static let encryptionFailed: Int32 = -13  // PNCRYPT_E_ENCRYPTION_FAILED
-    static let notBase64: Int32 = -21  // PNCRYPT_E_NOT_BASE64
-    static let wrongKeyOrCorrupt: Int32 = -22  // PNCRYPT_E_WRONG_KEY_OR_CORRUPT
-    static let malformedHeader: Int32 = -24  // PNCRYPT_E_MALFORMED_HEADER
-    static let notEncrypted: Int32 = -25  // PNCRYPT_E_NOT_ENCRYPTED
-    static let ambiguous: Int32 = -26  // PNCRYPT_E_AMBIGUOUS
-    static let unknownCryptor: Int32 = -30  // PNCRYPT_E_UNKNOWN_CRYPTOR
-    static let invalidKey: Int32 = -41  // PNCRYPT_E_INVALID_KEY
-    static let invalidIV: Int32 = -42  // PNCRYPT_E_INVALID_IV
-    static let invalidValue: Int32 = -43  // PNCRYPT_E_INVALID_VALUE
-    static let invalidJSON: Int32 = -51  // PNCRYPT_E_INVALID_JSON
-    static let jsonTooDeep: Int32 = -52  // PNCRYPT_E_JSON_TOO_DEEP
-    static let corruptCompressedData: Int32 = -61  // PNCRYPT_E_CORRUPT_COMPRESSED
-    static let outputLimitExceeded: Int32 = -62  // PNCRYPT_E_OUTPUT_LIMIT
-    static let io: Int32 = -70  // PNCRYPT_E_IO
-    static let fileNotFound: Int32 = -71  // PNCRYPT_E_FILE_NOT_FOUND
-    static let internalError: Int32 = -99  // PNCRYPT_E_INTERNAL
+    // The C interface's own codes (not PNCryptError's), by shorter names.
+    static var argument: Int32 { PNCRYPT_E_ARGUMENT }
+    static var noMemory: Int32 { PNCRYPT_E_NOMEM }
+    static var io: Int32 { PNCRYPT_E_IO }
+    static var fileNotFound: Int32 { PNCRYPT_E_FILE_NOT_FOUND }
+    static var internalError: Int32 { PNCRYPT_E_INTERNAL }
 
     /// The constant of a PNCryptError.
     static func code(for error: PNCryptError) -> Int32 { code(for: error.code.kind) }
@@ -99,47 +86,52 @@ enum ErrorCodes {
     /// here (and, when it needs a new constant, in include/pncrypt.h).
     static func code(for kind: PNCryptError.Code.Kind) -> Int32 {
         switch kind {
-        case .emptyPlaintext: return emptyPlaintext
-        case .notEncryptable: return notEncryptable
-        case .encryptionFailed: return encryptionFailed
-        case .notBase64: return notBase64
-        case .wrongKeyOrCorrupt: return wrongKeyOrCorrupt
-        case .ambiguous: return ambiguous
-        case .malformedHeader: return malformedHeader
-        case .notEncrypted: return notEncrypted
-        case .unknownCryptor: return unknownCryptor
-        case .invalidKey: return invalidKey
-        case .invalidIV: return invalidIV
-        case .invalidValue: return invalidValue
-        case .invalidJSON: return invalidJSON
-        case .jsonTooDeep: return jsonTooDeep
-        case .corruptCompressedData: return corruptCompressedData
-        case .outputLimitExceeded: return outputLimitExceeded
-        case .io: return io
-        case .fileNotFound: return fileNotFound
+        case .emptyPlaintext: return PNCRYPT_E_EMPTY_PLAINTEXT
+        case .notEncryptable: return PNCRYPT_E_NOT_ENCRYPTABLE
+        case .encryptionFailed: return PNCRYPT_E_ENCRYPTION_FAILED
+        case .notBase64: return PNCRYPT_E_NOT_BASE64
+        case .wrongKeyOrCorrupt: return PNCRYPT_E_WRONG_KEY_OR_CORRUPT
+        case .ambiguous: return PNCRYPT_E_AMBIGUOUS
+        case .malformedHeader: return PNCRYPT_E_MALFORMED_HEADER
+        case .notEncrypted: return PNCRYPT_E_NOT_ENCRYPTED
+        case .unknownCryptor: return PNCRYPT_E_UNKNOWN_CRYPTOR
+        case .invalidKey: return PNCRYPT_E_INVALID_KEY
+        case .invalidIV: return PNCRYPT_E_INVALID_IV
+        case .invalidValue: return PNCRYPT_E_INVALID_VALUE
+        case .invalidJSON: return PNCRYPT_E_INVALID_JSON
+        case .jsonTooDeep: return PNCRYPT_E_JSON_TOO_DEEP
+        case .corruptCompressedData: return PNCRYPT_E_CORRUPT_COMPRESSED
+        case .outputLimitExceeded: return PNCRYPT_E_OUTPUT_LIMIT
+        case .io: return PNCRYPT_E_IO
+        case .fileNotFound: return PNCRYPT_E_FILE_NOT_FOUND
         }
     }
 }
 
-/// The caller's `pncrypt_error *` (`{ int code; char message[256]; }`: the code at offset 0, the text at 4).
+/// The caller's `pncrypt_error *`, the header's struct (`CPNCryptHeader`): its fields by name, never by offset.
 struct ErrorRecord {
-    static let messageOffset = 4
-    static let messageCapacity = 256
+    let pointer: UnsafeMutablePointer<pncrypt_error>?
 
-    let pointer: UnsafeMutableRawPointer?
+    /// The record at `err` (a `pncrypt_error *` from C, or NULL).
+    init(pointer err: UnsafeMutableRawPointer?) {
+        pointer = err?.bindMemory(to: pncrypt_error.self, capacity: 1)
+    }
+
+    /// The bytes `message` holds, its terminating NUL included.
+    static let messageCapacity = MemoryLayout.size(ofValue: pncrypt_error().message)
 
     /// Code 0, empty message.
     func clear() {
         guard let pointer else { return }
-        pointer.storeBytes(of: 0, as: Int32.self)
-        pointer.storeBytes(of: 0, toByteOffset: Self.messageOffset, as: UInt8.self)
+        pointer.pointee.code = 0
+        pointer.pointee.message.0 = 0
     }
 
     /// Stores `failure` and returns its code: one line, at most 255 bytes, cut on a UTF-8 character boundary.
     @discardableResult
     func set(_ failure: CFailure) -> Int32 {
         guard let pointer else { return failure.code }
-        pointer.storeBytes(of: failure.code, as: Int32.self)
+        pointer.pointee.code = failure.code
         var bytes = Array(failure.message.utf8.prefix(Self.messageCapacity - 1))
         if bytes.count == Self.messageCapacity - 1 {
             // Drop a character cut in half (continuation bytes are 10xxxxxx).
@@ -151,9 +143,10 @@ struct ErrorRecord {
             if bytes.count - end < width { bytes.removeSubrange(end...) }
         }
         for i in bytes.indices where bytes[i] == 0x0A || bytes[i] == 0x0D { bytes[i] = 0x20 }
-        let text = pointer + Self.messageOffset
-        bytes.withUnsafeBytes { text.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        (text + bytes.count).storeBytes(of: 0, as: UInt8.self)
+        bytes.append(0)
+        withUnsafeMutableBytes(of: &pointer.pointee.message) { message in
+            message.copyBytes(from: bytes)
+        }
         return failure.code
     }
 }
@@ -238,7 +231,7 @@ enum CBuffer {
         let base = body - headerSize
         guard base.load(fromByteOffset: 8, as: Int.self) == magic else { return }
         let size = base.load(as: Int.self)
-        PNCryptJSON.wipe(base, count: size)
+        PNCryptBase.wipe(base, count: size)
         release(base)
     }
 }

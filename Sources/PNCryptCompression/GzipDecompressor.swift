@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 

@@ -12,6 +12,7 @@
 //   buffer, valid only during the call.
 // - Input pointers are borrowed from the caller for the duration of one call and never stored.
 
+import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 
@@ -87,7 +88,7 @@ package enum ZlibMemory {
 
     /// Overwrites all the bytes of a block from `allocate` with zeros (`wipe`).
     package static func wipe(_ block: UnsafeMutableRawPointer) {
-        PNCryptJSON.wipe(block, count: byteCount(of: block))
+        PNCryptBase.wipe(block, count: byteCount(of: block))
     }
 
     /// Wipes, then frees, a block from `allocate`.
@@ -228,7 +229,7 @@ package final class DeflateEngine {
 
     deinit {
         stream.end()
-        PNCryptJSON.wipe(scratch.baseAddress!, count: scratch.count)
+        PNCryptBase.wipe(scratch.baseAddress!, count: scratch.count)
         scratch.deallocate()
     }
 
@@ -391,7 +392,7 @@ package final class InflateEngine {
 
     deinit {
         stream.end()
-        PNCryptJSON.wipe(scratch.baseAddress!, count: scratch.count)
+        PNCryptBase.wipe(scratch.baseAddress!, count: scratch.count)
         scratch.deallocate()
     }
 
@@ -499,8 +500,8 @@ package final class InflateEngine {
             if produced > 0 {
                 if let outputLimit, bytesOut + UInt64(produced) > outputLimit {
                     throw PNCryptError(.outputLimitExceeded,
-                                       "decompressed data is larger than the limit of \(outputLimit) byte"
-                                        + (outputLimit == 1 ? "" : "s"),
+                                       "decompressed data is larger than the limit of "
+                                        + Int(clamping: outputLimit).counting("byte"),
                                        offset: Int(bytesIn))
                 }
                 bytesOut += UInt64(produced)

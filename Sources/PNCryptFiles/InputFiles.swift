@@ -2,6 +2,7 @@
 // be read more than once (a regular file, else a copy of the stream in an unlinked 0600 temporary file). The
 // caller owns every descriptor handed out here, except an `InputSource`'s, which it closes itself.
 
+import PNCryptBase
 import PNCryptCore
 
 #if canImport(Glibc)
@@ -50,18 +51,17 @@ package enum InputFiles {
         defer { chunk.deallocate() }
         var total = 0
         while true {
-            let n = Glibc.read(source, chunk, size)
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw FileError(.io, "cannot read \(reading()): \(OutputPaths.reason())") }
+            let n: Int
+            do throws(SystemError) {
+                n = try SystemIO.read(source, into: UnsafeMutableRawBufferPointer(start: chunk, count: size))
+            } catch {
+                throw FileError(.io, "cannot read \(reading()): \(error)")
+            }
             if n == 0 { return total }
-            var done = 0
-            while done < n {
-                let written = write(destination, chunk + done, n - done)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    throw FileError(.io, "cannot write \(writing()): \(OutputPaths.reason())")
-                }
-                done += written
+            do throws(SystemError) {
+                try SystemIO.writeAll(destination, UnsafeRawBufferPointer(start: chunk, count: n))
+            } catch {
+                throw FileError(.io, "cannot write \(writing()): \(error)")
             }
             total += n
         }
@@ -74,13 +74,17 @@ package enum InputFiles {
         var out = [UInt8](repeating: 0, count: max(0, min(count, length - offset)))
         var done = 0
         while done < out.count {
-            let n = out.withUnsafeMutableBytes {
-                pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done))
+            let n: Int
+            do {
+                // `withUnsafeMutableBytes` rethrows untyped: the error is still the `SystemError`.
+                n = try out.withUnsafeMutableBytes { buffer in
+                    try SystemIO.retrying { pread(fd, buffer.baseAddress! + done, buffer.count - done,
+                                                  off_t(offset + done)) }
+                }
+            } catch {
+                throw FileError(.io, "cannot read \(what()): \(error)")
             }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                throw FileError(.io, "cannot read \(what()): \(n == 0 ? "it got shorter" : OutputPaths.reason())")
-            }
+            guard n > 0 else { throw FileError(.io, "cannot read \(what()): it got shorter") }
             done += n
         }
         return out

@@ -11,6 +11,7 @@
 // - Replacing a file keeps its owner, group, mode and extended attributes (POSIX ACLs included), or fails with
 //   the path unchanged; a file the caller could not write to is never replaced.
 
+import PNCryptBase
 import PNCryptCore
 
 #if canImport(Glibc)
@@ -195,10 +196,12 @@ enum OutputPaths {
                 close(fd)
                 guard last else { throw fail(String(cString: strerror(ENOTDIR))) }
                 guard openStreams else { return .stream(-1) }
-                while true {
-                    let stream = openat(directory, component, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
-                    if stream >= 0 { return .stream(stream) }
-                    if errno != EINTR { throw fail(reason()) }
+                do throws(SystemError) {
+                    return .stream(try SystemIO.retrying {
+                        openat(directory, component, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
+                    })
+                } catch {
+                    throw fail(error.description)
                 }
             }
         }

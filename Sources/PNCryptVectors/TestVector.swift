@@ -213,7 +213,7 @@ public enum TestVectorChecker {
         func expectError(_ category: PNCryptError.Category, _ body: () throws -> [UInt8]) throws {
             do {
                 let out = try body()
-                throw fail("expected a \(category) error, got \(out.count) byte\(out.count == 1 ? "" : "s")")
+                throw fail("expected a \(category) error, got \(out.count.counting("byte"))")
             } catch let error as PNCryptError {
                 guard error.category == category else {
                     throw fail("expected a \(category) error, got \(error.category): \(error.message)")

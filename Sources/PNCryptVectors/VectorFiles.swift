@@ -1,5 +1,6 @@
 // The file system calls of the vector checker (POSIX, so this target needs no Foundation either). Every descriptor
 // and directory stream opened here is closed before the function returns.
+import PNCrypt
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,11 +16,9 @@ enum VectorFiles {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
+            guard let n = try? chunk.withUnsafeMutableBytes({ buffer throws(SystemError) in
+                try SystemIO.read(fd, into: buffer)
+            }) else { return nil }
             if n == 0 { return out }
             out += chunk[0..<n]
         }

@@ -73,7 +73,7 @@ extension ReceivedOptions where Handling == RekeyOptions {
                                                                      for: STDERR_FILENO, raw: false)))
         }
         if !result.statuses.isEmpty && rekey.onError == .fail {
-            throw CLIFailure(.dataFailure, "\(Plural.count(result.statuses.count, "message")) not rekeyed",
+            throw CLIFailure(.dataFailure, "\(result.statuses.count.counting("message")) not rekeyed",
                              decryption: true)
         }
         try OutputFile.write(result.envelope.json.serialized() + [0x0A], to: output, input: data)

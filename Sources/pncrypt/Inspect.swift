@@ -58,7 +58,7 @@ struct Inspect: ParsableCommand {
                 lines.append(try Self.describePlaintext(prefix, key: key, binary: true))
             } else {
                 lines.append("plaintext: not examined: without a PNED header, text input over "
-                             + "\(Plural.count(Self.keptLength, "byte")) decoded is not read for it (the readings "
+                             + "\(Self.keptLength.counting("byte")) decoded is not read for it (the readings "
                              + "differ from the first block on); decode it to a file and use --binary")
             }
         }
@@ -140,7 +140,7 @@ struct Inspect: ParsableCommand {
             if totalLength == 0 { throw CLIFailure(.dataFailure, "not ciphertext: the input is empty") }
             let what = looksLikeText(prefix) ? "; the bytes look like plain text" : ""
             throw CLIFailure(.dataFailure, "not ciphertext: the input does not look encrypted (no PNED header, and "
-                             + "\(Plural.count(totalLength, "byte")) is not a whole number of 16-byte blocks)\(what)")
+                             + "\(totalLength.counting("byte")) is not a whole number of 16-byte blocks)\(what)")
         }
         return inspection
     }

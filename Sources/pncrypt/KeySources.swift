@@ -25,7 +25,7 @@ struct GivenKey {
 
     /// Overwrites the bytes (the key is secret).
     mutating func wipe() {
-        PNCryptJSON.wipe(&bytes)
+        PNCryptBase.wipe(&bytes)
     }
 }
 

@@ -30,15 +30,8 @@ struct AllowFailuresOption: ParsableArguments {
     /// message or line) were not delivered decrypted, unless the flag is given.
     func check(failed: Int, of total: Int, _ noun: String, _ verb: String = "decrypted") throws {
         guard failed > 0, !allowFailures else { return }
-        throw CLIFailure(.dataFailure, "\(failed) of \(Plural.count(total, noun)) not \(verb) (see the status lines; "
+        throw CLIFailure(.dataFailure, "\(failed) of \(total.counting(noun)) not \(verb) (see the status lines; "
                          + "--allow-failures to exit 0)", decryption: true)
-    }
-}
-
-/// "1 message", "2 messages": a count with its noun, singular or plural.
-enum Plural {
-    static func count(_ number: Int, _ noun: String) -> String {
-        "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 }
 

@@ -89,9 +89,9 @@ struct KeyOptions: ParsableArguments {
         var chunk = [UInt8](repeating: 0, count: 4096)
         defer { wipe(&chunk) }
         while bytes.count <= maximumKeyFileLength {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw failure(path) }
+            guard let n = try? chunk.withUnsafeMutableBytes({ buffer throws(SystemError) in
+                try SystemIO.read(fd, into: buffer)
+            }) else { throw failure(path) }
             if n == 0 { break }
             bytes += chunk[0..<n]
         }

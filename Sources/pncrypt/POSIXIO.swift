@@ -12,12 +12,10 @@ enum POSIXIO {
 
     /// Writes all of `bytes` to `fd`.
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ what: @autoclosure () -> String) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw CLIFailure(.ioError, "cannot write \(what()): \(lastError())") }
-            offset += n
+        do throws(SystemError) {
+            try SystemIO.writeAll(fd, bytes)
+        } catch {
+            throw CLIFailure(.ioError, "cannot write \(what()): \(error)")
         }
     }
 
@@ -35,10 +33,10 @@ enum POSIXIO {
     /// Reads into `buffer` once (retrying on EINTR); 0 at the end.
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, _ what: @autoclosure () -> String)
         throws -> Int {
-        while true {
-            let n = Glibc.read(fd, buffer.baseAddress!, buffer.count)
-            if n >= 0 { return n }
-            if errno != EINTR { throw CLIFailure(.ioError, "cannot read \(what()): \(lastError())") }
+        do throws(SystemError) {
+            return try SystemIO.read(fd, into: buffer)
+        } catch {
+            throw CLIFailure(.ioError, "cannot read \(what()): \(error)")
         }
     }
 

@@ -223,12 +223,10 @@ extension POSIXIO {
     /// `ByteSink`, whose failures are `PNCryptError`s: `io`, exit 74).
     static func sink(_ fd: Int32, through escaper: TerminalEscaper? = nil) -> ByteSink {
         let write: ByteSink = { (bytes) throws(PNCryptError) in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw PNCryptError(.io, "cannot write output: \(lastError())") }
-                offset += n
+            do throws(SystemError) {
+                try SystemIO.writeAll(fd, bytes)
+            } catch {
+                throw PNCryptError(.io, "cannot write output: \(error)")
             }
         }
         guard let escaper else { return write }

@@ -2,6 +2,7 @@ import Testing
 import PNCryptJSON
 import PNCryptCompression
 import PNCryptTestSupport
+import PNCryptBase
 
 /// `GzipCompressor`: chunked compression, flush, finish, output piece sizes.
 @Suite("GzipCompressor")

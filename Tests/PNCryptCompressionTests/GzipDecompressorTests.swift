@@ -4,6 +4,7 @@ import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression
 import PNCryptTestSupport
+import PNCryptBase
 
 /// `GzipDecompressor`: formats, members, every corrupt case with its exact error, output limits, bombs.
 @Suite("GzipDecompressor")

@@ -3,6 +3,7 @@ import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression
 import PNCryptTestSupport
+import PNCryptBase
 
 /// Every zlib stream is ended (`deflateEnd`/`inflateEnd`) on success, on error and when abandoned.
 ///

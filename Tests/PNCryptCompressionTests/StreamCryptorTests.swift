@@ -4,6 +4,7 @@ import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression
 import PNCryptTestSupport
+import PNCryptBase
 
 @Suite struct StreamCryptorTests {
     let key = try! CipherKey("enigma")

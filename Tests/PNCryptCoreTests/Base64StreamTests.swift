@@ -2,6 +2,7 @@ import Testing
 import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
+import PNCryptBase
 
 // Base64 as stream stages. The streamed forms must give exactly what the one-shot
 // `Base64.encode` / `Base64.decode` give (bytes, and for refused text the same message and offset), however the

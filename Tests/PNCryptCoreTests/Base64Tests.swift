@@ -2,6 +2,7 @@ import Testing
 import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
+import PNCryptBase
 
 @Suite struct Base64Tests {
     @Test("encodes with padding, matching RFC 4648 test vectors")

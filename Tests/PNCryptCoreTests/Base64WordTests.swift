@@ -3,6 +3,7 @@ import Testing
 import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
+import PNCryptBase
 
 /// Base64 moves 6 bytes to 8 characters (and back) per step: held to Foundation's Base64, at every length and
 /// with a bad character at every position around the steps.

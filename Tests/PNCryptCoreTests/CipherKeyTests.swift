@@ -2,6 +2,7 @@ import Testing
 import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
+import PNCryptBase
 
 @Suite struct CipherKeyTests {
     @Test("derives the docs/formats.md section 1 keys of 'enigma'")

@@ -3,6 +3,7 @@ import Testing
 import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
+import PNCryptBase
 
 @Suite struct CryptoModuleTests {
     let enigma = try! CryptoModule(cipherKey: "enigma")

@@ -2,6 +2,7 @@ import Testing
 import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
+import PNCryptBase
 
 @Suite struct CryptorHeaderTests {
     let iv = (0..<16).map { UInt8($0) }

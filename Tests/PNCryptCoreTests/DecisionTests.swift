@@ -2,6 +2,7 @@ import Testing
 import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
+import PNCryptBase
 
 /// The one decision procedure (`Decision`): its rules per content kind and its whole-length UTF-8 check.
 @Suite struct DecisionTests {

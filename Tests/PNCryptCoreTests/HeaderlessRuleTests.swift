@@ -2,6 +2,7 @@ import Testing
 import PNCryptJSON
 @testable import PNCryptCore
 import PNCryptTestSupport
+import PNCryptBase
 
 /// The headerless rule (docs/formats.md section 1): both legacy readings of headerless data are tried by every
 /// reader told no legacy scheme, and when both qualify the fixed-IV reading's first block decides.

@@ -2,6 +2,7 @@ import Testing
 import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
+import PNCryptBase
 
 @Suite struct InspectionTests {
     @Test("reads header fields without a key")

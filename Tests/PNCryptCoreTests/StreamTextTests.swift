@@ -3,6 +3,7 @@ import Testing
 import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
+import PNCryptBase
 
 // Text encrypted and decrypted as streams. `TextStreamEncryptor` writes the one-shot text
 // byte for byte; `UTF8StreamValidator` gives the one-shot verdict however the bytes are cut; `StreamTextReader`

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import PNCryptJSON
 import PNCryptTestSupport
+import PNCryptBase
 
 @Suite("JSONParser")
 struct JSONParserTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PNCryptJSON
+import PNCryptBase
 
 // What every test file may use: the package's paths, the one temporary-folder helper, the one way to run a
 // process (`ChildProcess`, and `runProcess` over it). (The `pncrypt` binary, run as a user runs it, is the shells'

@@ -5,6 +5,7 @@
 // the threads before they are freed. A batch's arrays belong to whoever holds the batch: the driver until it is
 // queued, one worker while it is handled, the driver again once it is done.
 
+import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression
@@ -372,8 +373,9 @@ final class LineEngine: @unchecked Sendable {
         return body()
     }
 
-    /// Batches submitted and not yet taken back.
-    var batchesInFlight: Int { locked { submitted - emitted } }
+    /// Batches submitted and not yet taken back, that may still be: after `close()`, only the batches already done
+    /// (the queued ones were dropped, and no worker is left to finish another).
+    var batchesInFlight: Int { locked { closing ? done.count : submitted - emitted } }
 
     /// Queues `input` as the next batch (handled at once when not threaded).
     func submit(_ input: [UInt8]) {
@@ -418,11 +420,11 @@ final class LineEngine: @unchecked Sendable {
         }
     }
 
-    /// Returns once the next batch in order is done (or nothing is in flight). Until then the caller handles
-    /// queued batches itself, and sleeps only when every queued batch is already being handled.
+    /// Returns once the next batch in order is done (or nothing is in flight, or the engine is closed). Until then
+    /// the caller handles queued batches itself, and sleeps only when every queued batch is already being handled.
     func helpOrWait() {
         pthread_mutex_lock(mutex)
-        while done[emitted] == nil && emitted < submitted {
+        while !isReady {
             guard var batch = popQueued() else {
                 pthread_cond_wait(resultReady, mutex)
                 continue
@@ -448,31 +450,64 @@ final class LineEngine: @unchecked Sendable {
         return batch
     }
 
-    /// As `waitReady()`, suspending the task instead of blocking the thread.
-    func waitReady() async {
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            pthread_mutex_lock(mutex)
-            if done[emitted] != nil || emitted >= submitted {
-                pthread_mutex_unlock(mutex)
-                continuation.resume()
-            } else {
-                waiter = continuation
-                pthread_mutex_unlock(mutex)
+    /// Whether a wait for the next batch is over: it is done, nothing is in flight, or the engine is closed (no
+    /// batch will be done any more). Call with `mutex` held.
+    private var isReady: Bool { done[emitted] != nil || emitted >= submitted || closing }
+
+    /// As `helpOrWait()` without helping, suspending the task instead of blocking the thread.
+    /// - Throws: `CancellationError` when the task is cancelled, at once, even while it waits.
+    func waitReady() async throws {
+        try await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                pthread_mutex_lock(mutex)
+                // Checked under the lock: a cancellation after this point finds the waiter stored and resumes it.
+                if isReady || Task.isCancelled {
+                    pthread_mutex_unlock(mutex)
+                    continuation.resume()
+                } else {
+                    waiter = continuation
+                    pthread_mutex_unlock(mutex)
+                }
             }
+            try Task.checkCancellation()
+        } onCancel: {
+            takeWaiter()?.resume()
         }
     }
 
-    /// Stops the workers (dropping queued batches) and waits for them to end. Safe to call more than once.
+    /// The suspended waiter, if any, no longer stored (resume it outside the lock).
+    private func takeWaiter() -> UnsafeContinuation<Void, Never>? {
+        locked {
+            defer { waiter = nil }
+            return waiter
+        }
+    }
+
+    /// Stops the workers and waits for them to end; queued batches are dropped (their plaintext wiped), and a task
+    /// or thread waiting for a batch returns. Safe to call more than once.
     func close() {
         pthread_mutex_lock(mutex)
         closing = true
+        for index in queueHead..<queue.count where work.plaintextInput { wipe(&queue[index].input) }
         queue.removeAll()
         queueHead = 0
         pthread_cond_broadcast(workReady)
+        pthread_cond_broadcast(resultReady)
         let joining = threads
         threads = []
         pthread_mutex_unlock(mutex)
+        takeWaiter()?.resume()
         for thread in joining { pthread_join(thread, nil) }
+        // Batches done after a dropped one can never be taken back in order: dropped too (plaintext wiped).
+        locked {
+            var next = emitted
+            while done[next] != nil { next += 1 }
+            for sequence in done.keys where sequence > next {
+                guard var batch = done.removeValue(forKey: sequence) else { continue }
+                if work.plaintextInput { wipe(&batch.input) }
+                if work.plaintextOutput { wipe(&batch.output) }
+            }
+        }
     }
 
     private func workerLoop(_ work: LineWork) {

@@ -3,6 +3,7 @@
 // Ownership: the text is borrowed from the caller (or from a `String`'s UTF-8) for one call; both scratch buffers
 // come from `withScratch` and never escape the call; the plaintext scratch is wiped before it is released.
 
+import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression
@@ -47,7 +48,6 @@ extension MessageCrypto {
         guard leafScheme == nil else { return nil }
         var start = 0
         var end = text.count
-        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
         while start < end, isSpace(text[start]) { start += 1 }
         while end > start, isSpace(text[end - 1]) { end -= 1 }
         // With the content's first and last bytes Base64 characters, decoding trims and strips nothing, and with

@@ -5,6 +5,7 @@
 // Scratch memory comes from `withScratch` or the stack and never escapes the call; scratch that held plaintext
 // is wiped before it is released.
 
+import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression

@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression
@@ -38,7 +39,7 @@ public struct Diagnosis: Sendable {
         /// SDK's raw string form.
         public var isMessage: Bool { isUTF8 && (json != nil || isPHPRawString) }
 
-        private var isPHPRawString: Bool { plaintext?.withUnsafeBytes { PNCrypt.isPHPRawString($0) } ?? false }
+        private var isPHPRawString: Bool { plaintext?.withUnsafeBytes { PNCryptCore.isPHPRawString($0) } ?? false }
 
         /// This attempt's checks, as the one decision procedure takes them (with the headerless rule's look at the
         /// first block, for a fixed-IV reading).
@@ -189,12 +190,12 @@ public struct Diagnosis: Sendable {
         } else {
             let blocks = inspection?.blocks ?? 0
             let what = inspection?.header == nil ? "legacy data" : "acrh data (PNED header, cryptor ACRH)"
-            lines.append("\(what) of \(blocks) block\(blocks == 1 ? "" : "s"): wrong key or corrupted")
+            lines.append("\(what) of \(blocks.counting("block")): wrong key or corrupted")
             for attempt in attempts where attempt.plaintext != nil {
                 lines.append("\(attempt.scheme) with key #\(attempt.keyNumber) passes the padding check but the"
                              + " plaintext is not UTF-8: a wrong key passes that check about once in 256 tries")
             }
-            lines.append("tried \(keys) key\(keys == 1 ? "" : "s") with "
+            lines.append("tried \(keys.counting("key")) with "
                          + Set(attempts.map(\.scheme)).map(\.rawValue).sorted().joined(separator: ", "))
         }
         return lines

@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression
@@ -211,7 +212,7 @@ public struct MessageStream: Sendable {
                     offset += n
                     try await deliver(batches)
                     while session.mustWait {
-                        await session.engine.waitReady()
+                        try await session.engine.waitReady()
                         batches = []
                         try session.emitReady { batches.append(Array($0)) }
                         try await deliver(batches)
@@ -223,7 +224,7 @@ public struct MessageStream: Sendable {
         try session.submitRest { batches.append(Array($0)) }
         try await deliver(batches)
         while session.engine.batchesInFlight > 0 {
-            await session.engine.waitReady()
+            try await session.engine.waitReady()
             batches = []
             try session.emitReady { batches.append(Array($0)) }
             try await deliver(batches)

@@ -8,6 +8,7 @@
 // owns its idle contexts (one in an atomic slot as a +1 `Unmanaged` reference, released in `deinit`, the rest in a
 // locked array).
 
+import PNCryptBase
 import PNCryptJSON
 
 import Synchronization
@@ -352,7 +353,7 @@ final class StreamCipher {
     }
 
     private func wipe(_ bytes: UnsafeMutableRawBufferPointer) {
-        if let base = bytes.baseAddress { PNCryptJSON.wipe(base, count: bytes.count) }
+        if let base = bytes.baseAddress { PNCryptBase.wipe(base, count: bytes.count) }
     }
 
     /// Makes the output buffer at least `count` bytes, wiping and freeing the one it replaces.
@@ -414,7 +415,7 @@ final class StreamCipher {
     static func lastBlockIsPadded(key: CipherKey, scheme: Scheme, iv: [UInt8], lastBlock: [UInt8]) -> Bool {
         let context = key.pool(scheme, encrypting: false).makeContext()
         var block = [UInt8](repeating: 0, count: 2 * Cryptor.blockSize)
-        defer { PNCryptJSON.wipe(&block) }
+        defer { PNCryptBase.wipe(&block) }
         let written = iv.withUnsafeBytes { ivBytes in
             guard context.start(iv: ivBytes) else { return Int?.none }
             return lastBlock.withUnsafeBytes { input in
@@ -433,7 +434,7 @@ final class StreamCipher {
         let scheme = Scheme.headerlessPair.fixed
         let context = key.pool(scheme, encrypting: false).makeContext()
         var plain = [UInt8](repeating: 0, count: 2 * Cryptor.blockSize)
-        defer { PNCryptJSON.wipe(&plain) }
+        defer { PNCryptBase.wipe(&plain) }
         let input = Array(block.prefix(Cryptor.blockSize)) + [UInt8](repeating: 0, count: Cryptor.blockSize)
         let written = Cryptor.fixedIV.withUnsafeBytes { ivBytes in
             guard context.start(iv: ivBytes) else { return Int?.none }

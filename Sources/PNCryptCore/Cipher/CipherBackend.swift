@@ -10,6 +10,7 @@
 // borrowed (`SecretBytes`, owned and wiped by `CipherKey`) and copied into the key schedule; every pointer passed
 // in is borrowed for the duration of one call and never stored.
 
+import PNCryptBase
 import PNCryptJSON
 
 #if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)

@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 
 /// A cipherKey with its derived AES keys, computed once (docs/formats.md section 1).
@@ -91,16 +92,7 @@ public final class CipherKey: Sendable {
 
     /// The offset of the first byte of `bytes` that is not part of valid UTF-8, nil when all of it is.
     static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var offset = 0
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): offset += UTF8.width(scalar)
-            case .emptyInput: return nil
-            case .error: return offset
-            }
-        }
+        bytes.withUnsafeBufferPointer { firstInvalidUTF8(in: $0) }
     }
 
     /// Why this key may not be the one meant, when its shape suggests a copy or file mistake: a byte order mark,

@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 
 /// Encrypts and decrypts bytes with one cipherKey in the four schemes (docs/formats.md sections 1 and 2).

@@ -5,6 +5,7 @@
 // Ownership: `verdict(of:...)` reads the caller's plaintext buffer for the duration of the call and keeps
 // nothing; everything else here works on values.
 
+import PNCryptBase
 import PNCryptJSON
 
 

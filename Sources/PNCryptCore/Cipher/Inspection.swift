@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 
 /// What a piece of ciphertext is, told without a key: its header fields, or its legacy block count.
@@ -42,7 +43,7 @@ public struct Inspection: Hashable, Sendable {
                          + (blocks == 1 ? ", IV fixed (too short for a random IV)" : "s, IV fixed or random")]
             if blocks >= 2 {
                 lines.append("legacy (fixed IV): \(blocks) blocks of ciphertext;"
-                             + " legacy-random-iv: a 16-byte IV, then \(blocks - 1) block\(blocks == 2 ? "" : "s")")
+                             + " legacy-random-iv: a 16-byte IV, then \((blocks - 1).counting("block"))")
                 // The last two blocks are the same in both readings: so is the padding, whatever the key.
                 lines.append("without the key nothing says which: both readings have valid padding with the right key,"
                              + " and differ only at the start (the fixed-IV reading has 16 more plaintext bytes);"

@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 
 /// Several cipher keys, for key rotation: decrypts with whichever one is certainly right.

@@ -14,6 +14,7 @@
 // `SwiftCrypto` trait.
 
 #if !(SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+import PNCryptBase
 import PNCryptJSON
 
 internal import CLibCrypto

@@ -15,6 +15,7 @@
 // - Input and output pointers are borrowed from the caller for one call and never stored.
 
 #if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+import PNCryptBase
 import PNCryptJSON
 
 #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)

@@ -3,6 +3,7 @@
 // Ownership: `input` is borrowed from the caller for one call; `output` is the caller's, with the room each function
 // names; the encoder's scratch comes from `withScratch` and never escapes the call.
 
+import PNCryptBase
 import PNCryptJSON
 
 
@@ -92,7 +93,6 @@ extension Base64 {
         var o = 0
         var start = 0
         var end = input.count
-        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
         while start < end, isSpace(input[start]) { start += 1 }
         while end > start, isSpace(input[end - 1]) { end -= 1 }
         if end - start >= 2, input[start] == UInt8(ascii: "\""), input[end - 1] == UInt8(ascii: "\"") {

@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 
 /// Base64 encoding as a stream stage: the same text as `Base64.encode(_:)` of the whole stream, in constant

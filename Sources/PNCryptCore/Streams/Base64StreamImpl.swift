@@ -4,6 +4,7 @@
 // the sink borrows it for one call. Input chunks are borrowed from the caller for one call. Nothing here is secret
 // (Base64 text and ciphertext), so nothing is wiped.
 
+import PNCryptBase
 import PNCryptJSON
 
 
@@ -142,7 +143,7 @@ final class Base64DecodingEngine {
             }
             if !started {
                 let c = p[i]
-                if Self.isSpace(c) {
+                if isSpace(c) {
                     i += 1
                     continue
                 }
@@ -162,7 +163,7 @@ final class Base64DecodingEngine {
             let c = p[i]
             let at = base + i
             i += 1
-            if Self.isSpace(c) || c == Self.quote {
+            if isSpace(c) || c == Self.quote {
                 track(c, at: at)
                 continue
             }
@@ -236,7 +237,6 @@ final class Base64DecodingEngine {
 
     private static let quote = UInt8(ascii: "\"")
 
-    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     private static func unexpected(_ c: UInt8, at offset: Int) -> PNCryptError {
         PNCryptError(.notBase64, "not Base64: unexpected \(Base64.describe(c)) at offset \(offset)"
@@ -246,7 +246,7 @@ final class Base64DecodingEngine {
 
     /// Adds a byte to the run of white space and quotes that may end the text (any other byte ends the run).
     private func track(_ c: UInt8, at offset: Int) {
-        guard Self.isSpace(c) || c == Self.quote else {
+        guard isSpace(c) || c == Self.quote else {
             clearRun()
             return
         }

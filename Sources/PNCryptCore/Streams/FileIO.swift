@@ -2,6 +2,7 @@
 // opens or closes them. The read buffer is owned by `pump`, wiped (it holds plaintext when encrypting) and freed
 // when it returns.
 
+import PNCryptBase
 import PNCryptJSON
 
 #if canImport(Glibc)

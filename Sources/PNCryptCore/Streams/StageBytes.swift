@@ -3,6 +3,7 @@
 // (`StreamPipeline`, `StageChain`) calls the protocol's own `update(_:_:)` with buffer pointers; these only
 // lend a collection's storage to it (`withBytes`: no copy for an array or a slice of one).
 
+import PNCryptBase
 import PNCryptJSON
 
 extension ByteStreamStage {

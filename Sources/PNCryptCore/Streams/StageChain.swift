@@ -1,6 +1,7 @@
 // Pushing chunks through a chain of stream stages (the work of `StreamPipeline`). Every chunk is borrowed for the
 // duration of one call, as `ByteSink` says; nothing here keeps one.
 
+import PNCryptBase
 import PNCryptJSON
 
 

@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 
 /// Where a stream stage writes its output: called with each produced chunk, valid only during the call.

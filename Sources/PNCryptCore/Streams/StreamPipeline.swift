@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 
 /// Runs a stream through stages (decompress, encrypt, ...) from one file to another, in constant memory.

@@ -1,3 +1,4 @@
+import PNCryptBase
 import PNCryptJSON
 
 /// Encrypts a stream into Base64 text, in constant memory: the same text as `CryptoModule.encrypt(_:scheme:iv:)`

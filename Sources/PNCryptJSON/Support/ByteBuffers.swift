@@ -12,6 +12,8 @@
 // - A `ByteBuffer` made with `secret: true` (message plaintext) wipes every block it leaves behind when it
 //   grows, lent memory included, and what it holds in `deinit`.
 
+import PNCryptBase
+
 /// A stack whose elements start in lent memory and that hands its top elements over to a new array.
 struct InlineStack<Element>: ~Copyable {
     private var base: UnsafeMutablePointer<Element>

@@ -1,3 +1,5 @@
+import PNCryptBase
+
 extension JSONValue {
     /// Parses one JSON text (RFC 8259, strictly) from UTF-8 bytes.
     ///
@@ -41,36 +43,9 @@ extension JSONValue {
     }
 }
 
-/// Whether a decrypted plaintext is a message: the one predicate the decision between readings uses for messages
-/// (`KeyRing.Content.json`). A message is one JSON text (RFC 8259), or the PHP SDK's raw string form
-/// (`isPHPRawString`), which is often not JSON. UTF-8 validity is checked on its own by the caller.
-package func isMessageText(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    let json = isJSONText(bytes)
-    let raw = isPHPRawString(bytes)
-    return json || raw
-}
-
-/// Whether `bytes` are the PHP SDK's raw form of a string message: `"`, the string's UTF-8 as it is (quotes,
-/// backslashes and control characters unescaped), `"` (pubnub/php `PubNubUtil::writeValueAsString`). Any text
-/// between two quotes has this form; the string is what lies between them.
-package func isPHPRawString(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    bytes.count >= 2 && bytes[0] == UInt8(ascii: "\"") && bytes[bytes.count - 1] == UInt8(ascii: "\"")
-}
-
-/// The message a plaintext that passed `isMessageText` (or any UTF-8 text) gives: its JSON value; for the PHP raw
-/// string form that is not JSON, the string between the quotes; otherwise the text as a plain string.
-package func messageValue(_ plaintext: UnsafeRawBufferPointer) -> JSONValue {
-    if let value = try? JSONValue(parsing: plaintext) { return value }
-    if isPHPRawString(plaintext) {
-        return .string(String(decoding: UnsafeRawBufferPointer(rebasing: plaintext[1..<(plaintext.count - 1)]),
-                              as: UTF8.self))
-    }
-    return .string(String(decoding: plaintext, as: UTF8.self))
-}
-
 /// Whether `bytes` are one JSON text. Text whose first byte after white space cannot start a JSON value is
 /// refused at once (no parse, no error message made): the headerless rule asks this of every text.
-func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
     guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
         return false
     }

@@ -1,3 +1,5 @@
+import PNCryptBase
+
 /// How `JSONValue.serialized(style:)` lays out text, named after the SDK whose bytes it reproduces (docs/formats.md
 /// section 4).
 ///

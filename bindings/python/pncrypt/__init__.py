@@ -33,30 +33,9 @@ import threading
 __all__ = ["CryptoModule", "Error", "InvalidKeyError", "RekeyResult", "library_version", "reason", "POLICIES",
            "__version__"]
 
-# The error codes of pncrypt.h (stable across versions).
-E_ARGUMENT = -1
-E_NOMEM = -2
-E_ENCRYPTION = -10
-E_EMPTY_PLAINTEXT = -11
-E_NOT_ENCRYPTABLE = -12
-E_ENCRYPTION_FAILED = -13
-E_DECRYPTION = -20
-E_NOT_BASE64 = -21
-E_WRONG_KEY_OR_CORRUPT = -22
-E_INVALID_UTF8 = -23
-E_MALFORMED_HEADER = -24
-E_NOT_ENCRYPTED = -25
-E_AMBIGUOUS = -26
-E_UNKNOWN_CRYPTOR = -30
-E_INVALID_ARGUMENT = -40
-E_INVALID_KEY = -41
-E_INVALID_IV = -42
-E_INVALID_VALUE = -43
-E_JSON = -50
-E_INVALID_JSON = -51
-E_JSON_TOO_DEEP = -52
-E_IO = -70
-E_FILE_NOT_FOUND = -71
+# The error codes of pncrypt.h (stable across versions), E_ARGUMENT ... E_INTERNAL, and its other constants:
+# generated from the header (scripts/gen-python-constants.py), never copied by hand.
+from ._constants import *  # noqa: F401,F403 (E_..., OK, REKEY_..., ON_ERROR_..., ERROR_MESSAGE_SIZE)
 
 # The library's name of each code (PNCryptError.Code, include/pncrypt.h): the "reason" of its status JSON. The
 # retired E_INVALID_UTF8 is a key-dependent failure like bad padding: one public failure, wrongKeyOrCorrupt.
@@ -67,7 +46,9 @@ _REASONS = {
     E_INVALID_UTF8: "wrongKeyOrCorrupt", E_MALFORMED_HEADER: "malformedHeader", E_NOT_ENCRYPTED: "notEncrypted",
     E_AMBIGUOUS: "ambiguous", E_UNKNOWN_CRYPTOR: "unknownCryptor", E_INVALID_ARGUMENT: "invalidArgument",
     E_INVALID_KEY: "invalidKey", E_INVALID_IV: "invalidIV", E_INVALID_VALUE: "invalidValue", E_JSON: "json",
-    E_INVALID_JSON: "invalidJSON", E_JSON_TOO_DEEP: "jsonTooDeep", E_IO: "io", E_FILE_NOT_FOUND: "fileNotFound",
+    E_INVALID_JSON: "invalidJSON", E_JSON_TOO_DEEP: "jsonTooDeep", E_COMPRESSION: "compression",
+    E_CORRUPT_COMPRESSED: "corruptCompressedData", E_OUTPUT_LIMIT: "outputLimitExceeded", E_IO: "io",
+    E_FILE_NOT_FOUND: "fileNotFound", E_INTERNAL: "internal",
 }
 
 
@@ -79,7 +60,7 @@ def reason(code):
 
 
 # message_decrypt's on_error values and the PNCRYPT_ON_ERROR_ constants they stand for.
-POLICIES = {"marker": 0, "passthrough": 1, "fail": 2}
+POLICIES = {"marker": ON_ERROR_MARKER, "passthrough": ON_ERROR_PASSTHROUGH, "fail": ON_ERROR_FAIL}
 
 
 class Error(Exception):
@@ -102,8 +83,8 @@ class InvalidKeyError(Error, ValueError):
 
 
 class _Status(ctypes.Structure):
-    """pncrypt_error: { int code; char message[256]; }"""
-    _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * 256)]
+    """pncrypt_error: { int code; char message[ERROR_MESSAGE_SIZE]; }"""
+    _fields_ = [("code", ctypes.c_int), ("message", ctypes.c_char * ERROR_MESSAGE_SIZE)]
 
     def error(self):
         kind = InvalidKeyError if self.code == E_INVALID_KEY else Error

@@ -19,6 +19,10 @@ package func withBytes<R, E: Error>(_ data: some Sequence<UInt8>,
     }.get()
 }
 
+/// Whether `byte` is white space as JSON and Base64 text allow around a value: space, tab, LF or CR (RFC 8259).
+@inlinable @inline(__always)
+package func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+
 /// Runs `body` with `count` bytes of scratch memory that never escapes it: on the stack when small (a message),
 /// else on the heap. (`withUnsafeTemporaryAllocation` alone asks the runtime about stack room above 1 KiB,
 /// which on Linux can cost more than the work.)

@@ -21,7 +21,7 @@ package func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
 
 /// The index of the first byte that starts an invalid UTF-8 sequence (RFC 3629: no overlong forms, no
 /// surrogates, nothing above U+10FFFF), or `nil` if all of `buffer` is valid.
-func firstInvalidUTF8(in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+package func firstInvalidUTF8(in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
     var index = 0
     let count = buffer.count
     func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {

@@ -1,5 +1,7 @@
+import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
+import PNCryptCompression
 
 /// The POST body of a compressed publish and the headers to send with it (docs/formats.md section 5).
 ///

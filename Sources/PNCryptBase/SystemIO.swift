@@ -1,0 +1,99 @@
+// The package's POSIX reads and writes that retry when a signal interrupts them (EINTR): the one EINTR loop of
+// PNCrypt, which the files layer, the core's streams, the vector checker and the CLI call instead of their own.
+//
+// Ownership: the caller owns every descriptor and buffer; nothing here opens, closes, allocates or keeps one.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed system call's `errno`, with the reason `strerror` gives for it (`description`), taken when the call
+/// failed: each layer words the failure in its own error type ("cannot read 'x': No such file or directory").
+package struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The `errno` value.
+    package let code: Int32
+
+    /// The error of `code`.
+    package init(_ code: Int32) {
+        self.code = code
+    }
+
+    /// The error of the current `errno` (call right after the failing call).
+    package static var current: SystemError { SystemError(errno) }
+
+    /// The reason, as `strerror` says it.
+    package var description: String { String(cString: strerror(code)) }
+}
+
+/// POSIX calls retried while a signal interrupts them (EINTR), with typed failures.
+package enum SystemIO {
+    /// Runs `call` (a system call returning -1 with `errno` set on failure) again while it fails with EINTR: its
+    /// result, or the failure.
+    @inlinable
+    package static func retrying<T: BinaryInteger>(_ call: () -> T) throws(SystemError) -> T {
+        while true {
+            let result = call()
+            if result >= 0 { return result }
+            if errno != EINTR { throw SystemError.current }
+        }
+    }
+
+    /// Reads at most `buffer.count` bytes from `fd` into `buffer`, once: the count read, 0 at the end.
+    @inlinable
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        return try retrying { systemRead(fd, base, buffer.count) }
+    }
+
+    /// Fills `buffer` from `fd` as far as the input goes: the count read, less than `buffer.count` only at the end.
+    @inlinable
+    package static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// Writes all of `bytes` to `fd`, however many calls it takes (short writes continue where they stopped). A
+    /// write that writes nothing fails with EIO.
+    @inlinable
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let n = try retrying { systemWrite(fd, base + offset, bytes.count - offset) }
+            guard n > 0 else { throw SystemError(EIO) }
+            offset += n
+        }
+    }
+
+    /// `read(2)` (the name `read` is this type's).
+    @usableFromInline
+    static func systemRead(_ fd: Int32, _ base: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.read(fd, base, count)
+        #elseif canImport(Musl)
+        Musl.read(fd, base, count)
+        #else
+        Darwin.read(fd, base, count)
+        #endif
+    }
+
+    /// `write(2)`.
+    @usableFromInline
+    static func systemWrite(_ fd: Int32, _ base: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(fd, base, count)
+        #elseif canImport(Musl)
+        Musl.write(fd, base, count)
+        #else
+        Darwin.write(fd, base, count)
+        #endif
+    }
+}
