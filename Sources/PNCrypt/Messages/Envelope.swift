@@ -110,7 +110,7 @@ public struct Envelope: Hashable, Sendable {
     }
 
     /// A v2 history response as an envelope.
-    public init(_ history: HistoryResponse) {
+    package init(_ history: HistoryResponse) {
         format = .v2
         json = history.json
     }

@@ -31,7 +31,7 @@ public struct MessageStatus: Hashable, Sendable {
     ///   - index: the position in a response.
     ///   - channel: the channel, when the response names it.
     ///   - timetoken: the timetoken as received, when the response has one.
-    public init(error: PNCryptError, original: JSONValue? = nil, line: Int? = nil, index: Int? = nil,
+    package init(error: PNCryptError, original: JSONValue? = nil, line: Int? = nil, index: Int? = nil,
                 channel: String? = nil, timetoken: JSONValue? = nil) {
         self.error = error
         self.original = original
@@ -65,11 +65,3 @@ public struct MessageStatus: Hashable, Sendable {
         return .object(object)
     }
 }
-
-/// The status of a message that could not be decrypted: now `MessageStatus`, the one status type.
-@available(*, deprecated, renamed: "MessageStatus")
-public typealias DecryptionStatus = MessageStatus
-
-/// The status of a failed line of a `MessageStream`: now `MessageStatus`, the one status type.
-@available(*, deprecated, renamed: "MessageStatus")
-public typealias LineStatus = MessageStatus

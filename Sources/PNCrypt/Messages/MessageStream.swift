@@ -97,11 +97,11 @@ public struct MessageStream: Sendable {
     }
 
     /// How far a run has got: input bytes and lines whose output has been written.
-    public struct Progress: Hashable, Sendable {
+    package struct Progress: Hashable, Sendable {
         /// Input bytes done.
-        public var bytes: Int64
+        package var bytes: Int64
         /// Lines done.
-        public var lines: Int
+        package var lines: Int
     }
 
     /// The result of `run(_:)` on bytes in memory.
@@ -158,7 +158,7 @@ public struct MessageStream: Sendable {
     ///   - progress: called after each batch is written.
     /// - Throws: `invalidValue` for bad settings or a line longer than `maxLineLength`; `io` when reading fails;
     ///   the sink's error; with `stopOnFailure`, the first failed line's error.
-    public func run(reading fd: Int32, to sink: ByteSink, statuses: (MessageStatus) -> Void = { _ in },
+    package func run(reading fd: Int32, to sink: ByteSink, statuses: (MessageStatus) -> Void = { _ in },
                     progress: ((Progress) -> Void)? = nil) throws(PNCryptError) -> Summary {
         try withoutActuallyEscaping(statuses) { statuses in
             Result { () throws(PNCryptError) -> Summary in

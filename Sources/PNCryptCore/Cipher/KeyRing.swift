@@ -81,7 +81,7 @@ public struct KeyRing: Sendable {
     /// - Returns: the index of the key and the file format.
     /// - Throws: the format errors of `checkPadding`; `CryptoModule.decryptionFailed` when no key qualifies;
     ///   `ambiguous`, naming the keys, when more than one does.
-    public func fileMatch(head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
+    package func fileMatch(head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
                           legacyScheme: Scheme? = nil) throws(PNCryptError)
         -> (keyIndex: Int, scheme: Scheme) {
         var verdicts: [Decision.Verdict] = []

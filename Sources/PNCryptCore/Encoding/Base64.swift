@@ -22,7 +22,7 @@ public enum Base64 {
     }()
 
     /// Standard padded Base64 of `bytes`, as UTF-8 bytes.
-    public static func encodeBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func encodeBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
         withBytes(bytes) { encode($0, quoted: false) }
     }
 

@@ -29,7 +29,7 @@ public enum StreamPipeline {
     /// - Throws: `invalidValue` for a `chunkSize` below 1 or a negative `length`; the first stage's error, or
     ///   `io` when reading or writing fails or the input ends before `length`. Output already written stays
     ///   written: write to a temporary file and keep it only on success.
-    public static func run(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
+    package static func run(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
                            chunkSize: Int = defaultChunkSize, length: Int? = nil,
                            progress: ((Int64) -> Void)? = nil) throws(PNCryptError) {
         let write: ByteSink = { (chunk) throws(PNCryptError) in try FileIO.writeAll(output, chunk) }

@@ -62,23 +62,23 @@ public final class TextStreamEncryptor: ByteStreamStage {
 /// let choice = try reader.choose(ciphertext: fd, length: length)   // throws unless exactly one qualifies
 /// try reader.write(choice, ciphertext: fd) { plaintext in /* write it */ }
 /// ```
-public struct StreamTextReader: Sendable {
+package struct StreamTextReader: Sendable {
     /// The keys tried.
-    public let ring: KeyRing
+    package let ring: KeyRing
     /// The scheme read, nil to read a `PNED` header when there is one, else `legacyScheme`.
-    public let scheme: Scheme?
+    package let scheme: Scheme?
     /// How headerless data is read when `scheme` is nil; nil tries `legacy` and `legacy-random-iv` both.
-    public let legacyScheme: Scheme?
+    package let legacyScheme: Scheme?
 
     /// How many bytes of ciphertext are read at a time.
-    public static let chunkSize = 256 << 10
+    package static let chunkSize = 256 << 10
 
     /// The reading that qualified.
-    public struct Choice: Sendable {
+    package struct Choice: Sendable {
         /// Index of the key in the ring (0 is the first, newest).
-        public let keyIndex: Int
+        package let keyIndex: Int
         /// The scheme that read the data.
-        public var scheme: Scheme { reading.scheme }
+        package var scheme: Scheme { reading.scheme }
         package let reading: Cryptor.Reading
         package let iv: [UInt8]
     }
@@ -88,7 +88,7 @@ public struct StreamTextReader: Sendable {
     ///   - ring: the keys to try.
     ///   - scheme: the scheme to read; nil reads a `PNED` header when there is one, else `legacyScheme`.
     ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries both legacy readings.
-    public init(ring: KeyRing, scheme: Scheme? = nil, legacyScheme: Scheme? = nil) {
+    package init(ring: KeyRing, scheme: Scheme? = nil, legacyScheme: Scheme? = nil) {
         self.ring = ring
         self.scheme = scheme
         self.legacyScheme = legacyScheme
@@ -102,7 +102,7 @@ public struct StreamTextReader: Sendable {
     /// - Throws: the format errors of `KeyRing.decrypt` (`malformedHeader`, `unknownCryptor`, a length no reading
     ///   accepts); `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings,
     ///   when more than one does; `io` when reading fails.
-    public func choose(ciphertext fd: Int32, length: Int) throws(PNCryptError) -> Choice {
+    package func choose(ciphertext fd: Int32, length: Int) throws(PNCryptError) -> Choice {
         let headCount = min(length, StreamDecryptor.headLength)
         let head = headCount == 0 ? [] : try makeBytes(capacity: headCount) { (out) throws(PNCryptError) in
             try FileIO.readFully(fd, at: 0, into: UnsafeMutableRawBufferPointer(start: out, count: headCount))
@@ -155,7 +155,7 @@ public struct StreamTextReader: Sendable {
     ///   - fd: the file `choose` read.
     ///   - sink: receives the plaintext.
     /// - Throws: `CryptoModule.decryptionFailed` if the file changed since `choose`; `io`; what `sink` throws.
-    public func write(_ choice: Choice, ciphertext fd: Int32, to sink: ByteSink) throws(PNCryptError) {
+    package func write(_ choice: Choice, ciphertext fd: Int32, to sink: ByteSink) throws(PNCryptError) {
         let key = ring.keys[choice.keyIndex]
         let cipher = try StreamCipher(key: key, scheme: choice.reading.scheme, encrypting: false, iv: choice.iv)
         let body = choice.reading.body
@@ -167,7 +167,7 @@ public struct StreamTextReader: Sendable {
 
     /// The most plaintext a reading of a legacy pair keeps for the headerless rule's JSON check (longer text is
     /// judged by its first block alone): 1 MiB.
-    public static let pairJSONLimit = 1 << 20
+    package static let pairJSONLimit = 1 << 20
 
     /// One (key, scheme) reading being checked.
     private final class Candidate {
