@@ -79,7 +79,7 @@ let package = Package(
         // The files layer of the shells (not part of the library): the one all-or-nothing output (temporaries,
         // commit, owner, mode, ACLs and extended attributes, signal cleanup) and input sources, for the CLI and the
         // C library alike.
-        .target(name: "PNCryptFiles", dependencies: ["PNCryptCore"]),
+        .target(name: "PNCryptFiles", dependencies: ["PNCryptJSON", "PNCryptCore"]),
         // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
         .target(name: "PNCryptVectors", dependencies: ["PNCrypt"]),
         .executableTarget(
@@ -96,14 +96,15 @@ let package = Package(
         .executableTarget(
             name: "pncrypt-bench",
             dependencies: [
-                "PNCrypt", "CPNCrypt", "CPNCryptHeader", .target(name: "CLibCrypto", condition: openSSL), "CZlib",
+                "PNCrypt", "PNCryptFiles", "CPNCrypt", "CPNCryptHeader", .target(name: "CLibCrypto", condition: openSSL),
+                "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + swiftCryptoDependencies
         ),
         .testTarget(
             name: "PNCryptTests",
             dependencies: [
-                "PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors",
+                "PNCrypt", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptFiles", "PNCryptVectors",
                 // The C shell's error codes against include/pncrypt.h (CErrorCodeTests).
                 "CPNCrypt", "CPNCryptHeader",
             ]

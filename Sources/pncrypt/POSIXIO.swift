@@ -1,5 +1,6 @@
 import Foundation
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import PNCrypt
+@testable import PNCryptFiles
 import Testing
 
 /// The code of the DocC articles (Sources/PNCrypt/PNCrypt.docc), compiled and run here so the docs cannot rot.

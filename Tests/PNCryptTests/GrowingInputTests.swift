@@ -3,6 +3,7 @@ import Testing
 @testable import PNCrypt
 @testable import PNCryptJSON
 @testable import PNCryptCore
+@testable import PNCryptFiles
 
 /// A growing input (issue 31, finding 1): every streamed input is read as the snapshot it was when the run took its
 /// length. Bytes another process appends meanwhile are never read, so standard output (a pipe, which cannot be

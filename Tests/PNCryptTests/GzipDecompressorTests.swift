@@ -3,6 +3,7 @@ import Foundation
 @testable import PNCryptJSON
 @testable import PNCryptCore
 @testable import PNCryptCompression
+@testable import PNCryptFiles
 import Testing
 
 /// `GzipDecompressor`: formats, members, every corrupt case with its exact error, output limits, bombs.

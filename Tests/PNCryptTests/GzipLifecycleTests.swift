@@ -2,6 +2,7 @@
 @testable import PNCryptJSON
 @testable import PNCryptCore
 @testable import PNCryptCompression
+@testable import PNCryptFiles
 import Testing
 
 /// Every zlib stream is ended (`deflateEnd`/`inflateEnd`) on success, on error and when abandoned.

@@ -3,6 +3,7 @@ import Foundation
 @testable import PNCryptJSON
 @testable import PNCryptCore
 @testable import PNCryptCompression
+@testable import PNCryptFiles
 import Testing
 
 /// The `Gzip` namespace: one-shot functions, files streamed through the gzip stages, interop with the system `gzip`.

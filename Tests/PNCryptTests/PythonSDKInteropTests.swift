@@ -4,6 +4,7 @@ import Testing
 @testable import PNCryptJSON
 @testable import PNCryptCore
 @testable import PNCryptCompression
+@testable import PNCryptFiles
 
 /// Settings of the interop suite, from the environment.
 enum Interop {

@@ -4,6 +4,7 @@ import Testing
 @testable import PNCryptJSON
 @testable import PNCryptCore
 @testable import PNCryptCompression
+@testable import PNCryptFiles
 
 @Suite struct StreamCryptorTests {
     let key = try! CipherKey("enigma")

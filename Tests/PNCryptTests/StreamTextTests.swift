@@ -4,6 +4,7 @@ import Testing
 @testable import PNCryptJSON
 @testable import PNCryptCore
 @testable import PNCryptCompression
+@testable import PNCryptFiles
 
 // Issue 23, finding 10: text encrypted and decrypted as streams. `TextStreamEncryptor` writes the one-shot text
 // byte for byte; `UTF8StreamValidator` gives the one-shot verdict however the bytes are cut; `StreamTextReader`

@@ -1,46 +1,16 @@
 import PNCryptJSON
 
-/// Runs a stream through stages (decompress, encrypt, ...) from one file to another, in constant memory.
+/// Runs bytes through stream stages (decompress, encrypt, ...) in order.
 ///
 /// ```swift
 /// let key = try CipherKey("enigma")
-/// let input = open("notes.txt", O_RDONLY), output = open("notes.enc", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-/// try StreamPipeline.run(from: input, through: [StreamEncryptor(key: key, scheme: .acrh)], to: output)
+/// let sealed = try StreamPipeline.run(Array("notes".utf8), through: [StreamEncryptor(key: key, scheme: .acrh)])
 /// ```
+/// For data that does not fit in memory, feed each stage's `update(_:_:)` chunk by chunk and end with
+/// `finish(_:)`: the stages do no I/O of their own.
 public enum StreamPipeline {
     /// The chunk size read from the input: large enough for OpenSSL and zlib to run at full speed.
     public static let defaultChunkSize = 1 << 20
-
-    /// Reads the file descriptor `input` to its end, runs every chunk through `stages` in order, and writes the
-    /// result to the file descriptor `output`. Neither descriptor is closed (`FileHandle.fileDescriptor` gives
-    /// one from Foundation).
-    ///
-    /// A regular file is read as a snapshot: to `length` bytes from its position, else to the end it had when the
-    /// call began. Bytes another process appends meanwhile are never read (nor written in any form), and a file
-    /// that gets shorter is an `io` error. A pipe, a terminal or a device is read to its end.
-    /// - Parameters:
-    ///   - input: the descriptor to read, to its end.
-    ///   - stages: the stages, in order (each one's output is the next one's input).
-    ///   - output: the descriptor to write.
-    ///   - chunkSize: how many bytes are read at a time.
-    ///   - length: how many bytes to read (the length of a file when its last blocks were checked, for
-    ///     instance); nil reads a regular file to the end it has when the call begins, anything else to its end.
-    ///   - progress: called after each chunk with the number of input bytes read so far.
-    /// - Throws: `invalidValue` for a `chunkSize` below 1 or a negative `length`; the first stage's error, or
-    ///   `io` when reading or writing fails or the input ends before `length`. Output already written stays
-    ///   written: write to a temporary file and keep it only on success.
-    package static func run(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
-                           chunkSize: Int = defaultChunkSize, length: Int? = nil,
-                           progress: ((Int64) -> Void)? = nil) throws(PNCryptError) {
-        let write: ByteSink = { (chunk) throws(PNCryptError) in try FileIO.writeAll(output, chunk) }
-        var total: Int64 = 0
-        try FileIO.pump(input, chunkSize: chunkSize, length: length) { (chunk) throws(PNCryptError) in
-            try StageChain.push(chunk, into: stages, write)
-            total += Int64(chunk.count)
-            progress?(total)
-        }
-        try StageChain.finish(stages, write)
-    }
 
     /// Runs `bytes` through `stages` and returns the whole output (for buffers that fit in memory).
     public static func run(_ bytes: some Collection<UInt8>, through stages: [any ByteStreamStage])

@@ -59,10 +59,18 @@ public final class TextStreamEncryptor: ByteStreamStage {
 ///
 /// ```swift
 /// let reader = StreamTextReader(ring: try KeyRing(["new-key", "old-key"]))
-/// let choice = try reader.choose(ciphertext: fd, length: length)   // throws unless exactly one qualifies
-/// try reader.write(choice, ciphertext: fd) { plaintext in /* write it */ }
+/// let choice = try reader.choose(ciphertext: readAt, length: length)   // throws unless exactly one qualifies
+/// try reader.write(choice, ciphertext: readAt) { plaintext in /* write it */ }
+/// ```
+/// The ciphertext is read by offset through a ``ReadAt`` (the files layer reads a file descriptor with `pread`);
+/// nothing here does I/O of its own.
+/// ```swift
 /// ```
 package struct StreamTextReader: Sendable {
+    /// Fills the buffer with the ciphertext's bytes from the offset on, or throws (`io` when the source ends
+    /// first).
+    package typealias ReadAt = (UnsafeMutableRawBufferPointer, Int) throws(PNCryptError) -> Void
+
     /// The keys tried.
     package let ring: KeyRing
     /// The scheme read, nil to read a `PNED` header when there is one, else `legacyScheme`.
@@ -94,18 +102,18 @@ package struct StreamTextReader: Sendable {
         self.legacyScheme = legacyScheme
     }
 
-    /// Runs every (key, scheme) reading of the ciphertext in `fd` over all of it and returns the one that
+    /// Runs every (key, scheme) reading of the ciphertext `read` gives over all of it and returns the one that
     /// qualifies. Nothing is decrypted for output.
     /// - Parameters:
-    ///   - fd: a regular file holding the ciphertext, read by offset (its position is not used).
+    ///   - read: reads the ciphertext by offset (a regular file: the files layer's `FileIO.readFully`).
     ///   - length: the ciphertext's length in bytes.
     /// - Throws: the format errors of `KeyRing.decrypt` (`malformedHeader`, `unknownCryptor`, a length no reading
     ///   accepts); `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings,
     ///   when more than one does; `io` when reading fails.
-    package func choose(ciphertext fd: Int32, length: Int) throws(PNCryptError) -> Choice {
+    package func choose(ciphertext read: ReadAt, length: Int) throws(PNCryptError) -> Choice {
         let headCount = min(length, StreamDecryptor.headLength)
         let head = headCount == 0 ? [] : try makeBytes(capacity: headCount) { (out) throws(PNCryptError) in
-            try FileIO.readFully(fd, at: 0, into: UnsafeMutableRawBufferPointer(start: out, count: headCount))
+            try read(UnsafeMutableRawBufferPointer(start: out, count: headCount), 0)
             return headCount
         }
         let readings = try Cryptor.readings(of: HeadView(head: head, count: length), scheme: scheme,
@@ -125,7 +133,7 @@ package struct StreamTextReader: Sendable {
             }
         }
         let start = readings.map(\.body.lowerBound).min() ?? length
-        try FileIO.pump(fd, from: start, to: length, chunkSize: Self.chunkSize) {
+        try Self.pump(read, from: start, to: length) {
             (chunk, offset) throws(PNCryptError) in
             for candidate in candidates {
                 let from = max(offset, candidate.reading.body.lowerBound) - offset
@@ -148,21 +156,39 @@ package struct StreamTextReader: Sendable {
         return Choice(keyIndex: winner.keyIndex, reading: winner.reading, iv: winner.iv)
     }
 
-    /// Decrypts the chosen reading of the ciphertext in `fd` (the same file `choose` read, unchanged) and hands
-    /// the plaintext to `sink`, chunk by chunk.
+    /// Decrypts the chosen reading of the ciphertext `read` gives (the same ciphertext `choose` read, unchanged)
+    /// and hands the plaintext to `sink`, chunk by chunk.
     /// - Parameters:
-    ///   - choice: what `choose` returned for this file.
-    ///   - fd: the file `choose` read.
+    ///   - choice: what `choose` returned for this ciphertext.
+    ///   - read: reads the ciphertext `choose` read, by offset.
     ///   - sink: receives the plaintext.
     /// - Throws: `CryptoModule.decryptionFailed` if the file changed since `choose`; `io`; what `sink` throws.
-    package func write(_ choice: Choice, ciphertext fd: Int32, to sink: ByteSink) throws(PNCryptError) {
+    package func write(_ choice: Choice, ciphertext read: ReadAt, to sink: ByteSink) throws(PNCryptError) {
         let key = ring.keys[choice.keyIndex]
         let cipher = try StreamCipher(key: key, scheme: choice.reading.scheme, encrypting: false, iv: choice.iv)
         let body = choice.reading.body
-        try FileIO.pump(fd, from: body.lowerBound, to: body.upperBound, chunkSize: Self.chunkSize) {
+        try Self.pump(read, from: body.lowerBound, to: body.upperBound) {
             (chunk, _) throws(PNCryptError) in try cipher.update(chunk, sink)
         }
         try cipher.finish(sink)
+    }
+
+    /// Reads the ciphertext from `start` to `end` through `read` in chunks of at most `chunkSize`, handing each
+    /// chunk and its offset to `body`. The buffer is wiped and freed on return.
+    private static func pump(_ read: ReadAt, from start: Int, to end: Int,
+                             _ body: (UnsafeRawBufferPointer, Int) throws(PNCryptError) -> Void) throws(PNCryptError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chunkSize), alignment: 16)
+        defer {
+            wipe(buffer.baseAddress!, count: buffer.count)
+            buffer.deallocate()
+        }
+        var offset = start
+        while offset < end {
+            let count = min(chunkSize, end - offset)
+            try read(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), offset)
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), offset)
+            offset += count
+        }
     }
 
     /// The most plaintext a reading of a legacy pair keeps for the headerless rule's JSON check (longer text is
