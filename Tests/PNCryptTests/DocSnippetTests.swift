@@ -1,6 +1,5 @@
 import Foundation
 import PNCrypt
-@testable import PNCryptFiles
 import Testing
 
 /// The code of the DocC articles (Sources/PNCrypt/PNCrypt.docc), compiled and run here so the docs cannot rot.
@@ -161,12 +160,18 @@ struct DocSnippetTests {
         let sealedPath = folder.appendingPathComponent("notes.txt.gz.enc").path
         try Data(repeating: 0x61, count: 100_000).write(to: URL(fileURLWithPath: plainPath))
 
+        let plainURL = URL(fileURLWithPath: plainPath), sealedURL = URL(fileURLWithPath: sealedPath)
+        _ = FileManager.default.createFile(atPath: sealedPath, contents: nil)
         let key = try CipherKey("enigma")
-        let input = open(plainPath, O_RDONLY)
-        let output = open(sealedPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        defer { close(input); close(output) }
+        let input = try FileHandle(forReadingFrom: plainURL)
+        let output = try FileHandle(forWritingTo: sealedURL)
+        defer { try? input.close(); try? output.close() }
         let stages: [any ByteStreamStage] = [try GzipCompressor(), try StreamEncryptor(key: key, scheme: .acrh)]
-        try StreamPipeline.run(from: input, through: stages, to: output)
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try output.write(contentsOf: StreamPipeline.update(chunk, through: stages))
+        }
+        try output.write(contentsOf: StreamPipeline.finish(stages))
+        try output.synchronize()
 
         let sealed = try Array(Data(contentsOf: URL(fileURLWithPath: sealedPath)))
         let back: [any ByteStreamStage] = [try StreamDecryptor(key: key),
