@@ -102,13 +102,14 @@ struct DocSnippetTests {
         #expect(kept.status?.category == .decryption)
 
         let body = #"[["06UDjczkvAAYcqWfNwkOiQ==",{"not":"encrypted"}],17000000000000000,17000000000000001]"#
-        let history = try HistoryResponse(parsing: Array(body.utf8))
-        let page = crypto.decrypt(history: history, policy: .passThrough)
+        let history = try Envelope(parsing: Array(body.utf8), formats: EnvelopeFormat.history)
+        let page = crypto.decrypt(envelope: history, policy: .passThrough)
         for status in page.statuses {
             print(status.index ?? -1, status.reason)   // one line per message that was not decrypted
         }
-        #expect(page.response.items.first == "Hello World")
-        #expect(page.response.end == .number(JSONNumber(literal: "17000000000000001")!))
+        #expect(page.envelope.format == .v2)
+        #expect(page.envelope.json[0]?[0] == "Hello World")
+        #expect(page.envelope.json[2] == .number(JSONNumber(literal: "17000000000000001")!))
 
         let module = try CryptoModule(cipherKey: "enigma")
         do {

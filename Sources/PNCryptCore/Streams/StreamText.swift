@@ -62,7 +62,7 @@ public final class TextStreamEncryptor: ByteStreamStage {
 /// let choice = try reader.choose(ciphertext: readAt, length: length)   // throws unless exactly one qualifies
 /// try reader.write(choice, ciphertext: readAt) { plaintext in /* write it */ }
 /// ```
-/// The ciphertext is read by offset through a ``ReadAt`` (the files layer reads a file descriptor with `pread`);
+/// The ciphertext is read by offset through a `ReadAt` (the files layer reads a file descriptor with `pread`);
 /// nothing here does I/O of its own.
 /// ```swift
 /// ```
