@@ -84,9 +84,9 @@ struct DocSnippetTests {
 
         let ios34 = try MessageCrypto(cipherKey: "not the key", readScheme: .legacy)
         let marked = ios34.decrypt("06UDjczkvAAYcqWfNwkOiQ==", policy: .marker)
-        // marked.message == "DECRYPTION_ERROR", marked.status?.reason == .wrongKeyOrCorrupt
+        // marked.message == "DECRYPTION_ERROR", marked.status?.error.code == .wrongKeyOrCorrupt
         #expect(marked.message == .string(DecryptionPolicy.markerText))
-        #expect(marked.status?.reason == .wrongKeyOrCorrupt)
+        #expect(marked.status?.error.code == .wrongKeyOrCorrupt)
     }
 
     // MARK: Handling decryption failures
@@ -96,7 +96,7 @@ struct DocSnippetTests {
         let crypto = try MessageCrypto(cipherKey: "enigma", legacyScheme: .legacy)
         let kept = crypto.decrypt("bm90IG91ciBrZXk=", policy: .passThrough)
         if let status = kept.status {
-            print(status.reason, status.json)          // wrongKeyOrCorrupt {"category":"decryption",...}
+            print(status.error.code, status.json)      // wrongKeyOrCorrupt {"category":"decryption",...}
         }
         #expect(kept.message == "bm90IG91ciBrZXk=")
         #expect(kept.status?.category == .decryption)
@@ -105,7 +105,7 @@ struct DocSnippetTests {
         let history = try Envelope(parsing: Array(body.utf8), formats: EnvelopeFormat.history)
         let page = crypto.decrypt(envelope: history, policy: .passThrough)
         for status in page.statuses {
-            print(status.index ?? -1, status.reason)   // one line per message that was not decrypted
+            print(status.index ?? -1, status.error.code)   // one line per message that was not decrypted
         }
         #expect(page.envelope.format == .v2)
         #expect(page.envelope.json[0]?[0] == "Hello World")
@@ -169,15 +169,15 @@ struct DocSnippetTests {
         defer { try? input.close(); try? output.close() }
         let stages: [any ByteStreamStage] = [try GzipCompressor(), try StreamEncryptor(key: key, scheme: .acrh)]
         while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-            try output.write(contentsOf: StreamPipeline.update(chunk, through: stages))
+            try output.write(contentsOf: stages.update(chunk))
         }
-        try output.write(contentsOf: StreamPipeline.finish(stages))
+        try output.write(contentsOf: stages.finish())
         try output.synchronize()
 
         let sealed = try Array(Data(contentsOf: URL(fileURLWithPath: sealedPath)))
         let back: [any ByteStreamStage] = [try StreamDecryptor(key: key),
                                           try GzipDecompressor(outputLimit: .bytes(100 << 20))]
-        let plain = try StreamPipeline.run(sealed, through: back)   // in memory: at most 100 MiB out
+        let plain = try back.run(sealed)   // in memory: at most 100 MiB out
         #expect(plain == [UInt8](repeating: 0x61, count: 100_000))
         #expect(sealed.count < 1000)
 

@@ -42,11 +42,11 @@ public struct MessageStatus: Hashable, Sendable {
     }
 
     /// The reason, named as in status JSON.
-    public var reason: PNCryptError.Code { error.code }
+    package var reason: PNCryptError.Code { error.code }
 
     /// The reason's category (`decryption`, `unknownCryptor` for a header this library does not know, `json` for a
     /// line that is not JSON, ...), named as in status JSON.
-    public var category: PNCryptError.Category { error.category }
+    package var category: PNCryptError.Category { error.category }
 
     /// The status as one JSON object, the one status form (docs/formats.md section 4.2):
     /// `{"line":N,"index":N,"channel":"...","timetoken":"...","category":"decryption","reason":"wrongKeyOrCorrupt",

@@ -85,15 +85,15 @@ public struct MessageStream: Sendable {
         /// PHP's raw strings and big integers, repeated keys); the SDK would have sent them so.
         public var changed = 0
         /// Encrypt: the first such message, as "line N: <its first change>".
-        public var firstChange: String?
+        package var firstChange: String?
 
         /// Rekey: messages left unchanged because they could not be decrypted with certainty (the failed lines).
-        public var unchanged: Int { failed }
+        package var unchanged: Int { failed }
         /// Lines handled without failure (blank lines excluded).
-        public var succeeded: Int { lines - blank - failed }
+        package var succeeded: Int { lines - blank - failed }
 
         /// An empty summary.
-        public init() {}
+        package init() {}
     }
 
     /// How far a run has got: input bytes and lines whose output has been written.
@@ -130,9 +130,9 @@ public struct MessageStream: Sendable {
     package var batchBytes = 1 << 16
 
     /// The default `maxLineLength`: 4 MiB.
-    public static let defaultMaxLineLength = 4 << 20
+    @usableFromInline package static let defaultMaxLineLength = 4 << 20
     /// The most `jobs` a stream accepts.
-    public static let maximumJobs = 256
+    @usableFromInline package static let maximumJobs = 256
 
     /// The number of online CPUs (at least 1): the default number of jobs.
     public static var defaultJobs: Int {

@@ -7,12 +7,12 @@ import PNCryptJSON
 /// let stage = try TextStreamEncryptor(key: CipherKey("enigma"), scheme: .acrh)
 /// try StreamPipeline.run(from: input, through: [stage], to: output)
 /// ```
-public final class TextStreamEncryptor: ByteStreamStage {
+package final class TextStreamEncryptor: ByteStreamStage {
     private let encryptor: StreamEncryptor
     private let encoder = Base64StreamEncoder()
     private var finished = false
     /// The scheme written.
-    public var scheme: Scheme { encryptor.scheme }
+    package var scheme: Scheme { encryptor.scheme }
 
     /// A text encryptor for `scheme` with `key`; `iv` replaces the random IV (for test vectors only).
     /// - Parameters:
@@ -20,7 +20,7 @@ public final class TextStreamEncryptor: ByteStreamStage {
     ///   - scheme: the scheme to write.
     ///   - iv: 16 bytes instead of a random IV; `legacy` and `legacy33` accept only their fixed IV.
     /// - Throws: `invalidIV`.
-    public init(key: CipherKey, scheme: Scheme = .defaultForWriting, iv: [UInt8]? = nil) throws(PNCryptError) {
+    package init(key: CipherKey, scheme: Scheme = .defaultForWriting, iv: [UInt8]? = nil) throws(PNCryptError) {
         encryptor = try StreamEncryptor(key: key, anyScheme: scheme, iv: iv)
     }
 
@@ -29,7 +29,7 @@ public final class TextStreamEncryptor: ByteStreamStage {
     ///   - input: the next chunk of the stream.
     ///   - sink: receives the output.
     /// - Throws: `invalidValue` after `finish`; otherwise what `sink` throws.
-    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+    package func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the text encryptor has already finished") }
         guard input.count > 0 else { return }
         try encryptor.update(input) { (bytes) throws(PNCryptError) in try encoder.update(bytes, sink) }
@@ -39,7 +39,7 @@ public final class TextStreamEncryptor: ByteStreamStage {
     /// before anything is written.
     /// - Parameter sink: receives the last output.
     /// - Throws: `emptyPlaintext`; `invalidValue` when called twice; otherwise what `sink` throws.
-    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+    package func finish(_ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the text encryptor has already finished") }
         finished = true
         try encryptor.finish { (bytes) throws(PNCryptError) in try encoder.update(bytes, sink) }
