@@ -96,8 +96,8 @@ let package = Package(
         .executableTarget(
             name: "pncrypt-bench",
             dependencies: [
-                "PNCrypt", "PNCryptFiles", "CPNCrypt", "CPNCryptHeader", .target(name: "CLibCrypto", condition: openSSL),
-                "CZlib",
+                "PNCrypt", "PNCryptFiles", "CPNCrypt", "CPNCryptHeader",
+                .target(name: "CLibCrypto", condition: openSSL), "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + swiftCryptoDependencies
         ),
