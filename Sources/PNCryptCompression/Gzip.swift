@@ -2,7 +2,7 @@ import PNCryptJSON
 import PNCryptCore
 
 /// One-shot gzip compression and decompression (docs/formats.md section 5); files stream through `GzipCompressor` and
-/// `GzipDecompressor` as stages of a `StreamPipeline`.
+/// `GzipDecompressor` as stages (an array of stages runs as one: `update(_:)`, `finish()`).
 ///
 /// Compression writes one gzip member with the PubNub SDKs' settings: deflate, windowBits 31, memLevel 8,
 /// default strategy, level 6 unless told otherwise. Decompression reads any `CompressionFormat`.
@@ -10,8 +10,8 @@ import PNCryptCore
 /// ```swift
 /// let packed = try Gzip.compress(Array("hello".utf8))
 /// let text = try Gzip.decompress(packed)                     // at most 64 MiB of output
-/// try StreamPipeline.run(from: input, through: [GzipDecompressor()], to: output)   // at most 1 GiB of output
-/// try StreamPipeline.run(from: input, through: [GzipDecompressor(outputLimit: .unlimited)], to: output)
+/// let stages: [any ByteStreamStage] = [try GzipDecompressor()]   // at most 1 GiB of output; .unlimited lifts it
+/// let plain = try stages.update(chunk) + stages.finish()
 /// ```
 public enum Gzip: Sendable {
     /// The level PubNub SDKs use (`Z_DEFAULT_COMPRESSION`, which zlib maps to 6).

@@ -5,7 +5,7 @@ import PNCryptJSON
 ///
 /// ```swift
 /// let stage = try TextStreamEncryptor(key: CipherKey("enigma"), scheme: .acrh)
-/// try StreamPipeline.run(from: input, through: [stage], to: output)
+/// let text = try stage.update(chunk) + stage.finish()
 /// ```
 package final class TextStreamEncryptor: ByteStreamStage {
     private let encryptor: StreamEncryptor
