@@ -83,7 +83,7 @@ let package = Package(
         // The files layer of the shells (not part of the library): the one all-or-nothing output (temporaries,
         // commit, owner, mode, ACLs and extended attributes, signal cleanup) and input sources, for the CLI and the
         // C library alike.
-        .target(name: "PNCryptFiles", dependencies: ["PNCryptBase", "PNCryptCore"]),
+        .target(name: "PNCryptFiles", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore"]),
         // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
         .target(name: "PNCryptVectors", dependencies: ["PNCrypt"]),
         .executableTarget(
@@ -102,7 +102,8 @@ let package = Package(
         .executableTarget(
             name: "pncrypt-bench",
             dependencies: [
-                "PNCrypt", "CPNCrypt", "CPNCryptHeader", .target(name: "CLibCrypto", condition: openSSL), "CZlib",
+                "PNCrypt", "PNCryptFiles", "CPNCrypt", "CPNCryptHeader",
+                .target(name: "CLibCrypto", condition: openSSL), "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + swiftCryptoDependencies
         ),
@@ -117,18 +118,20 @@ let package = Package(
         .testTarget(name: "PNCryptJSONTests", dependencies: ["PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]),
         .testTarget(
             name: "PNCryptCoreTests",
-            dependencies: ["PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]
+            dependencies: ["PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptFiles", "PNCryptTestSupport"]
         ),
         .testTarget(
             name: "PNCryptCompressionTests",
-            dependencies: ["PNCryptCompression", "PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]
+            dependencies: [
+                "PNCryptCompression", "PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptFiles", "PNCryptTestSupport",
+            ]
         ),
         // The messages layer (messages, bulk, envelopes, diagnosis); PNCryptVectors reads the vector files.
         .testTarget(
             name: "PNCryptTests",
             dependencies: [
-                "PNCrypt", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors",
-                "PNCryptTestSupport",
+                "PNCrypt", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptFiles",
+                "PNCryptVectors", "PNCryptTestSupport",
             ]
         ),
         // The shells and the whole: the CLI (run as a user runs the built pncrypt), the C library, the Python SDK
@@ -136,8 +139,8 @@ let package = Package(
         .testTarget(
             name: "PNCryptShellTests",
             dependencies: [
-                "PNCrypt", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptVectors",
-                "PNCryptTestSupport",
+                "PNCrypt", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptFiles",
+                "PNCryptVectors", "PNCryptTestSupport",
                 // The C shell's error codes against include/pncrypt.h (CErrorCodeTests).
                 "CPNCrypt", "CPNCryptHeader",
             ]

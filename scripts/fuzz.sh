@@ -60,7 +60,7 @@ fi
 binary=$BUILD/fuzz-$target
 if [ ! -x "$binary" ] || [ "$library" -nt "$binary" ] || [ "Fuzz/$target.swift" -nt "$binary" ] || [ Fuzz/Common.swift -nt "$binary" ]; then
     echo "fuzz: building $binary" >&2
-    swiftc "${SWIFT_FLAGS[@]}" "${C_FLAGS[@]}" -I "$BUILD" -module-name "Fuzz_${target//-/_}" \
+    swiftc "${SWIFT_FLAGS[@]}" "${C_FLAGS[@]}" -I "$BUILD" -module-name "Fuzz_${target//-/_}" -package-name pncrypt \
         Fuzz/Common.swift "Fuzz/$target.swift" "${libraries[@]}" -lcrypto -lz -o "$binary" 2>&1 \
         | grep -v 'warning: Cannot export local symbol' >&2 || true
     [ -x "$binary" ] && [ "$binary" -nt "$library" ] || { echo "fuzz: target build failed" >&2; exit 1; }

@@ -2,6 +2,7 @@
 // calls the pncrypt CLI makes, so its formats and decryption rules hold here too), and hands results over in
 // buffers from CBuffer. No Swift error and no nil pointer the caller can pass escapes as a crash.
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -483,17 +484,17 @@ public func pncrypt_decrypt_file_scheme(_ module: OpaquePointer?, _ scheme: Unsa
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
         let input = try stringArgument(inPath, "in_path")
         let output = try stringArgument(outPath, "out_path")
-        // As `pncrypt decrypt --binary [--scheme <scheme>]`. Headerless files are read in the module's legacy file
-        // format (`CModule.fileLegacy`). The key is chosen on the file's head and last blocks before anything is
-        // decrypted, by the library's procedure for files (`KeyRing.fileMatch`: exactly one key must qualify, as in
-        // the CLI), with one key as with several.
-        let legacy = module.fileLegacy
+        // As `pncrypt decrypt --binary [--scheme <scheme>]`, by the same routine (`FileDecryption.choose`: the key
+        // chosen on the file's head and last blocks before anything is decrypted, exactly one key must qualify).
+        // Headerless files are read in the module's legacy file format (`CModule.fileLegacy`).
         let source = try FileTransform.source(input)
-        let (head, tail) = try FileTransform.headAndTail(source, head: StreamDecryptor.headLength, tail: 32)
-        let match = try module.ring.fileMatch(head: head, tail: tail, length: source.length, scheme: scheme,
-                                              legacyScheme: legacy)
-        let decryptor = try StreamDecryptor(key: module.ring.keys[match.keyIndex], scheme: scheme,
-                                            legacyScheme: legacy)
+        let decryptor: StreamDecryptor
+        do {
+            decryptor = try FileDecryption.choose(source, ring: module.ring, scheme: scheme,
+                                                  legacyScheme: module.fileLegacy).decryptor
+        } catch let error as FileError {
+            throw CFailure(error)
+        }
         try FileTransform.run(source, output: output, stages: [decryptor])
     }
 }

@@ -370,13 +370,6 @@ enum FileTransform {
         try files { () throws(FileError) in try InputSource(path: path, name: "'\(path)'") }
     }
 
-    /// The first `head` bytes of `source` (all of it when shorter) and its last `tail` bytes.
-    static func headAndTail(_ source: InputSource, head: Int, tail: Int) throws -> (head: [UInt8], tail: [UInt8]) {
-        try files { () throws(FileError) in
-            (try source.read(at: 0, count: head), try source.read(at: max(0, source.length - tail), count: tail))
-        }
-    }
-
     /// Streams `source` from its start through `stages` into `outPath`, to the length it had when it was opened
     /// (the snapshot its last blocks were checked in: nothing appended since is read).
     static func run(_ source: InputSource, output outPath: String, stages: [any ByteStreamStage]) throws {

@@ -2,7 +2,7 @@ import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 
-/// The compressor as a stage of a `StreamPipeline`, so compression chains with encryption:
+/// The compressor as a stream stage, so compression chains with encryption:
 /// `[GzipCompressor(), StreamEncryptor(key:scheme:)]` compresses, then encrypts.
 extension GzipCompressor: ByteStreamStage {
     /// Compresses `input`, writing compressed pieces as zlib produces them.
@@ -16,7 +16,7 @@ extension GzipCompressor: ByteStreamStage {
     }
 }
 
-/// The decompressor as a stage of a `StreamPipeline`: `[StreamDecryptor(key:), GzipDecompressor()]` decrypts, then
+/// The decompressor as a stream stage: `[StreamDecryptor(key:), GzipDecompressor()]` decrypts, then
 /// decompresses. `finish` checks the compressed stream is complete (CRC and length for gzip).
 extension GzipDecompressor: ByteStreamStage {
     /// Decompresses `input`, writing pieces within the output limit.

@@ -3,7 +3,7 @@ import PNCryptJSON
 import PNCryptCore
 
 /// One-shot gzip compression and decompression (docs/formats.md section 5); files stream through `GzipCompressor` and
-/// `GzipDecompressor` as stages of a `StreamPipeline`.
+/// `GzipDecompressor` as stages (an array of stages runs as one: `update(_:)`, `finish()`).
 ///
 /// Compression writes one gzip member with the PubNub SDKs' settings: deflate, windowBits 31, memLevel 8,
 /// default strategy, level 6 unless told otherwise. Decompression reads any `CompressionFormat`.
@@ -11,19 +11,19 @@ import PNCryptCore
 /// ```swift
 /// let packed = try Gzip.compress(Array("hello".utf8))
 /// let text = try Gzip.decompress(packed)                     // at most 64 MiB of output
-/// try StreamPipeline.run(from: input, through: [GzipDecompressor()], to: output)   // at most 1 GiB of output
-/// try StreamPipeline.run(from: input, through: [GzipDecompressor(outputLimit: .unlimited)], to: output)
+/// let stages: [any ByteStreamStage] = [try GzipDecompressor()]   // at most 1 GiB of output; .unlimited lifts it
+/// let plain = try stages.update(chunk) + stages.finish()
 /// ```
 public enum Gzip: Sendable {
     /// The level PubNub SDKs use (`Z_DEFAULT_COMPRESSION`, which zlib maps to 6).
-    public static let defaultLevel = 6
+    @usableFromInline package static let defaultLevel = 6
 
     /// The output limit of the one-shot `decompress`: 64 MiB. Larger output throws `.outputLimitExceeded`.
-    public static let defaultOutputLimit = 64 << 20
+    @usableFromInline package static let defaultOutputLimit = 64 << 20
 
     /// The output limit of `GzipDecompressor`, which does not hold its output: 1 GiB.
     /// Larger output throws `.outputLimitExceeded`; pass a larger limit or `.unlimited` for trusted data.
-    public static let defaultStreamOutputLimit = 1 << 30
+    @usableFromInline package static let defaultStreamOutputLimit = 1 << 30
 
     /// The most a one-shot decompression reserves up front from a gzip trailer's ISIZE with no limit: 1 MiB.
     /// ISIZE is not checked until the end, so it cannot be trusted to size memory.
@@ -33,7 +33,7 @@ public enum Gzip: Sendable {
     ///
     /// inflate copies the last 32 KiB of every output piece into its window: with 64 KiB pieces that copy made
     /// decompression about 1.1x slower than zlib's own loop with 1 MiB pieces; at 256 KiB it is within noise.
-    public static let defaultChunkSize = 256 << 10
+    @usableFromInline package static let defaultChunkSize = 256 << 10
 
     /// Compresses `bytes` into one gzip member. Throws `.invalidValue` for a level outside 0...9.
     /// Empty input gives a valid 20-byte gzip member.

@@ -21,7 +21,7 @@ public final class GzipCompressor {
     package let engine: DeflateEngine
 
     /// The compression level, 0 (store) through 9 (smallest).
-    public let level: Int
+    package let level: Int
 
     /// Creates a compressor. Throws `.invalidValue` for a level outside 0...9 or a chunk size below 1.
     public init(level: Int = Gzip.defaultLevel, chunkSize: Int = Gzip.defaultChunkSize)
@@ -31,10 +31,10 @@ public final class GzipCompressor {
     }
 
     /// Uncompressed bytes accepted so far.
-    public var bytesIn: UInt64 { engine.bytesIn }
+    package var bytesIn: UInt64 { engine.bytesIn }
 
     /// Compressed bytes produced so far.
-    public var bytesOut: UInt64 { engine.bytesOut }
+    package var bytesOut: UInt64 { engine.bytesOut }
 
     /// Emits everything compressed so far, ending on a byte boundary (zlib's `Z_SYNC_FLUSH`), so a reader can
     /// decompress all input given so far. Each flush adds at least 5 bytes; the member stays open.

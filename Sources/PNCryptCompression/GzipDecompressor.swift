@@ -31,9 +31,9 @@ public final class GzipDecompressor {
     package let engine: InflateEngine
 
     /// The framing this decompressor expects.
-    public let format: CompressionFormat
+    package let format: CompressionFormat
     /// The most output bytes allowed in total.
-    public let outputLimit: DecompressionLimit
+    package let outputLimit: DecompressionLimit
 
     /// Creates a decompressor. `outputLimit` caps the total output: 1 GiB (`Gzip.defaultStreamOutputLimit`)
     /// unless told otherwise; `.unlimited` lifts it, for trusted data only.
@@ -47,10 +47,10 @@ public final class GzipDecompressor {
     }
 
     /// Compressed bytes consumed so far.
-    public var bytesIn: UInt64 { engine.bytesIn }
+    package var bytesIn: UInt64 { engine.bytesIn }
 
     /// Decompressed bytes produced so far.
-    public var bytesOut: UInt64 { engine.bytesOut }
+    package var bytesOut: UInt64 { engine.bytesOut }
 }
 
 @available(*, unavailable, message: "a decompressor holds mutable zlib state: use one per task")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PNCrypt
+import PNCryptFiles
 import CPNCryptHeader
 
 /// A scheme name on the command line (`--scheme`, with `--messages`).

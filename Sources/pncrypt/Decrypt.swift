@@ -95,7 +95,7 @@ struct Decrypt: ParsableCommand {
         let length = Int(lseek(fd, 0, SEEK_END))
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
         let reader = StreamTextReader(ring: ring, scheme: reading.explicit, legacyScheme: reading.headerless)
-        let choice = try explained(head) { try reader.choose(ciphertext: fd, length: length) }
+        let choice = try explained({ head }) { try reader.choose(ciphertext: fd, length: length) }
         try OutputFile.produce(output, input: data) { out in
             let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
             try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
@@ -109,20 +109,17 @@ struct Decrypt: ParsableCommand {
         // With the padding checked before any output, decryption cannot fail any more; decompression still can:
         // its output waits when it goes where it cannot be taken back (standard output, a device, a FIFO).
         try OutputFile.produce(output, input: data, binary: force, holdUntilVerified: gunzip) { out in
-            let head = try source.read(at: 0, count: StreamDecryptor.headLength)
-            let match = try explained(head) {
-                try ring.fileMatch(head: head, tail: try source.read(at: max(0, source.length - 32), count: 32),
-                                   length: source.length, scheme: reading.explicit, legacyScheme: reading.headerless)
+            let choice = try explained({ try source.read(at: 0, count: StreamDecryptor.headLength) }) {
+                try FileDecryption.choose(source, ring: ring, scheme: reading.explicit,
+                                          legacyScheme: reading.headerless)
             }
-            if reading.scheme == .auto, reading.headerless == nil, match.scheme.row.iv == .prefix {
+            if reading.scheme == .auto, reading.headerless == nil, choice.scheme.row.iv == .prefix {
                 CLI.note("no PNED header, and the first 16 bytes read with the fixed IV are not text: read as the "
                          + "legacy random-IV file format (the first 16 bytes are the IV, as the SDKs write files); a "
                          + "binary file written with the fixed IV would lose its first 16 bytes this way: read it "
                          + "with --legacy-scheme legacy")
             }
-            let legacy = match.scheme.hasHeader ? reading.headerless : match.scheme
-            var stages: [any ByteStreamStage] = [try StreamDecryptor(key: ring.keys[match.keyIndex],
-                                                                     scheme: reading.explicit, legacyScheme: legacy)]
+            var stages: [any ByteStreamStage] = [choice.decryptor]
             if gunzip { stages.append(try GzipDecompressor(outputLimit: limits.limit)) }
             let start = try source.fromStart()
             try POSIXIO.stream(from: start.fd, through: stages, to: out, length: start.length,
@@ -132,12 +129,12 @@ struct Decrypt: ParsableCommand {
 
     /// Runs `body`; when it fails under an explicit `--scheme` that is not the one of data with a `PNED` header,
     /// says so instead (the header is public: this tells nothing about the key).
-    private func explained<R>(_ data: [UInt8], _ body: () throws -> R) throws -> R {
+    private func explained<R>(_ data: () throws -> [UInt8], _ body: () throws -> R) throws -> R {
         do {
             return try body()
         } catch let error as PNCryptError {
             guard error.category == .decryption, let scheme = reading.explicit, !scheme.hasHeader,
-                  let (header, _) = try? CryptorHeader.parse(data) else { throw error }
+                  let head = try? data(), let (header, _) = try? CryptorHeader.parse(head) else { throw error }
             throw CLIFailure(.dataFailure, "decryption error: the data starts with a PNED header (cryptor "
                              + "\(header.cryptorIDDescription)): it is acrh data, not \(scheme); read it with "
                              + "--scheme acrh or --scheme auto")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -81,7 +82,10 @@ enum Lines {
                 summary = session.summary
             } else {
                 summary = try input.withDescriptor { fd in
-                    try stream.run(reading: fd, to: sink, statuses: report) { done in
+                    let read: MessageStream.Reader = { (size, body) throws(PNCryptError) in
+                        try FileIO.pump(fd, chunkSize: size, body)
+                    }
+                    return try stream.run(reading: read, to: sink, statuses: report) { done in
                         progress.update(bytes: done.bytes, lines: done.lines)
                     }
                 }

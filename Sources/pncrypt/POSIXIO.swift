@@ -1,10 +1,11 @@
 import Foundation
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Every raw POSIX read and write of the CLI (the library has its own in `FileIO`). Callers own the descriptors:
+/// Every raw POSIX read and write of the CLI (the files layer has its own in `FileIO`). Callers own the descriptors:
 /// nothing here closes one it did not open. Failures throw a `CLIFailure` naming `what` was being read or written.
 enum POSIXIO {
     /// The reason of the last failed call, as `strerror` says it.

@@ -1,4 +1,5 @@
 import Foundation
+import PNCryptFiles
 import Testing
 import PNCryptJSON
 import PNCryptCore

@@ -1,3 +1,4 @@
+import PNCryptFiles
 import Testing
 import PNCryptJSON
 import PNCryptCore
@@ -101,11 +102,10 @@ struct GzipLifecycleTests {
         #expect(tracker.opened == 3 && tracker.ended == 3)
     }
 
-    @Test("file streaming and publish bodies end their streams; invalid settings open none")
+    @Test("one-shot compression (a publish body's) and file streaming end their streams; invalid settings open none")
     func otherEntryPoints() throws {
         let tracker = try tracking {
-            _ = try CompressedPublishBody(messageText: String(repeating: "a", count: 5000))
-            _ = try CompressedPublishBody(messageText: "\"short\"")
+            _ = try Gzip.compress(Array(String(repeating: "a", count: 5000).utf8))
             #expect(throws: PNCryptError.self) { _ = try GzipCompressor(level: 11) }
             #expect(throws: PNCryptError.self) { _ = try GzipDecompressor(outputLimit: -5) }
             #expect(throws: PNCryptError.self) {

@@ -5,6 +5,7 @@ import PNCryptCore
 import PNCryptCompression
 import PNCryptTestSupport
 import PNCryptBase
+import PNCryptFiles
 
 @Suite struct StreamCryptorTests {
     let key = try! CipherKey("enigma")

@@ -4,6 +4,7 @@ import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
 import PNCryptBase
+import PNCryptFiles
 
 // Text encrypted and decrypted as streams. `TextStreamEncryptor` writes the one-shot text
 // byte for byte; `UTF8StreamValidator` gives the one-shot verdict however the bytes are cut; `StreamTextReader`

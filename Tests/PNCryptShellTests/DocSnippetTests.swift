@@ -88,9 +88,9 @@ struct DocSnippetTests {
 
         let ios34 = try MessageCrypto(cipherKey: "not the key", readScheme: .legacy)
         let marked = ios34.decrypt("06UDjczkvAAYcqWfNwkOiQ==", policy: .marker)
-        // marked.message == "DECRYPTION_ERROR", marked.status?.reason == .wrongKeyOrCorrupt
+        // marked.message == "DECRYPTION_ERROR", marked.status?.error.code == .wrongKeyOrCorrupt
         #expect(marked.message == .string(DecryptionPolicy.markerText))
-        #expect(marked.status?.reason == .wrongKeyOrCorrupt)
+        #expect(marked.status?.error.code == .wrongKeyOrCorrupt)
     }
 
     // MARK: Handling decryption failures
@@ -100,19 +100,20 @@ struct DocSnippetTests {
         let crypto = try MessageCrypto(cipherKey: "enigma", legacyScheme: .legacy)
         let kept = crypto.decrypt("bm90IG91ciBrZXk=", policy: .passThrough)
         if let status = kept.status {
-            print(status.reason, status.json)          // wrongKeyOrCorrupt {"category":"decryption",...}
+            print(status.error.code, status.json)      // wrongKeyOrCorrupt {"category":"decryption",...}
         }
         #expect(kept.message == "bm90IG91ciBrZXk=")
         #expect(kept.status?.category == .decryption)
 
         let body = #"[["06UDjczkvAAYcqWfNwkOiQ==",{"not":"encrypted"}],17000000000000000,17000000000000001]"#
-        let history = try HistoryResponse(parsing: Array(body.utf8))
-        let page = crypto.decrypt(history: history, policy: .passThrough)
+        let history = try Envelope(parsing: Array(body.utf8), formats: EnvelopeFormat.history)
+        let page = crypto.decrypt(envelope: history, policy: .passThrough)
         for status in page.statuses {
-            print(status.index ?? -1, status.reason)   // one line per message that was not decrypted
+            print(status.index ?? -1, status.error.code)   // one line per message that was not decrypted
         }
-        #expect(page.response.items.first == "Hello World")
-        #expect(page.response.end == .number(JSONNumber(literal: "17000000000000001")!))
+        #expect(page.envelope.format == .v2)
+        #expect(page.envelope.json[0]?[0] == "Hello World")
+        #expect(page.envelope.json[2] == .number(JSONNumber(literal: "17000000000000001")!))
 
         let module = try CryptoModule(cipherKey: "enigma")
         do {
@@ -164,17 +165,23 @@ struct DocSnippetTests {
         let sealedPath = folder.appendingPathComponent("notes.txt.gz.enc").path
         try Data(repeating: 0x61, count: 100_000).write(to: URL(fileURLWithPath: plainPath))
 
+        let plainURL = URL(fileURLWithPath: plainPath), sealedURL = URL(fileURLWithPath: sealedPath)
+        _ = FileManager.default.createFile(atPath: sealedPath, contents: nil)
         let key = try CipherKey("enigma")
-        let input = open(plainPath, O_RDONLY)
-        let output = open(sealedPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        defer { close(input); close(output) }
+        let input = try FileHandle(forReadingFrom: plainURL)
+        let output = try FileHandle(forWritingTo: sealedURL)
+        defer { try? input.close(); try? output.close() }
         let stages: [any ByteStreamStage] = [try GzipCompressor(), try StreamEncryptor(key: key, scheme: .acrh)]
-        try StreamPipeline.run(from: input, through: stages, to: output)
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try output.write(contentsOf: stages.update(chunk))
+        }
+        try output.write(contentsOf: stages.finish())
+        try output.synchronize()
 
         let sealed = try Array(Data(contentsOf: URL(fileURLWithPath: sealedPath)))
         let back: [any ByteStreamStage] = [try StreamDecryptor(key: key),
                                           try GzipDecompressor(outputLimit: .bytes(100 << 20))]
-        let plain = try StreamPipeline.run(sealed, through: back)   // in memory: at most 100 MiB out
+        let plain = try back.run(sealed)   // in memory: at most 100 MiB out
         #expect(plain == [UInt8](repeating: 0x61, count: 100_000))
         #expect(sealed.count < 1000)
 

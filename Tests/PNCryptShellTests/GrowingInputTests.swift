@@ -4,6 +4,7 @@ import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
 import PNCryptBase
+import PNCryptFiles
 
 /// A growing input: every streamed input is read as the snapshot it was when the run took its
 /// length. Bytes another process appends meanwhile are never read, so standard output (a pipe, which cannot be

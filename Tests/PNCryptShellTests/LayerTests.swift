@@ -32,6 +32,9 @@ import PNCryptBase
     /// What a layer's tests may use besides the layers: the shared test support (on the bottom layer) and the vector
     /// file reader (on the messages layer, so only the messages layer's tests can reach it).
     static let testHelpers: Set<String> = ["PNCryptTestSupport", "PNCryptVectors"]
+    /// The layers whose tests drive their stream stages through real file descriptors, as the CLI and the C library
+    /// do: they may also reach the files layer (`PNCryptFiles`, which owns every descriptor and stands on the core).
+    static let descriptorTests: Set<String> = ["PNCryptCoreTests", "PNCryptCompressionTests", "PNCryptTests"]
     /// The system libraries, and the only targets that may use each (the bench's baselines call them directly).
     static let systemUsers: [String: Set<String>] = [
         "CLibCrypto": ["PNCryptCore", "pncrypt-bench"],
@@ -140,6 +143,7 @@ import PNCryptBase
         #expect(tests == Set(Self.layerTests.keys).union(["PNCryptShellTests"]), "test targets: \(tests.sorted())")
         for (test, layer) in Self.layerTests {
             let allowed = Self.closure(of: layer, in: byName).union([layer]).union(Self.testHelpers)
+                .union(Self.descriptorTests.contains(test) ? ["PNCryptFiles"] : [])
             let reached = Self.closure(of: test, in: byName)
             #expect(byName[test]?.dependencies.contains(layer) == true, "\(test) does not depend on \(layer)")
             #expect(reached.subtracting(allowed).isEmpty,

@@ -4,6 +4,7 @@ import PNCryptJSON
 import PNCryptCore
 import PNCrypt
 import PNCryptTestSupport
+import PNCryptFiles
 
 /// Settings of the interop suite, from the environment.
 enum Interop {

@@ -1,5 +1,6 @@
 import Testing
 import PNCryptCompression
+import PNCrypt
 import PNCryptTestSupport
 
 /// `CompressedPublishBody`: threshold, headers, and the body a PubNub server inflates.

@@ -4,6 +4,7 @@ import PNCryptJSON
 import PNCryptCore
 @testable import PNCrypt
 import PNCryptTestSupport
+import PNCryptFiles
 
 /// Key hygiene: derived keys and the plaintext buffers the library owns are wiped (`wipe`) when
 /// released. `Wiping.observer` (a task-local hook) sees every buffer right after it was wiped, before it is

@@ -5,6 +5,7 @@ import PNCryptCore
 import PNCryptCompression
 @testable import PNCrypt
 import PNCryptTestSupport
+import PNCryptFiles
 
 /// Line mode through the library: `MessageStream` and `MessageRekey`.
 @Suite struct MessageStreamTests {
@@ -202,7 +203,10 @@ import PNCryptTestSupport
         var written: [UInt8] = []
         let fd = try Self.pipe(input)
         defer { close(fd) }
-        let error = expectPNError { () throws(PNCryptError) in try stream.run(reading: fd, to: { written += $0 }) }
+        let read: MessageStream.Reader = { (size, body) throws(PNCryptError) in
+            try FileIO.pump(fd, chunkSize: size, body)
+        }
+        let error = expectPNError { () throws(PNCryptError) in try stream.run(reading: read, to: { written += $0 }) }
         #expect(error?.code == .invalidValue)
         #expect(error?.message == "line 31 is longer than 1000 bytes (the line length limit)")
         #expect(Self.lines(written).count == 30)

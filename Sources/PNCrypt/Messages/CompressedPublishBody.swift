@@ -15,7 +15,7 @@ import PNCryptCompression
 /// for (name, value) in body.headers { request.setValue(value, forHTTPHeaderField: name) }
 /// request.httpBody = Data(body.bytes)
 /// ```
-public struct CompressedPublishBody: Hashable, Sendable {
+package struct CompressedPublishBody: Hashable, Sendable {
     /// Text shorter than this many bytes is sent uncompressed: 1024.
     ///
     /// Measured with level 6 on `"<b64>"` strings of random ciphertext (the usual encrypted message), averaged
@@ -25,17 +25,17 @@ public struct CompressedPublishBody: Hashable, Sendable {
     /// saved do not save a packet, while every compression costs a zlib stream (about 256 KiB of state) and
     /// about 45 µs (release build, 92- to 4094-byte messages: the cost is mostly setting up the stream).
     /// Plain JSON compresses better; lower the threshold for it if that matters.
-    public static let defaultThreshold = 1024
+    package static let defaultThreshold = 1024
 
     /// The `Content-Type` of every publish body.
-    public static let contentType = "application/json; charset=UTF-8"
+    package static let contentType = "application/json; charset=UTF-8"
 
     /// The bytes to send: gzip data when `isCompressed`, else the message text itself.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// Whether `bytes` is gzip-compressed (and `Content-Encoding: gzip` must be sent).
-    public let isCompressed: Bool
+    package let isCompressed: Bool
     /// The length of the message text before compression.
-    public let uncompressedLength: Int
+    package let uncompressedLength: Int
 
     /// Prepares the body for the UTF-8 bytes of the message text. Throws `.invalidValue` for a level outside
     /// 0...9 or a negative threshold.
@@ -45,7 +45,7 @@ public struct CompressedPublishBody: Hashable, Sendable {
     ///   - threshold: Text shorter than this many bytes is sent uncompressed.
     ///   - level: The zlib compression level, 0...9.
     ///   - always: Compress every body, even one under `threshold` or one gzip makes larger.
-    public init(messageText: some Sequence<UInt8>, threshold: Int = defaultThreshold,
+    package init(messageText: some Sequence<UInt8>, threshold: Int = defaultThreshold,
                 level: Int = Gzip.defaultLevel, always: Bool = false) throws(PNCryptError) {
         guard threshold >= 0 else {
             throw PNCryptError(.invalidValue, "compression threshold must not be negative, got \(threshold)")
@@ -67,20 +67,20 @@ public struct CompressedPublishBody: Hashable, Sendable {
 
     /// Prepares the body for the message text (encoded as UTF-8); the parameters are those of the initializer
     /// that takes the text's bytes.
-    public init(messageText: String, threshold: Int = defaultThreshold, level: Int = Gzip.defaultLevel,
+    package init(messageText: String, threshold: Int = defaultThreshold, level: Int = Gzip.defaultLevel,
                 always: Bool = false) throws(PNCryptError) {
         try self.init(messageText: messageText.utf8, threshold: threshold, level: level, always: always)
     }
 
     /// The value of `Content-Length`: the size of `bytes`.
-    public var contentLength: Int { bytes.count }
+    package var contentLength: Int { bytes.count }
 
     /// `"gzip"` when compressed, else `nil` (send no `Content-Encoding` header).
-    public var contentEncoding: String? { isCompressed ? "gzip" : nil }
+    package var contentEncoding: String? { isCompressed ? "gzip" : nil }
 
     /// The headers to send, in this order: `Content-Type`, `Content-Encoding` (only when compressed),
     /// `Content-Length`.
-    public var headers: [(name: String, value: String)] {
+    package var headers: [(name: String, value: String)] {
         var result = [(name: "Content-Type", value: Self.contentType)]
         if let contentEncoding { result.append((name: "Content-Encoding", value: contentEncoding)) }
         result.append((name: "Content-Length", value: String(contentLength)))

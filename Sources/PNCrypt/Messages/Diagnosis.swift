@@ -15,29 +15,29 @@ import PNCryptCompression
 /// print(diagnosis.findings[0])
 /// // decrypts with legacy-random-iv and key #1; a client set to a static IV (legacy) shows DECRYPTION_ERROR for it
 /// ```
-public struct Diagnosis: Sendable {
+package struct Diagnosis: Sendable {
     /// One key and scheme tried.
-    public struct Attempt: Sendable {
+    package struct Attempt: Sendable {
         /// 1-based number of the key, in the order given.
-        public var keyNumber: Int
+        package var keyNumber: Int
         /// The scheme tried.
-        public var scheme: Scheme
+        package var scheme: Scheme
         /// The plaintext, when the padding check passed.
-        public var plaintext: [UInt8]?
+        package var plaintext: [UInt8]?
         /// Why the cipher rejected the data, when it did.
-        public var error: PNCryptError?
+        package var error: PNCryptError?
 
         /// The plaintext is valid UTF-8 (a message must be).
-        public var isUTF8: Bool { plaintext.map { String(validating: $0, as: UTF8.self) != nil } ?? false }
+        package var isUTF8: Bool { plaintext.map { String(validating: $0, as: UTF8.self) != nil } ?? false }
         /// The plaintext parses as JSON.
-        public var json: JSONValue? { isUTF8 ? plaintext.flatMap { try? JSONValue(parsing: $0) } : nil }
+        package var json: JSONValue? { isUTF8 ? plaintext.flatMap { try? JSONValue(parsing: $0) } : nil }
         /// Padding intact and UTF-8: a plausible message, as the one decision procedure decides text (what
         /// SDK clients deliver). pncrypt's own message decryption also requires a message (`isMessage`).
-        public var isValid: Bool { Decision.qualifies(verdict, content: .text) }
+        package var isValid: Bool { Decision.qualifies(verdict, content: .text) }
 
         /// The plaintext is a message as the reading decision counts them (`isMessageText`): JSON, or the PHP
         /// SDK's raw string form.
-        public var isMessage: Bool { isUTF8 && (json != nil || isPHPRawString) }
+        package var isMessage: Bool { isUTF8 && (json != nil || isPHPRawString) }
 
         private var isPHPRawString: Bool { plaintext?.withUnsafeBytes { PNCryptCore.isPHPRawString($0) } ?? false }
 
@@ -52,25 +52,25 @@ public struct Diagnosis: Sendable {
     }
 
     /// The ciphertext bytes, when the input was Base64.
-    public var ciphertext: [UInt8]?
+    package var ciphertext: [UInt8]?
     /// What the data is, read without a key, when it is readable.
-    public var inspection: Inspection?
+    package var inspection: Inspection?
     /// Why the input cannot be ciphertext, when it cannot (not Base64, header cut short, unknown cryptor, ...).
-    public var inputError: PNCryptError?
+    package var inputError: PNCryptError?
     /// Every key and scheme tried, in order.
-    public var attempts: [Attempt]
+    package var attempts: [Attempt]
     /// The explanation, one sentence a line, most important first.
-    public var findings: [String]
+    package var findings: [String]
 
     /// The attempts that gave plausible plaintext.
-    public var matches: [Attempt] { attempts.filter(\.isValid) }
+    package var matches: [Attempt] { attempts.filter(\.isValid) }
     /// Some key and scheme decrypts the data.
-    public var decrypts: Bool { !matches.isEmpty }
+    package var decrypts: Bool { !matches.isEmpty }
     /// More than one key and scheme give plausible plaintext.
-    public var isAmbiguous: Bool { matches.count > 1 }
+    package var isAmbiguous: Bool { matches.count > 1 }
 
     /// Diagnoses Base64 message text (surrounding whitespace and JSON quotes are accepted) with `keys`.
-    public init(text: some Collection<UInt8>, keys: [CipherKey]) {
+    package init(text: some Collection<UInt8>, keys: [CipherKey]) {
         attempts = []
         findings = []
         do throws(PNCryptError) {
@@ -85,7 +85,7 @@ public struct Diagnosis: Sendable {
     }
 
     /// Diagnoses raw ciphertext bytes with `keys`.
-    public init(ciphertext: [UInt8], keys: [CipherKey]) {
+    package init(ciphertext: [UInt8], keys: [CipherKey]) {
         self.ciphertext = ciphertext
         attempts = []
         findings = []
@@ -256,7 +256,7 @@ public struct Diagnosis: Sendable {
     }
 
     /// The diagnosis as one JSON object, for scripts.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var object: JSONObject = ["decrypts": .bool(decrypts), "ambiguous": .bool(isAmbiguous)]
         if let ciphertext { object.append(.number(JSONNumber(ciphertext.count)), forKey: "bytes") }
         if let inspection {

@@ -65,7 +65,7 @@ public struct Envelope: Hashable, Sendable {
         public var timetoken: JSONValue?
 
         /// A location.
-        public init(index: Int, channel: String? = nil, timetoken: JSONValue? = nil) {
+        package init(index: Int, channel: String? = nil, timetoken: JSONValue? = nil) {
             self.index = index
             self.channel = channel
             self.timetoken = timetoken
@@ -111,7 +111,7 @@ public struct Envelope: Hashable, Sendable {
     }
 
     /// A v2 history response as an envelope.
-    public init(_ history: HistoryResponse) {
+    package init(_ history: HistoryResponse) {
         format = .v2
         json = history.json
     }
@@ -331,9 +331,9 @@ extension MessageRekey {
 
 /// A file message's payload as SDKs publish it: `{"message": <message>, "file": {"id": ..., "name": ...}}`,
 /// encrypted whole as one message (`MessageCrypto.encrypt`); subscribe delivers it as `d` with `e` 4.
-public enum FileMessage {
+package enum FileMessage {
     /// The payload of a file message: the message, then the file's id and name, in that key order.
-    public static func payload(_ message: JSONValue, id: String, name: String) -> JSONValue {
+    package static func payload(_ message: JSONValue, id: String, name: String) -> JSONValue {
         .object(["message": message, "file": .object(["id": .string(id), "name": .string(name)])])
     }
 }

@@ -5,6 +5,7 @@ import PNCryptCore
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import PNCryptBase
 #endif
 
 /// The envelope path without a tree: a response's text is checked as JSON in one pass that finds the byte ranges

@@ -7,22 +7,22 @@ import PNCryptCompression
 ///
 /// With timetokens requested each item is `{"message": <msg>, "timetoken": 14...}`. Timetokens are 17-digit
 /// integers and stay exact (`JSONNumber` keeps their digits).
-public struct HistoryResponse: Hashable, Sendable {
+package struct HistoryResponse: Hashable, Sendable {
     /// The items as received: messages, or `{"message", "timetoken"}` objects.
-    public var items: [JSONValue]
+    package var items: [JSONValue]
     /// The start timetoken.
-    public var start: JSONValue
+    package var start: JSONValue
     /// The end timetoken.
-    public var end: JSONValue
+    package var end: JSONValue
 
     /// Reads a history response.
     /// - Throws: `invalidJSON` when the text does not parse or is not `[[...], start, end]`.
-    public init(parsing text: some Collection<UInt8>) throws(PNCryptError) {
+    package init(parsing text: some Collection<UInt8>) throws(PNCryptError) {
         try self.init(try JSONValue(parsing: text))
     }
 
     /// Reads a parsed history response.
-    public init(_ value: JSONValue) throws(PNCryptError) {
+    package init(_ value: JSONValue) throws(PNCryptError) {
         guard case .array(let parts) = value, parts.count == 3, case .array(let items) = parts[0] else {
             throw PNCryptError(.invalidJSON, "not a history response: expected [[messages], start, end]")
         }
@@ -32,7 +32,7 @@ public struct HistoryResponse: Hashable, Sendable {
     }
 
     /// The response with `items` in place of its items.
-    public var json: JSONValue { .array([.array(items), start, end]) }
+    package var json: JSONValue { .array([.array(items), start, end]) }
 
     /// The message of an item, and whether it sits in a `{"message", "timetoken"}` object.
     static func message(of item: JSONValue) -> (message: JSONValue, wrapped: Bool) {
@@ -44,22 +44,22 @@ public struct HistoryResponse: Hashable, Sendable {
 }
 
 /// A history response after decryption.
-public struct DecryptedHistory: Hashable, Sendable {
+package struct DecryptedHistory: Hashable, Sendable {
     /// The response with every message decrypted (or replaced as the policy says), same shape and timetokens.
-    public var response: HistoryResponse
+    package var response: HistoryResponse
     /// One status per message that could not be decrypted, each with its index; empty when every message
     /// decrypted (iOS then reports no error category on the completion).
-    public var statuses: [MessageStatus]
+    package var statuses: [MessageStatus]
 }
 
 /// Message counts: `{"channels": {"ch": 12, ...}}`. Counts stay exact integers.
-public struct MessageCounts: Hashable, Sendable {
+package struct MessageCounts: Hashable, Sendable {
     /// Channel names and counts, in document order.
-    public var channels: [(name: String, count: JSONNumber)]
+    package var channels: [(name: String, count: JSONNumber)]
 
     /// Reads a message-counts response.
     /// - Throws: `invalidJSON` when it does not parse or has no `channels` object of integers.
-    public init(parsing text: some Collection<UInt8>) throws(PNCryptError) {
+    package init(parsing text: some Collection<UInt8>) throws(PNCryptError) {
         guard case .object(let root) = try JSONValue(parsing: text),
               case .object(let channels)? = root["channels"] else {
             throw PNCryptError(.invalidJSON, "not a message-counts response: expected {\"channels\": {...}}")
@@ -76,17 +76,17 @@ public struct MessageCounts: Hashable, Sendable {
     }
 
     /// The response as JSON.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object(["channels": .object(JSONObject(channels.map { ($0.name, JSONValue.number($0.count)) }))])
     }
 
     /// Equal when the channels, their order and their counts are equal.
-    public static func == (a: MessageCounts, b: MessageCounts) -> Bool {
+    package static func == (a: MessageCounts, b: MessageCounts) -> Bool {
         a.channels.elementsEqual(b.channels) { $0.name == $1.name && $0.count == $1.count }
     }
 
     /// Hashes the channels and counts in order.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for (name, count) in channels {
             hasher.combine(name)
             hasher.combine(count)
@@ -97,7 +97,7 @@ public struct MessageCounts: Hashable, Sendable {
 extension MessageCrypto {
     /// Decrypts every message of a history response in one call (as `decrypt(envelope:policy:)` does; each status
     /// has the item's index, and its timetoken when the item has one).
-    public func decrypt(history: HistoryResponse, policy: DecryptionPolicy) -> DecryptedHistory {
+    package func decrypt(history: HistoryResponse, policy: DecryptionPolicy) -> DecryptedHistory {
         let result = decrypt(envelope: Envelope(history), policy: policy)
         var response = history
         if case .array(let parts) = result.envelope.json, case .array(let items) = parts[0] { response.items = items }

@@ -98,7 +98,7 @@ public struct MessageCrypto: Sendable {
     }
 
     /// The wire bytes of an encrypted message: `"<Base64>"` written in `style`.
-    public func publishBody(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> [UInt8] {
+    package func publishBody(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> [UInt8] {
         // Base64 needs no JSON escapes except `/` in the apple style (`\/`): write the quoted text directly.
         guard scheme.row.message == .whole, style != .apple else {
             return try encrypt(message, iv: iv).serialized(style: style)

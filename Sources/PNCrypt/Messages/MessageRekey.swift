@@ -23,14 +23,14 @@ import PNCryptCompression
 /// - none, or several: the message is left unchanged, with the one public decryption failure as the reason.
 public struct MessageRekey: Sendable {
     /// The keys messages may be encrypted with now (any order; the new key may be among them).
-    public let from: KeyRing
+    package let from: KeyRing
     /// How data without a `PNED` header is read: `legacy`, `legacyRandomIV`, or nil for both (the message is then
     /// taken only when exactly one reading qualifies).
-    public let legacyScheme: Scheme?
+    package let legacyScheme: Scheme?
     /// The key messages are moved to.
-    public let to: CipherKey
+    package let to: CipherKey
     /// The scheme messages are moved to: `acrh` (the default), `legacy` or `legacyRandomIV`.
-    public let scheme: Scheme
+    package let scheme: Scheme
 
     /// The old keys that are not the new one, then the new key (the last, at `newIndex`).
     private let ring: KeyRing

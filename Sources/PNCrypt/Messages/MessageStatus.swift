@@ -32,7 +32,7 @@ public struct MessageStatus: Hashable, Sendable {
     ///   - index: the position in a response.
     ///   - channel: the channel, when the response names it.
     ///   - timetoken: the timetoken as received, when the response has one.
-    public init(error: PNCryptError, original: JSONValue? = nil, line: Int? = nil, index: Int? = nil,
+    package init(error: PNCryptError, original: JSONValue? = nil, line: Int? = nil, index: Int? = nil,
                 channel: String? = nil, timetoken: JSONValue? = nil) {
         self.error = error
         self.original = original
@@ -43,11 +43,11 @@ public struct MessageStatus: Hashable, Sendable {
     }
 
     /// The reason, named as in status JSON.
-    public var reason: PNCryptError.Code { error.code }
+    package var reason: PNCryptError.Code { error.code }
 
     /// The reason's category (`decryption`, `unknownCryptor` for a header this library does not know, `json` for a
     /// line that is not JSON, ...), named as in status JSON.
-    public var category: PNCryptError.Category { error.category }
+    package var category: PNCryptError.Category { error.category }
 
     /// The status as one JSON object, the one status form (docs/formats.md section 4.2):
     /// `{"line":N,"index":N,"channel":"...","timetoken":"...","category":"decryption","reason":"wrongKeyOrCorrupt",
@@ -66,11 +66,3 @@ public struct MessageStatus: Hashable, Sendable {
         return .object(object)
     }
 }
-
-/// The status of a message that could not be decrypted: now `MessageStatus`, the one status type.
-@available(*, deprecated, renamed: "MessageStatus")
-public typealias DecryptionStatus = MessageStatus
-
-/// The status of a failed line of a `MessageStream`: now `MessageStatus`, the one status type.
-@available(*, deprecated, renamed: "MessageStatus")
-public typealias LineStatus = MessageStatus

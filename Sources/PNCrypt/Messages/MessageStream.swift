@@ -34,9 +34,9 @@ import Darwin
 /// bounded whatever the input's length: about `jobs × 8 × 64 KiB` of input and its output, plus one line of at
 /// most `maxLineLength`.
 ///
-/// Sources: a file descriptor (`run(reading:to:)`), bytes in memory (`run(_:)`), an `AsyncSequence` of chunks
-/// (`run(_:output:statuses:)`, for async code), or anything that can push chunks into a `Session` (a
-/// `ByteStreamStage`, so a `GzipDecompressor` can feed it in a `StreamPipeline`).
+/// Sources: bytes in memory (`run(_:)`), an `AsyncSequence` of chunks (`run(_:output:statuses:)`, for async
+/// code), or anything that can push chunks into a `Session` (a `ByteStreamStage`, so a `GzipDecompressor` can feed
+/// it in an array of stages).
 public struct MessageStream: Sendable {
     /// What each line goes through.
     public enum Operation: Sendable {
@@ -86,23 +86,23 @@ public struct MessageStream: Sendable {
         /// PHP's raw strings and big integers, repeated keys); the SDK would have sent them so.
         public var changed = 0
         /// Encrypt: the first such message, as "line N: <its first change>".
-        public var firstChange: String?
+        package var firstChange: String?
 
         /// Rekey: messages left unchanged because they could not be decrypted with certainty (the failed lines).
-        public var unchanged: Int { failed }
+        package var unchanged: Int { failed }
         /// Lines handled without failure (blank lines excluded).
-        public var succeeded: Int { lines - blank - failed }
+        package var succeeded: Int { lines - blank - failed }
 
         /// An empty summary.
-        public init() {}
+        package init() {}
     }
 
     /// How far a run has got: input bytes and lines whose output has been written.
-    public struct Progress: Hashable, Sendable {
+    package struct Progress: Hashable, Sendable {
         /// Input bytes done.
-        public var bytes: Int64
+        package var bytes: Int64
         /// Lines done.
-        public var lines: Int
+        package var lines: Int
     }
 
     /// The result of `run(_:)` on bytes in memory.
@@ -128,12 +128,12 @@ public struct MessageStream: Sendable {
     /// 32 KiB); a longer line stops the run.
     public var maxLineLength: Int
     /// Bytes of input per batch (about). Default 64 KiB.
-    var batchBytes = 1 << 16
+    package var batchBytes = 1 << 16
 
     /// The default `maxLineLength`: 4 MiB.
-    public static let defaultMaxLineLength = 4 << 20
+    @usableFromInline package static let defaultMaxLineLength = 4 << 20
     /// The most `jobs` a stream accepts.
-    public static let maximumJobs = 256
+    @usableFromInline package static let maximumJobs = 256
 
     /// The number of online CPUs (at least 1): the default number of jobs.
     public static var defaultJobs: Int {
@@ -151,24 +151,32 @@ public struct MessageStream: Sendable {
 
     // MARK: Running
 
-    /// Reads `fd` to its end and writes the output lines to `sink`, in order, on the calling thread.
+    /// Hands chunks of at most the size given to the body, to the input's end (the files layer reads a file
+    /// descriptor so: `FileIO.pump`).
+    package typealias Reader = (_ chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void)
+        throws(PNCryptError) -> Void
+
+    /// Reads the input `read` gives to its end and writes the output lines to `sink`, in order, on the calling
+    /// thread.
     /// - Parameters:
-    ///   - fd: the descriptor to read (not closed).
+    ///   - read: gives the input, chunk by chunk.
     ///   - sink: receives the output, in order; each buffer is valid only during the call.
     ///   - statuses: called (on the calling thread, in line order) for each failed line.
     ///   - progress: called after each batch is written.
     /// - Throws: `invalidValue` for bad settings or a line longer than `maxLineLength`; `io` when reading fails;
     ///   the sink's error; with `stopOnFailure`, the first failed line's error.
-    public func run(reading fd: Int32, to sink: ByteSink, statuses: (MessageStatus) -> Void = { _ in },
-                    progress: ((Progress) -> Void)? = nil) throws(PNCryptError) -> Summary {
+    package func run(reading read: Reader, to sink: ByteSink, statuses: (MessageStatus) -> Void = { _ in },
+                     progress: ((Progress) -> Void)? = nil) throws(PNCryptError) -> Summary {
         try withoutActuallyEscaping(statuses) { statuses in
-            Result { () throws(PNCryptError) -> Summary in
-                let session = try Session(self, statuses: statuses, progress: progress)
-                try FileIO.pump(fd, chunkSize: batchBytes) { (chunk) throws(PNCryptError) in
-                    try session.update(chunk, sink)
+            withoutActuallyEscaping(sink) { sink in
+                Result { () throws(PNCryptError) -> Summary in
+                    let session = try Session(self, statuses: statuses, progress: progress)
+                    try read(batchBytes) { (chunk) throws(PNCryptError) in
+                        try session.update(chunk, sink)
+                    }
+                    try session.finish(sink)
+                    return session.summary
                 }
-                try session.finish(sink)
-                return session.summary
             }
         }.get()
     }
@@ -241,8 +249,8 @@ public struct MessageStream: Sendable {
     // MARK: Session
 
     /// A stream in progress, fed chunks of any size by `update(_:_:)` and ended by `finish(_:)`, which write the
-    /// output lines to their sink in order. A `ByteStreamStage`, so it can follow a `GzipDecompressor` in a
-    /// `StreamPipeline`. Use one session from one thread at a time; it starts its worker threads when made and
+    /// output lines to their sink in order. A `ByteStreamStage`, so it can follow a `GzipDecompressor` in an
+    /// array of stages. Use one session from one thread at a time; it starts its worker threads when made and
     /// stops them when finished (or released).
     public final class Session: ByteStreamStage {
         let stream: MessageStream

@@ -11,7 +11,7 @@ extension JSONStyle {
     ///
     /// - Parameter plaintext: a decrypted message's bytes.
     /// - Returns: the styles, in `allCases` order.
-    public static func writers(of plaintext: [UInt8]) -> [JSONStyle] {
+    package static func writers(of plaintext: [UInt8]) -> [JSONStyle] {
         let value: JSONValue
         if let parsed = try? JSONValue(parsing: plaintext) {
             value = parsed
@@ -27,7 +27,7 @@ extension JSONStyle {
     /// the plaintext is not a message.
     ///
     /// - Parameter plaintext: a decrypted message's bytes.
-    public static func writersFinding(_ plaintext: [UInt8]) -> String? {
+    package static func writersFinding(_ plaintext: [UInt8]) -> String? {
         let writers = writers(of: plaintext)
         if writers.count == allCases.count {
             return "every serializer writes these bytes: they do not tell which SDK sent the message"
@@ -47,7 +47,7 @@ extension JSONStyle {
     /// value <= 0x10 after the padding), as a sentence; nil when it keeps every byte.
     ///
     /// - Parameter plaintext: a decrypted message's bytes (padding removed).
-    public static func phpDepadFinding(_ plaintext: [UInt8]) -> String? {
+    package static func phpDepadFinding(_ plaintext: [UInt8]) -> String? {
         guard let last = plaintext.last, last <= 0x10 else { return nil }
         // PaddingTrait::depad: from the second-last byte back to index 1, stop at the first byte that differs.
         var index = plaintext.count - 2

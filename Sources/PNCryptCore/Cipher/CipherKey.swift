@@ -98,7 +98,7 @@ public final class CipherKey: Sendable {
     /// Why this key may not be the one meant, when its shape suggests a copy or file mistake: a byte order mark,
     /// white space at either end, or a line break inside. Nil for an ordinary key. Shown with a decryption failure
     /// and by `diagnose`; such keys are still used exactly as given.
-    public var shapeHint: String? {
+    package var shapeHint: String? {
         // The scalars are decoded from the wiped bytes one at a time: no String copy of the key is made.
         var scalars: [Unicode.Scalar] = []
         var iterator = utf8.bytes.makeIterator()

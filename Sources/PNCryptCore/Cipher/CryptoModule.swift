@@ -25,7 +25,7 @@ import PNCryptJSON
 /// cipher contexts are reused across calls.
 public struct CryptoModule: Sendable {
     /// The key and its derived AES keys.
-    public let key: CipherKey
+    package let key: CipherKey
     /// The scheme `encrypt(_:)` writes. Default `acrh`.
     public var encryptionScheme: Scheme
     /// How `decrypt(_:)` reads data that has no `PNED` header: `legacy`, `legacyRandomIV` or `legacy33`, besides

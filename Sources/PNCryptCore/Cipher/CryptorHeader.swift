@@ -13,16 +13,16 @@ import PNCryptJSON
 ///
 /// This file owns the header: its bytes and what they mean (which cryptor follows, where the IV is, what data
 /// without a header is when only `acrh` is read). Every other file asks it.
-public struct CryptorHeader: Hashable, Sendable {
+package struct CryptorHeader: Hashable, Sendable {
     /// The four bytes every header starts with: ASCII `PNED`.
-    public static let sentinel: [UInt8] = Array("PNED".utf8)
+    package static let sentinel: [UInt8] = Array("PNED".utf8)
     /// The only header version that exists.
-    public static let currentVersion: UInt8 = 1
+    package static let currentVersion: UInt8 = 1
     /// The AES-CBC cryptor's id, ASCII `ACRH`.
-    public static let aesCBCCryptorID: [UInt8] = Array("ACRH".utf8)
+    package static let aesCBCCryptorID: [UInt8] = Array("ACRH".utf8)
     /// The longest header this library reads before it knows the metadata length: sentinel, version, id,
     /// and a 3-byte length.
-    public static let maximumFixedLength = 12
+    package static let maximumFixedLength = 12
     /// The id the legacy cryptor has in the Swift and Go SDKs: four zero bytes. They never write it, but read a
     /// header carrying it as "legacy data follows".
     static let legacyCryptorID: [UInt8] = [0, 0, 0, 0]
@@ -35,15 +35,15 @@ public struct CryptorHeader: Hashable, Sendable {
     package static let acrhLength = 26
 
     /// Header version (1).
-    public var version: UInt8
+    package var version: UInt8
     /// The 4-byte cryptor id.
-    public var cryptorID: [UInt8]
+    package var cryptorID: [UInt8]
     /// Cryptor metadata; for `ACRH`, the IV.
-    public var metadata: [UInt8]
+    package var metadata: [UInt8]
 
     /// A version-1 header for `cryptorID` with `metadata`.
     /// - Throws: `invalidValue` for a cryptor id that is not 4 bytes or metadata over 65,535 bytes.
-    public init(cryptorID: [UInt8] = CryptorHeader.aesCBCCryptorID, metadata: [UInt8]) throws(PNCryptError) {
+    package init(cryptorID: [UInt8] = CryptorHeader.aesCBCCryptorID, metadata: [UInt8]) throws(PNCryptError) {
         guard cryptorID.count == 4 else {
             throw PNCryptError(.invalidValue, "a cryptor id is 4 bytes, not \(cryptorID.count)")
         }
@@ -56,16 +56,16 @@ public struct CryptorHeader: Hashable, Sendable {
     }
 
     /// The cryptor id as text when it is printable ASCII, else as hex.
-    public var cryptorIDDescription: String {
+    package var cryptorIDDescription: String {
         if cryptorID.allSatisfy({ $0 >= 0x21 && $0 < 0x7F }) { return String(decoding: cryptorID, as: UTF8.self) }
         return Hex.encode(cryptorID)
     }
 
     /// Number of bytes `encoded()` produces.
-    public var encodedLength: Int { 9 + (metadata.count < 255 ? 1 : 3) + metadata.count }
+    package var encodedLength: Int { 9 + (metadata.count < 255 ? 1 : 3) + metadata.count }
 
     /// The header bytes: the 1-byte length form below 255 bytes of metadata, the 3-byte form from 255 on.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var out = Self.sentinel
         out.reserveCapacity(encodedLength)
         out.append(version)
@@ -85,7 +85,7 @@ public struct CryptorHeader: Hashable, Sendable {
     ///   not a header, and the data is legacy. Otherwise the header and the number of bytes it occupies.
     /// - Throws: `unknownCryptor` for a version other than 1; `malformedHeader` when the header is cut short
     ///   (no version, id or length byte, or less metadata than announced). The cryptor id is not checked here.
-    public static func parse(_ bytes: some Collection<UInt8>) throws(PNCryptError)
+    package static func parse(_ bytes: some Collection<UInt8>) throws(PNCryptError)
         -> (header: CryptorHeader, length: Int)? {
         let b = Array(bytes.prefix(maximumFixedLength))
         guard b.count >= 4, b[0..<4].elementsEqual(sentinel) else { return nil }

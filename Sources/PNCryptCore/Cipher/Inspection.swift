@@ -2,22 +2,22 @@ import PNCryptBase
 import PNCryptJSON
 
 /// What a piece of ciphertext is, told without a key: its header fields, or its legacy block count.
-public struct Inspection: Hashable, Sendable {
+package struct Inspection: Hashable, Sendable {
     /// The `PNED` header, when the data has one.
-    public var header: CryptorHeader?
+    package var header: CryptorHeader?
     /// Bytes the header occupies (0 without a header).
-    public var headerLength: Int
+    package var headerLength: Int
     /// Bytes after the header.
-    public var ciphertextLength: Int
+    package var ciphertextLength: Int
 
     /// Whole 16-byte blocks after the header.
-    public var blocks: Int { ciphertextLength / Cryptor.blockSize }
+    package var blocks: Int { ciphertextLength / Cryptor.blockSize }
 
     /// Reads what `prefix` (the first bytes of the data; at least the header, when there is one) says about data
     /// of `totalLength` bytes.
     /// - Throws: `malformedHeader` for a header cut short; `unknownCryptor` for an unknown version or cryptor;
     ///   `wrongKeyOrCorrupt` when the ciphertext is empty or not a whole number of blocks.
-    public init(prefix: some Collection<UInt8>, totalLength: Int) throws(PNCryptError) {
+    package init(prefix: some Collection<UInt8>, totalLength: Int) throws(PNCryptError) {
         if let (header, length) = try CryptorHeader.parse(prefix) {
             _ = try header.scheme(reading: nil)
             self.header = header
@@ -31,12 +31,12 @@ public struct Inspection: Hashable, Sendable {
     }
 
     /// Reads what `data` is.
-    public init(_ data: some Collection<UInt8>) throws(PNCryptError) {
+    package init(_ data: some Collection<UInt8>) throws(PNCryptError) {
         try self.init(prefix: data, totalLength: data.count)
     }
 
     /// A few lines for a person.
-    public var lines: [String] {
+    package var lines: [String] {
         guard let header else {
             // Only what the bytes say: nothing without a key tells whether they are ciphertext at all.
             var lines = ["no PNED header; if this is pncrypt or PubNub ciphertext it is legacy data, \(blocks) block"

@@ -22,7 +22,7 @@ public struct KeyRing: Sendable {
     public let keys: [CipherKey]
 
     /// What a plaintext must be for a reading to qualify, whether one reading was possible or several.
-    public enum Content: Sendable, Hashable {
+    package enum Content: Sendable, Hashable {
         /// Any bytes: valid padding is all that can be checked.
         case bytes
         /// Text: valid padding and valid UTF-8.
@@ -56,19 +56,25 @@ public struct KeyRing: Sendable {
         self.keys = keys
     }
 
-    /// Decrypts with the one (key, scheme) reading that qualifies.
+    /// Decrypts with the one (key, scheme) reading that qualifies: a reading qualifies when its padding is valid.
     ///
     /// - Parameters:
     ///   - data: the ciphertext bytes (Base64-decoded).
     ///   - scheme: the format to read; nil reads a `PNED` header when present, else `legacyScheme`.
     ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries `legacy` and
     ///     `legacy-random-iv` both (nothing in the data says which it is).
-    ///   - content: what a plaintext must be to qualify (the same rules for one reading or several).
     /// - Throws: a format error (`notBase64`, `malformedHeader`, `unknownCryptor`, a length no reading accepts);
     ///   `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings, when more
     ///   than one does.
-    public func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme? = nil,
-                        content: Content = .bytes) throws(PNCryptError) -> Match {
+    public func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme? = nil)
+        throws(PNCryptError) -> Match {
+        try decrypt(data, scheme: scheme, legacyScheme: legacyScheme, content: .bytes)
+    }
+
+    /// `decrypt(_:scheme:legacyScheme:)` where a plaintext must also be `content` to qualify (the same rules for
+    /// one reading or several).
+    package func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme? = nil,
+                         content: Content) throws(PNCryptError) -> Match {
         try withBytes(data) { (input) throws(PNCryptError) -> Match in
             try decryptToMatch(input, scheme: scheme, legacyScheme: legacyScheme, content: content)
         }
@@ -76,13 +82,13 @@ public struct KeyRing: Sendable {
 
     /// Chooses the key for a file before any of it is decrypted: each key is checked on the file's head and last
     /// two blocks (`StreamDecryptor.checkPadding`), and the file qualifies only when exactly one key gives valid
-    /// padding, as for `decrypt(_:scheme:legacyScheme:content:)` with `.bytes`.
+    /// padding, as for `decrypt(_:scheme:legacyScheme:)`.
     ///
     /// - Parameters: as `StreamDecryptor.checkPadding(key:head:tail:length:scheme:legacyScheme:)`.
     /// - Returns: the index of the key and the file format.
     /// - Throws: the format errors of `checkPadding`; `CryptoModule.decryptionFailed` when no key qualifies;
     ///   `ambiguous`, naming the keys, when more than one does.
-    public func fileMatch(head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
+    package func fileMatch(head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
                           legacyScheme: Scheme? = nil) throws(PNCryptError)
         -> (keyIndex: Int, scheme: Scheme) {
         var verdicts: [Decision.Verdict] = []

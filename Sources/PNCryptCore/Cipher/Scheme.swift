@@ -30,10 +30,10 @@ public enum Scheme: String, CaseIterable, Hashable, Sendable, CustomStringConver
 
 extension Scheme {
     /// The length of every IV, in bytes, and the AES block size.
-    public static let ivSize = 16
+    package static let ivSize = 16
 
     /// How a scheme's AES key is made from the cipher key.
-    public enum KeyDerivation: Int, CaseIterable, Hashable, Sendable {
+    @usableFromInline package enum KeyDerivation: Int, CaseIterable, Hashable, Sendable {
         /// The first 32 hex characters of SHA-256(key), as ASCII: an AES-256 key.
         case hexSHA256
         /// The raw SHA-256 of the key: an AES-256 key.
@@ -43,7 +43,7 @@ extension Scheme {
     }
 
     /// Where a scheme's IV is.
-    public enum IVPlacement: Hashable, Sendable {
+    @usableFromInline package enum IVPlacement: Hashable, Sendable {
         /// The fixed IV `0123456789012345`: nothing precedes the ciphertext.
         case fixed
         /// `Scheme.ivSize` random bytes, written just before the ciphertext.
@@ -53,7 +53,7 @@ extension Scheme {
     }
 
     /// How a message (docs/formats.md section 4) is encrypted.
-    public enum MessageForm: Hashable, Sendable {
+    @usableFromInline package enum MessageForm: Hashable, Sendable {
         /// The message's JSON text, encrypted as one, in a JSON string of Base64.
         case whole
         /// Each string leaf on its own, as raw UTF-8; the message keeps its shape (iOS 3.3, section 4.1).
@@ -62,15 +62,15 @@ extension Scheme {
 
     /// One row of the scheme table: what a scheme is. Where it is the default is stated once, below the rows
     /// (`defaultForWriting`, `headerlessPair`).
-    public struct Row: Hashable, Sendable {
+    @usableFromInline package struct Row: Hashable, Sendable {
         /// How the AES key is derived.
-        public let keyDerivation: KeyDerivation
+        @usableFromInline package let keyDerivation: KeyDerivation
         /// Where the IV is, and so what precedes the ciphertext.
-        public let iv: IVPlacement
+        @usableFromInline package let iv: IVPlacement
         /// Whether data in the scheme has a file format (streams, `--binary`); without one, only messages.
-        public let hasFileFormat: Bool
+        @usableFromInline package let hasFileFormat: Bool
         /// How a message is encrypted.
-        public let message: MessageForm
+        @usableFromInline package let message: MessageForm
 
         @inlinable
         init(keyDerivation: KeyDerivation, iv: IVPlacement, hasFileFormat: Bool, message: MessageForm) {
@@ -84,7 +84,7 @@ extension Scheme {
     /// This scheme's row. A switch over constants, always inlined: reading a field allocates nothing and compiles
     /// to a switch over that field alone.
     @inlinable
-    public var row: Row {
+    package var row: Row {
         @inline(__always) get {
             switch self {
             case .legacy: Row(keyDerivation: .hexSHA256, iv: .fixed, hasFileFormat: true, message: .whole)
@@ -96,7 +96,7 @@ extension Scheme {
     }
 
     /// What the scheme is, in one line (help, `diagnose`, `inspect`).
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .legacy: "fixed IV 0123456789012345, key from hex SHA-256 (iOS 3.4+, every SDK's static-IV mode)"
         case .legacyRandomIV: "16-byte random IV before the ciphertext, key from hex SHA-256 (older SDKs' default)"
@@ -106,7 +106,7 @@ extension Scheme {
     }
 
     /// How a client is set to read this scheme, for `diagnose`: "a static IV (legacy)".
-    public var clientSetting: String {
+    package var clientSetting: String {
         switch self {
         case .legacy: "a static IV (legacy)"
         case .legacyRandomIV: "a random IV (legacy-random-iv)"
@@ -116,7 +116,7 @@ extension Scheme {
     }
 
     /// Which clients read data in this scheme and which show `DECRYPTION_ERROR`, for `diagnose`.
-    public var readers: String {
+    package var readers: String {
         switch self {
         case .legacy, .legacyRandomIV:
             "a client set to \(partner?.clientSetting ?? "another scheme") shows DECRYPTION_ERROR for it"
@@ -136,7 +136,7 @@ extension Scheme {
     public var hasHeader: Bool { row.iv == .header }
 
     /// Whether the scheme can be a module's legacy cryptor (`--legacy-scheme`): a file format and no header.
-    public var isLegacyCryptor: Bool { row.hasFileFormat && !hasHeader }
+    package var isLegacyCryptor: Bool { row.hasFileFormat && !hasHeader }
 
     // The defaults: each stated once, here (docs/formats.md section 1, "The headerless rule", links here).
     // Constants (no lazy initialization on the message path); `SchemeTableTests` checks them against the rows.
@@ -158,33 +158,33 @@ extension Scheme {
     package static let headerless: [Scheme] = allCases.filter { !$0.hasHeader }
 
     /// Whether the scheme is written when none is named (`defaultForWriting`).
-    public var isDefaultForWriting: Bool { self == Self.defaultForWriting }
+    package var isDefaultForWriting: Bool { self == Self.defaultForWriting }
 
     /// Whether the scheme is one of the two readings of headerless data (`legacy`, `legacy-random-iv`).
-    public var isHeaderlessPair: Bool {
+    package var isHeaderlessPair: Bool {
         self == Self.headerlessPair.fixed || self == Self.headerlessPair.random
     }
 
     /// The other reading of the same headerless data by a client set the other way (same key, the IV fixed or
     /// random): `legacy` ↔ `legacy-random-iv`; nil for the others.
-    public var partner: Scheme? {
+    package var partner: Scheme? {
         let (first, second) = Self.headerlessPair
         return self == first ? second : self == second ? first : nil
     }
 
     /// How a module that encrypts with this scheme reads headerless files: its own file format when that is
     /// headerless (what it writes), else nil: the headerless rule.
-    public var headerlessFileFormat: Scheme? { isLegacyCryptor ? self : nil }
+    package var headerlessFileFormat: Scheme? { isLegacyCryptor ? self : nil }
 
     /// How a module that encrypts with this scheme reads headerless messages: nil (the headerless rule over both
     /// readings) unless the scheme is headerless and not one of them (`legacy33`): then itself.
-    public var headerlessMessageReading: Scheme? {
+    package var headerlessMessageReading: Scheme? {
         hasHeader || isHeaderlessPair ? nil : self
     }
 
     /// The names of the schemes with a file format, as a list in words: "legacy, legacy-random-iv or acrh".
     /// - Parameter conjunction: the word before the last name ("or", "and").
-    public static func fileFormatNames(or conjunction: String) -> String {
+    package static func fileFormatNames(or conjunction: String) -> String {
         let names = allCases.filter(\.row.hasFileFormat).map(\.rawValue)
         return names.count < 2 ? names.joined()
             : names.dropLast().joined(separator: ", ") + " \(conjunction) " + names.last!

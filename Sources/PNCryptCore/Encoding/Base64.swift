@@ -10,7 +10,7 @@ import PNCryptJSON
 ///
 /// This file holds the format (alphabet, padding, what is accepted); the loops over bytes are in
 /// Base64Impl.swift.
-public enum Base64 {
+package enum Base64 {
     package static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// 0...63 for alphabet characters, 0xFE for CR/LF (skipped), 0xFF otherwise.
@@ -23,23 +23,23 @@ public enum Base64 {
     }()
 
     /// Standard padded Base64 of `bytes`, as UTF-8 bytes.
-    public static func encodeBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func encodeBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
         withBytes(bytes) { encode($0, quoted: false) }
     }
 
     /// Standard padded Base64 of `bytes`.
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         String(decoding: encodeBytes(bytes), as: UTF8.self)
     }
 
     /// Decodes Base64 text (see the type's rules on what is accepted).
     /// - Throws: `PNCryptError.notBase64` with the offset of the first offending character.
-    public static func decode(_ text: String) throws(PNCryptError) -> [UInt8] {
+    package static func decode(_ text: String) throws(PNCryptError) -> [UInt8] {
         try withBytes(text.utf8) { (buffer) throws(PNCryptError) in try decode(buffer) }
     }
 
     /// Decodes Base64 text given as UTF-8 bytes.
-    public static func decode(_ bytes: some Collection<UInt8>) throws(PNCryptError) -> [UInt8] {
+    package static func decode(_ bytes: some Collection<UInt8>) throws(PNCryptError) -> [UInt8] {
         try withBytes(bytes) { (buffer) throws(PNCryptError) in try decode(buffer) }
     }
 

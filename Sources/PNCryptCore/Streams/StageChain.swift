@@ -5,7 +5,7 @@ import PNCryptBase
 import PNCryptJSON
 
 
-enum StageChain {
+package enum StageChain {
     /// Feeds `chunk` to stage `index` of `stages`, that stage's output to the next one, and the output of the last
     /// one to `sink`.
     package static func push(_ chunk: UnsafeRawBufferPointer, into stages: [any ByteStreamStage], at index: Int = 0,

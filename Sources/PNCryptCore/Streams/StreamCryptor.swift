@@ -124,7 +124,7 @@ public final class StreamDecryptor: ByteStreamStage {
     }
 
     /// The most a file's format needs to be known from its first bytes: the longest `PNED` header and one block.
-    public static let headLength = CryptorHeader.maximumFixedLength + Int(UInt16.max) + Cryptor.blockSize
+    package static let headLength = CryptorHeader.maximumFixedLength + Int(UInt16.max) + Cryptor.blockSize
 
     /// Whether `key` gives valid padding for a file, checked on its final two blocks alone (CBC allows it), so the
     /// key for a file can be chosen before the whole of it is streamed.
@@ -138,7 +138,7 @@ public final class StreamDecryptor: ByteStreamStage {
     ///   - legacyScheme: as in `init(key:scheme:legacyScheme:)`.
     /// - Returns: the file format and whether the padding is valid.
     /// - Throws: the format errors `finish` would give (a header cut short, an unknown cryptor, no whole blocks).
-    public static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
+    package static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
                                     legacyScheme: Scheme? = nil) throws(PNCryptError)
         -> (scheme: Scheme, valid: Bool) {
         try checkFormats(scheme: scheme, legacyScheme: legacyScheme)

@@ -1,50 +1,53 @@
 import PNCryptBase
 import PNCryptJSON
 
-/// Runs a stream through stages (decompress, encrypt, ...) from one file to another, in constant memory.
+/// Runs bytes through stream stages (decompress, encrypt, ...) in order: an array of stages is itself used as one
+/// stage (`update(_:)`, `finish()`), and the stages do no I/O of their own.
 ///
 /// ```swift
 /// let key = try CipherKey("enigma")
-/// let input = open("notes.txt", O_RDONLY), output = open("notes.enc", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-/// try StreamPipeline.run(from: input, through: [StreamEncryptor(key: key, scheme: .acrh)], to: output)
+/// let stages: [any ByteStreamStage] = [try GzipCompressor(), try StreamEncryptor(key: key, scheme: .acrh)]
+/// while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {   // Foundation's FileHandle
+///     try output.write(contentsOf: stages.update(chunk))
+/// }
+/// try output.write(contentsOf: stages.finish())
 /// ```
-public enum StreamPipeline {
-    /// The chunk size read from the input: large enough for OpenSSL and zlib to run at full speed.
-    public static let defaultChunkSize = 1 << 20
-
-    /// Reads the file descriptor `input` to its end, runs every chunk through `stages` in order, and writes the
-    /// result to the file descriptor `output`. Neither descriptor is closed (`FileHandle.fileDescriptor` gives
-    /// one from Foundation).
-    ///
-    /// A regular file is read as a snapshot: to `length` bytes from its position, else to the end it had when the
-    /// call began. Bytes another process appends meanwhile are never read (nor written in any form), and a file
-    /// that gets shorter is an `io` error. A pipe, a terminal or a device is read to its end.
-    /// - Parameters:
-    ///   - input: the descriptor to read, to its end.
-    ///   - stages: the stages, in order (each one's output is the next one's input).
-    ///   - output: the descriptor to write.
-    ///   - chunkSize: how many bytes are read at a time.
-    ///   - length: how many bytes to read (the length of a file when its last blocks were checked, for
-    ///     instance); nil reads a regular file to the end it has when the call begins, anything else to its end.
-    ///   - progress: called after each chunk with the number of input bytes read so far.
-    /// - Throws: `invalidValue` for a `chunkSize` below 1 or a negative `length`; the first stage's error, or
-    ///   `io` when reading or writing fails or the input ends before `length`. Output already written stays
-    ///   written: write to a temporary file and keep it only on success.
-    public static func run(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
-                           chunkSize: Int = defaultChunkSize, length: Int? = nil,
-                           progress: ((Int64) -> Void)? = nil) throws(PNCryptError) {
-        let write: ByteSink = { (chunk) throws(PNCryptError) in try FileIO.writeAll(output, chunk) }
-        var total: Int64 = 0
-        try FileIO.pump(input, chunkSize: chunkSize, length: length) { (chunk) throws(PNCryptError) in
-            try StageChain.push(chunk, into: stages, write)
-            total += Int64(chunk.count)
-            progress?(total)
-        }
-        try StageChain.finish(stages, write)
+extension Array where Element == any ByteStreamStage {
+    /// Runs `bytes` through the stages and returns the whole output (for data that fits in memory).
+    /// - Parameter bytes: the whole stream.
+    /// - Throws: the first stage's error.
+    public func run(_ bytes: some Collection<UInt8>) throws(PNCryptError) -> [UInt8] {
+        try StreamPipeline.run(bytes, through: self)
     }
 
+    /// Runs `chunk` through the stages and returns the output that is ready (the stream goes on: end it with
+    /// `finish()`).
+    /// - Parameter chunk: the next bytes of the stream.
+    /// - Throws: the first stage's error.
+    public func update(_ chunk: some Collection<UInt8>) throws(PNCryptError) -> [UInt8] {
+        var out: [UInt8] = []
+        try withBytes(chunk) { (bytes) throws(PNCryptError) in
+            try StageChain.push(bytes, into: self) { out.append(contentsOf: $0) }
+        }
+        return out
+    }
+
+    /// Ends the stream through the stages and returns the rest of the output.
+    /// - Throws: the first stage's error (a truncated or corrupt stream, for instance).
+    public func finish() throws(PNCryptError) -> [UInt8] {
+        var out: [UInt8] = []
+        try StageChain.finish(self) { out.append(contentsOf: $0) }
+        return out
+    }
+}
+
+/// Pushing bytes through stages, for the shells (the files layer adds `run(from:through:to:)` over descriptors).
+package enum StreamPipeline {
+    /// The chunk size read from the input: large enough for OpenSSL and zlib to run at full speed.
+    package static let defaultChunkSize = 1 << 20
+
     /// Runs `bytes` through `stages` and returns the whole output (for buffers that fit in memory).
-    public static func run(_ bytes: some Collection<UInt8>, through stages: [any ByteStreamStage])
+    package static func run(_ bytes: some Collection<UInt8>, through stages: [any ByteStreamStage])
         throws(PNCryptError) -> [UInt8] {
         var out: [UInt8] = []
         let collect: ByteSink = { out.append(contentsOf: $0) }

@@ -6,14 +6,14 @@ import PNCryptJSON
 ///
 /// ```swift
 /// let stage = try TextStreamEncryptor(key: CipherKey("enigma"), scheme: .acrh)
-/// try StreamPipeline.run(from: input, through: [stage], to: output)
+/// let text = try stage.update(chunk) + stage.finish()
 /// ```
-public final class TextStreamEncryptor: ByteStreamStage {
+package final class TextStreamEncryptor: ByteStreamStage {
     private let encryptor: StreamEncryptor
     private let encoder = Base64StreamEncoder()
     private var finished = false
     /// The scheme written.
-    public var scheme: Scheme { encryptor.scheme }
+    package var scheme: Scheme { encryptor.scheme }
 
     /// A text encryptor for `scheme` with `key`; `iv` replaces the random IV (for test vectors only).
     /// - Parameters:
@@ -21,7 +21,7 @@ public final class TextStreamEncryptor: ByteStreamStage {
     ///   - scheme: the scheme to write.
     ///   - iv: 16 bytes instead of a random IV; `legacy` and `legacy33` accept only their fixed IV.
     /// - Throws: `invalidIV`.
-    public init(key: CipherKey, scheme: Scheme = .defaultForWriting, iv: [UInt8]? = nil) throws(PNCryptError) {
+    package init(key: CipherKey, scheme: Scheme = .defaultForWriting, iv: [UInt8]? = nil) throws(PNCryptError) {
         encryptor = try StreamEncryptor(key: key, anyScheme: scheme, iv: iv)
     }
 
@@ -30,7 +30,7 @@ public final class TextStreamEncryptor: ByteStreamStage {
     ///   - input: the next chunk of the stream.
     ///   - sink: receives the output.
     /// - Throws: `invalidValue` after `finish`; otherwise what `sink` throws.
-    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+    package func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the text encryptor has already finished") }
         guard input.count > 0 else { return }
         try encryptor.update(input) { (bytes) throws(PNCryptError) in try encoder.update(bytes, sink) }
@@ -40,7 +40,7 @@ public final class TextStreamEncryptor: ByteStreamStage {
     /// before anything is written.
     /// - Parameter sink: receives the last output.
     /// - Throws: `emptyPlaintext`; `invalidValue` when called twice; otherwise what `sink` throws.
-    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+    package func finish(_ sink: ByteSink) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the text encryptor has already finished") }
         finished = true
         try encryptor.finish { (bytes) throws(PNCryptError) in try encoder.update(bytes, sink) }
@@ -60,26 +60,34 @@ public final class TextStreamEncryptor: ByteStreamStage {
 ///
 /// ```swift
 /// let reader = StreamTextReader(ring: try KeyRing(["new-key", "old-key"]))
-/// let choice = try reader.choose(ciphertext: fd, length: length)   // throws unless exactly one qualifies
-/// try reader.write(choice, ciphertext: fd) { plaintext in /* write it */ }
+/// let choice = try reader.choose(ciphertext: readAt, length: length)   // throws unless exactly one qualifies
+/// try reader.write(choice, ciphertext: readAt) { plaintext in /* write it */ }
 /// ```
-public struct StreamTextReader: Sendable {
+/// The ciphertext is read by offset through a `ReadAt` (the files layer reads a file descriptor with `pread`);
+/// nothing here does I/O of its own.
+/// ```swift
+/// ```
+package struct StreamTextReader: Sendable {
+    /// Fills the buffer with the ciphertext's bytes from the offset on, or throws (`io` when the source ends
+    /// first).
+    package typealias ReadAt = (UnsafeMutableRawBufferPointer, Int) throws(PNCryptError) -> Void
+
     /// The keys tried.
-    public let ring: KeyRing
+    package let ring: KeyRing
     /// The scheme read, nil to read a `PNED` header when there is one, else `legacyScheme`.
-    public let scheme: Scheme?
+    package let scheme: Scheme?
     /// How headerless data is read when `scheme` is nil; nil tries `legacy` and `legacy-random-iv` both.
-    public let legacyScheme: Scheme?
+    package let legacyScheme: Scheme?
 
     /// How many bytes of ciphertext are read at a time.
-    public static let chunkSize = 256 << 10
+    package static let chunkSize = 256 << 10
 
     /// The reading that qualified.
-    public struct Choice: Sendable {
+    package struct Choice: Sendable {
         /// Index of the key in the ring (0 is the first, newest).
-        public let keyIndex: Int
+        package let keyIndex: Int
         /// The scheme that read the data.
-        public var scheme: Scheme { reading.scheme }
+        package var scheme: Scheme { reading.scheme }
         package let reading: Cryptor.Reading
         package let iv: [UInt8]
     }
@@ -89,24 +97,24 @@ public struct StreamTextReader: Sendable {
     ///   - ring: the keys to try.
     ///   - scheme: the scheme to read; nil reads a `PNED` header when there is one, else `legacyScheme`.
     ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries both legacy readings.
-    public init(ring: KeyRing, scheme: Scheme? = nil, legacyScheme: Scheme? = nil) {
+    package init(ring: KeyRing, scheme: Scheme? = nil, legacyScheme: Scheme? = nil) {
         self.ring = ring
         self.scheme = scheme
         self.legacyScheme = legacyScheme
     }
 
-    /// Runs every (key, scheme) reading of the ciphertext in `fd` over all of it and returns the one that
+    /// Runs every (key, scheme) reading of the ciphertext `read` gives over all of it and returns the one that
     /// qualifies. Nothing is decrypted for output.
     /// - Parameters:
-    ///   - fd: a regular file holding the ciphertext, read by offset (its position is not used).
+    ///   - read: reads the ciphertext by offset (a regular file: the files layer's `FileIO.readFully`).
     ///   - length: the ciphertext's length in bytes.
     /// - Throws: the format errors of `KeyRing.decrypt` (`malformedHeader`, `unknownCryptor`, a length no reading
     ///   accepts); `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings,
     ///   when more than one does; `io` when reading fails.
-    public func choose(ciphertext fd: Int32, length: Int) throws(PNCryptError) -> Choice {
+    package func choose(ciphertext read: ReadAt, length: Int) throws(PNCryptError) -> Choice {
         let headCount = min(length, StreamDecryptor.headLength)
         let head = headCount == 0 ? [] : try makeBytes(capacity: headCount) { (out) throws(PNCryptError) in
-            try FileIO.readFully(fd, at: 0, into: UnsafeMutableRawBufferPointer(start: out, count: headCount))
+            try read(UnsafeMutableRawBufferPointer(start: out, count: headCount), 0)
             return headCount
         }
         let readings = try Cryptor.readings(of: HeadView(head: head, count: length), scheme: scheme,
@@ -126,7 +134,7 @@ public struct StreamTextReader: Sendable {
             }
         }
         let start = readings.map(\.body.lowerBound).min() ?? length
-        try FileIO.pump(fd, from: start, to: length, chunkSize: Self.chunkSize) {
+        try Self.pump(read, from: start, to: length) {
             (chunk, offset) throws(PNCryptError) in
             for candidate in candidates {
                 let from = max(offset, candidate.reading.body.lowerBound) - offset
@@ -149,26 +157,44 @@ public struct StreamTextReader: Sendable {
         return Choice(keyIndex: winner.keyIndex, reading: winner.reading, iv: winner.iv)
     }
 
-    /// Decrypts the chosen reading of the ciphertext in `fd` (the same file `choose` read, unchanged) and hands
-    /// the plaintext to `sink`, chunk by chunk.
+    /// Decrypts the chosen reading of the ciphertext `read` gives (the same ciphertext `choose` read, unchanged)
+    /// and hands the plaintext to `sink`, chunk by chunk.
     /// - Parameters:
-    ///   - choice: what `choose` returned for this file.
-    ///   - fd: the file `choose` read.
+    ///   - choice: what `choose` returned for this ciphertext.
+    ///   - read: reads the ciphertext `choose` read, by offset.
     ///   - sink: receives the plaintext.
     /// - Throws: `CryptoModule.decryptionFailed` if the file changed since `choose`; `io`; what `sink` throws.
-    public func write(_ choice: Choice, ciphertext fd: Int32, to sink: ByteSink) throws(PNCryptError) {
+    package func write(_ choice: Choice, ciphertext read: ReadAt, to sink: ByteSink) throws(PNCryptError) {
         let key = ring.keys[choice.keyIndex]
         let cipher = try StreamCipher(key: key, scheme: choice.reading.scheme, encrypting: false, iv: choice.iv)
         let body = choice.reading.body
-        try FileIO.pump(fd, from: body.lowerBound, to: body.upperBound, chunkSize: Self.chunkSize) {
+        try Self.pump(read, from: body.lowerBound, to: body.upperBound) {
             (chunk, _) throws(PNCryptError) in try cipher.update(chunk, sink)
         }
         try cipher.finish(sink)
     }
 
+    /// Reads the ciphertext from `start` to `end` through `read` in chunks of at most `chunkSize`, handing each
+    /// chunk and its offset to `body`. The buffer is wiped and freed on return.
+    private static func pump(_ read: ReadAt, from start: Int, to end: Int,
+                             _ body: (UnsafeRawBufferPointer, Int) throws(PNCryptError) -> Void) throws(PNCryptError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chunkSize), alignment: 16)
+        defer {
+            wipe(buffer.baseAddress!, count: buffer.count)
+            buffer.deallocate()
+        }
+        var offset = start
+        while offset < end {
+            let count = min(chunkSize, end - offset)
+            try read(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), offset)
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), offset)
+            offset += count
+        }
+    }
+
     /// The most plaintext a reading of a legacy pair keeps for the headerless rule's JSON check (longer text is
     /// judged by its first block alone): 1 MiB.
-    public static let pairJSONLimit = 1 << 20
+    package static let pairJSONLimit = 1 << 20
 
     /// One (key, scheme) reading being checked.
     private final class Candidate {

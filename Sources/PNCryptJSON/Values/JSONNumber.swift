@@ -97,7 +97,7 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible, Expressib
     public var description: String { literal }
 
     /// Whether the literal is written without a fraction or exponent (`12`, `-3`; not `12.0` or `1e2`).
-    public var isIntegerLiteral: Bool {
+    package var isIntegerLiteral: Bool {
         switch storage {
         case .int: return true
         case .text(let text):

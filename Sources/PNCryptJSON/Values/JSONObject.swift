@@ -85,7 +85,7 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
     }
 
     /// The position of the last member named `key`, the one lookups return.
-    public func lastIndex(ofKey key: String) -> Int? {
+    package func lastIndex(ofKey key: String) -> Int? {
         members.lastIndex { $0.key == key }
     }
 

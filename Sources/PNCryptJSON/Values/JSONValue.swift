@@ -29,10 +29,10 @@ public enum JSONValue: Hashable, Sendable {
     case object(JSONObject)
 
     /// The nesting limit `init(parsing:maxDepth:)` uses unless told otherwise: 512 levels of arrays and objects.
-    public static let defaultMaxDepth = 512
+    @usableFromInline package static let defaultMaxDepth = 512
 
     /// Whether this is `null`.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }

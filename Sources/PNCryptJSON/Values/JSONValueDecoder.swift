@@ -8,15 +8,15 @@
 /// - A `JSONValue` field receives the value as it is.
 ///
 /// Errors are `DecodingError`s with the coding path of the problem.
-public struct JSONValueDecoder: Sendable {
+package struct JSONValueDecoder: Sendable {
     /// Context for custom `init(from:)` implementations, passed as `Decoder.userInfo`.
-    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    package var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
     /// Creates a decoder.
-    public init() {}
+    package init() {}
 
     /// Decodes a value of type `type` from `value`; throws `DecodingError` when the shapes or types differ.
-    public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         try ValueDecoder(value: value, codingPath: [], userInfo: userInfo).unbox(type)
     }
 }
@@ -340,5 +340,14 @@ private struct SingleContainer: SingleValueDecodingContainer {
 
     package func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try decoder.unbox(type)
+    }
+}
+
+extension JSONValue {
+    /// Decodes a `Decodable` value from this JSON tree.
+    /// - Parameter type: the type to decode.
+    /// - Throws: a `DecodingError` when the tree does not have the type's shape.
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        try JSONValueDecoder().decode(type, from: self)
     }
 }

@@ -13,15 +13,15 @@
 /// let json = try JSONValueEncoder().encode(Chat(text: "hi", timetoken: 13406746729185766))
 /// json.serializedString()  // {"text":"hi","timetoken":13406746729185766}
 /// ```
-public struct JSONValueEncoder: Sendable {
+package struct JSONValueEncoder: Sendable {
     /// Context for custom `encode(to:)` implementations, passed as `Encoder.userInfo`.
-    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    package var userInfo: [CodingUserInfoKey: any Sendable] = [:]
 
     /// Creates an encoder.
-    public init() {}
+    package init() {}
 
     /// Encodes `value` into a `JSONValue`; throws `EncodingError` when it cannot be represented.
-    public func encode(_ value: some Encodable) throws -> JSONValue {
+    package func encode(_ value: some Encodable) throws -> JSONValue {
         if let json = value as? JSONValue { return json }
         let encoder = ValueEncoder(node: EncodingNode(), codingPath: [], userInfo: userInfo)
         try value.encode(to: encoder)
@@ -357,5 +357,15 @@ private struct SingleContainer: SingleValueEncodingContainer {
             node.members = child.members
             node.keyIndex = child.keyIndex
         }
+    }
+}
+
+extension JSONValue {
+    /// The JSON tree of an `Encodable` value (its `encode(to:)` written as JSON values: integers and decimal numbers
+    /// exact, keys in the order they are encoded).
+    /// - Parameter value: the value to encode.
+    /// - Throws: the value's own encoding errors, or an `EncodingError` for a non-finite floating-point number.
+    public init(encoding value: some Encodable) throws {
+        self = try JSONValueEncoder().encode(value)
     }
 }

@@ -274,7 +274,7 @@ extension JSONValue {
     ///
     /// - Parameter style: the style the value would be written in.
     /// - Returns: the changes, in document order, at most one sentence per kind and value.
-    public func changes(in style: JSONStyle) -> [String] {
+    package func changes(in style: JSONStyle) -> [String] {
         guard JSONStyle.sdkStyles.contains(style) else { return [] }
         var found: [String] = []
         func note(_ sentence: String) { if !found.contains(sentence) { found.append(sentence) } }
@@ -338,10 +338,10 @@ extension JSONStyle {
     /// Whether this style writes every value back exactly (string contents, number literals, every member):
     /// parsing what it writes gives the same `JSONValue`. False for `go`, `ruby`, `php` and `kotlin`, which
     /// rewrite values as their SDKs do (`JSONValue.changes(in:)` says when).
-    public var isExact: Bool { !JSONStyle.sdkStyles.contains(self) }
+    package var isExact: Bool { !JSONStyle.sdkStyles.contains(self) }
 
     /// Who writes this style's bytes, for messages: "the Go SDK", "the Python SDK", ...
-    public var sdkName: String {
+    package var sdkName: String {
         switch self {
         case .compact: "compact JSON (JavaScript's JSON.stringify)"
         case .apple: "the Objective-C and Swift SDKs (NSJSONSerialization)"
@@ -357,7 +357,7 @@ extension JSONStyle {
 
 extension JSONStyle {
     /// What tells this style's bytes apart, in a few words ("HTML escapes and 16-bit escapes").
-    public var traits: String {
+    package var traits: String {
         switch self {
         case .compact: "raw UTF-8, no spaces"
         case .apple: "escaped slashes, raw UTF-8"

@@ -1,8 +1,9 @@
-// Every POSIX read/write of PNCrypt lives in this file. The caller owns the file descriptors: nothing here
-// opens or closes them. The read buffer is owned by `pump`, wiped (it holds plaintext when encrypting) and freed
-// when it returns.
+// Every POSIX read/write of a stream lives in this file, in the files layer (the library's layers do no I/O: they
+// take chunks and buffers). The caller owns the file descriptors: nothing here opens or closes them. The read
+// buffer is owned by `pump`, wiped (it holds plaintext when encrypting) and freed when it returns.
 
 import PNCryptBase
+import PNCryptCore
 import PNCryptJSON
 
 #if canImport(Glibc)
@@ -85,28 +86,9 @@ package enum FileIO {
 }
 
 extension FileIO {
-    /// Reads `fd` (a regular file, by offset: its position is not used) from `start` to `end` in chunks of at
-    /// most `chunkSize`, handing each chunk and its offset to `body`.
-    /// - Throws: `io` when a read fails or the file ends early.
-    package static func pump(_ fd: Int32, from start: Int, to end: Int, chunkSize: Int,
-                     _ body: (UnsafeRawBufferPointer, Int) throws(PNCryptError) -> Void) throws(PNCryptError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chunkSize), alignment: 16)
-        defer {
-            wipe(buffer.baseAddress!, count: buffer.count)
-            buffer.deallocate()
-        }
-        var offset = start
-        while offset < end {
-            let count = min(chunkSize, end - offset)
-            try readFully(fd, at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
-            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), offset)
-            offset += count
-        }
-    }
-
     /// Fills `buffer` from `fd` at `offset`.
     /// - Throws: `io` when a read fails or the file ends before the buffer is full.
-    static func readFully(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
+    package static func readFully(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
         throws(PNCryptError) {
         var done = 0
         while done < buffer.count {
