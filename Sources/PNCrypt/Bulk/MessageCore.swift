@@ -47,7 +47,9 @@ extension MessageCrypto {
     /// The cold half of `parseMessage`: text that is not JSON, which is PHP's raw string form or no message.
     @inline(never)
     static func phpRawString(_ text: UnsafeRawBufferPointer) -> JSONValue? {
-        isPHPRawString(text) ? messageValue(text) : nil
+        // Not `cond ? value : nil`: that `nil` is `JSONValue.null` (ExpressibleByNilLiteral), a message.
+        guard isPHPRawString(text) else { return nil }
+        return messageValue(text)
     }
 
     /// The value each reading's JSON check parsed, in the order the checks ran: the usual one or two readings in
