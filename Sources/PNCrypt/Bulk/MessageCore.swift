@@ -83,6 +83,30 @@ extension MessageCrypto {
         }
     }
 
+    /// `publishBody(_:)` appended to `output`, a buffer the caller reuses from message to message (the line path):
+    /// the ciphertext and its Base64 are made in stack memory and copied once onto the end of `output`, with no
+    /// array per message. Nothing is appended when it throws.
+    func appendPublishBody(_ message: JSONValue, to output: inout [UInt8]) throws(PNCryptError) {
+        guard scheme.row.message == .whole, style != .apple else {
+            output.append(contentsOf: try publishBody(message))
+            return
+        }
+        let module = CryptoModule(key: keys.keys[0], encryptionScheme: scheme)
+        let scheme = scheme
+        try message.withSerialized(style: style) { (text) throws(PNCryptError) in
+            let sealedCount = Cryptor.sealedLength(text.count, scheme: scheme)
+            let quotedCount = Base64.encodedCount(sealedCount) + 2
+            try withScratch(sealedCount + quotedCount) { (scratch) throws(PNCryptError) in
+                let n = try module.seal(text, scheme: scheme, iv: nil, into: scratch.baseAddress!)
+                let quoted = scratch.baseAddress! + sealedCount
+                quoted.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+                Base64.encode(UnsafeRawBufferPointer(rebasing: scratch[0..<n]), into: quoted + 1)
+                quoted.storeBytes(of: UInt8(ascii: "\""), toByteOffset: quotedCount - 1, as: UInt8.self)
+                output.append(contentsOf: UnsafeRawBufferPointer(start: quoted, count: quotedCount))
+            }
+        }
+    }
+
     /// The fast path of `decrypt(jsonText:policy:)`: when the text is one JSON string of Base64 characters (no
     /// escapes, so its value is exactly those bytes), decrypts them without building a `JSONValue` first.
     /// Returns nil when the text is anything else or decryption fails: the caller then takes the full path, which
