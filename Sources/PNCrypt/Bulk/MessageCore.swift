@@ -53,7 +53,8 @@ extension MessageCrypto {
     }
 
     /// The value each reading's JSON check parsed, in the order the checks ran: the usual one or two readings in
-    /// inline slots, more (several keys) in an array.
+    /// inline slots, more (several keys) in an array. The same shape as PNCryptCore's `InlineList`, on purpose:
+    /// that generic used from this module runs unspecialised (measured: 1,600 more instructions per message).
     struct ParsedReadings {
         private var first: JSONValue?
         private var second: JSONValue?
