@@ -13,12 +13,17 @@
 #             of N ("batch": encrypt_many / decrypt_many), each two ways: "objects" (Python object <-> the wire
 #             text, json.dumps / json.loads per message on both sides) and "text" (JSON text <-> Base64, what
 #             CryptoModule.encrypt / decrypt do; the SDK's decrypt also parses the JSON, ours returns bytes)
+#   reference pncrypt's library (pncrypt-bench --messages N --scheme legacy)  vs  a C++ program doing the same
+#             work with OpenSSL EVP (one reused context, the IV reset per message), OpenSSL's Base64 block codec
+#             and simdjson (DOM parse with UTF-8 validation; minify to write): scripts/reference/message_ref.cpp,
+#             built with g++ -O2 when libsimdjson-dev is installed (apt-get install libsimdjson-dev); the same
+#             ~100-byte message and count, runs alternating (issue 34 targets: decrypt >= 0.65x, encrypt >= 1.0x)
 #
 # Each pair runs RUNS times, alternating, best time kept. Outputs are removed before every run, so both sides
 # create a fresh file. Temporary files live in one directory under $TMPDIR, removed on exit.
 # Environment: PNCRYPT_COMPARE_MB (file size, default 512), PNCRYPT_COMPARE_GZIP_MB (default 64),
 # PNCRYPT_COMPARE_RUNS (default 3), PNCRYPT_COMPARE_MESSAGES (default 100000), PNCRYPT_COMPARE_ONLY=binding
-# (only the Python binding's figures: no files, gzip or pncrypt-bench).
+# (only the Python binding's figures: no files, gzip or pncrypt-bench) or =reference (only the C++ reference row).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,16 +32,49 @@ GZIP_MB=${PNCRYPT_COMPARE_GZIP_MB:-64}
 RUNS=${PNCRYPT_COMPARE_RUNS:-3}
 MESSAGES=${PNCRYPT_COMPARE_MESSAGES:-100000}
 ONLY=${PNCRYPT_COMPARE_ONLY:-}
-case "$ONLY" in ""|binding) ;; *) echo "compare.sh: PNCRYPT_COMPARE_ONLY is empty or binding" >&2; exit 64 ;; esac
+case "$ONLY" in ""|binding|reference) ;;
+    *) echo "compare.sh: PNCRYPT_COMPARE_ONLY is empty, binding or reference" >&2; exit 64 ;;
+esac
 
 for tool in openssl gzip python3 /usr/bin/time; do
     command -v "$tool" >/dev/null || { echo "compare.sh: needs $tool (apt-get install openssl gzip python3 time)" >&2; exit 1; }
 done
 
-[ -x .venv/bin/python ] || scripts/make_venv.sh >&2
+[ "$ONLY" = reference ] || [ -x .venv/bin/python ] || scripts/make_venv.sh >&2
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pncrypt-compare.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+
+# reference_figures BENCH: pncrypt's legacy message rates against the C++ reference, RUNS times alternating, best
+# kept. Skipped, saying why, without g++ or simdjson.
+reference_figures() {
+    if ! command -v g++ >/dev/null || [ ! -f /usr/include/simdjson.h ]; then
+        echo
+        echo "(no C++ reference row: needs g++ and libsimdjson-dev)"
+        return
+    fi
+    g++ -O2 -std=c++17 scripts/reference/message_ref.cpp -o "$WORK/message_ref" -lsimdjson -lcrypto
+    echo "timing $MESSAGES legacy messages each way, pncrypt and the C++ reference alternating, $RUNS runs..." >&2
+    for _ in $(seq "$RUNS"); do
+        "$1" --messages "$MESSAGES" --scheme legacy --no-baseline --json >> "$WORK/ref.ours"
+        "$WORK/message_ref" "$MESSAGES" >> "$WORK/ref.cpp"
+    done
+    read -r oe od ce cd < <(python3 - "$WORK/ref.ours" "$WORK/ref.cpp" <<'EOF'
+import json, sys
+ours = {}
+for line in open(sys.argv[1]):
+    for r in json.loads(line)["results"]:
+        kind = r["name"].split(".")[1]
+        ours[kind] = max(ours.get(kind, 0), r["value"])
+cpp = [json.loads(line) for line in open(sys.argv[2])]
+print(ours["encrypt"], ours["decrypt"], max(r["encrypt"] for r in cpp), max(r["decrypt"] for r in cpp))
+EOF
+)
+    echo
+    printf '%-34s %10s %10s %8s\n' "C++ reference (msg/s)" pncrypt "C++" "÷ C++"
+    printf '%-34s %10.0f %10.0f %8.3f\n' "legacy encrypt ($MESSAGES)" "$oe" "$ce" "$(ratio "$oe" "$ce")"
+    printf '%-34s %10.0f %10.0f %8.3f\n' "legacy decrypt ($MESSAGES)" "$od" "$cd" "$(ratio "$od" "$cd")"
+}
 
 # binding_figures: the Python binding (single calls and batches) against the SDK, on the same messages.
 binding_figures() {
@@ -71,10 +109,14 @@ if [ "$ONLY" = binding ]; then
 fi
 
 echo "building release..." >&2
-swift build -c release --product pncrypt >/dev/null
 swift build -c release --product pncrypt-bench >/dev/null
-BIN="$(swift build -c release --show-bin-path)/pncrypt"
 BENCH="$(swift build -c release --show-bin-path)/pncrypt-bench"
+if [ "$ONLY" = reference ]; then
+    reference_figures "$BENCH"
+    exit 0
+fi
+swift build -c release --product pncrypt >/dev/null
+BIN="$(swift build -c release --show-bin-path)/pncrypt"
 
 KEY=compare-key
 # openssl takes the raw key and IV: the same AES-256-CBC work on the same bytes.
@@ -177,4 +219,5 @@ for scheme in legacy acrh; do
     printf '%-34s %10.0f %10.0f %8.1f %12.0f %8.2f\n' "$scheme decrypt ($MESSAGES)" "$od" "$pd" "$(ratio "$od" "$pd")" \
         "$bd" "$(ratio "$bd" "$od")"
 done
+reference_figures "$BENCH"
 binding_figures

@@ -161,7 +161,7 @@ struct LineWork: Sendable {
                         if batch.firstChange == nil { batch.firstChange = (index, change) }
                         batch.changed += 1
                     }
-                    output.append(contentsOf: try crypto.publishBody(value))
+                    try crypto.appendPublishBody(value, to: &output)
                 }
             } catch {
                 // Nothing of the plaintext is echoed: the line stays empty and the status carries no original.

@@ -140,14 +140,24 @@ public struct MessageCrypto: Sendable {
 
     /// Parses a received message's JSON text and decrypts it.
     /// - Throws: `invalidJSON` (with the offset) when the text does not parse; decryption failures are not thrown.
+    @inlinable
     public func decrypt(jsonText: some Collection<UInt8>, policy: DecryptionPolicy) throws(PNCryptError)
         -> DecryptedMessage {
-        // Contiguous text only (anything else takes the full path, which gives the same result): no copy, and no
-        // `Result` wrapper, whose generic metadata costs more than the rest of the check.
-        if let fast = jsonText.withContiguousStorageIfAvailable({ openStringLiteral(UnsafeRawBufferPointer($0)) }),
+        // Inlinable, so the caller's collection type is known here: for contiguous text (`[UInt8]`, a `String`'s
+        // UTF-8) no generic hop through `withContiguousStorageIfAvailable`, no copy, no `Result`. Anything else
+        // takes the full path, which gives the same result.
+        if let fast = jsonText.withContiguousStorageIfAvailable({ decryptStringLiteral(UnsafeRawBufferPointer($0)) }),
            let fast {
-            return DecryptedMessage(message: fast.value, keyIndex: fast.keyIndex, scheme: fast.scheme)
+            return fast
         }
         return decrypt(try JSONValue(parsing: jsonText), policy: policy)
+    }
+
+    /// The fast path of `decrypt(jsonText:policy:)` (`openStringLiteral`), as the message delivered; nil when the
+    /// text is not a plain string literal or decryption fails.
+    @usableFromInline
+    func decryptStringLiteral(_ text: UnsafeRawBufferPointer) -> DecryptedMessage? {
+        guard let opened = openStringLiteral(text) else { return nil }
+        return DecryptedMessage(message: opened.value, keyIndex: opened.keyIndex, scheme: opened.scheme)
     }
 }

@@ -277,17 +277,26 @@ extension Decision {
             }
             return (count, 0, reading.scheme, 0)
         }
-        // Each reading is decrypted into scratch; a qualifying one is copied to `output`. Every check runs for
-        // every reading, so the time taken does not tell which one failed. When both legacy readings are tried,
-        // the headerless rule's checks run too, and the winner is decrypted again into `output` when it was not the
-        // first to qualify.
+        return try openEach(input, keys: keys, readings: readings, content: content, into: output, json: json)
+    }
+
+    /// `open` with several readings (both legacy readings of headerless data, or several keys), out of line: the
+    /// one-reading path above stays small. Each reading is decrypted into scratch; a qualifying one is copied to
+    /// `output`. Every check runs for every reading, so the time taken does not tell which one failed. When both
+    /// legacy readings are tried, the headerless rule's checks run too, and the winner is decrypted again into
+    /// `output` when it was not the first to qualify.
+    @inline(never)
+    private static func openEach(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
+                                 content: KeyRing.Content, into output: UnsafeMutableRawPointer,
+                                 json: (UnsafeRawBufferPointer) -> Bool) throws(PNCryptError)
+        -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
+        let capacity = input.count + Cryptor.blockSize
         let pair = readings.isHeaderlessPair
         return try withScratch(capacity) { (scratch) throws(PNCryptError) in
             defer { wipe(scratch.baseAddress!, count: capacity) }
-            var verdicts: [Verdict] = []
-            verdicts.reserveCapacity(keys.count * readings.count)
-            var counts: [Int] = []
-            counts.reserveCapacity(keys.count * readings.count)
+            // The usual one key's two readings in inline slots: no arrays per message.
+            var verdicts = InlineList<Verdict>()
+            var counts = InlineList<Int>()
             var copied = false
             var firstQualifying = -1
             for (keyIndex, key) in keys.enumerated() {
@@ -320,6 +329,37 @@ extension Decision {
             }
         }
     }
+}
+
+/// A list whose first two elements are held inline (the usual one key's one or two readings): building it
+/// allocates nothing until a third element.
+struct InlineList<Element>: RandomAccessCollection {
+    private var first: Element?
+    private var second: Element?
+    private var rest: [Element] = []
+    private(set) var endIndex = 0
+
+    var startIndex: Int { 0 }
+
+    subscript(position: Int) -> Element {
+        switch position {
+        case 0: first!
+        case 1: second!
+        default: rest[position - 2]
+        }
+    }
+
+    mutating func append(_ element: Element) {
+        switch endIndex {
+        case 0: first = element
+        case 1: second = element
+        default: appendRest(element)
+        }
+        endIndex += 1
+    }
+
+    @inline(never)
+    private mutating func appendRest(_ element: Element) { rest.append(element) }
 }
 
 // MARK: Streams

@@ -89,16 +89,32 @@ package enum Cryptor {
     package static func readings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?, legacyScheme: Scheme?,
                                                also: Scheme? = nil) throws(PNCryptError) -> Readings
         where C.Index == Int {
-        let candidates: Readings
+        // The usual cases first, in a small body: a headerless scheme named, or the header pncrypt and every SDK
+        // write. The rest (other headers, detection, both legacy readings, errors) is out of line.
         let count = input.count
         if let explicit, !explicit.hasHeader {
-            candidates = Readings(legacyReading(explicit, count: count, from: 0))
-        } else if CryptorHeader.startsWithACRH(input) {
-            // The header pncrypt and every SDK write.
+            let reading = legacyReading(explicit, count: count, from: 0)
+            try checkBlocks(reading)
+            return Readings(reading)
+        }
+        if CryptorHeader.startsWithACRH(input) {
             let ivStart = CryptorHeader.acrhStart.count
-            candidates = Readings(Reading(scheme: Scheme.withHeader, iv: ivStart..<CryptorHeader.acrhLength,
-                                          body: CryptorHeader.acrhLength..<count))
-        } else if let (header, length) = try CryptorHeader.parse(input) {
+            let reading = Reading(scheme: Scheme.withHeader, iv: ivStart..<CryptorHeader.acrhLength,
+                                  body: CryptorHeader.acrhLength..<count)
+            try checkBlocks(reading)
+            return Readings(reading)
+        }
+        return try detectedReadings(of: input, scheme: explicit, legacyScheme: legacyScheme, also: also)
+    }
+
+    /// `readings` for input that is neither read as a named headerless scheme nor starts with the `acrh` header.
+    @inline(never)
+    private static func detectedReadings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?,
+                                                               legacyScheme: Scheme?, also: Scheme?)
+        throws(PNCryptError) -> Readings where C.Index == Int {
+        let candidates: Readings
+        let count = input.count
+        if let (header, length) = try CryptorHeader.parse(input) {
             if let scheme = try header.scheme(reading: explicit) {
                 // A longer encoding of the metadata length (0xFF, 0x00, 0x10): the IV ends the header.
                 candidates = Readings(Reading(scheme: scheme, iv: (length - blockSize)..<length,
@@ -182,28 +198,37 @@ package enum Cryptor {
     /// Checks that a reading has ciphertext in whole blocks (an IV written before the ciphertext included).
     static func checkBlocks(_ reading: Reading) throws(PNCryptError) {
         if reading.scheme.row.iv == .prefix, let iv = reading.iv, iv.count < blockSize {
-            throw PNCryptError(.wrongKeyOrCorrupt,
-                               "\(iv.count.counting("byte")) is too short for \(reading.scheme) (\(blockSize)-byte IV,"
-                               + " then ciphertext)")
+            throw ivTooShort(iv.count, scheme: reading.scheme)
         }
         try checkBlocks(reading.body.count, after: reading.scheme.row.iv)
     }
 
+    @inline(never)
+    private static func ivTooShort(_ count: Int, scheme: Scheme) -> PNCryptError {
+        PNCryptError(.wrongKeyOrCorrupt,
+                     "\(count.counting("byte")) is too short for \(scheme) (\(blockSize)-byte IV, then ciphertext)")
+    }
+
     /// Checks that `count` bytes of ciphertext (after a header or IV placed as `iv` says) are whole blocks, at
     /// least one.
+    @inline(__always)
     static func checkBlocks(_ count: Int, after iv: Scheme.IVPlacement) throws(PNCryptError) {
+        guard count > 0, count % blockSize == 0 else { throw blocksError(count, after: iv) }
+    }
+
+    /// Why `count` bytes of ciphertext are not whole blocks (`checkBlocks`); out of line, as errors are rare.
+    @inline(never)
+    private static func blocksError(_ count: Int, after iv: Scheme.IVPlacement) -> PNCryptError {
         guard count > 0 else {
             let reason = switch iv {
             case .header: "empty ciphertext after the PNED header"
             case .prefix: "no ciphertext after the \(blockSize)-byte IV"
             case .fixed: "empty ciphertext"
             }
-            throw PNCryptError(.wrongKeyOrCorrupt, reason)
+            return PNCryptError(.wrongKeyOrCorrupt, reason)
         }
-        guard count % blockSize == 0 else {
-            throw PNCryptError(.wrongKeyOrCorrupt, "ciphertext is \(count.counting("byte")), not a whole number of"
-                               + " \(blockSize)-byte AES blocks (truncated or corrupt)")
-        }
+        return PNCryptError(.wrongKeyOrCorrupt, "ciphertext is \(count.counting("byte")), not a whole number of"
+                            + " \(blockSize)-byte AES blocks (truncated or corrupt)")
     }
 
     // MARK: Reading a stream

@@ -210,52 +210,46 @@ package enum Decision {
 
 extension Decision {
     /// Whether `bytes` are valid UTF-8 (RFC 3629, as `isValidUTF8` decides), reading every byte whatever it finds:
-    /// one table step per byte and no early exit, so the time taken depends on the length alone, not on where (or
-    /// whether) an invalid byte is. The decision uses it so that the time does not tell which check failed, nor
+    /// one automaton step per byte and no early exit, so the time taken depends on the length alone, not on where
+    /// (or whether) an invalid byte is. The decision uses it so that the time does not tell which check failed, nor
     /// where in a plaintext its first invalid byte is.
+    ///
+    /// The bytes are read 8 at a time, and each step is one shift (`utf8Rows`): the table entry of a byte does not
+    /// depend on the state, so the steps overlap and the only chain from byte to byte is the shift. There is no
+    /// ASCII shortcut: it would make the time tell whether a plaintext is ASCII.
     package static func isValidUTF8InFull(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         guard count > 0, let base = bytes.baseAddress else { return true }
-        let input = base.assumingMemoryBound(to: UInt8.self)
-        return utf8Table.withUnsafeBufferPointer { table in
-            let t = table.baseAddress!
-            guard count >= 64 else {
-                var state = 0
-                for i in 0..<count { state = Int(t[state &+ Int(input[i])]) }
-                return state == 0
+        return utf8Rows.withUnsafeBufferPointer { rows in
+            let row = rows.baseAddress!
+            var state: UInt64 = 0
+            var index = 0
+            while index + 8 <= count {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                state = row[Int(truncatingIfNeeded: word & 0xFF)] &>> state
+                state = row[Int(truncatingIfNeeded: word >> 8 & 0xFF)] &>> state
+                state = row[Int(truncatingIfNeeded: word >> 16 & 0xFF)] &>> state
+                state = row[Int(truncatingIfNeeded: word >> 24 & 0xFF)] &>> state
+                state = row[Int(truncatingIfNeeded: word >> 32 & 0xFF)] &>> state
+                state = row[Int(truncatingIfNeeded: word >> 40 & 0xFF)] &>> state
+                state = row[Int(truncatingIfNeeded: word >> 48 & 0xFF)] &>> state
+                state = row[Int(truncatingIfNeeded: word >> 56)] &>> state
+                index += 8
             }
-            // Four automata at once over four quarters (each step waits for the one before it: four chains keep
-            // the processor busy). Each quarter after the first starts at a byte that is not a continuation byte
-            // (80-BF), found within 3 bytes before the cut; with none there, the bytes hold 4 continuation bytes
-            // in a row, which is never UTF-8. Valid text ends a character before such a byte, so the whole is
-            // valid exactly when every quarter, read from the accept state, ends in it.
-            var cuts = (0, 0, 0)
-            var found = true
-            func cut(_ at: Int) -> Int {
-                var position = at
-                var ok = false
-                for k in 0...3 where !ok && input[at - k] & 0xC0 != 0x80 {
-                    position = at - k
-                    ok = true
-                }
-                found = found && ok
-                return position
+            while index < count {
+                state = row[Int(base.load(fromByteOffset: index, as: UInt8.self))] &>> state
+                index += 1
             }
-            cuts = (cut(count / 4), cut(count / 2), cut(3 * count / 4))
-            var s0 = 0, s1 = 0, s2 = 0, s3 = 0
-            let n = min(cuts.0, cuts.1 - cuts.0, cuts.2 - cuts.1, count - cuts.2)
-            let a = input, b = input + cuts.0, c = input + cuts.1, d = input + cuts.2
-            for i in 0..<n {
-                s0 = Int(t[s0 &+ Int(a[i])])
-                s1 = Int(t[s1 &+ Int(b[i])])
-                s2 = Int(t[s2 &+ Int(c[i])])
-                s3 = Int(t[s3 &+ Int(d[i])])
-            }
-            for i in n..<cuts.0 { s0 = Int(t[s0 &+ Int(a[i])]) }
-            for i in n..<(cuts.1 - cuts.0) { s1 = Int(t[s1 &+ Int(b[i])]) }
-            for i in n..<(cuts.2 - cuts.1) { s2 = Int(t[s2 &+ Int(c[i])]) }
-            for i in n..<(count - cuts.2) { s3 = Int(t[s3 &+ Int(d[i])]) }
-            return found && (s0 | s1 | s2 | s3) == 0
+            return state & 63 == 0
+        }
+    }
+
+    /// The UTF-8 automaton of `utf8Table` in shift form: state `s` is the shift `6 * s`, and `utf8Rows[byte]` holds
+    /// the next state of every state, 6 bits each: the next state is `utf8Rows[byte] &>> state` (the shift takes
+    /// the low 6 bits of `state`; the bits above are left over from the row and never read).
+    static let utf8Rows: [UInt64] = (0..<256).map { byte in
+        (0..<9).reduce(UInt64(0)) { row, state in
+            row | UInt64(Int(utf8Table[state * 256 + byte]) / 256 * 6) << UInt64(state * 6)
         }
     }
 

@@ -549,11 +549,15 @@ package struct JSONParser: ~Copyable {
 
     // MARK: - Errors
 
-    private func error(_ what: String) -> PNCryptError {
-        PNCryptError(.invalidJSON, "invalid JSON at offset \(position): \(what)", offset: position)
+    // Errors are made out of line, their messages in autoclosures: the string interpolations stay out of the
+    // parsing loops, which keeps the hot code small (the message path's instruction-cache misses).
+    @inline(never)
+    private func error(_ what: @autoclosure () -> String) -> PNCryptError {
+        PNCryptError(.invalidJSON, "invalid JSON at offset \(position): \(what())", offset: position)
     }
 
     /// Names the byte at `position` for an error message: `'x'`, `byte 0xC3`, or `end of input`.
+    @inline(never)
     private func found() -> String {
         guard position < count else { return "end of input" }
         let byte = bytes[position]
@@ -564,6 +568,7 @@ package struct JSONParser: ~Copyable {
         return "byte 0x\(byte < 0x10 ? "0" : "")\(hex)"
     }
 
+    @inline(never)
     private func expectedValueError() -> PNCryptError {
         // Point out a trailing comma: the last non-space byte before a closing bracket is ','.
         if position < count && (bytes[position] == UInt8(ascii: "]") || bytes[position] == UInt8(ascii: "}")) {
@@ -576,11 +581,13 @@ package struct JSONParser: ~Copyable {
         return error("expected a JSON value, found \(found())")
     }
 
+    @inline(never)
     private func controlCharacterError(_ byte: UInt8) -> PNCryptError {
         let hex = String(byte, radix: 16, uppercase: true)
         return error("unescaped control character U+00\(byte < 0x10 ? "0" : "")\(hex) in string")
     }
 
+    @inline(never)
     private func unterminatedStringError(start: Int) -> PNCryptError {
         PNCryptError(
             .invalidJSON,

@@ -103,7 +103,12 @@ package struct JSONWriter: ~Copyable {
     @usableFromInline
     package init(style: JSONStyle, output: consuming ByteBuffer) {
         self.output = output
-        sdkStyle = JSONStyle.sdkStyles.contains(style) ? style : nil
+        // A switch, not `JSONStyle.sdkStyles.contains(style)`: hashing the style's raw value cost most of this
+        // initializer, once per message written.
+        switch style {
+        case .go, .ruby, .php, .kotlin: sdkStyle = style
+        case .compact, .apple, .python, .ascii: sdkStyle = nil
+        }
         spaced = style == .python
         escapeSlash = style == .apple
         escapeDelete = style == .python

@@ -1,0 +1,67 @@
+import Testing
+@testable import PNCrypt
+@testable import PNCryptJSON
+@testable import PNCryptCore
+
+/// The message hot path's inline structures and reused buffers give what the plain paths give.
+@Suite struct MessageHotPathTests {
+    static let message: JSONValue = [
+        "text": "Hello from pncrypt, message 42", "user": "alice", "timetoken": .number(JSONNumber(13406746729185766)),
+        "tags": ["news", "sport"], "ok": true, "é": "/ü😀",
+    ]
+
+    @Test("appendPublishBody appends exactly publishBody's bytes (fixed IV) or a body that decrypts to the message")
+    func appendPublishBody() throws {
+        for scheme in [Scheme.legacy, .legacyRandomIV, .acrh] {
+            for style in JSONStyle.allCases {
+                let crypto = try MessageCrypto(cipherKey: "hot-path", scheme: scheme, readScheme: scheme, style: style)
+                let prefix = Array("previous line\n".utf8)
+                var output = prefix
+                try crypto.appendPublishBody(Self.message, to: &output)
+                #expect(Array(output.prefix(prefix.count)) == prefix)
+                let body = Array(output.dropFirst(prefix.count))
+                if scheme == .legacy {
+                    #expect(body == (try crypto.publishBody(Self.message)), "\(scheme) \(style)")
+                }
+                let opened = try crypto.decrypt(jsonText: body, policy: .marker)
+                #expect(opened.status == nil, "\(scheme) \(style)")
+                let written = try JSONValue(parsing: Self.message.serialized(style: style))
+                #expect(opened.message == written, "\(scheme) \(style)")
+            }
+        }
+    }
+
+    @Test("three keys read headerless data both ways (six readings): the third key's message is found, once")
+    func sixReadings() throws {
+        let ring = MessageCrypto(keys: try KeyRing(["first", "second", "third"]))
+        let body = try MessageCrypto(cipherKey: "third", scheme: .legacyRandomIV).publishBody(Self.message)
+        let opened = try ring.decrypt(jsonText: body, policy: .marker)
+        #expect(opened.status == nil)
+        #expect(opened.message == Self.message)
+        #expect(opened.keyIndex == 2)
+        #expect(opened.scheme == .legacyRandomIV)
+        // The same through the String path (a parsed JSON string) and with no key that fits.
+        #expect(ring.decrypt(try JSONValue(parsing: body), policy: .marker).keyIndex == 2)
+        let other = try MessageCrypto(cipherKey: "fourth", scheme: .legacyRandomIV).publishBody(Self.message)
+        #expect(try ring.decrypt(jsonText: other, policy: .marker).status?.error == CryptoModule.decryptionFailed)
+    }
+
+    @Test("the constant-time UTF-8 check agrees with String(validating:) at every position of a word and its tail")
+    func utf8AtWordBoundaries() {
+        let pieces: [[UInt8]] = [[0x41], [0xC3, 0xA9], [0xE6, 0xBC, 0xA2], [0xF0, 0x9F, 0x98, 0x80]]
+        let bad: [[UInt8]] = [[0xFF], [0x80], [0xC3], [0xE6, 0xBC], [0xF0, 0x9F, 0x98], [0xED, 0xA0, 0x80],
+                              [0xC0, 0x80], [0xF4, 0x90, 0x80, 0x80]]
+        for length in 0...40 {
+            for piece in pieces {
+                for insert in bad + [piece] {
+                    for position in stride(from: 0, through: length, by: 3) {
+                        let bytes = Array([UInt8](repeating: 0x61, count: position) + insert
+                                          + [UInt8](repeating: 0x62, count: length - position) + piece)
+                        let expected = String(validating: bytes, as: UTF8.self) != nil
+                        #expect(bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0) } == expected, "\(bytes)")
+                    }
+                }
+            }
+        }
+    }
+}
