@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "PNCryptTestSupport", dependencies: ["PNCryptBase", "PNCryptJSON"], path: "Tests/PNCryptTestSupport"
         ),
-        .testTarget(name: "PNCryptBaseTests", dependencies: ["PNCryptBase", "PNCryptTestSupport"]),
+        .testTarget(name: "PNCryptBaseTests", dependencies: ["PNCryptBase"]),
         .testTarget(name: "PNCryptJSONTests", dependencies: ["PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]),
         .testTarget(
             name: "PNCryptCoreTests",

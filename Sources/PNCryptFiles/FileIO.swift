@@ -36,15 +36,11 @@ package enum FileIO {
         while true {
             // Fill the buffer as far as the source gives, so stages see large chunks even from pipes.
             let wanted = remaining.map { min(chunkSize, $0) } ?? chunkSize
-            var filled = 0
-            while filled < wanted {
-                let n = read(fd, buffer.baseAddress! + filled, wanted - filled)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw PNCryptError(.io, "read failed: \(String(cString: strerror(errno)))")
-                }
-                if n == 0 { break }
-                filled += n
+            let filled: Int
+            do {
+                filled = try SystemIO.readFully(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
+            } catch {
+                throw PNCryptError(.io, "read failed: \(error)")
             }
             if let snapshot, filled < wanted {
                 throw PNCryptError(.io, "read failed: the input got shorter while it was read (it had "
@@ -73,14 +69,10 @@ package enum FileIO {
 
     /// Writes all of `bytes` to `fd`.
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(PNCryptError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw PNCryptError(.io, "write failed: \(String(cString: strerror(errno)))")
-            }
-            offset += n
+        do {
+            try SystemIO.writeAll(fd, bytes)
+        } catch {
+            throw PNCryptError(.io, "write failed: \(error)")
         }
     }
 }
@@ -92,12 +84,15 @@ extension FileIO {
         throws(PNCryptError) {
         var done = 0
         while done < buffer.count {
-            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                throw PNCryptError(.io, "read failed: " + (n == 0 ? "the file got shorter"
-                                                           : String(cString: strerror(errno))))
+            let n: Int
+            do {
+                n = try SystemIO.retrying {
+                    pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+                }
+            } catch {
+                throw PNCryptError(.io, "read failed: \(error)")
             }
+            guard n > 0 else { throw PNCryptError(.io, "read failed: the file got shorter") }
             done += n
         }
     }

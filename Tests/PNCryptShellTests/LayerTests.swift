@@ -335,12 +335,10 @@ import PNCryptBase
             ("explicit_bzero", { target, file in target == "PNCryptBase" && file == "Wipe.swift" }),
             ("memset_s", { target, file in target == "PNCryptBase" && file == "Wipe.swift" }),
             // The one EINTR loop. Not retries: FileOutput's close (EINTR there means closed) and the named
-            // temporaries' loop over candidate names. FileIO.swift until it calls SystemIO (it moves to the files
-            // layer).
+            // temporaries' loop over candidate names.
             ("EINTR", { target, file in
                 (target == "PNCryptBase" && file == "SystemIO.swift")
                     || (target == "PNCryptFiles" && ["FileOutput.swift", "OutputFiles.swift"].contains(file))
-                    || (target == "PNCryptCore" && file == "FileIO.swift")
             }),
             ("pthread_mutex_", { target, file in
                 (target == "PNCryptCore" && file == "Locked.swift")
