@@ -290,3 +290,83 @@ extension Decision {
         return table
     }()
 }
+
+extension Decision {
+    /// Decrypts every reading of `input` with every key, runs every check `content` needs on each (whatever the
+    /// padding gave), and decides with `decide`; the one qualifying plaintext goes to `output` (room for
+    /// `input.count + 16` bytes), which is wiped when there is none.
+    /// - Returns: the plaintext length, the key's index in `keys` and the scheme of the reading.
+    /// - Throws: `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous` when several do.
+    static func open(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
+                     content: KeyRing.Content, into output: UnsafeMutableRawPointer,
+                     json: (UnsafeRawBufferPointer) -> Bool = isMessageText) throws(PNCryptError)
+        -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
+        let capacity = input.count + Cryptor.blockSize
+        if readings.count * keys.count == 1 {
+            // One reading: straight into `output`, then the same checks and the same decision.
+            let reading = readings[0]
+            let (count, length, padding) = CryptoModule(key: keys[0]).openChecked(reading, of: input, into: output)
+            let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: output, count: length),
+                                           plaintextCount: count, padding: padding, keyIndex: 0,
+                                           scheme: reading.scheme, content: content, json: json)
+            do throws(PNCryptError) {
+                _ = try decide(CollectionOfOne(verdict), content: content, namingKeys: false)
+            } catch {
+                wipe(output, count: capacity)
+                throw error
+            }
+            return (count, 0, reading.scheme, 0)
+        }
+        return try openEach(input, keys: keys, readings: readings, content: content, into: output, json: json)
+    }
+
+    /// `open` with several readings (both legacy readings of headerless data, or several keys), out of line: the
+    /// one-reading path above stays small. Each reading is decrypted into scratch; a qualifying one is copied to
+    /// `output`. Every check runs for every reading, so the time taken does not tell which one failed. When both
+    /// legacy readings are tried, the headerless rule's checks run too, and the winner is decrypted again into
+    /// `output` when it was not the first to qualify.
+    @inline(never)
+    private static func openEach(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
+                                 content: KeyRing.Content, into output: UnsafeMutableRawPointer,
+                                 json: (UnsafeRawBufferPointer) -> Bool) throws(PNCryptError)
+        -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
+        let capacity = input.count + Cryptor.blockSize
+        let pair = readings.isHeaderlessPair
+        return try withScratch(capacity) { (scratch) throws(PNCryptError) in
+            defer { wipe(scratch.baseAddress!, count: capacity) }
+            // The usual one key's two readings in inline slots: no arrays per message.
+            var verdicts = InlineList<Verdict>()
+            var counts = InlineList<Int>()
+            var copied = false
+            var firstQualifying = -1
+            for (keyIndex, key) in keys.enumerated() {
+                let module = CryptoModule(key: key)
+                for reading in readings {
+                    let (count, length, padding) = module.openChecked(reading, of: input, into: scratch.baseAddress!)
+                    let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: scratch.baseAddress!,
+                                                                              count: length),
+                                                   plaintextCount: count, padding: padding, keyIndex: keyIndex,
+                                                   scheme: reading.scheme, content: content, pair: pair, json: json)
+                    if !copied && qualifies(verdict, content: content) {
+                        output.copyMemory(from: scratch.baseAddress!, byteCount: count)
+                        copied = true
+                        firstQualifying = verdicts.count
+                    }
+                    verdicts.append(verdict)
+                    counts.append(count)
+                }
+            }
+            do throws(PNCryptError) {
+                let winner = try decide(verdicts, content: content, namingKeys: keys.count > 1)
+                if winner != firstQualifying {
+                    let reading = readings[winner % readings.count]
+                    _ = CryptoModule(key: keys[verdicts[winner].keyIndex]).open(reading, of: input, into: output)
+                }
+                return (counts[winner], verdicts[winner].keyIndex, verdicts[winner].scheme, winner)
+            } catch {
+                wipe(output, count: capacity)
+                throw error
+            }
+        }
+    }
+}

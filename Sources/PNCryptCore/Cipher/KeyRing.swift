@@ -102,3 +102,31 @@ public struct KeyRing: Sendable {
         return (verdicts[winner].keyIndex, verdicts[winner].scheme)
     }
 }
+
+// MARK: Choosing between readings
+
+extension KeyRing {
+    /// `decrypt(_:scheme:legacyScheme:content:)` over the caller's bytes, into a new array.
+    func decryptToMatch(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?,
+                                content: Content)
+        throws(PNCryptError) -> Match {
+        var found: (keyIndex: Int, scheme: Scheme)?
+        let plaintext = try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
+            let opened = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content, into: output)
+            found = (opened.keyIndex, opened.scheme)
+            return opened.count
+        }
+        return Match(plaintext: plaintext, keyIndex: found!.keyIndex, scheme: found!.scheme)
+    }
+
+    /// As `decrypt(_:scheme:legacyScheme:content:)`, into `output` (room for `input.count + 16` bytes), returning
+    /// the plaintext length instead of an array, and the winner's position among the readings tried (in the order
+    /// `json` was called, for a caller that keeps what it parsed).
+    package func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content,
+                 into output: UnsafeMutableRawPointer,
+                 json: (UnsafeRawBufferPointer) -> Bool = isMessageText) throws(PNCryptError)
+        -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
+        let readings = try Cryptor.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
+        return try Decision.open(input, keys: keys, readings: readings, content: content, into: output, json: json)
+    }
+}
