@@ -78,22 +78,31 @@ package enum FileIO {
 }
 
 extension FileIO {
+    /// Fills `buffer` from `fd` at `offset` (`pread`: the file position is untouched), retried on EINTR, as far as
+    /// the file goes: the count read, less than `buffer.count` only at the file's end. The one positional read loop
+    /// (`readFully(_:at:into:)` and `InputFiles.read` word its failures).
+    package static func fill(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
+        throws(SystemError) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var done = 0
+        while done < buffer.count {
+            let n = try SystemIO.retrying { pread(fd, base + done, buffer.count - done, off_t(offset + done)) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
     /// Fills `buffer` from `fd` at `offset`.
     /// - Throws: `io` when a read fails or the file ends before the buffer is full.
     package static func readFully(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
         throws(PNCryptError) {
-        var done = 0
-        while done < buffer.count {
-            let n: Int
-            do {
-                n = try SystemIO.retrying {
-                    pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-                }
-            } catch {
-                throw PNCryptError(.io, "read failed: \(error)")
-            }
-            guard n > 0 else { throw PNCryptError(.io, "read failed: the file got shorter") }
-            done += n
+        let filled: Int
+        do {
+            filled = try fill(fd, at: offset, into: buffer)
+        } catch {
+            throw PNCryptError(.io, "read failed: \(error)")
         }
+        guard filled == buffer.count else { throw PNCryptError(.io, "read failed: the file got shorter") }
     }
 }

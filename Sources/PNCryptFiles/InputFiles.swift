@@ -72,21 +72,14 @@ package enum InputFiles {
     package static func read(_ fd: Int32, at offset: Int, count: Int, length: Int, _ what: @autoclosure () -> String)
         throws(FileError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: max(0, min(count, length - offset)))
-        var done = 0
-        while done < out.count {
-            let n: Int
-            do {
-                // `withUnsafeMutableBytes` rethrows untyped: the error is still the `SystemError`.
-                n = try out.withUnsafeMutableBytes { buffer in
-                    try SystemIO.retrying { pread(fd, buffer.baseAddress! + done, buffer.count - done,
-                                                  off_t(offset + done)) }
-                }
-            } catch {
-                throw FileError(.io, "cannot read \(what()): \(error)")
-            }
-            guard n > 0 else { throw FileError(.io, "cannot read \(what()): it got shorter") }
-            done += n
+        let filled: Int
+        do {
+            // `withUnsafeMutableBytes` rethrows untyped: the error is still the `SystemError`.
+            filled = try out.withUnsafeMutableBytes { try FileIO.fill(fd, at: offset, into: $0) }
+        } catch {
+            throw FileError(.io, "cannot read \(what()): \(error)")
         }
+        guard filled == out.count else { throw FileError(.io, "cannot read \(what()): it got shorter") }
         return out
     }
 
