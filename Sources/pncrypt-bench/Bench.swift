@@ -199,7 +199,7 @@ struct Suite {
         let iv = [UInt8](repeating: 1, count: 16)
 
         init(_ scheme: Scheme) throws {
-            crypto = try MessageCrypto(cipherKey: "bench-key", scheme: scheme, readScheme: scheme)
+            crypto = try MessageCrypto(cipherKey: "bench-key", scheme: scheme, reading: .only(scheme))
             text = Suite.message.serialized()
             wire = try crypto.publishBody(Suite.message)
             // The bare loops decrypt the same plaintext sealed under their own key, so the padding check passes.
@@ -314,7 +314,7 @@ struct Suite {
         let text = Suite.message.serialized()
         let count = 1000
         func batch(key: String, scheme: Scheme) throws -> (data: [CChar], lengths: [Int]) {
-            let sealer = CryptoModule(key: try CipherKey(key), encryptionScheme: scheme)
+            let sealer = CryptoModule(key: try CipherKey(key), scheme: scheme)
             var data: [CChar] = []
             var lengths: [Int] = []
             for _ in 0..<count {
@@ -496,7 +496,7 @@ struct Suite {
         guard fd >= 0 else { throw PNCryptError(.io, "cannot create \(path)") }
         unlink(path)
         defer { close(fd) }
-        let reader = StreamTextReader(ring: ring, scheme: .defaultForWriting)
+        let reader = StreamTextReader(ring: ring, reading: .only(.defaultForWriting))
         func streamed() throws -> Int {
             _ = ftruncate(fd, 0)
             let decoded = try StreamPipeline.run(base64, through: [Base64StreamDecoder()])
@@ -508,7 +508,7 @@ struct Suite {
         }
         let dec = try compare({ try rate(1) { try streamed() } * mb },
                               { try rate(1) {
-                                  try ring.decrypt(try Base64.decode(base64), scheme: scheme, content: .text)
+                                  try ring.decrypt(try Base64.decode(base64), reading: .only(scheme), content: .text)
                                       .plaintext.count
                               } * mb })
         return [

@@ -38,7 +38,7 @@ import PNCryptBase
         #expect(Base64.encode(out) == v.ciphertext)
         let random = try enigma.encryptBinary([UInt8]("yay!"), scheme: .legacyRandomIV)
         #expect(random.count == 32)
-        #expect(try enigma.decryptBinary(random, scheme: .legacyRandomIV) == [UInt8]("yay!"))
+        #expect(try enigma.decryptBinary(random, reading: .only(.legacyRandomIV)) == [UInt8]("yay!"))
     }
 
     @Test("decrypt without a header uses the configured legacy scheme")
@@ -50,15 +50,15 @@ import PNCryptBase
         #expect(untold.map(Decision.isHeaderlessPairAmbiguity) == true)
         // Read with the fixed IV, IV ‖ ciphertext still has valid padding: the IV block becomes 16 bytes of
         // garbage before the real plaintext. Nothing in the bytes tells the two apart (docs/formats.md section 1).
-        module.legacyScheme = .legacy
+        module.reading = .headerlessAs(.legacy)
         let misread = try module.decryptBinary(data)
         #expect(misread.count == 20)
         #expect(Array(misread.suffix(4)) == [UInt8]("yay!"))
-        module.legacyScheme = .legacyRandomIV
+        module.reading = .headerlessAs(.legacyRandomIV)
         #expect(try module.decryptBinary(data) == [UInt8]("yay!"))
         #expect(try module.detectScheme(data) == .legacyRandomIV)
         // A module with only the acrh cryptor: headerless data would need the legacy one (contract scenarios).
-        module.legacyScheme = .acrh
+        module.reading = .headerlessAs(.acrh)
         #expect(expectPNError { () throws(PNCryptError) in try module.decryptBinary(data) }?.code == .unknownCryptor)
     }
 
@@ -66,10 +66,14 @@ import PNCryptBase
     func explicitScheme() throws {
         let acrh = try enigma.encryptBinary([UInt8]("hello"), scheme: .acrh)
         let legacy = try enigma.encryptBinary([UInt8]("hello"), scheme: .legacy)
-        let noHeader = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(legacy, scheme: .acrh) }
+        let noHeader = expectPNError { () throws(PNCryptError) in
+            try enigma.decryptBinary(legacy, reading: .only(.acrh))
+        }
         #expect(noHeader?.code == .unknownCryptor)  // headerless: the legacy cryptor's data (contract scenarios)
         #expect(noHeader?.message.contains("no PNED header") == true)
-        let asLegacy = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(acrh, scheme: .legacy) }
+        let asLegacy = expectPNError { () throws(PNCryptError) in
+            try enigma.decryptBinary(acrh, reading: .only(.legacy))
+        }
         #expect(asLegacy?.category == .decryption)
     }
 
@@ -78,7 +82,7 @@ import PNCryptBase
         let hello = try Package.specVector("spec-legacy33-hello-world")
         let seven = try Package.specVector("spec-legacy33-seven")
         #expect(try enigma.encrypt([UInt8](try #require(hello.plaintext)), scheme: .legacy33) == hello.ciphertext)
-        #expect(try enigma.decrypt(try #require(seven.ciphertext), scheme: .legacy33)
+        #expect(try enigma.decrypt(try #require(seven.ciphertext), reading: .only(.legacy33))
                 == [UInt8](try #require(seven.plaintext)))
     }
 
@@ -94,7 +98,7 @@ import PNCryptBase
             let iv = scheme == .legacy || scheme == .legacy33 ? nil : [UInt8](repeating: 7, count: 16)
             var padded = try enigma.encryptBinary([UInt8](repeating: 16, count: 16), scheme: scheme, iv: iv)
             padded.removeLast(16)
-            #expect(try enigma.decryptBinary(padded, scheme: scheme) == [])
+            #expect(try enigma.decryptBinary(padded, reading: .only(scheme)) == [])
         }
     }
 
@@ -154,7 +158,7 @@ import PNCryptBase
         for i in 0..<count { reference.append(try seal(i)) }
         let expected = reference
         for i in 0..<count
-            where try module.decryptBinary(expected[i], scheme: schemes[i % schemes.count]) != messages[i] {
+            where try module.decryptBinary(expected[i], reading: .only(schemes[i % schemes.count])) != messages[i] {
             Issue.record("single-threaded round trip failed at \(i)")
         }
 
@@ -165,7 +169,7 @@ import PNCryptBase
                     for j in 0..<count {
                         let i = (j + task * 12_347) % count
                         let sealed = try seal(i)
-                        let opened = try module.decryptBinary(sealed, scheme: schemes[i % schemes.count])
+                        let opened = try module.decryptBinary(sealed, reading: .only(schemes[i % schemes.count]))
                         if sealed != expected[i] || opened != messages[i] { bad += 1 }
                     }
                     return bad
@@ -181,7 +185,7 @@ import PNCryptBase
     @Test("random IVs never repeat, across reserve refills and concurrent tasks", arguments: [Scheme.acrh,
         .legacyRandomIV])
     func unique(scheme: Scheme) async throws {
-        let module = try CryptoModule(cipherKey: "iv-test", encryptionScheme: scheme)
+        let module = try CryptoModule(cipherKey: "iv-test", scheme: scheme)
         let offset = scheme == .acrh ? 10 : 0
         let ivs = try await withThrowingTaskGroup(of: [[UInt8]].self) { group in
             for _ in 0..<8 {

@@ -100,8 +100,9 @@ private let fixedIV = Array("0123456789012345".utf8)
                 // Headerless data of several blocks passes both legacy readings: say which (as a client is set).
                 let legacy: Scheme? = scheme == .legacyRandomIV || scheme == .legacy ? scheme : nil
                 let ring = try KeyRing(["other", "right"])
-                let expected = try ring.decrypt(sealed, scheme: explicit, legacyScheme: legacy, content: .text)
-                let reader = StreamTextReader(ring: ring, scheme: explicit, legacyScheme: legacy)
+                let policy = ReadPolicy(scheme: explicit, legacyScheme: legacy)
+                let expected = try ring.decrypt(sealed, reading: policy, content: .text)
+                let reader = StreamTextReader(ring: ring, reading: policy)
                 let streamed = try readStreamed(reader, sealed, in: dir).get()
                 #expect(streamed.plaintext == expected.plaintext, "\(scheme)")
                 #expect(streamed.keyIndex == 1 && expected.keyIndex == 1, "\(scheme)")
@@ -128,9 +129,10 @@ private let fixedIV = Array("0123456789012345".utf8)
             for (ciphertext, keys, scheme) in cases {
                 let ring = try KeyRing(keys)
                 let expected = Result { () throws(PNCryptError) in
-                    try ring.decrypt(ciphertext, scheme: scheme, content: .text)
+                    try ring.decrypt(ciphertext, reading: ReadPolicy(scheme: scheme, legacyScheme: nil), content: .text)
                 }
-                let streamed = try readStreamed(StreamTextReader(ring: ring, scheme: scheme), ciphertext, in: dir)
+                let reader = StreamTextReader(ring: ring, reading: ReadPolicy(scheme: scheme, legacyScheme: nil))
+                let streamed = try readStreamed(reader, ciphertext, in: dir)
                 switch (expected, streamed) {
                 case (.failure(let a), .failure(let b)):
                     #expect(a.code == b.code && a.message == b.message, "\(ciphertext.prefix(12)): \(a) vs \(b)")
@@ -159,7 +161,7 @@ private let fixedIV = Array("0123456789012345".utf8)
             // Valid padding, not UTF-8: refused even with one key and an explicit scheme.
             let binary: [UInt8] = [0xFF, 0xFE, 0x00, 0x80]
             let sealed = try CryptoModule(cipherKey: "k").encryptBinary(binary, scheme: .legacy)
-            let reader = StreamTextReader(ring: try KeyRing(["k"]), scheme: .legacy)
+            let reader = StreamTextReader(ring: try KeyRing(["k"]), reading: .only(.legacy))
             guard case .failure(let error) = try readStreamed(reader, sealed, in: dir) else {
                 Issue.record("a plaintext that is not UTF-8 was delivered as text")
                 return
@@ -168,7 +170,7 @@ private let fixedIV = Array("0123456789012345".utf8)
             // Wrong keys on a 1-block headerless message: whatever the padding gives, no garbage with success.
             let text = try CryptoModule(cipherKey: "right").encryptBinary(Array("hi".utf8), scheme: .legacy)
             for index in 0..<300 {
-                let wrong = StreamTextReader(ring: try KeyRing(["wrong-\(index)"]), scheme: .legacy)
+                let wrong = StreamTextReader(ring: try KeyRing(["wrong-\(index)"]), reading: .only(.legacy))
                 if case .success(let got) = try readStreamed(wrong, text, in: dir) {
                     #expect(String(validating: got.plaintext, as: UTF8.self) != nil, "key wrong-\(index)")
                 }

@@ -110,7 +110,7 @@ import PNCryptTestSupport
         #expect(result.text == "Content-Type: application/json; charset=UTF-8\nContent-Encoding: gzip\n"
                 + "Content-Length: \(bytes.count)\n")
         let wire = try Gzip.decompress(bytes)
-        let crypto = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", reading: .only(.legacy))
         #expect(crypto.decrypt(try JSONValue(parsing: wire), policy: .marker).message
                 == .string(String(message.dropFirst().dropLast())))
         // Small messages are sent uncompressed: they would grow.

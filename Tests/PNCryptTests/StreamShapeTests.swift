@@ -13,7 +13,7 @@ import PNCryptTestSupport
     /// One of each streaming type, made afresh (a stage is used once), all deterministic.
     static func stages() throws -> [(String, any ByteStreamStage)] {
         let key = try CipherKey("enigma")
-        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, reading: .only(.legacy))
         return [
             ("StreamEncryptor", try StreamEncryptor(key: key, scheme: .acrh, iv: iv)),
             ("TextStreamEncryptor", try TextStreamEncryptor(key: key, scheme: .acrh, iv: iv)),
@@ -51,7 +51,7 @@ import PNCryptTestSupport
         #expect(try decompressor.update(gzip) + decompressor.finish() == input)
         let encryptor = try StreamEncryptor(key: key, scheme: .acrh)
         let sealed = try encryptor.update(input) + encryptor.finish()
-        let decryptor = try StreamDecryptor(key: key, scheme: .acrh)
+        let decryptor = try StreamDecryptor(key: key, reading: .only(.acrh))
         #expect(try decryptor.update(sealed) + decryptor.finish() == input)
     }
 
