@@ -62,6 +62,75 @@ import PNCryptBase
         #expect(expectPNError { () throws(PNCryptError) in try module.decryptBinary(data) }?.code == .unknownCryptor)
     }
 
+    @Test("each ReadPolicy reads what it says: .rule the header or the headerless rule, .headerlessAs one, .only one")
+    func readPolicies() throws {
+        let ring = try KeyRing(["enigma"])
+        let text = Array("Hello world, this is a long message".utf8)
+        let fixed = try enigma.encryptBinary(text, scheme: .legacy)
+        let random = try enigma.encryptBinary(text, scheme: .legacyRandomIV)
+        let acrh = try enigma.encryptBinary(text, scheme: .acrh)
+        // .rule (the default): the header; headerless, as bytes, a fixed-IV text is taken, the rest is ambiguous.
+        #expect(try ring.decrypt(acrh).scheme == .acrh)
+        #expect(try ring.decrypt(fixed, reading: .rule).scheme == .legacy)
+        #expect(expectPNError(.ambiguous) { () throws(PNCryptError) in try ring.decrypt(random) } != nil)
+        // .headerlessAs: the header still read; headerless data as that scheme alone, right or wrong.
+        #expect(try ring.decrypt(acrh, reading: .headerlessAs(.legacy)).plaintext == text)
+        #expect(try ring.decrypt(random, reading: .headerlessAs(.legacyRandomIV)).plaintext == text)
+        let misread = try ring.decrypt(random, reading: .headerlessAs(.legacy))
+        #expect(misread.scheme == .legacy && misread.plaintext.count == text.count + 16)
+        // .headerlessAs(.acrh): no headerless reading; a header is read.
+        let refused = expectPNError { () throws(PNCryptError) in
+            try ring.decrypt(fixed, reading: .headerlessAs(.acrh))
+        }
+        #expect(refused?.code == .unknownCryptor)
+        #expect(try ring.decrypt(acrh, reading: .headerlessAs(.acrh)).plaintext == text)
+        // .only: that scheme alone (acrh requires the header; the others never look for one).
+        #expect(try ring.decrypt(random, reading: .only(.legacyRandomIV)).plaintext == text)
+        #expect(expectPNError { () throws(PNCryptError) in try ring.decrypt(fixed, reading: .only(.acrh)) }?.code
+                == .unknownCryptor)
+        #expect(expectPNError { () throws(PNCryptError) in try ring.decrypt(acrh, reading: .only(.legacy)) }?.category
+                == .decryption)
+        // A module: its `reading`, a call's own, and its own headerless scheme unless the reading is .only.
+        var own = CryptoModule(key: enigma.key, scheme: .legacyRandomIV)
+        #expect(try own.decryptBinary(random) == text)
+        own.reading = .headerlessAs(.acrh)
+        #expect(try own.decryptBinary(random) == text)
+        #expect(try own.decryptBinary(acrh) == text)
+        #expect(try own.decryptBinary(random, reading: .only(.legacy)).count == text.count + 16)
+        own.reading = .only(.acrh)
+        #expect(expectPNError { () throws(PNCryptError) in try own.decryptBinary(random) }?.code == .unknownCryptor)
+        #expect(try own.decryptBinary(random, reading: .rule) == text)
+    }
+
+    @Test("each ReadPolicy reads a stream as it says; legacy33, which has no file format, is refused")
+    func streamReadPolicies() throws {
+        let key = enigma.key
+        let text = Array("Hello world, this is a long message".utf8)
+        func read(_ sealed: [UInt8], _ policy: ReadPolicy) throws(PNCryptError) -> (Scheme?, [UInt8]) {
+            let stage = try StreamDecryptor(key: key, reading: policy)
+            var out: [UInt8] = []
+            try withBytes(sealed) { (b) throws(PNCryptError) in try stage.update(b) { out += $0 } }
+            try stage.finish { out += $0 }
+            return (stage.scheme, out)
+        }
+        let random = try enigma.encryptBinary(text, scheme: .legacyRandomIV)
+        let fixed = try enigma.encryptBinary(text, scheme: .legacy)
+        // The rule for files: a fixed-IV first block of text is the fixed IV, anything else the random IV.
+        #expect(try read(fixed, .rule) == (.legacy, text))
+        #expect(try read(random, .rule) == (.legacyRandomIV, text))
+        #expect(try read(random, .headerlessAs(.legacy)).1.count == text.count + 16)
+        #expect(try read(fixed, .only(.legacy)) == (.legacy, text))
+        #expect(expectPNError { () throws(PNCryptError) in try read(fixed, .only(.acrh)) }?.code == .unknownCryptor)
+        #expect(expectPNError { () throws(PNCryptError) in try read(fixed, .headerlessAs(.acrh)) }?.code
+                == .unknownCryptor)
+        for policy in [ReadPolicy.only(.legacy33), .headerlessAs(.legacy33)] {
+            let refused = expectPNError(.invalidValue) { () throws(PNCryptError) in
+                try StreamDecryptor(key: key, reading: policy)
+            }
+            #expect(refused != nil)
+        }
+    }
+
     @Test("an explicit scheme reads only that format")
     func explicitScheme() throws {
         let acrh = try enigma.encryptBinary([UInt8]("hello"), scheme: .acrh)

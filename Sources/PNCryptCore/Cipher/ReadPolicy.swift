@@ -19,10 +19,10 @@ public enum ReadPolicy: Hashable, Sendable {
     /// Exactly this scheme: `acrh` requires the header; the others never look for one.
     case only(Scheme)
 
-    /// The policy the shells' two settings name (the CLI's `--scheme`/`--legacy-scheme`, the C library's
-    /// `scheme`/`legacy_scheme`, the vector files' `legacy_scheme`): a `scheme` reads only that scheme (a
-    /// `legacyScheme` beside it is ignored); else a `legacyScheme` is how headerless data is read; neither is the
-    /// rule. The one mapping every shell uses.
+    /// The policy two settings name, the one mapping every shell uses (the CLI's `--scheme`/`--legacy-scheme`, the
+    /// C library's `scheme` argument beside its module's legacy cryptor, the vector files' `scheme` and
+    /// `legacy_scheme`): a `scheme` (not `auto`) reads only that scheme, a `legacyScheme` beside it ignored; else a
+    /// `legacyScheme` is how headerless data is read; neither is the rule.
     package init(scheme: Scheme?, legacyScheme: Scheme?) {
         if let scheme {
             self = .only(scheme)
