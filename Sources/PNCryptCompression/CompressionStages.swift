@@ -3,8 +3,8 @@ import PNCryptJSON
 import PNCryptCore
 
 /// The compressor as a stream stage, so compression chains with encryption:
-/// `[GzipCompressor(), StreamEncryptor(key:scheme:)]` compresses, then encrypts.
-extension GzipCompressor: ByteStreamStage {
+/// `[Compressor(), StreamEncryptor(key:scheme:)]` compresses, then encrypts.
+extension Compressor: ByteStreamStage {
     /// Compresses `input`, writing compressed pieces as zlib produces them.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
         try engine.deflate(input, flush: .none, output: sink)
@@ -16,9 +16,9 @@ extension GzipCompressor: ByteStreamStage {
     }
 }
 
-/// The decompressor as a stream stage: `[StreamDecryptor(key:), GzipDecompressor()]` decrypts, then
+/// The decompressor as a stream stage: `[StreamDecryptor(key:), Decompressor()]` decrypts, then
 /// decompresses. `finish` checks the compressed stream is complete (CRC and length for gzip).
-extension GzipDecompressor: ByteStreamStage {
+extension Decompressor: ByteStreamStage {
     /// Decompresses `input`, writing pieces within the output limit.
     public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
         try engine.inflate(input, output: sink)

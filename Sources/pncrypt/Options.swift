@@ -230,8 +230,8 @@ struct LimitOptions: ParsableArguments {
         """, valueName: "size"), transform: Self.parse)
     var maxSize: DecompressionLimit?
 
-    /// The limit in force: `--max-size`, else 1 GiB (`Gzip.defaultStreamOutputLimit`).
-    var limit: DecompressionLimit { maxSize ?? .bytes(Gzip.defaultStreamOutputLimit) }
+    /// The limit in force: `--max-size`, else 1 GiB (`Decompressor.defaultStreamOutputLimit`).
+    var limit: DecompressionLimit { maxSize ?? .bytes(Decompressor.defaultStreamOutputLimit) }
 
     /// Parses SIZE or `none`: the one way `--max-size` is read.
     static func parse(_ text: String) throws -> DecompressionLimit {

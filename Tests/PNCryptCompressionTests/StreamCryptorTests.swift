@@ -156,7 +156,7 @@ import PNCryptFiles
         #expect(expectPNError { _ = try run(cut, Array(sealed.prefix(20)), chunk: 7) }?.code == .malformedHeader)
         #expect(expectPNError { try cut.finish { _ in } }?.code == .invalidValue)
 
-        let stages: [any ByteStreamStage] = [try GzipCompressor(), try GzipDecompressor()]
+        let stages: [any ByteStreamStage] = [try Compressor(), try Decompressor()]
         let packed = try StreamPipeline.run(plaintext, through: stages)
         #expect(packed == plaintext)
         for stage in stages {

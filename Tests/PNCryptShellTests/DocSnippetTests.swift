@@ -171,7 +171,7 @@ struct DocSnippetTests {
         let input = try FileHandle(forReadingFrom: plainURL)
         let output = try FileHandle(forWritingTo: sealedURL)
         defer { try? input.close(); try? output.close() }
-        let stages: [any ByteStreamStage] = [try GzipCompressor(), try StreamEncryptor(key: key, scheme: .acrh)]
+        let stages: [any ByteStreamStage] = [try Compressor(), try StreamEncryptor(key: key, scheme: .acrh)]
         while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
             try output.write(contentsOf: stages.update(chunk))
         }
@@ -180,13 +180,13 @@ struct DocSnippetTests {
 
         let sealed = try Array(Data(contentsOf: URL(fileURLWithPath: sealedPath)))
         let back: [any ByteStreamStage] = [try StreamDecryptor(key: key),
-                                          try GzipDecompressor(outputLimit: .bytes(100 << 20))]
+                                          try Decompressor(outputLimit: .bytes(100 << 20))]
         let plain = try back.run(sealed)   // in memory: at most 100 MiB out
         #expect(plain == [UInt8](repeating: 0x61, count: 100_000))
         #expect(sealed.count < 1000)
 
-        let packed = try Gzip.compress(Array("{\"text\":\"hi\"}".utf8))
-        let publishBody = try Gzip.decompress(packed)                       // one-shot: at most 64 MiB
+        let packed = try Compressor.compress(Array("{\"text\":\"hi\"}".utf8))
+        let publishBody = try Decompressor.decompress(packed)                       // one-shot: at most 64 MiB
         #expect(publishBody == Array("{\"text\":\"hi\"}".utf8))
     }
 }

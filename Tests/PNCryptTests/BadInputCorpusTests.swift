@@ -88,7 +88,7 @@ enum BadInputs {
     static func json(_ text: [UInt8]) throws(PNCryptError) { _ = try JSONValue(parsing: text) }
 
     /// "hello" 20 times, gzip-compressed: a 10-byte header, deflate data, CRC-32, ISIZE.
-    static let gzip = try! Gzip.compress(Array(String(repeating: "hello", count: 20).utf8))
+    static let gzip = try! Compressor.compress(Array(String(repeating: "hello", count: 20).utf8))
     static let zlib: [UInt8] = {
         // zlib framing of the same deflate data: header 78 9C, the deflate stream, Adler-32 (big-endian).
         let text = Array(String(repeating: "hello", count: 20).utf8)
@@ -100,13 +100,13 @@ enum BadInputs {
     }()
 
     /// Decompresses in one call.
-    static func gunzip(_ bytes: [UInt8], format: CompressionFormat = .gzipOrZlib, limit: Int = Gzip.defaultOutputLimit)
-        throws(PNCryptError) {
-        _ = try Gzip.decompress(bytes, format: format, outputLimit: .bytes(limit))
+    static func gunzip(_ bytes: [UInt8], format: CompressionFormat = .gzipOrZlib,
+                       limit: Int = Decompressor.defaultOutputLimit) throws(PNCryptError) {
+        _ = try Decompressor.decompress(bytes, format: format, outputLimit: .bytes(limit))
     }
 
     static func gunzipStreamed(_ bytes: [UInt8], chunk: Int) throws(PNCryptError) {
-        let decompressor = try GzipDecompressor(format: .gzip, outputLimit: .bytes(1 << 20))
+        let decompressor = try Decompressor(format: .gzip, outputLimit: .bytes(1 << 20))
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + chunk, bytes.count)

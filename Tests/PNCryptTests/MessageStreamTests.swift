@@ -315,9 +315,9 @@ import PNCryptFiles
         let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .acrh)
         let plain = Self.text(Self.messages)
         let encrypted = try MessageStream(.encrypt(crypto, raw: false)).run(plain).output
-        let packed = try Gzip.compress(encrypted)
+        let packed = try Compressor.compress(encrypted)
         let session = try MessageStream(.decrypt(crypto, policy: .marker)).makeSession()
-        #expect(try StreamPipeline.run(packed, through: [GzipDecompressor(), session]) == plain)
+        #expect(try StreamPipeline.run(packed, through: [Decompressor(), session]) == plain)
     }
 }
 

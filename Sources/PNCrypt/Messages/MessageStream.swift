@@ -35,7 +35,7 @@ import Darwin
 /// most `maxLineLength`.
 ///
 /// Sources: bytes in memory (`run(_:)`), an `AsyncSequence` of chunks (`run(_:output:statuses:)`, for async
-/// code), or anything that can push chunks into a `Session` (a `ByteStreamStage`, so a `GzipDecompressor` can feed
+/// code), or anything that can push chunks into a `Session` (a `ByteStreamStage`, so a `Decompressor` can feed
 /// it in an array of stages).
 public struct MessageStream: Sendable {
     /// What each line goes through.
@@ -249,7 +249,7 @@ public struct MessageStream: Sendable {
     // MARK: Session
 
     /// A stream in progress, fed chunks of any size by `update(_:_:)` and ended by `finish(_:)`, which write the
-    /// output lines to their sink in order. A `ByteStreamStage`, so it can follow a `GzipDecompressor` in an
+    /// output lines to their sink in order. A `ByteStreamStage`, so it can follow a `Decompressor` in an
     /// array of stages. Use one session from one thread at a time; it starts its worker threads when made and
     /// stops them when finished (or released).
     public final class Session: ByteStreamStage {

@@ -59,7 +59,7 @@ package final class TextStreamEncryptor: ByteStreamStage {
 /// (`chunkSize`) and one cipher buffer of the same size per reading, whatever the length.
 ///
 /// ```swift
-/// let reader = StreamTextReader(ring: try KeyRing(["new-key", "old-key"]))
+/// let reader = TextStreamDecryptor(ring: try KeyRing(["new-key", "old-key"]))
 /// let choice = try reader.choose(ciphertext: readAt, length: length)   // throws unless exactly one qualifies
 /// try reader.write(choice, ciphertext: readAt) { plaintext in /* write it */ }
 /// ```
@@ -67,7 +67,7 @@ package final class TextStreamEncryptor: ByteStreamStage {
 /// nothing here does I/O of its own.
 /// ```swift
 /// ```
-package struct StreamTextReader: Sendable {
+package struct TextStreamDecryptor: Sendable {
     /// Fills the buffer with the ciphertext's bytes from the offset on, or throws (`io` when the source ends
     /// first).
     package typealias ReadAt = (UnsafeMutableRawBufferPointer, Int) throws(PNCryptError) -> Void
@@ -228,7 +228,7 @@ package struct StreamTextReader: Sendable {
                                            json: false)
             guard pair else { return verdict }
             kept.withUnsafeBytes { plaintext in
-                if reading.body.count <= StreamTextReader.pairJSONLimit { verdict.json = isMessageText(plaintext) }
+                if reading.body.count <= TextStreamDecryptor.pairJSONLimit { verdict.json = isMessageText(plaintext) }
                 if reading.scheme == Scheme.headerlessPair.fixed {
                     verdict.firstBlock = HeaderlessRule.classify(plaintext)
                 }
