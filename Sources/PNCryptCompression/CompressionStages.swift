@@ -6,12 +6,13 @@ import PNCryptCore
 /// `[Compressor(), StreamEncryptor(key:scheme:)]` compresses, then encrypts.
 extension Compressor: ByteStreamStage {
     /// Compresses `input`, writing compressed pieces as zlib produces them.
-    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+    public func update(_ input: UnsafeRawBufferPointer,
+                       _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         try engine.deflate(input, flush: .none, output: sink)
     }
 
     /// Ends the gzip member and writes its trailer.
-    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+    public func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         try engine.end(.finish, output: sink)
     }
 }
@@ -20,12 +21,13 @@ extension Compressor: ByteStreamStage {
 /// decompresses. `finish` checks the compressed stream is complete (CRC and length for gzip).
 extension Decompressor: ByteStreamStage {
     /// Decompresses `input`, writing pieces within the output limit.
-    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+    public func update(_ input: UnsafeRawBufferPointer,
+                       _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         try engine.inflate(input, output: sink)
     }
 
     /// Checks the compressed stream ended completely (CRC and length for gzip).
-    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+    public func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         try engine.finish()
     }
 }

@@ -57,7 +57,7 @@ public final class Compressor {
     /// Emits everything compressed so far, ending on a byte boundary (zlib's `Z_SYNC_FLUSH`), so a reader can
     /// decompress all input given so far. Each flush adds at least 5 bytes; the member stays open.
     /// - Parameter sink: called with each produced piece, valid only during that call.
-    public func flush(_ sink: ByteSink) throws(PNCryptError) {
+    public func flush(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         try engine.end(.sync, output: sink)
     }
 }

@@ -300,7 +300,8 @@ public struct MessageStream: Sendable {
 
         /// Splits `input` into batches and writes whatever output is ready, waiting for the workers whenever
         /// the memory bound is reached.
-        public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        public func update(_ input: UnsafeRawBufferPointer,
+                           _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
             guard !finished else { throw PNCryptError(.invalidValue, "the message stream has already finished") }
             var offset = 0
             while offset < input.count {
@@ -316,7 +317,7 @@ public struct MessageStream: Sendable {
 
         /// Handles the last line (even without a newline), waits for every batch and writes the rest.
         /// - Throws: as `update`; `invalidValue` when called twice.
-        public func finish(_ sink: ByteSink) throws(PNCryptError) {
+        public func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
             guard !finished else { throw PNCryptError(.invalidValue, "the message stream has already finished") }
             try submitRest(sink)
             while engine.batchesInFlight > 0 {

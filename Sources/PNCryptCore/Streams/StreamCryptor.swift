@@ -1,21 +1,23 @@
 import PNCryptBase
 import PNCryptJSON
 
-/// Where a stream stage writes its output: called with each produced chunk, valid only during the call.
+/// Where a stream stage writes its output: called with each produced chunk, valid only during the call (the
+/// package's name for the sink closure of `ByteStreamStage`; public signatures spell the type out).
 ///
 /// A buffer pointer, not an array: a stage hands out pieces of its own buffer without a copy per chunk (the public
 /// API's one kind of exception to "no unsafe types": the pointer is borrowed for the call and must not escape it).
-public typealias ByteSink = (UnsafeRawBufferPointer) throws(PNCryptError) -> Void
+package typealias ByteSink = (UnsafeRawBufferPointer) throws(PNCryptError) -> Void
 
 /// One stage of a streamed pipeline (encrypt, decrypt, compress, ...): fed chunks, it writes chunks to a sink.
-/// Stages hold constant memory whatever the stream's length. Chunks in and out are borrowed buffer pointers, as for
-/// `ByteSink`.
+/// Stages hold constant memory whatever the stream's length. Chunks in and out are borrowed buffer pointers: the
+/// sink is called with each produced chunk, valid only during the call (the pointer must not escape it).
 public protocol ByteStreamStage: AnyObject {
     /// Processes `input`, writing whatever output is ready to `sink`.
-    func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError)
+    func update(_ input: UnsafeRawBufferPointer,
+                _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError)
     /// Ends the stream, writing the remaining output to `sink`. The stage cannot be used after: a further
     /// `update` or `finish` throws `invalidValue`.
-    func finish(_ sink: ByteSink) throws(PNCryptError)
+    func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError)
 }
 
 /// Encrypts a stream into a file format of docs/formats.md section 3, in constant memory.
@@ -60,7 +62,8 @@ public final class StreamEncryptor: ByteStreamStage {
 
     /// Encrypts `input`, writing the header or IV first, then whole blocks as they are ready.
     /// - Throws: `invalidValue` after `finish`.
-    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+    public func update(_ input: UnsafeRawBufferPointer,
+                       _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         try emitPrefix(sink)
         plaintextCount += input.count
@@ -69,7 +72,7 @@ public final class StreamEncryptor: ByteStreamStage {
 
     /// Pads and writes the last block. A stream with no data is refused (`emptyPlaintext`).
     /// - Throws: `invalidValue` when called twice.
-    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+    public func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         finished = true
         try Cryptor.checkNotEmpty(plaintextCount, scheme: scheme, allowEmpty: false)
@@ -167,7 +170,8 @@ public final class StreamDecryptor: ByteStreamStage {
 
     /// Decrypts `input`, reading the IV or header first; the last block waits for `finish`.
     /// - Throws: `invalidValue` after `finish`.
-    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+    public func update(_ input: UnsafeRawBufferPointer,
+                       _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
         if let cipher {
             ciphertextCount += input.count
@@ -184,7 +188,7 @@ public final class StreamDecryptor: ByteStreamStage {
 
     /// Checks the padding and writes the last plaintext bytes; throws when the stream is cut short or corrupt.
     /// - Throws: `CryptoModule.decryptionFailed` for a wrong key or corrupt data; `invalidValue` when called twice.
-    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+    public func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
         finished = true
         if cipher == nil {
