@@ -35,7 +35,7 @@ final class CModule: Sendable {
     init(key: CipherKey, scheme: Scheme) throws(PNCryptError) {
         self.key = key
         self.scheme = scheme
-        crypto = CryptoModule(key: key, encryptionScheme: scheme)
+        crypto = CryptoModule(key: key, scheme: scheme)
         let ring = try KeyRing(keys: [key])
         legacy = scheme.headerlessMessageReading
         fileLegacy = scheme.headerlessFileFormat
@@ -175,7 +175,7 @@ extension CModule {
     func decrypt(text: UnsafeRawBufferPointer, scheme: Scheme?, content: KeyRing.Content) throws(PNCryptError)
         -> [UInt8] {
         let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
-        return try ring.decrypt(ciphertext, scheme: scheme, legacyScheme: scheme == nil ? legacy : nil,
+        return try ring.decrypt(ciphertext, reading: ReadPolicy(scheme: scheme, legacyScheme: legacy),
                                 content: content).plaintext
     }
 }
@@ -490,8 +490,9 @@ public func pncrypt_decrypt_file_scheme(_ module: OpaquePointer?, _ scheme: Unsa
         let source = try FileTransform.source(input)
         let decryptor: StreamDecryptor
         do {
-            decryptor = try FileDecryption.choose(source, ring: module.ring, scheme: scheme,
-                                                  legacyScheme: module.fileLegacy).decryptor
+            decryptor = try FileDecryption.choose(source, ring: module.ring,
+                                                  reading: ReadPolicy(scheme: scheme, legacyScheme: module.fileLegacy))
+                .decryptor
         } catch let error as FileError {
             throw CFailure(error)
         }

@@ -3,29 +3,31 @@ import PNCryptJSON
 import PNCryptCore
 
 /// The compressor as a stream stage, so compression chains with encryption:
-/// `[GzipCompressor(), StreamEncryptor(key:scheme:)]` compresses, then encrypts.
-extension GzipCompressor: ByteStreamStage {
+/// `[Compressor(), StreamEncryptor(key:scheme:)]` compresses, then encrypts.
+extension Compressor: ByteStreamStage {
     /// Compresses `input`, writing compressed pieces as zlib produces them.
-    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+    public func update(_ input: UnsafeRawBufferPointer,
+                       _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         try engine.deflate(input, flush: .none, output: sink)
     }
 
     /// Ends the gzip member and writes its trailer.
-    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+    public func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         try engine.end(.finish, output: sink)
     }
 }
 
-/// The decompressor as a stream stage: `[StreamDecryptor(key:), GzipDecompressor()]` decrypts, then
+/// The decompressor as a stream stage: `[StreamDecryptor(key:), Decompressor()]` decrypts, then
 /// decompresses. `finish` checks the compressed stream is complete (CRC and length for gzip).
-extension GzipDecompressor: ByteStreamStage {
+extension Decompressor: ByteStreamStage {
     /// Decompresses `input`, writing pieces within the output limit.
-    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+    public func update(_ input: UnsafeRawBufferPointer,
+                       _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         try engine.inflate(input, output: sink)
     }
 
     /// Checks the compressed stream ended completely (CRC and length for gzip).
-    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+    public func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         try engine.finish()
     }
 }

@@ -4,11 +4,11 @@ import PNCryptCore
 
 /// The most bytes a decompression may produce (the decompression-bomb guard), or no limit at all.
 ///
-/// Every decompression API takes one, with a finite default: `Gzip.defaultOutputLimit` (64 MiB) for the one-shot
-/// `Gzip.decompress(_:format:outputLimit:)`, `Gzip.defaultStreamOutputLimit` (1 GiB) for `GzipDecompressor` (files
-/// and streams). Output beyond the limit throws `.outputLimitExceeded` before it is handed out. Lift the
+/// Every decompression API takes one, with a finite default: `Decompressor.defaultOutputLimit` (64 MiB) for the
+/// one-shot `Decompressor.decompress(_:format:outputLimit:)`, `Decompressor.defaultStreamOutputLimit` (1 GiB) for a
+/// streaming `Decompressor` (files and streams). Output beyond the limit throws `.outputLimitExceeded` before it is handed out. Lift the
 /// limit only for trusted data, by saying so: `.unlimited`. An integer literal is a byte count:
-/// `GzipDecompressor(outputLimit: 10 << 20)`.
+/// `Decompressor(outputLimit: 10 << 20)`.
 public enum DecompressionLimit: Hashable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral {
     /// At most this many bytes of output. A negative count is refused (`.invalidValue`) where it is used.
     case bytes(Int)

@@ -21,22 +21,19 @@ package enum FileDecryption {
 
     /// Chooses the reading of the file in `source` on its head and its last two blocks (`KeyRing.fileMatch`: a key
     /// qualifies when its padding is valid, and exactly one key must), and makes the decryptor of that reading:
-    /// with a header, `scheme` and `legacyScheme` as given; headerless, the file format that qualified.
+    /// with a header, `reading` as given; headerless, the file format that qualified.
     /// - Parameters:
     ///   - source: the file, read by offset (its snapshot length is the file's length).
     ///   - ring: the keys to try.
-    ///   - scheme: the file format to read; nil reads a `PNED` header when there is one, else `legacyScheme`.
-    ///   - legacyScheme: how a headerless file is read when `scheme` is nil; nil applies the headerless rule.
+    ///   - reading: how the file is read (`ReadPolicy`; `.rule` applies the headerless rule for files).
     /// - Throws: `FileError` when the file cannot be read; `PNCryptError` as `KeyRing.fileMatch` (format errors,
     ///   `CryptoModule.decryptionFailed` when no key qualifies, `ambiguous` when several do).
-    package static func choose(_ source: InputSource, ring: KeyRing, scheme: Scheme?,
-                               legacyScheme: Scheme?) throws -> Choice {
+    package static func choose(_ source: InputSource, ring: KeyRing, reading: ReadPolicy) throws -> Choice {
         let head = try source.read(at: 0, count: StreamDecryptor.headLength)
         let tail = try source.read(at: max(0, source.length - 32), count: 32)
-        let match = try ring.fileMatch(head: head, tail: tail, length: source.length, scheme: scheme,
-                                       legacyScheme: legacyScheme)
-        let legacy = match.scheme.hasHeader ? legacyScheme : match.scheme
-        let decryptor = try StreamDecryptor(key: ring.keys[match.keyIndex], scheme: scheme, legacyScheme: legacy)
+        let match = try ring.fileMatch(head: head, tail: tail, length: source.length, reading: reading)
+        let chosen = match.scheme.hasHeader ? reading : ReadPolicy(scheme: reading.scheme, legacyScheme: match.scheme)
+        let decryptor = try StreamDecryptor(key: ring.keys[match.keyIndex], reading: chosen)
         return Choice(keyIndex: match.keyIndex, scheme: match.scheme, decryptor: decryptor)
     }
 }

@@ -37,7 +37,7 @@ extension StreamPipeline {
     }
 }
 
-extension StreamTextReader {
+extension TextStreamDecryptor {
     /// `choose(ciphertext:length:)` over a regular file, read by offset (its position is not used).
     package func choose(ciphertext fd: Int32, length: Int) throws(PNCryptError) -> Choice {
         try choose(ciphertext: { (buffer, offset) throws(PNCryptError) in

@@ -167,7 +167,9 @@ public enum TestVectorChecker {
         }
         let stream = v.mode == "stream"
         guard stream || v.mode == nil || v.mode == "binary" else { throw fail("unknown mode '\(v.mode ?? "")'") }
-        let module = try CryptoModule(cipherKey: v.key, legacyScheme: legacyScheme)
+        // One policy from the two fields, by the mapping every shell uses; the module's own is the headerless part.
+        let policy = ReadPolicy(scheme: scheme, legacyScheme: legacyScheme)
+        let module = try CryptoModule(cipherKey: v.key, reading: ReadPolicy(scheme: nil, legacyScheme: legacyScheme))
         let plaintext = try v.plaintextBytes()
         // The stream stages, fed in 7-byte chunks (a header and an IV arrive in pieces).
         func streamed(_ stage: any ByteStreamStage, _ bytes: [UInt8]) throws -> [UInt8] {
@@ -198,17 +200,15 @@ public enum TestVectorChecker {
             }
             let bytes = try Base64.decode(ciphertext)
             if stream {
-                return try streamed(try StreamDecryptor(key: module.key, scheme: scheme, legacyScheme: legacyScheme),
-                                    bytes)
+                return try streamed(try StreamDecryptor(key: module.key, reading: policy), bytes)
             }
             if v.content == "text" {
-                return try KeyRing(keys: [module.key]).decrypt(bytes, scheme: scheme, legacyScheme: legacyScheme,
-                                                               content: .text).plaintext
+                return try KeyRing(keys: [module.key]).decrypt(bytes, reading: policy, content: .text).plaintext
             }
             guard v.content == nil || v.content == "bytes" else {
                 throw fail("unknown content '\(v.content ?? "")'")
             }
-            return try module.decryptBinary(bytes, scheme: scheme)
+            return try module.decryptBinary(bytes, reading: scheme.map(ReadPolicy.only))
         }
         func expectError(_ category: PNCryptError.Category, _ body: () throws -> [UInt8]) throws {
             do {
@@ -239,7 +239,7 @@ public enum TestVectorChecker {
                 }
             }
             // A fresh random IV must round-trip too.
-            let again = try module.decryptBinary(try encrypt(plaintext, scheme, nil), scheme: scheme)
+            let again = try module.decryptBinary(try encrypt(plaintext, scheme, nil), reading: .only(scheme))
             guard again == plaintext else { throw fail("random-IV round trip changed the plaintext") }
             try checkStyle(v, scheme: scheme, plaintext: plaintext, iv: iv, fail: fail)
         case .decryptionError:
@@ -271,7 +271,7 @@ extension TestVectorChecker {
         }
         // Read with a second key, so that there is a choice and the plaintext must qualify as a message
         // (`isMessageText`); it gives the value the SDK wrote (PHP's raw string form: the string).
-        let crypto = MessageCrypto(keys: try KeyRing([v.key, v.key + "-other"]), scheme: scheme, readScheme: scheme,
+        let crypto = MessageCrypto(keys: try KeyRing([v.key, v.key + "-other"]), scheme: scheme, reading: .only(scheme),
                                    style: style)
         let published = try crypto.encrypt(value, iv: iv)
         guard published == .string(v.ciphertext ?? "") else { throw fail("published as \(published)") }

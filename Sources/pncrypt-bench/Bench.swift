@@ -199,7 +199,7 @@ struct Suite {
         let iv = [UInt8](repeating: 1, count: 16)
 
         init(_ scheme: Scheme) throws {
-            crypto = try MessageCrypto(cipherKey: "bench-key", scheme: scheme, readScheme: scheme)
+            crypto = try MessageCrypto(cipherKey: "bench-key", scheme: scheme, reading: .only(scheme))
             text = Suite.message.serialized()
             wire = try crypto.publishBody(Suite.message)
             // The bare loops decrypt the same plaintext sealed under their own key, so the padding check passes.
@@ -314,7 +314,7 @@ struct Suite {
         let text = Suite.message.serialized()
         let count = 1000
         func batch(key: String, scheme: Scheme) throws -> (data: [CChar], lengths: [Int]) {
-            let sealer = CryptoModule(key: try CipherKey(key), encryptionScheme: scheme)
+            let sealer = CryptoModule(key: try CipherKey(key), scheme: scheme)
             var data: [CChar] = []
             var lengths: [Int] = []
             for _ in 0..<count {
@@ -476,7 +476,7 @@ struct Suite {
 
     /// Text mode as the CLI runs it, against the one-shot calls on the whole text in memory: streamed encryption
     /// to Base64 (`TextStreamEncryptor`), and streamed decryption (Base64 decoded into a temporary file, every
-    /// reading checked over it, then the winner decrypted again: `StreamTextReader`). Per MB of plaintext.
+    /// reading checked over it, then the winner decrypted again: `TextStreamDecryptor`). Per MB of plaintext.
     func textFigures() throws -> [Bench.Result] {
         let key = try CipherKey("bench-key")
         let line = Array("The quick brown fox jumps over the lazy dog, 0123456789\n".utf8)
@@ -496,7 +496,7 @@ struct Suite {
         guard fd >= 0 else { throw PNCryptError(.io, "cannot create \(path)") }
         unlink(path)
         defer { close(fd) }
-        let reader = StreamTextReader(ring: ring, scheme: .defaultForWriting)
+        let reader = TextStreamDecryptor(ring: ring, reading: .only(.defaultForWriting))
         func streamed() throws -> Int {
             _ = ftruncate(fd, 0)
             let decoded = try StreamPipeline.run(base64, through: [Base64StreamDecoder()])
@@ -508,7 +508,7 @@ struct Suite {
         }
         let dec = try compare({ try rate(1) { try streamed() } * mb },
                               { try rate(1) {
-                                  try ring.decrypt(try Base64.decode(base64), scheme: scheme, content: .text)
+                                  try ring.decrypt(try Base64.decode(base64), reading: .only(scheme), content: .text)
                                       .plaintext.count
                               } * mb })
         return [
@@ -639,15 +639,15 @@ extension Suite {
         return Array(out.prefix(count))
     }
 
-    /// gzip at level 6 through `GzipCompressor`/`GzipDecompressor` (1 MiB chunks in, as a file streams) against
+    /// gzip at level 6 through `Compressor`/`Decompressor` (1 MiB chunks in, as a file streams) against
     /// zlib's own deflate/inflate loop on the same bytes.
     func gzipFigures() throws -> [Bench.Result] {
         let text = Self.compressibleText(gzipBytes)
-        let packed = try Gzip.compress(text, level: 6)
+        let packed = try Compressor.compress(text, level: 6)
         let mb = Double(text.count) / 1e6
-        let compress = try compare({ try rate(1) { try discard(text, GzipCompressor(level: 6)) } * mb },
+        let compress = try compare({ try rate(1) { try discard(text, Compressor(level: 6)) } * mb },
                                    { rate(1) { Baselines.zlibCompress(text, level: 6) } * mb })
-        let decompress = try compare({ try rate(1) { try discard(packed, GzipDecompressor()) } * mb },
+        let decompress = try compare({ try rate(1) { try discard(packed, Decompressor()) } * mb },
                                      { rate(1) { Baselines.zlibDecompress(packed) } * mb })
         return [
             Bench.Result(name: "gzip.compress", unit: "MB/s", value: compress.0, baseline: "zlib deflate loop, level 6",

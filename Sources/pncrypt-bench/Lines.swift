@@ -15,7 +15,7 @@ extension Suite {
     ///   against 1 job: the cost of going parallel, whatever else the machine runs (1.0: none).
     func lineFigures() throws -> [Bench.Result] {
         let crypto = try MessageCrypto(cipherKey: "bench-key", scheme: .defaultForWriting,
-                                       readScheme: .defaultForWriting)
+                                       reading: .only(.defaultForWriting))
         let text = Suite.message.serialized()
         let wire = try crypto.publishBody(Suite.message)
         let count = 20_000

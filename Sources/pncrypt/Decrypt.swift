@@ -94,7 +94,7 @@ struct Decrypt: ParsableCommand {
         }
         let length = Int(lseek(fd, 0, SEEK_END))
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
-        let reader = StreamTextReader(ring: ring, scheme: reading.explicit, legacyScheme: reading.headerless)
+        let reader = TextStreamDecryptor(ring: ring, reading: reading.policy)
         let choice = try explained({ head }) { try reader.choose(ciphertext: fd, length: length) }
         try OutputFile.produce(output, input: data) { out in
             let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
@@ -110,8 +110,7 @@ struct Decrypt: ParsableCommand {
         // its output waits when it goes where it cannot be taken back (standard output, a device, a FIFO).
         try OutputFile.produce(output, input: data, binary: force, holdUntilVerified: gunzip) { out in
             let choice = try explained({ try source.read(at: 0, count: StreamDecryptor.headLength) }) {
-                try FileDecryption.choose(source, ring: ring, scheme: reading.explicit,
-                                          legacyScheme: reading.headerless)
+                try FileDecryption.choose(source, ring: ring, reading: reading.policy)
             }
             if reading.scheme == .auto, reading.headerless == nil, choice.scheme.row.iv == .prefix {
                 CLI.note("no PNED header, and the first 16 bytes read with the fixed IV are not text: read as the "
@@ -120,7 +119,7 @@ struct Decrypt: ParsableCommand {
                          + "with --legacy-scheme legacy")
             }
             var stages: [any ByteStreamStage] = [choice.decryptor]
-            if gunzip { stages.append(try GzipDecompressor(outputLimit: limits.limit)) }
+            if gunzip { stages.append(try Decompressor(outputLimit: limits.limit)) }
             let start = try source.fromStart()
             try POSIXIO.stream(from: start.fd, through: stages, to: out, length: start.length,
                                progress: progress.line(for: data.filePath, showsLines: false))

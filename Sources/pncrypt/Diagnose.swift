@@ -103,7 +103,7 @@ struct Diagnose: ParsableCommand {
         guard client.scheme != .auto || client.legacyScheme != nil else { return nil }
         let setting = client.legacyScheme.map { "--legacy-scheme \($0)" } ?? "--scheme \(client.scheme)"
         let crypto = MessageCrypto(keys: try KeyRing(keys: keys), scheme: client.explicit ?? .defaultForWriting,
-                                   readScheme: client.explicit, legacyScheme: client.headerless)
+                                   reading: client.policy)
         // The message as received: a JSON string, or the bare Base64 text.
         let message = (try? JSONValue(parsing: text)) ?? .string(String(decoding: text, as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines))

@@ -44,7 +44,7 @@ struct Encrypt: ParsableCommand {
         let key = try keys.resolve(input: source, confirm: true)
         if binary {
             let encryptor = try StreamEncryptor(key: key, scheme: writing.scheme, iv: writing.iv)
-            let stages: [any ByteStreamStage] = gzip ? [try GzipCompressor(), encryptor] : [encryptor]
+            let stages: [any ByteStreamStage] = gzip ? [try Compressor(), encryptor] : [encryptor]
             try OutputFile.stream(source, through: stages, to: output, binary: force, progress: progress)
         } else {
             // Streamed, in constant memory: the Base64 text, then one newline.

@@ -40,7 +40,7 @@ struct GzipCommand: ParsableCommand {
             return try GunzipCommand.decompress(input.resolved, to: output, limit: limits.limit, raw: false,
                                                 progress: progress)
         }
-        try OutputFile.stream(input.resolved, through: [try GzipCompressor(level: level ?? Gzip.defaultLevel)],
+        try OutputFile.stream(input.resolved, through: [try Compressor(level: level ?? Compressor.defaultLevel)],
                               to: output, binary: force, progress: progress)
     }
 }
@@ -75,7 +75,7 @@ struct GunzipCommand: ParsableCommand {
     /// Decompresses `input` into the output, which appears only once the whole stream has checked out.
     static func decompress(_ input: Input, to output: OutputOptions, limit: DecompressionLimit, raw: Bool,
                            progress: ProgressOptions) throws {
-        let stage = try GzipDecompressor(format: raw ? .rawDeflate : .gzipOrZlib, outputLimit: limit)
+        let stage = try Decompressor(format: raw ? .rawDeflate : .gzipOrZlib, outputLimit: limit)
         try OutputFile.stream(input, through: [stage], to: output, holdUntilVerified: true, progress: progress)
     }
 }

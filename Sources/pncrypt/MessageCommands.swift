@@ -59,7 +59,7 @@ struct MessageReadOptions: ParsableArguments {
 
     func crypto(_ keys: KeyOptions, input: Input) throws -> MessageCrypto {
         MessageCrypto(keys: try keys.ring(input: input), scheme: reading.explicit ?? .defaultForWriting,
-                      readScheme: reading.explicit, legacyScheme: reading.headerless, style: style)
+                      reading: reading.policy, style: style)
     }
 
     /// Decrypts one received message (JSON text, or bare Base64 taken as the JSON string it would be). Every

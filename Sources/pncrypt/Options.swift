@@ -191,6 +191,9 @@ struct ReadSchemeOptions: ParsableArguments {
     /// How `auto` reads headerless data (`--legacy-scheme`), nil for both readings.
     var headerless: Scheme? { legacyScheme?.scheme }
 
+    /// The library's one value for the two options (`ReadPolicy`), by the mapping the C library uses too.
+    var policy: ReadPolicy { ReadPolicy(scheme: explicit, legacyScheme: headerless) }
+
     func validate() throws {
         if legacyScheme != nil && scheme != .auto {
             throw ValidationError("--legacy-scheme goes with --scheme auto (it says how headerless data is read)")
@@ -227,8 +230,8 @@ struct LimitOptions: ParsableArguments {
         """, valueName: "size"), transform: Self.parse)
     var maxSize: DecompressionLimit?
 
-    /// The limit in force: `--max-size`, else 1 GiB (`Gzip.defaultStreamOutputLimit`).
-    var limit: DecompressionLimit { maxSize ?? .bytes(Gzip.defaultStreamOutputLimit) }
+    /// The limit in force: `--max-size`, else 1 GiB (`Decompressor.defaultStreamOutputLimit`).
+    var limit: DecompressionLimit { maxSize ?? .bytes(Decompressor.defaultStreamOutputLimit) }
 
     /// Parses SIZE or `none`: the one way `--max-size` is read.
     static func parse(_ text: String) throws -> DecompressionLimit {

@@ -70,8 +70,9 @@ struct RekeyOptions: ParsableArguments {
 
     /// The rekeying the options ask for, from the old keys of `keys`.
     func make(_ keys: KeyOptions, input: Input) throws -> MessageRekey {
-        try MessageRekey(from: try keys.ring(input: input), legacyScheme: legacyScheme?.scheme,
-                         to: try toKey.resolve(), scheme: toScheme)
+        let reading = ReadPolicy(scheme: nil, legacyScheme: legacyScheme?.scheme)
+        return try MessageRekey(from: try keys.ring(input: input), reading: reading,
+                                to: try toKey.resolve(), scheme: toScheme)
     }
 
     /// After the output: the summary line on standard error, then exit 1 when messages were left unchanged

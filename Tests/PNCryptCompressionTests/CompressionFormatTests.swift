@@ -7,7 +7,7 @@ struct CompressionFormatTests {
     @Test("gzip magic with the deflate method is gzip")
     func detectsGzip() throws {
         #expect(CompressionFormat.detect([0x1f, 0x8b, 0x08, 0x00]) == .gzip)
-        #expect(CompressionFormat.detect(try Gzip.compress([UInt8]())) == .gzip)
+        #expect(CompressionFormat.detect(try Compressor.compress([UInt8]())) == .gzip)
         // Gzip magic with another method byte is not deflate-compressed gzip.
         #expect(CompressionFormat.detect([0x1f, 0x8b, 0x07]) == nil)
         // Too short to tell.

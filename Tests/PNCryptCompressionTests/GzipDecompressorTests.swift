@@ -7,8 +7,8 @@ import PNCryptCompression
 import PNCryptTestSupport
 import PNCryptBase
 
-/// `GzipDecompressor`: formats, members, every corrupt case with its exact error, output limits, bombs.
-@Suite("GzipDecompressor")
+/// `Decompressor`: formats, members, every corrupt case with its exact error, output limits, bombs.
+@Suite("Decompressor")
 struct GzipDecompressorTests {
     typealias Support = CompressionTestSupport
 
@@ -18,9 +18,9 @@ struct GzipDecompressorTests {
 
     /// Decompresses `input` fed in chunks of `chunk` bytes through the streaming API.
     func inflate(_ input: [UInt8], format: CompressionFormat = .gzipOrZlib, chunk: Int = .max,
-                 limit: DecompressionLimit = .unlimited, outputChunkSize: Int = Gzip.defaultChunkSize)
+                 limit: DecompressionLimit = .unlimited, outputChunkSize: Int = Compressor.defaultChunkSize)
         throws -> [UInt8] {
-        let decompressor = try GzipDecompressor(format: format, outputLimit: limit, chunkSize: outputChunkSize)
+        let decompressor = try Decompressor(format: format, outputLimit: limit, chunkSize: outputChunkSize)
         var output: [UInt8] = []
         var offset = 0
         while offset < input.count {
@@ -48,7 +48,7 @@ struct GzipDecompressorTests {
     @Test("any chunking of concatenated members gives the same output", arguments: [1, 2, 3, 17, 4096, Int.max])
     func chunking(chunk: Int) throws {
         let parts = [Array(Self.text.prefix(3000)), [], Support.noise(count: 2000), Array("z".utf8)]
-        let packed = try parts.flatMap { try Gzip.compress($0) }
+        let packed = try parts.flatMap { try Compressor.compress($0) }
         let expected = parts.flatMap { $0 }
         #expect(try inflate(packed, chunk: chunk) == expected)
         #expect(try inflate(packed, format: .gzip, chunk: chunk) == expected)
@@ -56,8 +56,8 @@ struct GzipDecompressorTests {
 
     @Test("output pieces are at most chunkSize bytes")
     func outputPieceSize() throws {
-        let packed = try Gzip.compress(Self.text)
-        let decompressor = try GzipDecompressor(chunkSize: 1000)
+        let packed = try Compressor.compress(Self.text)
+        let decompressor = try Decompressor(chunkSize: 1000)
         var total = 0
         try decompressor.update(packed) { piece in
             #expect(piece.count <= 1000 && piece.count > 0)
@@ -85,7 +85,7 @@ struct GzipDecompressorTests {
 
     @Test("empty members and empty zlib/raw streams decompress to nothing")
     func emptyStreams() throws {
-        #expect(try inflate(try Gzip.compress([UInt8]()) + Gzip.compress([UInt8]())) == [])
+        #expect(try inflate(try Compressor.compress([UInt8]()) + Compressor.compress([UInt8]())) == [])
         #expect(try inflate(try zlibCompress([]), format: .zlib) == [])
         #expect(try inflate(try rawCompress([]), format: .rawDeflate) == [])
     }
@@ -94,7 +94,7 @@ struct GzipDecompressorTests {
 
     @Test("truncation anywhere is reported by finish with the input length", arguments: [1, 4, 8, 9, 30, 1000])
     func truncated(cut: Int) throws {
-        let packed = try Gzip.compress(Self.text)
+        let packed = try Compressor.compress(Self.text)
         let input = Array(packed.dropLast(cut))
         let error = expectPNError(.corruptCompressedData, "gzip data is truncated") {
             _ = try inflate(input)
@@ -125,7 +125,7 @@ struct GzipDecompressorTests {
 
     @Test("a bad CRC-32 or ISIZE in the trailer")
     func badTrailer() throws {
-        let packed = try Gzip.compress(Self.text)
+        let packed = try Compressor.compress(Self.text)
         var badCRC = packed
         badCRC[packed.count - 8] ^= 0x01
         var error = expectPNError(.corruptCompressedData, "gzip CRC mismatch") { _ = try inflate(badCRC) }
@@ -143,8 +143,8 @@ struct GzipDecompressorTests {
 
     @Test("a corrupt second member names where that member starts")
     func corruptSecondMember() throws {
-        let first = try Gzip.compress(Array("first".utf8))
-        var second = try Gzip.compress(Array("second".utf8))
+        let first = try Compressor.compress(Array("first".utf8))
+        var second = try Compressor.compress(Array("second".utf8))
         second[second.count - 6] ^= 0xff
         expectPNError(.corruptCompressedData, "gzip CRC mismatch in the member at offset \(first.count)") {
             _ = try inflate(first + second)
@@ -153,7 +153,7 @@ struct GzipDecompressorTests {
 
     @Test("trailing bytes after the last gzip member, fed whole or byte by byte", arguments: [1, Int.max])
     func trailingGarbage(chunk: Int) throws {
-        let packed = try Gzip.compress(Self.text)
+        let packed = try Compressor.compress(Self.text)
         let message = "trailing garbage after gzip member at offset \(packed.count)"
         for tail in [Array("xyz".utf8), [0x00], [0x00, 0x00, 0x00, 0x00], [0x1f, 0x00], [0x1f, 0x8c, 0x08]] {
             let error = expectPNError(.corruptCompressedData, message) {
@@ -176,7 +176,7 @@ struct GzipDecompressorTests {
     @Test("data of the wrong format is refused at its header")
     func wrongFormat() throws {
         let plain = Array("{\"text\":\"hello\"}".utf8)
-        let gzipData = try Gzip.compress(plain)
+        let gzipData = try Compressor.compress(plain)
         let zlibData = try zlibCompress(plain)
         let cases: [([UInt8], CompressionFormat, String)] = [
             (plain, .gzipOrZlib, "not gzip or zlib data: incorrect header check"),
@@ -209,12 +209,12 @@ struct GzipDecompressorTests {
 
     @Test("after an error every call repeats it")
     func errorsAreSticky() throws {
-        let decompressor = try GzipDecompressor()
+        let decompressor = try Decompressor()
         let first = expectPNError(.corruptCompressedData, "not gzip or zlib data: incorrect header check") {
             try decompressor.update(Array("nope".utf8)) { _ in }
         }
         let again = expectPNError(.corruptCompressedData, "not gzip or zlib data: incorrect header check") {
-            try decompressor.update(try Gzip.compress([1])) { _ in }
+            try decompressor.update(try Compressor.compress([1])) { _ in }
         }
         #expect(first == again)
         expectPNError(.corruptCompressedData, "not gzip or zlib data: incorrect header check") {
@@ -224,8 +224,8 @@ struct GzipDecompressorTests {
 
     @Test("finish is final")
     func finishIsFinal() throws {
-        let decompressor = try GzipDecompressor()
-        try decompressor.update(try Gzip.compress([1, 2])) { _ in }
+        let decompressor = try Decompressor()
+        try decompressor.update(try Compressor.compress([1, 2])) { _ in }
         try decompressor.finish()
         expectPNError(.invalidValue, "the decompressor has already finished") { try decompressor.finish() }
         expectPNError(.invalidValue, "the decompressor has already finished") {
@@ -235,9 +235,10 @@ struct GzipDecompressorTests {
 
     @Test("an output closure error reaches the caller and stops the decompressor")
     func outputErrorPropagates() throws {
-        let decompressor = try GzipDecompressor()
+        let decompressor = try Decompressor()
         #expect(throws: Self.sinkFailed) {
-            try decompressor.update(try Gzip.compress(Self.text)) { (_) throws(PNCryptError) in throw Self.sinkFailed }
+            let packed = try Compressor.compress(Self.text)
+            try decompressor.update(packed) { (_) throws(PNCryptError) in throw Self.sinkFailed }
         }
         // The sink's error stops the decompressor: every later call repeats it.
         let error = expectPNError(.io, "sink failed") {
@@ -249,13 +250,13 @@ struct GzipDecompressorTests {
     @Test("a negative limit or chunk size is refused")
     func invalidArguments() {
         expectPNError(.invalidValue, "output limit must not be negative, got -1") {
-            _ = try GzipDecompressor(outputLimit: -1)
+            _ = try Decompressor(outputLimit: -1)
         }
         expectPNError(.invalidValue, "output limit must not be negative, got \(Int.min)") {
-            _ = try Gzip.decompress([], outputLimit: .bytes(.min))
+            _ = try Decompressor.decompress([], outputLimit: .bytes(.min))
         }
         expectPNError(.invalidValue, "chunk size must be positive, got 0") {
-            _ = try GzipDecompressor(chunkSize: 0)
+            _ = try Decompressor(chunkSize: 0)
         }
     }
 
@@ -263,10 +264,10 @@ struct GzipDecompressorTests {
 
     @Test("the limit allows exactly its size and refuses one byte more", arguments: [0, 1, 4095, 65_536, 65_537])
     func limitBoundary(limit: Int) throws {
-        let exact = try Gzip.compress([UInt8](repeating: 7, count: limit))
+        let exact = try Compressor.compress([UInt8](repeating: 7, count: limit))
         #expect(try inflate(exact, limit: .bytes(limit)).count == limit)
-        let over = try Gzip.compress([UInt8](repeating: 7, count: limit + 1))
-        let decompressor = try GzipDecompressor(outputLimit: .bytes(limit), chunkSize: 4096)
+        let over = try Compressor.compress([UInt8](repeating: 7, count: limit + 1))
+        let decompressor = try Decompressor(outputLimit: .bytes(limit), chunkSize: 4096)
         var handedOut = 0
         let error = expectPNError(.outputLimitExceeded,
                                         "decompressed data is larger than the limit of \(limit) byte"
@@ -280,7 +281,7 @@ struct GzipDecompressorTests {
 
     @Test("the limit counts over all members")
     func limitAcrossMembers() throws {
-        let member = try Gzip.compress([UInt8](repeating: 1, count: 1000))
+        let member = try Compressor.compress([UInt8](repeating: 1, count: 1000))
         #expect(try inflate(member + member + member, limit: 3000).count == 3000)
         expectPNError(.outputLimitExceeded, "decompressed data is larger than the limit of 2999 bytes") {
             _ = try inflate(member + member + member, limit: 2999)
@@ -290,7 +291,7 @@ struct GzipDecompressorTests {
     /// 10 GiB of zeros as 10,240 gzip members of 1 MiB each: a valid gzip file (`gzip -d` would write 10 GiB),
     /// ~10 MB, built in milliseconds from one compressed member.
     static func multiMemberBomb(mebibytes: Int) throws -> [UInt8] {
-        let member = try Gzip.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
+        let member = try Compressor.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
         var bomb: [UInt8] = []
         bomb.reserveCapacity(member.count * mebibytes)
         for _ in 0..<mebibytes { bomb += member }
@@ -300,7 +301,7 @@ struct GzipDecompressorTests {
     /// One gzip member of zeros with no trailer: the first 1 MiB block, then the same sync-flushed 1 MiB block
     /// repeated. Every repeat decodes to 1 MiB of zeros because the 32 KiB window before it holds only zeros.
     static func singleMemberBomb(mebibytes: Int) throws -> [UInt8] {
-        let compressor = try GzipCompressor(level: 9)
+        let compressor = try Compressor(level: 9)
         let zeros = [UInt8](repeating: 0, count: 1 << 20)
         var head = try compressor.update(zeros)
         try compressor.flush { head.append(contentsOf: $0) }
@@ -315,7 +316,7 @@ struct GzipDecompressorTests {
     @Test("the single-member bomb construction decodes to zeros (and has no trailer)")
     func singleMemberBombIsWhatItClaims() throws {
         let bomb = try Self.singleMemberBomb(mebibytes: 5)
-        let decompressor = try GzipDecompressor(format: .gzip)
+        let decompressor = try Decompressor(format: .gzip)
         var zeros = 0
         var nonZero = 0
         try decompressor.update(bomb) { piece in
@@ -332,7 +333,7 @@ struct GzipDecompressorTests {
         #expect(bomb.count < 12_000_000)
         let error = expectPNError(.outputLimitExceeded,
                                         "decompressed data is larger than the limit of 67108864 bytes") {
-            _ = try Gzip.decompress(bomb)
+            _ = try Decompressor.decompress(bomb)
         }
         // Stopping at once: the limit is 1/160 of the output, so about that share of the input was read.
         #expect(error.map { $0.offset! < bomb.count / 100 } == true, "stopped at \(error?.offset ?? -1)")
@@ -342,7 +343,7 @@ struct GzipDecompressorTests {
           .tags(.stress), .notInQuickRun)
     func singleMemberBombRefused() throws {
         let bomb = try Self.singleMemberBomb(mebibytes: 1024)
-        let decompressor = try GzipDecompressor(outputLimit: .bytes(100 << 20))
+        let decompressor = try Decompressor(outputLimit: .bytes(100 << 20))
         var handedOut = 0
         let error = expectPNError(.outputLimitExceeded,
                                         "decompressed data is larger than the limit of 104857600 bytes") {
@@ -362,10 +363,10 @@ struct GzipDecompressorTests {
 
     @Test("the streaming default limit is a documented 1 GiB; unlimited is explicit")
     func streamingDefaultLimit() throws {
-        #expect(Gzip.defaultStreamOutputLimit == 1 << 30)
-        #expect(try GzipDecompressor().outputLimit == .bytes(1 << 30))
-        #expect(try GzipDecompressor(outputLimit: .unlimited).outputLimit == .unlimited)
-        #expect(try GzipDecompressor(outputLimit: 5).outputLimit == .bytes(5))
+        #expect(Decompressor.defaultStreamOutputLimit == 1 << 30)
+        #expect(try Decompressor().outputLimit == .bytes(1 << 30))
+        #expect(try Decompressor(outputLimit: .unlimited).outputLimit == .unlimited)
+        #expect(try Decompressor(outputLimit: 5).outputLimit == .bytes(5))
         #expect(DecompressionLimit.bytes(1 << 30).description == "1073741824 bytes")
         #expect(DecompressionLimit.unlimited.byteCount == nil)
     }
@@ -374,7 +375,7 @@ struct GzipDecompressorTests {
           .tags(.stress), .notInQuickRun)
     func streamingDefaultStopsBomb() throws {
         let bomb = try Self.multiMemberBomb(mebibytes: 2048)
-        let decompressor = try GzipDecompressor()
+        let decompressor = try Decompressor()
         var handedOut = 0
         let error = expectPNError(.outputLimitExceeded,
                                         "decompressed data is larger than the limit of 1073741824 bytes") {
@@ -400,7 +401,7 @@ struct GzipDecompressorTests {
             try? output.close()
         }
         expectPNError(.outputLimitExceeded, "decompressed data is larger than the limit of 1073741824 bytes") {
-            try StreamPipeline.run(from: input.fileDescriptor, through: [GzipDecompressor()],
+            try StreamPipeline.run(from: input.fileDescriptor, through: [Decompressor()],
                                    to: output.fileDescriptor)
         }
     }

@@ -26,9 +26,9 @@ struct GzipLifecycleTests {
     @Test("one-shot compress and decompress end their streams")
     func oneShot() throws {
         let tracker = try tracking {
-            let packed = try Gzip.compress(Support.sampleText(count: 10_000))
-            _ = try Gzip.decompress(packed)
-            _ = try Gzip.compress(Support.sampleText(count: 10), level: 0)
+            let packed = try Compressor.compress(Support.sampleText(count: 10_000))
+            _ = try Decompressor.decompress(packed)
+            _ = try Compressor.compress(Support.sampleText(count: 10), level: 0)
         }
         #expect(tracker.opened == 3)
         #expect(tracker.ended == 3)
@@ -39,8 +39,8 @@ struct GzipLifecycleTests {
     func endsOnFinish() throws {
         let tracker = ZlibStreamTracker()
         try ZlibStreamTracker.$current.withValue(tracker) {
-            let compressor = try GzipCompressor()
-            let decompressor = try GzipDecompressor()
+            let compressor = try Compressor()
+            let decompressor = try Decompressor()
             #expect(tracker.live == 2)
             var packed = try compressor.update(Support.sampleText(count: 1000))
             packed += try compressor.finish()
@@ -55,22 +55,22 @@ struct GzipLifecycleTests {
 
     @Test("corrupt input, the output limit and a failing closure end the stream at once")
     func endsOnError() throws {
-        let packed = try Gzip.compress(Support.sampleText(count: 100_000))
+        let packed = try Compressor.compress(Support.sampleText(count: 100_000))
         let tracker = ZlibStreamTracker()
         try ZlibStreamTracker.$current.withValue(tracker) {
-            let corrupt = try GzipDecompressor()
+            let corrupt = try Decompressor()
             #expect(throws: PNCryptError.self) { try corrupt.update(Array("junk".utf8)) { _ in } }
-            let limited = try GzipDecompressor(outputLimit: 10)
+            let limited = try Decompressor(outputLimit: 10)
             #expect(throws: PNCryptError.self) { try limited.update(packed) { _ in } }
-            let truncated = try GzipDecompressor()
+            let truncated = try Decompressor()
             try truncated.update(packed.prefix(100)) { _ in }
             #expect(tracker.live == 3 - 2)
             #expect(throws: PNCryptError.self) { try truncated.finish() }
-            let failing = try GzipDecompressor()
+            let failing = try Decompressor()
             #expect(throws: Self.sinkFailed) {
                 try failing.update(packed) { (_) throws(PNCryptError) in throw Self.sinkFailed }
             }
-            let compressor = try GzipCompressor(chunkSize: 100)
+            let compressor = try Compressor(chunkSize: 100)
             #expect(throws: Self.sinkFailed) {
                 try compressor.update(packed) { (_) throws(PNCryptError) in throw Self.sinkFailed }
             }
@@ -80,8 +80,8 @@ struct GzipLifecycleTests {
         #expect(tracker.opened == 5 && tracker.ended == 5)
         // The one-shot functions on error.
         let oneShot = tracking {
-            #expect(throws: PNCryptError.self) { _ = try Gzip.decompress(packed + [0]) }
-            #expect(throws: PNCryptError.self) { _ = try Gzip.decompress(packed, outputLimit: 5) }
+            #expect(throws: PNCryptError.self) { _ = try Decompressor.decompress(packed + [0]) }
+            #expect(throws: PNCryptError.self) { _ = try Decompressor.decompress(packed, outputLimit: 5) }
         }
         #expect(oneShot.opened == 2 && oneShot.live == 0)
     }
@@ -91,10 +91,11 @@ struct GzipLifecycleTests {
         let tracker = ZlibStreamTracker()
         try ZlibStreamTracker.$current.withValue(tracker) {
             do {
-                let compressor = try GzipCompressor()
+                let compressor = try Compressor()
                 try compressor.update(Support.sampleText(count: 100_000)) { _ in }
-                let decompressor = try GzipDecompressor()
-                try decompressor.update(try Gzip.compress(Support.sampleText(count: 100_000)).prefix(500)) { _ in }
+                let decompressor = try Decompressor()
+                let packed = try Compressor.compress(Support.sampleText(count: 100_000))
+                try decompressor.update(packed.prefix(500)) { _ in }
                 #expect(tracker.live == 2)
             }
             #expect(tracker.live == 0)
@@ -105,11 +106,11 @@ struct GzipLifecycleTests {
     @Test("one-shot compression (a publish body's) and file streaming end their streams; invalid settings open none")
     func otherEntryPoints() throws {
         let tracker = try tracking {
-            _ = try Gzip.compress(Array(String(repeating: "a", count: 5000).utf8))
-            #expect(throws: PNCryptError.self) { _ = try GzipCompressor(level: 11) }
-            #expect(throws: PNCryptError.self) { _ = try GzipDecompressor(outputLimit: -5) }
+            _ = try Compressor.compress(Array(String(repeating: "a", count: 5000).utf8))
+            #expect(throws: PNCryptError.self) { _ = try Compressor(level: 11) }
+            #expect(throws: PNCryptError.self) { _ = try Decompressor(outputLimit: -5) }
             #expect(throws: PNCryptError.self) {
-                try StreamPipeline.run(from: -1, through: [GzipDecompressor()], to: -1)
+                try StreamPipeline.run(from: -1, through: [Decompressor()], to: -1)
             }
         }
         #expect(tracker.opened == 2)
@@ -127,9 +128,9 @@ struct GzipLifecycleTests {
         #expect(deflating.liveBlocks == 0)
         #expect(inflating.liveBlocks == 0)
         let tracker = try tracking {
-            _ = try Gzip.decompress(try Gzip.compress(Support.sampleText(count: 100_000)))
-            let truncated = try GzipDecompressor()
-            try truncated.update(try Gzip.compress(Support.sampleText(count: 100_000)).prefix(500)) { _ in }
+            _ = try Decompressor.decompress(try Compressor.compress(Support.sampleText(count: 100_000)))
+            let truncated = try Decompressor()
+            try truncated.update(try Compressor.compress(Support.sampleText(count: 100_000)).prefix(500)) { _ in }
         }
         #expect(tracker.blocksAllocated >= 4)
         #expect(tracker.blocksLeftAfterEnd == 0)
@@ -150,14 +151,14 @@ struct GzipLifecycleTests {
 
         // Through zlib: inflate's 32 KiB window (it held plaintext) is wiped on inflateEnd, as is every block.
         let secret = Array(repeating: Array("secret plaintext ".utf8), count: 40_000).joined()
-        let packed = try Gzip.compress(secret)
+        let packed = try Compressor.compress(secret)
         let wiped = Locked([Int]())
         let allZero = Locked(true)
         let unpacked = try Wiping.$observer.withValue({ buffer in
             wiped.withLock { $0.append(buffer.count) }
             if !buffer.allSatisfy({ $0 == 0 }) { allZero.withLock { $0 = false } }
         }) {
-            try Gzip.decompress(packed)
+            try Decompressor.decompress(packed)
         }
         #expect(unpacked == Array(secret))
         #expect(wiped.withLock { $0 }.contains(1 << 15))

@@ -5,7 +5,8 @@ import PNCryptCore
 import PNCryptCompression
 import PNCryptTestSupport
 
-/// The `Gzip` namespace: one-shot functions, files streamed through the gzip stages, interop with the system `gzip`.
+/// The one-shot `Compressor.compress` and `Decompressor.decompress`, files streamed through the stages, interop with
+/// the system `gzip`.
 @Suite("Gzip")
 struct GzipTests {
     typealias Support = CompressionTestSupport
@@ -13,7 +14,7 @@ struct GzipTests {
     @Test("one-shot round trip at every level", arguments: 0...9)
     func roundTrip(level: Int) throws {
         let input = Support.sampleText(count: 100_000)
-        let packed = try Gzip.compress(input, level: level)
+        let packed = try Compressor.compress(input, level: level)
         #expect(Array(packed.prefix(3)) == [0x1f, 0x8b, 0x08])
         if level == 0 {
             #expect(packed.count > input.count)
@@ -21,39 +22,39 @@ struct GzipTests {
             // About 5 bits of entropy per byte: deflate gets close to 5/8.
             #expect(packed.count < input.count * 3 / 4)
         }
-        #expect(try Gzip.decompress(packed) == input)
-        #expect(try Gzip.decompress(packed, format: .gzip) == input)
+        #expect(try Decompressor.decompress(packed) == input)
+        #expect(try Decompressor.decompress(packed, format: .gzip) == input)
     }
 
     @Test("the default level is 6 and gives the same bytes as level 6")
     func defaultLevel() throws {
         let input = Support.sampleText(count: 5000)
-        #expect(Gzip.defaultLevel == 6)
-        #expect(try Gzip.compress(input) == Gzip.compress(input, level: 6))
-        #expect(try Gzip.compress(input, level: 1) != Gzip.compress(input, level: 9))
+        #expect(Compressor.defaultLevel == 6)
+        #expect(try Compressor.compress(input) == Compressor.compress(input, level: 6))
+        #expect(try Compressor.compress(input, level: 1) != Compressor.compress(input, level: 9))
     }
 
     @Test("levels outside 0...9 are refused", arguments: [-1, 10, 100, Int.min])
     func invalidLevel(level: Int) {
         expectPNError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)") {
-            _ = try Gzip.compress([1, 2, 3], level: level)
+            _ = try Compressor.compress([1, 2, 3], level: level)
         }
         expectPNError(.invalidValue, "gzip compression level must be 0 through 9, got \(level)") {
-            _ = try GzipCompressor(level: level)
+            _ = try Compressor(level: level)
         }
     }
 
     @Test("empty input compresses to a 20-byte member and back; empty compressed input is refused")
     func emptyInput() throws {
-        let packed = try Gzip.compress([UInt8]())
+        let packed = try Compressor.compress([UInt8]())
         #expect(packed.count == 20)
-        #expect(try Gzip.decompress(packed) == [])
+        #expect(try Decompressor.decompress(packed) == [])
         // Gzip level 6 on no input: header (OS byte 3 = Unix), empty final block, CRC 0, ISIZE 0.
         #expect(packed == [0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0])
         for format in CompressionFormat.allCases {
             let name = format == .rawDeflate ? "deflate" : format == .gzipOrZlib ? "gzip or zlib" : format.rawValue
             let error = expectPNError(.corruptCompressedData, "\(name) data is empty") {
-                _ = try Gzip.decompress([UInt8](), format: format)
+                _ = try Decompressor.decompress([UInt8](), format: format)
             }
             #expect(error?.offset == 0)
         }
@@ -62,20 +63,21 @@ struct GzipTests {
     @Test("one-shot accepts non-contiguous sequences")
     func nonContiguousInput() throws {
         let input = Support.sampleText(count: 3000)
-        let packed = try Gzip.compress(input.lazy.map { $0 })
-        #expect(try Gzip.decompress(packed.lazy.map { $0 }) == input)
+        let packed = try Compressor.compress(input.lazy.map { $0 })
+        #expect(try Decompressor.decompress(packed.lazy.map { $0 }) == input)
     }
 
     @Test("the one-shot default output limit is 64 MiB", .tags(.stress), .notInQuickRun)
     func defaultLimit() throws {
-        #expect(Gzip.defaultOutputLimit == 64 << 20)
-        let exactly = try Gzip.compress([UInt8](repeating: 0, count: Gzip.defaultOutputLimit))
-        #expect(try Gzip.decompress(exactly).count == Gzip.defaultOutputLimit)
-        let oneMore = try Gzip.compress([UInt8](repeating: 0, count: Gzip.defaultOutputLimit + 1))
+        #expect(Decompressor.defaultOutputLimit == 64 << 20)
+        let exactly = try Compressor.compress([UInt8](repeating: 0, count: Decompressor.defaultOutputLimit))
+        #expect(try Decompressor.decompress(exactly).count == Decompressor.defaultOutputLimit)
+        let oneMore = try Compressor.compress([UInt8](repeating: 0, count: Decompressor.defaultOutputLimit + 1))
         expectPNError(.outputLimitExceeded, "decompressed data is larger than the limit of 67108864 bytes") {
-            _ = try Gzip.decompress(oneMore)
+            _ = try Decompressor.decompress(oneMore)
         }
-        #expect(try Gzip.decompress(oneMore, outputLimit: .unlimited).count == Gzip.defaultOutputLimit + 1)
+        let unlimited = try Decompressor.decompress(oneMore, outputLimit: .unlimited)
+        #expect(unlimited.count == Decompressor.defaultOutputLimit + 1)
     }
 
     @Test("a lying ISIZE trailer reserves at most 1 MiB with no limit, and at most the limit otherwise")
@@ -86,12 +88,12 @@ struct GzipTests {
         input[1] = 0x8b
         for i in input.count - 4..<input.count { input[i] = 0xff }
         func reserved(_ limit: DecompressionLimit) -> Int {
-            input.withUnsafeBytes { Gzip.expectedSize(of: $0, format: .gzipOrZlib, outputLimit: limit) }
+            input.withUnsafeBytes { Decompressor.expectedSize(of: $0, format: .gzipOrZlib, outputLimit: limit) }
         }
         #expect(reserved(.unlimited) == 1 << 20)
         #expect(reserved(.bytes(1000)) == 1000)
-        #expect(reserved(.bytes(.max)) <= Gzip.defaultOutputLimit)
-        #expect(reserved(.bytes(1 << 30)) <= Gzip.defaultOutputLimit)
+        #expect(reserved(.bytes(.max)) <= Decompressor.defaultOutputLimit)
+        #expect(reserved(.bytes(1 << 30)) <= Decompressor.defaultOutputLimit)
     }
 
     // MARK: Interop with the system gzip
@@ -99,7 +101,7 @@ struct GzipTests {
     @Test("our output passes gzip -t and gzip -dc restores it", arguments: [0, 1, 6, 9])
     func systemGzipReadsOurs(level: Int) throws {
         for input in [[], Array("\"hello\"".utf8), Support.sampleText(count: 300_000), Support.noise(count: 70_000)] {
-            let packed = try Gzip.compress(input, level: level)
+            let packed = try Compressor.compress(input, level: level)
             _ = try Support.run("gzip", ["-t"], input: packed)
             #expect(try Support.run("gzip", ["-dc"], input: packed).stdout == input)
         }
@@ -109,8 +111,8 @@ struct GzipTests {
     func weReadSystemGzip(levelFlag: String) throws {
         for input in [[], Support.sampleText(count: 200_000), Support.noise(count: 50_000)] {
             let packed = try Support.run("gzip", ["-c", "-n", levelFlag], input: input).stdout
-            #expect(try Gzip.decompress(packed) == input)
-            #expect(try Gzip.decompress(packed, format: .gzip) == input)
+            #expect(try Decompressor.decompress(packed) == input)
+            #expect(try Decompressor.decompress(packed, format: .gzip) == input)
         }
     }
 
@@ -129,8 +131,8 @@ struct GzipTests {
         }
         let expected = parts.flatMap { $0 }
         #expect(try Support.run("gzip", ["-dc"], input: joined).stdout == expected)
-        #expect(try Gzip.decompress(joined) == expected)
-        #expect(try Gzip.decompress(joined, format: .gzip) == expected)
+        #expect(try Decompressor.decompress(joined) == expected)
+        #expect(try Decompressor.decompress(joined, format: .gzip) == expected)
     }
 
     @Test("zlib and raw deflate from Python's zlib decompress in their formats")
@@ -141,11 +143,11 @@ struct GzipTests {
         let rawProgram = "c=zlib.compressobj(6, zlib.DEFLATED, -15); sys.stdout.buffer.write(c.compress(d)+c.flush())"
         let rawData = try Support.python(read + rawProgram, input: input)
         #expect(CompressionFormat.detect(zlibData) == .zlib)
-        #expect(try Gzip.decompress(zlibData) == input)
-        #expect(try Gzip.decompress(zlibData, format: .zlib) == input)
-        #expect(try Gzip.decompress(rawData, format: .rawDeflate) == input)
+        #expect(try Decompressor.decompress(zlibData) == input)
+        #expect(try Decompressor.decompress(zlibData, format: .zlib) == input)
+        #expect(try Decompressor.decompress(rawData, format: .rawDeflate) == input)
         // Our gzip output read by Python's gzip module.
-        let ours = try Gzip.compress(input)
+        let ours = try Compressor.compress(input)
         let gunzip = "import sys,gzip; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))"
         #expect(try Support.python(gunzip, input: ours) == input)
     }
@@ -154,7 +156,7 @@ struct GzipTests {
     func rawDeflateVector() throws {
         // zlib.compressobj(9, DEFLATED, -15) of b"hello hello hello hello\n".
         let raw: [UInt8] = [0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57, 0xc8, 0x40, 0x27, 0xb9, 0x00]
-        #expect(try Gzip.decompress(raw, format: .rawDeflate) == Array("hello hello hello hello\n".utf8))
+        #expect(try Decompressor.decompress(raw, format: .rawDeflate) == Array("hello hello hello hello\n".utf8))
     }
 
     // MARK: Files (streamed through StreamPipeline with the gzip stages)
@@ -171,7 +173,7 @@ struct GzipTests {
         _ = FileManager.default.createFile(atPath: packedURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: backURL.path, contents: nil)
 
-        let compressor = try GzipCompressor(level: 6, chunkSize: 100_000)
+        let compressor = try Compressor(level: 6, chunkSize: 100_000)
         var bytesRead: Int64 = 0
         try withDescriptors(plainURL, packedURL) { reader, writer in
             try StreamPipeline.run(from: reader, through: [compressor], to: writer, chunkSize: 100_000) {
@@ -185,7 +187,7 @@ struct GzipTests {
         _ = try Support.run("gzip", ["-t"], input: packed)
         #expect(try Support.run("gzip", ["-dc"], input: packed).stdout == input)
 
-        let decompressor = try GzipDecompressor()
+        let decompressor = try Decompressor()
         try withDescriptors(packedURL, backURL) { reader, writer in
             try StreamPipeline.run(from: reader, through: [decompressor], to: writer)
         }
@@ -198,7 +200,7 @@ struct GzipTests {
     func fileStreamingErrors() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let packed = try Gzip.compress(Support.sampleText(count: 500_000))
+        let packed = try Compressor.compress(Support.sampleText(count: 500_000))
         let truncatedURL = directory.appendingPathComponent("truncated.gz")
         let fullURL = directory.appendingPathComponent("full.gz")
         let outURL = directory.appendingPathComponent("out")
@@ -207,13 +209,13 @@ struct GzipTests {
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         let error = expectPNError(.corruptCompressedData, "gzip data is truncated") {
             try withDescriptors(truncatedURL, outURL) {
-                try StreamPipeline.run(from: $0, through: [GzipDecompressor()], to: $1)
+                try StreamPipeline.run(from: $0, through: [Decompressor()], to: $1)
             }
         }
         #expect(error?.offset == packed.count - 5)
         expectPNError(.outputLimitExceeded, "decompressed data is larger than the limit of 1000 bytes") {
             try withDescriptors(fullURL, outURL) {
-                try StreamPipeline.run(from: $0, through: [GzipDecompressor(outputLimit: 1000)], to: $1)
+                try StreamPipeline.run(from: $0, through: [Decompressor(outputLimit: 1000)], to: $1)
             }
         }
     }
@@ -229,11 +231,11 @@ struct GzipTests {
         let writer = try FileHandle(forWritingTo: url)
         defer { try? reader.close(); try? writer.close() }
         expectPNError(.io, "write failed: Bad file descriptor") {
-            try StreamPipeline.run(from: reader.fileDescriptor, through: [GzipCompressor()],
+            try StreamPipeline.run(from: reader.fileDescriptor, through: [Compressor()],
                                    to: reader.fileDescriptor)
         }
         expectPNError(.io, "read failed: Bad file descriptor") {
-            try StreamPipeline.run(from: writer.fileDescriptor, through: [GzipDecompressor()],
+            try StreamPipeline.run(from: writer.fileDescriptor, through: [Decompressor()],
                                    to: writer.fileDescriptor)
         }
     }

@@ -39,11 +39,11 @@ import PNCryptFiles
         let module = CryptoModule(key: key)
         let fixed = try run(StreamEncryptor(key: key, scheme: .legacy), [UInt8]("abc"), chunk: 3)
         #expect(fixed == (try module.encryptBinary([UInt8]("abc"), scheme: .legacy)))
-        #expect(try run(StreamDecryptor(key: key, scheme: .legacy), fixed, chunk: 5) == [UInt8]("abc"))
-        #expect(try run(StreamDecryptor(key: key, legacyScheme: .legacy), fixed, chunk: 5) == [UInt8]("abc"))
+        #expect(try run(StreamDecryptor(key: key, reading: .only(.legacy)), fixed, chunk: 5) == [UInt8]("abc"))
+        #expect(try run(StreamDecryptor(key: key, reading: .headerlessAs(.legacy)), fixed, chunk: 5) == [UInt8]("abc"))
         let random = try run(StreamEncryptor(key: key, scheme: .legacyRandomIV), [UInt8]("abc"), chunk: 3)
         #expect(random.count == 32)
-        #expect(try module.decryptBinary(random, scheme: .legacyRandomIV) == [UInt8]("abc"))
+        #expect(try module.decryptBinary(random, reading: .only(.legacyRandomIV)) == [UInt8]("abc"))
         #expect(try run(StreamDecryptor(key: key), random, chunk: 5) == [UInt8]("abc"))
         // A fixed-IV file of 3 blocks also has valid padding read as random-IV: the headerless rule reads it with the
         // fixed IV when its first block is text; a binary one is read as the SDKs' random-IV format, 16 bytes short,
@@ -65,7 +65,7 @@ import PNCryptFiles
             let detecting = try StreamDecryptor(key: key)
             #expect(try run(detecting, data, chunk: size) == plaintext)
             #expect(detecting.scheme == scheme)
-            #expect(try run(StreamDecryptor(key: key, scheme: scheme), data, chunk: size) == plaintext)
+            #expect(try run(StreamDecryptor(key: key, reading: .only(scheme)), data, chunk: size) == plaintext)
         }
     }
 
@@ -89,7 +89,8 @@ import PNCryptFiles
         for (bytes, scheme, code, words) in cases {
             for size in [1, 7, 4096] {
                 let error = expectPNError { () throws(PNCryptError) in
-                    try run(StreamDecryptor(key: key, scheme: scheme), bytes, chunk: size)
+                    let policy = ReadPolicy(scheme: scheme, legacyScheme: nil)
+                    _ = try run(StreamDecryptor(key: key, reading: policy), bytes, chunk: size)
                 }
                 #expect(error?.code == code, "\(bytes.count) bytes, chunk \(size): \(error?.message ?? "")")
                 #expect(error?.message.contains(words) == true, "\(error?.message ?? "")")
@@ -155,7 +156,7 @@ import PNCryptFiles
         #expect(expectPNError { _ = try run(cut, Array(sealed.prefix(20)), chunk: 7) }?.code == .malformedHeader)
         #expect(expectPNError { try cut.finish { _ in } }?.code == .invalidValue)
 
-        let stages: [any ByteStreamStage] = [try GzipCompressor(), try GzipDecompressor()]
+        let stages: [any ByteStreamStage] = [try Compressor(), try Decompressor()]
         let packed = try StreamPipeline.run(plaintext, through: stages)
         #expect(packed == plaintext)
         for stage in stages {

@@ -38,7 +38,7 @@ import PNCryptBase
         #expect(Base64.encode(out) == v.ciphertext)
         let random = try enigma.encryptBinary([UInt8]("yay!"), scheme: .legacyRandomIV)
         #expect(random.count == 32)
-        #expect(try enigma.decryptBinary(random, scheme: .legacyRandomIV) == [UInt8]("yay!"))
+        #expect(try enigma.decryptBinary(random, reading: .only(.legacyRandomIV)) == [UInt8]("yay!"))
     }
 
     @Test("decrypt without a header uses the configured legacy scheme")
@@ -50,26 +50,99 @@ import PNCryptBase
         #expect(untold.map(Decision.isHeaderlessPairAmbiguity) == true)
         // Read with the fixed IV, IV ‖ ciphertext still has valid padding: the IV block becomes 16 bytes of
         // garbage before the real plaintext. Nothing in the bytes tells the two apart (docs/formats.md section 1).
-        module.legacyScheme = .legacy
+        module.reading = .headerlessAs(.legacy)
         let misread = try module.decryptBinary(data)
         #expect(misread.count == 20)
         #expect(Array(misread.suffix(4)) == [UInt8]("yay!"))
-        module.legacyScheme = .legacyRandomIV
+        module.reading = .headerlessAs(.legacyRandomIV)
         #expect(try module.decryptBinary(data) == [UInt8]("yay!"))
         #expect(try module.detectScheme(data) == .legacyRandomIV)
         // A module with only the acrh cryptor: headerless data would need the legacy one (contract scenarios).
-        module.legacyScheme = .acrh
+        module.reading = .headerlessAs(.acrh)
         #expect(expectPNError { () throws(PNCryptError) in try module.decryptBinary(data) }?.code == .unknownCryptor)
+    }
+
+    @Test("each ReadPolicy reads what it says: .rule the header or the headerless rule, .headerlessAs one, .only one")
+    func readPolicies() throws {
+        let ring = try KeyRing(["enigma"])
+        let text = Array("Hello world, this is a long message".utf8)
+        let fixed = try enigma.encryptBinary(text, scheme: .legacy)
+        let random = try enigma.encryptBinary(text, scheme: .legacyRandomIV)
+        let acrh = try enigma.encryptBinary(text, scheme: .acrh)
+        // .rule (the default): the header; headerless, as bytes, a fixed-IV text is taken, the rest is ambiguous.
+        #expect(try ring.decrypt(acrh).scheme == .acrh)
+        #expect(try ring.decrypt(fixed, reading: .rule).scheme == .legacy)
+        #expect(expectPNError(.ambiguous) { () throws(PNCryptError) in try ring.decrypt(random) } != nil)
+        // .headerlessAs: the header still read; headerless data as that scheme alone, right or wrong.
+        #expect(try ring.decrypt(acrh, reading: .headerlessAs(.legacy)).plaintext == text)
+        #expect(try ring.decrypt(random, reading: .headerlessAs(.legacyRandomIV)).plaintext == text)
+        let misread = try ring.decrypt(random, reading: .headerlessAs(.legacy))
+        #expect(misread.scheme == .legacy && misread.plaintext.count == text.count + 16)
+        // .headerlessAs(.acrh): no headerless reading; a header is read.
+        let refused = expectPNError { () throws(PNCryptError) in
+            try ring.decrypt(fixed, reading: .headerlessAs(.acrh))
+        }
+        #expect(refused?.code == .unknownCryptor)
+        #expect(try ring.decrypt(acrh, reading: .headerlessAs(.acrh)).plaintext == text)
+        // .only: that scheme alone (acrh requires the header; the others never look for one).
+        #expect(try ring.decrypt(random, reading: .only(.legacyRandomIV)).plaintext == text)
+        #expect(expectPNError { () throws(PNCryptError) in try ring.decrypt(fixed, reading: .only(.acrh)) }?.code
+                == .unknownCryptor)
+        #expect(expectPNError { () throws(PNCryptError) in try ring.decrypt(acrh, reading: .only(.legacy)) }?.category
+                == .decryption)
+        // A module: its `reading`, a call's own, and its own headerless scheme unless the reading is .only.
+        var own = CryptoModule(key: enigma.key, scheme: .legacyRandomIV)
+        #expect(try own.decryptBinary(random) == text)
+        own.reading = .headerlessAs(.acrh)
+        #expect(try own.decryptBinary(random) == text)
+        #expect(try own.decryptBinary(acrh) == text)
+        #expect(try own.decryptBinary(random, reading: .only(.legacy)).count == text.count + 16)
+        own.reading = .only(.acrh)
+        #expect(expectPNError { () throws(PNCryptError) in try own.decryptBinary(random) }?.code == .unknownCryptor)
+        #expect(try own.decryptBinary(random, reading: .rule) == text)
+    }
+
+    @Test("each ReadPolicy reads a stream as it says; legacy33, which has no file format, is refused")
+    func streamReadPolicies() throws {
+        let key = enigma.key
+        let text = Array("Hello world, this is a long message".utf8)
+        func read(_ sealed: [UInt8], _ policy: ReadPolicy) throws(PNCryptError) -> (Scheme?, [UInt8]) {
+            let stage = try StreamDecryptor(key: key, reading: policy)
+            var out: [UInt8] = []
+            try withBytes(sealed) { (b) throws(PNCryptError) in try stage.update(b) { out += $0 } }
+            try stage.finish { out += $0 }
+            return (stage.scheme, out)
+        }
+        let random = try enigma.encryptBinary(text, scheme: .legacyRandomIV)
+        let fixed = try enigma.encryptBinary(text, scheme: .legacy)
+        // The rule for files: a fixed-IV first block of text is the fixed IV, anything else the random IV.
+        #expect(try read(fixed, .rule) == (.legacy, text))
+        #expect(try read(random, .rule) == (.legacyRandomIV, text))
+        #expect(try read(random, .headerlessAs(.legacy)).1.count == text.count + 16)
+        #expect(try read(fixed, .only(.legacy)) == (.legacy, text))
+        #expect(expectPNError { () throws(PNCryptError) in try read(fixed, .only(.acrh)) }?.code == .unknownCryptor)
+        #expect(expectPNError { () throws(PNCryptError) in try read(fixed, .headerlessAs(.acrh)) }?.code
+                == .unknownCryptor)
+        for policy in [ReadPolicy.only(.legacy33), .headerlessAs(.legacy33)] {
+            let refused = expectPNError(.invalidValue) { () throws(PNCryptError) in
+                try StreamDecryptor(key: key, reading: policy)
+            }
+            #expect(refused != nil)
+        }
     }
 
     @Test("an explicit scheme reads only that format")
     func explicitScheme() throws {
         let acrh = try enigma.encryptBinary([UInt8]("hello"), scheme: .acrh)
         let legacy = try enigma.encryptBinary([UInt8]("hello"), scheme: .legacy)
-        let noHeader = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(legacy, scheme: .acrh) }
+        let noHeader = expectPNError { () throws(PNCryptError) in
+            try enigma.decryptBinary(legacy, reading: .only(.acrh))
+        }
         #expect(noHeader?.code == .unknownCryptor)  // headerless: the legacy cryptor's data (contract scenarios)
         #expect(noHeader?.message.contains("no PNED header") == true)
-        let asLegacy = expectPNError { () throws(PNCryptError) in try enigma.decryptBinary(acrh, scheme: .legacy) }
+        let asLegacy = expectPNError { () throws(PNCryptError) in
+            try enigma.decryptBinary(acrh, reading: .only(.legacy))
+        }
         #expect(asLegacy?.category == .decryption)
     }
 
@@ -78,7 +151,7 @@ import PNCryptBase
         let hello = try Package.specVector("spec-legacy33-hello-world")
         let seven = try Package.specVector("spec-legacy33-seven")
         #expect(try enigma.encrypt([UInt8](try #require(hello.plaintext)), scheme: .legacy33) == hello.ciphertext)
-        #expect(try enigma.decrypt(try #require(seven.ciphertext), scheme: .legacy33)
+        #expect(try enigma.decrypt(try #require(seven.ciphertext), reading: .only(.legacy33))
                 == [UInt8](try #require(seven.plaintext)))
     }
 
@@ -94,7 +167,7 @@ import PNCryptBase
             let iv = scheme == .legacy || scheme == .legacy33 ? nil : [UInt8](repeating: 7, count: 16)
             var padded = try enigma.encryptBinary([UInt8](repeating: 16, count: 16), scheme: scheme, iv: iv)
             padded.removeLast(16)
-            #expect(try enigma.decryptBinary(padded, scheme: scheme) == [])
+            #expect(try enigma.decryptBinary(padded, reading: .only(scheme)) == [])
         }
     }
 
@@ -154,7 +227,7 @@ import PNCryptBase
         for i in 0..<count { reference.append(try seal(i)) }
         let expected = reference
         for i in 0..<count
-            where try module.decryptBinary(expected[i], scheme: schemes[i % schemes.count]) != messages[i] {
+            where try module.decryptBinary(expected[i], reading: .only(schemes[i % schemes.count])) != messages[i] {
             Issue.record("single-threaded round trip failed at \(i)")
         }
 
@@ -165,7 +238,7 @@ import PNCryptBase
                     for j in 0..<count {
                         let i = (j + task * 12_347) % count
                         let sealed = try seal(i)
-                        let opened = try module.decryptBinary(sealed, scheme: schemes[i % schemes.count])
+                        let opened = try module.decryptBinary(sealed, reading: .only(schemes[i % schemes.count]))
                         if sealed != expected[i] || opened != messages[i] { bad += 1 }
                     }
                     return bad
@@ -181,7 +254,7 @@ import PNCryptBase
     @Test("random IVs never repeat, across reserve refills and concurrent tasks", arguments: [Scheme.acrh,
         .legacyRandomIV])
     func unique(scheme: Scheme) async throws {
-        let module = try CryptoModule(cipherKey: "iv-test", encryptionScheme: scheme)
+        let module = try CryptoModule(cipherKey: "iv-test", scheme: scheme)
         let offset = scheme == .acrh ? 10 : 0
         let ivs = try await withThrowingTaskGroup(of: [[UInt8]].self) { group in
             for _ in 0..<8 {

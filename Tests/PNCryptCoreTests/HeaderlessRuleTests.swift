@@ -97,7 +97,7 @@ import PNCryptBase
     @Test("as bytes, a fixed-IV text is read; other data of two blocks is ambiguous, saying what to do")
     func bytes() throws {
         let module = try CryptoModule(cipherKey: "sdk-key")
-        #expect(module.legacyScheme == nil)
+        #expect(module.reading == .rule)
         let text = Array("Hello world, this is a long message".utf8)
         #expect(try module.decryptBinary(try module.encryptBinary(text, scheme: .legacy)) == text)
         let sealed = try module.encryptBinary(text, scheme: .legacyRandomIV)
@@ -105,10 +105,10 @@ import PNCryptBase
         #expect(error.map(Decision.isHeaderlessPairAmbiguity) == true)
         #expect(error?.message.contains("read it as text or as a message, or name the scheme") == true)
         // Told, or as text, it reads.
-        #expect(try module.decryptBinary(sealed, scheme: .legacyRandomIV) == text)
+        #expect(try module.decryptBinary(sealed, reading: .only(.legacyRandomIV)) == text)
         #expect(try KeyRing(["sdk-key"]).decrypt(sealed, content: .text).plaintext == text)
         // A module that writes a headerless scheme reads its own output.
-        let own = CryptoModule(key: module.key, encryptionScheme: .legacyRandomIV)
+        let own = CryptoModule(key: module.key, scheme: .legacyRandomIV)
         #expect(try own.decryptBinary(sealed) == text)
     }
 

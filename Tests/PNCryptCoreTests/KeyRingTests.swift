@@ -39,7 +39,7 @@ import PNCryptBase
         var found: [UInt8]?
         for i in 0..<5000 {
             let data = try right.encryptBinary([UInt8]("message number \(i)"), scheme: .legacy)
-            if let garbage = try? wrong.decryptBinary(data, scheme: .legacy),
+            if let garbage = try? wrong.decryptBinary(data, reading: .only(.legacy)),
                String(validating: garbage, as: UTF8.self) == nil {
                 found = data
                 break
@@ -48,9 +48,9 @@ import PNCryptBase
         let data = try #require(found)
         let ring = try KeyRing(["wrong", "right"])
         #expect(expectPNError { () throws(PNCryptError) in
-            try ring.decrypt(data, scheme: .legacy)
+            try ring.decrypt(data, reading: .only(.legacy))
         }?.code == .ambiguous)
-        let checked = try ring.decrypt(data, scheme: .legacy, content: .text)
+        let checked = try ring.decrypt(data, reading: .only(.legacy), content: .text)
         #expect(checked.keyIndex == 1)
         #expect(String(decoding: checked.plaintext, as: UTF8.self).hasPrefix("message number"))
     }

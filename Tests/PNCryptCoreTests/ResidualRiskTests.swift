@@ -32,6 +32,8 @@ import PNCryptTestSupport
         var read: Scheme?
         var legacy: Scheme?
         var description: String { name }
+        /// The two as the one `ReadPolicy`.
+        var policy: ReadPolicy { ReadPolicy(scheme: read, legacyScheme: legacy) }
     }
 
     static let rows: [Row] = [
@@ -50,10 +52,10 @@ import PNCryptTestSupport
         var delivered = (bytes: 0, text: 0)
         for k in 0..<10_000 {
             let ring = try KeyRing(["wrong-key-\(k)"])
-            if (try? ring.decrypt(sealed, scheme: row.read, legacyScheme: row.legacy, content: .bytes)) != nil {
+            if (try? ring.decrypt(sealed, reading: row.policy, content: .bytes)) != nil {
                 delivered.bytes += 1
             }
-            if (try? ring.decrypt(sealed, scheme: row.read, legacyScheme: row.legacy, content: .text)) != nil {
+            if (try? ring.decrypt(sealed, reading: row.policy, content: .text)) != nil {
                 delivered.text += 1
             }
         }

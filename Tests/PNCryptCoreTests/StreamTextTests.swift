@@ -7,7 +7,7 @@ import PNCryptBase
 import PNCryptFiles
 
 // Text encrypted and decrypted as streams. `TextStreamEncryptor` writes the one-shot text
-// byte for byte; `UTF8StreamValidator` gives the one-shot verdict however the bytes are cut; `StreamTextReader`
+// byte for byte; `UTF8StreamValidator` gives the one-shot verdict however the bytes are cut; `TextStreamDecryptor`
 // chooses as the key ring does for text, and writes nothing before it has chosen.
 
 /// A file holding `bytes`, opened for reading; the caller closes the descriptor.
@@ -20,7 +20,7 @@ private func openFile(_ bytes: [UInt8], in dir: URL) throws -> Int32 {
 }
 
 /// `reader`'s plaintext for `ciphertext`, or its error.
-private func readStreamed(_ reader: StreamTextReader, _ ciphertext: [UInt8], in dir: URL)
+private func readStreamed(_ reader: TextStreamDecryptor, _ ciphertext: [UInt8], in dir: URL)
     throws -> Result<(plaintext: [UInt8], keyIndex: Int, scheme: Scheme), PNCryptError> {
     let fd = try openFile(ciphertext, in: dir)
     defer { close(fd) }
@@ -89,7 +89,7 @@ private let fixedIV = Array("0123456789012345".utf8)
         #expect(invalid > 2000 && invalid < 18_000, "both verdicts are tried: \(invalid) invalid")
     }
 
-    @Test("StreamTextReader reads what KeyRing.decrypt reads for text, every scheme and several keys")
+    @Test("TextStreamDecryptor reads what KeyRing.decrypt reads for text, every scheme and several keys")
     func readerMatchesKeyRing() throws {
         try withTemporaryDirectory { dir in
             let plaintext = Array("Hello, streamed world: é€𝄞\n".utf8)
@@ -100,8 +100,9 @@ private let fixedIV = Array("0123456789012345".utf8)
                 // Headerless data of several blocks passes both legacy readings: say which (as a client is set).
                 let legacy: Scheme? = scheme == .legacyRandomIV || scheme == .legacy ? scheme : nil
                 let ring = try KeyRing(["other", "right"])
-                let expected = try ring.decrypt(sealed, scheme: explicit, legacyScheme: legacy, content: .text)
-                let reader = StreamTextReader(ring: ring, scheme: explicit, legacyScheme: legacy)
+                let policy = ReadPolicy(scheme: explicit, legacyScheme: legacy)
+                let expected = try ring.decrypt(sealed, reading: policy, content: .text)
+                let reader = TextStreamDecryptor(ring: ring, reading: policy)
                 let streamed = try readStreamed(reader, sealed, in: dir).get()
                 #expect(streamed.plaintext == expected.plaintext, "\(scheme)")
                 #expect(streamed.keyIndex == 1 && expected.keyIndex == 1, "\(scheme)")
@@ -110,7 +111,7 @@ private let fixedIV = Array("0123456789012345".utf8)
         }
     }
 
-    @Test("StreamTextReader fails as KeyRing.decrypt does: format errors, wrong key, ambiguous")
+    @Test("TextStreamDecryptor fails as KeyRing.decrypt does: format errors, wrong key, ambiguous")
     func readerFailures() throws {
         try withTemporaryDirectory { dir in
             // Text whose padding is valid under every key and reading: the legacy readings differ only in their
@@ -128,9 +129,10 @@ private let fixedIV = Array("0123456789012345".utf8)
             for (ciphertext, keys, scheme) in cases {
                 let ring = try KeyRing(keys)
                 let expected = Result { () throws(PNCryptError) in
-                    try ring.decrypt(ciphertext, scheme: scheme, content: .text)
+                    try ring.decrypt(ciphertext, reading: ReadPolicy(scheme: scheme, legacyScheme: nil), content: .text)
                 }
-                let streamed = try readStreamed(StreamTextReader(ring: ring, scheme: scheme), ciphertext, in: dir)
+                let reader = TextStreamDecryptor(ring: ring, reading: ReadPolicy(scheme: scheme, legacyScheme: nil))
+                let streamed = try readStreamed(reader, ciphertext, in: dir)
                 switch (expected, streamed) {
                 case (.failure(let a), .failure(let b)):
                     #expect(a.code == b.code && a.message == b.message, "\(ciphertext.prefix(12)): \(a) vs \(b)")
@@ -141,7 +143,7 @@ private let fixedIV = Array("0123456789012345".utf8)
             // One plaintext read by two keys: ambiguous, naming both, as KeyRing says.
             let sealed = try module.encryptBinary(Array("same".utf8), scheme: .acrh, iv: fixedIV)
             let ring = try KeyRing(["k", "k"])
-            guard case .failure(let error) = try readStreamed(StreamTextReader(ring: ring), sealed, in: dir) else {
+            guard case .failure(let error) = try readStreamed(TextStreamDecryptor(ring: ring), sealed, in: dir) else {
                 Issue.record("two equal keys must be ambiguous")
                 return
             }
@@ -153,13 +155,13 @@ private let fixedIV = Array("0123456789012345".utf8)
         }
     }
 
-    @Test("a plaintext that is not UTF-8 never comes out of StreamTextReader, nor a wrong key's bytes")
+    @Test("a plaintext that is not UTF-8 never comes out of TextStreamDecryptor, nor a wrong key's bytes")
     func readerRequiresUTF8() throws {
         try withTemporaryDirectory { dir in
             // Valid padding, not UTF-8: refused even with one key and an explicit scheme.
             let binary: [UInt8] = [0xFF, 0xFE, 0x00, 0x80]
             let sealed = try CryptoModule(cipherKey: "k").encryptBinary(binary, scheme: .legacy)
-            let reader = StreamTextReader(ring: try KeyRing(["k"]), scheme: .legacy)
+            let reader = TextStreamDecryptor(ring: try KeyRing(["k"]), reading: .only(.legacy))
             guard case .failure(let error) = try readStreamed(reader, sealed, in: dir) else {
                 Issue.record("a plaintext that is not UTF-8 was delivered as text")
                 return
@@ -168,7 +170,7 @@ private let fixedIV = Array("0123456789012345".utf8)
             // Wrong keys on a 1-block headerless message: whatever the padding gives, no garbage with success.
             let text = try CryptoModule(cipherKey: "right").encryptBinary(Array("hi".utf8), scheme: .legacy)
             for index in 0..<300 {
-                let wrong = StreamTextReader(ring: try KeyRing(["wrong-\(index)"]), scheme: .legacy)
+                let wrong = TextStreamDecryptor(ring: try KeyRing(["wrong-\(index)"]), reading: .only(.legacy))
                 if case .success(let got) = try readStreamed(wrong, text, in: dir) {
                     #expect(String(validating: got.plaintext, as: UTF8.self) != nil, "key wrong-\(index)")
                 }

@@ -33,7 +33,7 @@ import PNCryptTestSupport
 
     @Test("corrupt gzip exits 1 and writes nothing", arguments: ["crc", "truncated", "garbage"])
     func corrupt(kind: String) throws {
-        var data = try Gzip.compress(Array("hello hello hello".utf8))
+        var data = try Compressor.compress(Array("hello hello hello".utf8))
         switch kind {
         case "crc": data[data.count - 8] ^= 1
         case "truncated": data.removeLast(3)
@@ -50,7 +50,7 @@ import PNCryptTestSupport
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // 10,240 gzip members of 1 MiB of zeros each: 10 GiB when decompressed, about 10 MB here.
-        let member = try Gzip.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
+        let member = try Compressor.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
         let bomb = dir.appendingPathComponent("bomb.gz")
         _ = FileManager.default.createFile(atPath: bomb.path, contents: nil)
         let handle = try FileHandle(forWritingTo: bomb)
@@ -92,7 +92,7 @@ import PNCryptTestSupport
 
     @Test("inspect says when the input itself is gzip")
     func inspectGzip() throws {
-        let result = try CLI.run(["inspect", "--binary"], stdin: try Gzip.compress(Array("x".utf8)))
+        let result = try CLI.run(["inspect", "--binary"], stdin: try Compressor.compress(Array("x".utf8)))
         #expect(result.status == 1)
         #expect(result.stderr.contains("not ciphertext: gzip data"))
     }
@@ -109,8 +109,8 @@ import PNCryptTestSupport
         let bytes = try Array(Data(contentsOf: body))
         #expect(result.text == "Content-Type: application/json; charset=UTF-8\nContent-Encoding: gzip\n"
                 + "Content-Length: \(bytes.count)\n")
-        let wire = try Gzip.decompress(bytes)
-        let crypto = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy)
+        let wire = try Decompressor.decompress(bytes)
+        let crypto = try MessageCrypto(cipherKey: "enigma", reading: .only(.legacy))
         #expect(crypto.decrypt(try JSONValue(parsing: wire), policy: .marker).message
                 == .string(String(message.dropFirst().dropLast())))
         // Small messages are sent uncompressed: they would grow.
@@ -146,7 +146,7 @@ import PNCryptTestSupport
             #expect(forced.text == "Content-Type: application/json; charset=UTF-8\nContent-Encoding: gzip\n"
                     + "Content-Length: \(bytes.count)\n")
             #expect(CompressionFormat.detect(bytes) == .gzip && bytes.count > wire.count)
-            #expect(try Gzip.decompress(bytes) == wire)
+            #expect(try Decompressor.decompress(bytes) == wire)
         }
     }
 
@@ -154,7 +154,7 @@ import PNCryptTestSupport
 
     /// `mebibytes` gzip members of 1 MiB of zeros each: about 1 KB of input per MiB of output.
     static func bomb(mebibytes: Int) throws -> [UInt8] {
-        let member = try Gzip.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
+        let member = try Compressor.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
         return Array((0..<mebibytes).map { _ in member }.joined())
     }
 
@@ -197,8 +197,8 @@ import PNCryptTestSupport
 
     @Test("--max-size takes bytes, K, M, G (binary) and none, to standard output too")
     func maxSizeValues() throws {
-        let kib = try Gzip.compress([UInt8](repeating: 7, count: 1024))
-        let overKiB = try Gzip.compress([UInt8](repeating: 7, count: 1025))
+        let kib = try Compressor.compress([UInt8](repeating: 7, count: 1024))
+        let overKiB = try Compressor.compress([UInt8](repeating: 7, count: 1025))
         #expect(try CLI.run(["gunzip", "--max-size", "1K"], stdin: kib).stdout.count == 1024)
         #expect(try CLI.run(["gunzip", "--max-size", "1024"], stdin: kib).stdout.count == 1024)
         let over = try CLI.run(["gunzip", "--max-size", "1k"], stdin: overKiB)
@@ -229,7 +229,7 @@ import PNCryptTestSupport
     @Test("an invalid --max-size is a usage error with one clear line",
           arguments: ["10X", "-1", "1.5M", "K", "99999999999G", "0x10", "1 M", "nonee"])
     func maxSizeInvalid(value: String) throws {
-        let zipped = try Gzip.compress(Array("hi".utf8))
+        let zipped = try Compressor.compress(Array("hi".utf8))
         for command in [["gunzip"], ["decrypt", "--key", "k", "--binary", "--gunzip"]] {
             let result = try CLI.run(command + ["--max-size=\(value)"], stdin: zipped)
             #expect(result.status == 64, "\(command) \(value)")

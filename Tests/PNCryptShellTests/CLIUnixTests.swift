@@ -221,7 +221,7 @@ private func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
                     Issue.record("\(rekeyed.text)")
                     continue
                 }
-                let opened = try? CryptoModule(cipherKey: "enigma").decrypt(text, scheme: .legacy)
+                let opened = try? CryptoModule(cipherKey: "enigma").decrypt(text, reading: .only(.legacy))
                 #expect((opened == Array("1".utf8)) == isEnigma, "\(content.debugDescription)")
             }
         }

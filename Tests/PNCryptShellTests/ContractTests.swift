@@ -70,8 +70,9 @@ import PNCryptTestSupport
                 case let name?: legacy = Scheme(rawValue: name)
                 case nil: break
                 }
-                let match = try KeyRing([v.key]).decrypt(try Base64.decode(ciphertext), scheme: scheme,
-                                                         legacyScheme: legacy, content: .bytes)
+                let match = try KeyRing([v.key]).decrypt(try Base64.decode(ciphertext),
+                                                         reading: ReadPolicy(scheme: scheme, legacyScheme: legacy),
+                                                         content: .bytes)
                 #expect(match.plaintext == plaintext)
             case .ok:
                 #expect(result.status == 0, "\(result.stderr)")

@@ -52,7 +52,7 @@ import PNCryptTestSupport
         }
         // Among 10,000 wrong keys some pass the padding check alone: as bytes, that is ambiguous, never garbage.
         let sealed = try right.encryptBinary(text, scheme: .legacy)
-        let asBytes = expectPNError { () throws(PNCryptError) in try ring.decrypt(sealed, scheme: .legacy) }
+        let asBytes = expectPNError { () throws(PNCryptError) in try ring.decrypt(sealed, reading: .only(.legacy)) }
         #expect(asBytes?.code == .ambiguous)
     }
 
@@ -95,7 +95,7 @@ import PNCryptTestSupport
         badPadding[badPadding.count - 17] ^= 0x55
         let badUTF8 = try module.encryptBinary([0x22, 0xFF, 0xFE, 0x22], scheme: .legacy)
         // The library, as messages and as text with a choice of keys.
-        let crypto = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", reading: .only(.legacy))
         let statuses = [badPadding, badUTF8].map {
             crypto.decrypt(.string(Base64.encode($0)), policy: .marker).status
         }

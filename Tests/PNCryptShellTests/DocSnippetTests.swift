@@ -72,7 +72,7 @@ struct DocSnippetTests {
 
     @Test("ReadingOlderClients: a fixed-IV message, an iOS 3.3 message, and the iOS 3.4 marker")
     func readingOlderClients() throws {
-        let reader = try MessageCrypto(cipherKey: "enigma", legacyScheme: .legacy)
+        let reader = try MessageCrypto(cipherKey: "enigma", reading: .headerlessAs(.legacy))
         let received = reader.decrypt("06UDjczkvAAYcqWfNwkOiQ==", policy: .passThrough)
         // received.message == "Hello World", received.scheme == .legacy
         #expect(received.message == "Hello World")
@@ -86,7 +86,7 @@ struct DocSnippetTests {
         #expect(wire["text"] != "hi")
         #expect(back.message == message)
 
-        let ios34 = try MessageCrypto(cipherKey: "not the key", readScheme: .legacy)
+        let ios34 = try MessageCrypto(cipherKey: "not the key", reading: .only(.legacy))
         let marked = ios34.decrypt("06UDjczkvAAYcqWfNwkOiQ==", policy: .marker)
         // marked.message == "DECRYPTION_ERROR", marked.status?.error.code == .wrongKeyOrCorrupt
         #expect(marked.message == .string(DecryptionPolicy.markerText))
@@ -97,7 +97,7 @@ struct DocSnippetTests {
 
     @Test("HandlingDecryptionFailures: statuses, history, and errors to act on")
     func handlingDecryptionFailures() throws {
-        let crypto = try MessageCrypto(cipherKey: "enigma", legacyScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", reading: .headerlessAs(.legacy))
         let kept = crypto.decrypt("bm90IG91ciBrZXk=", policy: .passThrough)
         if let status = kept.status {
             print(status.error.code, status.json)      // wrongKeyOrCorrupt {"category":"decryption",...}
@@ -149,7 +149,7 @@ struct DocSnippetTests {
         // rekeyed.summary.rekeyed == 1: the archive under "new-key", line for line
         #expect(rekeyed.summary.rekeyed == 1)
         let line = try JSONValue(parsing: rekeyed.output.dropLast())
-        #expect(try MessageCrypto(cipherKey: "new-key", readScheme: .acrh).decrypt(line, policy: .marker).message
+        #expect(try MessageCrypto(cipherKey: "new-key", reading: .only(.acrh)).decrypt(line, policy: .marker).message
                 == "from last year")
         #expect(try MessageStream(.rekey(rekey)).run(rekeyed.output).summary.alreadyNew == 1)
     }
@@ -171,7 +171,7 @@ struct DocSnippetTests {
         let input = try FileHandle(forReadingFrom: plainURL)
         let output = try FileHandle(forWritingTo: sealedURL)
         defer { try? input.close(); try? output.close() }
-        let stages: [any ByteStreamStage] = [try GzipCompressor(), try StreamEncryptor(key: key, scheme: .acrh)]
+        let stages: [any ByteStreamStage] = [try Compressor(), try StreamEncryptor(key: key, scheme: .acrh)]
         while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
             try output.write(contentsOf: stages.update(chunk))
         }
@@ -180,13 +180,13 @@ struct DocSnippetTests {
 
         let sealed = try Array(Data(contentsOf: URL(fileURLWithPath: sealedPath)))
         let back: [any ByteStreamStage] = [try StreamDecryptor(key: key),
-                                          try GzipDecompressor(outputLimit: .bytes(100 << 20))]
+                                          try Decompressor(outputLimit: .bytes(100 << 20))]
         let plain = try back.run(sealed)   // in memory: at most 100 MiB out
         #expect(plain == [UInt8](repeating: 0x61, count: 100_000))
         #expect(sealed.count < 1000)
 
-        let packed = try Gzip.compress(Array("{\"text\":\"hi\"}".utf8))
-        let publishBody = try Gzip.decompress(packed)                       // one-shot: at most 64 MiB
+        let packed = try Compressor.compress(Array("{\"text\":\"hi\"}".utf8))
+        let publishBody = try Decompressor.decompress(packed)                       // one-shot: at most 64 MiB
         #expect(publishBody == Array("{\"text\":\"hi\"}".utf8))
     }
 }

@@ -146,8 +146,8 @@ import PNCryptFiles
                 #expect(result.stdout.isEmpty)
             } else {
                 #expect(result.status == 0, "\(result.stderr)")
-                #expect(result.stdout == (try CryptoModule(cipherKey: "k").decryptBinary(whole,
-                                                                                         scheme: .legacyRandomIV)))
+                let module = try CryptoModule(cipherKey: "k")
+                #expect(result.stdout == (try module.decryptBinary(whole, reading: .only(.legacyRandomIV))))
             }
         }
     }

@@ -20,7 +20,7 @@ import PNCryptTestSupport
 
     @Test("one message, one history item and one line give the same status JSON")
     func oneForm() throws {
-        let crypto = try MessageCrypto(cipherKey: "wrong", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "wrong", scheme: .legacy, reading: .only(.legacy))
         let single = try #require(crypto.decrypt(Self.received, policy: .passThrough).status)
         #expect(single.json.serializedString() == #"{"category":"decryption","reason":"wrongKeyOrCorrupt","#
             + #""message":"\#(CryptoModule.decryptionFailed.message)","original":"06UDjczkvAAYcqWfNwkOiQ=="}"#)
@@ -39,7 +39,7 @@ import PNCryptTestSupport
 
     @Test("a line that is not JSON says its own category, json, in the same form")
     func lineCategory() throws {
-        let crypto = try MessageCrypto(cipherKey: "wrong", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "wrong", scheme: .legacy, reading: .only(.legacy))
         let result = try MessageStream(.decrypt(crypto, policy: .marker)).run(Array("{\n".utf8))
         let status = try #require(result.statuses.first)
         #expect(status.json["category"] == "json" && status.json["reason"] == "invalidJSON")

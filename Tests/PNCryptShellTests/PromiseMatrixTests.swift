@@ -44,10 +44,10 @@ import PNCryptTestSupport
         #expect(bytesError?.code == .ambiguous)
         #expect(bytesError.map(Decision.isHeaderlessPairAmbiguity) == true)
         var told = module
-        told.legacyScheme = .legacyRandomIV
+        told.reading = .headerlessAs(.legacyRandomIV)
         #expect(try told.decrypt(base64) == Array(json.utf8))
         // A module set to write legacy-random-iv reads its own scheme.
-        let own = try CryptoModule(cipherKey: "enigma", encryptionScheme: .legacyRandomIV)
+        let own = try CryptoModule(cipherKey: "enigma", scheme: .legacyRandomIV)
         #expect(try own.decrypt(base64) == Array(json.utf8))
     }
 
@@ -97,14 +97,15 @@ import PNCryptTestSupport
         var garbage = 0
         for key in Self.wrongKeys {
             let ring = try KeyRing(keys: [key])
-            if (try? CryptoModule(key: key).decryptBinary(fixed, scheme: .legacy)) != nil { paddingPasses += 1 }
+            if (try? CryptoModule(key: key).decryptBinary(fixed, reading: .only(.legacy))) != nil { paddingPasses += 1 }
             // Text, one reading (explicit) and auto (both legacy readings of two blocks).
             for (data, scheme) in [(fixed, Scheme.legacy), (random, nil)] {
-                if let match = try? ring.decrypt(data, scheme: scheme, content: .text), match.plaintext != text {
+                let policy = ReadPolicy(scheme: scheme, legacyScheme: nil)
+                if let match = try? ring.decrypt(data, reading: policy, content: .text), match.plaintext != text {
                     garbage += 1
                 }
             }
-            if let match = try? ring.decrypt(sealedMessage, scheme: .legacy, content: .json),
+            if let match = try? ring.decrypt(sealedMessage, reading: .only(.legacy), content: .json),
                match.plaintext != message {
                 garbage += 1
             }
@@ -118,7 +119,7 @@ import PNCryptTestSupport
 
     @Test("a legacy33 module reads its own output with scheme nil")
     func legacy33RoundTrip() throws {
-        let module = try CryptoModule(cipherKey: "enigma", encryptionScheme: .legacy33)
+        let module = try CryptoModule(cipherKey: "enigma", scheme: .legacy33)
         for n in 0..<20 {
             let plaintext = Array("legacy33 plaintext \(n)".utf8)
             let sealed = try module.encrypt(plaintext)
@@ -139,7 +140,7 @@ import PNCryptTestSupport
         for i in 0..<3000 {
             let sealed = try! CryptoModule(cipherKey: "foreign \(i)").encryptBinary(Array("hello".utf8),
                                                                                    scheme: .legacy)
-            if (try? enigma.decryptBinary(sealed, scheme: .legacy)) != nil {
+            if (try? enigma.decryptBinary(sealed, reading: .only(.legacy))) != nil {
                 passing.append(sealed)
             } else {
                 failing.append(sealed)

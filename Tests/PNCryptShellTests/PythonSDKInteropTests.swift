@@ -224,7 +224,8 @@ struct PythonSDKInteropTests {
                                 autoDetect: Bool) throws {
         // 1. pncrypt decrypts the wire body as a subscriber would (acrh: half auto-detected, half explicit).
         let readScheme: Scheme? = scheme == .acrh && autoDetect ? nil : scheme
-        let reader = try MessageCrypto(cipherKey: key, scheme: scheme, readScheme: readScheme)
+        let reader = try MessageCrypto(cipherKey: key, scheme: scheme, reading: ReadPolicy(scheme: readScheme,
+                                                                                         legacyScheme: nil))
         let received = try reader.decrypt(jsonText: Array(payload.utf8), policy: .passThrough)
         #expect(received.status == nil, "\(label) status \(received.status.map { "\($0.json)" } ?? "")")
         #expect(received.message.serializedString() == message.serializedString(), "\(label)")
@@ -233,7 +234,7 @@ struct PythonSDKInteropTests {
         // 2. The SDK's JSON text is pncrypt's `python` style, and it is exactly what the SDK encrypted.
         let pythonText = message.serialized(style: .python)
         #expect(Array(sdkJSON.utf8) == pythonText, "\(label)")
-        let plaintext = try CryptoModule(cipherKey: key).decrypt(base64, scheme: scheme)
+        let plaintext = try CryptoModule(cipherKey: key).decrypt(base64, reading: .only(scheme))
         #expect(plaintext == pythonText, "\(label)")
 
         // 3. Same bytes on the wire when the IV is the same.
@@ -261,7 +262,7 @@ struct PythonSDKInteropTests {
         // The string message "42": pncrypt gives back the string in every scheme; the SDK's legacy module path
         // gives the number 42 (double decoding), its Cryptodome path and the ACRH cryptor the string.
         for scheme in Interop.messageSchemes {
-            let crypto = try MessageCrypto(cipherKey: "enigma", scheme: scheme, readScheme: scheme)
+            let crypto = try MessageCrypto(cipherKey: "enigma", scheme: scheme, reading: .only(scheme))
             guard case .string(let sealed) = try crypto.encrypt(.string("42")) else {
                 Issue.record("not a string")
                 continue
@@ -411,8 +412,8 @@ struct PythonSDKInteropTests {
             } else {
                 let explicit: Scheme? = rng.chance(1, in: 2) ? scheme : nil
                 let legacy: Scheme = scheme == .legacy ? .legacy : .legacyRandomIV
-                try Interop.stream(try StreamDecryptor(key: cipherKey, scheme: explicit, legacyScheme: legacy),
-                                   from: theirs, to: back)
+                let policy = ReadPolicy(scheme: explicit, legacyScheme: legacy)
+                try Interop.stream(try StreamDecryptor(key: cipherKey, reading: policy), from: theirs, to: back)
             }
             #expect(try Data(contentsOf: back) == data, "\(label): pncrypt decrypted other bytes")
             tally.fromSDK += 1
@@ -484,7 +485,7 @@ struct PythonSDKInteropTests {
             #expect(r["ok"] == true && r["bytes"] == 32, "SDK filecrypto: \(r)")
             let theirs = Array(try Data(contentsOf: file))
             #expect(try StreamPipeline.run(theirs, through: [StreamDecryptor(key: key)]) == [])
-            #expect(try CryptoModule(key: key).decryptBinary(theirs, scheme: .legacyRandomIV) == [])
+            #expect(try CryptoModule(key: key).decryptBinary(theirs, reading: .only(.legacyRandomIV)) == [])
         }
     }
 }

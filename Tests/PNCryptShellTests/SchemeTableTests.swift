@@ -111,12 +111,12 @@ import PNCryptTestSupport
 
     @Test("each row's IV is where the row says, and its output round-trips", arguments: Scheme.allCases)
     func layout(_ scheme: Scheme) throws {
-        let module = try CryptoModule(cipherKey: "enigma", encryptionScheme: scheme)
+        let module = try CryptoModule(cipherKey: "enigma", scheme: scheme)
         let plaintext = Array("scheme table".utf8)
         let one = try module.encryptBinary(plaintext, scheme: scheme)
         let two = try module.encryptBinary(plaintext, scheme: scheme)
         #expect(one.count == Cryptor.sealedLength(plaintext.count, scheme: scheme))
-        #expect(try module.decryptBinary(one, scheme: scheme) == plaintext)
+        #expect(try module.decryptBinary(one, reading: .only(scheme)) == plaintext)
         switch scheme.row.iv {
         case .fixed:
             #expect(one == two, "a fixed IV encrypts the same plaintext the same way")
@@ -150,22 +150,24 @@ import PNCryptTestSupport
         let key = try CipherKey("enigma")
         let plaintext = [UInt8](repeating: 0x61, count: 100)
         guard scheme.row.hasFileFormat else {
-            expectPNError(.invalidValue) { () throws(PNCryptError) in try StreamDecryptor(key: key, scheme: scheme) }
+            expectPNError(.invalidValue) { () throws(PNCryptError) in
+                try StreamDecryptor(key: key, reading: .only(scheme))
+            }
             return
         }
         let sealed = try StreamPipeline.run(plaintext, through: [StreamEncryptor(key: key, scheme: scheme)])
-        let back = try StreamPipeline.run(sealed, through: [StreamDecryptor(key: key, scheme: scheme)])
+        let back = try StreamPipeline.run(sealed, through: [StreamDecryptor(key: key, reading: .only(scheme))])
         #expect(back == plaintext)
         if scheme.isLegacyCryptor || scheme.hasHeader {
             let detected = try StreamPipeline.run(sealed, through: [StreamDecryptor(
-                key: key, legacyScheme: scheme.headerlessFileFormat)])
+                key: key, reading: scheme.headerlessFileFormat.map(ReadPolicy.headerlessAs) ?? .rule)])
             #expect(detected == plaintext)
         }
     }
 
     @Test("each row's message form: whole messages, or string leaves", arguments: Scheme.allCases)
     func messageForm(_ scheme: Scheme) throws {
-        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: scheme, readScheme: scheme)
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: scheme, reading: .only(scheme))
         let message: JSONValue = .array([.string("seven"), .object(["food": .string("Cheeseburger")])])
         let sealed = try crypto.encrypt(message)
         switch scheme.row.message {
@@ -189,6 +191,7 @@ import PNCryptTestSupport
         #expect(result.status == 0, "\(result.stderr)")
         let text = result.text.trimmingCharacters(in: .whitespacesAndNewlines)
         let module = try CryptoModule(cipherKey: "enigma")
-        #expect(try module.decryptBinary(try Base64.decode(Array(text.utf8)), scheme: scheme) == Array("[1,2]".utf8))
+        let opened = try module.decryptBinary(try Base64.decode(Array(text.utf8)), reading: .only(scheme))
+        #expect(opened == Array("[1,2]".utf8))
     }
 }

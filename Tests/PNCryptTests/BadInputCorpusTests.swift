@@ -65,7 +65,7 @@ enum BadInputs {
     /// Decrypts a received message and throws its status, checking the policy's marker was delivered.
     static func receive(_ message: JSONValue, scheme: Scheme? = nil) throws(PNCryptError) {
         var crypto = crypto
-        crypto.readScheme = scheme
+        crypto.reading = ReadPolicy(scheme: scheme, legacyScheme: nil)
         let result = crypto.decrypt(message, policy: .marker)
         guard let status = result.status else { return }
         guard result.message == .string(DecryptionPolicy.markerText) else {
@@ -75,7 +75,7 @@ enum BadInputs {
     }
 
     static func stream(_ bytes: [UInt8], scheme: Scheme? = nil, chunk: Int = 5) throws(PNCryptError) {
-        let stage = try StreamDecryptor(key: key, scheme: scheme)
+        let stage = try StreamDecryptor(key: key, reading: ReadPolicy(scheme: scheme, legacyScheme: nil))
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + chunk, bytes.count)
@@ -88,7 +88,7 @@ enum BadInputs {
     static func json(_ text: [UInt8]) throws(PNCryptError) { _ = try JSONValue(parsing: text) }
 
     /// "hello" 20 times, gzip-compressed: a 10-byte header, deflate data, CRC-32, ISIZE.
-    static let gzip = try! Gzip.compress(Array(String(repeating: "hello", count: 20).utf8))
+    static let gzip = try! Compressor.compress(Array(String(repeating: "hello", count: 20).utf8))
     static let zlib: [UInt8] = {
         // zlib framing of the same deflate data: header 78 9C, the deflate stream, Adler-32 (big-endian).
         let text = Array(String(repeating: "hello", count: 20).utf8)
@@ -100,13 +100,13 @@ enum BadInputs {
     }()
 
     /// Decompresses in one call.
-    static func gunzip(_ bytes: [UInt8], format: CompressionFormat = .gzipOrZlib, limit: Int = Gzip.defaultOutputLimit)
-        throws(PNCryptError) {
-        _ = try Gzip.decompress(bytes, format: format, outputLimit: .bytes(limit))
+    static func gunzip(_ bytes: [UInt8], format: CompressionFormat = .gzipOrZlib,
+                       limit: Int = Decompressor.defaultOutputLimit) throws(PNCryptError) {
+        _ = try Decompressor.decompress(bytes, format: format, outputLimit: .bytes(limit))
     }
 
     static func gunzipStreamed(_ bytes: [UInt8], chunk: Int) throws(PNCryptError) {
-        let decompressor = try GzipDecompressor(format: .gzip, outputLimit: .bytes(1 << 20))
+        let decompressor = try Decompressor(format: .gzip, outputLimit: .bytes(1 << 20))
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + chunk, bytes.count)
@@ -151,7 +151,7 @@ enum BadInputs {
         default: "announces 16 metadata bytes, only \(n - 10) present"
         }
         return BadInput("header", "cut at byte \(n)", .malformedHeader, keyword, offset: .at(n <= 3 ? 0 : n)) {
-            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.acrh.prefix(n), scheme: .acrh)
+            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.acrh.prefix(n), reading: .only(.acrh))
         }
     }
 
@@ -202,36 +202,38 @@ enum BadInputs {
 
     static let cipher: [BadInput] = [
         BadInput("cipher", "legacy ciphertext of 15 bytes", .wrongKeyOrCorrupt, "15 bytes, not a whole number") {
-            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.legacyYay.prefix(15), scheme: .legacy)
+            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.legacyYay.prefix(15), reading: .only(.legacy))
         },
         BadInput("cipher", "legacy ciphertext with a trailing garbage byte", .wrongKeyOrCorrupt,
                  "17 bytes, not a whole number") { () throws(PNCryptError) in
-            _ = try B.module.decryptBinary(B.legacyYay + [0x00], scheme: .legacy)
+            _ = try B.module.decryptBinary(B.legacyYay + [0x00], reading: .only(.legacy))
         },
         BadInput("cipher", "acrh ciphertext of 31 bytes", .wrongKeyOrCorrupt, "31 bytes, not a whole number") {
             () throws(PNCryptError) in _ = try B.module.decryptBinary(B.acrh.dropLast())
         },
         BadInput("cipher", "legacy33 ciphertext of 1 byte", .wrongKeyOrCorrupt, "1 byte, not a whole number") {
-            () throws(PNCryptError) in _ = try B.module.decryptBinary([0x42], scheme: .legacy33)
+            () throws(PNCryptError) in _ = try B.module.decryptBinary([0x42], reading: .only(.legacy33))
         },
         BadInput("cipher", "random-IV data shorter than its IV", .wrongKeyOrCorrupt, "15 bytes is too short") {
             () throws(PNCryptError) in
-            _ = try B.module.decryptBinary(B.randomIVYay.prefix(15), scheme: .legacyRandomIV)
+            _ = try B.module.decryptBinary(B.randomIVYay.prefix(15), reading: .only(.legacyRandomIV))
         },
         BadInput("cipher", "random-IV data with no ciphertext", .wrongKeyOrCorrupt,
             "no ciphertext after the 16-byte IV") {
             () throws(PNCryptError) in
-            _ = try B.module.decryptBinary(B.randomIVYay.prefix(16), scheme: .legacyRandomIV)
+            _ = try B.module.decryptBinary(B.randomIVYay.prefix(16), reading: .only(.legacyRandomIV))
         },
         BadInput("cipher", "padding byte 0x00", .wrongKeyOrCorrupt, "cannot decrypt: wrong key") {
-            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.tamperedIV(15, 0x0C), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in
+            _ = try B.module.decryptBinary(B.tamperedIV(15, 0x0C), reading: .only(.legacyRandomIV))
         },
         BadInput("cipher", "padding byte 0x11 (longer than a block)", .wrongKeyOrCorrupt, "cannot decrypt") {
             () throws(PNCryptError) in
-            _ = try B.module.decryptBinary(B.tamperedIV(15, 0x0C ^ 0x11), scheme: .legacyRandomIV)
+            _ = try B.module.decryptBinary(B.tamperedIV(15, 0x0C ^ 0x11), reading: .only(.legacyRandomIV))
         },
         BadInput("cipher", "padding bytes that disagree", .wrongKeyOrCorrupt, "cannot decrypt") {
-            () throws(PNCryptError) in _ = try B.module.decryptBinary(B.tamperedIV(10, 0x01), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in
+            _ = try B.module.decryptBinary(B.tamperedIV(10, 0x01), reading: .only(.legacyRandomIV))
         },
         BadInput("cipher", "wrong key (legacy)", .wrongKeyOrCorrupt, "cannot decrypt: wrong key") {
             () throws(PNCryptError) in _ = try CryptoModule(cipherKey: "not enigma").decryptBinary(B.legacyYay)
@@ -385,7 +387,7 @@ enum BadInputs {
         BadInput("history", "a message that fails is reported with its index", .wrongKeyOrCorrupt, "cannot decrypt") {
             () throws(PNCryptError) in
             let history = try HistoryResponse(parsing: Array(#"[["q/xJqqN6qbiZMXYmiQC1Fw=="],1,2]"#.utf8))
-            let result = try MessageCrypto(cipherKey: "not enigma", readScheme: .legacy)
+            let result = try MessageCrypto(cipherKey: "not enigma", reading: .only(.legacy))
                 .decrypt(history: history, policy: .passThrough)
             guard let status = result.statuses.first, status.index == 0, result.response == history else { return }
             throw status.error
@@ -412,13 +414,13 @@ enum BadInputs {
 
     static let empty: [BadInput] = [
         BadInput("empty", "decrypt legacy", .wrongKeyOrCorrupt, "empty ciphertext") { () throws(PNCryptError) in
-            _ = try B.module.decryptBinary([UInt8](), scheme: .legacy)
+            _ = try B.module.decryptBinary([UInt8](), reading: .only(.legacy))
         },
         BadInput("empty", "decrypt legacy-random-iv", .wrongKeyOrCorrupt, "0 bytes is too short") {
-            () throws(PNCryptError) in _ = try B.module.decryptBinary([UInt8](), scheme: .legacyRandomIV)
+            () throws(PNCryptError) in _ = try B.module.decryptBinary([UInt8](), reading: .only(.legacyRandomIV))
         },
         BadInput("empty", "decrypt legacy33", .wrongKeyOrCorrupt, "empty ciphertext") { () throws(PNCryptError) in
-            _ = try B.module.decryptBinary([UInt8](), scheme: .legacy33)
+            _ = try B.module.decryptBinary([UInt8](), reading: .only(.legacy33))
         },
         BadInput("empty", "decrypt Base64 text", .wrongKeyOrCorrupt, "empty ciphertext") { () throws(PNCryptError) in
             _ = try B.module.decrypt("")

@@ -24,7 +24,7 @@ struct CompressedPublishBodyTests {
         #expect(body.uncompressedLength == text.utf8.count)
         #expect(body.bytes.count < text.utf8.count * 8 / 10)
         #expect(body.contentLength == body.bytes.count)
-        #expect(try Gzip.decompress(body.bytes, format: .gzip) == Array(text.utf8))
+        #expect(try Decompressor.decompress(body.bytes, format: .gzip) == Array(text.utf8))
         #expect(try Support.run("gzip", ["-dc"], input: body.bytes).stdout == Array(text.utf8))
         let headers = body.headers.map { "\($0.name): \($0.value)" }
         #expect(headers == [
@@ -44,7 +44,7 @@ struct CompressedPublishBodyTests {
         #expect(body.headers.map(\.name) == ["Content-Type", "Content-Length"])
         #expect(body.headers.last?.value == "90")
         // Why: compressed, it would grow.
-        #expect(try Gzip.compress(Array(text.utf8)).count > 90)
+        #expect(try Compressor.compress(Array(text.utf8)).count > 90)
     }
 
     @Test("the threshold is inclusive and adjustable", arguments: [0, 100, 1024])
@@ -72,7 +72,7 @@ struct CompressedPublishBodyTests {
         for text in [Array("\"06UDjczkvAAYcqWfNwkOiQ==\"".utf8), Support.noise(count: 3000), []] {
             let body = try CompressedPublishBody(messageText: text, always: true)
             #expect(body.isCompressed && body.contentEncoding == "gzip" && body.bytes.count > text.count)
-            #expect(try Gzip.decompress(body.bytes) == text)
+            #expect(try Decompressor.decompress(body.bytes) == text)
             #expect(body.uncompressedLength == text.count)
         }
     }
@@ -91,7 +91,7 @@ struct CompressedPublishBodyTests {
         let fast = try CompressedPublishBody(messageText: text, level: 1)
         let small = try CompressedPublishBody(messageText: text, level: 9)
         #expect(fast.isCompressed && small.isCompressed)
-        #expect(try Gzip.decompress(fast.bytes) == Gzip.decompress(small.bytes))
+        #expect(try Decompressor.decompress(fast.bytes) == Decompressor.decompress(small.bytes))
         #expect(fast.bytes != small.bytes)
         expectPNError(.invalidValue, "gzip compression level must be 0 through 9, got 10") {
             _ = try CompressedPublishBody(messageText: text, level: 10)

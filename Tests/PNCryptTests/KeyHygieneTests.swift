@@ -90,7 +90,9 @@ import PNCryptFiles
         var sealed = try module.encryptBinary([UInt8](repeating: 0x42, count: 100), scheme: .legacy)
         sealed[sealed.count - 17] ^= 0x55  // the last block's padding becomes invalid
         let sizes = Self.wipes {
-            let error = expectPNError { () throws(PNCryptError) in try module.decryptBinary(sealed, scheme: .legacy) }
+            let error = expectPNError { () throws(PNCryptError) in
+                try module.decryptBinary(sealed, reading: .only(.legacy))
+            }
             #expect(error?.code == .wrongKeyOrCorrupt)
         }
         // The output buffer had room for the ciphertext and one block.
@@ -99,7 +101,7 @@ import PNCryptFiles
 
     @Test("a received message's decrypted bytes are wiped once parsed")
     func messagePlaintext() throws {
-        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, reading: .only(.legacy))
         let text = #"{"secret":"launch codes 0000"}"#
         let wire = try crypto.encrypt(JSONValue(parsing: text))
         let sizes = Self.wipes {
@@ -119,7 +121,7 @@ import PNCryptFiles
         let sealed = try module.encryptBinary([0xFF, 0xFE, 0xFD], scheme: .legacy)
         let sizes = Self.wipes {
             let error = expectPNError { () throws(PNCryptError) in
-                try KeyRing(keys: [module.key]).decrypt(sealed, scheme: .legacy, content: .json)
+                try KeyRing(keys: [module.key]).decrypt(sealed, reading: .only(.legacy), content: .json)
             }
             #expect(error == CryptoModule.decryptionFailed)
         }

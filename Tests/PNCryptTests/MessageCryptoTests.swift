@@ -14,7 +14,7 @@ import PNCryptTestSupport
 
     @Test("every spec.json legacy vector whose plaintext is JSON decrypts as a received message; the others fail")
     func specVectorsDecrypt() throws {
-        let crypto = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", reading: .only(.legacy))
         let vectors = try Self.legacySpecVectors()
         #expect(vectors.count >= 10)
         for v in vectors {
@@ -58,7 +58,8 @@ import PNCryptTestSupport
                                   "list": [1, 2.5, true, nil, ["nested": []]]]
         for scheme in [Scheme.legacy, .legacyRandomIV, .acrh] {
             for style in JSONStyle.exactStyles {
-                let crypto = try MessageCrypto(cipherKey: "ключ", scheme: scheme, readScheme: scheme, style: style)
+                let crypto = try MessageCrypto(cipherKey: "ключ", scheme: scheme, reading: .only(scheme),
+                                               style: style)
                 let result = crypto.decrypt(try crypto.encrypt(message), policy: .marker)
                 #expect(result.status == nil)
                 #expect(result.message == message, "\(scheme) \(style)")
@@ -116,7 +117,7 @@ import PNCryptTestSupport
     @Test("plaintext that is not UTF-8 is a decryption error (iOS 3.4)")
     func invalidUTF8() throws {
         let bytes = try CryptoModule(cipherKey: "enigma").encrypt([0xFF, 0xFE, 0x41], scheme: .legacy)
-        let result = try MessageCrypto(cipherKey: "enigma", readScheme: .legacy).decrypt(.string(bytes),
+        let result = try MessageCrypto(cipherKey: "enigma", reading: .only(.legacy)).decrypt(.string(bytes),
             policy: .marker)
         #expect(result.status?.reason == .wrongKeyOrCorrupt)
         #expect(result.status?.error == CryptoModule.decryptionFailed)

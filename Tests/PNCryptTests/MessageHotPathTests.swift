@@ -14,7 +14,8 @@ import Testing
     func appendPublishBody() throws {
         for scheme in [Scheme.legacy, .legacyRandomIV, .acrh] {
             for style in JSONStyle.allCases {
-                let crypto = try MessageCrypto(cipherKey: "hot-path", scheme: scheme, readScheme: scheme, style: style)
+                let crypto = try MessageCrypto(cipherKey: "hot-path", scheme: scheme, reading: .only(scheme),
+                                               style: style)
                 let prefix = Array("previous line\n".utf8)
                 var output = prefix
                 try crypto.appendPublishBody(Self.message, to: &output)

@@ -39,7 +39,7 @@ import PNCryptFiles
             let messages = scheme == .legacy33 ? Self.stringLeafMessages : Self.messages
             for style in JSONStyle.exactStyles {
                 for jobs in [1, 4] {
-                    let crypto = try MessageCrypto(cipherKey: "ключ", scheme: scheme, readScheme: scheme,
+                    let crypto = try MessageCrypto(cipherKey: "ключ", scheme: scheme, reading: .only(scheme),
                                                    style: style)
                     let input = Self.text(messages, style: style)
                     let encrypted = try MessageStream(.encrypt(crypto, raw: false), jobs: jobs).run(input)
@@ -62,7 +62,7 @@ import PNCryptFiles
 
     @Test("a message that is not encrypted has a status under both policies; passthrough copies its line")
     func notEncryptedLines() throws {
-        let crypto = try MessageCrypto(cipherKey: "enigma", legacyScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", reading: .headerlessAs(.legacy))
         let input = Array("{\"not\": \"encrypted\"}\n\"06UDjczkvAAYcqWfNwkOiQ==\"\n".utf8)
         for policy in DecryptionPolicy.allCases {
             let result = try MessageStream(.decrypt(crypto, policy: policy)).run(input)
@@ -75,23 +75,23 @@ import PNCryptFiles
 
     @Test("raw encryption keeps the line's bytes; publish encryption rewrites them in the style")
     func rawEncryption() throws {
-        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, reading: .only(.legacy))
         let input = Array(#"{ "a" : 1 }"#.utf8) + [0x0A]
         let raw = try MessageStream(.encrypt(crypto, raw: true)).run(input)
         let rewritten = try MessageStream(.encrypt(crypto, raw: false)).run(input)
         #expect(raw.output != rewritten.output)
         let key = try CryptoModule(cipherKey: "enigma")
         let rawWire = try #require(try JSONValue(parsing: Self.lines(raw.output)[0]).stringValue)
-        let rawPlain = try key.decrypt(rawWire, scheme: .legacy)
+        let rawPlain = try key.decrypt(rawWire, reading: .only(.legacy))
         #expect(rawPlain == Array(#"{ "a" : 1 }"#.utf8))
         let plain = try key.decrypt(try #require(try JSONValue(parsing: Self.lines(rewritten.output)[0])
-            .stringValue), scheme: .legacy)
+            .stringValue), reading: .only(.legacy))
         #expect(plain == Array(#"{"a":1}"#.utf8))
     }
 
     @Test("blank lines, lines that are not JSON, CRLF and a last line without a newline")
     func framing() throws {
-        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, reading: .only(.legacy))
         let hello = #""06UDjczkvAAYcqWfNwkOiQ==""#
         let input = Array((hello + "\r\n\n  \t\r\nnot json\r\n" + hello + "\n{\"a\":\n" + hello).utf8)
         let marker = try MessageStream(.decrypt(crypto, policy: .marker), jobs: 2).run(input)
@@ -130,7 +130,7 @@ import PNCryptFiles
 
     @Test("decryption failures are statuses with the line number and the original message")
     func decryptionStatuses() throws {
-        let crypto = try MessageCrypto(cipherKey: "wrong", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "wrong", scheme: .legacy, reading: .only(.legacy))
         let input = Array("\"06UDjczkvAAYcqWfNwkOiQ==\"\n42\n".utf8)
         let result = try MessageStream(.decrypt(crypto, policy: .marker)).run(input)
         #expect(result.statuses.count == 2)
@@ -174,7 +174,7 @@ import PNCryptFiles
 
     @Test("stop on failure: the first failed line's status, then its error naming the line")
     func stopOnFailure() throws {
-        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, reading: .only(.legacy))
         var stream = MessageStream(.decrypt(crypto, policy: .marker), jobs: 3, stopOnFailure: true)
         stream.batchBytes = 64
         let good = "\"06UDjczkvAAYcqWfNwkOiQ==\"\n"
@@ -195,7 +195,7 @@ import PNCryptFiles
 
     @Test("a line longer than the limit stops the run, naming it; bad settings are refused")
     func limits() throws {
-        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, reading: .only(.legacy))
         var stream = MessageStream(.decrypt(crypto, policy: .marker), jobs: 2, maxLineLength: 1000)
         stream.batchBytes = 256
         let input = Array((String(repeating: "\"06UDjczkvAAYcqWfNwkOiQ==\"\n", count: 30)
@@ -234,7 +234,7 @@ import PNCryptFiles
           arguments: zip([100_000_000, 30_000_000], [4, 64]))
     func largeInput(size: Int, jobs: Int) throws {
         // Wire messages of about 11 KB, made and checked a chunk at a time: the input is never held whole.
-        let crypto = try MessageCrypto(cipherKey: "big", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "big", scheme: .legacy, reading: .only(.legacy))
         let payload = JSONValue.string(String(repeating: "0123456789abcdef", count: 512))   // ~8 KB of text
         let wire = try crypto.publishBody(payload) + [0x0A]
         let plain = payload.serialized() + [0x0A]
@@ -315,9 +315,9 @@ import PNCryptFiles
         let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .acrh)
         let plain = Self.text(Self.messages)
         let encrypted = try MessageStream(.encrypt(crypto, raw: false)).run(plain).output
-        let packed = try Gzip.compress(encrypted)
+        let packed = try Compressor.compress(encrypted)
         let session = try MessageStream(.decrypt(crypto, policy: .marker)).makeSession()
-        #expect(try StreamPipeline.run(packed, through: [GzipDecompressor(), session]) == plain)
+        #expect(try StreamPipeline.run(packed, through: [Decompressor(), session]) == plain)
     }
 }
 
@@ -380,7 +380,7 @@ import PNCryptFiles
                 let text = try #require(try JSONValue(parsing: after).stringValue, "line \(i + 1)")
                 let sealed = try Base64.decode(text)
                 #expect(CryptorHeader.sentinel.elementsEqual(sealed.prefix(4)), "line \(i + 1) is acrh")
-                let plain = try newModule.decryptBinary(sealed, scheme: .acrh)
+                let plain = try newModule.decryptBinary(sealed, reading: .only(.acrh))
                 #expect(try JSONValue(parsing: plain) == value, "line \(i + 1)")
             case .alreadyNew, .blank:
                 #expect(after == before, "line \(i + 1)")
@@ -455,7 +455,7 @@ import PNCryptFiles
         let module = try CryptoModule(cipherKey: Self.oldA)
         let plaintext = Array("                \"ambiguous!\"".utf8)
         let fixed = try module.encryptBinary(plaintext, scheme: .legacy)
-        #expect(try module.decryptBinary(fixed, scheme: .legacyRandomIV) == Array("\"ambiguous!\"".utf8))
+        #expect(try module.decryptBinary(fixed, reading: .only(.legacyRandomIV)) == Array("\"ambiguous!\"".utf8))
         let line = Array(JSONValue.string(Base64.encode(fixed)).serialized())
         guard case .rekeyed(let moved) = same.rekey(jsonText: line) else {
             Issue.record("not rekeyed")
@@ -468,7 +468,8 @@ import PNCryptFiles
             try MessageRekey(from: KeyRing(["a"]), to: CipherKey("b"), scheme: .legacy33)
         }?.code == .invalidValue)
         #expect(expectPNError { () throws(PNCryptError) in
-            try MessageRekey(from: KeyRing(["a"]), legacyScheme: .legacy, to: CipherKey("b"), scheme: .legacyRandomIV)
+            try MessageRekey(from: KeyRing(["a"]), reading: .headerlessAs(.legacy), to: CipherKey("b"),
+                             scheme: .legacyRandomIV)
         }?.code == .invalidValue)
     }
 }

@@ -13,12 +13,12 @@ import PNCryptTestSupport
     /// One of each streaming type, made afresh (a stage is used once), all deterministic.
     static func stages() throws -> [(String, any ByteStreamStage)] {
         let key = try CipherKey("enigma")
-        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, readScheme: .legacy)
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy, reading: .only(.legacy))
         return [
             ("StreamEncryptor", try StreamEncryptor(key: key, scheme: .acrh, iv: iv)),
             ("TextStreamEncryptor", try TextStreamEncryptor(key: key, scheme: .acrh, iv: iv)),
             ("Base64StreamEncoder", Base64StreamEncoder()),
-            ("GzipCompressor", try GzipCompressor(chunkSize: 1000)),
+            ("Compressor", try Compressor(chunkSize: 1000)),
             ("MessageStream.Session", try MessageStream(.decrypt(crypto, policy: .marker), jobs: 1).makeSession()),
         ]
     }
@@ -45,22 +45,22 @@ import PNCryptTestSupport
     func readBack() throws {
         let input = CompressionTestSupport.sampleText(count: 20_000)
         let key = try CipherKey("enigma")
-        let compressor = try GzipCompressor()
+        let compressor = try Compressor()
         let gzip = try compressor.update(input) + compressor.finish()
-        let decompressor = try GzipDecompressor()
+        let decompressor = try Decompressor()
         #expect(try decompressor.update(gzip) + decompressor.finish() == input)
         let encryptor = try StreamEncryptor(key: key, scheme: .acrh)
         let sealed = try encryptor.update(input) + encryptor.finish()
-        let decryptor = try StreamDecryptor(key: key, scheme: .acrh)
+        let decryptor = try StreamDecryptor(key: key, reading: .only(.acrh))
         #expect(try decryptor.update(sealed) + decryptor.finish() == input)
     }
 
     @Test("finish is final in the array form too")
     func finishIsFinal() throws {
-        let compressor = try GzipCompressor()
+        let compressor = try Compressor()
         _ = try compressor.finish()
         #expect(throws: PNCryptError.self) { try compressor.finish() }
-        let decompressor = try GzipDecompressor()
+        let decompressor = try Decompressor()
         #expect(throws: PNCryptError.self) { try decompressor.finish() }  // empty input: not gzip data
     }
 }

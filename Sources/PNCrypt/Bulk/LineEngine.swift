@@ -67,11 +67,10 @@ struct LineWork: Sendable {
             (try? KeyRing(keys: keys.keys.map { $0.withOwnContexts() })) ?? keys
         }
         func own(_ crypto: MessageCrypto) -> MessageCrypto {
-            MessageCrypto(keys: own(crypto.keys), scheme: crypto.scheme, readScheme: crypto.readScheme,
-                          legacyScheme: crypto.legacyScheme, style: crypto.style)
+            MessageCrypto(keys: own(crypto.keys), scheme: crypto.scheme, reading: crypto.reading, style: crypto.style)
         }
         func own(_ rekey: MessageRekey) -> MessageRekey {
-            (try? MessageRekey(from: own(rekey.from), legacyScheme: rekey.legacyScheme,
+            (try? MessageRekey(from: own(rekey.from), reading: rekey.reading,
                                to: rekey.to.withOwnContexts(), scheme: rekey.scheme)) ?? rekey
         }
         let operation: MessageStream.Operation = switch self.operation {

@@ -15,14 +15,14 @@ extension CryptoModule {
     /// The length of the Base64 text `encrypt(_:)` makes of `count` bytes in this module's scheme (the C
     /// library sizes its output buffers with it).
     package func base64Count(sealing count: Int) -> Int {
-        Base64.encodedCount(Cryptor.sealedLength(count, scheme: encryptionScheme))
+        Base64.encodedCount(Cryptor.sealedLength(count, scheme: scheme))
     }
 
     /// `encrypt(_:)` into the caller's memory: writes the Base64 text of `input` sealed in this module's scheme at
     /// `output`, which has room for `base64Count(sealing: input.count)` bytes, and returns that count.
     package func encryptBase64(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer)
         throws(PNCryptError) -> Int {
-        let scheme = encryptionScheme
+        let scheme = self.scheme
         return try withScratch(Cryptor.sealedLength(input.count, scheme: scheme)) { (sealed) throws(PNCryptError) in
             let n = try seal(input, scheme: scheme, iv: nil, into: sealed.baseAddress!)
             Base64.encode(UnsafeRawBufferPointer(rebasing: sealed[0..<n]), into: output)

@@ -46,7 +46,7 @@ package struct CompressedPublishBody: Hashable, Sendable {
     ///   - level: The zlib compression level, 0...9.
     ///   - always: Compress every body, even one under `threshold` or one gzip makes larger.
     package init(messageText: some Sequence<UInt8>, threshold: Int = defaultThreshold,
-                level: Int = Gzip.defaultLevel, always: Bool = false) throws(PNCryptError) {
+                level: Int = Compressor.defaultLevel, always: Bool = false) throws(PNCryptError) {
         guard threshold >= 0 else {
             throw PNCryptError(.invalidValue, "compression threshold must not be negative, got \(threshold)")
         }
@@ -54,7 +54,7 @@ package struct CompressedPublishBody: Hashable, Sendable {
         let text = Array(messageText)
         uncompressedLength = text.count
         if always || text.count >= threshold {
-            let compressed = try Gzip.compress(text, level: level)
+            let compressed = try Compressor.compress(text, level: level)
             if always || compressed.count < text.count {
                 bytes = compressed
                 isCompressed = true
@@ -67,7 +67,7 @@ package struct CompressedPublishBody: Hashable, Sendable {
 
     /// Prepares the body for the message text (encoded as UTF-8); the parameters are those of the initializer
     /// that takes the text's bytes.
-    package init(messageText: String, threshold: Int = defaultThreshold, level: Int = Gzip.defaultLevel,
+    package init(messageText: String, threshold: Int = defaultThreshold, level: Int = Compressor.defaultLevel,
                 always: Bool = false) throws(PNCryptError) {
         try self.init(messageText: messageText.utf8, threshold: threshold, level: level, always: always)
     }

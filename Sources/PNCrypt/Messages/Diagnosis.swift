@@ -121,7 +121,7 @@ package struct Diagnosis: Sendable {
             for scheme in schemes {
                 var attempt = Attempt(keyNumber: index + 1, scheme: scheme)
                 do throws(PNCryptError) {
-                    attempt.plaintext = try module.decryptBinary(scheme.hasHeader ? data : body, scheme: scheme)
+                    attempt.plaintext = try module.decryptBinary(scheme.hasHeader ? data : body, reading: .only(scheme))
                 } catch {
                     attempt.error = error
                 }

@@ -47,7 +47,7 @@ enum Legacy33Message {
         let decrypted = try map(message, path: "$", nonString: .notEncrypted) { (text, path) throws(PNCryptError) in
             do throws(PNCryptError) {
                 let ciphertext = try Base64.decode(text)
-                var match = try (chosen ?? keys).decrypt(ciphertext, scheme: scheme, content: .text)
+                var match = try (chosen ?? keys).decrypt(ciphertext, reading: .only(scheme), content: .text)
                 defer { wipe(&match.plaintext) }
                 if chosen == nil { chosen = try KeyRing(keys: [keys.keys[match.keyIndex]]) }
                 guard let string = String(validating: match.plaintext, as: UTF8.self) else {

@@ -22,40 +22,36 @@ public struct MessageCrypto: Sendable {
     public let keys: KeyRing
     /// The scheme messages are encrypted with.
     public var scheme: Scheme
-    /// How received messages are read: a scheme, or nil to read a `PNED` header when present and otherwise
-    /// `legacyScheme`.
-    public var readScheme: Scheme?
-    /// How headerless data is read when `readScheme` is nil: `legacy` (fixed IV) or `legacyRandomIV`, as a
-    /// client's legacy cryptor is set; nil (the default) tries both and takes a message only when exactly one
-    /// reading gives JSON text (see `KeyRing`).
-    public var legacyScheme: Scheme?
+    /// How received messages are read (`ReadPolicy`): `.rule` (the default) reads a `PNED` header when present and
+    /// tries both legacy readings on headerless data, taking a message only when exactly one reading gives JSON
+    /// text (see `KeyRing`); `.headerlessAs(.legacy)` or `.headerlessAs(.legacyRandomIV)` as a client's legacy
+    /// cryptor is set; `.only` reads one scheme (`.only(.legacy33)` reads iOS 3.3's string leaves).
+    public var reading: ReadPolicy
     /// How messages are written as JSON before encryption (their bytes differ between SDKs).
     public var style: JSONStyle
 
     /// Message encryption with one key.
-    public init(cipherKey: String, scheme: Scheme = .defaultForWriting, readScheme: Scheme? = nil,
-                legacyScheme: Scheme? = nil, style: JSONStyle = .compact) throws(PNCryptError) {
-        try self.init(keys: KeyRing([cipherKey]), scheme: scheme, readScheme: readScheme, legacyScheme: legacyScheme,
-                      style: style)
+    public init(cipherKey: String, scheme: Scheme = .defaultForWriting, reading: ReadPolicy = .rule,
+                style: JSONStyle = .compact) throws(PNCryptError) {
+        try self.init(keys: KeyRing([cipherKey]), scheme: scheme, reading: reading, style: style)
     }
 
     /// Message encryption with a key ring: the first key encrypts, all are tried in order to decrypt.
-    public init(keys: KeyRing, scheme: Scheme = .defaultForWriting, readScheme: Scheme? = nil,
-                legacyScheme: Scheme? = nil, style: JSONStyle = .compact) {
+    public init(keys: KeyRing, scheme: Scheme = .defaultForWriting, reading: ReadPolicy = .rule,
+                style: JSONStyle = .compact) {
         self.keys = keys
         self.scheme = scheme
-        self.readScheme = readScheme
-        self.legacyScheme = legacyScheme
+        self.reading = reading
         self.style = style
     }
 
-    private var module: CryptoModule { CryptoModule(key: keys.keys[0], encryptionScheme: scheme) }
+    private var module: CryptoModule { CryptoModule(key: keys.keys[0], scheme: scheme) }
 
     /// The scheme whose messages are string leaves (`Scheme.MessageForm.stringLeaves`: `legacy33`) that this
     /// value writes or reads; nil when its messages are whole.
     var leafScheme: Scheme? {
         if scheme.row.message == .stringLeaves { return scheme }
-        if let readScheme, readScheme.row.message == .stringLeaves { return readScheme }
+        if let only = reading.scheme, only.row.message == .stringLeaves { return only }
         return nil
     }
 

@@ -25,8 +25,8 @@ extension MessageCrypto {
                 // The JSON check of every reading parses; the winner's value is kept (one parse per reading), in
                 // inline slots: no array per message.
                 var parsed = ParsedReadings()
-                let match = try keys.decrypt(sealed, scheme: readScheme, legacyScheme: legacyScheme,
-                                             content: .json, into: plain.baseAddress!) { text in
+                let match = try keys.decrypt(sealed, reading: reading, content: .json,
+                                             into: plain.baseAddress!) { text in
                     let value = Self.parseMessage(text)
                     parsed.append(value)
                     return value != nil
@@ -93,7 +93,7 @@ extension MessageCrypto {
             output.append(contentsOf: try publishBody(message))
             return
         }
-        let module = CryptoModule(key: keys.keys[0], encryptionScheme: scheme)
+        let module = CryptoModule(key: keys.keys[0], scheme: scheme)
         let scheme = scheme
         try message.withSerialized(style: style) { (text) throws(PNCryptError) in
             let sealedCount = Cryptor.sealedLength(text.count, scheme: scheme)

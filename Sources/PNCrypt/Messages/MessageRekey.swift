@@ -15,7 +15,7 @@ import PNCryptCompression
 /// ```
 ///
 /// The message is read as `message decrypt` reads it (a JSON string of Base64), with every old key and, for data
-/// without a `PNED` header, both legacy readings unless `legacyScheme` says which one; the new key is tried as well,
+/// without a `PNED` header, both legacy readings unless `reading` says which one; the new key is tried as well,
 /// in the new scheme. A reading qualifies when its padding is valid and its plaintext is UTF-8 JSON text, and the
 /// message is taken only when exactly one reading qualifies (the trust rules of `KeyRing`):
 /// - the new key in the new scheme: the message is already new and is left as it is (so a rerun changes nothing);
@@ -24,9 +24,9 @@ import PNCryptCompression
 public struct MessageRekey: Sendable {
     /// The keys messages may be encrypted with now (any order; the new key may be among them).
     package let from: KeyRing
-    /// How data without a `PNED` header is read: `legacy`, `legacyRandomIV`, or nil for both (the message is then
-    /// taken only when exactly one reading qualifies).
-    package let legacyScheme: Scheme?
+    /// How data without a `PNED` header is read: `.headerlessAs(.legacy)`, `.headerlessAs(.legacyRandomIV)`, or
+    /// `.rule` for both (the message is then taken only when exactly one reading qualifies).
+    package let reading: ReadPolicy
     /// The key messages are moved to.
     package let to: CipherKey
     /// The scheme messages are moved to: `acrh` (the default), `legacy` or `legacyRandomIV`.
@@ -47,16 +47,17 @@ public struct MessageRekey: Sendable {
     }
 
     /// A rekeying from the keys of `from` to `to` in `scheme`.
-    /// - Throws: `invalidValue` for `legacy33` (as a target or a legacy scheme), or a `legacyScheme` that would hide
-    ///   messages already in a legacy target scheme.
-    public init(from: KeyRing, legacyScheme: Scheme? = nil, to: CipherKey, scheme: Scheme = .defaultForWriting)
+    /// - Throws: `invalidValue` for `legacy33` as the target, a `reading` other than `.rule` or `.headerlessAs` a
+    ///   legacy cryptor (`legacy`, `legacyRandomIV`: a header is always read), or one that would hide messages
+    ///   already in a legacy target scheme.
+    public init(from: KeyRing, reading: ReadPolicy = .rule, to: CipherKey, scheme: Scheme = .defaultForWriting)
         throws(PNCryptError) {
         guard scheme.row.message == .whole else {
             throw PNCryptError(.invalidValue, "\(scheme) is not a scheme to move messages to (use"
                                + " \(Scheme.defaultForWriting))")
         }
-        if let legacyScheme {
-            guard legacyScheme.isLegacyCryptor else {
+        if reading != .rule {
+            guard let legacyScheme = reading.legacyScheme, legacyScheme.isLegacyCryptor else {
                 let names = Scheme.allCases.filter(\.isLegacyCryptor).map(\.rawValue)
                 throw PNCryptError(.invalidValue, "the legacy scheme must be " + names.joined(separator: " or "))
             }
@@ -66,7 +67,7 @@ public struct MessageRekey: Sendable {
             }
         }
         self.from = from
-        self.legacyScheme = legacyScheme
+        self.reading = reading
         self.to = to
         self.scheme = scheme
         let old = from.keys.filter { !$0.isSame(as: to) }
@@ -91,8 +92,7 @@ public struct MessageRekey: Sendable {
             }
             var match: KeyRing.Match
             do throws(PNCryptError) {
-                match = try ring.decrypt(try Base64.decode(text), scheme: nil, legacyScheme: legacyScheme,
-                                         content: .json)
+                match = try ring.decrypt(try Base64.decode(text), reading: reading, content: .json)
             } catch where error.code == .ambiguous {
                 // As in message statuses: which readings qualified depends on the plaintext; do not tell.
                 throw CryptoModule.decryptionFailed

@@ -35,7 +35,7 @@ import Darwin
 /// most `maxLineLength`.
 ///
 /// Sources: bytes in memory (`run(_:)`), an `AsyncSequence` of chunks (`run(_:output:statuses:)`, for async
-/// code), or anything that can push chunks into a `Session` (a `ByteStreamStage`, so a `GzipDecompressor` can feed
+/// code), or anything that can push chunks into a `Session` (a `ByteStreamStage`, so a `Decompressor` can feed
 /// it in an array of stages).
 public struct MessageStream: Sendable {
     /// What each line goes through.
@@ -249,7 +249,7 @@ public struct MessageStream: Sendable {
     // MARK: Session
 
     /// A stream in progress, fed chunks of any size by `update(_:_:)` and ended by `finish(_:)`, which write the
-    /// output lines to their sink in order. A `ByteStreamStage`, so it can follow a `GzipDecompressor` in an
+    /// output lines to their sink in order. A `ByteStreamStage`, so it can follow a `Decompressor` in an
     /// array of stages. Use one session from one thread at a time; it starts its worker threads when made and
     /// stops them when finished (or released).
     public final class Session: ByteStreamStage {
@@ -300,7 +300,8 @@ public struct MessageStream: Sendable {
 
         /// Splits `input` into batches and writes whatever output is ready, waiting for the workers whenever
         /// the memory bound is reached.
-        public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+        public func update(_ input: UnsafeRawBufferPointer,
+                           _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
             guard !finished else { throw PNCryptError(.invalidValue, "the message stream has already finished") }
             var offset = 0
             while offset < input.count {
@@ -316,7 +317,7 @@ public struct MessageStream: Sendable {
 
         /// Handles the last line (even without a newline), waits for every batch and writes the rest.
         /// - Throws: as `update`; `invalidValue` when called twice.
-        public func finish(_ sink: ByteSink) throws(PNCryptError) {
+        public func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
             guard !finished else { throw PNCryptError(.invalidValue, "the message stream has already finished") }
             try submitRest(sink)
             while engine.batchesInFlight > 0 {

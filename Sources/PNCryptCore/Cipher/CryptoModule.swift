@@ -11,43 +11,41 @@ import PNCryptJSON
 /// let bytes = try module.encryptBinary(Array("hello".utf8))     // the same without Base64 (files, raw bytes)
 /// ```
 ///
-/// `decrypt(_:)` reads a `PNED` header when there is one. Headerless data it reads as `legacyScheme` when that is set,
-/// and as the module's own scheme when it writes a headerless one (`encryptionScheme` `legacy`, `legacyRandomIV` or
-/// `legacy33`), so a module always reads its own output; otherwise both legacy readings are tried and the headerless
-/// rule decides (docs/formats.md section 1): as bytes, a fixed-IV reading whose first block is text is taken, and
-/// anything else of two blocks or more is `ambiguous` (nothing in bytes tells the two apart: decrypt text with
-/// `KeyRing` and `.text`, messages with `MessageCrypto`, or set `legacyScheme`). The one decision procedure chooses, as
-/// for `KeyRing` with `.bytes`: the plaintext is returned only when exactly one reading qualifies; none is
-/// `decryptionFailed`. `decrypt(_:scheme:)` reads exactly one format. CBC has no integrity check: with one reading a
-/// wrong key passes the padding check about once in 256 tries and gives garbage (use `KeyRing` with `.text`, or
-/// `MessageCrypto`, to check more). `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow
-/// docs/formats.md section 2 (`PNCryptError.category`): encryption, decryption, or unknown cryptor. Thread-safe; keyed
-/// cipher contexts are reused across calls.
+/// `decrypt(_:)` reads as `reading` says (`ReadPolicy`): by default a `PNED` header when there is one, and headerless
+/// data by the headerless rule over both legacy readings (docs/formats.md section 1): as bytes, a fixed-IV reading
+/// whose first block is text is taken, and anything else of two blocks or more is `ambiguous` (nothing in bytes tells
+/// the two apart: decrypt text with `KeyRing` and `.text`, messages with `MessageCrypto`, or set `reading` to
+/// `.headerlessAs(.legacy)` or `.headerlessAs(.legacyRandomIV)`). Unless `reading` is `.only`, headerless data is
+/// also read as the module's own scheme when it writes a headerless one (`scheme` `legacy`, `legacyRandomIV` or
+/// `legacy33`, which then replaces the rule), so a module always reads its own output. The one decision procedure
+/// chooses, as for `KeyRing` with `.bytes`: the plaintext is returned only when exactly one reading qualifies; none
+/// is `decryptionFailed`. `decrypt(_:reading:)` with `.only` reads exactly one format. CBC has no integrity check:
+/// with one reading a wrong key passes the padding check about once in 256 tries and gives garbage (use `KeyRing`
+/// with `.text`, or `MessageCrypto`, to check more). `encryptBinary` and `decryptBinary` are the same without
+/// Base64. Errors follow docs/formats.md section 2 (`PNCryptError.category`): encryption, decryption, or unknown
+/// cryptor. Thread-safe; keyed cipher contexts are reused across calls.
 public struct CryptoModule: Sendable {
     /// The key and its derived AES keys.
     package let key: CipherKey
     /// The scheme `encrypt(_:)` writes. Default `acrh`.
-    public var encryptionScheme: Scheme
-    /// How `decrypt(_:)` reads data that has no `PNED` header: `legacy`, `legacyRandomIV` or `legacy33`, besides
-    /// `encryptionScheme` when that is headerless; nil (the default): the module's own scheme when it writes a
-    /// headerless one, else the headerless rule over both legacy readings. Setting `acrh` here means headerless
-    /// data is refused (unless the module itself writes a headerless scheme).
-    public var legacyScheme: Scheme?
+    public var scheme: Scheme
+    /// How `decrypt(_:)` reads (`ReadPolicy`). Default `.rule`. Unless it is `.only`, data without a `PNED` header
+    /// is also read as `scheme` when that is headerless (`.headerlessAs(.acrh)`, which refuses headerless data,
+    /// then reads only the module's own scheme; with `.rule`, the module's own scheme replaces the rule).
+    public var reading: ReadPolicy
 
     /// A module for `cipherKey`.
     /// - Throws: `invalidKey` when the key is empty.
-    public init(cipherKey: String, encryptionScheme: Scheme = .defaultForWriting,
-                legacyScheme: Scheme? = nil)
+    public init(cipherKey: String, scheme: Scheme = .defaultForWriting, reading: ReadPolicy = .rule)
         throws(PNCryptError) {
-        self.init(key: try CipherKey(cipherKey), encryptionScheme: encryptionScheme, legacyScheme: legacyScheme)
+        self.init(key: try CipherKey(cipherKey), scheme: scheme, reading: reading)
     }
 
     /// A module for an already derived key (share one `CipherKey` between modules to share its contexts).
-    public init(key: CipherKey, encryptionScheme: Scheme = .defaultForWriting,
-                legacyScheme: Scheme? = nil) {
+    public init(key: CipherKey, scheme: Scheme = .defaultForWriting, reading: ReadPolicy = .rule) {
         self.key = key
-        self.encryptionScheme = encryptionScheme
-        self.legacyScheme = legacyScheme
+        self.scheme = scheme
+        self.reading = reading
     }
 
     // MARK: Encrypt
@@ -56,14 +54,14 @@ public struct CryptoModule: Sendable {
     ///
     /// - Parameters:
     ///   - plaintext: the bytes to encrypt (not empty).
-    ///   - scheme: the scheme to write; nil is `encryptionScheme`.
+    ///   - scheme: the scheme to write; nil is the module's `scheme`.
     ///   - iv: 16 bytes to use instead of a random IV (for deterministic test vectors). `legacy` and `legacy33`
     ///     accept only their fixed IV. Never reuse an IV for real data.
     /// - Throws: `emptyPlaintext` for empty input, in every scheme (docs/formats.md section 3); `invalidIV`.
     public func encrypt(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
         throws(PNCryptError) -> String {
         let text = try withBytes(plaintext) { (input) throws(PNCryptError) in
-            try sealToBase64(input, scheme: scheme ?? encryptionScheme, iv: iv, quoted: false)
+            try sealToBase64(input, scheme: scheme ?? self.scheme, iv: iv, quoted: false)
         }
         return String(decoding: text, as: UTF8.self)
     }
@@ -73,7 +71,7 @@ public struct CryptoModule: Sendable {
     public func encryptBinary(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
         throws(PNCryptError) -> [UInt8] {
         try withBytes(plaintext) { (input) throws(PNCryptError) in
-            try sealToBytes(input, scheme: scheme ?? encryptionScheme, iv: iv)
+            try sealToBytes(input, scheme: scheme ?? self.scheme, iv: iv)
         }
     }
 
@@ -83,27 +81,27 @@ public struct CryptoModule: Sendable {
     ///
     /// - Parameters:
     ///   - text: the Base64 text (whitespace and line breaks are skipped).
-    ///   - scheme: nil reads a `PNED` header when there is one and otherwise reads as `legacyScheme` and, when
-    ///     it is headerless, `encryptionScheme` (exactly one of those readings must have valid padding);
-    ///     a scheme reads exactly that format (`acrh` requires a header; the others never look for one).
+    ///   - reading: how to read, for this call; nil is the module's `reading` (exactly one of the readings it
+    ///     allows must have valid padding).
     /// - Throws: `notBase64`; `unknownCryptor` for an unsupported header version or cryptor id; `malformedHeader`
     ///   for a header cut short; `wrongKeyOrCorrupt` when the cipher rejects the data (bad padding, not whole
     ///   blocks, empty); `ambiguous` when two readings have valid padding. Every failure that depends on the key is
     ///   the same error, with the same message (no
     ///   padding oracle).
-    public func decrypt(_ text: String, scheme: Scheme? = nil) throws(PNCryptError) -> [UInt8] {
-        try decryptBinary(try Base64.decode(text), scheme: scheme)
+    public func decrypt(_ text: String, reading: ReadPolicy? = nil) throws(PNCryptError) -> [UInt8] {
+        try decryptBinary(try Base64.decode(text), reading: reading)
     }
 
-    /// Decrypts bytes (as `decrypt(_:scheme:)`, without the Base64).
-    public func decryptBinary(_ data: some Collection<UInt8>, scheme: Scheme? = nil) throws(PNCryptError)
+    /// Decrypts bytes (as `decrypt(_:reading:)`, without the Base64).
+    public func decryptBinary(_ data: some Collection<UInt8>, reading: ReadPolicy? = nil) throws(PNCryptError)
         -> [UInt8] {
-        try withBytes(data) { (input) throws(PNCryptError) in try openToBytes(input, scheme: scheme) }
+        let policy = reading ?? self.reading
+        return try withBytes(data) { (input) throws(PNCryptError) in try openToBytes(input, reading: policy) }
     }
 
     /// The scheme `decryptBinary(_:)` would use for `data`, after reading its header if it has one.
     package func detectScheme(_ data: some Collection<UInt8>) throws(PNCryptError) -> Scheme {
-        let headerless = headerlessReading ?? Scheme.headerlessPair.fixed
+        let headerless = headerlessReading(reading) ?? Scheme.headerlessPair.fixed
         guard let (header, _) = try CryptorHeader.parse(data) else { return headerless }
         return try header.scheme(reading: nil) ?? headerless
     }
@@ -176,37 +174,37 @@ extension CryptoModule {
         }
     }
 
-    /// Decrypts `input` (as `decryptBinary(_:scheme:)`) into a new array.
-    func openToBytes(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?)
+    /// Decrypts `input` (as `decryptBinary(_:reading:)`) into a new array.
+    func openToBytes(_ input: UnsafeRawBufferPointer, reading policy: ReadPolicy)
         throws(PNCryptError) -> [UInt8] {
         try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
-            try decrypt(input, scheme: explicit, into: output)
+            try decrypt(input, reading: policy, into: output)
         }
     }
 
-    /// Decrypts `input` (as `decryptBinary(_:scheme:)`; `explicit` nil detects) into `output`, which has room for
-    /// `input.count + 16` bytes; returns the plaintext length. The readings are `readings(of:scheme:)`'s, and the
-    /// one decision procedure (`Decision`, content `.bytes`) chooses.
-    package func decrypt(_ input: UnsafeRawBufferPointer, scheme explicit: Scheme?,
+    /// Decrypts `input` (as `decryptBinary(_:reading:)`) into `output`, which has room for `input.count + 16`
+    /// bytes; returns the plaintext length. The readings are `readings(of:reading:)`'s, and the one decision
+    /// procedure (`Decision`, content `.bytes`) chooses.
+    package func decrypt(_ input: UnsafeRawBufferPointer, reading policy: ReadPolicy,
                          into output: UnsafeMutableRawPointer)
         throws(PNCryptError) -> Int {
-        let readings = try readings(of: input, scheme: explicit)
+        let readings = try readings(of: input, reading: policy)
         return try Decision.open(input, keys: [key], readings: readings, content: .bytes, into: output).count
     }
 
-    /// The readings `decrypt` tries: with `explicit`, that format alone; with nil, the `PNED` header's cryptor,
-    /// and for headerless data `legacyScheme` and the module's own `encryptionScheme` when it is headerless
-    /// (`legacy`, `legacy-random-iv`, `legacy33`).
-    package func readings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?) throws(PNCryptError)
+    /// The readings `decrypt` tries under `policy`: with `.only`, that format alone; otherwise the `PNED` header's
+    /// cryptor, and for headerless data the policy's headerless scheme (or the rule's two) and the module's own
+    /// `scheme` when it is headerless (`legacy`, `legacy-random-iv`, `legacy33`).
+    package func readings<C: Collection<UInt8>>(of input: C, reading policy: ReadPolicy) throws(PNCryptError)
         -> Cryptor.Readings where C.Index == Int {
-        try Cryptor.readings(of: input, scheme: explicit, legacyScheme: headerlessReading,
-                             also: encryptionScheme.hasHeader ? nil : encryptionScheme)
+        let policy = ReadPolicy(scheme: policy.scheme, legacyScheme: headerlessReading(policy))
+        return try Cryptor.readings(of: input, reading: policy, also: scheme.hasHeader ? nil : scheme)
     }
 
-    /// How headerless data is read: `legacyScheme`, else the module's own scheme when it is headerless, else nil
-    /// (both legacy readings, the headerless rule).
-    var headerlessReading: Scheme? {
-        legacyScheme ?? (encryptionScheme.hasHeader ? nil : encryptionScheme)
+    /// How headerless data is read under `policy`: its headerless scheme, else the module's own scheme when it is
+    /// headerless, else nil (both legacy readings, the headerless rule).
+    func headerlessReading(_ policy: ReadPolicy) -> Scheme? {
+        policy.legacyScheme ?? (scheme.hasHeader ? nil : scheme)
     }
 
     /// `open`, also returning the length of the whole decrypted body (padding included), over which the checks

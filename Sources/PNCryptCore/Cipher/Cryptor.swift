@@ -81,14 +81,15 @@ package enum Cryptor {
         package var body: Range<Int>
     }
 
-    /// The readings of `input` that `explicit` allows (nil: a `PNED` header picks the cryptor; headerless data is
-    /// read as `legacyScheme`, or, when that is nil too, in both `Scheme.headerlessPair`; `also`, a
-    /// headerless scheme, is tried as well when `legacyScheme` is set: a module's own scheme). Whatever the key,
-    /// these are the only ones: a header, a length or a block count rules the others out.
+    /// The readings of `input` that `policy` allows (`.only`: that scheme; otherwise a `PNED` header picks the
+    /// cryptor and headerless data is read as `.headerlessAs` says, or by `.rule` in both `Scheme.headerlessPair`;
+    /// `also`, a headerless scheme, is tried as well under `.headerlessAs`: a module's own scheme). Whatever the
+    /// key, these are the only ones: a header, a length or a block count rules the others out.
     /// - Throws: the format errors (`malformedHeader`, `unknownCryptor`, a length that no reading accepts).
-    package static func readings<C: Collection<UInt8>>(of input: C, scheme explicit: Scheme?, legacyScheme: Scheme?,
-                                               also: Scheme? = nil) throws(PNCryptError) -> Readings
+    package static func readings<C: Collection<UInt8>>(of input: C, reading policy: ReadPolicy,
+                                                       also: Scheme? = nil) throws(PNCryptError) -> Readings
         where C.Index == Int {
+        let explicit = policy.scheme
         // The usual cases first, in a small body: a headerless scheme named, or the header pncrypt and every SDK
         // write. The rest (other headers, detection, both legacy readings, errors) is out of line.
         let count = input.count
@@ -104,7 +105,7 @@ package enum Cryptor {
             try checkBlocks(reading)
             return Readings(reading)
         }
-        return try detectedReadings(of: input, scheme: explicit, legacyScheme: legacyScheme, also: also)
+        return try detectedReadings(of: input, scheme: explicit, legacyScheme: policy.legacyScheme, also: also)
     }
 
     /// `readings` for input that is neither read as a named headerless scheme nor starts with the `acrh` header.
@@ -239,15 +240,16 @@ package enum Cryptor {
     ///
     /// - Parameters:
     ///   - final: `head` is the whole file: nothing more will come.
-    ///   - expected: the format required, or nil to detect a header and read headerless data as `legacyScheme`.
-    ///   - legacyScheme: how headerless data is read; nil: as `headerless` says, given the first ciphertext block
-    ///     and where the ciphertext starts (the headerless rule for files; nil is returned until 32 bytes of
-    ///     ciphertext or the end of the input are there).
+    ///   - policy: `.only`: the format required; otherwise a header is detected and headerless data read as
+    ///     `.headerlessAs` says, or by `.rule` as `headerless` says, given the first ciphertext block and where the
+    ///     ciphertext starts (the headerless rule for files; nil is returned until 32 bytes of ciphertext or the
+    ///     end of the input are there).
     /// - Throws: the format errors: a header cut short (only when `final`), an unknown cryptor, a file shorter than
     ///   its IV, headerless data where only `acrh` is read.
-    static func streamStart(of head: [UInt8], final: Bool, scheme expected: Scheme?, legacyScheme: Scheme?,
+    static func streamStart(of head: [UInt8], final: Bool, reading policy: ReadPolicy,
                             headerless: (ArraySlice<UInt8>, Int) -> Scheme)
         throws(PNCryptError) -> (scheme: Scheme, iv: Range<Int>?, bodyStart: Int)? {
+        let (expected, legacyScheme) = (policy.scheme, policy.legacyScheme)
         guard expected?.hasHeader ?? CryptorHeader.mayStart(head, final: final) else {
             if expected == nil && legacyScheme?.hasHeader == true { throw CryptorHeader.missing(head) }
             return try streamLegacyStart(of: head, expected ?? legacyScheme, final: final, headerless: headerless)

@@ -10,9 +10,9 @@ import PNCryptJSON
 /// ```
 ///
 /// CBC has no integrity check: a wrong key (or a wrong reading of legacy data) passes the PKCS#7 padding check
-/// about once in 256 tries and gives garbage. So every (key, scheme) reading is tried (every key; with `scheme`
-/// nil, a `PNED` header's cryptor, or for headerless data `legacyScheme`, or both `legacy` and
-/// `legacy-random-iv` when that is nil), every check `Content` asks for runs on each, and the plaintext is returned
+/// about once in 256 tries and gives garbage. So every (key, scheme) reading is tried (every key; every scheme the
+/// `ReadPolicy` allows: by default a `PNED` header's cryptor, or for headerless data both `legacy` and
+/// `legacy-random-iv`), every check `Content` asks for runs on each, and the plaintext is returned
 /// only when exactly one reading qualifies: bytes need valid padding, text also UTF-8, messages also JSON text,
 /// whether one reading was possible or several. None is `wrongKeyOrCorrupt`, several is `ambiguous`. Where bytes
 /// allow one reading only (one key and an explicit scheme, a `PNED` header, one headerless block) a wrong key still
@@ -60,41 +60,39 @@ public struct KeyRing: Sendable {
     ///
     /// - Parameters:
     ///   - data: the ciphertext bytes (Base64-decoded).
-    ///   - scheme: the format to read; nil reads a `PNED` header when present, else `legacyScheme`.
-    ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries `legacy` and
-    ///     `legacy-random-iv` both (nothing in the data says which it is).
+    ///   - reading: how to read (`ReadPolicy`); `.rule`, the default, reads a `PNED` header when present and tries
+    ///     `legacy` and `legacy-random-iv` both on headerless data (nothing in the data says which it is).
     /// - Throws: a format error (`notBase64`, `malformedHeader`, `unknownCryptor`, a length no reading accepts);
     ///   `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings, when more
     ///   than one does.
-    public func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme? = nil)
-        throws(PNCryptError) -> Match {
-        try decrypt(data, scheme: scheme, legacyScheme: legacyScheme, content: .bytes)
+    public func decrypt(_ data: some Collection<UInt8>, reading: ReadPolicy = .rule) throws(PNCryptError) -> Match {
+        try decrypt(data, reading: reading, content: .bytes)
     }
 
-    /// `decrypt(_:scheme:legacyScheme:)` where a plaintext must also be `content` to qualify (the same rules for
-    /// one reading or several).
-    package func decrypt(_ data: some Collection<UInt8>, scheme: Scheme? = nil, legacyScheme: Scheme? = nil,
+    /// `decrypt(_:reading:)` where a plaintext must also be `content` to qualify (the same rules for one reading or
+    /// several).
+    package func decrypt(_ data: some Collection<UInt8>, reading: ReadPolicy = .rule,
                          content: Content) throws(PNCryptError) -> Match {
         try withBytes(data) { (input) throws(PNCryptError) -> Match in
-            try decryptToMatch(input, scheme: scheme, legacyScheme: legacyScheme, content: content)
+            try decryptToMatch(input, reading: reading, content: content)
         }
     }
 
     /// Chooses the key for a file before any of it is decrypted: each key is checked on the file's head and last
     /// two blocks (`StreamDecryptor.checkPadding`), and the file qualifies only when exactly one key gives valid
-    /// padding, as for `decrypt(_:scheme:legacyScheme:)`.
+    /// padding, as for `decrypt(_:reading:)`.
     ///
-    /// - Parameters: as `StreamDecryptor.checkPadding(key:head:tail:length:scheme:legacyScheme:)`.
+    /// - Parameters: as `StreamDecryptor.checkPadding(key:head:tail:length:reading:)`.
     /// - Returns: the index of the key and the file format.
     /// - Throws: the format errors of `checkPadding`; `CryptoModule.decryptionFailed` when no key qualifies;
     ///   `ambiguous`, naming the keys, when more than one does.
-    package func fileMatch(head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
-                          legacyScheme: Scheme? = nil) throws(PNCryptError)
+    package func fileMatch(head: [UInt8], tail: [UInt8], length: Int, reading: ReadPolicy = .rule)
+        throws(PNCryptError)
         -> (keyIndex: Int, scheme: Scheme) {
         var verdicts: [Decision.Verdict] = []
         for (keyIndex, key) in keys.enumerated() {
             let check = try StreamDecryptor.checkPadding(key: key, head: head, tail: tail, length: length,
-                                                         scheme: scheme, legacyScheme: legacyScheme)
+                                                         reading: reading)
             verdicts.append(Decision.Verdict(keyIndex: keyIndex, scheme: check.scheme, padding: check.valid,
                                              utf8: false, json: false))
         }
@@ -106,27 +104,26 @@ public struct KeyRing: Sendable {
 // MARK: Choosing between readings
 
 extension KeyRing {
-    /// `decrypt(_:scheme:legacyScheme:content:)` over the caller's bytes, into a new array.
-    func decryptToMatch(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?,
-                                content: Content)
+    /// `decrypt(_:reading:content:)` over the caller's bytes, into a new array.
+    func decryptToMatch(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content)
         throws(PNCryptError) -> Match {
         var found: (keyIndex: Int, scheme: Scheme)?
         let plaintext = try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
-            let opened = try decrypt(input, scheme: scheme, legacyScheme: legacyScheme, content: content, into: output)
+            let opened = try decrypt(input, reading: reading, content: content, into: output)
             found = (opened.keyIndex, opened.scheme)
             return opened.count
         }
         return Match(plaintext: plaintext, keyIndex: found!.keyIndex, scheme: found!.scheme)
     }
 
-    /// As `decrypt(_:scheme:legacyScheme:content:)`, into `output` (room for `input.count + 16` bytes), returning
+    /// As `decrypt(_:reading:content:)`, into `output` (room for `input.count + 16` bytes), returning
     /// the plaintext length instead of an array, and the winner's position among the readings tried (in the order
     /// `json` was called, for a caller that keeps what it parsed).
-    package func decrypt(_ input: UnsafeRawBufferPointer, scheme: Scheme?, legacyScheme: Scheme?, content: Content,
+    package func decrypt(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content,
                  into output: UnsafeMutableRawPointer,
                  json: (UnsafeRawBufferPointer) -> Bool = isMessageText) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
-        let readings = try Cryptor.readings(of: input, scheme: scheme, legacyScheme: legacyScheme)
+        let readings = try Cryptor.readings(of: input, reading: reading)
         return try Decision.open(input, keys: keys, readings: readings, content: content, into: output, json: json)
     }
 }

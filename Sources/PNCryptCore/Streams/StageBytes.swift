@@ -11,7 +11,8 @@ extension ByteStreamStage {
     /// - Parameters:
     ///   - chunk: the next bytes of the stream, lent for the call.
     ///   - sink: called with each produced piece, valid only during that call.
-    public func update(_ chunk: some Collection<UInt8>, _ sink: ByteSink) throws(PNCryptError) {
+    public func update(_ chunk: some Collection<UInt8>,
+                       _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         try withBytes(chunk) { (bytes) throws(PNCryptError) in try update(bytes, sink) }
     }
 

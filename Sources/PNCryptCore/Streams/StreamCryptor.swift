@@ -1,21 +1,23 @@
 import PNCryptBase
 import PNCryptJSON
 
-/// Where a stream stage writes its output: called with each produced chunk, valid only during the call.
+/// Where a stream stage writes its output: called with each produced chunk, valid only during the call (the
+/// package's name for the sink closure of `ByteStreamStage`; public signatures spell the type out).
 ///
 /// A buffer pointer, not an array: a stage hands out pieces of its own buffer without a copy per chunk (the public
 /// API's one kind of exception to "no unsafe types": the pointer is borrowed for the call and must not escape it).
-public typealias ByteSink = (UnsafeRawBufferPointer) throws(PNCryptError) -> Void
+package typealias ByteSink = (UnsafeRawBufferPointer) throws(PNCryptError) -> Void
 
 /// One stage of a streamed pipeline (encrypt, decrypt, compress, ...): fed chunks, it writes chunks to a sink.
-/// Stages hold constant memory whatever the stream's length. Chunks in and out are borrowed buffer pointers, as for
-/// `ByteSink`.
+/// Stages hold constant memory whatever the stream's length. Chunks in and out are borrowed buffer pointers: the
+/// sink is called with each produced chunk, valid only during the call (the pointer must not escape it).
 public protocol ByteStreamStage: AnyObject {
     /// Processes `input`, writing whatever output is ready to `sink`.
-    func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError)
+    func update(_ input: UnsafeRawBufferPointer,
+                _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError)
     /// Ends the stream, writing the remaining output to `sink`. The stage cannot be used after: a further
     /// `update` or `finish` throws `invalidValue`.
-    func finish(_ sink: ByteSink) throws(PNCryptError)
+    func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError)
 }
 
 /// Encrypts a stream into a file format of docs/formats.md section 3, in constant memory.
@@ -60,7 +62,8 @@ public final class StreamEncryptor: ByteStreamStage {
 
     /// Encrypts `input`, writing the header or IV first, then whole blocks as they are ready.
     /// - Throws: `invalidValue` after `finish`.
-    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+    public func update(_ input: UnsafeRawBufferPointer,
+                       _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         try emitPrefix(sink)
         plaintextCount += input.count
@@ -69,7 +72,7 @@ public final class StreamEncryptor: ByteStreamStage {
 
     /// Pads and writes the last block. A stream with no data is refused (`emptyPlaintext`).
     /// - Throws: `invalidValue` when called twice.
-    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+    public func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream encryptor has already finished") }
         finished = true
         try Cryptor.checkNotEmpty(plaintextCount, scheme: scheme, allowEmpty: false)
@@ -86,17 +89,16 @@ public final class StreamEncryptor: ByteStreamStage {
 
 /// Decrypts a stream in a file format of docs/formats.md section 3, in constant memory.
 ///
-/// With `scheme` nil the format is read from the data: a `PNED` header selects `acrh`; headerless data is read as
-/// `legacyScheme` when told, else by the headerless rule for files (docs/formats.md section 1): `legacy` when the
+/// Unless `reading` is `.only`, the format is read from the data: a `PNED` header selects `acrh`; headerless data is
+/// read as `.headerlessAs` says, else by the headerless rule for files (docs/formats.md section 1): `legacy` when the
 /// fixed-IV reading's first block is text, otherwise `legacy-random-iv`, the format SDK file sharing writes (for files
 /// of two blocks or more both readings have valid padding; a binary file written with the fixed IV must be read with
-/// `legacyScheme` `legacy`). `scheme` says which was read. Plaintext is written as it is decrypted, except the last
+/// `.headerlessAs(.legacy)`). `scheme` says which was read. Plaintext is written as it is decrypted, except the last
 /// block, held back until `finish` checks the padding (in constant time): a caller that must not release unverified
 /// plaintext writes to a temporary place and keeps it only when `finish` succeeds. Its buffers are wiped when released.
 public final class StreamDecryptor: ByteStreamStage {
     private let key: CipherKey
-    private let expected: Scheme?
-    private let legacyScheme: Scheme?
+    private let policy: ReadPolicy
     private var cipher: StreamCipher?
     private var head: [UInt8] = []
     private var ciphertextCount = 0
@@ -104,20 +106,18 @@ public final class StreamDecryptor: ByteStreamStage {
     /// The format found (or required): `legacy`, `legacyRandomIV` or `acrh`; nil until enough bytes were read.
     public private(set) var scheme: Scheme?
 
-    /// A stream decryptor with `key`; `scheme` nil detects a header and reads headerless data as `legacyScheme`
-    /// (`acrh`: refused, as by a module with no legacy cryptor), otherwise only that format is read.
-    /// - Throws: `invalidValue` for `legacy33`, which has no file format, or a `legacyScheme` that is not legacy.
-    public init(key: CipherKey, scheme: Scheme? = nil, legacyScheme: Scheme? = nil)
-        throws(PNCryptError) {
-        try Self.checkFormats(scheme: scheme, legacyScheme: legacyScheme)
+    /// A stream decryptor with `key` that reads as `reading` says (`ReadPolicy`; `.headerlessAs(.acrh)`:
+    /// headerless data refused, as by a module with no legacy cryptor).
+    /// - Throws: `invalidValue` for `legacy33` (`.only` or `.headerlessAs`), which has no file format.
+    public init(key: CipherKey, reading: ReadPolicy = .rule) throws(PNCryptError) {
+        try Self.checkFormats(reading)
         self.key = key
-        expected = scheme
-        self.legacyScheme = legacyScheme
+        policy = reading
     }
 
-    private static func checkFormats(scheme: Scheme?, legacyScheme: Scheme?) throws(PNCryptError) {
-        try StreamEncryptor.checkFileFormat(scheme)
-        guard legacyScheme?.row.hasFileFormat ?? true else {
+    private static func checkFormats(_ policy: ReadPolicy) throws(PNCryptError) {
+        try StreamEncryptor.checkFileFormat(policy.scheme)
+        guard policy.legacyScheme?.row.hasFileFormat ?? true else {
             throw PNCryptError(.invalidValue, "the legacy scheme of a file is \(Scheme.fileFormatNames(or: "or"))"
                                + " (none)")
         }
@@ -134,18 +134,17 @@ public final class StreamDecryptor: ByteStreamStage {
     ///   - head: the file's first bytes (`headLength`, or the whole file when shorter): they hold its header or IV.
     ///   - tail: the file's last 32 bytes (or the whole file when shorter).
     ///   - length: the file's length.
-    ///   - scheme: as in `init(key:scheme:legacyScheme:)`.
-    ///   - legacyScheme: as in `init(key:scheme:legacyScheme:)`.
+    ///   - reading: as in `init(key:reading:)`.
     /// - Returns: the file format and whether the padding is valid.
     /// - Throws: the format errors `finish` would give (a header cut short, an unknown cryptor, no whole blocks).
-    package static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int, scheme: Scheme? = nil,
-                                    legacyScheme: Scheme? = nil) throws(PNCryptError)
+    package static func checkPadding(key: CipherKey, head: [UInt8], tail: [UInt8], length: Int,
+                                     reading policy: ReadPolicy = .rule) throws(PNCryptError)
         -> (scheme: Scheme, valid: Bool) {
-        try checkFormats(scheme: scheme, legacyScheme: legacyScheme)
+        try checkFormats(policy)
         // The format and where the ciphertext starts, from the head alone (and the file's length, for the
         // headerless rule).
         guard let (found, fileIV, start) = try Cryptor.streamStart(
-            of: head, final: true, scheme: scheme, legacyScheme: legacyScheme,
+            of: head, final: true, reading: policy,
             headerless: { block, offset in
                 StreamCipher.headerlessFileScheme(key: key, firstBlock: block,
                                                   blocks: (length - offset) / Cryptor.blockSize)
@@ -171,7 +170,8 @@ public final class StreamDecryptor: ByteStreamStage {
 
     /// Decrypts `input`, reading the IV or header first; the last block waits for `finish`.
     /// - Throws: `invalidValue` after `finish`.
-    public func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
+    public func update(_ input: UnsafeRawBufferPointer,
+                       _ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
         if let cipher {
             ciphertextCount += input.count
@@ -188,7 +188,7 @@ public final class StreamDecryptor: ByteStreamStage {
 
     /// Checks the padding and writes the last plaintext bytes; throws when the stream is cut short or corrupt.
     /// - Throws: `CryptoModule.decryptionFailed` for a wrong key or corrupt data; `invalidValue` when called twice.
-    public func finish(_ sink: ByteSink) throws(PNCryptError) {
+    public func finish(_ sink: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
         guard !finished else { throw PNCryptError(.invalidValue, "the stream decryptor has already finished") }
         finished = true
         if cipher == nil {
@@ -207,7 +207,7 @@ public final class StreamDecryptor: ByteStreamStage {
     private func readPrefix(final: Bool) throws(PNCryptError) -> Int? {
         let (key, head) = (self.key, self.head)
         guard let (found, ivRange, start) = try Cryptor.streamStart(
-            of: head, final: final, scheme: expected, legacyScheme: legacyScheme,
+            of: head, final: final, reading: policy,
             headerless: { block, offset in
                 StreamCipher.headerlessFileScheme(key: key, firstBlock: block,
                                                   blocks: final ? (head.count - offset) / Cryptor.blockSize : 2)

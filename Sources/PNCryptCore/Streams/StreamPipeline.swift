@@ -6,7 +6,7 @@ import PNCryptJSON
 ///
 /// ```swift
 /// let key = try CipherKey("enigma")
-/// let stages: [any ByteStreamStage] = [try GzipCompressor(), try StreamEncryptor(key: key, scheme: .acrh)]
+/// let stages: [any ByteStreamStage] = [try Compressor(), try StreamEncryptor(key: key, scheme: .acrh)]
 /// while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {   // Foundation's FileHandle
 ///     try output.write(contentsOf: stages.update(chunk))
 /// }

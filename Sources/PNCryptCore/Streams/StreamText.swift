@@ -49,7 +49,7 @@ package final class TextStreamEncryptor: ByteStreamStage {
 }
 
 /// Decrypts ciphertext of any length (Base64-decoded text, for instance by `Base64StreamDecoder` into a temporary
-/// file) in bounded memory, under the rules of `KeyRing.decrypt(_:scheme:legacyScheme:content:)` for text: the
+/// file) in bounded memory, under the rules of `KeyRing.decrypt(_:reading:content:)` for text: the
 /// plaintext is given only when exactly one (key, scheme) reading qualifies, with valid padding and valid UTF-8.
 ///
 /// Two steps, so that no plaintext is released before the verdict: `choose` runs every reading over the whole
@@ -59,7 +59,7 @@ package final class TextStreamEncryptor: ByteStreamStage {
 /// (`chunkSize`) and one cipher buffer of the same size per reading, whatever the length.
 ///
 /// ```swift
-/// let reader = StreamTextReader(ring: try KeyRing(["new-key", "old-key"]))
+/// let reader = TextStreamDecryptor(ring: try KeyRing(["new-key", "old-key"]))
 /// let choice = try reader.choose(ciphertext: readAt, length: length)   // throws unless exactly one qualifies
 /// try reader.write(choice, ciphertext: readAt) { plaintext in /* write it */ }
 /// ```
@@ -67,17 +67,15 @@ package final class TextStreamEncryptor: ByteStreamStage {
 /// nothing here does I/O of its own.
 /// ```swift
 /// ```
-package struct StreamTextReader: Sendable {
+package struct TextStreamDecryptor: Sendable {
     /// Fills the buffer with the ciphertext's bytes from the offset on, or throws (`io` when the source ends
     /// first).
     package typealias ReadAt = (UnsafeMutableRawBufferPointer, Int) throws(PNCryptError) -> Void
 
     /// The keys tried.
     package let ring: KeyRing
-    /// The scheme read, nil to read a `PNED` header when there is one, else `legacyScheme`.
-    package let scheme: Scheme?
-    /// How headerless data is read when `scheme` is nil; nil tries `legacy` and `legacy-random-iv` both.
-    package let legacyScheme: Scheme?
+    /// How the ciphertext is read (`ReadPolicy`).
+    package let reading: ReadPolicy
 
     /// How many bytes of ciphertext are read at a time.
     package static let chunkSize = 256 << 10
@@ -95,12 +93,11 @@ package struct StreamTextReader: Sendable {
     /// A reader with the keys of `ring`.
     /// - Parameters:
     ///   - ring: the keys to try.
-    ///   - scheme: the scheme to read; nil reads a `PNED` header when there is one, else `legacyScheme`.
-    ///   - legacyScheme: how headerless data is read when `scheme` is nil; nil tries both legacy readings.
-    package init(ring: KeyRing, scheme: Scheme? = nil, legacyScheme: Scheme? = nil) {
+    ///   - reading: how the ciphertext is read; `.rule` reads a `PNED` header when there is one, else both legacy
+    ///     readings.
+    package init(ring: KeyRing, reading: ReadPolicy = .rule) {
         self.ring = ring
-        self.scheme = scheme
-        self.legacyScheme = legacyScheme
+        self.reading = reading
     }
 
     /// Runs every (key, scheme) reading of the ciphertext `read` gives over all of it and returns the one that
@@ -117,8 +114,7 @@ package struct StreamTextReader: Sendable {
             try read(UnsafeMutableRawBufferPointer(start: out, count: headCount), 0)
             return headCount
         }
-        let readings = try Cryptor.readings(of: HeadView(head: head, count: length), scheme: scheme,
-                                            legacyScheme: legacyScheme)
+        let readings = try Cryptor.readings(of: HeadView(head: head, count: length), reading: reading)
         var candidates: [Candidate] = []
         // Both legacy readings: the headerless rule looks at the fixed-IV reading's first block and, for text
         // of at most `pairJSONLimit` bytes, whether each reading is one JSON text; both readings keep their
@@ -232,7 +228,7 @@ package struct StreamTextReader: Sendable {
                                            json: false)
             guard pair else { return verdict }
             kept.withUnsafeBytes { plaintext in
-                if reading.body.count <= StreamTextReader.pairJSONLimit { verdict.json = isMessageText(plaintext) }
+                if reading.body.count <= TextStreamDecryptor.pairJSONLimit { verdict.json = isMessageText(plaintext) }
                 if reading.scheme == Scheme.headerlessPair.fixed {
                     verdict.firstBlock = HeaderlessRule.classify(plaintext)
                 }
