@@ -74,7 +74,12 @@ package enum SmallASCII {
     /// meaningful when `isAvailable`); nil otherwise.
     @inline(__always)
     package static func read(_ string: String) -> (low: UInt64, high: UInt64, count: Int)? {
-        let words = unsafeBitCast(string, to: (UInt64, UInt64).self)
+        read(words: unsafeBitCast(string, to: (UInt64, UInt64).self))
+    }
+
+    /// `read(_:)` of the string whose two words are `words` (read from its memory without a retain).
+    @inline(__always)
+    package static func read(words: (UInt64, UInt64)) -> (low: UInt64, high: UInt64, count: Int)? {
         guard words.1 >> 60 == 0xE else { return nil }
         return (words.0, words.1 & 0x00FF_FFFF_FFFF_FFFF, Int(words.1 >> 56 & 0x0F))
     }
