@@ -67,7 +67,13 @@ package enum SmallASCII {
     /// `readable` bytes (at least `count`) may be read.
     @inline(__always)
     package static func make(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
-        unsafeBitCast(words(bytes, count: count, readable: readable), to: String.self)
+        // The words are stored over an empty string (immortal, so nothing is leaked) rather than bit-cast: a
+        // bit-cast value is copied out, a retain call per string (a no-op on a small string, but a call).
+        var string = ""
+        withUnsafeMutableBytes(of: &string) {
+            $0.storeBytes(of: words(bytes, count: count, readable: readable), as: (UInt64, UInt64).self)
+        }
+        return string
     }
 
     /// The bytes of `string` as two words (memory order) and its length, when it is a small ASCII string (only
