@@ -153,10 +153,10 @@ package struct JSONWriter: ~Copyable {
             append("null")
         case .bool(let flag):
             append(flag ? "true" : "false")
-        case .number(let number):
-            write(number)
-        case .string(let string):
-            write(string)
+        case .number:
+            writeNumber(at: value)
+        case .string:
+            writeString(at: value)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             elements.withUnsafeBufferPointer { elements in
@@ -190,6 +190,52 @@ package struct JSONWriter: ~Copyable {
         }
     }
 
+    // Leaves. A payload bound in the walk's `switch` is copied (a retain, and a release at the end) whenever what
+    // uses it makes a call that could release memory; the helpers below only look at it, so the compiler reads
+    // it in place, and only a string or number that needs such a call (escapes, non-ASCII, long, number text) is
+    // copied, in the out-of-line functions.
+
+    @inline(__always)
+    private mutating func writeString(at value: UnsafePointer<JSONValue>) {
+        if smallStrings, let words = Self.stringWords(value), writeSmallASCII(words) { return }
+        writeStringCopy(at: value)
+    }
+
+    /// The two words of the string at `value` (nil if it is not a string).
+    @inline(__always)
+    private static func stringWords(_ value: UnsafePointer<JSONValue>) -> (UInt64, UInt64)? {
+        guard case .string(let string) = value.pointee else { return nil }
+        return unsafeBitCast(string, to: (UInt64, UInt64).self)
+    }
+
+    @inline(never)
+    private mutating func writeStringCopy(at value: UnsafePointer<JSONValue>) {
+        guard case .string(let string) = value.pointee else { return }
+        write(string)
+    }
+
+    @inline(__always)
+    private mutating func writeNumber(at value: UnsafePointer<JSONValue>) {
+        if let int = Self.intValue(value) {
+            write(int: int)
+        } else {
+            writeNumberCopy(at: value)
+        }
+    }
+
+    /// The integer at `value` when it is a number stored as one (nil otherwise).
+    @inline(__always)
+    private static func intValue(_ value: UnsafePointer<JSONValue>) -> Int64? {
+        guard case .number(let number) = value.pointee, case .int(let int) = number.storage else { return nil }
+        return int
+    }
+
+    @inline(never)
+    private mutating func writeNumberCopy(at value: UnsafePointer<JSONValue>) {
+        guard case .number(let number) = value.pointee else { return }
+        write(number)
+    }
+
     @inline(__always)
     private mutating func separator() {
         output.append(UInt8(ascii: ","))
@@ -204,43 +250,47 @@ package struct JSONWriter: ~Copyable {
     private mutating func write(_ number: borrowing JSONNumber) {
         switch number.storage {
         case .int(let value):
-            // At most 20 bytes ("-" and 19 digits): count the digits, then write them from the last one back, two
-            // at a time.
-            output.append(maximum: 20) { out in
-                var magnitude = value.magnitude
-                var length = 1
-                var rest = magnitude
-                if rest >= 10_000_000_000_000_000 { length += 16; rest /= 10_000_000_000_000_000 }
-                if rest >= 100_000_000 { length += 8; rest /= 100_000_000 }
-                if rest >= 10_000 { length += 4; rest /= 10_000 }
-                if rest >= 100 { length += 2; rest /= 100 }
-                if rest >= 10 { length += 1 }
-                var start = 0
-                if value < 0 {
-                    out[0] = UInt8(ascii: "-")
-                    start = 1
-                }
-                let pairs = JSONWriter.digitPairs.utf8Start
-                var index = start + length
-                while magnitude >= 100 {
-                    let pair = Int(magnitude % 100) << 1
-                    magnitude /= 100
-                    index -= 2
-                    out[index] = pairs[pair]
-                    out[index + 1] = pairs[pair + 1]
-                }
-                if magnitude >= 10 {
-                    let pair = Int(magnitude) << 1
-                    out[index - 2] = pairs[pair]
-                    out[index - 1] = pairs[pair + 1]
-                } else {
-                    out[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
-                }
-                return start + length
-            }
+            write(int: value)
         case .text(let text):
             var text = text
             text.withUTF8 { output.append($0) }
+        }
+    }
+
+    private mutating func write(int value: Int64) {
+        // At most 20 bytes ("-" and 19 digits): count the digits, then write them from the last one back, two
+        // at a time.
+        output.append(maximum: 20) { out in
+            var magnitude = value.magnitude
+            var length = 1
+            var rest = magnitude
+            if rest >= 10_000_000_000_000_000 { length += 16; rest /= 10_000_000_000_000_000 }
+            if rest >= 100_000_000 { length += 8; rest /= 100_000_000 }
+            if rest >= 10_000 { length += 4; rest /= 10_000 }
+            if rest >= 100 { length += 2; rest /= 100 }
+            if rest >= 10 { length += 1 }
+            var start = 0
+            if value < 0 {
+                out[0] = UInt8(ascii: "-")
+                start = 1
+            }
+            let pairs = JSONWriter.digitPairs.utf8Start
+            var index = start + length
+            while magnitude >= 100 {
+                let pair = Int(magnitude % 100) << 1
+                magnitude /= 100
+                index -= 2
+                out[index] = pairs[pair]
+                out[index + 1] = pairs[pair + 1]
+            }
+            if magnitude >= 10 {
+                let pair = Int(magnitude) << 1
+                out[index - 2] = pairs[pair]
+                out[index - 1] = pairs[pair + 1]
+            } else {
+                out[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+            }
+            return start + length
         }
     }
 
