@@ -15,6 +15,15 @@ import PNCryptBase
         }
     }
 
+    @Test("isCharacter accepts exactly the alphabet and '=' among all 256 byte values")
+    func isCharacterEveryByte() {
+        let accepted = Set(Base64.alphabet + [UInt8(ascii: "=")])
+        for byte in UInt8.min...UInt8.max {
+            #expect(Base64.isCharacter(byte) == accepted.contains(byte), "\(byte)")
+            #expect(Base64.isCharacter(byte) == (Base64.decodeTable[Int(byte)] < 64 || byte == UInt8(ascii: "=")))
+        }
+    }
+
     @Test("round-trips every byte value and every length up to 100")
     func roundTrip() throws {
         let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }

@@ -61,6 +61,51 @@ struct JSONFastPathTests {
         }
     }
 
+    /// The JSON text of `value` in `style`, written by the test from the rules (members in order, duplicates
+    /// kept), for the writer's walk over containers.
+    static func referenceText(_ value: JSONValue, _ style: JSONStyle) -> String {
+        let comma = style == .python ? ", " : ","
+        let colon = style == .python ? ": " : ":"
+        switch value {
+        case .null: return "null"
+        case .bool(let flag): return flag ? "true" : "false"
+        case .number(let number): return number.literal
+        case .string(let string): return reference(string, style)
+        case .array(let elements):
+            return "[" + elements.map { referenceText($0, style) }.joined(separator: comma) + "]"
+        case .object(let object):
+            return "{" + object.map { reference($0.key, style) + colon + referenceText($0.value, style) }
+                .joined(separator: comma) + "}"
+        }
+    }
+
+    @Test("JSON writer writes object keys of every kind (read in place or copied) and nested containers",
+          arguments: JSONStyle.exactStyles)
+    func writerObjectWalk(_ style: JSONStyle) throws {
+        // Keys around the small-string limit (15 bytes), keys that need escapes (so not written from their
+        // words), non-ASCII and empty keys; each with a value of every kind, nested, and a duplicate key.
+        var keys = [""]
+        for length in [1, 7, 8, 9, 14, 15, 16, 17, 31] { keys.append(String(repeating: "k", count: length)) }
+        for special in Self.specials {
+            keys += [special, "ab" + special, String(repeating: "m", count: 13) + special,
+                     String(repeating: "n", count: 15) + special]
+        }
+        let leaves: [JSONValue] = [nil, true, false, 0, -17, 13_406_746_729_185_766,
+                                   .number(JSONNumber(literal: "1.50")!), "", "short",
+                                   "a string longer than fifteen bytes", "é\"\n"]
+        for (index, key) in keys.enumerated() {
+            let leaf = leaves[index % leaves.count]
+            let inner = JSONValue.object(JSONObject([(key, leaf), ("x", .array([leaf, [], [:], [leaf]]))]))
+            let value = JSONValue.object(JSONObject([(key, leaf), (key, inner), ("list", .array([inner, leaf])),
+                                                     ("e", .object(JSONObject())), (key, .array([]))]))
+            let written = value.serializedString(style: style)
+            #expect(written == Self.referenceText(value, style), "\(style) \(key.debugDescription)")
+            #expect(try JSONValue(parsing: written) == value)
+            // The value itself is unchanged by being written (the walk reads it in place).
+            #expect(value.serializedString(style: style) == written)
+        }
+    }
+
     @Test("JSON writer writes every integer length exactly, at each power of ten and around it")
     func integerLengths() {
         var values: [Int64] = [0, 1, -1, Int64.max, Int64.min, Int64.min + 1]

@@ -28,7 +28,8 @@ struct InlineStack<Element>: ~Copyable {
     }
 
     deinit {
-        base.deinitialize(count: count)
+        // A finished parse leaves its stacks empty: no runtime call to destroy nothing.
+        if count > 0 { base.deinitialize(count: count) }
         if onHeap { base.deallocate() }
     }
 

@@ -67,14 +67,25 @@ package enum SmallASCII {
     /// `readable` bytes (at least `count`) may be read.
     @inline(__always)
     package static func make(_ bytes: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
-        unsafeBitCast(words(bytes, count: count, readable: readable), to: String.self)
+        // The words are stored over an empty string (immortal, so nothing is leaked) rather than bit-cast: a
+        // bit-cast value is copied out, a retain call per string (a no-op on a small string, but a call).
+        var string = ""
+        withUnsafeMutableBytes(of: &string) {
+            $0.storeBytes(of: words(bytes, count: count, readable: readable), as: (UInt64, UInt64).self)
+        }
+        return string
     }
 
     /// The bytes of `string` as two words (memory order) and its length, when it is a small ASCII string (only
     /// meaningful when `isAvailable`); nil otherwise.
     @inline(__always)
     package static func read(_ string: String) -> (low: UInt64, high: UInt64, count: Int)? {
-        let words = unsafeBitCast(string, to: (UInt64, UInt64).self)
+        read(words: unsafeBitCast(string, to: (UInt64, UInt64).self))
+    }
+
+    /// `read(_:)` of the string whose two words are `words` (read from its memory without a retain).
+    @inline(__always)
+    package static func read(words: (UInt64, UInt64)) -> (low: UInt64, high: UInt64, count: Int)? {
         guard words.1 >> 60 == 0xE else { return nil }
         return (words.0, words.1 & 0x00FF_FFFF_FFFF_FFFF, Int(words.1 >> 56 & 0x0F))
     }

@@ -216,12 +216,17 @@ package struct JSONParser: ~Copyable {
         }
     }
 
-    /// Throws `.jsonTooDeep` if opening one more container would exceed `maxDepth`.
-    private func checkDepth() throws(PNCryptError) {
-        if frames.count >= maxDepth {
-            throw PNCryptError(
-                .jsonTooDeep, "JSON nested deeper than \(maxDepth) levels at offset \(position)", offset: position)
-        }
+    /// Throws `.jsonTooDeep` if opening one more container would exceed `maxDepth`. Mutating, though it changes
+    /// nothing: a non-mutating method borrows the noncopyable parser through a copy of the whole struct, one per
+    /// container opened. The error is made out of line.
+    @inline(__always)
+    private mutating func checkDepth() throws(PNCryptError) {
+        if frames.count >= maxDepth { throw depthError() }
+    }
+
+    @inline(never)
+    private func depthError() -> PNCryptError {
+        PNCryptError(.jsonTooDeep, "JSON nested deeper than \(maxDepth) levels at offset \(position)", offset: position)
     }
 
     /// Reads `"key"` and the `:` after it, leaving `position` at the member's value, and pushes the key.

@@ -140,38 +140,100 @@ package struct JSONWriter: ~Copyable {
             writeSDK(copy value, style: sdkStyle, top: true)
             return
         }
-        switch value {
+        withUnsafePointer(to: value) { write(at: $0) }
+    }
+
+    /// The walk, over pointers into the containers' storage: an element passed as a value is loaded from that
+    /// storage as a copy (a retain and a release per element, since the compiler cannot prove that nothing writes
+    /// the storage during the call); read through its pointer, only containers are retained, once each, and
+    /// strings and keys are read in place.
+    private mutating func write(at value: UnsafePointer<JSONValue>) {
+        switch value.pointee {
         case .null:
             append("null")
         case .bool(let flag):
             append(flag ? "true" : "false")
-        case .number(let number):
-            write(number)
-        case .string(let string):
-            write(string)
+        case .number:
+            writeNumber(at: value)
+        case .string:
+            writeString(at: value)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
-            // Elements borrowed in place (no retain and release of each one).
             elements.withUnsafeBufferPointer { elements in
-                for index in elements.indices {
+                guard let first = elements.baseAddress else { return }
+                for index in 0..<elements.count {
                     if index > 0 { separator() }
-                    write(elements[index])
+                    write(at: first + index)
                 }
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
             object.members.withUnsafeBufferPointer { members in
-                for index in members.indices {
+                guard let first = members.baseAddress else { return }
+                let keyOffset = MemoryLayout<JSONObject.Member>.offset(of: \.key)!
+                let valueOffset = MemoryLayout<JSONObject.Member>.offset(of: \.value)!
+                for index in 0..<members.count {
                     if index > 0 { separator() }
-                    write(members[index].key)
+                    // A short ASCII key (most keys) straight from the member's memory; any other through a copy.
+                    let member = UnsafeRawPointer(first + index)
+                    if !(smallStrings && writeSmallASCII(member.load(fromByteOffset: keyOffset,
+                                                                     as: (UInt64, UInt64).self))) {
+                        write(members[index].key)
+                    }
                     output.append(UInt8(ascii: ":"))
                     if spaced { output.append(UInt8(ascii: " ")) }
-                    write(members[index].value)
+                    write(at: (member + valueOffset).assumingMemoryBound(to: JSONValue.self))
                 }
             }
             output.append(UInt8(ascii: "}"))
         }
+    }
+
+    // Leaves. A payload bound in the walk's `switch` is copied (a retain, and a release at the end) whenever what
+    // uses it makes a call that could release memory; the helpers below only look at it, so the compiler reads
+    // it in place, and only a string or number that needs such a call (escapes, non-ASCII, long, number text) is
+    // copied, in the out-of-line functions.
+
+    @inline(__always)
+    private mutating func writeString(at value: UnsafePointer<JSONValue>) {
+        if smallStrings, let words = Self.stringWords(value), writeSmallASCII(words) { return }
+        writeStringCopy(at: value)
+    }
+
+    /// The two words of the string at `value` (nil if it is not a string).
+    @inline(__always)
+    private static func stringWords(_ value: UnsafePointer<JSONValue>) -> (UInt64, UInt64)? {
+        guard case .string(let string) = value.pointee else { return nil }
+        return unsafeBitCast(string, to: (UInt64, UInt64).self)
+    }
+
+    @inline(never)
+    private mutating func writeStringCopy(at value: UnsafePointer<JSONValue>) {
+        guard case .string(let string) = value.pointee else { return }
+        write(string)
+    }
+
+    @inline(__always)
+    private mutating func writeNumber(at value: UnsafePointer<JSONValue>) {
+        if let int = Self.intValue(value) {
+            write(int: int)
+        } else {
+            writeNumberCopy(at: value)
+        }
+    }
+
+    /// The integer at `value` when it is a number stored as one (nil otherwise).
+    @inline(__always)
+    private static func intValue(_ value: UnsafePointer<JSONValue>) -> Int64? {
+        guard case .number(let number) = value.pointee, case .int(let int) = number.storage else { return nil }
+        return int
+    }
+
+    @inline(never)
+    private mutating func writeNumberCopy(at value: UnsafePointer<JSONValue>) {
+        guard case .number(let number) = value.pointee else { return }
+        write(number)
     }
 
     @inline(__always)
@@ -188,68 +250,80 @@ package struct JSONWriter: ~Copyable {
     private mutating func write(_ number: borrowing JSONNumber) {
         switch number.storage {
         case .int(let value):
-            // At most 20 bytes ("-" and 19 digits): count the digits, then write them from the last one back, two
-            // at a time.
-            output.append(maximum: 20) { out in
-                var magnitude = value.magnitude
-                var length = 1
-                var rest = magnitude
-                if rest >= 10_000_000_000_000_000 { length += 16; rest /= 10_000_000_000_000_000 }
-                if rest >= 100_000_000 { length += 8; rest /= 100_000_000 }
-                if rest >= 10_000 { length += 4; rest /= 10_000 }
-                if rest >= 100 { length += 2; rest /= 100 }
-                if rest >= 10 { length += 1 }
-                var start = 0
-                if value < 0 {
-                    out[0] = UInt8(ascii: "-")
-                    start = 1
-                }
-                let pairs = JSONWriter.digitPairs.utf8Start
-                var index = start + length
-                while magnitude >= 100 {
-                    let pair = Int(magnitude % 100) << 1
-                    magnitude /= 100
-                    index -= 2
-                    out[index] = pairs[pair]
-                    out[index + 1] = pairs[pair + 1]
-                }
-                if magnitude >= 10 {
-                    let pair = Int(magnitude) << 1
-                    out[index - 2] = pairs[pair]
-                    out[index - 1] = pairs[pair + 1]
-                } else {
-                    out[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
-                }
-                return start + length
-            }
+            write(int: value)
         case .text(let text):
             var text = text
             text.withUTF8 { output.append($0) }
         }
     }
 
+    private mutating func write(int value: Int64) {
+        // At most 20 bytes ("-" and 19 digits): count the digits, then write them from the last one back, two
+        // at a time.
+        output.append(maximum: 20) { out in
+            var magnitude = value.magnitude
+            var length = 1
+            var rest = magnitude
+            if rest >= 10_000_000_000_000_000 { length += 16; rest /= 10_000_000_000_000_000 }
+            if rest >= 100_000_000 { length += 8; rest /= 100_000_000 }
+            if rest >= 10_000 { length += 4; rest /= 10_000 }
+            if rest >= 100 { length += 2; rest /= 100 }
+            if rest >= 10 { length += 1 }
+            var start = 0
+            if value < 0 {
+                out[0] = UInt8(ascii: "-")
+                start = 1
+            }
+            let pairs = JSONWriter.digitPairs.utf8Start
+            var index = start + length
+            while magnitude >= 100 {
+                let pair = Int(magnitude % 100) << 1
+                magnitude /= 100
+                index -= 2
+                out[index] = pairs[pair]
+                out[index + 1] = pairs[pair + 1]
+            }
+            if magnitude >= 10 {
+                let pair = Int(magnitude) << 1
+                out[index - 2] = pairs[pair]
+                out[index - 1] = pairs[pair + 1]
+            } else {
+                out[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+            }
+            return start + length
+        }
+    }
+
     private mutating func write(_ string: borrowing String) {
         // Short ASCII strings (most keys and many values) straight from the String's own words.
-        if smallStrings, let small = SmallASCII.read(string) {
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let count = small.count
-            // Bytes past the count are zero (control characters to the scan): only the first `count` count.
-            let lowValid: UInt64 = count >= 8 ? ~0 : (1 << (count << 3)) &- 1
-            let highValid: UInt64 = count <= 8 ? 0 : (1 << ((count - 8) << 3)) &- 1
-            let special = asciiSpecialBytes(small.low) & lowValid | asciiSpecialBytes(small.high) & highValid
-            if special & (ones &* 0x80) == 0 {
-                output.append(maximum: 18) { out in
-                    out[0] = UInt8(ascii: "\"")
-                    UnsafeMutableRawPointer(out + 1).storeBytes(of: small.low.littleEndian, as: UInt64.self)
-                    UnsafeMutableRawPointer(out + 9).storeBytes(of: small.high.littleEndian, as: UInt64.self)
-                    out[count + 1] = UInt8(ascii: "\"")
-                    return count + 2
-                }
-                return
-            }
-        }
+        if smallStrings && writeSmallASCII(unsafeBitCast(string, to: (UInt64, UInt64).self)) { return }
+        // A native string's UTF-8 in place (borrowed: no copy, so the walk retains no string); `withUTF8` needs a
+        // mutable copy, which only a string without contiguous UTF-8 (bridged, on Apple platforms) takes.
+        if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0) }) != nil { return }
         var string = copy string
         string.withUTF8 { writeEscaped($0) }
+    }
+
+    /// Writes the string whose two words are `words` when it is a small ASCII string that needs no escape (only
+    /// when `smallStrings`); false, with nothing written, otherwise.
+    @inline(__always)
+    private mutating func writeSmallASCII(_ words: (UInt64, UInt64)) -> Bool {
+        guard let small = SmallASCII.read(words: words) else { return false }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let count = small.count
+        // Bytes past the count are zero (control characters to the scan): only the first `count` count.
+        let lowValid: UInt64 = count >= 8 ? ~0 : (1 << (count << 3)) &- 1
+        let highValid: UInt64 = count <= 8 ? 0 : (1 << ((count - 8) << 3)) &- 1
+        let special = asciiSpecialBytes(small.low) & lowValid | asciiSpecialBytes(small.high) & highValid
+        guard special & (ones &* 0x80) == 0 else { return false }
+        output.append(maximum: 18) { out in
+            out[0] = UInt8(ascii: "\"")
+            UnsafeMutableRawPointer(out + 1).storeBytes(of: small.low.littleEndian, as: UInt64.self)
+            UnsafeMutableRawPointer(out + 9).storeBytes(of: small.high.littleEndian, as: UInt64.self)
+            out[count + 1] = UInt8(ascii: "\"")
+            return count + 2
+        }
+        return true
     }
 
     /// Whether `byte` is written other than as itself in this style.
