@@ -34,9 +34,9 @@ private func text(count: Int) -> [UInt8] {
 private let ivHex = "30313233343536373839303132333435"
 
 @Suite(.tags(.cli)) struct CLITextStreamTests {
-    @Test("256 MiB of text encrypted and decrypted under 96 MiB peak RSS (skipped under AddressSanitizer)",
+    @Test("256 MiB of text encrypted and decrypted under 96 MiB peak RSS (skipped under a sanitizer)",
           .tags(.stress), .notInQuickRun,
-          .enabled(if: !runningUnderAddressSanitizer, "ASan's shadow memory and quarantine are not the program's"))
+          .enabled(if: !runningUnderSanitizer, "a sanitizer's shadow memory is not the program's"))
     func boundedMemory() throws {
         try withTemporaryDirectory { dir in
             let plain = dir.appendingPathComponent("big.txt")
