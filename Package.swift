@@ -65,7 +65,7 @@ let package = Package(
         ),
         // The layers (ARCHITECTURE.md): each target imports only the ones below it, so the compiler rejects an
         // upward dependency. PNCryptBase, under everything: the error type, the one wipe function, byte and UTF-8
-        // helpers, plurals, EINTR-safe reads and writes; no dependencies.
+        // helpers, plurals, EINTR-safe reads and writes, the one lock (`Locked`); no dependencies.
         .target(name: "PNCryptBase"),
         // PNCryptJSON: JSON values, parser, writer; no crypto, no zlib.
         .target(name: "PNCryptJSON", dependencies: ["PNCryptBase"]),

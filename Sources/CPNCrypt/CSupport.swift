@@ -1,6 +1,7 @@
 // What the C entry points (CInterface.swift) share: the `pncrypt_error` record, error codes, buffers handed to
-// the caller, argument checks, and the POSIX file plumbing of the file functions. Every raw pointer of the C
-// layer lives in these two files. Nothing here knows a format: that is PNCrypt's.
+// the caller (and results written straight into them), argument checks, and the POSIX file plumbing of the file
+// functions. Every raw pointer of the C layer lives in these two files. Nothing here knows a format: that is
+// PNCrypt's.
 import CPNCryptHeader
 import PNCrypt
 import PNCryptFiles
@@ -238,6 +239,46 @@ enum CBuffer {
 
 /// The C library's `free` (the name is taken inside `CBuffer`).
 private func release(_ pointer: UnsafeMutableRawPointer) { free(pointer) }
+
+// MARK: Writing in place
+
+// Results written straight into the buffers the C caller gets, so that a call through C costs no intermediate array
+// or `String`, over the `package` API of the layers. Every pointer is the caller's, borrowed for one call; scratch
+// memory comes from `withScratch` or the stack and never escapes the call; scratch that held plaintext is wiped
+// before it is released.
+
+extension CryptoModule {
+    /// The length of the Base64 text `encrypt(_:)` makes of `count` bytes in this module's scheme (the C
+    /// library sizes its output buffers with it).
+    func base64Count(sealing count: Int) -> Int {
+        Base64.encodedCount(Cryptor.sealedLength(count, scheme: scheme))
+    }
+
+    /// `encrypt(_:)` into the caller's memory: writes the Base64 text of `input` sealed in this module's scheme at
+    /// `output`, which has room for `base64Count(sealing: input.count)` bytes, and returns that count.
+    func encryptBase64(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer)
+        throws(PNCryptError) -> Int {
+        let scheme = self.scheme
+        return try withScratch(Cryptor.sealedLength(input.count, scheme: scheme)) { (sealed) throws(PNCryptError) in
+            let n = try seal(input, scheme: scheme, iv: nil, into: sealed.baseAddress!)
+            Base64.encode(UnsafeRawBufferPointer(rebasing: sealed[0..<n]), into: output)
+            return Base64.encodedCount(n)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Writes this value's compact JSON text (as `serialized()`) into stack scratch and returns what `copy` makes
+    /// of it, without an intermediate array. With `secret` (plaintext), the scratch is wiped afterwards.
+    func serializedCompact(secret: Bool, _ copy: (UnsafeRawBufferPointer) -> UnsafeMutableRawPointer?)
+        -> UnsafeMutableRawPointer? {
+        withUnsafeTemporaryAllocation(byteCount: JSONWriter.stackBytes, alignment: 16) { scratch in
+            var writer = JSONWriter(style: .compact, output: ByteBuffer(startingIn: scratch, secret: secret))
+            writer.write(self)
+            return writer.output.withBytes(copy)
+        }
+    }
+}
 
 // MARK: Arguments
 

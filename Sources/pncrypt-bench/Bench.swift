@@ -301,7 +301,7 @@ struct Suite {
         return results
     }
 
-    /// What a failed item of a C batch costs against a good one (issue 25: no more than about 1.5x, so the ratio
+    /// What a failed item of a C batch costs against a good one (no more than about 1.5x, so the ratio
     /// failed / ok should stay above 0.67): `pncrypt_decrypt_many_text` over 1,000 messages, all under the module's
     /// key, or all under another key (each fails after every reading is checked; only the first failure's message
     /// is made). acrh (one reading) and headerless random-IV legacy data (two readings).
@@ -406,7 +406,7 @@ struct Suite {
         ]
     }
 
-    /// The time of the one decision procedure whichever check fails (issue 23): two keys on headerless text
+    /// The time of the one decision procedure whichever check fails: two keys on headerless text
     /// (`bulkBytes / 2`, 32 MiB by default; both legacy readings with each key), decrypted as text and as a
     /// message. Baseline: every reading fails on padding (made with a third key). Ours: one key's readings pass the
     /// padding and fail on UTF-8 (its last byte is not UTF-8), or, as a message, are UTF-8 and fail on JSON. The

@@ -16,7 +16,7 @@ struct RawControlOption: ParsableArguments {
 
 /// Decrypted text on its way to a terminal: every control character but newline and tab is shown as `\xNN` (its
 /// bytes in lowercase hex), so that a plaintext cannot move the cursor, clear the screen, retitle the window or
-/// send other commands to the terminal (finding 8 of issue 23). That covers C0 controls (ESC is `\x1b`), DEL
+/// send other commands to the terminal. That covers C0 controls (ESC is `\x1b`), DEL
 /// (`\x7f`), C1 controls in UTF-8 (U+009B is `\xc2\x9b`) and bytes that are not part of valid UTF-8 (a lone 0x9B is
 /// a control on 8-bit terminals). Everything else, non-ASCII text included, passes unchanged. Only for a terminal:
 /// pipes and files get the exact bytes, and `--raw-control` writes them raw to a terminal too.

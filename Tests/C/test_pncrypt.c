@@ -528,7 +528,7 @@ static void test_files(const char *dir) {
     CHECK(pncrypt_encrypt_file(m, empty, enc, &err) == PNCRYPT_E_EMPTY_PLAINTEXT, "empty acrh file: %d", err.code);
     CHECK(count_files(dir) == 3, "files left: %d", count_files(dir));
 
-    /* The files layer the CLI's -o uses (issue 23): a replaced file keeps its mode; a FIFO is refused; as root, a
+    /* The files layer the CLI's -o uses: a replaced file keeps its mode; a FIFO is refused; as root, a
        link another user planted in a sticky world-writable folder is not followed. */
     struct stat info;
     CHECK(chmod(enc, 0640) == 0, "chmod %s", enc);
@@ -562,7 +562,7 @@ static void test_files(const char *dir) {
 }
 
 /* A FIFO (or any stream) as the input of decrypt_file: the files layer's InputSource copies it into an unlinked
- * temporary first, as `pncrypt decrypt --binary -i FIFO` does (issue 24: one input path for the CLI and C). The key
+ * temporary first, as `pncrypt decrypt --binary -i FIFO` does (one input path for the CLI and C). The key
  * is chosen on the last blocks, so the input must be read more than once; before, the C library read a FIFO's
  * length as 0 and failed. */
 struct fifo_writer {
@@ -636,7 +636,7 @@ static void test_fifo_input(const char *dir) {
     unlink(src);
 }
 
-/* A file another thread appends to while pncrypt_decrypt_file streams it (issue 31, finding 1): the file is decided
+/* A file another thread appends to while pncrypt_decrypt_file streams it: the file is decided
  * and read as the snapshot taken when it was opened; the bytes appended are never read. */
 struct appender {
     const char *path;
@@ -906,7 +906,7 @@ static void test_threads(void) {
     pncrypt_module_free(m);
 }
 
-/* ---- Promises (issue 23): certain or nothing, keys as bytes; multi-key and rekey (issue 25) ------------------ */
+/* ---- Promises: certain or nothing, keys as bytes; multi-key and rekey ------------------------------------------ */
 
 /* Whether `n` bytes at `s` are valid UTF-8 (no overlongs, no surrogates, at most U+10FFFF). */
 static int valid_utf8(const uint8_t *s, size_t n) {
@@ -977,7 +977,7 @@ static char *message_base64(pncrypt_module *m, const char *json) {
     return b64;
 }
 
-/* Finding 1: random-IV messages made by the PubNub Python SDK (Vectors/python-sdk.json) with auto and an acrh
+/* Random-IV messages made by the PubNub Python SDK (Vectors/python-sdk.json) with auto and an acrh
  * module. As bytes both legacy readings have valid padding: ambiguous, never 16 garbage bytes and the rest. As
  * text, the plaintext, unless the fixed-IV reading (taken alone with an explicit scheme) is UTF-8 too: then
  * ambiguous. As a message, the message. */
@@ -1087,7 +1087,7 @@ static void test_wrong_keys(void) {
     }
 }
 
-/* Finding 2: a one-block headerless ciphertext from another key has one possible reading; as text it must still
+/* A one-block headerless ciphertext from another key has one possible reading; as text it must still
  * be UTF-8 to be delivered. 3,000 fixed blocks. */
 static void test_one_block_foreign(void) {
     pncrypt_module *m = NULL;
@@ -1138,7 +1138,7 @@ static void test_legacy33_auto(void) {
     pncrypt_module_free(m);
 }
 
-/* Issue 31, finding 2: a legacy33 message with no string leaf involved no key and no ciphertext: it is not
+/* A legacy33 message with no string leaf involved no key and no ciphertext: it is not
  * encrypted (PNCRYPT_E_NOT_ENCRYPTED), under every policy, and cannot be sent either. */
 static void test_legacy33_nothing_encrypted(void) {
     pncrypt_module *m = NULL;
@@ -1166,7 +1166,7 @@ static void test_legacy33_nothing_encrypted(void) {
     pncrypt_module_free(m);
 }
 
-/* Issue 31, finding 7b: a message whose plaintext is not JSON is not decrypted (the header said it was kept as a
+/* A message whose plaintext is not JSON is not decrypted (the header said it was kept as a
  * plain string): with a choice of readings only JSON qualifies, so the one-reading case must agree. legacy33
  * leaves are raw text, never parsed. */
 static void test_message_not_json(void) {

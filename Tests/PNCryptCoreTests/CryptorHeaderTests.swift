@@ -83,9 +83,7 @@ import PNCryptBase
         #expect(try CryptorHeader(metadata: iv).cryptorIDDescription == "ACRH")
         #expect(try CryptorHeader(cryptorID: [0, 0, 0, 0], metadata: []).cryptorIDDescription == "00000000")
     }
-}
 
-@Suite struct CryptorHeaderMisuseTests {
     @Test("a cryptor id that is not 4 bytes, or metadata over 65,535 bytes, throws instead of trapping")
     func misuse() {
         #expect(expectPNError { () throws(PNCryptError) in try CryptorHeader(cryptorID: [1, 2, 3], metadata: []) }?

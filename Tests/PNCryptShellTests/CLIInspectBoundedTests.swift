@@ -40,9 +40,9 @@ private func ciphertextFiles(blocks: Int, header: [UInt8]?, text: URL, binary: U
 }
 
 @Suite(.tags(.cli)) struct CLIInspectBoundedTests {
-    @Test("a 300 MB Base64 input inspected under 48 MiB peak RSS, as --binary says (skipped under AddressSanitizer)",
+    @Test("a 300 MB Base64 input inspected under 48 MiB peak RSS, as --binary says (skipped under a sanitizer)",
           .tags(.stress), .notInQuickRun,
-          .enabled(if: !runningUnderAddressSanitizer, "ASan's shadow memory and quarantine are not the program's"))
+          .enabled(if: !runningUnderSanitizer, "a sanitizer's shadow memory is not the program's"))
     func boundedMemory() throws {
         try withTemporaryDirectory { dir in
             let text = dir.appendingPathComponent("big.b64")

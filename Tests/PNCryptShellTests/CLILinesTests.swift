@@ -198,9 +198,9 @@ import PNCryptTestSupport
         return ((status >> 8) & 0xFF, peak, samples)
     }
 
-    @Test("a 100 MB input in bounded memory: peak RSS under 64 MiB with --jobs 4 (skipped under AddressSanitizer)",
+    @Test("a 100 MB input in bounded memory: peak RSS under 64 MiB with --jobs 4 (skipped under a sanitizer)",
           .tags(.stress), .notInQuickRun,
-          .enabled(if: !runningUnderAddressSanitizer, "ASan's shadow memory and quarantine are not the program's"))
+          .enabled(if: !runningUnderSanitizer, "a sanitizer's shadow memory is not the program's"))
     func boundedMemory() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

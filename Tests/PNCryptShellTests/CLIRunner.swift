@@ -96,3 +96,10 @@ enum CLI {
         return lstat(path, &info) == 0 ? info : nil
     }
 }
+
+/// A file of `count` deterministic bytes that are not text.
+func binaryFile(_ url: URL, count: Int) throws -> [UInt8] {
+    let bytes = (0..<count).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }
+    try Data(bytes).write(to: url)
+    return bytes
+}

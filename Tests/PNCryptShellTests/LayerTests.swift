@@ -312,8 +312,8 @@ import PNCryptBase
 
     /// OpenSSL's functions are called in the cipher core's OpenSSL.swift only, swift-crypto's in its SwiftCrypto.swift
     /// only (and both in the bench's baselines), the wiping primitives in the base's Wipe.swift only, EINTR is retried
-    /// in the base's SystemIO.swift only, and locks and condition variables are the core's `Locked` and the line
-    /// engine's.
+    /// in the base's SystemIO.swift only, locks, condition variables and threads are the base's `Locked.swift` only
+    /// (the one concurrency primitive), and continuations are the line engine's.
     @Test func openSSLAndWipingHaveOnePlace() throws {
         let openSSL = { (target: String, file: String) in
             (target == "PNCryptCore" && file == "OpenSSL.swift") || target == "pncrypt-bench"
@@ -322,6 +322,7 @@ import PNCryptBase
             (target == "PNCryptCore" && file == "SwiftCrypto.swift") || target == "pncrypt-bench"
                 || target == "PNCryptAppleCrypto"
         }
+        let locked = { (target: String, file: String) in target == "PNCryptBase" && file == "Locked.swift" }
         let rules: [(pattern: String, allowed: (String, String) -> Bool)] = [
             ("EVP_", openSSL),
             ("OPENSSL_", openSSL),
@@ -340,11 +341,13 @@ import PNCryptBase
                 (target == "PNCryptBase" && file == "SystemIO.swift")
                     || (target == "PNCryptFiles" && ["FileOutput.swift", "OutputFiles.swift"].contains(file))
             }),
-            ("pthread_mutex_", { target, file in
-                (target == "PNCryptCore" && file == "Locked.swift")
-                    || (target == "PNCrypt" && file == "LineEngine.swift")
-            }),
-            ("pthread_cond_", { target, file in target == "PNCrypt" && file == "LineEngine.swift" }),
+            // The one concurrency primitive: locks, condition variables and threads.
+            ("pthread_mutex_", locked),
+            ("pthread_cond_", locked),
+            ("pthread_create", locked),
+            ("pthread_join", locked),
+            ("Mutex<", locked),
+            ("Mutex(", locked),
             ("Continuation<", { target, file in target == "PNCrypt" && file == "LineEngine.swift" }),
         ]
         for (name, files) in try Self.sources() {

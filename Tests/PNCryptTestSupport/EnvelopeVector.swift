@@ -27,6 +27,12 @@ package struct EnvelopeVector: CustomTestStringConvertible, Sendable {
     package static let recorded: [EnvelopeVector] = load(Package.vectors.appendingPathComponent(
         "envelopes/recorded.json"))
 
+    /// The recorded v3 vectors, and their encrypted bodies as one NDJSON archive.
+    package static var recordedArchive: (vectors: [EnvelopeVector], text: [UInt8]) {
+        let vectors = recorded.filter { $0.format == "v3" }
+        return (vectors, Array((vectors.map(\.encrypted).joined(separator: "\n") + "\n").utf8))
+    }
+
     /// The vectors of a file in the format of Vectors/envelopes/envelopes.json (recorded.json has it too).
     package static func load(_ path: URL) -> [EnvelopeVector] {
         guard let data = try? Data(contentsOf: path), case .object(let root)? = try? JSONValue(parsing: Array(data)),

@@ -1,8 +1,9 @@
 // The machinery of `MessageStream`: lines cut into batches, batches handled by worker threads, results handed
-// back in input order. Every pthread call and every raw byte scan (memchr) of line mode lives in this file.
+// back in input order. Every raw byte scan (memchr) of line mode lives in this file; the lock, its conditions and
+// the threads are the base's `Locked` and `WorkerThread`.
 //
-// Ownership: `LineEngine` owns its mutex, condition variables and threads; `close()` (or `deinit`) stops and joins
-// the threads before they are freed. A batch's arrays belong to whoever holds the batch: the driver until it is
+// Ownership: `LineEngine` owns its lock, conditions and threads; each thread holds the engine until it ends, and
+// `close()` stops and joins them. A batch's arrays belong to whoever holds the batch: the driver until it is
 // queued, one worker while it is handled, the driver again once it is done.
 
 import PNCryptBase
@@ -299,30 +300,58 @@ struct LineSplitter {
 
 /// Batches handled on worker threads and by the caller while it waits (or inline, with no workers), and handed
 /// back in order.
-final class LineEngine: @unchecked Sendable {
-    // @unchecked: every mutable field is read and written only with `mutex` held; `work` is immutable.
+final class LineEngine: Sendable {
     let work: LineWork
     let threaded: Bool
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let workReady: UnsafeMutablePointer<pthread_cond_t>
-    private let resultReady: UnsafeMutablePointer<pthread_cond_t>
-    private var queue: [LineBatch] = []
-    private var queueHead = 0
-    private var done: [Int: LineBatch] = [:]
-    private var submitted = 0
-    private var emitted = 0
-    private var closing = false
-    private var threads: [pthread_t] = []
-    private var waiter: UnsafeContinuation<Void, Never>?
-    /// Buffers of handled batches, kept for new ones (at most `maxSpares` (4 per worker and 8), none larger than
-    /// `maxSpareCapacity`):
-    /// ~100 KiB buffers allocated on one thread and freed on another cost 12-18% more CPU per message.
-    private var spares: [[UInt8]] = []
+    /// Everything that changes, under one lock; `workReady` wakes workers, `resultReady` a thread in `helpOrWait`.
+    private let state: Locked<State>
+    private let workReady: Locked<State>.Condition
+    private let resultReady: Locked<State>.Condition
     private let maxSpares: Int
     private let maxSpareCapacity: Int
-    /// Input bytes of batches submitted and not yet taken back, and the most there ever were.
-    private(set) var bytesInFlight = 0
-    private(set) var peakBytesInFlight = 0
+
+    private struct State {
+        var queue: [LineBatch] = []
+        var queueHead = 0
+        var done: [Int: LineBatch] = [:]
+        var submitted = 0
+        var emitted = 0
+        var closing = false
+        var threads: [WorkerThread] = []
+        var waiter: UnsafeContinuation<Void, Never>?
+        /// Buffers of handled batches, kept for new ones (at most `maxSpares` (4 per worker and 8), none larger
+        /// than `maxSpareCapacity`): ~100 KiB buffers allocated on one thread and freed on another cost 12-18%
+        /// more CPU per message.
+        var spares: [[UInt8]] = []
+        /// Input bytes of batches submitted and not yet taken back, and the most there ever were.
+        var bytesInFlight = 0
+        var peakBytesInFlight = 0
+
+        var hasQueued: Bool { queueHead < queue.count }
+
+        /// Whether a wait for the next batch is over: it is done, nothing is in flight, or the engine is closed
+        /// (no batch will be done any more).
+        var isReady: Bool { done[emitted] != nil || emitted >= submitted || closing }
+
+        /// The oldest queued batch, taken off the queue.
+        mutating func popQueued() -> LineBatch? {
+            guard queueHead < queue.count else { return nil }
+            let batch = queue[queueHead]
+            queue[queueHead].input = []
+            queueHead += 1
+            if queueHead == queue.count || queueHead > 64 {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            return batch
+        }
+
+        /// The suspended waiter, if any, no longer stored (resume it outside the lock).
+        mutating func takeWaiter() -> UnsafeContinuation<Void, Never>? {
+            defer { waiter = nil }
+            return waiter
+        }
+    }
 
     /// An engine with `workers` threads (0: every batch is handled inline by `submit`).
     init(work: LineWork, workers: Int, batchBytes: Int, maxBatches: Int) throws(PNCryptError) {
@@ -330,74 +359,52 @@ final class LineEngine: @unchecked Sendable {
         maxSpares = min(2 * maxBatches + 2, 4 * workers + 8)
         maxSpareCapacity = 4 * batchBytes + 8192
         threaded = workers > 0
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        workReady = .allocate(capacity: 1)
-        workReady.initialize(to: pthread_cond_t())
-        pthread_cond_init(workReady, nil)
-        resultReady = .allocate(capacity: 1)
-        resultReady.initialize(to: pthread_cond_t())
-        pthread_cond_init(resultReady, nil)
-        guard threaded else { return }
+        let state = Locked(State())
+        self.state = state
+        workReady = state.makeCondition()
+        resultReady = state.makeCondition()
         for _ in 0..<workers {
-            let context = Unmanaged.passRetained(self).toOpaque()
-            var thread = pthread_t()
-            let started = pthread_create(&thread, nil, { context in
-                let engine = Unmanaged<LineEngine>.fromOpaque(context!).takeRetainedValue()
-                engine.workerLoop(engine.work.withOwnKeys())
-                return nil
-            }, context)
-            guard started == 0 else {
-                Unmanaged<LineEngine>.fromOpaque(context).release()
+            do throws(PNCryptError) {
+                let thread = try WorkerThread { [self] in workerLoop(work.withOwnKeys()) }
+                state.withLock { $0.threads.append(thread) }
+            } catch {
                 close()
-                throw PNCryptError(.io, "cannot start a worker thread (error \(started))")
+                throw error
             }
-            threads.append(thread)
         }
     }
 
-    deinit {
-        pthread_cond_destroy(workReady)
-        pthread_cond_destroy(resultReady)
-        pthread_mutex_destroy(mutex)
-        workReady.deallocate()
-        resultReady.deallocate()
-        mutex.deallocate()
-    }
+    /// Input bytes of batches submitted and not yet taken back.
+    var bytesInFlight: Int { state.withLock { $0.bytesInFlight } }
 
-    private func locked<R>(_ body: () -> R) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
-    }
+    /// The most input bytes there ever were in flight.
+    var peakBytesInFlight: Int { state.withLock { $0.peakBytesInFlight } }
 
     /// Batches submitted and not yet taken back, that may still be: after `close()`, only the batches already done
     /// (the queued ones were dropped, and no worker is left to finish another).
-    var batchesInFlight: Int { locked { closing ? done.count : submitted - emitted } }
+    var batchesInFlight: Int { state.withLock { $0.closing ? $0.done.count : $0.submitted - $0.emitted } }
 
     /// Queues `input` as the next batch (handled at once when not threaded).
     func submit(_ input: [UInt8]) {
-        pthread_mutex_lock(mutex)
-        var batch = LineBatch(sequence: submitted, input: input)
-        batch.output = spares.popLast() ?? []
-        submitted += 1
-        bytesInFlight += input.count
-        peakBytesInFlight = max(peakBytesInFlight, bytesInFlight)
-        guard threaded else {
-            pthread_mutex_unlock(mutex)
-            work.process(&batch)
-            locked { done[batch.sequence] = batch }
-            return
+        let inline: LineBatch? = state.withLock { state in
+            var batch = LineBatch(sequence: state.submitted, input: input)
+            batch.output = state.spares.popLast() ?? []
+            state.submitted += 1
+            state.bytesInFlight += input.count
+            state.peakBytesInFlight = max(state.peakBytesInFlight, state.bytesInFlight)
+            guard threaded else { return batch }
+            state.queue.append(batch)
+            workReady.signal()
+            return nil
         }
-        queue.append(batch)
-        pthread_cond_signal(workReady)
-        pthread_mutex_unlock(mutex)
+        guard var batch = inline else { return }
+        work.process(&batch)
+        state.withLock { $0.done[batch.sequence] = batch }
     }
 
     /// An empty buffer to fill (a recycled one when there is one).
     func spare() -> [UInt8] {
-        locked { spares.popLast() ?? [] }
+        state.withLock { $0.spares.popLast() ?? [] }
     }
 
     /// Takes `buffer` (wiped already when it held plaintext; left empty) for a later batch, unless it grew too
@@ -406,15 +413,18 @@ final class LineEngine: @unchecked Sendable {
         defer { buffer = [] }
         guard buffer.capacity <= maxSpareCapacity else { return }
         buffer.removeAll(keepingCapacity: true)
-        locked { if spares.count < maxSpares { spares.append(buffer) } }
+        let buffer = buffer
+        state.withLock { state in
+            if state.spares.count < maxSpares { state.spares.append(buffer) }
+        }
     }
 
     /// The next batch in order, when it is done.
     func takeReady() -> LineBatch? {
-        locked {
-            guard let batch = done.removeValue(forKey: emitted) else { return nil }
-            emitted += 1
-            bytesInFlight -= batch.input.count
+        state.withLock { state in
+            guard let batch = state.done.removeValue(forKey: state.emitted) else { return nil }
+            state.emitted += 1
+            state.bytesInFlight -= batch.input.count
             return batch
         }
     }
@@ -422,87 +432,58 @@ final class LineEngine: @unchecked Sendable {
     /// Returns once the next batch in order is done (or nothing is in flight, or the engine is closed). Until then
     /// the caller handles queued batches itself, and sleeps only when every queued batch is already being handled.
     func helpOrWait() {
-        pthread_mutex_lock(mutex)
-        while !isReady {
-            guard var batch = popQueued() else {
-                pthread_cond_wait(resultReady, mutex)
-                continue
+        while true {
+            let queued = state.withLock(waitingOn: resultReady, until: { $0.isReady || $0.hasQueued }) { state in
+                state.isReady ? nil : state.popQueued()
             }
-            pthread_mutex_unlock(mutex)
+            guard var batch = queued else { return }
             work.process(&batch)
-            pthread_mutex_lock(mutex)
-            done[batch.sequence] = batch
+            state.withLock { $0.done[batch.sequence] = batch }
         }
-        pthread_mutex_unlock(mutex)
     }
-
-    /// The oldest queued batch, taken off the queue (call with `mutex` held).
-    private func popQueued() -> LineBatch? {
-        guard queueHead < queue.count else { return nil }
-        let batch = queue[queueHead]
-        queue[queueHead].input = []
-        queueHead += 1
-        if queueHead == queue.count || queueHead > 64 {
-            queue.removeFirst(queueHead)
-            queueHead = 0
-        }
-        return batch
-    }
-
-    /// Whether a wait for the next batch is over: it is done, nothing is in flight, or the engine is closed (no
-    /// batch will be done any more). Call with `mutex` held.
-    private var isReady: Bool { done[emitted] != nil || emitted >= submitted || closing }
 
     /// As `helpOrWait()` without helping, suspending the task instead of blocking the thread.
     /// - Throws: `CancellationError` when the task is cancelled, at once, even while it waits.
     func waitReady() async throws {
         try await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                pthread_mutex_lock(mutex)
                 // Checked under the lock: a cancellation after this point finds the waiter stored and resumes it.
-                if isReady || Task.isCancelled {
-                    pthread_mutex_unlock(mutex)
-                    continuation.resume()
-                } else {
-                    waiter = continuation
-                    pthread_mutex_unlock(mutex)
+                let stored = state.withLock { state in
+                    if state.isReady || Task.isCancelled { return false }
+                    state.waiter = continuation
+                    return true
                 }
+                if !stored { continuation.resume() }
             }
             try Task.checkCancellation()
         } onCancel: {
-            takeWaiter()?.resume()
-        }
-    }
-
-    /// The suspended waiter, if any, no longer stored (resume it outside the lock).
-    private func takeWaiter() -> UnsafeContinuation<Void, Never>? {
-        locked {
-            defer { waiter = nil }
-            return waiter
+            state.withLock { $0.takeWaiter() }?.resume()
         }
     }
 
     /// Stops the workers and waits for them to end; queued batches are dropped (their plaintext wiped), and a task
     /// or thread waiting for a batch returns. Safe to call more than once.
     func close() {
-        pthread_mutex_lock(mutex)
-        closing = true
-        for index in queueHead..<queue.count where work.plaintextInput { wipe(&queue[index].input) }
-        queue.removeAll()
-        queueHead = 0
-        pthread_cond_broadcast(workReady)
-        pthread_cond_broadcast(resultReady)
-        let joining = threads
-        threads = []
-        pthread_mutex_unlock(mutex)
-        takeWaiter()?.resume()
-        for thread in joining { pthread_join(thread, nil) }
+        let (joining, waiter) = state.withLock { state in
+            state.closing = true
+            if work.plaintextInput {
+                for index in state.queueHead..<state.queue.count { wipe(&state.queue[index].input) }
+            }
+            state.queue.removeAll()
+            state.queueHead = 0
+            workReady.broadcast()
+            resultReady.broadcast()
+            defer { state.threads = [] }
+            return (state.threads, state.takeWaiter())
+        }
+        waiter?.resume()
+        for thread in joining { thread.join() }
         // Batches done after a dropped one can never be taken back in order: dropped too (plaintext wiped).
-        locked {
-            var next = emitted
-            while done[next] != nil { next += 1 }
-            for sequence in done.keys where sequence > next {
-                guard var batch = done.removeValue(forKey: sequence) else { continue }
+        state.withLock { state in
+            var next = state.emitted
+            while state.done[next] != nil { next += 1 }
+            for sequence in state.done.keys where sequence > next {
+                guard var batch = state.done.removeValue(forKey: sequence) else { continue }
                 if work.plaintextInput { wipe(&batch.input) }
                 if work.plaintextOutput { wipe(&batch.output) }
             }
@@ -510,28 +491,20 @@ final class LineEngine: @unchecked Sendable {
     }
 
     private func workerLoop(_ work: LineWork) {
-        pthread_mutex_lock(mutex)
         while true {
-            while queueHead == queue.count && !closing { pthread_cond_wait(workReady, mutex) }
-            if closing { break }
-            guard var batch = popQueued() else { continue }
-            pthread_mutex_unlock(mutex)
+            let queued = state.withLock(waitingOn: workReady, until: { $0.hasQueued || $0.closing }) { state in
+                state.closing ? nil : state.popQueued()
+            }
+            guard var batch = queued else { return }
             work.process(&batch)
-            pthread_mutex_lock(mutex)
-            let sequence = batch.sequence
-            done[sequence] = batch
-            var resume: UnsafeContinuation<Void, Never>?
-            if sequence == emitted {
-                pthread_cond_signal(resultReady)
-                resume = waiter
-                waiter = nil
+            let finished = batch
+            let resume = state.withLock { state -> UnsafeContinuation<Void, Never>? in
+                state.done[finished.sequence] = finished
+                guard finished.sequence == state.emitted else { return nil }
+                resultReady.signal()
+                return state.takeWaiter()
             }
-            if let resume {
-                pthread_mutex_unlock(mutex)
-                resume.resume()
-                pthread_mutex_lock(mutex)
-            }
+            resume?.resume()
         }
-        pthread_mutex_unlock(mutex)
     }
 }

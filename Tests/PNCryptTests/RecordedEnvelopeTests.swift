@@ -4,24 +4,9 @@ import PNCryptJSON
 @testable import PNCrypt
 import PNCryptTestSupport
 
-extension EnvelopeVector {
-    /// The recorded v3 vectors, one NDJSON archive.
-    static var recordedArchive: (vectors: [EnvelopeVector], text: [UInt8]) {
-        let vectors = recorded.filter { $0.format == "v3" }
-        return (vectors, Array((vectors.map(\.encrypted).joined(separator: "\n") + "\n").utf8))
-    }
-
-    /// The location fields of a status, as the vectors list them.
-    static func location(_ status: MessageStatus) -> JSONValue {
-        var object: JSONObject = [:]
-        if let index = status.index { object.append(.number(JSONNumber(index)), forKey: "index") }
-        if let channel = status.channel { object.append(.string(channel), forKey: "channel") }
-        if let timetoken = status.timetoken { object.append(timetoken, forKey: "timetoken") }
-        return .object(object)
-    }
-}
-
-@Suite(.tags(.cli)) struct RecordedEnvelopeTests {
+/// Bodies recorded from the network by PubNub SDKs (Vectors/envelopes/recorded.json), read by the messages layer
+/// (through the built binary: `CLIRecordedEnvelopeTests` of the shells).
+@Suite struct RecordedEnvelopeTests {
     /// A response with every encrypted field replaced by null: what rekeying must leave as it was.
     static func blanked(_ envelope: Envelope) -> [UInt8] {
         var copy = envelope
@@ -65,40 +50,16 @@ extension EnvelopeVector {
         }
     }
 
-    @Test("CLI: each recorded body back through the binary, one status line for the foreign message, exit 1",
-          arguments: EnvelopeVector.recorded)
-    func cli(_ v: EnvelopeVector) throws {
-        let run = try CLI.run(CLIEnvelopeTests.command(v.format) + ["--key", v.key, "--on-error", "passthrough"],
-                              stdin: Array(v.encrypted.utf8))
-        #expect(run.status == (v.failures.isEmpty ? 0 : 1))
-        #expect(run.text == v.decrypted + "\n")
-        #expect(CLIEnvelopeTests.statuses(run.stderr).count == v.failures.count)
-        #expect(CLIEnvelopeTests.locations(run.stderr) == v.failures)
-    }
-
-    @Test("rekey over the recorded v3 bodies moves every message and nothing else", arguments: [false, true])
-    func rekey(cli: Bool) throws {
-        let (vectors, archive) = EnvelopeVector.recordedArchive
+    @Test("rekey over the recorded v3 bodies moves every message and nothing else")
+    func rekey() throws {
+        let vectors = EnvelopeVector.recordedArchive.vectors
         let rekey = try MessageRekey(from: KeyRing(["enigma"]), to: CipherKey("the new key"))
-        let outputs: [String]
-        if cli {
-            let moved = try CLI.run(["history", "rekey", "-k", "enigma", "--to-key", "the new key", "--lines"],
-                                    stdin: archive)
-            #expect(moved.status == 1)
-            #expect(CLIEnvelopeTests.locations(moved.stderr) == vectors.flatMap(\.failures))
-            outputs = moved.text.split(separator: "\n").map(String.init)
-        } else {
-            outputs = try vectors.map { v in
-                let result = rekey.rekey(envelope: try Envelope(parsing: Array(v.encrypted.utf8)))
-                #expect(result.statuses.map(EnvelopeVector.location) == v.failures)
-                return String(decoding: result.envelope.json.serialized(), as: UTF8.self)
-            }
-        }
-        try #require(outputs.count == vectors.count)
         let newKey = try MessageCrypto(cipherKey: "the new key")
-        for (v, output) in zip(vectors, outputs) {
+        for v in vectors {
             let before = try Envelope(parsing: Array(v.encrypted.utf8))
-            let after = try Envelope(parsing: Array(output.utf8))
+            let result = rekey.rekey(envelope: before)
+            #expect(result.statuses.map(EnvelopeVector.location) == v.failures)
+            let after = try Envelope(parsing: result.envelope.json.serialized())
             #expect(Self.blanked(before) == Self.blanked(after), "\(v.id)")
             // Every message moved: each one differs from before (the foreign one excepted), and the new key
             // gives the recorded body back.
