@@ -6,8 +6,8 @@ import PNCryptCore
 ///
 /// Every decompression API takes one, with a finite default: `Decompressor.defaultOutputLimit` (64 MiB) for the
 /// one-shot `Decompressor.decompress(_:format:outputLimit:)`, `Decompressor.defaultStreamOutputLimit` (1 GiB) for a
-/// streaming `Decompressor` (files and streams). Output beyond the limit throws `.outputLimitExceeded` before it is handed out. Lift the
-/// limit only for trusted data, by saying so: `.unlimited`. An integer literal is a byte count:
+/// streaming `Decompressor` (files and streams). Output beyond the limit throws `.outputLimitExceeded` before it is
+/// handed out. Lift the limit only for trusted data, by saying so: `.unlimited`. An integer literal is a byte count:
 /// `Decompressor(outputLimit: 10 << 20)`.
 public enum DecompressionLimit: Hashable, Sendable, CustomStringConvertible, ExpressibleByIntegerLiteral {
     /// At most this many bytes of output. A negative count is refused (`.invalidValue`) where it is used.

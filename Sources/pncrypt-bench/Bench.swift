@@ -27,7 +27,8 @@ struct Bench: ParsableCommand {
         discussion: """
         Each figure is printed beside a baseline measured in the same run, and the ratio ours / baseline (higher \
         is better): the message path and bulk AES against a bare OpenSSL EVP loop with a reused keyed context \
-        (built with the SwiftCrypto trait: a bare loop of swift-crypto's AES._CBC), JSON against Foundation's JSONSerialization, gzip against zlib's own loop at the same level. \
+        (built with the SwiftCrypto trait: a bare loop of swift-crypto's AES._CBC), JSON against Foundation's \
+        JSONSerialization, gzip against zlib's own loop at the same level. \
         Measure release builds: swift run -c release pncrypt-bench. --quick finishes in a few seconds.
         """)
 

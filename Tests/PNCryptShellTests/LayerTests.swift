@@ -364,4 +364,29 @@ import PNCryptBase
             }
         }
     }
+
+    /// Lines longer than `limit` characters (not bytes: a line of Cyrillic is as wide as its letters), as
+    /// "line: width".
+    static func longLines(in text: String, limit: Int = 120) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.element.count > limit }
+            .map { "\($0.offset + 1): \($0.element.count)" }
+    }
+
+    @Test func longLinesAreFoundByCharacters() {
+        #expect(Self.longLines(in: String(repeating: "x", count: 120) + "\n" + String(repeating: "я", count: 120))
+            .isEmpty)
+        #expect(Self.longLines(in: "a\n" + String(repeating: "x", count: 121)) == ["2: 121"])
+    }
+
+    @Test func noSourceOrTestLineIsOver120Columns() throws {
+        for folder in ["Sources", "Tests"] {
+            for (name, files) in try Self.sources(in: folder) {
+                for file in files {
+                    let long = Self.longLines(in: try String(contentsOf: file, encoding: .utf8))
+                    #expect(long.isEmpty, "\(folder)/\(name)/\(file.lastPathComponent): lines over 120: \(long)")
+                }
+            }
+        }
+    }
 }
