@@ -105,7 +105,8 @@ extension Base64 {
         var firstPad = -1
         let table = decodeTable
         // Whole groups of 4 alphabet characters first (nearly all of any message), without per-character state:
-        // 8 characters to 6 bytes at a time (writing 8, so while the output has room for them), then 4 to 3.
+        // 16 characters to 12 bytes a pass, then 8 to 6 (each store writes 8 bytes, so while the output has room for
+        // them), then 4 to 3.
         var i = start
         let room = maximumDecodedCount(input.count)
         if let p = input.baseAddress?.assumingMemoryBound(to: UInt8.self) {
