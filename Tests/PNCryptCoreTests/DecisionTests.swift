@@ -71,4 +71,20 @@ import PNCryptBase
             #expect(bytes.withUnsafeBytes { isValidUTF8($0) } == expected, "\(bytes)")
         }
     }
+
+    @Test("the whole-length UTF-8 check agrees with the standard library on every byte and every pair of bytes")
+    func utf8InFullEveryPair() {
+        // Each pair after 0 to 8 ASCII bytes, so that it sits at every place of the loop's 8-byte pass and its tail.
+        for first in 0...255 {
+            let single = [UInt8(first)]
+            #expect(single.withUnsafeBytes { Decision.isValidUTF8InFull($0) }
+                    == (String(validating: single, as: UTF8.self) != nil), "\(single)")
+            for second in 0...255 {
+                let bytes = [UInt8](repeating: 0x61, count: (first + second) % 9) + [UInt8(first), UInt8(second)]
+                let expected = String(validating: bytes, as: UTF8.self) != nil
+                let got = bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0) }
+                if got != expected { Issue.record("\(bytes): \(got), the standard library says \(expected)") }
+            }
+        }
+    }
 }
