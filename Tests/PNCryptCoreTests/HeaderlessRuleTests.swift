@@ -67,9 +67,15 @@ import PNCryptBase
         for index in 0..<20_000 {
             let text = Self.text(blocks: 2 + index % 4, using: &random)
             let sealed = try module.encryptBinary(Array(text.utf8), scheme: .legacyRandomIV)
-            // Ambiguous is allowed (the rule cannot always tell); a wrong plaintext never is.
+            // Ambiguous is allowed (the rule cannot always tell); a wrong plaintext never is. A wrong one is
+            // recorded with what it takes to replay it (the IV is random: the ciphertext is the only record).
             if let match = try? ring.decrypt(sealed, content: .text), match.plaintext != Array(text.utf8) {
                 wrong += 1
+                Issue.record("""
+                    text \(text.debugDescription) read as \(match.scheme): \
+                    \(String(decoding: match.plaintext, as: UTF8.self).debugDescription); \
+                    ciphertext \(sealed.map { String($0, radix: 16) }.joined(separator: " "))
+                    """)
             }
         }
         #expect(wrong == 0)
