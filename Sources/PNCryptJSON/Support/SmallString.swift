@@ -28,7 +28,7 @@ package enum SmallASCII {
                 let padded = bytes + [UInt8](repeating: 0x7E, count: 16)
                 let ours = padded.withUnsafeBufferPointer { words($0.baseAddress!, count: count, readable: 16) }
                 let bytewise = bytes.withUnsafeBufferPointer { words($0.baseAddress!, count: count, readable: count) }
-                guard unsafeBitCast(official, to: (UInt64, UInt64).self) == ours, ours == bytewise else {
+                guard words(of: official) == ours, ours == bytewise else {
                     return false
                 }
             }
@@ -80,7 +80,14 @@ package enum SmallASCII {
     /// meaningful when `isAvailable`); nil otherwise.
     @inline(__always)
     package static func read(_ string: String) -> (low: UInt64, high: UInt64, count: Int)? {
-        read(words: unsafeBitCast(string, to: (UInt64, UInt64).self))
+        read(words: words(of: string))
+    }
+
+    /// The two words of `string` as they lie in memory (the one place that reads a `String`'s layout; only
+    /// meaningful when `isAvailable`). Inlined, a string bound in place is read without a retain.
+    @inline(__always)
+    package static func words(of string: String) -> (UInt64, UInt64) {
+        unsafeBitCast(string, to: (UInt64, UInt64).self)
     }
 
     /// `read(_:)` of the string whose two words are `words` (read from its memory without a retain).

@@ -205,7 +205,7 @@ package struct JSONWriter: ~Copyable {
     @inline(__always)
     private static func stringWords(_ value: UnsafePointer<JSONValue>) -> (UInt64, UInt64)? {
         guard case .string(let string) = value.pointee else { return nil }
-        return unsafeBitCast(string, to: (UInt64, UInt64).self)
+        return SmallASCII.words(of: string)
     }
 
     @inline(never)
@@ -296,7 +296,7 @@ package struct JSONWriter: ~Copyable {
 
     private mutating func write(_ string: borrowing String) {
         // Short ASCII strings (most keys and many values) straight from the String's own words.
-        if smallStrings && writeSmallASCII(unsafeBitCast(string, to: (UInt64, UInt64).self)) { return }
+        if smallStrings && writeSmallASCII(SmallASCII.words(of: string)) { return }
         // A native string's UTF-8 in place (borrowed: no copy, so the walk retains no string); `withUTF8` needs a
         // mutable copy, which only a string without contiguous UTF-8 (bridged, on Apple platforms) takes.
         if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0) }) != nil { return }
