@@ -14,7 +14,8 @@ public enum ReadPolicy: Hashable, Sendable {
     case rule
     /// A `PNED` header picks the cryptor; data without one is read as this scheme only (a client's legacy cryptor
     /// setting: `legacy`, `legacyRandomIV` or `legacy33`). `headerlessAs(.acrh)` has no headerless reading: data
-    /// without a header is refused (`malformedHeader`), as by a client with no legacy cryptor.
+    /// without a header is refused (`unknownCryptor`; `malformedHeader` when empty or a header cut short), as by a
+    /// client with no legacy cryptor.
     case headerlessAs(Scheme)
     /// Exactly this scheme: `acrh` requires the header; the others never look for one.
     case only(Scheme)
