@@ -217,6 +217,81 @@ struct JSONParserTests {
         }
     }
 
+    @Test("JSON parser reads numbers of every length, eight digits a step, exactly")
+    func numbersOfEveryLength() throws {
+        // Every digit count up to 21, with each of the bytes that can end a number right after the digits, and
+        // the number at every offset in the 8-byte steps (a prefix of spaces); a fraction or exponent after 8 digits.
+        let digits = Array("9876543210123456789012".utf8)
+        for count in 1...21 {
+            let literal = String(decoding: digits.prefix(count), as: UTF8.self)
+            for end in [",0]", "]", " ]", ".5]", "e2]", "E-1]"] {
+                for pad in 0..<8 {
+                    let text = String(repeating: " ", count: pad) + "[" + literal + end
+                    let value = try JSONValue(parsing: text)
+                    let number = try #require(value[0]?.numberValue)
+                    let expected = literal + (end.hasPrefix(".") || end.hasPrefix("e") || end.hasPrefix("E")
+                        ? String(end.dropLast()) : "")
+                    #expect(number.literal == expected, "\(text)")
+                    if expected == literal && count <= 18 {
+                        #expect(number.int64Value == Int64(literal), "\(text)")
+                    }
+                }
+            }
+        }
+        // A non-digit at each place of an 8-byte step: each is the end of the number or an error, as byte by byte.
+        for place in 0..<9 {
+            for stop in [":", "/", "a", " ", "-", "\u{7F}"] {
+                var bytes = Array("12345678901234567".utf8)
+                bytes.insert(contentsOf: Array(stop.utf8), at: place + 1)
+                let text = "[" + String(decoding: bytes, as: UTF8.self) + "]"
+                let head = String(decoding: bytes.prefix(place + 1), as: UTF8.self)
+                if stop == " " {
+                    #expect(parseError(text)?.offset == place + 3, "\(text)")
+                } else {
+                    #expect(parseError(text)?.offset == place + 2, "\(text)")
+                }
+                #expect(try JSONValue(parsing: head).numberValue?.literal == head)
+            }
+        }
+    }
+
+    @Test("JSON parser reads short strings the same on the fast path and off it")
+    func shortStringsBothWays() throws {
+        // Each string read twice: with 16 bytes after its opening quote (the fast path may take it) and at the
+        // very end of the text (it cannot). Values, and errors with their offsets and messages, must agree.
+        let stops: [[UInt8]] = [[0x22], [0x5C, 0x22], [0x5C, 0x6E], [0x5C], [0x01], [0x1F], [0x7F], [0xC3, 0xA9],
+                                [0xC3], [0x80], [0xFF], [0x20]]
+        for length in 0...17 {
+            for stop in stops {
+                // A lone backslash last escapes the closing quote: the texts then go on differently.
+                for place in 0...length where !(stop == [0x5C] && place == length) {
+                    var content = Array(repeating: UInt8(ascii: "k"), count: length)
+                    content.insert(contentsOf: stop, at: place)
+                    let quoted = [0x22] + content + [0x22]
+                    let fast = [UInt8(ascii: "[")] + quoted + Array(",\"pad to sixteen bytes\"]".utf8)
+                    let slow = Array("[\"pad to sixteen bytes\",".utf8) + quoted + [UInt8(ascii: "]")]
+                    let keyed = [UInt8(ascii: "{")] + quoted + Array(":\"pad to sixteen bytes\"}".utf8)
+                    let fastResult = Result { () throws(PNCryptError) in try JSONValue(parsing: fast)[0] }
+                    let slowResult = Result { () throws(PNCryptError) in try JSONValue(parsing: slow)[1] }
+                    let keyResult = Result { () throws(PNCryptError) in
+                        try JSONValue(parsing: keyed).objectValue?.keys.first.map(JSONValue.string)
+                    }
+                    switch (fastResult, slowResult, keyResult) {
+                    case (.success(let a), .success(let b), .success(let c)):
+                        #expect(a == b && b == c, "\(content)")
+                    case (.failure(let a), .failure(let b), .failure(let c)):
+                        // The slow text has 23 more bytes before the string; the keyed one as many as the fast.
+                        #expect(a.offset.map { $0 + 23 } == b.offset, "\(content)")
+                        #expect(a.offset == c.offset, "\(content)")
+                        #expect(a.code == b.code && a.code == c.code, "\(content)")
+                    default:
+                        Issue.record("fast, slow and key readings differ for \(content)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("JSON parser keeps duplicate keys in order and looks up the last")
     func duplicateKeys() throws {
         let value = try JSONValue(parsing: #"{"a":1,"b":2,"a":3}"#)

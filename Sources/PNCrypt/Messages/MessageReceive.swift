@@ -28,8 +28,11 @@ extension MessageCrypto {
                 let match = try keys.decrypt(sealed, reading: reading, content: .json,
                                              into: plain.baseAddress!) { text in
                     let value = Self.parseMessage(text)
-                    parsed.append(value)
-                    return value != nil
+                    let isMessage = value != nil
+                    // Moved in, not copied: a copy would retain the tree and release it again (two atomic
+                    // operations a message).
+                    parsed.append(consume value)
+                    return isMessage
                 }
                 guard let value = parsed.take(match.position) else { throw CryptoModule.decryptionFailed }
                 return (value, match.keyIndex, match.scheme)
@@ -62,7 +65,7 @@ extension MessageCrypto {
         private var rest: [JSONValue?] = []
         private var count = 0
 
-        mutating func append(_ value: JSONValue?) {
+        mutating func append(_ value: consuming JSONValue?) {
             switch count {
             case 0: first = value
             case 1: second = value

@@ -44,6 +44,10 @@ struct InlineStack<Element>: ~Copyable {
     @inline(__always)
     package var last: Element { base[count - 1] }
 
+    /// Where the top element lies, to update it in place (the stack must not be empty).
+    @inline(__always)
+    package var top: UnsafeMutablePointer<Element> { base + (count - 1) }
+
     /// Pops the top element and hands it over (the stack must not be empty).
     @inline(__always) @discardableResult
     package mutating func removeLast() -> Element {

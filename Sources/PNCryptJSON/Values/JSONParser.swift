@@ -63,9 +63,9 @@ package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
 /// The parser behind `JSONValue(parsing:)`: one pass over contiguous UTF-8 bytes, no recursion.
 ///
 /// Open containers live on explicit stacks: `frames` (one per open array or object: where its elements start,
-/// and whether it is an object), `values` (finished elements of open arrays), `members` (finished members of
-/// open objects) and `keys` (the key of each member being read). Closing a container moves its slice into a new
-/// array. The stacks start in stack memory lent by `parse`, so a message's parse allocates only the values
+/// and whether it is an object), `values` (finished elements of open arrays) and `members` (the members of open
+/// objects: a key is pushed with a `null` value when read, and its value stored over that when finished). Closing
+/// a container moves its slice into a new array. The stacks start in stack memory lent by `parse`, so a message's parse allocates only the values
 /// it returns.
 ///
 /// Ownership: `bytes` is borrowed from the caller's `withUTF8`/`withContiguousStorageIfAvailable` closure and
@@ -80,13 +80,12 @@ package struct JSONParser: ~Copyable {
     private var frames: InlineStack<Int>
     private var values: InlineStack<JSONValue>
     private var members: InlineStack<JSONObject.Member>
-    private var keys: InlineStack<String>
     private var scratch: [UInt8] = []
     /// `SmallASCII.isAvailable`, read once per parse.
     private let smallStrings = SmallASCII.isAvailable
 
     /// How many of each stack's entries live in stack memory (beyond that, the heap): enough for messages.
-    private static let inlineFrames = 32, inlineValues = 16, inlineMembers = 16, inlineKeys = 16
+    private static let inlineFrames = 32, inlineValues = 16, inlineMembers = 16
 
     /// Parses one JSON text from `bytes` (see `JSONValue.init(parsing:maxDepth:)`).
     @usableFromInline
@@ -97,12 +96,9 @@ package struct JSONParser: ~Copyable {
                 (values) throws(PNCryptError) -> JSONValue in
                 try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: inlineMembers) {
                     (members) throws(PNCryptError) -> JSONValue in
-                    try withUnsafeTemporaryAllocation(of: String.self, capacity: inlineKeys) {
-                        (keys) throws(PNCryptError) -> JSONValue in
-                        var parser = JSONParser(bytes, maxDepth: maxDepth, frames: frames, values: values,
-                                                members: members, keys: keys)
-                        return try parser.parseDocument()
-                    }
+                    var parser = JSONParser(bytes, maxDepth: maxDepth, frames: frames, values: values,
+                                            members: members)
+                    return try parser.parseDocument()
                 }
             }
         }
@@ -110,13 +106,12 @@ package struct JSONParser: ~Copyable {
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, frames: UnsafeMutableBufferPointer<Int>,
                  values: UnsafeMutableBufferPointer<JSONValue>,
-                 members: UnsafeMutableBufferPointer<JSONObject.Member>, keys: UnsafeMutableBufferPointer<String>) {
+                 members: UnsafeMutableBufferPointer<JSONObject.Member>) {
         self.bytes = bytes
         self.maxDepth = max(0, maxDepth)
         self.frames = InlineStack(startingIn: frames)
         self.values = InlineStack(startingIn: values)
         self.members = InlineStack(startingIn: members)
-        self.keys = InlineStack(startingIn: keys)
     }
 
     private var count: Int { bytes.count }
@@ -130,7 +125,11 @@ package struct JSONParser: ~Copyable {
             var value: JSONValue
             switch bytes[position] {
             case UInt8(ascii: "\""):
-                value = .string(try parseString())
+                if let short = shortASCIIString() {
+                    value = .string(short)
+                } else {
+                    value = .string(try parseString())
+                }
             case UInt8(ascii: "{"):
                 try checkDepth()
                 position += 1
@@ -189,7 +188,7 @@ package struct JSONParser: ~Copyable {
                 if byte == UInt8(ascii: ",") {
                     position += 1
                     if isObject {
-                        members.append(JSONObject.Member(key: keys.removeLast(), value: consume value))
+                        members.top.pointee.value = consume value
                         try parseKey(after: "','", orClose: false)
                     } else {
                         values.append(consume value)
@@ -201,7 +200,7 @@ package struct JSONParser: ~Copyable {
                         throw error("expected ',' or '}' after object member, found \(found())")
                     }
                     position += 1
-                    members.append(JSONObject.Member(key: keys.removeLast(), value: consume value))
+                    members.top.pointee.value = consume value
                     value = .object(JSONObject(members: members.moveOut(from: frame >> 1)))
                 } else {
                     guard byte == UInt8(ascii: "]") else {
@@ -236,13 +235,18 @@ package struct JSONParser: ~Copyable {
             let expected = orClose ? "a string key or '}'" : "a string key"
             throw error("expected \(expected) after \(what), found \(found())")
         }
-        let key = try parseString()
+        let key: String
+        if let short = shortASCIIString() {
+            key = short
+        } else {
+            key = try parseString()
+        }
         skipWhitespace()
         guard position < count, bytes[position] == UInt8(ascii: ":") else {
             throw error("expected ':' after object key, found \(found())")
         }
         position += 1
-        keys.append(key)
+        members.append(JSONObject.Member(key: key, value: .null))
     }
 
     @inline(__always)
@@ -301,8 +305,16 @@ package struct JSONParser: ~Copyable {
                 throw error("leading zeros are not allowed in numbers")
             }
         } else {
-            // A local index: the stored `position` would be written back on every digit.
+            // A local index: the stored `position` would be written back on every digit. Eight digits a step
+            // while eight are there (a 17-digit timetoken takes two steps and one digit), then one at a time.
             var index = position
+            let base = UnsafeRawPointer(bytes.baseAddress!)
+            while index + 8 <= count {
+                let word = UInt64(littleEndian: (base + index).loadUnaligned(as: UInt64.self))
+                guard JSONParser.areEightDigits(word) else { break }
+                magnitude = magnitude &* 100_000_000 &+ JSONParser.eightDigitsValue(word)
+                index += 8
+            }
             while index < count {
                 let digit = bytes[index] &- UInt8(ascii: "0")
                 guard digit < 10 else { break }
@@ -341,6 +353,24 @@ package struct JSONParser: ~Copyable {
         return JSONNumber(validatedLiteral: text)
     }
 
+    /// Whether the 8 bytes of `word` (memory order, the first in the low bits) are all ASCII digits: each byte's
+    /// high nibble is 3, and adding 6 to it leaves the high nibble 3 (so its low nibble is at most 9).
+    @inline(__always)
+    static func areEightDigits(_ word: UInt64) -> Bool {
+        let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+        return (word & highNibbles) | ((word &+ 0x0606_0606_0606_0606) & highNibbles) >> 4 == 0x3333_3333_3333_3333
+    }
+
+    /// The value of 8 ASCII digits (`areEightDigits(word)`), the first the most significant: pairs, then groups
+    /// of four, then the eight, each step one multiply over the whole word.
+    @inline(__always)
+    static func eightDigitsValue(_ word: UInt64) -> UInt64 {
+        var value = word &- 0x3030_3030_3030_3030
+        value = (value &* 10 &+ value >> 8) & 0x00FF_00FF_00FF_00FF
+        value = (value &* 100 &+ value >> 16) & 0x0000_FFFF_0000_FFFF
+        return (value &* 10_000 &+ value >> 32) & 0xFFFF_FFFF
+    }
+
     @inline(__always)
     private func isDigit(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "0") < 10
@@ -348,8 +378,33 @@ package struct JSONParser: ~Copyable {
 
     // MARK: - Strings
 
-    /// Reads a string starting at its opening quote; leaves `position` after the closing quote.
+    /// The usual string of a message, key or value, on one fast path: at most 15 ASCII bytes, no escape, with 16
+    /// bytes readable after the opening quote. Two word loads find the closing quote (`plainRunStops`, with bytes
+    /// from 0x80 up stopping too) and the string's two words are made from the same loads. Returns nil, with
+    /// `position` unchanged, for anything else: `parseString` then reads it (and reports any error).
     @inline(__always)
+    private mutating func shortASCIIString() -> String? {
+        let start = position + 1
+        guard smallStrings, start + 16 <= count else { return nil }
+        let raw = UnsafeRawPointer(bytes.baseAddress! + start)
+        let low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        let high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        // The lowest bit of each mask is exact (see `plainRunStops`), so the lowest of their union is too.
+        let lowStops = JSONParser.plainRunStops(low) | low & highBits
+        let highStops = JSONParser.plainRunStops(high) | high & highBits
+        let length = lowStops != 0 ? lowStops.trailingZeroBitCount >> 3
+                                   : 8 + highStops.trailingZeroBitCount >> 3
+        // 16 means no stop in the 16 bytes: a longer string.
+        guard length < 16, raw.load(fromByteOffset: length, as: UInt8.self) == UInt8(ascii: "\"") else {
+            return nil
+        }
+        position = start + length + 1
+        return SmallASCII.make(bytes.baseAddress! + start, count: length, readable: 16)
+    }
+
+    /// Reads a string starting at its opening quote; leaves `position` after the closing quote.
+    @inline(never)
     private mutating func parseString() throws(PNCryptError) -> String {
         position += 1
         let start = position
