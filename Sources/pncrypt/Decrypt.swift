@@ -126,12 +126,17 @@ struct Decrypt: ParsableCommand {
         }
     }
 
-    /// Runs `body`; when it fails under an explicit `--scheme` that is not the one of data with a `PNED` header,
-    /// says so instead (the header is public: this tells nothing about the key).
+    /// Runs `body`; when it fails under an explicit `--scheme` that is not the one of the data (a `PNED` header, or
+    /// none), says so instead, with the option that reads it (a header is public: this tells nothing about the key).
     private func explained<R>(_ data: () throws -> [UInt8], _ body: () throws -> R) throws -> R {
         do {
             return try body()
         } catch let error as PNCryptError {
+            if error.code == .unknownCryptor, let scheme = reading.explicit, scheme.hasHeader,
+               let head = try? data(), !head.starts(with: CryptorHeader.sentinel) {
+                throw CLIFailure(.dataFailure, "unknown cryptor: " + error.message + "; read legacy data with"
+                                 + " --scheme auto (the default) or --scheme legacy / legacy-random-iv")
+            }
             guard error.category == .decryption, let scheme = reading.explicit, !scheme.hasHeader,
                   let head = try? data(), let (header, _) = try? CryptorHeader.parse(head) else { throw error }
             throw CLIFailure(.dataFailure, "decryption error: the data starts with a PNED header (cryptor "

@@ -38,6 +38,28 @@ import PNCryptTestSupport
         }
     }
 
+    @Test("--scheme acrh on legacy data names the options that read it")
+    func acrhOnLegacyData() throws {
+        try withTemporaryDirectory { dir in
+            try Data("a photo".utf8).write(to: dir.appendingPathComponent("photo"))
+            #expect(try CLI.run(["encrypt", "--key", "k", "--scheme", "legacy", "--binary", "-i", "photo",
+                                 "-o", "photo.enc"], directory: dir).status == 0)
+            let text = try CLI.run(["encrypt", "--key", "k", "--scheme", "legacy-random-iv", "a message"]).text
+            let expected = "pncrypt: unknown cryptor: no PNED header: this is legacy data (or not ciphertext), and"
+                + " acrh reads only data with a header; read legacy data with --scheme auto (the default) or"
+                + " --scheme legacy / legacy-random-iv\n"
+            for arguments in [["--binary", "-i", "photo.enc"], [text]] {
+                let result = try CLI.run(["decrypt", "--key", "k", "--scheme", "acrh"] + arguments, directory: dir)
+                #expect(result.status == 1)
+                #expect(result.stderr == expected, "\(arguments)")
+                #expect(result.stdout.isEmpty)
+                // And the option it names reads it.
+                let auto = try CLI.run(["decrypt", "--key", "k"] + arguments, directory: dir)
+                #expect(auto.status == 0, "\(auto.stderr)")
+            }
+        }
+    }
+
     @Test("an unknown subcommand suggests the nearest one", arguments: [
         (["decrpyt"], "'decrypt'"), (["message", "decrpyt"], "'decrypt'"), (["gunzp"], "'gunzip'"),
     ])

@@ -157,5 +157,20 @@ import PNCryptFiles
             try MessageRekey(from: KeyRing(["a"]), reading: .headerlessAs(.legacy), to: CipherKey("b"),
                              scheme: .legacyRandomIV)
         }?.code == .invalidValue)
+        // A reading rekey cannot take: the error names it and the readings it can take, in the API's terms.
+        for reading in [ReadPolicy.only(.acrh), .only(.legacy), .headerlessAs(.acrh), .headerlessAs(.legacy33)] {
+            let error = expectPNError { () throws(PNCryptError) in
+                try MessageRekey(from: KeyRing(["a"]), reading: reading, to: CipherKey("b"))
+            }
+            #expect(error?.code == .invalidValue)
+            let text = error?.message ?? ""
+            #expect(text.contains(".rule") && text.contains(".headerlessAs(legacy)")
+                    && text.contains(".headerlessAs(legacy-random-iv)"), "\(text)")
+            switch reading {
+            case .only(let scheme): #expect(text.contains("cannot read with .only(\(scheme))"), "\(text)")
+            case .headerlessAs(let scheme): #expect(text.contains("with .headerlessAs(\(scheme))"), "\(text)")
+            case .rule: Issue.record(".rule is accepted")
+            }
+        }
     }
 }

@@ -58,8 +58,17 @@ public struct MessageRekey: Sendable {
         }
         if reading != .rule {
             guard let legacyScheme = reading.legacyScheme, legacyScheme.isLegacyCryptor else {
-                let names = Scheme.allCases.filter(\.isLegacyCryptor).map(\.rawValue)
-                throw PNCryptError(.invalidValue, "the legacy scheme must be " + names.joined(separator: " or "))
+                // Reachable from the library only (the CLI's --legacy-scheme takes the legacy cryptors alone): name
+                // the readings rekey takes in the API's own terms.
+                let names = Scheme.allCases.filter(\.isLegacyCryptor).map { ".headerlessAs(\($0))" }
+                let given = switch reading {
+                case .rule: ".rule"
+                case .headerlessAs(let scheme): ".headerlessAs(\(scheme))"
+                case .only(let scheme): ".only(\(scheme))"
+                }
+                throw PNCryptError(.invalidValue, "rekey cannot read with \(given): it reads a PNED header by its"
+                                   + " cryptor and headerless data by the rule (.rule, the default) or as one legacy"
+                                   + " cryptor (" + names.joined(separator: " or ") + ")")
             }
             if !scheme.hasHeader && scheme != legacyScheme {
                 throw PNCryptError(.invalidValue, "messages already in \(scheme) would not be recognised when"
