@@ -45,16 +45,28 @@ extension Base64 {
         var i = 0
         var o = 0
         let n = input.count
-        // 6 bytes to 8 characters at a time (reading 8 bytes, so while 8 are left), two characters per lookup.
-        pairs.withUnsafeBufferPointer { pairs in
-            let pair = pairs.baseAddress!
-            while i + 8 <= n {
-                let word = UInt64(bigEndian: input.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                let text = UInt64(pair[Int(word >> 52)]) | UInt64(pair[Int(word >> 40 & 0xFFF)]) << 16
-                    | UInt64(pair[Int(word >> 28 & 0xFFF)]) << 32 | UInt64(pair[Int(word >> 16 & 0xFFF)]) << 48
-                output.storeBytes(of: text.littleEndian, toByteOffset: o, as: UInt64.self)
-                i += 6
-                o += 8
+        // 6 bytes to 8 characters at a time (reading 8 bytes, so while 8 are left), two characters per lookup; 12
+        // bytes a pass while 14 are left (the second read is bytes 6 to 13), so the loop's tests count once per 12.
+        if let p = input.baseAddress, n >= 8 {
+            pairs.withUnsafeBufferPointer { pairs in
+                let pair = pairs.baseAddress!
+                @inline(__always) func eight(_ at: Int) -> UInt64 {
+                    let word = UInt64(bigEndian: p.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                    let text = UInt64(pair[Int(word >> 52)]) | UInt64(pair[Int(word >> 40 & 0xFFF)]) << 16
+                        | UInt64(pair[Int(word >> 28 & 0xFFF)]) << 32 | UInt64(pair[Int(word >> 16 & 0xFFF)]) << 48
+                    return text.littleEndian
+                }
+                while i &+ 14 <= n {
+                    output.storeBytes(of: eight(i), toByteOffset: o, as: UInt64.self)
+                    output.storeBytes(of: eight(i &+ 6), toByteOffset: o &+ 8, as: UInt64.self)
+                    i &+= 12
+                    o &+= 16
+                }
+                if i &+ 8 <= n {
+                    output.storeBytes(of: eight(i), toByteOffset: o, as: UInt64.self)
+                    i &+= 6
+                    o &+= 8
+                }
             }
         }
         alphabet.withUnsafeBufferPointer { alphabet in
