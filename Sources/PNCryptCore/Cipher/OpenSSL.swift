@@ -126,21 +126,32 @@ package final class OpenSSLContext: AESCBCCipher, @unchecked Sendable {
 
     /// Writes 16 fresh bytes from OpenSSL's CSPRNG (`RAND_bytes`) to `output`, each byte handed out once.
     package func randomIV(into output: UnsafeMutableRawPointer) -> Bool {
-        let generation = forkHandlerInstalled ? forkGeneration.load(ordering: .relaxed) : 0
-        if ivReserveUsed == Self.ivReserveSize || generation != ivReserveGeneration {
-            let reserve = ivReserve ?? UnsafeMutableRawPointer.allocate(byteCount: Self.ivReserveSize, alignment: 16)
-            ivReserve = reserve
-            guard RAND_bytes(reserve.assumingMemoryBound(to: UInt8.self), Int32(Self.ivReserveSize)) == 1 else {
-                ivReserveUsed = Self.ivReserveSize
-                return false
-            }
-            ivReserveUsed = 0
-            ivReserveGeneration = generation
+        // The fork handler is installed before the first bytes are drawn (`refillIVReserve`): until then there is
+        // nothing to discard, and the generation read here is 0.
+        if ivReserveUsed == Self.ivReserveSize || forkGeneration.load(ordering: .relaxed) != ivReserveGeneration {
+            guard refillIVReserve() else { return false }
         }
         let source = ivReserve! + ivReserveUsed
-        output.copyMemory(from: source, byteCount: 16)
+        output.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        output.storeBytes(of: source.loadUnaligned(fromByteOffset: 8, as: UInt64.self), toByteOffset: 8,
+                           as: UInt64.self)
         wipe(source, count: 16)
         ivReserveUsed += 16
+        return true
+    }
+
+    /// Fills the reserve from `RAND_bytes` (once per `ivReserveSize / 16` IVs, and after a `fork()`).
+    @inline(never)
+    private func refillIVReserve() -> Bool {
+        let generation = forkHandlerInstalled ? forkGeneration.load(ordering: .relaxed) : 0
+        let reserve = ivReserve ?? UnsafeMutableRawPointer.allocate(byteCount: Self.ivReserveSize, alignment: 16)
+        ivReserve = reserve
+        guard RAND_bytes(reserve.assumingMemoryBound(to: UInt8.self), Int32(Self.ivReserveSize)) == 1 else {
+            ivReserveUsed = Self.ivReserveSize
+            return false
+        }
+        ivReserveUsed = 0
+        ivReserveGeneration = generation
         return true
     }
 
