@@ -23,6 +23,14 @@ import PNCryptBase
         #expect(parsed.length == 26)
     }
 
+    @Test("the message path writes the header's first 10 bytes as acrhStart, and only those")
+    func writeACRHStart() {
+        var buffer = [UInt8](repeating: 0xEE, count: 12)
+        buffer.withUnsafeMutableBytes { CryptorHeader.writeACRHStart(to: $0.baseAddress!) }
+        #expect(Array(buffer[0..<10]) == CryptorHeader.acrhStart)
+        #expect(buffer[10...].allSatisfy { $0 == 0xEE })
+    }
+
     @Test("writes and reads the 3-byte length form from 255 metadata bytes on", arguments: [255, 256, 1000, 65535])
     func longForm(length: Int) throws {
         let metadata = (0..<length).map { UInt8(truncatingIfNeeded: $0) }

@@ -68,6 +68,26 @@ import PNCryptTestSupport
         }
     }
 
+    @Test("acrh publishes one message with a fresh IV each time (across the IV reserve's refills), each decrypting")
+    func acrhFreshIVs() throws {
+        let message: JSONValue = ["text": "hello", "n": 42]
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .acrh, reading: .only(.acrh))
+        let plaintext = message.serialized()
+        var ivs = Set<[UInt8]>()
+        for _ in 0..<300 {
+            let body = try crypto.publishBody(message)
+            #expect(body.first == UInt8(ascii: "\"") && body.last == UInt8(ascii: "\""))
+            let sealed = try Base64.decode(body)
+            #expect(sealed.count == CryptorHeader.acrhLength + (plaintext.count / 16 + 1) * 16)
+            #expect(Array(sealed.prefix(CryptorHeader.acrhStart.count)) == CryptorHeader.acrhStart)
+            ivs.insert(Array(sealed[CryptorHeader.acrhStart.count..<CryptorHeader.acrhLength]))
+            let received = crypto.decrypt(.string(String(decoding: body.dropFirst().dropLast(), as: UTF8.self)),
+                                          policy: .marker)
+            #expect(received.status == nil && received.message == message)
+        }
+        #expect(ivs.count == 300)
+    }
+
     @Test("auto-detection reads headers and falls back to legacy")
     func autoRead() throws {
         let writer = try MessageCrypto(cipherKey: "k", scheme: .acrh)

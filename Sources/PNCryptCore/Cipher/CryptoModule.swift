@@ -132,9 +132,7 @@ extension CryptoModule {
         let prefix = Cryptor.prefixLength(scheme)
         let sealedCount = Cryptor.sealedLength(input.count, scheme: scheme)
         let sealed = UnsafeMutableRawBufferPointer(start: output, count: sealedCount)
-        if scheme.hasHeader {
-            CryptorHeader.acrhStart.withUnsafeBytes { output.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        }
+        if scheme.hasHeader { CryptorHeader.writeACRHStart(to: output) }
         let n = try key.pool(scheme, encrypting: true).withContext { (context) throws(PNCryptError) -> Int? in
             guard prefix > 0 else {
                 // The fixed IV: nothing before the ciphertext.

@@ -147,8 +147,8 @@ extension CryptorHeader {
         // Contiguous bytes (every message): two loads against the 10 bytes, as little-endian integers.
         if let contiguous = bytes.withContiguousStorageIfAvailable({ buffer in
             let raw = UnsafeRawBufferPointer(buffer)
-            return UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) == 0x5243_4101_4445_4E50
-                && UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)) == 0x1048
+            return UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) == acrhStartWords.0
+                && UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)) == acrhStartWords.1
         }) {
             return contiguous
         }
@@ -158,6 +158,17 @@ extension CryptorHeader {
             bytes.formIndex(after: &index)
         }
         return true
+    }
+
+    /// `acrhStart` as two little-endian integers (bytes 0 to 7, then 8 and 9): literals, so the message path
+    /// compares and writes them without reading the array (`CryptorHeaderTests` checks them against it).
+    static var acrhStartWords: (UInt64, UInt16) { (0x5243_4101_4445_4E50, 0x1048) }
+
+    /// Writes `acrhStart` (10 bytes) to `output`: the header every `acrh` message starts with, before its IV.
+    @inline(__always)
+    package static func writeACRHStart(to output: UnsafeMutableRawPointer) {
+        output.storeBytes(of: acrhStartWords.0.littleEndian, as: UInt64.self)
+        output.storeBytes(of: acrhStartWords.1.littleEndian, toByteOffset: 8, as: UInt16.self)
     }
 
     /// Whether the first bytes of a stream are, or may still become, a header: the sentinel, or (before the end of

@@ -41,40 +41,49 @@ extension Base64 {
 
     /// Writes the Base64 of `input` to `output`, which has room for `encodedCount(input.count)` bytes.
     package static func encode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) {
-        let out = output.assumingMemoryBound(to: UInt8.self)
+        let n = input.count
+        guard n > 0, let raw = input.baseAddress else { return }
+        let bytes = raw.assumingMemoryBound(to: UInt8.self)
         var i = 0
         var o = 0
-        let n = input.count
-        // 6 bytes to 8 characters at a time (reading 8 bytes, so while 8 are left), two characters per lookup.
+        // Two characters per lookup (12 bits of input). 6 bytes to 8 characters at a time, reading 8 bytes (so
+        // while 8 are left); 12 bytes a pass while 14 are left (the second read is bytes 6 to 13), so the loop's
+        // tests count once per 12. Then 3 bytes to 4 characters, and the last 1 or 2 bytes with `=` padding.
         pairs.withUnsafeBufferPointer { pairs in
             let pair = pairs.baseAddress!
-            while i + 8 <= n {
-                let word = UInt64(bigEndian: input.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            @inline(__always) func eight(_ at: Int) -> UInt64 {
+                let word = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
                 let text = UInt64(pair[Int(word >> 52)]) | UInt64(pair[Int(word >> 40 & 0xFFF)]) << 16
                     | UInt64(pair[Int(word >> 28 & 0xFFF)]) << 32 | UInt64(pair[Int(word >> 16 & 0xFFF)]) << 48
-                output.storeBytes(of: text.littleEndian, toByteOffset: o, as: UInt64.self)
-                i += 6
-                o += 8
+                return text.littleEndian
             }
-        }
-        alphabet.withUnsafeBufferPointer { alphabet in
-            let table = alphabet.baseAddress!
-            while i + 3 <= n {
-                let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-                out[o] = table[Int(v >> 18)]
-                out[o + 1] = table[Int(v >> 12 & 63)]
-                out[o + 2] = table[Int(v >> 6 & 63)]
-                out[o + 3] = table[Int(v & 63)]
-                i += 3
-                o += 4
+            @inline(__always) func four(_ bits: Int) -> UInt32 {
+                UInt32(pair[bits >> 12]) | UInt32(pair[bits & 0xFFF]) << 16
             }
-            let rest = n - i
+            while i &+ 14 <= n {
+                output.storeBytes(of: eight(i), toByteOffset: o, as: UInt64.self)
+                output.storeBytes(of: eight(i &+ 6), toByteOffset: o &+ 8, as: UInt64.self)
+                i &+= 12
+                o &+= 16
+            }
+            if i &+ 8 <= n {
+                output.storeBytes(of: eight(i), toByteOffset: o, as: UInt64.self)
+                i &+= 6
+                o &+= 8
+            }
+            while i &+ 3 <= n {
+                let bits = Int(bytes[i]) << 16 | Int(bytes[i &+ 1]) << 8 | Int(bytes[i &+ 2])
+                output.storeBytes(of: four(bits).littleEndian, toByteOffset: o, as: UInt32.self)
+                i &+= 3
+                o &+= 4
+            }
+            let rest = n &- i
             if rest > 0 {
-                let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
-                out[o] = table[Int(v >> 18)]
-                out[o + 1] = table[Int(v >> 12 & 63)]
-                out[o + 2] = rest == 2 ? table[Int(v >> 6 & 63)] : UInt8(ascii: "=")
-                out[o + 3] = UInt8(ascii: "=")
+                let two = rest == 2
+                let text = four(Int(bytes[i]) << 16 | (two ? Int(bytes[i &+ 1]) << 8 : 0))
+                // The characters past the input are padding: the last one, or the last two.
+                let padded = two ? text & 0x00FF_FFFF | 0x3D00_0000 : text & 0xFFFF | 0x3D3D_0000
+                output.storeBytes(of: padded.littleEndian, toByteOffset: o, as: UInt32.self)
             }
         }
     }
