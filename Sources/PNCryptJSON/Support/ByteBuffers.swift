@@ -65,12 +65,6 @@ struct InlineStack<Element>: ~Copyable {
         onHeap = true
     }
 
-    /// Forgets the elements from `start` up, which the caller has moved out (they are not destroyed).
-    @inline(__always)
-    mutating func drop(to start: Int) {
-        count = start
-    }
-
     /// Moves the elements from `start` to the top into a new array, in order, and pops them.
     mutating func moveOut(from start: Int) -> [Element] {
         let moved = count - start
@@ -84,16 +78,6 @@ struct InlineStack<Element>: ~Copyable {
         }
         count = start
         return result
-    }
-}
-
-extension InlineStack where Element == JSONObject.Member {
-    /// Moves the members from `start` to the top into one new object's block, in order, and pops them.
-    mutating func moveOutMembers(from start: Int) -> MemberList {
-        let moved = count - start
-        let list = MemberList(moving: top - (moved - 1), count: moved)
-        drop(to: start)
-        return list
     }
 }
 

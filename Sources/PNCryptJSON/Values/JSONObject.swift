@@ -9,14 +9,14 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
     /// One member: a key and its value.
     public typealias Element = (key: String, value: JSONValue)
 
-    /// One member as stored: the key and its value side by side, so an object is one block (one allocation).
+    /// One member as stored: the key and its value side by side, so an object is one array (one allocation).
     package struct Member: Hashable, Sendable {
         package var key: String
         package var value: JSONValue
     }
 
     /// The members, in document order, duplicates included.
-    package var members: MemberList
+    package var members: [Member]
 
     /// The keys, in document order, duplicates included.
     public var keys: [String] { members.map(\.key) }
@@ -25,12 +25,12 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
 
     /// Creates an empty object.
     public init() {
-        members = MemberList()
+        members = []
     }
 
     /// Creates an object with `members` in the order given; duplicate keys are all kept.
     public init(_ members: some Sequence<(String, JSONValue)>) {
-        self.members = MemberList(members.lazy.map { Member(key: $0.0, value: $0.1) })
+        self.members = members.map { Member(key: $0.0, value: $0.1) }
     }
 
     /// Creates an object with the literal's members in source order; duplicate keys are all kept.
@@ -45,7 +45,7 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
     }
 
     /// Wraps members already in document order (the parser's).
-    package init(members: MemberList) {
+    package init(members: [Member]) {
         self.members = members
     }
 

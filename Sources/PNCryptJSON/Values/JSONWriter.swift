@@ -167,11 +167,10 @@ package struct JSONWriter: ~Copyable {
                 }
             }
             output.append(UInt8(ascii: "]"))
-        case .object:
+        case .object(let object):
             output.append(UInt8(ascii: "{"))
-            // The members read in place: the tree is borrowed for the whole walk, so no copy (retain) is needed.
-            let members = Self.members(value)
-            if let first = members.baseAddress {
+            object.members.withUnsafeBufferPointer { members in
+                guard let first = members.baseAddress else { return }
                 let keyOffset = MemoryLayout<JSONObject.Member>.offset(of: \.key)!
                 let valueOffset = MemoryLayout<JSONObject.Member>.offset(of: \.value)!
                 for index in 0..<members.count {
@@ -200,13 +199,6 @@ package struct JSONWriter: ~Copyable {
     private mutating func writeString(at value: UnsafePointer<JSONValue>) {
         if smallStrings, let words = Self.stringWords(value), writeSmallASCII(words) { return }
         writeStringCopy(at: value)
-    }
-
-    /// The members of the object at `value` (none if it is not an object), read in place (`unsafeMembers`).
-    @inline(__always)
-    private static func members(_ value: UnsafePointer<JSONValue>) -> UnsafeBufferPointer<JSONObject.Member> {
-        guard case .object(let object) = value.pointee else { return UnsafeBufferPointer(start: nil, count: 0) }
-        return object.members.unsafeMembers
     }
 
     /// The two words of the string at `value` (nil if it is not a string).
