@@ -74,4 +74,35 @@ struct JSONValueTests {
         #expect(pairs.map(\.0) == ["x", "y"])
         #expect(JSONObject().isEmpty)
     }
+
+    @Test("JSON objects are values: a change to a copy, parsed or built, never shows in the original")
+    func objectCopies() throws {
+        // A parsed object's block is exactly full: the first append moves it; a copy's first change copies it.
+        let parsed = try #require(JSONValue(parsing: #"{"a":1,"b":[2],"c":"a string of more than 15 bytes"}"#)
+            .objectValue)
+        var grown = parsed
+        for index in 0..<40 { grown.append(JSONValue.number(JSONNumber(index)), forKey: "k\(index)") }
+        #expect(parsed.count == 3 && grown.count == 43)
+        #expect(Array(grown.keys.prefix(3)) == ["a", "b", "c"] && grown["k39"] == 39)
+        var changed = parsed
+        changed["b"] = "replaced"
+        #expect(parsed["b"] == [2] && changed["b"] == "replaced")
+        var removed = parsed
+        #expect(removed.removeValue(forKey: "a") == 1)
+        #expect(parsed.keys == ["a", "b", "c"] && removed.keys == ["b", "c"])
+        // Equal and hashed alike however they were made (parsed, literal, appended, emptied).
+        var built = JSONObject()
+        built.append(1, forKey: "a")
+        built.append([2], forKey: "b")
+        built.append("a string of more than 15 bytes", forKey: "c")
+        #expect(built == parsed && built.hashValue == parsed.hashValue)
+        var emptied = parsed
+        for key in ["a", "b", "c"] { emptied[key] = nil }
+        #expect(emptied == JSONObject() && emptied.hashValue == JSONObject().hashValue && emptied.isEmpty)
+        #expect(JSONValue.object(grown).serializedString().hasPrefix(#"{"a":1,"b":[2],"c":"a string"#))
+        // A member read from one object and stored in another leaves both whole.
+        var other: JSONObject = ["x": true]
+        other["copied"] = parsed["c"]
+        #expect(other.keys == ["x", "copied"] && parsed["c"] == "a string of more than 15 bytes")
+    }
 }
