@@ -65,8 +65,8 @@ package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
 /// Open containers live on explicit stacks: `frames` (one per open array or object: where its elements start,
 /// and whether it is an object), `values` (finished elements of open arrays) and `members` (the members of open
 /// objects: a key is pushed with a `null` value when read, and its value stored over that when finished). Closing
-/// a container moves its slice into a new array. The stacks start in stack memory lent by `parse`, so a message's parse allocates only the values
-/// it returns.
+/// a container moves its slice into a new array. The stacks start in stack memory lent by `parse`, so a message's
+/// parse allocates only the values it returns.
 ///
 /// Ownership: `bytes` is borrowed from the caller's `withUTF8`/`withContiguousStorageIfAvailable` closure and
 /// never escapes it; the stacks are borrowed from `parse`'s temporary allocations and die before they do.
