@@ -134,8 +134,10 @@ struct Decrypt: ParsableCommand {
         } catch let error as PNCryptError {
             if error.code == .unknownCryptor, let scheme = reading.explicit, scheme.hasHeader,
                let head = try? data(), !head.starts(with: CryptorHeader.sentinel) {
-                throw CLIFailure(.dataFailure, "unknown cryptor: " + error.message + "; read legacy data with"
-                                 + " --scheme auto (the default) or --scheme legacy / legacy-random-iv")
+                var failure = CLIFailure(error)
+                failure.message += "; read legacy data with --scheme auto (the default) or --scheme legacy /"
+                    + " legacy-random-iv"
+                throw failure
             }
             guard error.category == .decryption, let scheme = reading.explicit, !scheme.hasHeader,
                   let head = try? data(), let (header, _) = try? CryptorHeader.parse(head) else { throw error }
