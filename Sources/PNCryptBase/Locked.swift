@@ -27,15 +27,11 @@ package final class Locked<Value>: @unchecked Sendable {
 
     package init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        mutex = makePthreadObject(pthread_mutex_t()) { pthread_mutex_init($0, nil) }
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        freePthreadObject(mutex, pthread_mutex_destroy)
     }
 
     /// Runs `body` on the value with the lock held.
@@ -71,15 +67,11 @@ package final class Locked<Value>: @unchecked Sendable {
 
         fileprivate init(owner: ObjectIdentifier) {
             self.owner = owner
-            variable = .allocate(capacity: 1)
-            variable.initialize(to: pthread_cond_t())
-            pthread_cond_init(variable, nil)
+            variable = makePthreadObject(pthread_cond_t()) { pthread_cond_init($0, nil) }
         }
 
         deinit {
-            pthread_cond_destroy(variable)
-            variable.deinitialize(count: 1)
-            variable.deallocate()
+            freePthreadObject(variable, pthread_cond_destroy)
         }
 
         /// Wakes one thread waiting on the condition, if any.
@@ -92,6 +84,23 @@ package final class Locked<Value>: @unchecked Sendable {
             pthread_cond_broadcast(variable)
         }
     }
+}
+
+/// A mutex or condition variable in heap memory of its own (so it never moves), zeroed, then set up by `initialize`.
+private func makePthreadObject<Object>(_ zero: Object, _ initialize: (UnsafeMutablePointer<Object>) -> Int32)
+    -> UnsafeMutablePointer<Object> {
+    let object = UnsafeMutablePointer<Object>.allocate(capacity: 1)
+    object.initialize(to: zero)
+    _ = initialize(object)
+    return object
+}
+
+/// Ends an object `makePthreadObject` made: `destroy` (the pthread call), then its memory.
+private func freePthreadObject<Object>(_ object: UnsafeMutablePointer<Object>,
+                                       _ destroy: (UnsafeMutablePointer<Object>) -> Int32) {
+    _ = destroy(object)
+    object.deinitialize(count: 1)
+    object.deallocate()
 }
 
 /// A thread of its own (not one of the concurrency pool's), running one closure until it returns; the line
