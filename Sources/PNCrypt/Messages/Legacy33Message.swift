@@ -18,7 +18,6 @@ enum Legacy33Message {
     ///   a message as not encrypted.
     /// `scheme` is the table's string-leaves scheme (`legacy33`).
     static func encrypt(_ message: JSONValue, key: CipherKey, scheme: Scheme) throws(PNCryptError) -> JSONValue {
-        let module = CryptoModule(key: key)
         var leaves = 0
         let encrypted = try map(message, path: "$", nonString: .notEncryptable) { (text, _) throws(PNCryptError) in
             leaves += 1
@@ -26,7 +25,7 @@ enum Legacy33Message {
             defer { wipe(&plaintext) }
             // iOS 3.3 encrypted an empty string leaf as one block of padding.
             let sealed = try withBytes(plaintext) { (bytes) throws(PNCryptError) in
-                try module.sealToBase64(bytes, scheme: scheme, iv: nil, quoted: false, allowEmpty: true)
+                try key.sealToBase64(bytes, scheme: scheme, iv: nil, quoted: false, allowEmpty: true)
             }
             return .string(String(decoding: sealed, as: UTF8.self))
         }

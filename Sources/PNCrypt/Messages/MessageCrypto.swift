@@ -45,7 +45,6 @@ public struct MessageCrypto: Sendable {
         self.style = style
     }
 
-    private var module: CryptoModule { CryptoModule(key: keys.keys[0], scheme: scheme) }
 
     /// The scheme whose messages are string leaves (`Scheme.MessageForm.stringLeaves`: `legacy33`) that this
     /// value writes or reads; nil when its messages are whole.
@@ -65,11 +64,11 @@ public struct MessageCrypto: Sendable {
     /// - Throws: `notEncryptable` for a `legacy33` message with a non-string leaf, naming its path.
     public func encrypt(_ message: JSONValue, iv: [UInt8]? = nil) throws(PNCryptError) -> JSONValue {
         if scheme.row.message == .stringLeaves {
-            return try Legacy33Message.encrypt(message, key: keys.keys[0], scheme: scheme)
+            return try Legacy33Message.encrypt(message, key: keys.first, scheme: scheme)
         }
         // Text written from a JSONValue always parses: no need to check it as `encrypt(jsonText:)` does.
         let sealed = try message.withSerialized(style: style) { (text) throws(PNCryptError) in
-            try module.sealToBase64(text, scheme: scheme, iv: iv, quoted: false)
+            try keys.first.sealToBase64(text, scheme: scheme, iv: iv, quoted: false)
         }
         return .string(String(decoding: sealed, as: UTF8.self))
     }
@@ -81,9 +80,9 @@ public struct MessageCrypto: Sendable {
         try withBytes(jsonText) { (text) throws(PNCryptError) -> JSONValue in
             let value = try JSONValue(parsing: text.assumingMemoryBound(to: UInt8.self))
             if scheme.row.message == .stringLeaves {
-                return try Legacy33Message.encrypt(value, key: keys.keys[0], scheme: scheme)
+                return try Legacy33Message.encrypt(value, key: keys.first, scheme: scheme)
             }
-            return .string(String(decoding: try module.sealToBase64(text, scheme: scheme, iv: iv, quoted: false),
+            return .string(String(decoding: try keys.first.sealToBase64(text, scheme: scheme, iv: iv, quoted: false),
                                   as: UTF8.self))
         }
     }
@@ -99,12 +98,15 @@ public struct MessageCrypto: Sendable {
         guard scheme.row.message == .whole, style != .apple else {
             return try encrypt(message, iv: iv).serialized(style: style)
         }
-        // The closure captures only what it uses (capturing `self` copied the key ring into it: a retain and a
-        // release per message).
-        let module = module
+        // The closure captures only what it uses, and the key unretained: capturing `self` copied the key ring
+        // into it, and capturing the key retained it (each a retain and a release per message). `self` holds the
+        // key for the whole call.
+        let key = Unmanaged.passUnretained(keys.first)
         let scheme = scheme
         return try message.withSerialized(style: style) { (text) throws(PNCryptError) in
-            try module.sealToBase64(text, scheme: scheme, iv: iv, quoted: true)
+            try key._withUnsafeGuaranteedRef { key in
+                Result { () throws(PNCryptError) in try key.sealToBase64(text, scheme: scheme, iv: iv, quoted: true) }
+            }.get()
         }
     }
 

@@ -96,13 +96,13 @@ extension MessageCrypto {
             output.append(contentsOf: try publishBody(message))
             return
         }
-        let module = CryptoModule(key: keys.keys[0], scheme: scheme)
+        let key = keys.first
         let scheme = scheme
         try message.withSerialized(style: style) { (text) throws(PNCryptError) in
             let sealedCount = Cryptor.sealedLength(text.count, scheme: scheme)
             let quotedCount = Base64.encodedCount(sealedCount) + 2
             try withScratch(sealedCount + quotedCount) { (scratch) throws(PNCryptError) in
-                let n = try module.seal(text, scheme: scheme, iv: nil, into: scratch.baseAddress!)
+                let n = try key.seal(text, scheme: scheme, iv: nil, into: scratch.baseAddress!)
                 let quoted = scratch.baseAddress! + sealedCount
                 quoted.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
                 Base64.encode(UnsafeRawBufferPointer(rebasing: scratch[0..<n]), into: quoted + 1)

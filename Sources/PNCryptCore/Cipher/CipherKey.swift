@@ -20,7 +20,26 @@ public final class CipherKey: Sendable {
     package let legacy: SecretBytes
     package let raw: SecretBytes
     package let md5: SecretBytes
-    private let pools: [ContextPool]
+    /// The context pools, two per key derivation. Stored constants, not an array: a pool read from one is borrowed
+    /// for a message, where an array element was retained and released (two atomic operations per message).
+    private let hexSHA256Pools: PoolPair, sha256Pools: PoolPair, md5Pools: PoolPair
+
+    /// The pools of one derived key, one per direction.
+    private struct PoolPair: Sendable {
+        let encrypting: ContextPool
+        let decrypting: ContextPool
+
+        init(_ secret: SecretBytes) {
+            let aes256 = secret.bytes.count == 32
+            encrypting = ContextPool(aes256: aes256, key: secret, encrypting: true)
+            decrypting = ContextPool(aes256: aes256, key: secret, encrypting: false)
+        }
+
+        func withContext<R, E: Error>(encrypting direction: Bool, _ body: (Backend.Context) throws(E) -> R)
+            throws(E) -> R {
+            try direction ? encrypting.withContext(body) : decrypting.withContext(body)
+        }
+    }
 
     /// Derives the keys of every scheme from `string` (its UTF-8 bytes).
     /// - Throws: `PNCryptError.invalidKey` when the key is empty.
@@ -62,17 +81,9 @@ public final class CipherKey: Sendable {
         self.legacy = legacy
         self.raw = raw
         self.md5 = md5
-        // Two pools per key derivation, in the order of `Scheme.KeyDerivation`'s raw values (`pool(_:encrypting:)`).
-        pools = Scheme.KeyDerivation.allCases.flatMap { derivation in
-            let secret = switch derivation {
-            case .hexSHA256: legacy
-            case .sha256: raw
-            case .md5: md5
-            }
-            let aes256 = secret.bytes.count == 32
-            return [ContextPool(aes256: aes256, key: secret, encrypting: true),
-                    ContextPool(aes256: aes256, key: secret, encrypting: false)]
-        }
+        hexSHA256Pools = PoolPair(legacy)
+        sha256Pools = PoolPair(raw)
+        md5Pools = PoolPair(md5)
     }
 
     /// The same key with cipher contexts of its own, sharing the derived keys (nothing is derived again, and no
@@ -131,6 +142,22 @@ public final class CipherKey: Sendable {
     /// The context pool for `scheme` in one direction: two per key derivation (schemes that share a key share
     /// its contexts).
     package func pool(_ scheme: Scheme, encrypting: Bool) -> ContextPool {
-        pools[2 * scheme.row.keyDerivation.rawValue + (encrypting ? 0 : 1)]
+        switch scheme.row.keyDerivation {
+        case .hexSHA256: encrypting ? hexSHA256Pools.encrypting : hexSHA256Pools.decrypting
+        case .sha256: encrypting ? sha256Pools.encrypting : sha256Pools.decrypting
+        case .md5: encrypting ? md5Pools.encrypting : md5Pools.decrypting
+        }
+    }
+
+    /// Runs `body` with a context of `scheme`'s pool in one direction (`ContextPool.withContext`): the message
+    /// paths' way in, which borrows the pool where `pool(_:encrypting:)` hands out a reference (retained).
+    @inline(__always)
+    package func withContext<R, E: Error>(_ scheme: Scheme, encrypting: Bool,
+                                          _ body: (Backend.Context) throws(E) -> R) throws(E) -> R {
+        switch scheme.row.keyDerivation {
+        case .hexSHA256: try hexSHA256Pools.withContext(encrypting: encrypting, body)
+        case .sha256: try sha256Pools.withContext(encrypting: encrypting, body)
+        case .md5: try md5Pools.withContext(encrypting: encrypting, body)
+        }
     }
 }

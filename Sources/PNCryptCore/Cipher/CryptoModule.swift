@@ -61,7 +61,7 @@ public struct CryptoModule: Sendable {
     public func encrypt(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
         throws(PNCryptError) -> String {
         let text = try withBytes(plaintext) { (input) throws(PNCryptError) in
-            try sealToBase64(input, scheme: scheme ?? self.scheme, iv: iv, quoted: false)
+            try key.sealToBase64(input, scheme: scheme ?? self.scheme, iv: iv, quoted: false)
         }
         return String(decoding: text, as: UTF8.self)
     }
@@ -71,7 +71,7 @@ public struct CryptoModule: Sendable {
     public func encryptBinary(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
         throws(PNCryptError) -> [UInt8] {
         try withBytes(plaintext) { (input) throws(PNCryptError) in
-            try sealToBytes(input, scheme: scheme ?? self.scheme, iv: iv)
+            try key.sealToBytes(input, scheme: scheme ?? self.scheme, iv: iv)
         }
     }
 
@@ -120,23 +120,34 @@ public struct CryptoModule: Sendable {
 // never escapes the call. Scratch and outputs that may hold plaintext of a failed decryption are wiped before
 // they are released or returned. Cipher contexts come from the key's `ContextPool`, one caller at a time.
 
-extension CryptoModule {
+// The encrypt path needs the key only: it is the key's, so that a message path borrows the key it holds instead
+// of copying it into a `CryptoModule` (a retain and a release per message).
+extension CipherKey {
     /// The one encrypt path: writes `scheme`'s output for `input` (the `acrh` header or the random IV, then the
     /// ciphertext) to `output`, which has room for `Cryptor.sealedLength(input.count, scheme:)` bytes; returns
     /// the count written. Random IVs come from the context's reserve of CSPRNG output.
     @inline(__always)
     package func seal(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv explicitIV: [UInt8]?,
                       allowEmpty: Bool = false, into output: UnsafeMutableRawPointer) throws(PNCryptError) -> Int {
-        let givenIV = try Cryptor.checkIV(explicitIV, scheme: scheme)
-        try Cryptor.checkNotEmpty(input.count, scheme: scheme, allowEmpty: allowEmpty)
         let prefix = Cryptor.prefixLength(scheme)
+        // The fixed IV is read in place below: a copy of it (`checkIV`'s result) is a retain and a release.
+        let givenIV: [UInt8]?
+        if prefix == 0 {
+            try Cryptor.checkFixedIV(explicitIV, scheme: scheme)
+            givenIV = nil
+        } else {
+            givenIV = try Cryptor.checkIV(explicitIV, scheme: scheme)
+        }
+        try Cryptor.checkNotEmpty(input.count, scheme: scheme, allowEmpty: allowEmpty)
         let sealedCount = Cryptor.sealedLength(input.count, scheme: scheme)
         let sealed = UnsafeMutableRawBufferPointer(start: output, count: sealedCount)
         if scheme.hasHeader { CryptorHeader.writeACRHStart(to: output) }
-        let n = try key.pool(scheme, encrypting: true).withContext { (context) throws(PNCryptError) -> Int? in
+        let n = try withContext(scheme, encrypting: true) { (context) throws(PNCryptError) -> Int? in
             guard prefix > 0 else {
                 // The fixed IV: nothing before the ciphertext.
-                return givenIV!.withUnsafeBytes { context.run(iv: $0, input: input, output: sealed, prefix: 0) }
+                return Cryptor.fixedIV.withUnsafeBytes {
+                    context.run(iv: $0, input: input, output: sealed, prefix: 0)
+                }
             }
             // The IV ends the prefix (the header's metadata, or the whole prefix of legacy-random-iv).
             let ivStart = output + prefix - Cryptor.blockSize
@@ -171,7 +182,9 @@ extension CryptoModule {
             try seal(input, scheme: scheme, iv: iv, into: output)
         }
     }
+}
 
+extension CryptoModule {
     /// Decrypts `input` (as `decryptBinary(_:reading:)`) into a new array.
     func openToBytes(_ input: UnsafeRawBufferPointer, reading policy: ReadPolicy)
         throws(PNCryptError) -> [UInt8] {
@@ -187,7 +200,8 @@ extension CryptoModule {
                          into output: UnsafeMutableRawPointer)
         throws(PNCryptError) -> Int {
         let readings = try readings(of: input, reading: policy)
-        return try Decision.open(input, keys: [key], readings: readings, content: .bytes, into: output).count
+        return try Decision.open(input, keys: [key], first: key, readings: readings, content: .bytes,
+                                 into: output).count
     }
 
     /// The readings `decrypt` tries under `policy`: with `.only`, that format alone; otherwise the `PNED` header's
@@ -219,13 +233,15 @@ extension CryptoModule {
         -> (count: Int, valid: Bool) {
         let body = UnsafeRawBufferPointer(rebasing: input[reading.body])
         let out = UnsafeMutableRawBufferPointer(start: output, count: body.count + Cryptor.blockSize)
-        let pool = key.pool(reading.scheme, encrypting: false)
         let n = if let iv = reading.iv {
-            pool.withContext { $0.run(iv: UnsafeRawBufferPointer(rebasing: input[iv]), input: body, output: out,
-                                      prefix: 0) }
+            key.withContext(reading.scheme, encrypting: false) {
+                $0.run(iv: UnsafeRawBufferPointer(rebasing: input[iv]), input: body, output: out, prefix: 0)
+            }
         } else {
             Cryptor.fixedIV.withUnsafeBytes { fixed in
-                pool.withContext { $0.run(iv: fixed, input: body, output: out, prefix: 0) }
+                key.withContext(reading.scheme, encrypting: false) {
+                    $0.run(iv: fixed, input: body, output: out, prefix: 0)
+                }
             }
         }
         guard let n else { return (body.count, false) }

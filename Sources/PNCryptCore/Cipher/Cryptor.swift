@@ -50,9 +50,7 @@ package enum Cryptor {
     static func checkIV(_ iv: [UInt8]?, scheme: Scheme) throws(PNCryptError) -> [UInt8]? {
         switch scheme.row.iv {
         case .fixed:
-            if let iv, iv != fixedIV {
-                throw PNCryptError(.invalidIV, "\(scheme) always uses the fixed IV 0123456789012345")
-            }
+            try checkFixedIV(iv, scheme: scheme)
             return fixedIV
         case .prefix, .header:
             guard let iv else { return nil }
@@ -60,6 +58,14 @@ package enum Cryptor {
                 throw PNCryptError(.invalidIV, "the IV must be \(blockSize) bytes, not \(iv.count)")
             }
             return iv
+        }
+    }
+
+    /// Throws `invalidIV` unless `iv` is nil or the fixed IV (for a scheme that has one).
+    @inline(__always)
+    static func checkFixedIV(_ iv: [UInt8]?, scheme: Scheme) throws(PNCryptError) {
+        if let iv, iv != fixedIV {
+            throw PNCryptError(.invalidIV, "\(scheme) always uses the fixed IV 0123456789012345")
         }
     }
 

@@ -297,9 +297,11 @@ extension Decision {
     /// Decrypts every reading of `input` with every key, runs every check `content` needs on each (whatever the
     /// padding gave), and decides with `decide`; the one qualifying plaintext goes to `output` (room for
     /// `input.count + 16` bytes), which is wiped when there is none.
+    /// `first` is `keys[0]`, passed on its own so that the one-reading path borrows it instead of retaining it.
     /// - Returns: the plaintext length, the key's index in `keys` and the scheme of the reading.
     /// - Throws: `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous` when several do.
-    static func open(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
+    static func open(_ input: UnsafeRawBufferPointer, keys: [CipherKey], first: CipherKey,
+                     readings: Cryptor.Readings,
                      content: KeyRing.Content, into output: UnsafeMutableRawPointer,
                      json: (UnsafeRawBufferPointer) -> Bool = isMessageText) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
@@ -307,7 +309,7 @@ extension Decision {
         if readings.count * keys.count == 1 {
             // One reading: straight into `output`, then the same checks and the same decision.
             let reading = readings[0]
-            let (count, length, padding) = CryptoModule(key: keys[0]).openChecked(reading, of: input, into: output)
+            let (count, length, padding) = CryptoModule(key: first).openChecked(reading, of: input, into: output)
             let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: output, count: length),
                                            plaintextCount: count, padding: padding, keyIndex: 0,
                                            scheme: reading.scheme, content: content, json: json)

@@ -20,6 +20,9 @@ import PNCryptJSON
 public struct KeyRing: Sendable {
     /// The keys, newest first.
     public let keys: [CipherKey]
+    /// `keys[0]`, stored on its own: a key read from a stored constant is borrowed for a message, one read out of
+    /// the array is retained and released (two atomic operations per message).
+    package let first: CipherKey
 
     /// What a plaintext must be for a reading to qualify, whether one reading was possible or several.
     package enum Content: Sendable, Hashable {
@@ -54,6 +57,7 @@ public struct KeyRing: Sendable {
     public init(keys: [CipherKey]) throws(PNCryptError) {
         guard !keys.isEmpty else { throw PNCryptError(.invalidKey, "no cipher key given") }
         self.keys = keys
+        first = keys[0]
     }
 
     /// Decrypts with the one (key, scheme) reading that qualifies: a reading qualifies when its padding is valid.
@@ -124,6 +128,7 @@ extension KeyRing {
                  json: (UnsafeRawBufferPointer) -> Bool = isMessageText) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let readings = try Cryptor.readings(of: input, reading: reading)
-        return try Decision.open(input, keys: keys, readings: readings, content: content, into: output, json: json)
+        return try Decision.open(input, keys: keys, first: first, readings: readings, content: content, into: output,
+                                 json: json)
     }
 }
