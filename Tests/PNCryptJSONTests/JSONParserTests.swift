@@ -292,6 +292,56 @@ struct JSONParserTests {
         }
     }
 
+    @Test("JSON parser: bytes readable after the text (a message's padding) are loaded, never used")
+    func readablePastTheText() throws {
+        // Short strings (the fast path loads 16 bytes) ending the text as an element, a key, a value, or left
+        // unterminated, followed in memory by bytes that would end or extend them: the same values, the same errors.
+        let stops: [[UInt8]] = [[], [0x22], [0x5C, 0x22], [0x5C], [0x01], [0x7F], [0xC3, 0xA9], [0xC3], [0xFF]]
+        let tails: [[UInt8]] = [[0x22], [0x5C], [0x10], [0x01], [UInt8(ascii: "a")], [0xFF], [UInt8(ascii: "]")]]
+            .map { [UInt8](repeating: $0[0], count: 16) } + [Array("\",\"x\"]}   ".utf8)]
+        var checked = 0
+        for length in 0...15 {
+            for stop in stops {
+                for place in 0...length {
+                    var content = Array(repeating: UInt8(ascii: "k"), count: length)
+                    content.insert(contentsOf: stop, at: place)
+                    let quoted = [0x22] + content
+                    let texts: [[UInt8]] = [
+                        [UInt8(ascii: "[")] + quoted + Array("\"]".utf8),
+                        Array("{\"a\":1,".utf8) + quoted + Array("\":2}".utf8),
+                        Array("{\"a\":".utf8) + quoted + Array("\"}".utf8),
+                        [UInt8(ascii: "[")] + quoted,
+                        quoted + [0x22],
+                        quoted,
+                    ]
+                    for text in texts {
+                        let plain = Result { () throws(PNCryptError) in try JSONValue(parsing: text) }
+                        for tail in tails {
+                            let memory = text + tail
+                            let read = memory.withUnsafeBytes { all in
+                                Result { () throws(PNCryptError) in
+                                    try JSONValue(parsing: UnsafeRawBufferPointer(rebasing: all[0..<text.count]),
+                                                  readable: all.count)
+                                }
+                            }
+                            switch (plain, read) {
+                            case (.success(let a), .success(let b)):
+                                #expect(a == b, "\(text) + \(tail)")
+                            case (.failure(let a), .failure(let b)):
+                                #expect(a.code == b.code && a.offset == b.offset && a.message == b.message,
+                                        "\(text) + \(tail)")
+                            default:
+                                Issue.record("\(text) followed by \(tail): \(plain) without it, \(read) with it")
+                            }
+                            checked += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked > 40_000)
+    }
+
     @Test("JSON parser keeps duplicate keys in order and looks up the last")
     func duplicateKeys() throws {
         let value = try JSONValue(parsing: #"{"a":1,"b":2,"a":3}"#)

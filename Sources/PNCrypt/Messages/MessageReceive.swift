@@ -26,8 +26,8 @@ extension MessageCrypto {
                 // inline slots: no array per message.
                 var parsed = ParsedReadings()
                 let match = try keys.decrypt(sealed, reading: reading, content: .json,
-                                             into: plain.baseAddress!) { text in
-                    let value = Self.parseMessage(text)
+                                             into: plain.baseAddress!) { text, readable in
+                    let value = Self.parseMessage(text, readable: readable)
                     let isMessage = value != nil
                     // Moved in, not copied: a copy would retain the tree and release it again (two atomic
                     // operations a message).
@@ -41,10 +41,11 @@ extension MessageCrypto {
     }
 
     /// A message's value from one reading's plaintext: a JSON text, or PHP's raw string form (`isMessageText`:
-    /// the string between its quotes); nil for anything else.
+    /// the string between its quotes); nil for anything else. `readable` bytes from the text's start may be loaded
+    /// (`JSONCheck`).
     @inline(__always)
-    static func parseMessage(_ text: UnsafeRawBufferPointer) -> JSONValue? {
-        if let value = try? JSONValue(parsing: text) { return value }
+    static func parseMessage(_ text: UnsafeRawBufferPointer, readable: Int) -> JSONValue? {
+        if let value = try? JSONValue(parsing: text, readable: readable) { return value }
         return phpRawString(text)
     }
 

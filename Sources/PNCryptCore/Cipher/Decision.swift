@@ -187,17 +187,18 @@ package enum Decision {
     /// UTF-8 is checked over all of `decrypted`, every byte (`isValidUTF8InFull`): valid padding is ASCII (1 to
     /// 16), so this gives the same answer as checking the plaintext alone, in the same time whether the padding was
     /// valid or not and wherever the first invalid byte is.
-    ///   - json: the JSON check (`isMessageText`; the message path parses once here and keeps the value).
+    ///   - json: the JSON check (`isMessageText`; the message path parses once here and keeps the value), given
+    ///     the plaintext and the body's length (what may be loaded from its start).
     package static func verdict(of decrypted: UnsafeRawBufferPointer, plaintextCount: Int, padding: Bool, keyIndex: Int,
                         scheme: Scheme, content: KeyRing.Content, pair: Bool = false,
-                        json jsonCheck: (UnsafeRawBufferPointer) -> Bool = isMessageText) -> Verdict {
+                        json jsonCheck: JSONCheck = isMessageText(_:readable:)) -> Verdict {
         var utf8 = false
         var json = false
         if content != .bytes {
             utf8 = isValidUTF8InFull(decrypted)
         }
         if content == .json || (pair && content == .text) {
-            json = jsonCheck(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount]))
+            json = jsonCheck(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount]), decrypted.count)
         }
         let firstBlock = pair && scheme == Scheme.headerlessPair.fixed
             ? HeaderlessRule.classify(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount])) : nil
@@ -303,7 +304,7 @@ extension Decision {
     static func open(_ input: UnsafeRawBufferPointer, keys: [CipherKey], first: CipherKey,
                      readings: Cryptor.Readings,
                      content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                     json: (UnsafeRawBufferPointer) -> Bool = isMessageText) throws(PNCryptError)
+                     json: JSONCheck = isMessageText(_:readable:)) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let capacity = input.count + Cryptor.blockSize
         if readings.count * keys.count == 1 {
@@ -332,7 +333,7 @@ extension Decision {
     @inline(never)
     private static func openEach(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
                                  content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                                 json: (UnsafeRawBufferPointer) -> Bool) throws(PNCryptError)
+                                 json: JSONCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let capacity = input.count + Cryptor.blockSize
         let pair = readings.isHeaderlessPair

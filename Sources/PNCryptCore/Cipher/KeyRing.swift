@@ -125,7 +125,7 @@ extension KeyRing {
     /// `json` was called, for a caller that keeps what it parsed).
     package func decrypt(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content,
                  into output: UnsafeMutableRawPointer,
-                 json: (UnsafeRawBufferPointer) -> Bool = isMessageText) throws(PNCryptError)
+                 json: JSONCheck = isMessageText(_:readable:)) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let readings = try Cryptor.readings(of: input, reading: reading)
         return try Decision.open(input, keys: keys, first: first, readings: readings, content: content, into: output,

@@ -11,6 +11,16 @@ package func isMessageText(_ bytes: UnsafeRawBufferPointer) -> Bool {
     return json || raw
 }
 
+/// The JSON check the decision runs on each reading's plaintext (`KeyRing.Content.json`): given the plaintext and
+/// how many bytes from its start may be loaded (the whole decrypted body, which its padding ends). A check may
+/// load past the plaintext to read a word at a time; it never uses what it loads there.
+package typealias JSONCheck = (_ plaintext: UnsafeRawBufferPointer, _ readable: Int) -> Bool
+
+/// `isMessageText` as a `JSONCheck`: the default one.
+package func isMessageText(_ bytes: UnsafeRawBufferPointer, readable: Int) -> Bool {
+    isMessageText(bytes)
+}
+
 /// Whether `bytes` are the PHP SDK's raw form of a string message: `"`, the string's UTF-8 as it is (quotes,
 /// backslashes and control characters unescaped), `"` (pubnub/php `PubNubUtil::writeValueAsString`). Any text
 /// between two quotes has this form; the string is what lies between them.

@@ -43,6 +43,16 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// Parses one JSON text from `text` (as `init(parsing:maxDepth:)`), where `readable` bytes from its start (at
+    /// least its count) may be loaded: strings near the end are read a word at a time too. Nothing past `text` is
+    /// used.
+    package init(parsing text: UnsafeRawBufferPointer, readable: Int) throws(PNCryptError) {
+        self = try JSONParser.parse(text.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth,
+                                    readable: readable)
+    }
+}
+
 /// Whether `bytes` are one JSON text. Text whose first byte after white space cannot start a JSON value is
 /// refused at once (no parse, no error message made): the headerless rule asks this of every text.
 package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -73,6 +83,9 @@ package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
 @usableFromInline
 package struct JSONParser: ~Copyable {
     private let bytes: UnsafeBufferPointer<UInt8>
+    /// How many bytes from `bytes`' start may be loaded (at least its count): the short-string path loads 16 at a
+    /// time and never uses a byte past `bytes`.
+    private let readable: Int
     private let maxDepth: Int
     private var position = 0
     /// Per open container: the count of `members` (objects) or `values` (arrays) when it opened, times 2, plus
@@ -90,24 +103,33 @@ package struct JSONParser: ~Copyable {
     /// Parses one JSON text from `bytes` (see `JSONValue.init(parsing:maxDepth:)`).
     @usableFromInline
     package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(PNCryptError) -> JSONValue {
+        try parse(bytes, maxDepth: maxDepth, readable: bytes.count)
+    }
+
+    /// `parse(_:maxDepth:)` where `readable` bytes from `bytes`' start (at least its count) may be loaded: the
+    /// message path's plaintext is followed by its padding, so short strings near its end take the fast path too.
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int)
+        throws(PNCryptError) -> JSONValue {
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {
             (frames) throws(PNCryptError) -> JSONValue in
             try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: inlineValues) {
                 (values) throws(PNCryptError) -> JSONValue in
                 try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: inlineMembers) {
                     (members) throws(PNCryptError) -> JSONValue in
-                    var parser = JSONParser(bytes, maxDepth: maxDepth, frames: frames, values: values,
-                                            members: members)
+                    var parser = JSONParser(bytes, readable: max(bytes.count, readable), maxDepth: maxDepth,
+                                            frames: frames, values: values, members: members)
                     return try parser.parseDocument()
                 }
             }
         }
     }
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, frames: UnsafeMutableBufferPointer<Int>,
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, readable: Int, maxDepth: Int,
+                 frames: UnsafeMutableBufferPointer<Int>,
                  values: UnsafeMutableBufferPointer<JSONValue>,
                  members: UnsafeMutableBufferPointer<JSONObject.Member>) {
         self.bytes = bytes
+        self.readable = readable
         self.maxDepth = max(0, maxDepth)
         self.frames = InlineStack(startingIn: frames)
         self.values = InlineStack(startingIn: values)
@@ -379,13 +401,14 @@ package struct JSONParser: ~Copyable {
     // MARK: - Strings
 
     /// The usual string of a message, key or value, on one fast path: at most 15 ASCII bytes, no escape, with 16
-    /// bytes readable after the opening quote. Two word loads find the closing quote (`plainRunStops`, with bytes
-    /// from 0x80 up stopping too) and the string's two words are made from the same loads. Returns nil, with
-    /// `position` unchanged, for anything else: `parseString` then reads it (and reports any error).
+    /// bytes readable after the opening quote (`readable`: past the text's end too when the caller says so). Two
+    /// word loads find the closing quote (`plainRunStops`, with bytes from 0x80 up stopping too) and the string's
+    /// two words are made from the same loads. Returns nil, with `position` unchanged, for anything else:
+    /// `parseString` then reads it (and reports any error).
     @inline(__always)
     private mutating func shortASCIIString() -> String? {
         let start = position + 1
-        guard smallStrings, start + 16 <= count else { return nil }
+        guard smallStrings, start + 16 <= readable else { return nil }
         let raw = UnsafeRawPointer(bytes.baseAddress! + start)
         let low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
         let high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
@@ -395,8 +418,10 @@ package struct JSONParser: ~Copyable {
         let highStops = JSONParser.plainRunStops(high) | high & highBits
         let length = lowStops != 0 ? lowStops.trailingZeroBitCount >> 3
                                    : 8 + highStops.trailingZeroBitCount >> 3
-        // 16 means no stop in the 16 bytes: a longer string.
-        guard length < 16, raw.load(fromByteOffset: length, as: UInt8.self) == UInt8(ascii: "\"") else {
+        // 16 means no stop in the 16 bytes: a longer string. The closing quote must be in the text: a stop past
+        // its end is in the bytes that are only readable, and the general path reports the unterminated string.
+        guard length < 16, start + length < count,
+              raw.load(fromByteOffset: length, as: UInt8.self) == UInt8(ascii: "\"") else {
             return nil
         }
         position = start + length + 1
