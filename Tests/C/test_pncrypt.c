@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -353,6 +354,74 @@ static void test_arguments(void) {
 }
 
 /* ---- Messages --------------------------------------------------------------------------------------------- */
+
+/* After fork(), parent and child never encrypt with the same IV: an encrypting context draws random IVs ahead (2 KiB,
+ * 128 IVs, per RAND_bytes call), and a child must not hand out what its parent drew. Same key and plaintext, so two
+ * outputs are equal exactly when their IVs are. Run before any thread is started (fork copies only the caller). */
+static void test_fork_ivs(void) {
+    enum { N = 40 };
+    const char *plain = "one message, many IVs";
+    size_t plain_len = strlen(plain);
+    pncrypt_module *m = NULL;
+    pncrypt_error err;
+    char *mine[N + 1] = {0};
+    int fds[2];
+
+    CHECK(pncrypt_module_new("fork-key", "acrh", &m, &err) == 0 && m != NULL, "fork: module: %s", err.message);
+    /* The first IV drawn before the fork fills the reserve the child inherits. */
+    CHECK(pncrypt_encrypt(m, (const uint8_t *)plain, plain_len, &mine[0], &err) == 0, "fork: encrypt: %s",
+          err.message);
+    if (m == NULL || mine[0] == NULL || pipe(fds) != 0) {
+        CHECK(0, "fork: setup failed");
+        return;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        for (int i = 0; i < N; i++) {
+            char *text = NULL;
+            if (pncrypt_encrypt(m, (const uint8_t *)plain, plain_len, &text, NULL) != 0) _exit(2);
+            size_t n = strlen(text);
+            if (write(fds[1], text, n) != (ssize_t)n || write(fds[1], "\n", 1) != 1) _exit(3);
+            pncrypt_free(text);
+        }
+        close(fds[1]);
+        pncrypt_free(mine[0]);
+        pncrypt_module_free(m);
+        _exit(0);
+    }
+    close(fds[1]);
+    CHECK(pid > 0, "fork: fork failed: %s", strerror(errno));
+    for (int i = 1; i <= N; i++) {
+        CHECK(pncrypt_encrypt(m, (const uint8_t *)plain, plain_len, &mine[i], &err) == 0, "fork: encrypt %d: %s", i,
+              err.message);
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *theirs = malloc(cap + 1);
+    ssize_t got;
+    while (theirs && len < cap && (got = read(fds[0], theirs + len, cap - len)) > 0) len += (size_t)got;
+    close(fds[0]);
+    int status = 0;
+    if (pid > 0) waitpid(pid, &status, 0);
+    CHECK(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "fork: the child failed (status %d)", status);
+    int lines = 0, same = 0;
+    if (theirs) {
+        theirs[len] = 0;
+        for (char *line = strtok(theirs, "\n"); line; line = strtok(NULL, "\n")) {
+            lines++;
+            for (int i = 0; i <= N; i++) same += mine[i] && strcmp(line, mine[i]) == 0;
+        }
+    }
+    for (int i = 0; i <= N; i++) {
+        for (int j = i + 1; j <= N; j++) same += mine[i] && mine[j] && strcmp(mine[i], mine[j]) == 0;
+    }
+    CHECK(lines == N, "fork: the child wrote %d outputs, expected %d", lines, N);
+    CHECK(same == 0, "fork: %d outputs of parent and child share an IV", same);
+    free(theirs);
+    for (int i = 0; i <= N; i++) pncrypt_free(mine[i]);
+    pncrypt_module_free(m);
+}
 
 static void test_messages(void) {
     pncrypt_module *m = NULL;
@@ -1467,6 +1536,7 @@ int main(int argc, char **argv) {
     int vectors = run_vectors(argv[1]);
     CHECK(vectors > 0, "no vectors read from %s", argv[1]);
     test_arguments();
+    test_fork_ivs();
     test_messages();
     test_batches();
     test_files(argv[2]);
