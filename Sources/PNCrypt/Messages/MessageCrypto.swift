@@ -45,7 +45,6 @@ public struct MessageCrypto: Sendable {
         self.style = style
     }
 
-
     /// The scheme whose messages are string leaves (`Scheme.MessageForm.stringLeaves`: `legacy33`) that this
     /// value writes or reads; nil when its messages are whole.
     var leafScheme: Scheme? {
