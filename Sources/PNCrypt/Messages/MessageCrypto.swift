@@ -103,9 +103,9 @@ public struct MessageCrypto: Sendable {
         let key = Unmanaged.passUnretained(keys.first)
         let scheme = scheme
         return try message.withSerialized(style: style) { (text) throws(PNCryptError) in
-            try key._withUnsafeGuaranteedRef { key in
-                Result { () throws(PNCryptError) in try key.sealToBase64(text, scheme: scheme, iv: iv, quoted: true) }
-            }.get()
+            try key.withBorrowed { key throws(PNCryptError) in
+                try key.sealToBase64(text, scheme: scheme, iv: iv, quoted: true)
+            }
         }
     }
 

@@ -37,9 +37,7 @@ package final class ContextPool: Sendable {
                     idle.withLock { if $0.count < Self.maxIdle { $0.append(context) } }
                 }
             }
-            return try taken._withUnsafeGuaranteedRef { context in
-                Result { () throws(E) -> R in try body(context) }
-            }.get()
+            return try taken.withBorrowed(body)
         }
         let context = idle.withLock { $0.popLast() } ?? makeContext()
         defer {
