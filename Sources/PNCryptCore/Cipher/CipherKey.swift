@@ -142,11 +142,7 @@ public final class CipherKey: Sendable {
     /// The context pool for `scheme` in one direction: two per key derivation (schemes that share a key share
     /// its contexts).
     package func pool(_ scheme: Scheme, encrypting: Bool) -> ContextPool {
-        switch scheme.row.keyDerivation {
-        case .hexSHA256: encrypting ? hexSHA256Pools.encrypting : hexSHA256Pools.decrypting
-        case .sha256: encrypting ? sha256Pools.encrypting : sha256Pools.decrypting
-        case .md5: encrypting ? md5Pools.encrypting : md5Pools.decrypting
-        }
+        withPools(scheme) { encrypting ? $0.encrypting : $0.decrypting }
     }
 
     /// Runs `body` with a context of `scheme`'s pool in one direction (`ContextPool.withContext`): the message
@@ -154,10 +150,16 @@ public final class CipherKey: Sendable {
     @inline(__always)
     package func withContext<R, E: Error>(_ scheme: Scheme, encrypting: Bool,
                                           _ body: (Backend.Context) throws(E) -> R) throws(E) -> R {
+        try withPools(scheme) { (pools) throws(E) in try pools.withContext(encrypting: encrypting, body) }
+    }
+
+    /// Runs `body` with the pools of `scheme`'s key derivation, lent (not copied: a copy retains both pools).
+    @inline(__always)
+    private func withPools<R, E: Error>(_ scheme: Scheme, _ body: (borrowing PoolPair) throws(E) -> R) throws(E) -> R {
         switch scheme.row.keyDerivation {
-        case .hexSHA256: try hexSHA256Pools.withContext(encrypting: encrypting, body)
-        case .sha256: try sha256Pools.withContext(encrypting: encrypting, body)
-        case .md5: try md5Pools.withContext(encrypting: encrypting, body)
+        case .hexSHA256: try body(hexSHA256Pools)
+        case .sha256: try body(sha256Pools)
+        case .md5: try body(md5Pools)
         }
     }
 }
