@@ -28,7 +28,8 @@
  * - Certain or nothing: every decryption goes through the library's one decision procedure (PNCrypt's
  *   KeyRing): each (key, scheme) reading the call allows is tried, and a plaintext is delivered only when exactly
  *   one reading qualifies: valid padding; for the _text functions also valid UTF-8; for messages and rekey also
- *   JSON. None qualifying is the one decryption failure (PNCRYPT_E_WRONG_KEY_OR_CORRUPT); several is
+ *   JSON. None qualifying is the one decryption failure (PNCRYPT_E_WRONG_KEY_OR_CORRUPT: `pncrypt diagnose`,
+ *   given the same key and the encrypted text, says locally which check failed); several is
  *   PNCRYPT_E_AMBIGUOUS, naming the readings (name the scheme to choose). CBC has no integrity check: on bytes,
  *   whenever one reading is left (an explicit scheme; with "auto" also a PNED header, a headerless ciphertext of
  *   one block, a legacy33 module's own format), a wrong key or a foreign ciphertext still passes the padding

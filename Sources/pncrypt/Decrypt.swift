@@ -95,7 +95,15 @@ struct Decrypt: ParsableCommand {
         let length = Int(lseek(fd, 0, SEEK_END))
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
         let reader = TextStreamDecryptor(ring: ring, reading: reading.policy)
-        let choice = try explained({ head }) { try reader.choose(ciphertext: fd, length: length) }
+        let choice: TextStreamDecryptor.Choice
+        do {
+            choice = try explained({ head }) { try reader.choose(ciphertext: fd, length: length) }
+        } catch let error as PNCryptError where error == CryptoModule.decryptionFailed {
+            // The one public failure says what may be wrong; the next step is the command that says which.
+            var failure = CLIFailure(error)
+            failure.message += " (\(AllowFailuresOption.diagnoseHint))"
+            throw failure
+        }
         try OutputFile.produce(output, input: data) { out in
             let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
             try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))

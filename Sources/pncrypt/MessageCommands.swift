@@ -26,12 +26,16 @@ struct AllowFailuresOption: ParsableArguments {
         }
     }
 
+    /// What to run when a message does not decrypt: the one command that says why, locally, with the key.
+    static let diagnoseHint = "pncrypt diagnose, given the same key and the encrypted text, says why"
+
     /// After the output is written: exit 1 with a one-line summary when `failed` of `total` messages (`noun`:
     /// message or line) were not delivered decrypted, unless the flag is given.
     func check(failed: Int, of total: Int, _ noun: String, _ verb: String = "decrypted") throws {
         guard failed > 0, !allowFailures else { return }
+        let why = verb == "decrypted" ? Self.diagnoseHint + "; " : ""
         throw CLIFailure(.dataFailure, "\(failed) of \(total.counting(noun)) not \(verb) (see the status lines; "
-                         + "--allow-failures to exit 0)", decryption: true)
+                         + why + "--allow-failures to exit 0)", decryption: true)
     }
 }
 

@@ -7,8 +7,11 @@ import PNCryptTestSupport
 
 @Suite(.tags(.cli)) struct CLIExitStatusTests {
     static let hello = "\"06UDjczkvAAYcqWfNwkOiQ==\""
+    /// What a failure to decrypt text or messages points at: the command that says why.
+    static let diagnose = "pncrypt diagnose, given the same key and the encrypted text, says why"
     static func summary(_ failed: Int, _ total: String, _ verb: String = "decrypted") -> String {
-        "pncrypt: \(failed) of \(total) not \(verb) (see the status lines; --allow-failures to exit 0)\n"
+        let why = verb == "decrypted" ? diagnose + "; " : ""
+        return "pncrypt: \(failed) of \(total) not \(verb) (see the status lines; \(why)--allow-failures to exit 0)\n"
     }
 
     @Test("line mode with a failed line writes every line, then a summary and exit 1")

@@ -99,7 +99,8 @@ private let ivHex = "30313233343536373839303132333435"
             + "accepted)"),
         ("", "empty ciphertext"),
         ("UE5FRAFBQ1JI", "PNED header cut short at offset 9: no metadata length byte"),
-        ("q/xJqqN6qbiZMXYmiQC1Fw==", "cannot decrypt: wrong key, wrong scheme, or corrupt data"),
+        ("q/xJqqN6qbiZMXYmiQC1Fw==", "cannot decrypt: wrong key, wrong scheme, or corrupt data ("
+            + CLIExitStatusTests.diagnose + ")"),
     ])
     func sameErrors(input: String, message: String) throws {
         let result = try CLI.run(["decrypt", "--key", "wrong", input])
@@ -125,7 +126,7 @@ private let ivHex = "30313233343536373839303132333435"
                     #expect(result.status == 1, "\(name) \(arguments): \(result.stderr)")
                     #expect(result.stdout.isEmpty, "\(name) \(arguments): \(result.stdout.count) bytes written")
                     #expect(result.stderr == "pncrypt: decryption error: cannot decrypt: wrong key, wrong scheme, or "
-                            + "corrupt data\n")
+                            + "corrupt data (\(CLIExitStatusTests.diagnose))\n")
                 }
             }
         }

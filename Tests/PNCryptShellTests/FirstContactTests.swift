@@ -49,6 +49,25 @@ import PNCryptTestSupport
         }
     }
 
+    @Test("a wrong key names the command that says why, and that command, run as named, says it",
+          arguments: [["decrypt"], ["message", "decrypt"]])
+    func wrongKeyPointsAtDiagnose(command: [String]) throws {
+        // The README's example with the key mistyped, then a second key that is right: the first run fails, and
+        // diagnose, given what the hint names (the same keys and the same text), explains both cases.
+        let sealed = "q/xJqqN6qbiZMXYmiQC1Fw=="
+        let failed = try CLI.run(command + ["--key", "enigm", sealed])
+        #expect(failed.status == 1)
+        let hint = "pncrypt diagnose, given the same key and the encrypted text, says why"
+        #expect(failed.stderr.split(separator: "\n").last?.contains(hint) == true, "\(failed.stderr)")
+        let wrong = try CLI.run(["diagnose", "--key", "enigm", sealed])
+        #expect(wrong.status == 1 && wrong.text.contains("wrong key"), "\(wrong.text)\(wrong.stderr)")
+        let right = try CLI.run(["diagnose", "--key", "enigm", "--key", "enigma", sealed])
+        #expect(right.status == 0 && right.text.contains("key #2"), "\(right.text)\(right.stderr)")
+        // Text that is not a ciphertext at all fails with its own error, which names no other command.
+        let notBase64 = try CLI.run(command + ["--key", "enigma", "hello there"])
+        #expect(notBase64.status != 0 && !notBase64.stderr.contains("diagnose"), "\(notBase64.stderr)")
+    }
+
     @Test("the tour installs pncrypt (or uses swift run) before its first bare pncrypt command")
     func installBeforeTheTour() throws {
         let lines = Self.shellLines(try Self.readme())

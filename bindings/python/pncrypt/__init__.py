@@ -67,7 +67,8 @@ class Error(Exception):
     """A libpncrypt failure: `code` (a negative PNCRYPT_E_ constant) and `message` (one line). From the batch
     methods, `index` is the position of the item that failed (None otherwise). The status of
     `message_decrypt` also has `json`: the status as one line of JSON text, the one status form of every shell
-    (docs/formats.md section 4.2; None otherwise)."""
+    (docs/formats.md section 4.2; None otherwise). The one decryption failure (code E_WRONG_KEY_OR_CORRUPT) does not
+    say which check failed; `pncrypt diagnose`, given the same key and the encrypted text, says so locally."""
 
     def __init__(self, code, message, index=None, json=None):
         super().__init__(f"{message} (code {code})")
