@@ -12,7 +12,8 @@ import PNCryptTestSupport
         #expect(text.text == "yay!")
         let none = try CLI.run(["decrypt", "--key", "a", "--key", "b", "q/xJqqN6qbiZMXYmiQC1Fw=="])
         #expect(none.status == 1)
-        #expect(none.stderr == "pncrypt: decryption error: \(CryptoModule.decryptionFailed.message)\n")
+        #expect(none.stderr == "pncrypt: decryption error: \(CryptoModule.decryptionFailed.message) "
+                + "(\(CLIExitStatusTests.diagnose))\n")
 
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
