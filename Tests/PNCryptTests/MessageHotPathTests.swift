@@ -32,6 +32,45 @@ import Testing
         }
     }
 
+    @Test("a status is one word with value semantics: a changed copy leaves the original, equality is field-wise")
+    func statusBox() throws {
+        // One word, so that a message that decrypted carries a nil pointer, and `status == nil` tests it.
+        #expect(MemoryLayout<MessageStatus?>.size == MemoryLayout<Int>.size)
+        let crypto = try MessageCrypto(cipherKey: "status", scheme: .acrh)
+        let failed = try crypto.decrypt(jsonText: Array("\"AAAAAAAAAAAAAAAAAAAAAA==\"".utf8), policy: .passThrough)
+        let status = try #require(failed.status)
+        #expect(status.error == CryptoModule.decryptionFailed && status.original == "AAAAAAAAAAAAAAAAAAAAAA==")
+        // Every field, changed on a copy: the original keeps its value, the copy differs until set back.
+        var copy = status
+        copy.line = 7
+        copy.index = 3
+        copy.channel = "demo"
+        copy.timetoken = "17000000000000005"
+        copy.original = nil
+        copy.error = PNCryptError(.notEncrypted, "not encrypted")
+        #expect(status.line == nil && status.index == nil && status.channel == nil && status.timetoken == nil)
+        #expect(status.original == "AAAAAAAAAAAAAAAAAAAAAA==" && status.error == CryptoModule.decryptionFailed)
+        #expect(copy.line == 7 && copy.index == 3 && copy.channel == "demo" && copy.error.code == .notEncrypted)
+        #expect(copy != status && failed.status == status)
+        // Equal statuses in different boxes: equal, the same hash; one field apart: not equal.
+        let twin = MessageStatus(error: CryptoModule.decryptionFailed, original: "AAAAAAAAAAAAAAAAAAAAAA==")
+        #expect(twin == status && twin.hashValue == status.hashValue)
+        for change in [{ (s: inout MessageStatus) in s.line = 1 }, { $0.index = 0 }, { $0.channel = "" },
+                       { $0.timetoken = 0 }, { $0.original = nil }, { $0.error = PNCryptError(.notBase64, "x") }] {
+            var other = twin
+            change(&other)
+            #expect(other != twin && twin == status)
+        }
+        // A message that decrypted has no status, and equal messages are equal with or without one set back.
+        var opened = try crypto.decrypt(jsonText: try crypto.publishBody(Self.message), policy: .marker)
+        #expect(opened.status == nil)
+        let before = opened
+        opened.status = status
+        #expect(opened != before)
+        opened.status = nil
+        #expect(opened == before && opened.hashValue == before.hashValue)
+    }
+
     @Test("three keys read headerless data both ways (six readings): the third key's message is found, once")
     func sixReadings() throws {
         let ring = MessageCrypto(keys: try KeyRing(["first", "second", "third"]))

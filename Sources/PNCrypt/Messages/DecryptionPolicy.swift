@@ -19,35 +19,17 @@ public enum DecryptionPolicy: String, CaseIterable, Hashable, Sendable {
 public struct DecryptedMessage: Hashable, Sendable {
     /// The message to deliver: the decrypted value, or what the policy puts in place of a failure.
     public var message: JSONValue
-    /// Set when the message could not be decrypted.
-    public var status: MessageStatus? {
-        get { failure?.status }
-        set { failure = newValue.map(Failure.init) }
-    }
+    /// Set when the message could not be decrypted (one word: nil for a message that decrypted).
+    public var status: MessageStatus?
     /// The key (index in the key ring) and scheme that decrypted it, when it was decrypted.
     public var keyIndex: Int?
     /// The scheme that decrypted it.
     public var scheme: Scheme?
 
-    /// `status`, out of line: a status is over 100 bytes, and a message that decrypts (nearly every one) would
-    /// carry and copy its empty optional at each level of the receive path. One pointer, nil when it decrypted.
-    private var failure: Failure?
-
     init(message: JSONValue, status: MessageStatus? = nil, keyIndex: Int? = nil, scheme: Scheme? = nil) {
         self.message = message
+        self.status = status
         self.keyIndex = keyIndex
         self.scheme = scheme
-        self.failure = status.map(Failure.init)
-    }
-
-    /// A status in its own (immutable, so shared) box; equal and hashed as the status it holds.
-    private final class Failure: Hashable, Sendable {
-        let status: MessageStatus
-
-        init(_ status: MessageStatus) { self.status = status }
-
-        static func == (a: Failure, b: Failure) -> Bool { a.status == b.status }
-
-        func hash(into hasher: inout Hasher) { hasher.combine(status) }
     }
 }

@@ -6,23 +6,48 @@ import PNCryptCore
 /// of a `MessageStream` that failed. The one status type of the library, the command line (`message decrypt`,
 /// `history decrypt`, `--lines`), the C library (`pncrypt_message_decrypt_status`) and Python; its `json` is the
 /// one status form (docs/formats.md section 4.2).
+///
+/// A status is one word (its fields live in a shared box, copied on write): a `MessageStatus?` is a pointer, nil
+/// for a message that decrypted, so `status == nil` and `if let status` cost a test, not a copy of the fields.
 public struct MessageStatus: Hashable, Sendable {
     /// Why: its `code` is the reason (`notBase64`, `wrongKeyOrCorrupt`, `unknownCryptor`, `malformedHeader`,
     /// `notEncrypted` for decryption; `invalidJSON` for a line that is not JSON; ...). Every key-dependent failure is
     /// `wrongKeyOrCorrupt` with one message (`CryptoModule.decryptionFailed`): bad padding and bad UTF-8 look the
     /// same.
-    public var error: PNCryptError
+    public var error: PNCryptError {
+        get { fields.error }
+        set { unique().error = newValue }
+    }
     /// The message as it was received, when there is one to show: never the plaintext of an encryption, and not
     /// for a line that is not JSON.
-    public var original: JSONValue?
+    public var original: JSONValue? {
+        get { fields.original }
+        set { unique().original = newValue }
+    }
     /// The line's number, from 1, for a line of a `MessageStream`.
-    public var line: Int?
+    public var line: Int? {
+        get { fields.line }
+        set { unique().line = newValue }
+    }
     /// The message's position in a response (`Envelope.Location.index`), when it came from one.
-    public var index: Int?
+    public var index: Int? {
+        get { fields.index }
+        set { unique().index = newValue }
+    }
     /// The message's channel, when the response names it (v3 fetch, subscribe).
-    public var channel: String?
+    public var channel: String? {
+        get { fields.channel }
+        set { unique().channel = newValue }
+    }
     /// The message's timetoken as received (a string or an exact integer), when the response has one.
-    public var timetoken: JSONValue?
+    public var timetoken: JSONValue? {
+        get { fields.timetoken }
+        set { unique().timetoken = newValue }
+    }
+
+    /// The fields. Shared between copies and changed only when not shared (`unique()`), as the standard library's
+    /// collections do: so a box that more than one value (or thread) can see is never written.
+    private var fields: Fields
 
     /// A status.
     /// - Parameters:
@@ -34,12 +59,61 @@ public struct MessageStatus: Hashable, Sendable {
     ///   - timetoken: the timetoken as received, when the response has one.
     package init(error: PNCryptError, original: JSONValue? = nil, line: Int? = nil, index: Int? = nil,
                 channel: String? = nil, timetoken: JSONValue? = nil) {
-        self.error = error
-        self.original = original
-        self.line = line
-        self.index = index
-        self.channel = channel
-        self.timetoken = timetoken
+        fields = Fields(error: error, original: original, line: line, index: index, channel: channel,
+                        timetoken: timetoken)
+    }
+
+    /// The box, made this value's own first when another value shares it.
+    private mutating func unique() -> Fields {
+        if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+        return fields
+    }
+
+    /// Equal when every field is: the same as a struct of the six fields.
+    public static func == (a: MessageStatus, b: MessageStatus) -> Bool {
+        a.fields === b.fields || a.fields.key == b.fields.key
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields.key)
+    }
+
+    /// The box. `@unchecked Sendable`: it is written only through `unique()`, when one value alone holds it, so
+    /// values on different threads never share a box that is being written.
+    private final class Fields: @unchecked Sendable {
+        var error: PNCryptError
+        var original: JSONValue?
+        var line: Int?
+        var index: Int?
+        var channel: String?
+        var timetoken: JSONValue?
+
+        init(error: PNCryptError, original: JSONValue?, line: Int?, index: Int?, channel: String?,
+             timetoken: JSONValue?) {
+            self.error = error
+            self.original = original
+            self.line = line
+            self.index = index
+            self.channel = channel
+            self.timetoken = timetoken
+        }
+
+        func copy() -> Fields {
+            Fields(error: error, original: original, line: line, index: index, channel: channel, timetoken: timetoken)
+        }
+
+        /// What equality and hashing compare, field by field.
+        var key: Key { Key(error: error, original: original, line: line, index: index, channel: channel,
+                           timetoken: timetoken) }
+
+        struct Key: Hashable {
+            var error: PNCryptError
+            var original: JSONValue?
+            var line: Int?
+            var index: Int?
+            var channel: String?
+            var timetoken: JSONValue?
+        }
     }
 
     /// The reason, named as in status JSON.
