@@ -15,39 +15,39 @@ public struct MessageStatus: Hashable, Sendable {
     /// `wrongKeyOrCorrupt` with one message (`CryptoModule.decryptionFailed`): bad padding and bad UTF-8 look the
     /// same.
     public var error: PNCryptError {
-        get { fields.error }
-        set { unique().error = newValue }
+        get { box.fields.error }
+        set { unique().fields.error = newValue }
     }
     /// The message as it was received, when there is one to show: never the plaintext of an encryption, and not
     /// for a line that is not JSON.
     public var original: JSONValue? {
-        get { fields.original }
-        set { unique().original = newValue }
+        get { box.fields.original }
+        set { unique().fields.original = newValue }
     }
     /// The line's number, from 1, for a line of a `MessageStream`.
     public var line: Int? {
-        get { fields.line }
-        set { unique().line = newValue }
+        get { box.fields.line }
+        set { unique().fields.line = newValue }
     }
     /// The message's position in a response (`Envelope.Location.index`), when it came from one.
     public var index: Int? {
-        get { fields.index }
-        set { unique().index = newValue }
+        get { box.fields.index }
+        set { unique().fields.index = newValue }
     }
     /// The message's channel, when the response names it (v3 fetch, subscribe).
     public var channel: String? {
-        get { fields.channel }
-        set { unique().channel = newValue }
+        get { box.fields.channel }
+        set { unique().fields.channel = newValue }
     }
     /// The message's timetoken as received (a string or an exact integer), when the response has one.
     public var timetoken: JSONValue? {
-        get { fields.timetoken }
-        set { unique().timetoken = newValue }
+        get { box.fields.timetoken }
+        set { unique().fields.timetoken = newValue }
     }
 
-    /// The fields. Shared between copies and changed only when not shared (`unique()`), as the standard library's
-    /// collections do: so a box that more than one value (or thread) can see is never written.
-    private var fields: Fields
+    /// The fields, in a box shared between copies and changed only when not shared (`unique()`), as the standard
+    /// library's collections do: so a box that more than one value (or thread) can see is never written.
+    private var box: Box
 
     /// A status.
     /// - Parameters:
@@ -59,61 +59,41 @@ public struct MessageStatus: Hashable, Sendable {
     ///   - timetoken: the timetoken as received, when the response has one.
     package init(error: PNCryptError, original: JSONValue? = nil, line: Int? = nil, index: Int? = nil,
                 channel: String? = nil, timetoken: JSONValue? = nil) {
-        fields = Fields(error: error, original: original, line: line, index: index, channel: channel,
-                        timetoken: timetoken)
+        box = Box(Fields(error: error, original: original, line: line, index: index, channel: channel,
+                         timetoken: timetoken))
     }
 
     /// The box, made this value's own first when another value shares it.
-    private mutating func unique() -> Fields {
-        if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-        return fields
+    private mutating func unique() -> Box {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        return box
     }
 
-    /// Equal when every field is: the same as a struct of the six fields.
+    /// Equal when every field is, as before the box.
     public static func == (a: MessageStatus, b: MessageStatus) -> Bool {
-        a.fields === b.fields || a.fields.key == b.fields.key
+        a.box === b.box || a.box.fields == b.box.fields
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(fields.key)
+        hasher.combine(box.fields)
     }
 
-    /// The box. `@unchecked Sendable`: it is written only through `unique()`, when one value alone holds it, so
-    /// values on different threads never share a box that is being written.
-    private final class Fields: @unchecked Sendable {
+    /// The six fields, compared and hashed together.
+    private struct Fields: Hashable {
         var error: PNCryptError
         var original: JSONValue?
         var line: Int?
         var index: Int?
         var channel: String?
         var timetoken: JSONValue?
+    }
 
-        init(error: PNCryptError, original: JSONValue?, line: Int?, index: Int?, channel: String?,
-             timetoken: JSONValue?) {
-            self.error = error
-            self.original = original
-            self.line = line
-            self.index = index
-            self.channel = channel
-            self.timetoken = timetoken
-        }
+    /// The box. `@unchecked Sendable`: it is written only through `unique()`, when one value alone holds it, so
+    /// values on different threads never share a box that is being written.
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
 
-        func copy() -> Fields {
-            Fields(error: error, original: original, line: line, index: index, channel: channel, timetoken: timetoken)
-        }
-
-        /// What equality and hashing compare, field by field.
-        var key: Key { Key(error: error, original: original, line: line, index: index, channel: channel,
-                           timetoken: timetoken) }
-
-        struct Key: Hashable {
-            var error: PNCryptError
-            var original: JSONValue?
-            var line: Int?
-            var index: Int?
-            var channel: String?
-            var timetoken: JSONValue?
-        }
+        init(_ fields: Fields) { self.fields = fields }
     }
 
     /// The reason, named as in status JSON.
