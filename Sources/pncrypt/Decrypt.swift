@@ -95,15 +95,7 @@ struct Decrypt: ParsableCommand {
         let length = Int(lseek(fd, 0, SEEK_END))
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
         let reader = TextStreamDecryptor(ring: ring, reading: reading.policy)
-        let choice: TextStreamDecryptor.Choice
-        do {
-            choice = try explained({ head }) { try reader.choose(ciphertext: fd, length: length) }
-        } catch let error as PNCryptError where error == CryptoModule.decryptionFailed {
-            // The one public failure says what may be wrong; the next step is the command that says which.
-            var failure = CLIFailure(error)
-            failure.message += " (\(AllowFailuresOption.diagnoseHint))"
-            throw failure
-        }
+        let choice = try explained({ head }) { try reader.choose(ciphertext: fd, length: length) }
         try OutputFile.produce(output, input: data) { out in
             let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
             try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
@@ -136,6 +128,8 @@ struct Decrypt: ParsableCommand {
 
     /// Runs `body`; when it fails under an explicit `--scheme` that is not the one of the data (a `PNED` header, or
     /// none), says so instead, with the option that reads it (a header is public: this tells nothing about the key).
+    /// Text that no key reads otherwise gets the one public failure and the command that says why (`diagnose`
+    /// reads text, not `--binary` files).
     private func explained<R>(_ data: () throws -> [UInt8], _ body: () throws -> R) throws -> R {
         do {
             return try body()
@@ -148,7 +142,14 @@ struct Decrypt: ParsableCommand {
                 throw failure
             }
             guard error.category == .decryption, let scheme = reading.explicit, !scheme.hasHeader,
-                  let head = try? data(), let (header, _) = try? CryptorHeader.parse(head) else { throw error }
+                  let head = try? data(), let (header, _) = try? CryptorHeader.parse(head) else {
+                if error == CryptoModule.decryptionFailed && !binary {
+                    var failure = CLIFailure(error)
+                    failure.message += " (\(AllowFailuresOption.diagnoseHint))"
+                    throw failure
+                }
+                throw error
+            }
             throw CLIFailure(.dataFailure, "decryption error: the data starts with a PNED header (cryptor "
                              + "\(header.cryptorIDDescription)): it is acrh data, not \(scheme); read it with "
                              + "--scheme acrh or --scheme auto")
