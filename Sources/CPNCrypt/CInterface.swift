@@ -574,6 +574,21 @@ private func messageDecrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CCha
         guard policy == policyMarker || policy == policyPassThrough || policy == policyFail else {
             throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH or _FAIL)")
         }
+        // The usual message (a string literal that decrypts) straight to its compact text, with no value made;
+        // anything else the full way below, which gives the same text.
+        var made: UnsafeMutableRawPointer?
+        let fast = try withJSONArgument(json, len, "json") { input in
+            try CModule.with(module) {
+                $0.messages.withDecryptedText(stringLiteral: UnsafeRawBufferPointer(input), style: .compact) {
+                    made = CBuffer.make($0)
+                }
+            }
+        }
+        if fast {
+            guard let made else { throw CFailure(ErrorCodes.noMemory, "out of memory") }
+            out.pointee = made.assumingMemoryBound(to: CChar.self)
+            return
+        }
         // FAIL reads as the marker policy does (a non-string is a failure), then returns the failure.
         let decrypted = try withJSONArgument(json, len, "json") { input in
             try CModule.with(module) {

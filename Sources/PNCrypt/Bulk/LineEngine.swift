@@ -168,6 +168,13 @@ struct LineWork: Sendable {
                 fail(error)
             }
         case .decrypt(let crypto, let policy):
+            // The usual line (a string literal that decrypts) straight to its text, with no value made; anything
+            // else the full way, which writes the same text.
+            if crypto.withDecryptedText(stringLiteral: line, style: crypto.style, {
+                output.append(contentsOf: $0)
+            }) {
+                return
+            }
             do throws(PNCryptError) {
                 // Read as under the marker policy, so that every line not delivered decrypted (a message that is
                 // not encrypted included) has a status, whatever the policy delivers; passthrough copies the line.

@@ -568,6 +568,12 @@ extension MessageCrypto {
             scanner.copy(at..<field.range.lowerBound, to: &output)
             at = field.range.upperBound
             let message = UnsafeBufferPointer(rebasing: text[field.range])
+            // The usual message straight to its text, with no value made; anything else the full way.
+            if withDecryptedText(stringLiteral: UnsafeRawBufferPointer(message), style: .compact, {
+                output.append(contentsOf: $0)
+            }) {
+                continue
+            }
             // The field is valid JSON, so the text parses: no error to report here.
             guard let result = try? decrypt(jsonText: message, policy: reading) else { return nil }
             if let status = result.status {

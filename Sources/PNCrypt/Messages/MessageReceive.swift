@@ -118,17 +118,51 @@ extension MessageCrypto {
     /// Returns nil when the text is anything else or decryption fails: the caller then takes the full path, which
     /// reports the failure exactly as `decrypt(_:policy:)` does.
     func openStringLiteral(_ text: UnsafeRawBufferPointer) -> Opened? {
+        guard let content = base64Literal(text) else { return nil }
+        return try? open(base64: content, lineBreaks: false)
+    }
+
+    /// The content of `text` when the fast paths take it: one JSON string of Base64 characters, white space
+    /// around it, and no leaf scheme (`leafScheme`). With the content's first and last bytes Base64 characters,
+    /// decoding trims and strips nothing, and with line breaks refused it accepts only Base64 characters: exactly
+    /// the literals that are plain JSON strings.
+    private func base64Literal(_ text: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard leafScheme == nil else { return nil }
         var start = 0
         var end = text.count
         while start < end, isSpace(text[start]) { start += 1 }
         while end > start, isSpace(text[end - 1]) { end -= 1 }
-        // With the content's first and last bytes Base64 characters, decoding trims and strips nothing, and with
-        // line breaks refused it accepts only Base64 characters: exactly the literals that are plain JSON strings.
         guard end - start >= 4, text[start] == UInt8(ascii: "\""), text[end - 1] == UInt8(ascii: "\""),
               Base64.isCharacter(text[start + 1]), Base64.isCharacter(text[end - 2]) else { return nil }
-        let content = UnsafeRawBufferPointer(rebasing: text[(start + 1)..<(end - 1)])
-        return try? open(base64: content, lineBreaks: false)
+        return UnsafeRawBufferPointer(rebasing: text[(start + 1)..<(end - 1)])
+    }
+
+    /// `openStringLiteral` for callers that write the message straight back out as JSON text in `style` (the C
+    /// library, the line and envelope paths): runs `body` over exactly what `decrypt(jsonText:policy:)` and then
+    /// `message.withSerialized(style:)` give for a message that decrypts, without making the message's value
+    /// (`JSONWriter.withTranscoded`: no heap object, so none of their atomic operations either). The readings are
+    /// decided as on that path (`isMessageText`, what `parseMessage` accepts). False, with `body` not run, where
+    /// that path does something else: text that is not a plain string literal, a decryption failure, PHP's raw
+    /// string form, an SDK style (`JSONStyle.isExact` false). The caller then takes the full path, which gives
+    /// the same result and reports the failure. Not generic: callers in other modules run it specialized.
+    package func withDecryptedText(stringLiteral text: UnsafeRawBufferPointer, style: JSONStyle,
+                                   _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        guard style.isExact, let content = base64Literal(text) else { return false }
+        let written = try? withScratch(Base64.maximumDecodedCount(content.count)) {
+            (ciphertext) throws(PNCryptError) -> Bool in
+            let count = try Base64.decode(content, into: ciphertext.baseAddress!, lineBreaks: false)
+            let sealed = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
+            return try withScratch(count + Cryptor.blockSize) { (plain) throws(PNCryptError) -> Bool in
+                defer { wipe(plain.baseAddress!, count: plain.count) }
+                // The readings are decided as on the full path (`isMessageText` checks JSON without making a
+                // value); the winner's text is then written. Writing it during the check instead reads the usual
+                // single reading once, but ran 5-8 % slower in time here (docs/performance.md).
+                let match = try keys.decrypt(sealed, reading: reading, content: .json, into: plain.baseAddress!)
+                return JSONWriter.withTranscoded(UnsafeRawBufferPointer(rebasing: plain[0..<match.count]),
+                                                 readable: match.count, style: style, body)
+            }
+        }
+        return written ?? false
     }
 
     /// Runs `body` over the UTF-8 of `text` (contiguous for native strings; copied otherwise), keeping the typed

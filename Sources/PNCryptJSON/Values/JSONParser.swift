@@ -66,8 +66,17 @@ package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
     default:
         return false
     }
-    return (try? JSONParser.parse(bytes.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth))
-        != nil
+    // Checked without making the value (`JSONParser.transcode`, writing nothing): the same answer as parsing.
+    return withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { scratch in
+        var writer = JSONWriter(style: .compact, output: ByteBuffer(startingIn: scratch, secret: false))
+        do {
+            try JSONParser.transcode(bytes.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth,
+                                     readable: bytes.count, into: &writer, writing: false)
+            return true
+        } catch {
+            return false
+        }
+    }
 }
 
 /// The parser behind `JSONValue(parsing:)`: one pass over contiguous UTF-8 bytes, no recursion.
@@ -433,12 +442,38 @@ package struct JSONParser: ~Copyable {
     private mutating func parseString() throws(PNCryptError) -> String {
         position += 1
         let start = position
-        // Scan the plain run with a local index over the base pointer (the stored `position` would be reloaded and
-        // stored on every byte): only `"`, `\\` and control characters stop it.
+        let base = bytes.baseAddress!
+        let end = count
+        let (index, ascii) = plainRun(from: start)
+        position = index
+        guard index < end else { throw unterminatedStringError(start: start - 1) }
+        let byte = base[index]
+        if byte == UInt8(ascii: "\"") {
+            let content = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            position += 1
+            if ascii {
+                if content.count <= SmallASCII.capacity && smallStrings {
+                    return SmallASCII.make(base + start, count: content.count, readable: end - start)
+                }
+                return String(decoding: content, as: UTF8.self)
+            }
+            return try makeValidatedString(content, rawStart: start, rawEnd: index)
+        }
+        if byte == UInt8(ascii: "\\") {
+            return try parseEscapedString(start: start)
+        }
+        throw controlCharacterError(byte)
+    }
+
+    /// Where the plain run of a string's content from `start` ends (at `"`, `\\`, a control character, or the
+    /// text's end) and whether it is all ASCII. A local index over the base pointer (the stored `position` would be
+    /// reloaded and stored on every byte); eight bytes at a time while eight are left (the stop found exactly),
+    /// then byte by byte.
+    @inline(__always)
+    private func plainRun(from start: Int) -> (end: Int, ascii: Bool) {
         let base = bytes.baseAddress!
         let end = count
         var index = start
-        // Eight bytes at a time while there are eight left (the stop found exactly), then byte by byte.
         var seenWord: UInt64 = 0
         while index + 8 <= end {
             let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
@@ -461,24 +496,7 @@ package struct JSONParser: ~Copyable {
             seen |= byte
             index += 1
         }
-        position = index
-        guard index < end else { throw unterminatedStringError(start: start - 1) }
-        let byte = base[index]
-        if byte == UInt8(ascii: "\"") {
-            let content = UnsafeBufferPointer(rebasing: bytes[start..<index])
-            position += 1
-            if seen < 0x80 {
-                if content.count <= SmallASCII.capacity && smallStrings {
-                    return SmallASCII.make(base + start, count: content.count, readable: end - start)
-                }
-                return String(decoding: content, as: UTF8.self)
-            }
-            return try makeValidatedString(content, rawStart: start, rawEnd: index)
-        }
-        if byte == UInt8(ascii: "\\") {
-            return try parseEscapedString(start: start)
-        }
-        throw controlCharacterError(byte)
+        return (index, seen < 0x80)
     }
 
     /// The high bit of each byte of `word` (bytes in memory order, the first in the low bits) that is `"`, `\\` or
@@ -678,5 +696,150 @@ package struct JSONParser: ~Copyable {
             .invalidJSON,
             "invalid JSON at offset \(count): unterminated string starting at offset \(start)",
             offset: count)
+    }
+}
+
+// MARK: - Text without a value
+
+extension JSONParser {
+    /// Writes the JSON text in `bytes` to `writer` exactly as parsing it (`parse(_:maxDepth:readable:)`) and
+    /// writing the value would, without making the value: no heap object for its containers or its ASCII strings.
+    /// Throws exactly when parsing throws: the same grammar, checks and limits, the same leaves (strings with an
+    /// escape or non-ASCII, and numbers, are read by the parser's own functions and written by the writer's). With
+    /// `writing` false it only checks. `writer`'s style must be exact (`JSONStyle.isExact`: not one that rewrites
+    /// values); what it holds after a throw is a prefix, for the caller to drop.
+    package static func transcode(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int,
+                                  into writer: inout JSONWriter, writing: Bool) throws(PNCryptError) {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) { (frames) throws(PNCryptError) in
+            // The value stacks stay empty: one entry of stack memory each.
+            try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: 1) { (values) throws(PNCryptError) in
+                try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: 1) {
+                    (members) throws(PNCryptError) in
+                    var parser = JSONParser(bytes, readable: max(bytes.count, readable), maxDepth: maxDepth,
+                                            frames: frames, values: values, members: members)
+                    try parser.transcodeDocument(into: &writer, writing: writing)
+                }
+            }
+        }
+    }
+
+    /// `parseDocument`'s loop, writing each token instead of keeping values: `frames` holds 1 for an open object,
+    /// 0 for an open array.
+    private mutating func transcodeDocument(into writer: inout JSONWriter, writing: Bool) throws(PNCryptError) {
+        while true {
+            skipWhitespace()
+            guard position < count else { throw expectedValueError() }
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                try transcodeString(into: &writer, writing: writing)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                // `}` and `]` are their openers plus 2.
+                let open = bytes[position]
+                try checkDepth()
+                position += 1
+                if writing { writer.writeStructure(open) }
+                skipWhitespace()
+                if position < count && bytes[position] == open + 2 {
+                    position += 1
+                    if writing { writer.writeStructure(open + 2) }
+                } else {
+                    let isObject = open == UInt8(ascii: "{")
+                    frames.append(isObject ? 1 : 0)
+                    if isObject { try transcodeKey(after: "'{'", orClose: true, into: &writer, writing: writing) }
+                    continue
+                }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let number = try parseNumber()
+                if writing { writer.writeNumber(number) }
+            case UInt8(ascii: "t"):
+                try expectLiteral("true", 0x6575_7274)
+                if writing { writer.writeLiteral("true") }
+            case UInt8(ascii: "f"):
+                try expectLiteral("false", 0x6573_6C61, after: 1)
+                if writing { writer.writeLiteral("false") }
+            case UInt8(ascii: "n"):
+                try expectLiteral("null", 0x6C6C_756E)
+                if writing { writer.writeLiteral("null") }
+            default:
+                throw expectedValueError()
+            }
+
+            // After a value: close containers as far as the text says, or go on to the next element or member.
+            while true {
+                guard frames.count > 0 else {
+                    skipWhitespace()
+                    if position < count {
+                        throw error("unexpected \(found()) after the JSON value")
+                    }
+                    return
+                }
+                let isObject = frames.last == 1
+                skipWhitespace()
+                guard position < count else {
+                    throw error(isObject ? "expected ',' or '}' after object member, found end of input"
+                                         : "expected ',' or ']' after array element, found end of input")
+                }
+                let byte = bytes[position]
+                if byte == UInt8(ascii: ",") {
+                    position += 1
+                    if writing { writer.writeSeparator() }
+                    if isObject { try transcodeKey(after: "','", orClose: false, into: &writer, writing: writing) }
+                    break
+                }
+                if isObject {
+                    guard byte == UInt8(ascii: "}") else {
+                        throw error("expected ',' or '}' after object member, found \(found())")
+                    }
+                } else {
+                    guard byte == UInt8(ascii: "]") else {
+                        throw error("expected ',' or ']' after array element, found \(found())")
+                    }
+                }
+                position += 1
+                if writing { writer.writeStructure(byte) }
+                frames.removeLast()
+            }
+        }
+    }
+
+    /// `parseKey`, writing the key and what follows it.
+    private mutating func transcodeKey(after what: String, orClose: Bool, into writer: inout JSONWriter,
+                                       writing: Bool) throws(PNCryptError) {
+        skipWhitespace()
+        guard position < count, bytes[position] == UInt8(ascii: "\"") else {
+            let expected = orClose ? "a string key or '}'" : "a string key"
+            throw error("expected \(expected) after \(what), found \(found())")
+        }
+        try transcodeString(into: &writer, writing: writing)
+        skipWhitespace()
+        guard position < count, bytes[position] == UInt8(ascii: ":") else {
+            throw error("expected ':' after object key, found \(found())")
+        }
+        position += 1
+        if writing { writer.writeKeySeparator() }
+    }
+
+    /// The string at `position` (its opening quote): an ASCII one with no escape straight from the text, any other
+    /// through `parseString`.
+    @inline(__always)
+    private mutating func transcodeString(into writer: inout JSONWriter, writing: Bool) throws(PNCryptError) {
+        if let content = plainASCIIString() {
+            if writing { writer.writeString(utf8: UnsafeBufferPointer(rebasing: bytes[content])) }
+            return
+        }
+        let string = try parseString()
+        if writing { writer.writeString(string) }
+    }
+
+    /// The content of the string whose opening quote is at `position` when it is ASCII with no escape and no
+    /// control character (its bytes are then its value), leaving `position` after the closing quote; nil, with
+    /// `position` unchanged, for any other string: the scan of `parseString` (`plainRun`).
+    @inline(__always)
+    private mutating func plainASCIIString() -> Range<Int>? {
+        let start = position + 1
+        let (end, ascii) = plainRun(from: start)
+        guard ascii, end < count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        position = end + 1
+        return start..<end
     }
 }

@@ -458,3 +458,70 @@ package struct JSONWriter: ~Copyable {
         }
     }
 }
+
+// MARK: - Text written without a value (JSONParser.transcode)
+
+extension JSONWriter {
+    /// Runs `body` over the JSON text in `bytes` written in `style`: what `JSONValue(parsing:)` and then
+    /// `withSerialized(style:)` give, without making the value (`JSONParser.transcode`); `readable` bytes from
+    /// `bytes`' start may be loaded. False, with `body` not run, when `bytes` is not one JSON text (exactly when
+    /// parsing it throws) or `style` is an SDK style (`JSONStyle.isExact` false: those reorder members, so only a
+    /// value can be written in them). The text is plaintext: wiped once `body` returns, as `withSerialized` does.
+    /// Not generic: callers in other modules run it specialized.
+    package static func withTranscoded(_ bytes: UnsafeRawBufferPointer, readable: Int, style: JSONStyle,
+                                       _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        guard style.isExact else { return false }
+        return withUnsafeTemporaryAllocation(byteCount: stackBytes, alignment: 16) { scratch in
+            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: true))
+            do {
+                try JSONParser.transcode(bytes.assumingMemoryBound(to: UInt8.self),
+                                         maxDepth: JSONValue.defaultMaxDepth, readable: readable, into: &writer,
+                                         writing: true)
+            } catch {
+                return false
+            }
+            writer.output.withBytes(body)
+            return true
+        }
+    }
+
+    /// One structural byte: `{`, `}`, `[` or `]`.
+    @inline(__always)
+    package mutating func writeStructure(_ byte: UInt8) {
+        output.append(byte)
+    }
+
+    /// What comes between two elements or members.
+    @inline(__always)
+    package mutating func writeSeparator() {
+        separator()
+    }
+
+    /// What comes after a key.
+    @inline(__always)
+    package mutating func writeKeySeparator() {
+        output.append(UInt8(ascii: ":"))
+        if spaced { output.append(UInt8(ascii: " ")) }
+    }
+
+    /// The string whose UTF-8 is `utf8` (valid UTF-8), as `write(_:)` writes that `String`.
+    @inline(__always)
+    package mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
+        writeEscaped(utf8)
+    }
+
+    /// `string`, as the walk writes it.
+    package mutating func writeString(_ string: String) {
+        write(string)
+    }
+
+    /// `number`, as the walk writes it.
+    package mutating func writeNumber(_ number: JSONNumber) {
+        write(number)
+    }
+
+    /// `true`, `false` or `null`.
+    package mutating func writeLiteral(_ word: StaticString) {
+        append(word)
+    }
+}

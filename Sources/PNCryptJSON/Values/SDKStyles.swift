@@ -338,7 +338,13 @@ extension JSONStyle {
     /// Whether this style writes every value back exactly (string contents, number literals, every member):
     /// parsing what it writes gives the same `JSONValue`. False for `go`, `ruby`, `php` and `kotlin`, which
     /// rewrite values as their SDKs do (`JSONValue.changes(in:)` says when).
-    package var isExact: Bool { !JSONStyle.sdkStyles.contains(self) }
+    /// A switch, not `sdkStyles.contains`: the line and C paths ask it per message.
+    package var isExact: Bool {
+        switch self {
+        case .go, .ruby, .php, .kotlin: false
+        case .compact, .apple, .python, .ascii: true
+        }
+    }
 
     /// Who writes this style's bytes, for messages: "the Go SDK", "the Python SDK", ...
     package var sdkName: String {
