@@ -4,7 +4,7 @@ import PNCryptCore
 import PNCrypt
 
 /// `MessageCrypto.withDecryptedText`, the receive path of the C library and the line and envelope paths: the text
-/// it gives is what `decrypt(jsonText:policy:)` and then `withSerialized(style:)` give, and it declines (nil)
+/// it gives is what `decrypt(jsonText:policy:)` and then `withSerialized(style:)` give, and it declines (false)
 /// wherever that path does something else.
 @Suite("Decrypted message text without a value")
 struct DecryptedTextTests {
