@@ -202,22 +202,12 @@ package struct JSONParser: ~Copyable {
             // Hand the finished value to its container; close containers as far as the text says.
             while true {
                 guard frames.count > 0 else {
-                    skipWhitespace()
-                    if position < count {
-                        throw error("unexpected \(found()) after the JSON value")
-                    }
+                    try expectEnd()
                     return value
                 }
                 let frame = frames.last
                 let isObject = frame & 1 == 1
-                skipWhitespace()
-                guard position < count else {
-                    throw error(isObject ? "expected ',' or '}' after object member, found end of input"
-                                         : "expected ',' or ']' after array element, found end of input")
-                }
-                let byte = bytes[position]
-                if byte == UInt8(ascii: ",") {
-                    position += 1
+                if try readComma(isObject: isObject) {
                     if isObject {
                         members.top.pointee.value = consume value
                         try parseKey(after: "','", orClose: false)
@@ -227,17 +217,9 @@ package struct JSONParser: ~Copyable {
                     break
                 }
                 if isObject {
-                    guard byte == UInt8(ascii: "}") else {
-                        throw error("expected ',' or '}' after object member, found \(found())")
-                    }
-                    position += 1
                     members.top.pointee.value = consume value
                     value = .object(JSONObject(members: members.moveOut(from: frame >> 1)))
                 } else {
-                    guard byte == UInt8(ascii: "]") else {
-                        throw error("expected ',' or ']' after array element, found \(found())")
-                    }
-                    position += 1
                     values.append(consume value)
                     value = .array(values.moveOut(from: frame >> 1))
                 }
@@ -261,23 +243,74 @@ package struct JSONParser: ~Copyable {
 
     /// Reads `"key"` and the `:` after it, leaving `position` at the member's value, and pushes the key.
     private mutating func parseKey(after what: String, orClose: Bool) throws(PNCryptError) {
-        skipWhitespace()
-        guard position < count, bytes[position] == UInt8(ascii: "\"") else {
-            let expected = orClose ? "a string key or '}'" : "a string key"
-            throw error("expected \(expected) after \(what), found \(found())")
-        }
+        try expectKey(after: what, orClose: orClose)
         let key: String
         if let short = shortASCIIString() {
             key = short
         } else {
             key = try parseString()
         }
+        try expectColon()
+        members.append(JSONObject.Member(key: key, value: .null))
+    }
+
+    // The structure around values, shared by `parseDocument` and `transcodeDocument` so that both accept the same
+    // texts and give the same errors.
+
+    /// After the top-level value: only white space may follow.
+    @inline(__always)
+    private mutating func expectEnd() throws(PNCryptError) {
+        skipWhitespace()
+        if position < count {
+            throw error("unexpected \(found()) after the JSON value")
+        }
+    }
+
+    /// After a value in an open object (`isObject`) or array: reads `,` (true) or the container's close (false),
+    /// leaving `position` after it.
+    @inline(__always)
+    private mutating func readComma(isObject: Bool) throws(PNCryptError) -> Bool {
+        skipWhitespace()
+        guard position < count else {
+            throw error(isObject ? "expected ',' or '}' after object member, found end of input"
+                                 : "expected ',' or ']' after array element, found end of input")
+        }
+        let byte = bytes[position]
+        if byte == UInt8(ascii: ",") {
+            position += 1
+            return true
+        }
+        if isObject {
+            guard byte == UInt8(ascii: "}") else {
+                throw error("expected ',' or '}' after object member, found \(found())")
+            }
+        } else {
+            guard byte == UInt8(ascii: "]") else {
+                throw error("expected ',' or ']' after array element, found \(found())")
+            }
+        }
+        position += 1
+        return false
+    }
+
+    /// Before a key: white space, then its opening quote (not read).
+    @inline(__always)
+    private mutating func expectKey(after what: String, orClose: Bool) throws(PNCryptError) {
+        skipWhitespace()
+        guard position < count, bytes[position] == UInt8(ascii: "\"") else {
+            let expected = orClose ? "a string key or '}'" : "a string key"
+            throw error("expected \(expected) after \(what), found \(found())")
+        }
+    }
+
+    /// After a key: white space, then the `:`, read.
+    @inline(__always)
+    private mutating func expectColon() throws(PNCryptError) {
         skipWhitespace()
         guard position < count, bytes[position] == UInt8(ascii: ":") else {
             throw error("expected ':' after object key, found \(found())")
         }
         position += 1
-        members.append(JSONObject.Member(key: key, value: .null))
     }
 
     @inline(__always)
@@ -767,36 +800,16 @@ extension JSONParser {
             // After a value: close containers as far as the text says, or go on to the next element or member.
             while true {
                 guard frames.count > 0 else {
-                    skipWhitespace()
-                    if position < count {
-                        throw error("unexpected \(found()) after the JSON value")
-                    }
+                    try expectEnd()
                     return
                 }
                 let isObject = frames.last == 1
-                skipWhitespace()
-                guard position < count else {
-                    throw error(isObject ? "expected ',' or '}' after object member, found end of input"
-                                         : "expected ',' or ']' after array element, found end of input")
-                }
-                let byte = bytes[position]
-                if byte == UInt8(ascii: ",") {
-                    position += 1
+                if try readComma(isObject: isObject) {
                     if writing { writer.writeSeparator() }
                     if isObject { try transcodeKey(after: "','", orClose: false, into: &writer, writing: writing) }
                     break
                 }
-                if isObject {
-                    guard byte == UInt8(ascii: "}") else {
-                        throw error("expected ',' or '}' after object member, found \(found())")
-                    }
-                } else {
-                    guard byte == UInt8(ascii: "]") else {
-                        throw error("expected ',' or ']' after array element, found \(found())")
-                    }
-                }
-                position += 1
-                if writing { writer.writeStructure(byte) }
+                if writing { writer.writeStructure(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) }
                 frames.removeLast()
             }
         }
@@ -805,17 +818,9 @@ extension JSONParser {
     /// `parseKey`, writing the key and what follows it.
     private mutating func transcodeKey(after what: String, orClose: Bool, into writer: inout JSONWriter,
                                        writing: Bool) throws(PNCryptError) {
-        skipWhitespace()
-        guard position < count, bytes[position] == UInt8(ascii: "\"") else {
-            let expected = orClose ? "a string key or '}'" : "a string key"
-            throw error("expected \(expected) after \(what), found \(found())")
-        }
+        try expectKey(after: what, orClose: orClose)
         try transcodeString(into: &writer, writing: writing)
-        skipWhitespace()
-        guard position < count, bytes[position] == UInt8(ascii: ":") else {
-            throw error("expected ':' after object key, found \(found())")
-        }
-        position += 1
+        try expectColon()
         if writing { writer.writeKeySeparator() }
     }
 
