@@ -65,6 +65,19 @@ struct InlineStack<Element>: ~Copyable {
         onHeap = true
     }
 
+    /// Moves the elements from `start` to the top onto `other`, in order, and pops them.
+    mutating func move(from start: Int, onto other: inout InlineStack<Element>) {
+        for index in start..<count {
+            other.append((base + index).move())
+        }
+        count = start
+    }
+
+    /// `body` over the elements, bottom to top.
+    func withElements<R>(_ body: (UnsafeBufferPointer<Element>) -> R) -> R {
+        body(UnsafeBufferPointer(start: base, count: count))
+    }
+
     /// Moves the elements from `start` to the top into a new array, in order, and pops them.
     mutating func moveOut(from start: Int) -> [Element] {
         let moved = count - start

@@ -5,6 +5,10 @@
 ///   returns the **last** value, as JavaScript's `JSON.parse` and Python's `json.loads` do.
 /// - Equality compares the members in order: `{"a":1,"b":2}` and `{"b":2,"a":1}` differ, as their bytes do.
 /// - Lookup by key is a linear scan from the end, which suits the small objects of messages.
+/// - A parsed object is a view of its parsed text (one heap block for the whole document, the text and where
+///   each value lies in it): its members are made when read, and a nested object is a view of the same block,
+///   which stays in memory while any value made from it does. The first change to an object makes its members
+///   its own.
 public struct JSONObject: Hashable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
     /// One member: a key and its value.
     public typealias Element = (key: String, value: JSONValue)
@@ -15,22 +19,73 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
         package var value: JSONValue
     }
 
-    /// The members, in document order, duplicates included.
-    package var members: [Member]
+    /// The members when they are this object's own; empty for a view.
+    package private(set) var own: [Member]
+    /// For a view: the parsed document (nil for an object with members of its own) and the object's node in it.
+    /// `nonisolated(unsafe)`: a document never changes once made, but its base, the standard library's
+    /// `ManagedBuffer`, cannot be `Sendable`. (`JSONValue` stays 24 bytes a value in arrays.)
+    nonisolated(unsafe) package private(set) var document: JSONDocument?
+    package private(set) var node: UInt32 = 0
+
+    /// The document and node of a view; nil for an object with members of its own.
+    package var view: (document: JSONDocument, node: Int)? {
+        guard let document else { return nil }
+        return (document, Int(node))
+    }
+
+    /// The members, in document order, duplicates included; changing them makes a view's members its own.
+    package var members: [Member] {
+        get {
+            guard let document else { return own }
+            return document.members(at: Int(node))
+        }
+        _modify {
+            if let document {
+                own = document.members(at: Int(node))
+                self.document = nil
+            }
+            yield &own
+        }
+    }
 
     /// The keys, in document order, duplicates included.
-    public var keys: [String] { members.map(\.key) }
+    public var keys: [String] {
+        guard document != nil else { return own.map(\.key) }
+        return indices.map(key(at:))
+    }
+
     /// The values, in document order; `values[i]` belongs to `keys[i]`.
-    public var values: [JSONValue] { members.map(\.value) }
+    public var values: [JSONValue] {
+        guard document != nil else { return own.map(\.value) }
+        return indices.map(value(at:))
+    }
+
+    /// The key of the member at `position` (of a view: only the key is made).
+    package func key(at position: Int) -> String {
+        guard let document else { return own[position].key }
+        return document.string(at: memberNode(position, in: document))
+    }
+
+    /// The value of the member at `position` (of a view: only the value is made).
+    package func value(at position: Int) -> JSONValue {
+        guard let document else { return own[position].value }
+        return document.value(at: memberNode(position, in: document) + 1)
+    }
+
+    /// A view's node for the key of the member at `position` (its value's is the next one).
+    private func memberNode(_ position: Int, in document: JSONDocument) -> Int {
+        precondition(position >= 0 && position < count, "JSONObject index out of range")
+        return Int(document.node(Int(node)).start) + 2 * position
+    }
 
     /// Creates an empty object.
     public init() {
-        members = []
+        own = []
     }
 
     /// Creates an object with `members` in the order given; duplicate keys are all kept.
     public init(_ members: some Sequence<(String, JSONValue)>) {
-        self.members = members.map { Member(key: $0.0, value: $0.1) }
+        own = members.map { Member(key: $0.0, value: $0.1) }
     }
 
     /// Creates an object with the literal's members in source order; duplicate keys are all kept.
@@ -46,17 +101,32 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
 
     /// Wraps members already in document order (the parser's).
     package init(members: [Member]) {
-        self.members = members
+        own = members
+    }
+
+    /// A view of the object node `node` of `document`.
+    package init(document: JSONDocument, node: Int) {
+        own = []
+        self.document = document
+        self.node = UInt32(truncatingIfNeeded: node)
+    }
+
+    /// How many members.
+    public var count: Int {
+        guard let document else { return own.count }
+        return Int(document.node(Int(node)).count)
     }
 
     /// Position of the first member.
     public var startIndex: Int { 0 }
     /// Position after the last member.
-    public var endIndex: Int { members.count }
+    public var endIndex: Int { count }
 
     /// The member at `position`, in document order.
     public subscript(position: Int) -> Element {
-        (members[position].key, members[position].value)
+        guard let document else { return (own[position].key, own[position].value) }
+        let key = memberNode(position, in: document)
+        return (document.string(at: key), document.value(at: key + 1))
     }
 
     /// The value of the last member named `key`; setting replaces that value in place, or appends a new
@@ -64,7 +134,7 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
     public subscript(key: String) -> JSONValue? {
         get {
             guard let index = lastIndex(ofKey: key) else { return nil }
-            return members[index].value
+            return value(at: index)
         }
         set {
             if let newValue {
@@ -86,7 +156,14 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
 
     /// The position of the last member named `key`, the one lookups return.
     package func lastIndex(ofKey key: String) -> Int? {
-        members.lastIndex { $0.key == key }
+        guard let document else { return own.lastIndex { $0.key == key } }
+        let object = document.node(Int(node))
+        let keyIsASCII = key.utf8.allSatisfy { $0 < 0x80 }
+        for position in (0..<Int(object.count)).reversed()
+        where document.isKey(key, at: Int(object.start) + 2 * position, keyIsASCII: keyIsASCII) {
+            return position
+        }
+        return nil
     }
 
     /// Appends a member at the end, even if a member with this key exists (it then shadows the earlier one).
@@ -98,8 +175,26 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
     @discardableResult
     public mutating func removeValue(forKey key: String) -> JSONValue? {
         guard let last = lastIndex(ofKey: key) else { return nil }
-        let removed = members[last].value
+        let removed = value(at: last)
         members.removeAll { $0.key == key }
         return removed
+    }
+
+    /// Members equal in order: keys by `String` equality, values by `JSONValue`'s.
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        if let left = lhs.document, left === rhs.document && lhs.node == rhs.node {
+            return true
+        }
+        guard lhs.count == rhs.count else { return false }
+        return zip(lhs, rhs).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+
+    /// Hashes the members in order (as equality compares them).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for (key, value) in self {
+            hasher.combine(key)
+            hasher.combine(value)
+        }
     }
 }

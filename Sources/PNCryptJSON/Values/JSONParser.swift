@@ -16,6 +16,10 @@ extension JSONValue {
     ///   offset of the bracket that went too deep. The parser keeps its own stack, so even a 100,000-deep
     ///   input is rejected without deep recursion.
     /// - Numbers keep their literal text (`JSONNumber`); object members keep document order and duplicates.
+    /// - A text whose value is an object (a message) is kept, checked, as a copy of the text and a table of where
+    ///   each value lies, in one heap block: the object is a view of it, its members are made when read (each read
+    ///   makes them again: keep what is read often), and a nested object is a view of the same block, which stays
+    ///   in memory while any such object does. Writing it reads the table. See `JSONObject`.
     @inlinable
     public init(parsing bytes: some Collection<UInt8>, maxDepth: Int = JSONValue.defaultMaxDepth)
         throws(PNCryptError)
@@ -117,9 +121,20 @@ package struct JSONParser: ~Copyable {
 
     /// `parse(_:maxDepth:)` where `readable` bytes from `bytes`' start (at least its count) may be loaded: the
     /// message path's plaintext is followed by its padding, so short strings near its end take the fast path too.
-    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int)
-        throws(PNCryptError) -> JSONValue {
-        try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {
+    /// An object (a message) becomes a `JSONDocument` and a view of it, unless `documents` is false (the tests'
+    /// reference); any other value is made at once.
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int,
+                              documents: Bool = true) throws(PNCryptError) -> JSONValue {
+        var first = 0
+        while first < bytes.count && (bytes[first] == 0x20 || bytes[first] == 0x0A || bytes[first] == 0x0D
+                                      || bytes[first] == 0x09) {
+            first += 1
+        }
+        if documents && first < bytes.count && bytes[first] == UInt8(ascii: "{")
+            && bytes.count <= JSONDocument.maxTextCount {
+            return try parseObjectDocument(bytes, maxDepth: maxDepth)
+        }
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {
             (frames) throws(PNCryptError) -> JSONValue in
             try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: inlineValues) {
                 (values) throws(PNCryptError) -> JSONValue in
@@ -353,6 +368,17 @@ package struct JSONParser: ~Copyable {
 
     private mutating func parseNumber() throws(PNCryptError) -> JSONNumber {
         let start = position
+        if let value = try scanNumber() {
+            return JSONNumber(parsedInt: value)
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        return JSONNumber(validatedLiteral: text)
+    }
+
+    /// Reads the number at `position`: its value when it is an integer of at most 18 digits (so an `Int64`) other
+    /// than `-0`, nil for any other number (its text is then the bytes read).
+    @inline(__always)
+    private mutating func scanNumber() throws(PNCryptError) -> Int64? {
         var negative = false
         if bytes[position] == UInt8(ascii: "-") {
             negative = true
@@ -411,10 +437,9 @@ package struct JSONParser: ~Copyable {
         // Up to 18 digits always fit in Int64; "-0" keeps its sign as text.
         if isInteger && digitCount <= 18 && !(negative && magnitude == 0) {
             let value = Int64(magnitude)
-            return JSONNumber(parsedInt: negative ? -value : value)
+            return negative ? -value : value
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-        return JSONNumber(validatedLiteral: text)
+        return nil
     }
 
     /// Whether the 8 bytes of `word` (memory order, the first in the low bits) are all ASCII digits: each byte's
@@ -846,5 +871,161 @@ extension JSONParser {
         guard ascii, end < count, bytes[end] == UInt8(ascii: "\"") else { return nil }
         position = end + 1
         return start..<end
+    }
+}
+
+// MARK: - Documents
+
+extension JSONParser {
+    /// How many nodes the document parse keeps in stack memory (beyond that, the heap): enough for messages.
+    private static let inlineNodes = 32
+
+    /// Parses a text whose value is an object into a `JSONDocument` and returns a view of it: the same grammar,
+    /// checks, limits and errors as `parseDocument` (the structure helpers are shared), strings and numbers read
+    /// by the same functions, but values recorded as nodes, not made.
+    static func parseObjectDocument(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int)
+        throws(PNCryptError) -> JSONValue {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {
+            (frames) throws(PNCryptError) -> JSONValue in
+            try withUnsafeTemporaryAllocation(of: JSONNode.self, capacity: 2 * inlineNodes) {
+                (nodeMemory) throws(PNCryptError) -> JSONValue in
+                // The value stacks stay empty: one entry of stack memory each.
+                try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: 1) {
+                    (values) throws(PNCryptError) -> JSONValue in
+                    try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: 1) {
+                        (members) throws(PNCryptError) -> JSONValue in
+                        var parser = JSONParser(bytes, readable: bytes.count, maxDepth: maxDepth,
+                                                frames: frames, values: values, members: members)
+                        let half = inlineNodes
+                        var pending = InlineStack(startingIn: UnsafeMutableBufferPointer(rebasing: nodeMemory[..<half]))
+                        var nodes = InlineStack(startingIn: UnsafeMutableBufferPointer(rebasing: nodeMemory[half...]))
+                        try parser.parseNodes(pending: &pending, nodes: &nodes)
+                        let document = nodes.withElements { JSONDocument.make(text: bytes, nodes: $0) }
+                        return .object(JSONObject(document: document, node: nodes.count - 1))
+                    }
+                }
+            }
+        }
+    }
+
+    /// `parseDocument`'s loop, recording nodes: the children of open containers wait on `pending` (an object's as
+    /// key, value, key, ...); a container that closes moves them to `nodes` and waits as one node itself. The
+    /// root ends last in `nodes`.
+    private mutating func parseNodes(pending: inout InlineStack<JSONNode>,
+                                     nodes: inout InlineStack<JSONNode>) throws(PNCryptError) {
+        while true {
+            skipWhitespace()
+            guard position < count else { throw expectedValueError() }
+            var node: JSONNode
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                node = try stringNode()
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                // `}` and `]` are their openers plus 2.
+                let open = bytes[position]
+                let isObject = open == UInt8(ascii: "{")
+                try checkDepth()
+                position += 1
+                skipWhitespace()
+                if position < count && bytes[position] == open + 2 {
+                    position += 1
+                    node = JSONNode(isObject ? .object : .array)
+                } else {
+                    frames.append(pending.count << 1 | (isObject ? 1 : 0))
+                    if isObject { try nodeKey(after: "'{'", orClose: true, pending: &pending) }
+                    continue
+                }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = position
+                if let value = try scanNumber() {
+                    node = JSONNode(.int)
+                    node.start = value
+                } else {
+                    node = JSONNode(.number, count: position - start, start: start)
+                }
+            case UInt8(ascii: "t"):
+                try expectLiteral("true", 0x6575_7274)
+                node = JSONNode(.trueValue)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false", 0x6573_6C61, after: 1)
+                node = JSONNode(.falseValue)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null", 0x6C6C_756E)
+                node = JSONNode(.null)
+            default:
+                throw expectedValueError()
+            }
+
+            // Hand the finished node to its container; close containers as far as the text says.
+            while true {
+                guard frames.count > 0 else {
+                    try expectEnd()
+                    nodes.append(node)
+                    return
+                }
+                let frame = frames.last
+                let isObject = frame & 1 == 1
+                pending.append(node)
+                if try readComma(isObject: isObject) {
+                    if isObject { try nodeKey(after: "','", orClose: false, pending: &pending) }
+                    break
+                }
+                let first = frame >> 1
+                let children = pending.count - first
+                let start = nodes.count
+                pending.move(from: first, onto: &nodes)
+                node = JSONNode(isObject ? .object : .array, count: isObject ? children >> 1 : children, start: start)
+                frames.removeLast()
+            }
+        }
+    }
+
+    /// `parseKey`, recording the key as a node.
+    private mutating func nodeKey(after what: String, orClose: Bool,
+                                  pending: inout InlineStack<JSONNode>) throws(PNCryptError) {
+        try expectKey(after: what, orClose: orClose)
+        pending.append(try stringNode())
+        try expectColon()
+    }
+
+    /// The string at `position` (its opening quote) as a node, checked as `parseString` checks it.
+    @inline(__always)
+    private mutating func stringNode() throws(PNCryptError) -> JSONNode {
+        let start = position + 1
+        let (end, ascii) = plainRun(from: start)
+        if end < count && bytes[end] == UInt8(ascii: "\"") {
+            let content = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            if ascii || isValidUTF8(UnsafeRawBufferPointer(content)) {
+                position = end + 1
+                return JSONNode(ascii ? .plainString : .utf8String, count: end - start, start: start)
+            }
+        }
+        return try escapedStringNode(start: start)
+    }
+
+    /// A string with an escape (or an error): `parseString` checks it, and what it made is dropped.
+    @inline(never)
+    private mutating func escapedStringNode(start: Int) throws(PNCryptError) -> JSONNode {
+        _ = try parseString()
+        return JSONNode(.escapedString, count: position - 1 - start, start: start)
+    }
+
+    /// The string whose content starts at `contentStart` in `text`, already checked by a document parse, decoded
+    /// as `parseString` decodes it.
+    static func decodeString(in text: UnsafeBufferPointer<UInt8>, contentStart: Int) -> String {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 1) { frames in
+            withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: 1) { values in
+                withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: 1) { members in
+                    var parser = JSONParser(text, readable: text.count, maxDepth: 0,
+                                            frames: frames, values: values, members: members)
+                    parser.position = contentStart - 1
+                    do {
+                        return try parser.parseString()
+                    } catch {
+                        preconditionFailure("a checked string did not decode: \(error)")
+                    }
+                }
+            }
+        }
     }
 }

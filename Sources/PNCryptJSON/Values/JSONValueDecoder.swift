@@ -131,7 +131,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         self.object = object
         if object.count > 16 {
             var index: [String: Int] = [:]
-            for (position, member) in object.members.enumerated() { index[member.key] = position }
+            for (position, key) in object.keys.enumerated() { index[key] = position }
             self.index = index
         } else {
             index = nil
@@ -142,9 +142,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     package var allKeys: [Key] {
         var seen = Set<String>()
-        return object.members.compactMap { member in
-            guard seen.insert(member.key).inserted else { return nil }
-            return Key(stringValue: member.key)
+        return object.keys.compactMap { key in
+            guard seen.insert(key).inserted else { return nil }
+            return Key(stringValue: key)
         }
     }
 
@@ -155,7 +155,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func lookup(_ key: String) -> JSONValue? {
         if let index {
             guard let position = index[key] else { return nil }
-            return object.members[position].value
+            return object.value(at: position)
         }
         return object[key]
     }

@@ -168,8 +168,13 @@ package struct JSONWriter: ~Copyable {
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
+            if let document = object.document {
+                // A parsed object, written from its document's nodes (this walk is for exact styles).
+                document.write(at: Int(object.node), into: &self)
+                return
+            }
             output.append(UInt8(ascii: "{"))
-            object.members.withUnsafeBufferPointer { members in
+            object.own.withUnsafeBufferPointer { members in
                 guard let first = members.baseAddress else { return }
                 let keyOffset = MemoryLayout<JSONObject.Member>.offset(of: \.key)!
                 let valueOffset = MemoryLayout<JSONObject.Member>.offset(of: \.value)!
