@@ -137,7 +137,7 @@ struct JSONDocumentTests {
         let text = #"{"K":1,"\u212a":2,"caf\u00e9":3,"cafe\u0301":4,"é":5}"#
         #expect(Self.check(Array(text.utf8), text))
         let view = try JSONValue(parsing: text)
-        let made = try #require(try Self.parse(Array(text.utf8), documents: false).get())
+        let made = try Self.parse(Array(text.utf8), documents: false).get()
         for key in ["K", "\u{212A}", "café", "cafe\u{301}", "é", "e\u{301}", "k"] {
             #expect(view[key] == made[key], "\(key)")
         }
