@@ -180,21 +180,29 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
         return removed
     }
 
-    /// Members equal in order: keys by `String` equality, values by `JSONValue`'s.
+    /// Members equal in order: keys by `String` equality, values by `JSONValue`'s. A plain loop (no closures):
+    /// nested values compare recursively, a few frames a level.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.document != nil || rhs.document != nil else { return lhs.own == rhs.own }
         if let left = lhs.document, left === rhs.document && lhs.node == rhs.node {
             return true
         }
-        guard lhs.count == rhs.count else { return false }
-        return zip(lhs, rhs).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        let count = lhs.count
+        guard count == rhs.count else { return false }
+        for position in 0..<count {
+            guard lhs.key(at: position) == rhs.key(at: position),
+                  lhs.value(at: position) == rhs.value(at: position) else { return false }
+        }
+        return true
     }
 
     /// Hashes the members in order (as equality compares them).
     public func hash(into hasher: inout Hasher) {
+        let count = count
         hasher.combine(count)
-        for (key, value) in self {
-            hasher.combine(key)
-            hasher.combine(value)
+        for position in 0..<count {
+            hasher.combine(key(at: position))
+            hasher.combine(value(at: position))
         }
     }
 }
