@@ -36,16 +36,21 @@ public struct JSONObject: Hashable, Sendable, RandomAccessCollection, Expressibl
     /// The members, in document order, duplicates included; changing them makes a view's members its own.
     package var members: [Member] {
         get {
-            guard let document else { return own }
-            return document.members(at: Int(node))
+            guard document != nil else { return own }
+            return madeMembers()
         }
         _modify {
-            if let document {
-                own = document.members(at: Int(node))
-                self.document = nil
+            if document != nil {
+                own = madeMembers()
+                document = nil
             }
             yield &own
         }
+    }
+
+    /// A view's members, each made.
+    private func madeMembers() -> [Member] {
+        indices.map { Member(key: key(at: $0), value: value(at: $0)) }
     }
 
     /// The keys, in document order, duplicates included.

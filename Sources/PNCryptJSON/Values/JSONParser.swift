@@ -125,13 +125,8 @@ package struct JSONParser: ~Copyable {
     /// reference); any other value is made at once.
     package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int,
                               documents: Bool = true) throws(PNCryptError) -> JSONValue {
-        var first = 0
-        while first < bytes.count && (bytes[first] == 0x20 || bytes[first] == 0x0A || bytes[first] == 0x0D
-                                      || bytes[first] == 0x09) {
-            first += 1
-        }
-        if documents && first < bytes.count && bytes[first] == UInt8(ascii: "{")
-            && bytes.count <= JSONDocument.maxTextCount {
+        if documents, bytes.first(where: { !isSpace($0) }) == UInt8(ascii: "{"),
+           bytes.count <= JSONDocument.maxTextCount {
             return try parseObjectDocument(bytes, maxDepth: maxDepth)
         }
         return try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {

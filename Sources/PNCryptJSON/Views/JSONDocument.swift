@@ -149,15 +149,6 @@ package final class JSONDocument: ManagedBuffer<JSONDocument.Header, JSONNode> {
         }
     }
 
-    /// The members of the object node at `index`, made.
-    package func members(at index: Int) -> [JSONObject.Member] {
-        let node = node(index)
-        let first = Int(node.start)
-        return (0..<Int(node.count)).map { member in
-            JSONObject.Member(key: string(at: first + 2 * member), value: value(at: first + 2 * member + 1))
-        }
-    }
-
     // MARK: - Writing
 
     /// Writes the value of the node at `index` as `JSONWriter.write` writes that value (the writer's style must
