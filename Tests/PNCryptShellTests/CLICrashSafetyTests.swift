@@ -100,12 +100,22 @@ import PNCryptTestSupport
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // 64 bytes that decrypt with the key `k` to bad padding (a whole number of blocks, so the cipher runs).
+        // The IV is fixed so the bytes are the same every run: with a random IV, each reading under `k2` had
+        // valid padding by chance about once in 256 runs, and the run rightly succeeded.
         var bad = try CryptoModule(cipherKey: "k").encryptBinary([UInt8](repeating: 7, count: 40),
-                                                                 scheme: .legacyRandomIV)
+                                                                 scheme: .legacyRandomIV, iv: Array(0..<16))
         // IV, then 3 blocks; the last holds 8 padding bytes 0x08. Flipping the byte before it in the previous
         // ciphertext block makes the last plaintext byte 0x00: always bad padding.
         #expect(bad.count == 64)
         bad[47] ^= 0x08
+        // Every reading of these bytes, under either key, has bad padding.
+        for key in ["k", "k2"] {
+            for scheme in [Scheme.legacy, .legacyRandomIV] {
+                #expect(throws: (any Error).self, "\(key) \(scheme)") {
+                    try CryptoModule(cipherKey: key).decryptBinary(bad, reading: .only(scheme))
+                }
+            }
+        }
         try Data(bad).write(to: dir.appendingPathComponent("bad.bin"))
         let result = try CLI.run(arguments, directory: dir)
         #expect(result.status == 1, "\(result.stderr)")
