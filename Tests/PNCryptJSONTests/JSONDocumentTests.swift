@@ -29,9 +29,7 @@ struct JSONDocumentTests {
                     && "\(viewError)" == "\(madeError)", "\(label()): \(viewError) / \(madeError)")
             return false
         case (.success(let view), .success(let made)):
-            if case .object(let object) = view {
-                #expect(object.view != nil, "\(label()): a parsed object is a view")
-            }
+            #expect(outerObjectsAreViews(view), "\(label()): a parsed object is a view")
             if deep {
                 for style in JSONStyle.allCases {
                     #expect(view.serialized(style: style) == made.serialized(style: style), "\(label()): \(style)")
@@ -44,6 +42,24 @@ struct JSONDocumentTests {
             Issue.record("\(label()): \(view) / \(made)")
             return false
         }
+    }
+
+    /// Whether the objects of `value` outside every other object (itself, or in its arrays) are views, when the
+    /// text went to a document (its first value past the arrays' openings is an object).
+    static func outerObjectsAreViews(_ value: JSONValue) -> Bool {
+        func firstNonArray(_ value: JSONValue) -> JSONValue? {
+            guard case .array(let elements) = value else { return value }
+            return elements.first.flatMap(firstNonArray)
+        }
+        guard case .object = firstNonArray(value) else { return true }
+        func check(_ value: JSONValue) -> Bool {
+            switch value {
+            case .object(let object): object.view != nil
+            case .array(let elements): elements.allSatisfy(check)
+            default: true
+            }
+        }
+        return check(value)
     }
 
     /// `view` and `made` agree in every reading, recursively, and after the same changes.
@@ -94,10 +110,12 @@ struct JSONDocumentTests {
         #expect(view == before && (view.view != nil) == (before.view != nil), "\(label()): unchanged")
     }
 
-    /// The corpus of the transcoder's tests, each text as it is and as a member's value and an element of one.
+    /// The corpus of the transcoder's tests, each text as it is, as a member's value and an element of one, and in
+    /// arrays of objects (each object its own document, the arrays and their other elements made).
     static func texts() -> [String] {
         JSONTranscodeTests.corpus.flatMap { text in
-            [text, "{\"v\":\(text)}", " {\"v\" : [\(text), \(text)] , \"w\":{\"x\":\(text)}}\n"]
+            [text, "{\"v\":\(text)}", " {\"v\" : [\(text), \(text)] , \"w\":{\"x\":\(text)}}\n",
+             "[\(text), {\"w\":\(text)}]", " [ [{\"v\":\(text)} ,{}], [\(text)], \(text), {\"x\":[\(text)]} ]\t"]
         }
     }
 
@@ -124,6 +142,8 @@ struct JSONDocumentTests {
             let half = depth / 2
             let mixed = String(repeating: "{\"a\":[", count: half) + "{}" + String(repeating: "]}", count: half)
             #expect(Self.check(Array(mixed.utf8), "mixed \(depth)", deep: depth > 40) == (half * 2 + 1 <= 512))
+            let arrays = String(repeating: "[", count: half) + objects + String(repeating: "]", count: half)
+            #expect(Self.check(Array(arrays.utf8), "arrays \(depth)", deep: depth > 40) == (half + depth < 512))
         }
     }
 
@@ -135,8 +155,27 @@ struct JSONDocumentTests {
                 (random.pick(["a", "key", "é", "\u{212A}", "K", "a\"b", "long enough to pass the small-string size"]),
                  JSONTranscodeTests.value(&random, depth: 0))
             }
-            let text = JSONValue.object(JSONObject(members)).serialized(style: random.pick(JSONStyle.allCases))
+            let style = random.pick(JSONStyle.allCases)
+            let text = JSONValue.object(JSONObject(members)).serialized(style: style)
             #expect(Self.check(text, "round \(round)") || text.first != UInt8(ascii: "{"), "round \(round)")
+            // In an array, beside a copy of itself with one member fewer: two documents.
+            let array = JSONValue.array([.object(JSONObject(members)), .object(JSONObject(members.dropLast()))])
+            Self.check(array.serialized(style: style), "round \(round) in an array")
+        }
+    }
+
+    @Test("Written in the compact style, a compact object is its own bytes; space or an escape is written anew")
+    func verbatim() throws {
+        let compact = #"{"a":[1,-0.50,1E+2,true,null],"b":"é 漢 \#u{7F}","c":{"d":{}}}"#
+        for text in [compact, "[\(compact),\(compact)]", "[[\(compact)],2]"] {
+            #expect(try JSONValue(parsing: text).serializedString() == text)
+            #expect(Self.check(Array(text.utf8), text))
+        }
+        for (text, written) in [(#"{"a" :1}"#, #"{"a":1}"#), (#"{ "a":1}"#, #"{"a":1}"#),
+                                (#"{"a":1 }"#, #"{"a":1}"#), (#"{"a":"x\/y"}"#, #"{"a":"x/y"}"#),
+                                (#"[{"a":[1, 2]}]"#, #"[{"a":[1,2]}]"#), (#"[ {"a":"\u0041"}]"#, #"[{"a":"A"}]"#)] {
+            #expect(try JSONValue(parsing: text).serializedString() == written, "\(text)")
+            #expect(Self.check(Array(text.utf8), text))
         }
     }
 

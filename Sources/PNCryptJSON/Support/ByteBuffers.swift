@@ -73,6 +73,16 @@ struct InlineStack<Element>: ~Copyable {
         count = start
     }
 
+    /// The element at `index` (a copy; the stack keeps it).
+    @inline(__always)
+    subscript(index: Int) -> Element { base[index] }
+
+    /// Pops the elements from `start` to the top.
+    mutating func removeAll(from start: Int) {
+        (base + start).deinitialize(count: count - start)
+        count = start
+    }
+
     /// `body` over the elements, bottom to top.
     func withElements<R>(_ body: (UnsafeBufferPointer<Element>) -> R) -> R {
         body(UnsafeBufferPointer(start: base, count: count))

@@ -6,9 +6,9 @@
 /// - Equality compares the members in order: `{"a":1,"b":2}` and `{"b":2,"a":1}` differ, as their bytes do.
 /// - Lookup by key is a linear scan from the end, which suits the small objects of messages.
 /// - A parsed object is a view of its parsed text (one heap block for the whole document, the text and where
-///   each value lies in it): its members are made when read, and a nested object is a view of the same block,
-///   which stays in memory while any value made from it does. The first change to an object makes its members
-///   its own.
+///   each value lies in it; in a text whose value is an array, one for each object outside every other object):
+///   its members are made when read, and a nested object is a view of the same block, which stays in memory while
+///   any value made from it does. The first change to an object makes its members its own.
 public struct JSONObject: Hashable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
     /// One member: a key and its value.
     public typealias Element = (key: String, value: JSONValue)

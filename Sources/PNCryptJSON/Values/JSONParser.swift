@@ -19,7 +19,10 @@ extension JSONValue {
     /// - A text whose value is an object (a message) is kept, checked, as a copy of the text and a table of where
     ///   each value lies, in one heap block: the object is a view of it, its members are made when read (each read
     ///   makes them again: keep what is read often), and a nested object is a view of the same block, which stays
-    ///   in memory while any such object does. Writing it reads the table. See `JSONObject`.
+    ///   in memory while any such object does. In a text whose value is an array whose first value past the
+    ///   arrays' openings is an object (a history), each object outside every other object is such a block of its
+    ///   own bytes, and the arrays and their other values are made. Writing a view reads the table; in the compact
+    ///   style, a block whose text has no whitespace and no escaped string is copied as it is. See `JSONObject`.
     @inlinable
     public init(parsing bytes: some Collection<UInt8>, maxDepth: Int = JSONValue.defaultMaxDepth)
         throws(PNCryptError)
@@ -101,6 +104,12 @@ package struct JSONParser: ~Copyable {
     private let readable: Int
     private let maxDepth: Int
     private var position = 0
+    /// Whether no whitespace was skipped and no escaped string read since it was last set (the document parse sets
+    /// it as an object outside every other object opens): that object's text is then as the compact style writes it.
+    private var verbatim = true
+    /// The document parse's open object outside every other object, if any: `frames.count` before it opened (-1:
+    /// none), `nodes.count` then (its descendants follow), and the offset of its `{`.
+    private var outerDepth = -1, outerMark = 0, outerStart = 0
     /// Per open container: the count of `members` (objects) or `values` (arrays) when it opened, times 2, plus
     /// 1 for an object.
     private var frames: InlineStack<Int>
@@ -121,13 +130,19 @@ package struct JSONParser: ~Copyable {
 
     /// `parse(_:maxDepth:)` where `readable` bytes from `bytes`' start (at least its count) may be loaded: the
     /// message path's plaintext is followed by its padding, so short strings near its end take the fast path too.
-    /// An object (a message) becomes a `JSONDocument` and a view of it, unless `documents` is false (the tests'
-    /// reference); any other value is made at once.
+    /// A text whose first value past any arrays' openings is an object (a message, an envelope, a history's array
+    /// of messages) is parsed by `parseViewDocument`, unless `documents` is false (the tests' reference); any other
+    /// text is made at once.
     package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int,
                               documents: Bool = true) throws(PNCryptError) -> JSONValue {
-        if documents, bytes.first(where: { !isSpace($0) }) == UInt8(ascii: "{"),
-           bytes.count <= JSONDocument.maxTextCount {
-            return try parseObjectDocument(bytes, maxDepth: maxDepth)
+        if documents, bytes.count <= JSONDocument.maxTextCount, let first = bytes.firstIndex(where: { !isSpace($0) }) {
+            if bytes[first] == UInt8(ascii: "{") {
+                return try parseViewDocument(bytes, maxDepth: maxDepth, objectRoot: true)
+            }
+            if bytes[first] == UInt8(ascii: "["),
+               bytes[first...].first(where: { !isSpace($0) && $0 != UInt8(ascii: "[") }) == UInt8(ascii: "{") {
+                return try parseViewDocument(bytes, maxDepth: maxDepth, objectRoot: false)
+            }
         }
         return try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {
             (frames) throws(PNCryptError) -> JSONValue in
@@ -327,7 +342,9 @@ package struct JSONParser: ~Copyable {
     private mutating func skipWhitespace() {
         while position < count {
             switch bytes[position] {
-            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            case 0x20, 0x0A, 0x0D, 0x09:
+                position += 1
+                verbatim = false
             default: return
             }
         }
@@ -875,16 +892,18 @@ extension JSONParser {
     /// How many nodes the document parse keeps in stack memory (beyond that, the heap): enough for messages.
     private static let inlineNodes = 32
 
-    /// Parses a text whose value is an object into a `JSONDocument` and returns a view of it: the same grammar,
-    /// checks, limits and errors as `parseDocument` (the structure helpers are shared), strings and numbers read
-    /// by the same functions, but values recorded as nodes, not made.
-    static func parseObjectDocument(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int)
+    /// Parses a text into values whose objects are views of documents: each object outside every other object (the
+    /// text's, or each element of its arrays: the messages of a history) becomes one `JSONDocument` of its own
+    /// bytes; the arrays around them are made. The same grammar, checks, limits and errors as `parseDocument` (the
+    /// structure helpers are shared), strings and numbers read by the same functions, but values recorded as
+    /// nodes, not made. `objectRoot`: the text's value is an object (a message: one document of the whole text).
+    static func parseViewDocument(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, objectRoot: Bool)
         throws(PNCryptError) -> JSONValue {
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) {
             (frames) throws(PNCryptError) -> JSONValue in
             try withUnsafeTemporaryAllocation(of: JSONNode.self, capacity: 2 * inlineNodes) {
                 (nodeMemory) throws(PNCryptError) -> JSONValue in
-                // The value stacks stay empty: one entry of stack memory each.
+                // The values stack holds the objects made (a message: one); the members stack stays empty.
                 try withUnsafeTemporaryAllocation(of: JSONValue.self, capacity: 1) {
                     (values) throws(PNCryptError) -> JSONValue in
                     try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: 1) {
@@ -894,20 +913,44 @@ extension JSONParser {
                         let half = inlineNodes
                         var pending = InlineStack(startingIn: UnsafeMutableBufferPointer(rebasing: nodeMemory[..<half]))
                         var nodes = InlineStack(startingIn: UnsafeMutableBufferPointer(rebasing: nodeMemory[half...]))
-                        try parser.parseNodes(pending: &pending, nodes: &nodes)
-                        let document = nodes.withElements { JSONDocument.make(text: bytes, nodes: $0) }
-                        return .object(JSONObject(document: document, node: nodes.count - 1))
+                        if objectRoot {
+                            nodes.append(try parser.parseObjectNodes(pending: &pending, nodes: &nodes))
+                            let document = nodes.withElements {
+                                JSONDocument.make(text: bytes, nodes: $0, textOffset: 0, nodeOffset: 0,
+                                                  verbatim: parser.verbatim)
+                            }
+                            return .object(JSONObject(document: document, node: nodes.count - 1))
+                        }
+                        let root = try parser.parseOuterNodes(pending: &pending, nodes: &nodes)
+                        return nodes.withElements { parser.outerValue(root, nodes: $0) }
                     }
                 }
             }
         }
     }
 
+    /// `parseNodes` for a text whose value is an object (a message): its own copy of the loop, without the outer
+    /// objects' bookkeeping.
+    @inline(never)
+    private mutating func parseObjectNodes(pending: inout InlineStack<JSONNode>,
+                                           nodes: inout InlineStack<JSONNode>) throws(PNCryptError) -> JSONNode {
+        try parseNodes(pending: &pending, nodes: &nodes, outer: false)
+    }
+
+    /// `parseNodes` for a text whose value is an array: each object outside every other object becomes a document.
+    @inline(never)
+    private mutating func parseOuterNodes(pending: inout InlineStack<JSONNode>,
+                                          nodes: inout InlineStack<JSONNode>) throws(PNCryptError) -> JSONNode {
+        try parseNodes(pending: &pending, nodes: &nodes, outer: true)
+    }
+
     /// `parseDocument`'s loop, recording nodes: the children of open containers wait on `pending` (an object's as
-    /// key, value, key, ...); a container that closes moves them to `nodes` and waits as one node itself. The
-    /// root ends last in `nodes`.
-    private mutating func parseNodes(pending: inout InlineStack<JSONNode>,
-                                     nodes: inout InlineStack<JSONNode>) throws(PNCryptError) {
+    /// key, value, key, ...); a container that closes moves them to `nodes` and waits as one node itself. With
+    /// `outer`, an object outside every other object, when it closes, becomes a document (`madeObject`). Returns
+    /// the root node.
+    @inline(__always)
+    private mutating func parseNodes(pending: inout InlineStack<JSONNode>, nodes: inout InlineStack<JSONNode>,
+                                     outer: Bool) throws(PNCryptError) -> JSONNode {
         while true {
             skipWhitespace()
             guard position < count else { throw expectedValueError() }
@@ -920,12 +963,16 @@ extension JSONParser {
                 let open = bytes[position]
                 let isObject = open == UInt8(ascii: "{")
                 try checkDepth()
+                let outerObject = outer && isObject && outerDepth < 0
+                if outerObject { (outerMark, outerStart, verbatim) = (nodes.count, position, true) }
                 position += 1
                 skipWhitespace()
                 if position < count && bytes[position] == open + 2 {
                     position += 1
                     node = JSONNode(isObject ? .object : .array)
+                    if outerObject { node = madeObject(node, nodes: &nodes) }
                 } else {
+                    if outerObject { outerDepth = frames.count }
                     frames.append(pending.count << 1 | (isObject ? 1 : 0))
                     if isObject { try nodeKey(after: "'{'", orClose: true, pending: &pending) }
                     continue
@@ -955,8 +1002,7 @@ extension JSONParser {
             while true {
                 guard frames.count > 0 else {
                     try expectEnd()
-                    nodes.append(node)
-                    return
+                    return node
                 }
                 let frame = frames.last
                 let isObject = frame & 1 == 1
@@ -971,7 +1017,43 @@ extension JSONParser {
                 pending.move(from: first, onto: &nodes)
                 node = JSONNode(isObject ? .object : .array, count: isObject ? children >> 1 : children, start: start)
                 frames.removeLast()
+                if outer && frames.count == outerDepth {
+                    outerDepth = -1
+                    node = madeObject(node, nodes: &nodes)
+                }
             }
+        }
+    }
+
+    /// The object `node`, outside every other object, just closed: its descendants are `nodes` from `outerMark`
+    /// on and its text runs from `outerStart` to `position` (`verbatim` says whether it is compact). Makes them a
+    /// document, pops them, puts the view on `values` and returns the node that stands for it.
+    private mutating func madeObject(_ node: JSONNode, nodes: inout InlineStack<JSONNode>) -> JSONNode {
+        let mark = outerMark, textStart = outerStart
+        nodes.append(node)
+        let document = nodes.withElements { all in
+            JSONDocument.make(text: UnsafeBufferPointer(rebasing: bytes[textStart..<position]),
+                              nodes: UnsafeBufferPointer(rebasing: all[mark...]),
+                              textOffset: textStart, nodeOffset: mark, verbatim: verbatim)
+        }
+        let root = nodes.count - 1 - mark
+        nodes.removeAll(from: mark)
+        values.append(.object(JSONObject(document: document, node: root)))
+        return JSONNode(.made, start: values.count - 1)
+    }
+
+    /// The value of `node`, a node outside every object: an array is made, a made object taken from `values`.
+    private func outerValue(_ node: JSONNode, nodes: UnsafeBufferPointer<JSONNode>) -> JSONValue {
+        switch node.kind {
+        case .made:
+            return values[Int(node.start)]
+        case .array:
+            let first = Int(node.start)
+            return .array((0..<Int(node.count)).map { outerValue(nodes[first + $0], nodes: nodes) })
+        case .object:
+            preconditionFailure("an object outside a document")
+        default:
+            return JSONDocument.scalar(node, in: bytes)
         }
     }
 
@@ -1002,6 +1084,7 @@ extension JSONParser {
     @inline(never)
     private mutating func escapedStringNode(start: Int) throws(PNCryptError) -> JSONNode {
         _ = try parseString()
+        verbatim = false
         return JSONNode(.escapedString, count: position - 1 - start, start: start)
     }
 

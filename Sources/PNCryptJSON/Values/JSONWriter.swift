@@ -78,6 +78,8 @@ package struct JSONWriter: ~Copyable {
     @usableFromInline
     package var output: ByteBuffer
     private let spaced: Bool
+    /// Whether this style writes a compact text with no escaped string as that text (`.compact`).
+    package let copiesVerbatim: Bool
     /// Bytes 0-63 and 64-127 that this style does not copy as they are, one bit each.
     private let specialLow: UInt64, specialHigh: UInt64
     /// Whether this style escapes `/`, U+007F and every byte from 0x80 up (which start non-ASCII characters).
@@ -110,6 +112,7 @@ package struct JSONWriter: ~Copyable {
         case .compact, .apple, .python, .ascii: sdkStyle = nil
         }
         spaced = style == .python
+        copiesVerbatim = style == .compact
         escapeSlash = style == .apple
         escapeDelete = style == .python
         escapeNonASCII = style == .python || style == .ascii
@@ -170,7 +173,7 @@ package struct JSONWriter: ~Copyable {
         case .object(let object):
             if let document = object.document {
                 // A parsed object, written from its document's nodes (this walk is for exact styles).
-                document.write(at: Int(object.node), into: &self)
+                document.write(object: Int(object.node), into: &self)
                 return
             }
             output.append(UInt8(ascii: "{"))
@@ -314,17 +317,24 @@ package struct JSONWriter: ~Copyable {
     @inline(__always)
     private mutating func writeSmallASCII(_ words: (UInt64, UInt64)) -> Bool {
         guard let small = SmallASCII.read(words: words) else { return false }
+        return writeShortASCII(small.low, small.high, count: small.count)
+    }
+
+    /// Writes the ASCII string of `count` (at most 16) bytes held in `low` and `high` (memory order, the first
+    /// byte lowest; what follows the string does not matter) when it needs no escape; false, with nothing
+    /// written, otherwise.
+    @inline(__always)
+    private mutating func writeShortASCII(_ low: UInt64, _ high: UInt64, count: Int) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        let count = small.count
-        // Bytes past the count are zero (control characters to the scan): only the first `count` count.
+        // Only the first `count` bytes count.
         let lowValid: UInt64 = count >= 8 ? ~0 : (1 << (count << 3)) &- 1
         let highValid: UInt64 = count <= 8 ? 0 : (1 << ((count - 8) << 3)) &- 1
-        let special = asciiSpecialBytes(small.low) & lowValid | asciiSpecialBytes(small.high) & highValid
+        let special = asciiSpecialBytes(low) & lowValid | asciiSpecialBytes(high) & highValid
         guard special & (ones &* 0x80) == 0 else { return false }
         output.append(maximum: 18) { out in
             out[0] = UInt8(ascii: "\"")
-            UnsafeMutableRawPointer(out + 1).storeBytes(of: small.low.littleEndian, as: UInt64.self)
-            UnsafeMutableRawPointer(out + 9).storeBytes(of: small.high.littleEndian, as: UInt64.self)
+            UnsafeMutableRawPointer(out + 1).storeBytes(of: low.littleEndian, as: UInt64.self)
+            UnsafeMutableRawPointer(out + 9).storeBytes(of: high.littleEndian, as: UInt64.self)
             out[count + 1] = UInt8(ascii: "\"")
             return count + 2
         }
@@ -515,6 +525,36 @@ extension JSONWriter {
         writeEscaped(utf8)
     }
 
+    /// The string whose UTF-8 is `utf8` (valid UTF-8; `ascii`: only ASCII), as `write(_:)` writes that `String`.
+    /// `readable`: how many bytes from `utf8`'s start may be loaded (at least its count + 16: a document's text and
+    /// its padding), so that the string is scanned a word at a time to its end.
+    @inline(__always)
+    package mutating func writeString(utf8: UnsafeBufferPointer<UInt8>, readable: Int, ascii: Bool) {
+        let count = utf8.count
+        guard let base = utf8.baseAddress, readable >= count + 16 else { return writeEscaped(utf8) }
+        let raw = UnsafeRawPointer(base)
+        if ascii && count <= 16 {
+            if writeShortASCII(UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)),
+                               UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                               count: count) { return }
+            return writeEscaped(utf8)
+        }
+        // Whether a byte needs writing other than as itself, a word at a time, the bytes past the string masked off.
+        var index = 0
+        while index < count {
+            var found = specialBytes(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+            if count - index < 8 { found &= (1 << ((count - index) << 3)) &- 1 }
+            if found != 0 { return writeEscaped(utf8) }
+            index += 8
+        }
+        output.append(maximum: count + 2) { out in
+            out[0] = UInt8(ascii: "\"")
+            (out + 1).update(from: base, count: count)
+            out[count + 1] = UInt8(ascii: "\"")
+            return count + 2
+        }
+    }
+
     /// `string`, as the walk writes it.
     package mutating func writeString(_ string: String) {
         write(string)
@@ -523,6 +563,11 @@ extension JSONWriter {
     /// `number`, as the walk writes it.
     package mutating func writeNumber(_ number: JSONNumber) {
         write(number)
+    }
+
+    /// `text`, a compact JSON text with no escaped string, as it is (`copiesVerbatim`).
+    package mutating func writeVerbatim(_ text: UnsafeBufferPointer<UInt8>) {
+        output.append(text)
     }
 
     /// `true`, `false` or `null`.
