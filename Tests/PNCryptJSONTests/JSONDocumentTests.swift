@@ -160,7 +160,8 @@ struct JSONDocumentTests {
             #expect(Self.check(text, "round \(round)") || text.first != UInt8(ascii: "{"), "round \(round)")
             // In an array, beside a copy of itself with one member fewer: two documents.
             let array = JSONValue.array([.object(JSONObject(members)), .object(JSONObject(members.dropLast()))])
-            Self.check(array.serialized(style: style), "round \(round) in an array")
+            let arrayText = array.serialized(style: style)
+            #expect(Self.check(arrayText, "round \(round) in an array") || arrayText.first != UInt8(ascii: "["))
         }
     }
 
