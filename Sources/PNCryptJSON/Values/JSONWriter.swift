@@ -366,6 +366,18 @@ package struct JSONWriter: ~Copyable {
         return found & (ones &* 0x80)
     }
 
+    /// `utf8`, which needs no escape in this style, between quotes.
+    @inline(__always)
+    private mutating func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let count = utf8.count
+        output.append(maximum: count + 2) { out in
+            out[0] = UInt8(ascii: "\"")
+            if let base = utf8.baseAddress { (out + 1).update(from: base, count: count) }
+            out[count + 1] = UInt8(ascii: "\"")
+            return count + 2
+        }
+    }
+
     private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         let count = utf8.count
         // The common case: nothing to escape. Find the first special byte, 8 bytes at a time while eight are left,
@@ -384,12 +396,7 @@ package struct JSONWriter: ~Copyable {
             while index < count && !isSpecial(base[index]) { index += 1 }
         }
         guard index < count else {
-            output.append(maximum: count + 2) { out in
-                out[0] = UInt8(ascii: "\"")
-                if let base = utf8.baseAddress { (out + 1).update(from: base, count: count) }
-                out[count + 1] = UInt8(ascii: "\"")
-                return count + 2
-            }
+            writeQuoted(utf8)
             return
         }
         output.append(UInt8(ascii: "\""))
@@ -547,12 +554,7 @@ extension JSONWriter {
             if found != 0 { return writeEscaped(utf8) }
             index += 8
         }
-        output.append(maximum: count + 2) { out in
-            out[0] = UInt8(ascii: "\"")
-            (out + 1).update(from: base, count: count)
-            out[count + 1] = UInt8(ascii: "\"")
-            return count + 2
-        }
+        writeQuoted(utf8)
     }
 
     /// `string`, as the walk writes it.
