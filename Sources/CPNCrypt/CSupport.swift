@@ -22,15 +22,12 @@ struct CFailure: Error {
     }
 
     init(_ error: PNCryptError) {
-        let hint = !Decision.isHeaderlessPairAmbiguity(error) ? ""
-            : error.message.contains("as bytes") ? Self.headerlessBytesHint : Self.headerlessSchemeHint
+        let hint = !Decision.isHeaderlessPairAmbiguity(error) ? "" : Self.headerlessSchemeHint
         self.init(ErrorCodes.code(for: error), error.message + hint)
     }
 
-    /// What a C caller does when the headerless rule cannot tell the two legacy readings apart, as bytes and as
-    /// text (the Python binding puts its own calls in place of these).
-    static let headerlessBytesHint = " (pncrypt_decrypt_text, pncrypt_message_decrypt, or scheme \"legacy\" or"
-        + " \"legacy-random-iv\")"
+    /// What a C caller does when the headerless rule cannot tell the two legacy readings of a text apart (the
+    /// Python binding puts its own calls in place of these). As bytes the rule always decides.
     static let headerlessSchemeHint = " (scheme \"legacy\" or \"legacy-random-iv\")"
 
     /// A files-layer failure: a missing input is `PNCRYPT_E_FILE_NOT_FOUND`; an output that is not a regular file

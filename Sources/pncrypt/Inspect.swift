@@ -170,13 +170,8 @@ struct Inspect: ParsableCommand {
         } else {
             // The headerless rule as for text (a message's plaintext), else as bytes (gzip is not UTF-8).
             let ring = try KeyRing(keys: [key])
-            do {
-                start = try (try? ring.decrypt(prefix, content: .text))?.plaintext
-                    ?? ring.decrypt(prefix, content: .bytes).plaintext
-            } catch let error as PNCryptError where Decision.isHeaderlessPairAmbiguity(error) {
-                return "plaintext: not read (not text, and as bytes the two legacy readings cannot be told apart:"
-                    + " give --scheme)"
-            }
+            start = try (try? ring.decrypt(prefix, content: .text))?.plaintext
+                ?? ring.decrypt(prefix, content: .bytes).plaintext
         }
         defer { wipe(&start) }
         switch CompressionFormat.detect(start) {

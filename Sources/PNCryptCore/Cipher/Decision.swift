@@ -133,16 +133,17 @@ package enum Decision {
     /// 2. The fixed-IV reading's first block is text (`HeaderlessRule`; noise passes at most 2^-27 of the time):
     ///    `legacy`.
     /// 3. Text and messages: that block is noise (a character text does not hold): `legacy-random-iv`.
-    ///    Files (`file`, whose readings are checked on their head and tail: `StreamCipher.headerlessFileScheme`):
-    ///    anything but text there: `legacy-random-iv`, the SDKs' file format.
-    /// 4. Otherwise neither: bytes carry nothing more that tells the readings apart.
-    package static func resolve(fixed: Verdict, random: Verdict, content: KeyRing.Content, file: Bool = false)
-        -> Scheme? {
+    /// 4. Bytes (one-shot or files, one rule): anything but text there: `legacy-random-iv`, the SDKs' binary
+    ///    format. Bytes carry nothing more that tells the readings apart, and the two readings share their last
+    ///    blocks, so their padding is valid for both or for neither: were this left undecided, `ambiguous` against
+    ///    the one failure would tell an attacker whether the padding was valid (a padding oracle). Decided here,
+    ///    bytes read in auto mode answer as a named scheme does: the plaintext, or the one failure.
+    /// 5. Otherwise (text or a message whose first block is neither text nor noise) neither.
+    package static func resolve(fixed: Verdict, random: Verdict, content: KeyRing.Content) -> Scheme? {
         let (fixedScheme, randomScheme) = Scheme.headerlessPair
         if content == .text && fixed.json && !random.json { return fixedScheme }
         if fixed.firstBlock == .text { return fixedScheme }
-        if content != .bytes && fixed.firstBlock == .noise { return randomScheme }
-        if file { return randomScheme }
+        if content == .bytes || fixed.firstBlock == .noise { return randomScheme }
         return nil
     }
 
@@ -163,11 +164,9 @@ package enum Decision {
     package static func failure(_ winners: [Verdict], namingKeys: Bool, headerlessPair: KeyRing.Content? = nil)
         -> PNCryptError {
         guard winners.count > 1 else { return CryptoModule.decryptionFailed }
-        if let content = headerlessPair {
-            let why = content == .bytes
-                ? "as bytes nothing tells them apart: read it as text or as a message, or name the scheme"
-                : "its first block, read with the fixed IV, is neither clearly text nor a decrypted IV: name the scheme"
-            return PNCryptError(.ambiguous, headerlessPairAmbiguity + why)
+        if headerlessPair != nil {
+            return PNCryptError(.ambiguous, headerlessPairAmbiguity + "its first block, read with the fixed IV, is"
+                                + " neither clearly text nor a decrypted IV: name the scheme")
         }
         let names = winners.map { namingKeys ? "key #\($0.keyIndex + 1) \($0.scheme)" : "\($0.scheme)" }
         return PNCryptError(.ambiguous, "ambiguous: \(winners.count) readings decrypt this ("

@@ -128,7 +128,7 @@ final class StreamCipher {
         }
     }
 
-    /// The headerless rule for a file (`Decision.resolve` with `file`): of two blocks or more, both readings have
+    /// The headerless rule for a file (`Decision.resolve` for bytes): of two blocks or more, both readings have
     /// valid padding or neither (the same last two blocks), and the rule takes `legacy` when the fixed-IV reading's
     /// first block is text, else `legacy-random-iv`, the SDKs' file format; one block can only be `legacy` (a
     /// random-IV file holds an IV and at least one block).
@@ -140,8 +140,8 @@ final class StreamCipher {
             Decision.Verdict(keyIndex: 0, scheme: scheme, padding: true, utf8: false, json: false,
                              firstBlock: firstBlock)
         }
-        return Decision.resolve(fixed: verdict(fixed, first), random: verdict(random, nil), content: .bytes,
-                                file: true) ?? random
+        return Decision.resolve(fixed: verdict(fixed, first), random: verdict(random, nil), content: .bytes)
+            ?? random
     }
 
     /// As `finish` when decrypting, for a reading that is only checked, never output: instead of throwing on bad

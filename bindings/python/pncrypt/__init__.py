@@ -95,9 +95,6 @@ class _Status(ctypes.Structure):
 # What the C library says to do when the headerless rule cannot tell the two legacy readings apart, and the same
 # in this binding's calls.
 _HINTS = (
-    (' (pncrypt_decrypt_text, pncrypt_message_decrypt, or scheme "legacy" or "legacy-random-iv")',
-     " (decrypt(data, text=True) for text, message_decrypt() for a message, or scheme='legacy' or"
-     " 'legacy-random-iv')"),
     (' (scheme "legacy" or "legacy-random-iv")', " (scheme='legacy' or 'legacy-random-iv')"),
 )
 
@@ -437,9 +434,9 @@ class CryptoModule:
         `message_decrypt`, and for SDK text `decrypt(data, text=True)`, which returns a str: a reading qualifies
         only as valid UTF-8, and the text tells the two legacy readings apart. `scheme` "auto" reads a PNED header
         when present, otherwise both legacy readings (fixed IV and IV first); exactly one reading must qualify. As
-        bytes (text=False, the default) there is no text to check, so headerless data of two blocks or more is
-        ambiguous (Error E_AMBIGUOUS): name the scheme ("legacy" for the fixed IV, "legacy-random-iv"), or use
-        text=True or `message_decrypt`. CBC has no integrity check: as bytes, where one reading is left (a PNED
+        bytes (text=False) there is no text to check, so headerless data of two blocks or more is read as files
+        are: the fixed-IV reading when its first block is text, otherwise the random-IV one (the SDKs' binary
+        format); name the scheme ("legacy", "legacy-random-iv") to read exactly one. CBC has no integrity check: as bytes, where one reading is left (a PNED
         header, one headerless block, an explicit scheme), a wrong key or a foreign ciphertext passes the padding
         check about once in 256 and its garbage is returned; text=True narrows that to garbage that is also UTF-8
         (docs/security.md, "Residual risk")."""
