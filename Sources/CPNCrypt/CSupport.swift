@@ -426,7 +426,7 @@ enum FileTransform {
         try StreamPipeline.run(from: input, through: stages, to: file.fd, length: length)
         do throws(FileError) {
             // A new file stays 0600, as the C functions always made it; a replaced one keeps its access.
-            try file.commit(newMode: 0o600, durable: false)
+            try file.commit(newMode: FileOutput.newFileMode, durable: false)
         } catch {
             throw CFailure(ErrorCodes.io, error.message)
         }

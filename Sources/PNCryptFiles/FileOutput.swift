@@ -38,8 +38,10 @@ package final class FileOutput {
     private let cleanupOnSignal: Bool
     private var done = false
 
-    /// The mode of a new file under the process's file-creation mask: `0666 & ~umask`.
-    package static var umaskedMode: mode_t { 0o666 & ~currentUmask }
+    /// The mode of a new output file, for every shell (the CLI's `-o`, the C file functions): `0600 & ~umask`.
+    /// What pncrypt writes is a plaintext or a secret's ciphertext: only its owner reads it until the owner says
+    /// otherwise (a file that exists keeps its own mode, owner and ACLs).
+    package static var newFileMode: mode_t { 0o600 & ~currentUmask }
 
     /// The process's file-creation mask.
     private static let currentUmask: mode_t = {

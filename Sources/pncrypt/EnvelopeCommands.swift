@@ -76,7 +76,7 @@ extension ReceivedOptions where Handling == RekeyOptions {
             throw CLIFailure(.dataFailure, "\(result.statuses.count.counting("message")) not rekeyed",
                              decryption: true)
         }
-        try OutputFile.write(result.envelope.json.serialized() + [0x0A], to: output, input: data)
+        try OutputFile.write(json: result.envelope.json.serialized() + [0x0A], to: output, input: data)
         try rekey.finish(rekeyed: result.rekeyed, unchanged: result.statuses.count,
                          alreadyNew: result.alreadyNew, of: result.messages)
     }

@@ -27,18 +27,20 @@ struct GzipCommand: ParsableCommand {
     var level: Int?
 
     @OptionGroup var limits: LimitOptions
+    @OptionGroup var terminal: RawControlOption
 
     func validate() throws {
         if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0 to 9") }
         if decompress && level != nil { throw ValidationError("--level goes with compression, not -d") }
         if !decompress && limits.maxSize != nil { throw ValidationError("--max-size goes with -d") }
+        if !decompress && terminal.rawControl { throw ValidationError("--raw-control goes with -d") }
         if !decompress { try force.check(output) }
     }
 
     func run() throws {
         guard !decompress else {
             return try GunzipCommand.decompress(input.resolved, to: output, limit: limits.limit, raw: false,
-                                                progress: progress)
+                                                terminal: terminal, progress: progress)
         }
         try OutputFile.stream(input.resolved, through: [try Compressor(level: level ?? Compressor.defaultLevel)],
                               to: output, binary: force, progress: progress)
@@ -64,18 +66,23 @@ struct GunzipCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var limits: LimitOptions
     @OptionGroup var progress: ProgressOptions
+    @OptionGroup var terminal: RawControlOption
 
     @Flag(help: "The input is raw deflate (HTTP Content-Encoding: deflate), not gzip or zlib.")
     var raw = false
 
     func run() throws {
-        try Self.decompress(input.resolved, to: output, limit: limits.limit, raw: raw, progress: progress)
+        try Self.decompress(input.resolved, to: output, limit: limits.limit, raw: raw, terminal: terminal,
+                            progress: progress)
     }
 
-    /// Decompresses `input` into the output, which appears only once the whole stream has checked out.
+    /// Decompresses `input` into the output, which appears only once the whole stream has checked out. On a
+    /// terminal the decompressed bytes (whoever compressed them chose them) pass the one escaper, as decrypted text
+    /// does, unless `--raw-control`.
     static func decompress(_ input: Input, to output: OutputOptions, limit: DecompressionLimit, raw: Bool,
-                           progress: ProgressOptions) throws {
+                           terminal: RawControlOption, progress: ProgressOptions) throws {
         let stage = try Decompressor(format: raw ? .rawDeflate : .gzipOrZlib, outputLimit: limit)
-        try OutputFile.stream(input, through: [stage], to: output, holdUntilVerified: true, progress: progress)
+        try OutputFile.stream(input, through: [stage], to: output, holdUntilVerified: true, terminal: terminal,
+                              progress: progress)
     }
 }

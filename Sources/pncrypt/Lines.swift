@@ -40,12 +40,13 @@ struct LineOptions: ParsableArguments {
 enum Lines {
     /// Runs `operation` over the input; returns the summary. With `stopOnFailure`, output that cannot be taken back
     /// (standard output, a device, a FIFO) waits in an unlinked temporary file until the run has succeeded.
-    /// `rawControl` (decryption only: nil writes the exact bytes everywhere) is `--raw-control`: without it, output
-    /// to a terminal goes through a `TerminalLineEscaper`; elsewhere the sink is the plain write.
+    /// `rawControl` is `--raw-control` (the decrypting commands have it): without it, output to a terminal goes
+    /// through a `TerminalLineEscaper`, whatever the operation (rekeying and encrypting copy lines they cannot
+    /// change as they are, and those are the input's bytes); elsewhere the sink is the plain write.
     @discardableResult
     static func run(_ operation: MessageStream.Operation, jobs: Int?, stopOnFailure: Bool, input: Input,
                     output: OutputOptions, progress options: ProgressOptions,
-                    rawControl: Bool? = nil) throws -> MessageStream.Summary {
+                    rawControl: Bool = false) throws -> MessageStream.Summary {
         let stream = MessageStream(operation, jobs: jobs ?? MessageStream.defaultJobs, stopOnFailure: stopOnFailure)
         let progress = options.line(for: input.filePath, showsLines: true)
         defer { progress.clear() }
@@ -67,7 +68,7 @@ enum Lines {
                 }
             }
             // Escaped as it is written, held or not: the held output is copied as it is.
-            let escaper = rawControl.flatMap { TerminalLineEscaper.forOutput(final, raw: $0) }
+            let escaper = TerminalLineEscaper.forOutput(final, raw: rawControl)
             let sink: ByteSink = if let escaper {
                 { (bytes) throws(PNCryptError) in try escaper.update(bytes, write) }
             } else {

@@ -117,10 +117,7 @@ struct MessageReadOptions: ParsableArguments {
         if !statuses.isEmpty && onError == .fail {
             throw CLIFailure(.dataFailure, "", decryption: true)
         }
-        try OutputFile.produce(output, input: input) { fd in
-            let line = TerminalEscaper.json(text + [0x0A], for: fd, raw: terminal.rawControl)
-            try POSIXIO.writeAll(fd, line, "output")
-        }
+        try OutputFile.write(json: text + [0x0A], to: output, input: input, rawControl: terminal.rawControl)
         try failures.check(failed: statuses.count, of: total, "message")
     }
 }
@@ -235,7 +232,7 @@ struct MessageCommand: ParsableCommand {
                 throw CLIFailure(.badJSON, error.message + Self.quotesHint(text, error))
             }
             guard gzip else {
-                try OutputFile.write(wire.serialized(style: style) + [0x0A], to: output, input: data)
+                try OutputFile.write(json: wire.serialized(style: style) + [0x0A], to: output, input: data)
                 return Self.warn(changes)
             }
             let body = try CompressedPublishBody(messageText: wire.serialized(style: style), threshold: threshold,

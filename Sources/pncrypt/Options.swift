@@ -40,6 +40,10 @@ struct KeyOptions: ParsableArguments {
         }
         defer { for index in given.indices { given[index].wipe() } }
         let keys = try given.map { try $0.cipherKey() }
+        if let (first, again) = KeyRing.firstDuplicate(keys) {
+            throw CLIFailure(.usage, "\(given[again].source) is the same key as \(given[first].source): give each"
+                             + " key once (a key given twice makes every reading ambiguous)")
+        }
         KeyShapeHints.record(Array(zip(keys, given.map(\.source))))
         return keys
     }

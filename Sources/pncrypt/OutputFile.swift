@@ -7,7 +7,7 @@ import Glibc
 /// Output that appears only when the command succeeds: standard output, or `-o PATH` through the files layer's
 /// `FileOutput` (shared with the C library), which holds every promise about output files: a file appears only on
 /// `commit()`, whole, with the replaced file's owner, group, mode and extended attributes (POSIX ACLs), or
-/// `0666 & ~umask` for a new file; on failure, or on any signal that ends the process (`SignalCleanup`), nothing is
+/// `0600 & ~umask` for a new file (`FileOutput.newFileMode`, as the C library's); on failure, or on any signal that ends the process (`SignalCleanup`), nothing is
 /// left. A path that is a symbolic link is followed: the file it points to is replaced and the link is kept.
 ///
 /// Surviving a power loss also needs the data and the rename on disk: with `durable` (`--sync`), `commit()` fsyncs
@@ -27,16 +27,21 @@ final class OutputFile {
     private let output: FileOutput?
     private let durable: Bool
 
-    /// Opens the output. Refuses to write over the input file.
-    init(path: String?, inputPath: String?, durable: Bool = false) throws {
+    /// Opens the output. Refuses to write over the input file: the file named (`inputPath`), or with
+    /// `standardInput` the file standard input is (`< f`): compared by device and inode, not by name.
+    init(path: String?, inputPath: String?, standardInput: Bool = false, durable: Bool = false) throws {
         self.durable = durable
         guard let path else {
             (output, fd, needsSpool) = (nil, STDOUT_FILENO, true)
             return
         }
-        let input = inputPath.flatMap { inputPath -> (info: stat, name: String)? in
-            var info = stat()
-            return stat(inputPath, &info) == 0 ? (info, "'\(inputPath)'") : nil
+        var info = stat()
+        let input: (info: stat, name: String)? = if let inputPath {
+            stat(inputPath, &info) == 0 ? (info, "'\(inputPath)'") : nil
+        } else if standardInput && fstat(STDIN_FILENO, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
+            (info, "(standard input is that file)")
+        } else {
+            nil
         }
         let opened: FileOutput
         do throws(FileError) {
@@ -67,7 +72,7 @@ final class OutputFile {
     /// Makes the output final: gives the file its access and puts it in place (a device or FIFO is closed).
     /// Any failure removes the temporary file and leaves the path as it was.
     func commit() throws {
-        try output?.commit(newMode: FileOutput.umaskedMode, durable: durable)
+        try output?.commit(newMode: FileOutput.newFileMode, durable: durable)
     }
 
     /// Throws the output away; the path is left as it was.
@@ -94,7 +99,8 @@ extension OutputFile {
     /// is a terminal decides how text is written.
     static func produce(_ output: OutputOptions, input: Input, binary: ForceOption? = nil,
                         holdUntilVerified: Bool = false, _ body: (Int32, _ final: Int32) throws -> Void) throws {
-        let out = try OutputFile(path: output.output, inputPath: input.filePath, durable: output.sync)
+        let out = try OutputFile(path: output.output, inputPath: input.filePath, standardInput: input.isStandardInput,
+                                 durable: output.sync)
         try binary?.check(descriptor: out.fd)
         let spool = holdUntilVerified && out.needsSpool ? try Spool() : nil
         try body(spool?.fd ?? out.fd, out.fd)
@@ -107,12 +113,26 @@ extension OutputFile {
         try produce(output, input: input, binary: binary) { try POSIXIO.writeAll($0, bytes, "output") }
     }
 
+    /// Writes a JSON text (already verified) as the whole output: on a terminal, its DEL and C1 controls (which
+    /// JSON strings may hold raw, copied from the input) are escaped as `\u00XX` unless `rawControl`.
+    static func write(json bytes: [UInt8], to output: OutputOptions, input: Input, rawControl: Bool = false) throws {
+        try produce(output, input: input) { fd in
+            try POSIXIO.writeAll(fd, TerminalEscaper.json(bytes, for: fd, raw: rawControl), "output")
+        }
+    }
+
     /// Streams the input (TEXT, a file or standard input) through `stages` into the output, as `produce`.
-    /// `progress` shows how far a file input has got (see `ProgressOptions`).
+    /// `progress` shows how far a file input has got (see `ProgressOptions`). `terminal` (output that is data the
+    /// command did not make, such as decompressed bytes): when the output ends up on a terminal, it passes the one
+    /// escaper (`TerminalEscaper`) unless `--raw-control` was given.
     static func stream(_ input: Input, through stages: [any ByteStreamStage], to output: OutputOptions,
                        binary: ForceOption? = nil, holdUntilVerified: Bool = false,
-                       progress: ProgressOptions? = nil) throws {
-        try produce(output, input: input, binary: binary, holdUntilVerified: holdUntilVerified) { out in
+                       terminal: RawControlOption? = nil, progress: ProgressOptions? = nil) throws {
+        try produce(output, input: input, binary: binary, holdUntilVerified: holdUntilVerified) { out, final in
+            var stages = stages
+            if let terminal, let escaper = TerminalEscaper.forOutput(final, raw: terminal.rawControl) {
+                stages.append(escaper)
+            }
             if let text = input.text {
                 try POSIXIO.writeAll(out, try StreamPipeline.run(Array(text.utf8), through: stages), "output")
             } else {

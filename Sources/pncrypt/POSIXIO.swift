@@ -26,9 +26,14 @@ enum POSIXIO {
     }
 
     /// Writes `text` and a newline to standard output, at once (not through stdio's buffer, whose failed writes
-    /// `print` loses: a full disk or EIO on standard output exits 74 as for every other output).
+    /// `print` loses: a full disk or EIO on standard output exits 74 as for every other output). For reports
+    /// (`diagnose`, `inspect`, `vectors check`, headers), which name things the command did not make (a vector's
+    /// id, a file name, a header from the data): on a terminal every control character but newline and tab passes
+    /// the one escaper (`TerminalEscaper`), as on standard error; pipes and files get the text as it is.
     static func printLine(_ text: String) throws {
-        try writeAll(STDOUT_FILENO, Array((text + "\n").utf8), "output")
+        var bytes = Array((text + "\n").utf8)
+        if isatty(STDOUT_FILENO) == 1 { bytes = TerminalEscaper.escaped(bytes, layout: true) }
+        try writeAll(STDOUT_FILENO, bytes, "output")
     }
 
     /// Reads into `buffer` once (retrying on EINTR); 0 at the end.

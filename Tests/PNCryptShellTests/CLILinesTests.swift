@@ -229,6 +229,31 @@ import PNCryptTestSupport
         #expect(run.bytes < 64 << 20, "peak RSS \(run.bytes >> 20) MiB")
     }
 
+    @Test("long lines: the peak does not grow with --jobs (16 lines of 1.4 MiB; 1, 4 and 16 jobs; skipped under a"
+          + " sanitizer)", .tags(.stress), .notInQuickRun,
+          .enabled(if: !runningUnderSanitizer, "a sanitizer's shadow memory is not the program's"))
+    func longLinesBoundedAcrossJobs() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Arrays of 700,000 numbers: each parses into values many times its size, and fails (not ciphertext), so
+        // its status keeps the value until its batch is written.
+        let line = "[" + Array(repeating: "1", count: 700 * 1024).joined(separator: ",") + "]\n"
+        let path = dir.appendingPathComponent("long.ndjson").path
+        try Data(String(repeating: line, count: 16).utf8).write(to: URL(fileURLWithPath: path))
+        var peaks: [Int: Int] = [:]
+        for jobs in [1, 4, 16] {
+            let run = try Self.peakRSS(["message", "decrypt", "--lines", "--key", "k", "--allow-failures",
+                                        "--jobs", "\(jobs)"], input: path)
+            #expect(run.status == 0)
+            peaks[jobs] = run.bytes
+        }
+        let one = try #require(peaks[1]), four = try #require(peaks[4]), sixteen = try #require(peaks[16])
+        // Before the shared budget (debug build): 72 MB with 1 job, 487 MB with 16. After: 73, 122 and 126 MB (a long
+        // line on the caller's thread and one on a worker's, and what each thread's malloc arena keeps).
+        #expect(sixteen < 2 * one + (16 << 20), "peak RSS \(one >> 20) / \(four >> 20) / \(sixteen >> 20) MiB")
+        #expect(sixteen < four + four / 4, "peak RSS \(one >> 20) / \(four >> 20) / \(sixteen >> 20) MiB")
+    }
+
     /// Runs `pncrypt arguments` under `script`, so its standard error is a terminal; returns what the terminal got.
     static func onTerminal(_ arguments: [String], directory: URL) throws -> String {
         let command = ([CLI.binary.path] + arguments)

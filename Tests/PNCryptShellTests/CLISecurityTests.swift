@@ -122,14 +122,18 @@ import PNCryptTestSupport
         }
     }
 
-    @Test("a new output gets 0666 minus the umask", arguments: [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600),
-                                                                    (0o002, 0o664)])
+    @Test("a new output gets 0600 minus the umask, as the C library's", arguments: [(0o022, 0o600), (0o027, 0o600),
+                                                                                      (0o077, 0o600), (0o002, 0o600),
+                                                                                      (0o277, 0o400)])
     func newOutputGetsUmaskDefault(umask: Int, expected: Int) throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = "umask \(String(umask, radix: 8)) && exec \"$@\""
         for arguments in [["encrypt", "--key", "k", "-o", "OUT", "hello"],
-                          ["encrypt", "--key", "k", "--binary", "-o", "BIN"]] {
+                          ["encrypt", "--key", "k", "--binary", "-o", "BIN"],
+                          ["decrypt", "--key", "enigma", "--scheme", "legacy", "-o", "PLAIN",
+                           "q/xJqqN6qbiZMXYmiQC1Fw=="],
+                          ["gzip", "-o", "GZ"]] {
             let result = try Self.shell(script, arguments, stdin: [1, 2, 3], directory: dir)
             #expect(result.status == 0, "\(result.stderr)")
             let path = dir.appendingPathComponent(arguments[arguments.firstIndex(of: "-o")! + 1]).path

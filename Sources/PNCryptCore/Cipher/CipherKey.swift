@@ -42,15 +42,15 @@ public final class CipherKey: Sendable {
     }
 
     /// Derives the keys of every scheme from `string` (its UTF-8 bytes).
-    /// - Throws: `PNCryptError.invalidKey` when the key is empty.
+    /// - Throws: `PNCryptError.invalidKey` when the key is empty or holds a NUL character.
     public convenience init(_ string: String) throws(PNCryptError) {
         try self.init(validUTF8: Array(string.utf8))
     }
 
     /// Derives the keys from `bytes`, which must be valid UTF-8: a key is never decoded lossily, so two different
     /// byte strings are never taken for the same key (`\xff` and `\xfe` would both become U+FFFD).
-    /// - Throws: `PNCryptError.invalidKey` when the key is empty or not valid UTF-8 (the offset of the first bad
-    ///   byte is in the error).
+    /// - Throws: `PNCryptError.invalidKey` when the key is empty, holds a NUL character or is not valid UTF-8 (the
+    ///   offset of the first bad byte is in the error).
     public convenience init(bytes: some Collection<UInt8>) throws(PNCryptError) {
         var array = Array(bytes)
         if let offset = Self.firstInvalidUTF8Offset(array) {
@@ -63,8 +63,19 @@ public final class CipherKey: Sendable {
     }
 
     /// Derives the keys from `utf8` (valid UTF-8), whose storage the key takes over and wipes.
+    ///
+    /// A NUL character is refused here, for every source alike: C strings end at NUL, so a key holding one could
+    /// be written by one shell (a key file read by the CLI) and never given to another (the C library takes the key
+    /// as a C string, the Python binding through it), and the data it encrypted could be read back by none of them.
     private convenience init(validUTF8 utf8: [UInt8]) throws(PNCryptError) {
         guard !utf8.isEmpty else { throw PNCryptError(.invalidKey, "the cipher key is empty") }
+        if let offset = utf8.firstIndex(of: 0) {
+            // `utf8` is the only reference to its storage (the callers hand it over): wiped through a pointer,
+            // not through a copy.
+            utf8.withUnsafeBytes { wipe(UnsafeMutableRawPointer(mutating: $0.baseAddress!), count: $0.count) }
+            throw PNCryptError(.invalidKey, "the cipher key has a NUL character (byte \(offset + 1) of"
+                               + " \(utf8.count)): a C string cannot hold it", offset: offset)
+        }
         let sha = Backend.sha256(utf8)
         var hex = [UInt8]()
         hex.reserveCapacity(32)

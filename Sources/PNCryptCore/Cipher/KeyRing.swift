@@ -54,10 +54,24 @@ public struct KeyRing: Sendable {
     }
 
     /// A ring of already derived keys.
+    /// - Throws: `invalidKey` when there are no keys, or when a key is given twice (its readings would qualify
+    ///   together, so every decryption would be `ambiguous`): the error names both positions.
     public init(keys: [CipherKey]) throws(PNCryptError) {
         guard !keys.isEmpty else { throw PNCryptError(.invalidKey, "no cipher key given") }
+        if let (first, again) = Self.firstDuplicate(keys) {
+            throw PNCryptError(.invalidKey, "key #\(again + 1) is key #\(first + 1) again: give each key once (a key"
+                               + " given twice makes every reading ambiguous)")
+        }
         self.keys = keys
         first = keys[0]
+    }
+
+    /// The positions of the first key given twice in `keys` (the same bytes), nil when each is given once.
+    package static func firstDuplicate(_ keys: [CipherKey]) -> (first: Int, again: Int)? {
+        for again in keys.indices.dropFirst() {
+            if let first = keys[..<again].firstIndex(where: { $0.isSame(as: keys[again]) }) { return (first, again) }
+        }
+        return nil
     }
 
     /// Decrypts with the one (key, scheme) reading that qualifies: a reading qualifies when its padding is valid.
