@@ -40,6 +40,9 @@ import PNCryptTestSupport
         Row(name: "`legacy`, 1 block, `auto`", plaintext: oneBlock, scheme: .legacy, read: nil, legacy: .legacy),
         Row(name: "`legacy`, 3 blocks, scheme `legacy`", plaintext: threeBlocks, scheme: .legacy, read: .legacy,
             legacy: nil),
+        // Both legacy IVs: as bytes the rule takes one reading, so a wrong key's pass is what the named scheme's is.
+        Row(name: "`legacy`, 3 blocks, `auto` (both legacy IVs)", plaintext: threeBlocks, scheme: .legacy, read: nil,
+            legacy: nil),
         Row(name: "`legacy33` module, 1 block", plaintext: oneBlock, scheme: .legacy33, read: nil, legacy: .legacy33),
         Row(name: "`legacy33` module, 3 blocks", plaintext: threeBlocks, scheme: .legacy33, read: nil,
             legacy: .legacy33),

@@ -229,8 +229,8 @@ import PNCryptTestSupport
         #expect(run.bytes < 64 << 20, "peak RSS \(run.bytes >> 20) MiB")
     }
 
-    @Test("long lines: the peak does not grow with --jobs (16 lines of 1.4 MiB; 1, 4 and 16 jobs; skipped under a"
-          + " sanitizer)", .tags(.stress), .notInQuickRun,
+    @Test("long lines: the peak does not grow with --jobs (16 lines of 1.4 MiB; skipped under a sanitizer)",
+          .tags(.stress), .notInQuickRun,
           .enabled(if: !runningUnderSanitizer, "a sanitizer's shadow memory is not the program's"))
     func longLinesBoundedAcrossJobs() throws {
         let dir = try temporaryDirectory()
