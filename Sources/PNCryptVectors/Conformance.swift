@@ -570,8 +570,13 @@ public final class ConformanceRunner {
                     judge(schemeID + "/peer-publishes", family, "peer-publishes", ask(fixed)) { answer in
                         guard let body = answer["body"]?.stringValue else { return #"no "body" string in the answer"# }
                         guard let expected else { return "pncrypt could not publish it" }
-                        return Array(body.utf8) == expected ? nil
-                            : "expected the body \(String(decoding: expected, as: UTF8.self)) (style \(style.rawValue))"
+                        guard Array(body.utf8) != expected else { return nil }
+                        var problem = "expected the body \(String(decoding: expected, as: UTF8.self)) (style "
+                            + "\(style.rawValue): the plaintext \(Self.cut(message.serialized(style: style))))"
+                        if let peerText = Self.plaintext(ofBody: body, scheme: scheme) {
+                            problem += "; the peer's body holds \(Self.cut(peerText))"
+                        }
+                        return problem
                     }
                 }
             } else {
@@ -777,6 +782,14 @@ public final class ConformanceRunner {
     }
 
     // MARK: Comparisons
+
+    /// The plaintext of a publish body (a JSON string of Base64), when pncrypt can read it with the publish key.
+    static func plaintext(ofBody body: String, scheme: Scheme) -> [UInt8]? {
+        guard let value = try? JSONValue(parsing: body), let base64 = value.stringValue,
+              let bytes = try? Base64.decode(base64),
+              let module = try? CryptoModule(cipherKey: publishKey, scheme: scheme) else { return nil }
+        return try? module.decryptBinary(bytes, reading: .only(scheme))
+    }
 
     static func compareBytes(_ answer: JSONValue?, _ expected: [UInt8]) -> String? {
         guard let text = answer?.stringValue else { return #"no "data" string in the answer"# }

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import PNCryptJSON
+import PNCryptTestSupport
+
+/// `pncrypt conformance --peer CMD` (docs/conformance.md), run as a user runs it: against the PubNub Python SDK's
+/// adapter (examples/peers/pubnub_python.py), which must agree on every check, and against deliberately wrong peers
+/// (Tests/conformance/wrong_peer.py: the same adapter with one fault each), each of which must be caught, exit 1, and
+/// named by the vectors it broke.
+@Suite("CLI conformance: pncrypt conformance --peer against the Python SDK and wrong peers", .serialized,
+       .tags(.cli, .interop, .slow), .notInQuickRun,
+       .enabled(if: InteropSwitch.enabled, "interop skipped because PNCRYPT_SKIP_INTEROP=1"))
+struct CLIConformanceTests {
+    /// The Python with pubnub==10.8.0 (`PNCRYPT_PYTHON`, else `.venv`, made by scripts/make_venv.sh as the interop
+    /// suite makes it).
+    static func python() throws -> String {
+        _ = try PythonPeer.shared()   // creates or checks .venv, or throws saying what to install
+        let env = ProcessInfo.processInfo.environment["PNCRYPT_PYTHON"] ?? ""
+        return env.isEmpty ? Package.root.appendingPathComponent(".venv/bin/python").path : env
+    }
+
+    static func adapter() throws -> String {
+        "\(try python()) \(Package.root.appendingPathComponent("examples/peers/pubnub_python.py").path)"
+    }
+
+    static func wrongPeer(_ fault: String) throws -> String {
+        "\(try python()) \(Package.root.appendingPathComponent("Tests/conformance/wrong_peer.py").path) \(fault)"
+    }
+
+    static func vectors(_ name: String) -> String {
+        Package.root.appendingPathComponent("Vectors/\(name)").path
+    }
+
+    /// Runs `pncrypt conformance` and returns its status and standard output.
+    static func conformance(_ arguments: [String]) throws -> CLI.Result {
+        try CLI.run(["conformance"] + arguments, directory: Package.root)
+    }
+
+    @Test("the real Python SDK agrees on every vector, both ways, with at least 500 checks; the JUnit report says so")
+    func realSDKPasses() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let junit = dir.appendingPathComponent("report.xml").path
+        let run = try Self.conformance(["--peer", try Self.adapter(), "--json", "--junit", junit])
+        let report = try JSONValue(parsing: run.stdout)
+        #expect(run.status == 0, "\(run.text.prefix(4000)) \(run.stderr)")
+        #expect(report["agreed"] == .bool(true))
+        #expect(report["failures"]?.arrayValue?.isEmpty == true)
+        let passed = try #require(report["passed"]?.numberValue?.int64Value)
+        #expect(passed >= 500, "\(passed) checks passed")
+        #expect(report["peer"]?["name"] == "pubnub-python")
+        #expect(report["peer"]?["version"] == .string(PythonPeer.sdkVersion))
+        // Both ways, in every family.
+        let families = (report["families"]?.arrayValue ?? []).compactMap { $0["family"]?.stringValue }
+        for family in ["spec", "generated", "negative", "large", "python-sdk", "contract", "styles", "publish",
+                       "messages", "envelopes"] {
+            #expect(families.contains(family), "family \(family) missing from \(families)")
+        }
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.hasPrefix("<?xml"))
+        #expect(xml.contains(#"<testsuite name="generated""#))
+        #expect(xml.contains(#"failures="0""#))
+        #expect(!xml.contains("<failure"))
+        // The text report: a line per family, the closing count.
+        let text = try Self.conformance(["--peer", try Self.adapter(), Self.vectors("spec.json")])
+        #expect(text.status == 0)
+        #expect(text.text.contains("pncrypt-decrypts") == false)
+        #expect(text.text.contains("  spec: "))
+        #expect(text.text.split(separator: "\n").last?.hasSuffix("0 failed, 7 skipped") == true, "\(text.text)")
+    }
+
+    @Test("both directions are checked: the peer decrypts pncrypt's, pncrypt decrypts the peer's, bytes compared")
+    func bothDirections() throws {
+        let run = try Self.conformance(["--peer", try Self.adapter(), "--json", Self.vectors("generated.json")])
+        #expect(run.status == 0, "\(run.text.prefix(2000))")
+        let text = try Self.conformance(["--peer", try Self.adapter(), "--verbose", Self.vectors("spec.json")])
+        #expect(text.status == 0)
+        // Skips are named with their reason (legacy33 is not in the SDK).
+        #expect(text.text.contains("SKIP spec spec-legacy33-"), "\(text.text)")
+        #expect(text.text.contains("the peer does not have scheme legacy33"))
+    }
+
+    @Test("a peer that flips a byte of its plaintexts is caught, and the vectors are named")
+    func flippedByte() throws {
+        let run = try Self.conformance(["--peer", try Self.wrongPeer("flip"), Self.vectors("spec.json")])
+        #expect(run.status == 1)
+        #expect(run.text.contains("FAIL spec spec-legacy-hello-world/peer-decrypts: expected IkhlbGxvIFdvcmxkIg=="))
+        #expect(run.text.contains("  sent: "))
+        #expect(run.text.contains("  got:  "))
+        // Only the legacy decryptions with the key enigma were broken.
+        #expect(!run.text.contains("FAIL spec spec-acrh"))
+    }
+
+    @Test("a peer that pads wrongly is caught where the IV is fixed and the bytes are compared")
+    func wrongPadding() throws {
+        let run = try Self.conformance(["--peer", try Self.wrongPeer("pad"), "--json", Self.vectors("spec.json")])
+        #expect(run.status == 1)
+        let report = try JSONValue(parsing: run.stdout)
+        let failed = (report["failures"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+        #expect(failed.contains("spec-legacy-hello-world/peer-encrypts"), "\(failed)")
+        #expect(failed.allSatisfy { $0.hasSuffix("/peer-encrypts") }, "\(failed)")
+        #expect(report["agreed"] == .bool(false))
+    }
+
+    @Test("a peer that publishes in another style is caught byte for byte, naming the message")
+    func otherStyle() throws {
+        let run = try Self.conformance(["--peer", try Self.wrongPeer("style"), Self.vectors("styles.json")])
+        #expect(run.status == 1)
+        #expect(run.text.contains("FAIL publish message-object-nested/legacy/peer-publishes: expected the body"))
+        #expect(run.text.contains("(style python: the plaintext"))
+        // A message whose bytes are the same in both styles still agrees.
+        #expect(!run.text.contains("FAIL publish message-string-plain/legacy/"))
+    }
+
+    @Test("a peer that hangs is killed after --timeout, reported, and the run goes on")
+    func hangs() throws {
+        let start = Date()
+        let run = try Self.conformance(["--peer", try Self.wrongPeer("hang"), "--timeout", "1",
+                                        Self.vectors("spec.json")])
+        #expect(run.status == 1)
+        #expect(run.text.contains("FAIL spec spec-legacy-hello-world/peer-decrypts: no answer within 1 s"))
+        #expect(run.text.contains("the peer was started again 1 time"))
+        #expect(Date().timeIntervalSince(start) < 60)
+        // The checks after it ran.
+        #expect(run.text.contains("  spec: 106 passed, 1 failed"), "\(run.text)")
+    }
+
+    @Test("a peer that dies is reported with its exit status, and started again")
+    func dies() throws {
+        let run = try Self.conformance(["--peer", try Self.wrongPeer("die"), Self.vectors("spec.json")])
+        #expect(run.status == 1)
+        #expect(run.text.contains("FAIL spec spec-legacy-hello-world/peer-decrypts: the peer exited with status 3"))
+        #expect(run.text.contains("  spec: 106 passed, 1 failed"), "\(run.text)")
+    }
+
+    @Test("a peer that writes garbage is reported; its text passes the terminal escaper")
+    func garbage() throws {
+        let run = try Self.conformance(["--peer", try Self.wrongPeer("garbage"), Self.vectors("spec.json")])
+        #expect(run.status == 1)
+        #expect(run.text.contains("FAIL spec spec-legacy-hello-world/peer-decrypts: the peer's answer is not a JSON "
+                                  + "object: this is not JSON"))
+        let json = try Self.conformance(["--peer", try Self.wrongPeer("garbage"), "--json", Self.vectors("spec.json")])
+        let report = try JSONValue(parsing: json.stdout)
+        #expect(report["failed"] == 1)
+    }
+
+    @Test("a peer that cannot start, or never says hello, fails the run with a reason")
+    func noPeer() throws {
+        let missing = try Self.conformance(["--peer", "exit 7", Self.vectors("spec.json")])
+        #expect(missing.status == 1)
+        #expect(missing.text.contains("stopped: the peer did not answer hello: the peer exited with status 7"),
+                "\(missing.text)")
+        let silent = try Self.conformance(["--peer", "cat >/dev/null", "--timeout", "0.5", Self.vectors("spec.json")])
+        #expect(silent.status == 1)
+        #expect(silent.text.contains("no answer within 0.5 s"))
+        let echo = try Self.conformance(["--peer", "echo '{\"ok\":true}'; sleep 5", "--timeout", "1",
+                                         Self.vectors("spec.json")])
+        #expect(echo.status == 1, "a peer that supports nothing agrees on nothing")
+        let usage = try Self.conformance(["--peer", "true", "--timeout", "0"])
+        #expect(usage.status == 64)
+    }
+}
