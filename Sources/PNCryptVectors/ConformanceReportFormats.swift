@@ -28,7 +28,8 @@ extension ConformanceReport {
         }
         for family in families {
             lines.append("  \(family.family): \(family.passed) passed, \(family.failed) failed, "
-                         + "\(family.skipped) skipped" + (family.known > 0 ? ", \(family.known) known differences" : ""))
+                         + "\(family.skipped) skipped"
+                         + (family.known > 0 ? ", \(family.known) known differences" : ""))
         }
         if restarts > 0 { lines.append("the peer was started again \(restarts) time\(restarts == 1 ? "" : "s")") }
         if let fatal { lines.append("stopped: \(fatal)") }
@@ -38,7 +39,8 @@ extension ConformanceReport {
                 .map { "  | " + $0 }
         }
         if known > 0 {
-            lines.append("\(known) known difference\(known == 1 ? "" : "s") declared by the peer (--verbose lists them)")
+            lines.append("\(known) known difference\(known == 1 ? "" : "s") declared by the peer "
+                         + "(--verbose lists them)")
         }
         lines.append("\(passed) passed, \(failed) failed, \(skipped) skipped")
         return lines.joined(separator: "\n") + "\n"

@@ -39,7 +39,9 @@ struct ConformanceCommand: ParsableCommand {
                                                           valueName: "FILE"))
     var junit: String?
 
-    @Flag(name: .customLong("verbose"), help: "Also list the skipped checks and why (text report).")
+    @Flag(name: .customLong("verbose"), help: ArgumentHelp("""
+        Also list the skipped checks and the declared differences (text), or every check (--json).
+        """))
     var verbose = false
 
     @Argument(help: "Vector files or folders of them (default: Vectors; a folder's envelopes/ too).")
@@ -71,8 +73,8 @@ struct ConformanceCommand: ParsableCommand {
         }
         // The peer's text is untrusted: on a terminal it passes the one escaper.
         if json {
-            try POSIXIO.writeAll(STDOUT_FILENO, TerminalEscaper.json(report.json(), for: STDOUT_FILENO, raw: false),
-                                 "output")
+            let bytes = TerminalEscaper.json(report.json(allChecks: verbose), for: STDOUT_FILENO, raw: false)
+            try POSIXIO.writeAll(STDOUT_FILENO, bytes, "output")
         } else {
             var bytes = Array(report.text(verbose: verbose).utf8)
             if isatty(STDOUT_FILENO) == 1 { bytes = TerminalEscaper.escaped(bytes, layout: true) }

@@ -64,15 +64,27 @@ struct CLIConformanceTests {
         // The text report: a line per family, the closing count.
         let text = try Self.conformance(["--peer", try Self.adapter(), Self.vectors("spec.json")])
         #expect(text.status == 0)
-        #expect(text.text.contains("pncrypt-decrypts") == false)
         #expect(text.text.contains("  spec: "))
         #expect(text.text.split(separator: "\n").last?.hasSuffix("0 failed, 7 skipped") == true, "\(text.text)")
     }
 
     @Test("both directions are checked: the peer decrypts pncrypt's, pncrypt decrypts the peer's, bytes compared")
     func bothDirections() throws {
-        let run = try Self.conformance(["--peer", try Self.adapter(), "--json", Self.vectors("generated.json")])
+        let run = try Self.conformance(["--peer", try Self.adapter(), "--json", "--verbose",
+                                        Self.vectors("generated.json"), Self.vectors("negative.json")])
         #expect(run.status == 0, "\(run.text.prefix(2000))")
+        let checks = try JSONValue(parsing: run.stdout)["checks"]?.arrayValue ?? []
+        func count(_ direction: String) -> Int {
+            checks.count { $0["direction"]?.stringValue == direction && $0["outcome"] == "passed" }
+        }
+        // The peer reads pncrypt's, pncrypt reads the peer's, the peer's bytes are the vectors', failures fail.
+        #expect(count("peer-decrypts") >= 500, "\(count("peer-decrypts"))")
+        #expect(count("pncrypt-decrypts") >= 200, "\(count("pncrypt-decrypts"))")
+        #expect(count("peer-encrypts") >= 200, "\(count("peer-encrypts"))")
+        #expect(count("must-fail") >= 100, "\(count("must-fail"))")
+        #expect(checks.contains {
+            $0["id"] == "gen-acrh-ascii-bin-17/pncrypt-decrypts" && $0["outcome"] == "passed"
+        })
         let text = try Self.conformance(["--peer", try Self.adapter(), "--verbose", Self.vectors("spec.json")])
         #expect(text.status == 0)
         // Skips are named with their reason (legacy33 is not in the SDK).
