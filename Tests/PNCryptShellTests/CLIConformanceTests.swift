@@ -151,9 +151,16 @@ struct CLIConformanceTests {
         #expect(run.status == 1)
         #expect(run.text.contains("FAIL spec spec-legacy-hello-world/peer-decrypts: the peer's answer is not a JSON "
                                   + "object: this is not JSON"))
+        // Through a pipe the exact bytes; on a terminal the peer's escape sequence is shown, not sent.
+        #expect(run.text.contains("this is not JSON \u{1B}[31mred"))
         let json = try Self.conformance(["--peer", try Self.wrongPeer("garbage"), "--json", Self.vectors("spec.json")])
         let report = try JSONValue(parsing: json.stdout)
         #expect(report["failed"] == 1)
+        let terminal = try Terminal.run(["conformance", "--peer", try Self.wrongPeer("garbage"),
+                                         Self.vectors("spec.json")], directory: Package.root)
+        #expect(terminal.status == 1)
+        #expect(terminal.transcript.contains(#"this is not JSON \x1b[31mred\x1b[0m"#), "\(terminal.transcript)")
+        #expect(!terminal.transcript.contains("\u{1B}[31m"))
     }
 
     @Test("a peer that cannot start, or never says hello, fails the run with a reason")
