@@ -20,8 +20,9 @@ struct ConformanceCommand: ParsableCommand {
         reported (and started again, at most three times). Exits 1 on any disagreement, 0 when all that ran \
         agreed.
 
-        Example:
-          pncrypt conformance --peer ".venv/bin/python examples/peers/pubnub_python.py" --junit report.xml
+        Examples:
+          pncrypt conformance --peer ".venv/bin/python examples/peers/pubnub_python.py"
+          pncrypt conformance --peer ./my-peer --junit report.xml Vectors/spec.json
         """)
 
     @Option(name: .customLong("peer"), help: ArgumentHelp("The adapter command, run with /bin/sh -c.",
@@ -44,7 +45,7 @@ struct ConformanceCommand: ParsableCommand {
         """))
     var verbose = false
 
-    @Argument(help: "Vector files or folders of them (default: Vectors; a folder's envelopes/ too).")
+    @Argument(help: "Vector files or folders of them (a folder's envelopes/ too).")
     var paths: [String] = ["Vectors"]
 
     func validate() throws {
