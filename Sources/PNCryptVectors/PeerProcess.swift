@@ -145,32 +145,53 @@ public final class PeerProcess {
             }
             var fds = [pollfd(fd: fromPeer, events: Int16(POLLIN), revents: 0)]
             if written < out.count { fds.append(pollfd(fd: toPeer, events: Int16(POLLOUT), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), Int32(min(left * 1000 + 1, 60_000)))
-            if ready < 0 {
-                if errno == EINTR { continue }
+            // A signal may make the wait start again (SystemIO's one retry loop): the deadline is checked above.
+            let milliseconds = Int32(min(left * 1000 + 1, 60_000))
+            let count = nfds_t(fds.count)
+            do throws(SystemError) {
+                _ = try SystemIO.retrying { poll(&fds, count, milliseconds) }
+            } catch {
                 stop(grace: 0)
-                throw .died("cannot be polled: \(Self.lastError())")
+                throw .died("cannot be polled: \(error)")
             }
             if fds.count > 1 && fds[1].revents != 0 {
-                let n = out.withUnsafeBytes { raw in
-                    write(toPeer, raw.baseAddress! + written, raw.count - written)
-                }
-                if n > 0 {
-                    written += n
-                } else if n < 0 && errno != EAGAIN && errno != EINTR {
-                    // EPIPE: it closed its input. Its answer may still come; else the read below sees the end.
-                    if errno == EPIPE { written = out.count } else {
-                        stop(grace: 0)
-                        throw .died("cannot be written to: \(Self.lastError())")
+                let from = written
+                let target = toPeer
+                let result = out.withUnsafeBytes { raw in
+                    Result { () throws(SystemError) -> Int in
+                        try SystemIO.retrying { write(target, raw.baseAddress! + from, raw.count - from) }
                     }
+                }
+                do throws(SystemError) {
+                    written += try result.get()
+                } catch where error.code == EAGAIN {
+                    // Not ready after all: poll again.
+                } catch where error.code == EPIPE {
+                    // It closed its input. Its answer may still come; else the read below sees the end.
+                    written = out.count
+                } catch {
+                    stop(grace: 0)
+                    throw .died("cannot be written to: \(error)")
                 }
             }
             if fds[0].revents != 0 {
                 var chunk = [UInt8](repeating: 0, count: 1 << 16)
-                let n = chunk.withUnsafeMutableBytes { read(fromPeer, $0.baseAddress, $0.count) }
-                if n > 0 {
-                    pending += chunk[0..<n]
-                } else if n == 0 || (errno != EAGAIN && errno != EINTR) {
+                var n = 0
+                var ended = false
+                let source = fromPeer
+                let result = chunk.withUnsafeMutableBytes { buffer in
+                    Result { () throws(SystemError) -> Int in try SystemIO.read(source, into: buffer) }
+                }
+                do throws(SystemError) {
+                    n = try result.get()
+                    ended = n == 0
+                } catch where error.code == EAGAIN {
+                    n = 0
+                } catch {
+                    ended = true
+                }
+                if n > 0 { pending += chunk[0..<n] }
+                if ended {
                     let how = stop(grace: 0.5)
                     if !pending.isEmpty {
                         throw .died("\(how) in the middle of a line: \(Self.excerpt(pending))")
@@ -190,17 +211,17 @@ public final class PeerProcess {
         let deadline = Self.now() + grace
         var waited: Int32 = 0
         var done = false
+        let child = pid
         while true {
-            let r = waitpid(pid, &waited, WNOHANG)
-            if r == pid { done = true; break }
-            if r < 0 && errno != EINTR { break }
+            guard let r = try? SystemIO.retrying({ waitpid(child, &waited, WNOHANG) }) else { break }
+            if r == child { done = true; break }
             if Self.now() >= deadline { break }
             usleep(10_000)
         }
         // The group goes, whether the shell itself exited or not: a child it left behind must not live on.
-        kill(-pid, SIGKILL)
+        kill(-child, SIGKILL)
         if !done {
-            while waitpid(pid, &waited, 0) < 0 && errno == EINTR {}
+            _ = try? SystemIO.retrying { waitpid(child, &waited, 0) }
         }
         status = waited
         pid = -1
