@@ -129,7 +129,7 @@ public final class ConformanceRunner {
     public struct Options: Sendable {
         /// The vector files or folders (`Vectors` by default; `envelopes/` under a folder is read too).
         public var paths: [String]
-        /// Seconds the peer has to answer one request before it is killed.
+        /// Seconds the peer has to answer one request before it is killed (the first, `hello`, at least 10).
         public var timeout: Double
         /// How often a peer that died, hung or wrote garbage is started again before the run gives up.
         public var maxRestarts: Int
@@ -296,16 +296,16 @@ public final class ConformanceRunner {
         guard let peer, peer.isRunning else { return .broken("the peer is not running") }
         let answer: JSONValue
         do throws(PeerProcess.Failure) {
-            answer = try peer.ask(line, timeout: options.timeout)
+            answer = try peer.ask(line, timeout: hello ? startupTimeout : options.timeout)
         } catch {
             lastStderr = peer.stderrTail()
             if case .garbage(let text) = error { lastGot = text }
-            restart()
+            if !hello { restart() }
             return .broken("\(error)")
         }
         lastGot = Self.cut(answer.serialized())
         if let id = answer["id"], id != .number(JSONNumber(requestID)) {
-            restart()
+            if !hello { restart() }
             return .broken("the answer's id is \(id.serializedString()), not \(requestID): the peer is out of step")
         }
         switch answer["ok"] {
@@ -319,6 +319,10 @@ public final class ConformanceRunner {
         }
     }
 
+    /// The time the first answer (`hello`) may take: the timeout, but at least 10 s, since starting an SDK (a
+    /// Python import, a JVM) can take seconds on a busy machine.
+    private var startupTimeout: Double { max(options.timeout, 10) }
+
     private func restart() {
         peer?.stop(grace: 0)
         guard restarts < options.maxRestarts else {
@@ -328,7 +332,7 @@ public final class ConformanceRunner {
         restarts += 1
         do throws(PeerProcess.Failure) {
             try start()
-            _ = peer.map { try? $0.ask(JSONValue.object(["op": "hello"]).serialized(), timeout: options.timeout) }
+            _ = peer.map { try? $0.ask(JSONValue.object(["op": "hello"]).serialized(), timeout: startupTimeout) }
         } catch {
             gaveUp = "\(error)"
         }

@@ -29,8 +29,8 @@ struct ConformanceCommand: ParsableCommand {
                                                          valueName: "CMD"))
     var peer: String
 
-    @Option(name: .customLong("timeout"), help: ArgumentHelp("Seconds the peer has to answer one request.",
-                                                            valueName: "SECONDS"))
+    @Option(name: .customLong("timeout"), help: ArgumentHelp(
+        "Seconds the peer has to answer one request (hello: at least 10).", valueName: "SECONDS"))
     var timeout: Double = 10
 
     @Flag(help: "Print the report as one JSON object.")
