@@ -10,6 +10,8 @@ FAULT:
   hang     the "decrypt" of the spec vector spec-legacy-hello-world (06UDjczkvAAYcqWfNwkOiQ==) never answers
   die      the "decrypt" of that vector exits with status 3 without answering
   garbage  the "decrypt" of that vector is answered with a line that is not JSON (and a terminal escape)
+  flip-declared  flip, and hello declares "spec-legacy-*/peer-decrypts" a known difference
+  flip-star      flip, and hello declares "*" (which the harness ignores: it would excuse everything)
   none     the adapter as it is
 """
 
@@ -60,7 +62,10 @@ def handle(req):
         body = PubNubCryptodome(config).encrypt(req["key"], text)
         return {"id": req.get("id"), "ok": True, "body": '"' + body + '"'}
     reply = adapter.handle(req)
-    if FAULT == "flip" and op == "decrypt" and req.get("scheme") == "legacy" and req.get("key") == "enigma" \
+    if FAULT in ("flip-declared", "flip-star") and op == "hello":
+        pattern = "spec-legacy-*/peer-decrypts" if FAULT == "flip-declared" else "*"
+        reply["differences"] = [{"checks": [pattern], "reason": "flipped on purpose"}]
+    if FAULT.startswith("flip") and op == "decrypt" and req.get("scheme") == "legacy" and req.get("key") == "enigma" \
             and reply.get("ok") and reply.get("data"):
         data = bytearray(base64.b64decode(reply["data"]))
         data[0] ^= 0x01
