@@ -35,8 +35,9 @@ extension ConformanceReport {
         if let fatal { lines.append("stopped: \(fatal)") }
         if !peerStderr.isEmpty && (fatal != nil || restarts > 0) {
             lines.append("the peer's standard error ended with:")
-            lines += peerStderr.split(separator: "\n", omittingEmptySubsequences: false).suffix(20)
-                .map { "  | " + $0 }
+            var tail = Substring(peerStderr)
+            while tail.last == "\n" { tail = tail.dropLast() }
+            lines += tail.split(separator: "\n", omittingEmptySubsequences: false).suffix(20).map { "  | " + $0 }
         }
         if known > 0 {
             lines.append("\(known) known difference\(known == 1 ? "" : "s") declared by the peer "

@@ -53,7 +53,7 @@ public final class PeerProcess {
     private var status: Int32?
 
     /// Starts `/bin/sh -c command` in a process group of its own, its standard error kept in an unlinked temporary
-    /// file (read back by `stderrTail`), standard input and output on pipes.
+    /// file in `TMPDIR` (read back by `stderrTail`), standard input and output on pipes.
     /// - Throws: `Failure.notStarted`.
     public init(command: String) throws(Failure) {
         self.command = command
@@ -64,7 +64,8 @@ public final class PeerProcess {
             close(input[0]); close(input[1])
             throw .notStarted("pipe: \(Self.lastError())")
         }
-        var template = Array("/tmp/pncrypt-peer-stderr-XXXXXX".utf8CString)
+        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((folder + "/pncrypt-peer-stderr-XXXXXX").utf8CString)
         let errFD = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if errFD >= 0 {
             template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
