@@ -44,7 +44,7 @@ struct PNCryptCommand: ParsableCommand {
         version: PNCryptVersion.string,
         subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self,
                       HistoryCommand.self, SubscribeCommand.self, GzipCommand.self, GunzipCommand.self,
-                      VectorsCommand.self]
+                      VectorsCommand.self, ConformanceCommand.self]
     )
 
     /// Runs the command line. The one error path: every failure prints one line, `pncrypt: <what was wrong>`, and

@@ -1,0 +1,265 @@
+// The peer of `pncrypt conformance`: a command started once through `/bin/sh -c`, one JSON request a line on its
+// standard input, one JSON answer a line on its standard output (docs/conformance.md). The peer is untrusted: it may
+// die, hang, write garbage or write without end, and none of that may hang the harness. Every wait is a poll() with
+// a deadline; a peer past it is killed with its whole process group. POSIX only (no Foundation).
+import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One running peer process.
+public final class PeerProcess {
+    /// Why a request got no answer.
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// The peer did not answer within the timeout; it was killed.
+        case timeout(seconds: Double)
+        /// The peer closed its output or exited (with its wait status, when known).
+        case died(String)
+        /// The peer wrote a line that is not a JSON object (the line, cut to 300 bytes).
+        case garbage(String)
+        /// The peer wrote a line longer than the limit without ending it.
+        case tooLong(Int)
+        /// The peer could not be started.
+        case notStarted(String)
+
+        /// One line saying what happened (peer text in it is not escaped: the caller escapes for terminals).
+        public var description: String {
+            switch self {
+            case .timeout(let seconds): "no answer within \(Self.seconds(seconds)) (the peer was killed)"
+            case .died(let how): "the peer \(how)"
+            case .garbage(let line): "the peer's answer is not a JSON object: \(line)"
+            case .tooLong(let limit): "the peer wrote more than \(limit) bytes without a line end"
+            case .notStarted(let why): "the peer could not be started: \(why)"
+            }
+        }
+
+        private static func seconds(_ value: Double) -> String {
+            value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+        }
+    }
+
+    /// The longest answer line taken (a 1 MiB plaintext in Base64 and its JSON are well under it).
+    public static let maxLineLength = 64 << 20
+
+    /// The shell command the peer runs.
+    public let command: String
+    private var pid: pid_t = -1
+    private var toPeer: Int32 = -1
+    private var fromPeer: Int32 = -1
+    private var stderrFile: Int32 = -1
+    private var pending: [UInt8] = []
+    private var status: Int32?
+
+    /// Starts `/bin/sh -c command` in a process group of its own, its standard error kept in an unlinked temporary
+    /// file in `TMPDIR` (read back by `stderrTail`), standard input and output on pipes.
+    /// - Throws: `Failure.notStarted`.
+    public init(command: String) throws(Failure) {
+        self.command = command
+        var input: [Int32] = [-1, -1]
+        var output: [Int32] = [-1, -1]
+        guard pipe(&input) == 0 else { throw .notStarted("pipe: \(Self.lastError())") }
+        guard pipe(&output) == 0 else {
+            close(input[0]); close(input[1])
+            throw .notStarted("pipe: \(Self.lastError())")
+        }
+        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((folder + "/pncrypt-peer-stderr-XXXXXX").utf8CString)
+        let errFD = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if errFD >= 0 {
+            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        }
+        // Only the copies made for the child (dup2 clears the flag) cross exec.
+        for fd in input + output + [errFD] where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        if errFD >= 0 { posix_spawn_file_actions_adddup2(&actions, errFD, 2) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own process group (killed whole on a timeout); SIGPIPE as by default, whatever the harness does.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF))
+        let arguments = ["/bin/sh", "-c", command]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, "/bin/sh", &actions, &attributes, &argv, environ)
+        close(input[0])
+        close(output[1])
+        guard result == 0 else {
+            close(input[1]); close(output[0])
+            if errFD >= 0 { close(errFD) }
+            throw .notStarted("/bin/sh: \(String(cString: strerror(result)))")
+        }
+        pid = child
+        toPeer = input[1]
+        fromPeer = output[0]
+        stderrFile = errFD
+        _ = fcntl(toPeer, F_SETFL, fcntl(toPeer, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fromPeer, F_SETFL, fcntl(fromPeer, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit {
+        stop(grace: 0)
+        if stderrFile >= 0 { close(stderrFile) }
+    }
+
+    /// Whether the process is still there to be asked.
+    public var isRunning: Bool { pid > 0 }
+
+    /// Sends one line (`request` and a newline) and returns the next line the peer writes, parsed, within `timeout`
+    /// seconds. On a timeout, the peer's death or a line that is not a JSON object, the peer is stopped (killed if
+    /// need be) and the failure thrown; it must be started again to be asked more.
+    public func ask(_ request: [UInt8], timeout: Double) throws(Failure) -> JSONValue {
+        guard isRunning else { throw .died("is not running") }
+        let deadline = Self.now() + timeout
+        var out = request
+        out.append(0x0A)
+        var written = 0
+        while true {
+            if let newline = pending.firstIndex(of: 0x0A), written == out.count {
+                let line = Array(pending[..<newline])
+                pending.removeSubrange(...newline)
+                guard let value = try? JSONValue(parsing: line), value.objectValue != nil else {
+                    stop(grace: 0)
+                    throw .garbage(Self.excerpt(line))
+                }
+                return value
+            }
+            guard pending.count <= Self.maxLineLength else {
+                stop(grace: 0)
+                throw .tooLong(Self.maxLineLength)
+            }
+            let left = deadline - Self.now()
+            guard left > 0 else {
+                stop(grace: 0)
+                throw .timeout(seconds: timeout)
+            }
+            var fds = [pollfd(fd: fromPeer, events: Int16(POLLIN), revents: 0)]
+            if written < out.count { fds.append(pollfd(fd: toPeer, events: Int16(POLLOUT), revents: 0)) }
+            // A signal may make the wait start again (SystemIO's one retry loop): the deadline is checked above.
+            let milliseconds = Int32(min(left * 1000 + 1, 60_000))
+            let count = nfds_t(fds.count)
+            do throws(SystemError) {
+                _ = try SystemIO.retrying { poll(&fds, count, milliseconds) }
+            } catch {
+                stop(grace: 0)
+                throw .died("cannot be polled: \(error)")
+            }
+            if fds.count > 1 && fds[1].revents != 0 {
+                let from = written
+                let target = toPeer
+                let result = out.withUnsafeBytes { raw in
+                    Result { () throws(SystemError) -> Int in
+                        try SystemIO.retrying { write(target, raw.baseAddress! + from, raw.count - from) }
+                    }
+                }
+                do throws(SystemError) {
+                    written += try result.get()
+                } catch where error.code == EAGAIN {
+                    // Not ready after all: poll again.
+                } catch where error.code == EPIPE {
+                    // It closed its input. Its answer may still come; else the read below sees the end.
+                    written = out.count
+                } catch {
+                    stop(grace: 0)
+                    throw .died("cannot be written to: \(error)")
+                }
+            }
+            if fds[0].revents != 0 {
+                var chunk = [UInt8](repeating: 0, count: 1 << 16)
+                var n = 0
+                var ended = false
+                let source = fromPeer
+                let result = chunk.withUnsafeMutableBytes { buffer in
+                    Result { () throws(SystemError) -> Int in try SystemIO.read(source, into: buffer) }
+                }
+                do throws(SystemError) {
+                    n = try result.get()
+                    ended = n == 0
+                } catch where error.code == EAGAIN {
+                    n = 0
+                } catch {
+                    ended = true
+                }
+                if n > 0 { pending += chunk[0..<n] }
+                if ended {
+                    let how = stop(grace: 0.5)
+                    if !pending.isEmpty {
+                        throw .died("\(how) in the middle of a line: \(Self.excerpt(pending))")
+                    }
+                    throw .died(how)
+                }
+            }
+        }
+    }
+
+    /// Ends the peer: closes its input, waits up to `grace` seconds for it to exit, then kills its process group.
+    /// Returns how it ended ("exited with status 3", "was killed by signal 9").
+    @discardableResult
+    public func stop(grace: Double) -> String {
+        guard pid > 0 else { return describe(status) }
+        if toPeer >= 0 { close(toPeer); toPeer = -1 }
+        let deadline = Self.now() + grace
+        var waited: Int32 = 0
+        var done = false
+        let child = pid
+        while true {
+            guard let r = try? SystemIO.retrying({ waitpid(child, &waited, WNOHANG) }) else { break }
+            if r == child { done = true; break }
+            if Self.now() >= deadline { break }
+            usleep(10_000)
+        }
+        // The group goes, whether the shell itself exited or not: a child it left behind must not live on.
+        kill(-child, SIGKILL)
+        if !done {
+            _ = try? SystemIO.retrying { waitpid(child, &waited, 0) }
+        }
+        status = waited
+        pid = -1
+        if fromPeer >= 0 { close(fromPeer); fromPeer = -1 }
+        pending = []
+        return describe(status)
+    }
+
+    /// The last `limit` bytes the peer wrote to its standard error (for reports; untrusted text).
+    public func stderrTail(limit: Int = 2000) -> [UInt8] {
+        guard stderrFile >= 0 else { return [] }
+        let size = lseek(stderrFile, 0, SEEK_END)
+        guard size > 0 else { return [] }
+        let start = max(0, Int(size) - limit)
+        var buffer = [UInt8](repeating: 0, count: Int(size) - start)
+        let n = buffer.withUnsafeMutableBytes { pread(stderrFile, $0.baseAddress, $0.count, off_t(start)) }
+        return n > 0 ? Array(buffer[0..<n]) : []
+    }
+
+    private func describe(_ status: Int32?) -> String {
+        guard let status else { return "is not running" }
+        let signal = status & 0x7F
+        if signal == 0 { return "exited with status \((status >> 8) & 0xFF)" }
+        return "was killed by signal \(signal)"
+    }
+
+    private static func excerpt(_ bytes: [UInt8]) -> String {
+        let cut = bytes.count > 300 ? Array(bytes.prefix(300)) : bytes
+        return String(decoding: cut, as: UTF8.self) + (bytes.count > 300 ? "…" : "")
+    }
+
+    private static func lastError() -> String { String(cString: strerror(errno)) }
+
+    /// Seconds on the monotonic clock.
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,181 @@
+// pubnub-go-peer: the PubNub Go SDK as a `pncrypt conformance` peer (docs/conformance.md).
+//
+//	cd examples/peers/pubnub_go
+//	go mod edit -replace github.com/pubnub/go/v9=/path/to/go && go mod tidy && go build -o /tmp/pubnub-go-peer .
+//	pncrypt conformance --peer /tmp/pubnub-go-peer
+//
+// Written against the SDK's public source (v9): crypto.NewCryptoModule with its legacy and AES-CBC cryptors
+// (crypto/module.go, legacy_cryptor.go, aes_cbc_cryptor.go) and utils.EncryptString, which publishes as the SDK does
+// (encodeNonASCIIChars, then the legacy cryptor). Not run in CI (no Go module proxy for it there). Modest: a fixed IV
+// only for the legacy scheme (the others draw from crypto/rand), publish with the legacy schemes only (the acrh
+// publish path is not exported), no responses.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	pubnub "github.com/pubnub/go/v9"
+	"github.com/pubnub/go/v9/crypto"
+	"github.com/pubnub/go/v9/utils"
+)
+
+type request struct {
+	ID           json.RawMessage `json:"id,omitempty"`
+	Op           string          `json:"op"`
+	Scheme       string          `json:"scheme"`
+	Key          string          `json:"key"`
+	Data         string          `json:"data"`
+	Text         string          `json:"text"`
+	IV           string          `json:"iv"`
+	Message      string          `json:"message"`
+	LegacyScheme string          `json:"legacy_scheme"`
+}
+
+var errUnsupported = errors.New("unsupported")
+
+func unsupported(what string) error { return fmt.Errorf("%w: %s", errUnsupported, what) }
+
+// module: an explicit scheme reads only its own format (one cryptor); auto is the SDK's legacy module.
+func module(r request) (crypto.CryptoModule, error) {
+	switch r.Scheme {
+	case "legacy", "legacy-random-iv":
+		c, err := crypto.NewLegacyCryptor(r.Key, r.Scheme == "legacy-random-iv")
+		if err != nil {
+			return nil, err
+		}
+		return crypto.NewCryptoModule(c, nil), nil
+	case "acrh":
+		c, err := crypto.NewAesCbcCryptor(r.Key)
+		if err != nil {
+			return nil, err
+		}
+		return crypto.NewCryptoModule(c, nil), nil
+	case "auto":
+		switch r.LegacyScheme {
+		case "", "legacy", "legacy-random-iv":
+			return crypto.NewLegacyCryptoModule(r.Key, r.LegacyScheme == "legacy-random-iv")
+		}
+	}
+	return nil, unsupported("scheme " + r.Scheme + " " + r.LegacyScheme)
+}
+
+func checkIV(r request) error {
+	if r.IV != "" && r.Scheme != "legacy" {
+		return unsupported("a fixed IV: the SDK draws random IVs from crypto/rand")
+	}
+	return nil
+}
+
+func handle(r request) (map[string]interface{}, error) {
+	switch r.Op {
+	case "hello":
+		return map[string]interface{}{"name": "pubnub-go", "version": pubnub.Version, "style": "go",
+			"ops":     []string{"hello", "encrypt", "decrypt", "encrypt_text", "decrypt_text", "publish"},
+			"schemes": []string{"legacy", "legacy-random-iv", "acrh", "auto"}}, nil
+	case "encrypt", "encrypt_text":
+		if err := checkIV(r); err != nil {
+			return nil, err
+		}
+		m, err := module(r)
+		if err != nil {
+			return nil, err
+		}
+		input := []byte(r.Text)
+		if r.Op == "encrypt" {
+			if input, err = base64.StdEncoding.DecodeString(r.Data); err != nil {
+				return nil, err
+			}
+		}
+		out, err := m.Encrypt(input)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]interface{}{"data": base64.StdEncoding.EncodeToString(out)}, nil
+	case "decrypt", "decrypt_text":
+		m, err := module(r)
+		if err != nil {
+			return nil, err
+		}
+		data, err := base64.StdEncoding.DecodeString(r.Data)
+		if err != nil {
+			return nil, err
+		}
+		out, err := m.Decrypt(data)
+		if err != nil {
+			return nil, err
+		}
+		if r.Op == "decrypt_text" {
+			return map[string]interface{}{"text": string(out)}, nil
+		}
+		return map[string]interface{}{"data": base64.StdEncoding.EncodeToString(out)}, nil
+	case "publish":
+		if r.Scheme != "legacy" && r.Scheme != "legacy-random-iv" {
+			return nil, unsupported("publish with " + r.Scheme)
+		}
+		if err := checkIV(r); err != nil {
+			return nil, err
+		}
+		// As a Go program holds the message after decoding the same JSON (json.Number keeps integers exact).
+		decoder := json.NewDecoder(strings.NewReader(r.Message))
+		decoder.UseNumber()
+		var message interface{}
+		if err := decoder.Decode(&message); err != nil {
+			return nil, err
+		}
+		text, err := json.Marshal(message)
+		if err != nil {
+			return nil, err
+		}
+		body, _ := json.Marshal(utils.EncryptString(r.Key, string(text), r.Scheme == "legacy-random-iv"))
+		return map[string]interface{}{"body": string(body)}, nil
+	}
+	return nil, unsupported("op " + r.Op)
+}
+
+func main() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 64<<20)
+	out := bufio.NewWriter(os.Stdout)
+	for in.Scan() {
+		line := bytes.TrimSpace(in.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var r request
+		reply := map[string]interface{}{}
+		if err := json.Unmarshal(line, &r); err != nil {
+			reply = map[string]interface{}{"ok": false, "error": err.Error()}
+		} else {
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						reply = map[string]interface{}{"ok": false, "error": fmt.Sprint(p)}
+					}
+				}()
+				values, err := handle(r)
+				switch {
+				case errors.Is(err, errUnsupported):
+					reply = map[string]interface{}{"ok": false, "unsupported": true, "error": err.Error()}
+				case err != nil:
+					reply = map[string]interface{}{"ok": false, "error": err.Error()}
+				default:
+					reply = values
+					reply["ok"] = true
+				}
+			}()
+			if len(r.ID) > 0 {
+				reply["id"] = r.ID
+			}
+		}
+		text, _ := json.Marshal(reply)
+		out.Write(append(text, '\n'))
+		out.Flush()
+	}
+}

@@ -1,0 +1,144 @@
+<?php
+// pubnub_php.php: the PubNub PHP SDK as a `pncrypt conformance` peer (docs/conformance.md).
+//
+//   (cd /path/to/php && composer install)        # a checkout of pubnub/php and its dependencies
+//   PUBNUB_PHP=/path/to/php pncrypt conformance --peer "php examples/peers/pubnub_php.php"
+//
+// Written against the SDK's public source (v9): PubNub\CryptoModule with PubNub\Crypto\LegacyCryptor and
+// AesCbcCryptor (src/PubNub/CryptoModule.php, src/PubNub/Crypto/), and the POST publish body of
+// src/PubNub/Endpoints/PubSub/Publish.php (buildData: PubNubUtil::writeValueAsString, the module's encrypt, between
+// quotes). Not run in CI (no Composer registry there). Modest: the SDK's string path only (its decrypt hands over
+// json_decode of the plaintext, so bytes are not asked for); a fixed IV comes from the cryptors' getIV, overridden in
+// the subclasses below.
+
+declare(strict_types=1);
+
+// Standard output is for answers only: PHP's warnings and notices go to standard error.
+ini_set('display_errors', 'stderr');
+
+$root = getenv('PUBNUB_PHP');
+if ($root === false || $root === '') {
+    fwrite(STDERR, "pubnub_php.php: set PUBNUB_PHP to a checkout of pubnub/php (after composer install)\n");
+    exit(2);
+}
+require $root . '/vendor/autoload.php';
+
+use PubNub\CryptoModule;
+use PubNub\Crypto\AesCbcCryptor;
+use PubNub\Crypto\LegacyCryptor;
+use PubNub\PubNub;
+use PubNub\PubNubUtil;
+
+final class Unsupported extends Exception
+{
+}
+
+/** The legacy cryptor with the IV the request gives. */
+final class FixedIVLegacyCryptor extends LegacyCryptor
+{
+    public ?string $fixedIV = null;
+
+    public function getIV(): string
+    {
+        return $this->fixedIV ?? parent::getIV();
+    }
+}
+
+/** The AES-CBC cryptor with the IV the request gives. */
+final class FixedIVAesCbcCryptor extends AesCbcCryptor
+{
+    public ?string $fixedIV = null;
+
+    public function getIV(): string
+    {
+        return $this->fixedIV ?? parent::getIV();
+    }
+}
+
+function moduleFor(array $req): CryptoModule
+{
+    $key = $req['key'] ?? '';
+    $iv = isset($req['iv']) ? hex2bin($req['iv']) : null;
+    switch ($req['scheme'] ?? '') {
+        case 'legacy':
+        case 'legacy-random-iv':
+            $cryptor = new FixedIVLegacyCryptor($key, $req['scheme'] === 'legacy-random-iv');
+            $cryptor->fixedIV = $req['scheme'] === 'legacy' ? null : $iv;
+            return new CryptoModule([LegacyCryptor::CRYPTOR_ID => $cryptor], LegacyCryptor::CRYPTOR_ID);
+        case 'acrh':
+            $cryptor = new FixedIVAesCbcCryptor($key);
+            $cryptor->fixedIV = $iv;
+            return new CryptoModule([AesCbcCryptor::CRYPTOR_ID => $cryptor], AesCbcCryptor::CRYPTOR_ID);
+        case 'auto':
+            $legacy = $req['legacy_scheme'] ?? 'legacy';
+            if ($legacy !== 'legacy' && $legacy !== 'legacy-random-iv') {
+                throw new Unsupported("legacy_scheme $legacy");
+            }
+            return CryptoModule::legacyCryptor($key, $legacy === 'legacy-random-iv');
+    }
+    throw new Unsupported('scheme ' . ($req['scheme'] ?? ''));
+}
+
+// Where pubnub/php 9.0.3 differs from the vectors (found by running this adapter), with the SDK code behind each.
+const DIFFERENCES = [
+    ['reason' => 'CryptoModule::decrypt is declared to return string|object|array|null, so PHP turns a decrypted '
+        . 'number or boolean into a string (2500 becomes "2500", true "1") and json_decode\'s null into the text',
+     'checks' => ['style-*-float-*/peer-decrypts-text', 'style-*-int-*/peer-decrypts-text',
+                  'style-*-literal-*/peer-decrypts-text', 'pysdk-publish-*-number/peer-decrypts-text',
+                  'pysdk-publish-*-float/peer-decrypts-text', 'pysdk-publish-*-null/peer-decrypts-text']],
+    ['reason' => 'decodeHeader (CryptoModule.php) does not check the version byte, and reads the cryptor id as text, '
+        . 'so version 0 and the id "0000" (the legacy cryptor\'s) are accepted',
+     'checks' => ['neg-*-version-0/must-fail', 'neg-auto-cryptor-ascii-0000/must-fail']],
+    ['reason' => 'AesCbcCryptor::decrypt hands openssl_decrypt the header\'s metadata as the IV without checking '
+        . 'that it is 16 bytes, and openssl_decrypt takes an IV of another length',
+     'checks' => ['neg-*-acrh-metadata-*/must-fail', 'neg-*-acrh-long-form-metadata-*/must-fail']],
+    ['reason' => 'CryptoModule::decrypt decodes Base64 with base64_decode, which is not strict (padding)',
+     'checks' => ['neg-*-notbase64-*/must-fail']],
+    ['reason' => 'a PNED header with the legacy cryptor\'s id is an unknown cryptor to the SDK (Vectors/README.md)',
+     'checks' => ['gen-auto-legacy-id-header/*']],
+];
+
+function handle(array $req): array
+{
+    switch ($req['op'] ?? '') {
+        case 'hello':
+            return ['name' => 'pubnub-php', 'version' => PubNub::getSdkVersion(), 'style' => 'php',
+                    'ops' => ['hello', 'encrypt_text', 'decrypt_text', 'publish'],
+                    'schemes' => ['legacy', 'legacy-random-iv', 'acrh', 'auto'], 'differences' => DIFFERENCES];
+        case 'encrypt_text':
+            return ['data' => moduleFor($req)->encrypt($req['text'])];
+        case 'decrypt_text':
+            $value = moduleFor($req)->decrypt($req['data']);
+            if ($value === null) {
+                throw new Exception('decryption error (the SDK returned null)');
+            }
+            return ['value' => $value];
+        case 'publish':
+            // As a PHP program holds the message after json_decode of the same text (objects as stdClass).
+            $message = json_decode($req['message'], false, 512, JSON_THROW_ON_ERROR);
+            $text = PubNubUtil::writeValueAsString($message);
+            return ['body' => '"' . moduleFor($req)->encrypt($text) . '"'];
+    }
+    throw new Unsupported('op ' . ($req['op'] ?? ''));
+}
+
+while (($line = fgets(STDIN)) !== false) {
+    if (trim($line) === '') {
+        continue;
+    }
+    $req = json_decode($line, true);
+    try {
+        if (!is_array($req)) {
+            throw new Exception('a request is a JSON object');
+        }
+        $reply = ['ok' => true] + handle($req);
+    } catch (Unsupported $e) {
+        $reply = ['ok' => false, 'unsupported' => true, 'error' => $e->getMessage()];
+    } catch (Throwable $e) {
+        $reply = ['ok' => false, 'error' => get_class($e) . ': ' . $e->getMessage()];
+    }
+    if (is_array($req) && array_key_exists('id', $req)) {
+        $reply['id'] = $req['id'];
+    }
+    fwrite(STDOUT, json_encode($reply, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_INVALID_UTF8_SUBSTITUTE) . "\n");
+}
