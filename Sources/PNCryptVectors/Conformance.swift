@@ -407,7 +407,7 @@ public final class ConformanceRunner {
         }
         var base: JSONObject = ["scheme": .string(v.scheme), "key": .string(v.key)]
         if v.scheme == "auto" {
-            base.append(.string(v.legacyScheme ?? "legacy"), forKey: "legacy_scheme")
+            base.append(.string(v.legacyScheme ?? Scheme.headerlessPair.fixed.rawValue), forKey: "legacy_scheme")
         }
         let plaintext: [UInt8]?
         do {
@@ -532,7 +532,8 @@ public final class ConformanceRunner {
     }
 
     static let publishKey = "enigma"
-    static let publishSchemes: [Scheme] = [.legacy, .legacyRandomIV, .acrh]
+    /// The schemes whose messages are one encrypted JSON text (the table's `.whole`: all but iOS 3.3's).
+    static let publishSchemes: [Scheme] = Scheme.allCases.filter { $0.row.message == .whole }
 
     /// The name of a style vector's message: its id without `style-`, the style and `acrh-`.
     static func caseName(_ vector: TestVector) -> String {
@@ -736,7 +737,8 @@ public final class ConformanceRunner {
                                          index: failure["index"].flatMap { $0.numberValue?.int64Value } ?? -1))
             }
             let request: JSONObject = ["op": "decrypt_envelope", "format": .string(format),
-                                       "scheme": .string(scheme == "none" ? "legacy" : scheme),
+                                       "scheme": .string(scheme == "none" ? Scheme.headerlessPair.fixed.rawValue
+                                                         : scheme),
                                        "key": .string(key), "body": .string(encrypted)]
             judge(id + "/peer-decrypts", family, "peer-decrypts", ask(request)) { answer in
                 guard let got = answer["messages"]?.arrayValue else { return #"no "messages" list in the answer"# }

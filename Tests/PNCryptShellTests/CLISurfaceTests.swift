@@ -64,7 +64,14 @@ struct CLISurfaceTests {
         "gunzip": [["@A.gz"], ["@A"]],
         "vectors check": [["@vectors"]],
         "help": [["\u{1b}]0;x\u{07}"], ["decrypt", "\u{1b}[2J"]],
+        // A peer is another program: its name, version and answers are its own bytes, as are the vectors' ids.
+        "conformance": [["--peer", peerWritingControls, "--timeout", "1", "@vectors"]],
     ]
+
+    /// A conformance peer whose hello names it with control characters, whose one answer is garbage, and which
+    /// then writes an escape sequence where an answer should be.
+    static let peerWritingControls = #"printf '{"ok":true,"name":"x\\u001b]0;pwned\\u0007","version":"\\u009b1","#
+        + #""ops":["decrypt"],"schemes":["legacy"]}\n{"ok":true,"data_b64":"G1sySg=="}\n\033[2J garbage\n'; sleep 5"#
 
     /// Writes the fixture's files into `dir`.
     static func fixture(in dir: URL) throws {
@@ -101,8 +108,10 @@ struct CLISurfaceTests {
     /// The control characters a terminal acts on, in what a run wrote to it: C0 but newline, carriage return
     /// (the terminal's own line ends) and tab; DEL; C1; and bytes that are not UTF-8 (a lone 0x9B is CSI on an
     /// 8-bit terminal).
+    /// The one control sequence the CLI writes itself: a progress line's "erase to the end of the line" (CSI K).
     static func controls(in bytes: [UInt8]) -> [String] {
-        guard let text = String(validating: bytes, as: UTF8.self) else { return ["bytes that are not UTF-8"] }
+        guard let written = String(validating: bytes, as: UTF8.self) else { return ["bytes that are not UTF-8"] }
+        let text = written.replacing("\u{1b}[K", with: "")
         return text.unicodeScalars.enumerated().compactMap { offset, scalar in
             let value = scalar.value
             let control = (value < 0x20 && ![0x0A, 0x0D, 0x09].contains(value)) || (0x7F...0x9F).contains(value)
@@ -230,8 +239,8 @@ struct CLISurfaceTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // What each refusal says comes from CipherKey itself: the same words for every source.
-        let cases: [([UInt8], String)] = [([0x6B, 0xFF, 0x6B], "not valid UTF-8"), ([0x6B, 0x00, 0x6B], "NUL character"),
-                                          ([], "empty")]
+        let cases: [([UInt8], String)] = [([0x6B, 0xFF, 0x6B], "not valid UTF-8"),
+                                          ([0x6B, 0x00, 0x6B], "NUL character"), ([], "empty")]
         for (key, expected) in cases {
             // argv and the environment cannot hold a NUL byte: only files (and the prompt) can.
             if key.contains(0) && !source.hasSuffix("key-file") { continue }
