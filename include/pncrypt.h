@@ -23,17 +23,17 @@
  *   match the text (a NUL byte inside it), an unknown scheme or policy. These return PNCRYPT_E_ARGUMENT;
  *   nothing in this interface crashes the calling process on data or arguments it can check.
  * - A pncrypt_module is read-only once shared: add its extra keys (pncrypt_module_add_key) first, while no other
- *   call uses it, then share it between threads freely (every other call only reads it). Free it only when no
- *   call is using it.
+ *   call uses it, then share it between threads freely (every other call only reads it). pncrypt_module_free()
+ *   during another thread's call leaves that call its module until it returns (see there).
  * - Certain or nothing: every decryption goes through the library's one decision procedure (PNCrypt's
  *   KeyRing): each (key, scheme) reading the call allows is tried, and a plaintext is delivered only when exactly
  *   one reading qualifies: valid padding; for the _text functions also valid UTF-8; for messages and rekey also
  *   JSON. None qualifying is the one decryption failure (PNCRYPT_E_WRONG_KEY_OR_CORRUPT: `pncrypt diagnose`,
  *   given the same key and the encrypted text, says locally which check failed); several is
- *   PNCRYPT_E_AMBIGUOUS, naming the readings (name the scheme to choose). CBC has no integrity check: on bytes,
- *   whenever one reading is left (an explicit scheme; with "auto" also a PNED header, a headerless ciphertext of
- *   one block, a legacy33 module's own format), a wrong key or a foreign ciphertext still passes the padding
- *   check about once in 256 and its garbage is returned with success. The _text functions narrow that to garbage
+ *   PNCRYPT_E_AMBIGUOUS, naming the readings (name the scheme to choose). CBC has no integrity check: on bytes
+ *   (where "auto" settles one key's two headerless readings to one, see pncrypt_decrypt()), a wrong key or a
+ *   foreign ciphertext still passes the padding check about once in 256 and its garbage is returned with
+ *   success. The _text functions narrow that to garbage
  *   that is also UTF-8, messages to JSON text (docs/security.md has the measured figures per mode).
  * - Keys are exact: a cipher key is its bytes up to the NUL, which must be valid UTF-8; anything else is refused
  *   with PNCRYPT_E_INVALID_KEY naming the offset of the first bad byte (never decoded lossily).
@@ -149,7 +149,14 @@ typedef struct pncrypt_module pncrypt_module;
 PNCRYPT_API int pncrypt_module_new(const char *cipher_key, const char *scheme, pncrypt_module **out,
                                    pncrypt_error *err);
 
-/* Releases a module and wipes its keys. NULL is ignored. Do not use the module after. */
+/*
+ * Releases the caller's reference to a module; NULL is ignored. Do not start a call with the module after. A call
+ * on it that another thread is running keeps the module, and its keys, until that call returns: it finishes as if
+ * nothing had happened, and the module is freed (its keys wiped) when the last such call returns. Only a call
+ * that is already running is covered: one that starts while, or after, pncrypt_module_free() runs uses freed
+ * memory, so order the free after the start of every call (a binding counts its calls in flight, as the Python
+ * binding's close() does).
+ */
 PNCRYPT_API void pncrypt_module_free(pncrypt_module *module);
 
 /*
@@ -180,9 +187,12 @@ PNCRYPT_API int pncrypt_encrypt(pncrypt_module *m, const uint8_t *data, size_t l
  * `scheme` "auto" or NULL tries every reading the data allows: a PNED header when there is one; without one,
  * both legacy readings, legacy (fixed IV) and legacy-random-iv (IV first), as `pncrypt decrypt` with no
  * --legacy-scheme (a legacy33 module reads headerless data as legacy33, its own format). Both legacy readings of
- * data of two blocks or more always have valid padding, so as bytes such data is PNCRYPT_E_AMBIGUOUS: name the
- * scheme, or use pncrypt_decrypt_text() or pncrypt_message_decrypt(), whose UTF-8 and JSON rules tell the readings
- * apart. An explicit scheme reads only its own format (with every key).
+ * data of two blocks or more have valid padding or neither has, so as bytes the headerless rule decides, as for
+ * files: the random-IV reading when the fixed-IV reading's first block is a decrypted IV (noise), else the
+ * fixed-IV reading. One key's two readings are never PNCRYPT_E_AMBIGUOUS as bytes: the answer is the plaintext or
+ * PNCRYPT_E_WRONG_KEY_OR_CORRUPT, as with the scheme named (two keys that both qualify still are ambiguous).
+ * Binary data written with the fixed IV looks like random-IV data here and comes back 16 bytes short: name the
+ * scheme for it. An explicit scheme reads only its own format (with every key).
  * Ownership: *out holds *out_len plaintext bytes (followed by one NUL byte not counted in *out_len, for
  * convenience), for pncrypt_free().
  * Errors: PNCRYPT_E_ARGUMENT; PNCRYPT_E_NOT_BASE64; the decryption codes (-2x, PNCRYPT_E_AMBIGUOUS among them);

@@ -7,10 +7,13 @@
 #   3. built with -fsanitize=address (the test program; the library is the release build);
 #   4. under valgrind --leak-check=full --error-exitcode=1 (suppressions: Tests/C/valgrind.supp).
 # Prints "c: N passed, N failed" last (the counts of run 1; runs 2-4 must pass too or the script fails).
-# Also checks that only the header's pncrypt_ functions are exported (nm -D), and compiles and runs the example
-# program of docs/c-and-python.md (its ```c block, extracted here, so the doc cannot drift from the library).
+# Also checks that only the header's pncrypt_ functions are exported (nm -D), compiles and runs the example
+# program of docs/c-and-python.md (its ```c block, extracted here, so the doc cannot drift from the library), and
+# runs the surface test the same four ways: every function of the header called with NULL pointers, zero lengths
+# and one-byte inputs (generated from the header by Tests/C/gen_surface_test.py, which fails on a function that
+# has no argument shapes in its table).
 # Needs cc, pkg-config, python3, valgrind, nm. Environment: PNCRYPT_TEST_C_PREFIX to reuse an installed prefix
-# (skips install-lib.sh); PNCRYPT_TEST_C_SKIP_VALGRIND=1 to skip run 4.
+# (skips install-lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -31,6 +34,12 @@ FLAGS=(-std=c99 -O1 -g -Wall -Wextra -Werror -pthread)
 cc "${FLAGS[@]}" -o "$WORK/test_pncrypt" Tests/C/test_pncrypt.c $(pkg-config --cflags --libs pncrypt)
 # shellcheck disable=SC2046
 cc "${FLAGS[@]}" -fsanitize=address -fno-omit-frame-pointer -o "$WORK/test_pncrypt_asan" Tests/C/test_pncrypt.c \
+    $(pkg-config --cflags --libs pncrypt)
+python3 Tests/C/gen_surface_test.py include/pncrypt.h > "$WORK/surface.c"
+# shellcheck disable=SC2046
+cc "${FLAGS[@]}" -o "$WORK/surface" "$WORK/surface.c" $(pkg-config --cflags --libs pncrypt)
+# shellcheck disable=SC2046
+cc "${FLAGS[@]}" -fsanitize=address -fno-omit-frame-pointer -o "$WORK/surface_asan" "$WORK/surface.c" \
     $(pkg-config --cflags --libs pncrypt)
 
 # run NAME COMMAND...: runs the test in a fresh work directory; its output goes to $WORK/NAME.log.
@@ -77,10 +86,38 @@ fi
 run plain "$WORK/test_pncrypt"
 run env-i env -i "$WORK/test_pncrypt"
 ASAN_OPTIONS=detect_leaks=1 run asan "$WORK/test_pncrypt_asan"
-if [ -z "${PNCRYPT_TEST_C_SKIP_VALGRIND:-}" ]; then
-    run valgrind valgrind --quiet --leak-check=full --error-exitcode=1 \
-        --suppressions="$ROOT/Tests/C/valgrind.supp" "$WORK/test_pncrypt"
-fi
+run valgrind valgrind --quiet --leak-check=full --error-exitcode=1 \
+    --suppressions="$ROOT/Tests/C/valgrind.supp" "$WORK/test_pncrypt"
+# The padding sweep's figures (docs/security.md), from the plain run.
+grep '^padding:' "$WORK/plain.log" >&2 || true
+
+# surface NAME COMMAND...: the surface test; its output goes to $WORK/NAME.log.
+surface() {
+    local name=$1
+    shift
+    rm -rf "$WORK/surface-files"
+    mkdir "$WORK/surface-files"
+    if "$@" "$WORK/surface-files" > "$WORK/$name.log" 2>&1; then
+        echo "c: $name: $(tail -1 "$WORK/$name.log")" >&2
+    else
+        grep -E '^FAIL' "$WORK/$name.log" | head -20 >&2 || true
+        grep -E 'ERROR SUMMARY|definitely lost|indirectly lost|Invalid|AddressSanitizer|runtime error' \
+            "$WORK/$name.log" | head -20 >&2 || true
+        tail -3 "$WORK/$name.log" >&2
+        echo "c: $name failed (log: $name.log)" >&2
+        status=1
+    fi
+}
+surface surface-plain "$WORK/surface"
+surface surface-env-i env -i "$WORK/surface"
+ASAN_OPTIONS=detect_leaks=1 surface surface-asan "$WORK/surface_asan"
+surface surface-valgrind valgrind --quiet --leak-check=full --error-exitcode=1 \
+    --suppressions="$ROOT/Tests/C/valgrind.supp" "$WORK/surface"
+surface_calls=$(tail -1 "$WORK/surface-plain.log" | grep -Eo '[0-9]+ calls' | grep -Eo '[0-9]+' || echo 0)
 counts=$(tail -1 "$WORK/plain.log")
+# The surface test's calls count as passed checks when every one of them returned as the header says.
+if [ "$status" -eq 0 ] && [[ "$counts" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
+    counts="$(( BASH_REMATCH[1] + surface_calls )) passed, 0 failed"
+fi
 echo "c: ${counts}"
 [ "$status" -eq 0 ] && [[ "$counts" == *" 0 failed" ]]

@@ -56,12 +56,21 @@ final class CModule: Sendable {
         }.get()
     }
 
+    /// A reference to the module a C caller passes, taken for the length of one call (nil for NULL): a
+    /// `pncrypt_module_free` while the call runs releases the caller's reference only, and the module (its keys
+    /// wiped) goes when the last call holding it returns. Every entry point that takes a module holds it
+    /// (`guarded(_:holding:_:_:)`): one atomic increment and decrement per call.
+    static func hold(_ pointer: OpaquePointer?) -> Unmanaged<CModule>? {
+        guard let pointer else { return nil }
+        return Unmanaged<CModule>.fromOpaque(UnsafeRawPointer(pointer)).retain()
+    }
+
     static func from(_ pointer: OpaquePointer?) throws -> CModule {
         try unmanaged(pointer).takeUnretainedValue()
     }
 
-    /// Runs `body` with the module, without retaining it: the caller's reference keeps it alive for the call (the
-    /// header says a module must not be freed while a call uses it). Saves an atomic retain and release per call.
+    /// Runs `body` with the module, without retaining it again: the entry point's hold (`guarded(_:holding:_:_:)`)
+    /// keeps it alive for the call.
     static func with<R>(_ pointer: OpaquePointer?, _ body: (CModule) throws -> R) throws -> R {
         try unmanaged(pointer)._withUnsafeGuaranteedRef(body)
     }
@@ -102,12 +111,14 @@ public func pncrypt_module_new(_ cipherKey: UnsafePointer<CChar>?, _ scheme: Uns
 @_cdecl("pncrypt_module_add_key")
 public func pncrypt_module_add_key(_ module: OpaquePointer?, _ cipherKey: UnsafePointer<CChar>?,
                                    _ err: UnsafeMutableRawPointer?) -> Int32 {
-    guarded(err) {
+    guarded(err, holding: module) {
         let module = try CModule.from(module)
         try module.add(try keyArgument(cipherKey, "key"))
     }
 }
 
+/// Releases the caller's reference: a call running on the module holds its own (`CModule.hold`), so the module
+/// and its keys go when the last of them returns.
 @_cdecl("pncrypt_module_free")
 public func pncrypt_module_free(_ module: OpaquePointer?) {
     guard let module else { return }
@@ -120,7 +131,7 @@ public func pncrypt_module_free(_ module: OpaquePointer?) {
 public func pncrypt_encrypt(_ module: OpaquePointer?, _ data: UnsafePointer<UInt8>?, _ len: Int,
                             _ base64Out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                             _ err: UnsafeMutableRawPointer?) -> Int32 {
-    guarded(err) {
+    guarded(err, holding: module) {
         let out = try outputArgument(base64Out, "base64_out")
         let module = try CModule.from(module)
         let input = try bytesArgument(data, len, "data")
@@ -155,7 +166,7 @@ private func decryptOne(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>
                         _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?,
                         content: KeyRing.Content) -> Int32 {
     outLen?.pointee = 0
-    return guarded(err) {
+    return guarded(err, holding: module) {
         let out = try outputArgument(out, "out")
         guard let outLen else { throw CFailure.argument("out_len is NULL") }
         let module = try CModule.from(module)
@@ -214,7 +225,7 @@ public func pncrypt_encrypt_many(_ module: OpaquePointer?, _ data: UnsafePointer
                                  _ status: UnsafeMutableRawPointer?) -> Int32 {
     base64Len?.pointee = 0
     var failure: CFailure?
-    let code = guarded(status) {
+    let code = guarded(status, holding: module) {
         let out = try outputArgument(base64Out, "base64_out")
         guard let base64Len else { throw CFailure.argument("base64_len is NULL") }
         let module = try CModule.from(module)
@@ -270,7 +281,7 @@ private func decryptMany(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar
                          _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
                          _ status: UnsafeMutableRawPointer?, content: KeyRing.Content) -> Int32 {
     var failure: CFailure?
-    let code = guarded(status) {
+    let code = guarded(status, holding: module) {
         let out = try outputArgument(out, "out")
         guard let offsets else { throw CFailure.argument("offsets is NULL") }
         let module = try CModule.from(module)
@@ -367,16 +378,22 @@ struct CRekey {
             for i in start..<end where text[i] == 0x22 || text[i] == 0x5C || text[i] < 0x20 {
                 throw PNCryptError(.notBase64, "the text is not Base64 (byte \(i + 1))")
             }
+            // An empty (or all white space) item is the JSON text "": nothing to copy, and an empty buffer has no
+            // address (a force-unwrap here aborted the caller on an empty item, issue 46).
             var json = [UInt8](repeating: 0x22, count: end - start + 2)
-            json.withUnsafeMutableBytes {
-                $0.baseAddress!.advanced(by: 1).copyMemory(from: text.baseAddress! + start, byteCount: end - start)
+            if end > start, let source = text.baseAddress {
+                json.withUnsafeMutableBytes { target in
+                    if let base = target.baseAddress {
+                        (base + 1).copyMemory(from: source + start, byteCount: end - start)
+                    }
+                }
             }
             outcome = rekey.rekey(jsonText: json)
         }
         switch outcome {
         case .rekeyed(let sealed):
             let body = quoted ? sealed[...] : sealed.dropFirst().dropLast()
-            body.withUnsafeBytes { output.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            body.withUnsafeBytes { if let base = $0.baseAddress { output.copyMemory(from: base, byteCount: $0.count) } }
             return (body.count, rekeyRekeyed)
         case .alreadyNew:
             if let base = text.baseAddress { output.copyMemory(from: base, byteCount: text.count) }
@@ -393,7 +410,7 @@ public func pncrypt_rekey(_ from: OpaquePointer?, _ to: OpaquePointer?, _ text: 
                           _ textOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                           _ outcome: UnsafeMutablePointer<Int32>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
     outcome?.pointee = rekeyFailed
-    return guarded(err) {
+    return guarded(err, holding: from, to) {
         let out = try outputArgument(textOut, "text_out")
         let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to))
         let item = try bytesArgument(text, len, "text")
@@ -415,7 +432,7 @@ public func pncrypt_rekey_many(_ from: OpaquePointer?, _ to: OpaquePointer?, _ d
                                _ offsets: UnsafeMutablePointer<Int>?, _ outcomes: UnsafeMutablePointer<Int32>?,
                                _ codes: UnsafeMutablePointer<Int32>?, _ status: UnsafeMutableRawPointer?) -> Int32 {
     var failure: CFailure?
-    let code = guarded(status) {
+    let code = guarded(status, holding: from, to) {
         let out = try outputArgument(out, "out")
         guard let offsets else { throw CFailure.argument("offsets is NULL") }
         guard let outcomes else { throw CFailure.argument("outcomes is NULL") }
@@ -459,7 +476,7 @@ public func pncrypt_rekey_many(_ from: OpaquePointer?, _ to: OpaquePointer?, _ d
 @_cdecl("pncrypt_encrypt_file")
 public func pncrypt_encrypt_file(_ module: OpaquePointer?, _ inPath: UnsafePointer<CChar>?,
                                  _ outPath: UnsafePointer<CChar>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
-    guarded(err) {
+    guarded(err, holding: module) {
         let module = try CModule.from(module)
         let input = try stringArgument(inPath, "in_path")
         let output = try stringArgument(outPath, "out_path")
@@ -479,7 +496,7 @@ public func pncrypt_decrypt_file(_ module: OpaquePointer?, _ inPath: UnsafePoint
 public func pncrypt_decrypt_file_scheme(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
                                         _ inPath: UnsafePointer<CChar>?, _ outPath: UnsafePointer<CChar>?,
                                         _ err: UnsafeMutableRawPointer?) -> Int32 {
-    guarded(err) {
+    guarded(err, holding: module) {
         let module = try CModule.from(module)
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
         let input = try stringArgument(inPath, "in_path")
@@ -506,7 +523,7 @@ public func pncrypt_decrypt_file_scheme(_ module: OpaquePointer?, _ scheme: Unsa
 public func pncrypt_message_encrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int,
                                     _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                     _ err: UnsafeMutableRawPointer?) -> Int32 {
-    guarded(err) {
+    guarded(err, holding: module) {
         let out = try outputArgument(jsonOut, "json_out")
         let sealed = try withJSONArgument(json, len, "json") { input in
             try CModule.with(module) { try $0.messages.encrypt(jsonText: input) }
@@ -520,7 +537,7 @@ public func pncrypt_message_encrypt_style(_ module: OpaquePointer?, _ style: Uns
                                           _ json: UnsafePointer<CChar>?, _ len: Int,
                                           _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                           _ err: UnsafeMutableRawPointer?) -> Int32 {
-    guarded(err) {
+    guarded(err, holding: module) {
         let out = try outputArgument(jsonOut, "json_out")
         // As `pncrypt message encrypt --style`: the message is parsed and written again in the style.
         let name = try stringArgument(style, "style")
@@ -568,7 +585,9 @@ private func messageDecrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CCha
                             statusJSONOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, withStatus: Bool,
                             _ status: UnsafeMutableRawPointer?) -> Int32 {
     var failure: CFailure?
-    let code = guarded(status) {
+    // Every output is NULL first, whichever argument is refused (the header's convention).
+    statusJSONOut?.pointee = nil
+    let code = guarded(status, holding: module) {
         let out = try outputArgument(jsonOut, "json_out")
         let statusOut = withStatus ? try outputArgument(statusJSONOut, "status_json_out") : nil
         guard policy == policyMarker || policy == policyPassThrough || policy == policyFail else {
@@ -622,9 +641,10 @@ public func pncrypt_envelope_decrypt(_ module: OpaquePointer?, _ format: UnsafeP
                                      _ statusesOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                      _ status: UnsafeMutableRawPointer?) -> Int32 {
     var failure: CFailure?
-    let code = guarded(status) {
+    // Every output is NULL first, whichever argument is refused (the header's convention).
+    statusesOut?.pointee = nil
+    let code = guarded(status, holding: module) {
         let out = try outputArgument(jsonOut, "json_out")
-        statusesOut?.pointee = nil
         guard policy == policyMarker || policy == policyPassThrough || policy == policyFail else {
             throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH or _FAIL)")
         }

@@ -161,6 +161,19 @@ func guarded(_ err: UnsafeMutableRawPointer?, _ body: () throws -> Void) -> Int3
     }
 }
 
+/// `guarded(_:_:)` for an entry point that takes modules: each (NULL aside) is held for the call
+/// (`CModule.hold`), so that `pncrypt_module_free` in another thread during the call cannot free it under the call.
+func guarded(_ err: UnsafeMutableRawPointer?, holding module: OpaquePointer?, _ other: OpaquePointer? = nil,
+             _ body: () throws -> Void) -> Int32 {
+    let first = CModule.hold(module)
+    let second = CModule.hold(other)
+    defer {
+        first?.release()
+        second?.release()
+    }
+    return guarded(err, body)
+}
+
 /// Buffers handed to the caller: `[size: Int][magic: Int][bytes...][NUL]`, so that `pncrypt_free` knows how
 /// much to wipe. The caller sees the address of the bytes.
 enum CBuffer {

@@ -133,17 +133,21 @@ package enum Decision {
     /// 2. The fixed-IV reading's first block is text (`HeaderlessRule`; noise passes at most 2^-27 of the time):
     ///    `legacy`.
     /// 3. Text and messages: that block is noise (a character text does not hold): `legacy-random-iv`.
-    /// 4. Bytes (one-shot or files, one rule): anything but text there: `legacy-random-iv`, the SDKs' binary
-    ///    format. Bytes carry nothing more that tells the readings apart, and the two readings share their last
-    ///    blocks, so their padding is valid for both or for neither: were this left undecided, `ambiguous` against
-    ///    the one failure would tell an attacker whether the padding was valid (a padding oracle). Decided here,
-    ///    bytes read in auto mode answer as a named scheme does: the plaintext, or the one failure.
-    /// 5. Otherwise (text or a message whose first block is neither text nor noise) neither.
+    /// 4. Text and messages: otherwise (a first block neither text nor noise) neither.
+    /// 5. Bytes (one-shot or files, one rule): noise there (a decrypted IV): `legacy-random-iv`, the SDKs' binary
+    ///    format; anything else (text, or ordinary characters too unlikely as text to be called text, as the
+    ///    punctuation of a JSON message's first block, `{"foo":{"bar":"f`): `legacy`, the real start of data
+    ///    written with the fixed IV (a decrypted IV is that about 4 × 10^-6 of the time, docs/formats.md). Bytes
+    ///    carry nothing more that tells the readings apart, and the two readings share their last blocks, so
+    ///    their padding is valid for both or for neither: were this left undecided, `ambiguous` against the one
+    ///    failure would tell an attacker whether the padding was valid (a padding oracle). Decided here, bytes
+    ///    read in auto mode answer as a named scheme does: the plaintext, or the one failure.
     package static func resolve(fixed: Verdict, random: Verdict, content: KeyRing.Content) -> Scheme? {
         let (fixedScheme, randomScheme) = Scheme.headerlessPair
         if content == .text && fixed.json && !random.json { return fixedScheme }
         if fixed.firstBlock == .text { return fixedScheme }
-        if content == .bytes || fixed.firstBlock == .noise { return randomScheme }
+        if fixed.firstBlock == .noise { return randomScheme }
+        if content == .bytes { return fixedScheme }
         return nil
     }
 

@@ -129,9 +129,9 @@ final class StreamCipher {
     }
 
     /// The headerless rule for a file (`Decision.resolve` for bytes): of two blocks or more, both readings have
-    /// valid padding or neither (the same last two blocks), and the rule takes `legacy` when the fixed-IV reading's
-    /// first block is text, else `legacy-random-iv`, the SDKs' file format; one block can only be `legacy` (a
-    /// random-IV file holds an IV and at least one block).
+    /// valid padding or neither (the same last two blocks), and the rule takes `legacy-random-iv`, the SDKs' file
+    /// format, when the fixed-IV reading's first block is noise (a decrypted IV), else `legacy`; one block can only
+    /// be `legacy` (a random-IV file holds an IV and at least one block).
     static func headerlessFileScheme(key: CipherKey, firstBlock: some Collection<UInt8>, blocks: Int) -> Scheme {
         let (fixed, random) = Scheme.headerlessPair
         guard blocks >= 2 else { return fixed }

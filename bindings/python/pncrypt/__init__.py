@@ -14,14 +14,16 @@ system loader.
     moved = m.rekey_many(old_texts, to=CryptoModule("new-key"))   # .texts, .statuses, .ok, .failed
 
 Read SDK messages with `message_decrypt` and SDK text with `decrypt(..., text=True)`: their JSON and text checks
-tell the two legacy readings (fixed IV, random IV) apart. `decrypt()` as bytes has no text to check, so headerless
-legacy data of two blocks or more needs `scheme=` there (its error says so).
+tell the two legacy readings (fixed IV, random IV) apart. `decrypt()` as bytes reads them too, by the files' rule
+(a decrypted IV in the fixed-IV reading's first block means random-IV data); binary data written with the fixed
+IV needs `scheme="legacy"` there.
 
 Every failure raises `Error`, whose `.code` is the library's PNCRYPT_E_ constant and `.message` one line; a bad
 cipher key raises `InvalidKeyError`, which is also a `ValueError`. Keys and texts may be `str` (UTF-8) or bytes
 everywhere. Decryption delivers a plaintext only when exactly one (key, scheme) reading qualifies (the library's
 one procedure; `text=True` adds valid UTF-8 to the rules). A CryptoModule may be shared between threads once its
-keys are added (the library releases the GIL during each call).
+keys are added (the library releases the GIL during each call); `close()` during other threads' calls waits for
+none of them and frees the module when the last one returns.
 """
 import array
 import ctypes
@@ -381,6 +383,11 @@ class CryptoModule:
 
     def __init__(self, cipher_key, scheme="acrh"):
         self._handle = None
+        # The calls in flight (each holds the module: close() during one frees it when the last returns), and a
+        # handle close() left to the last of them.
+        self._lock = threading.Lock()
+        self._calls = 0
+        self._closing = None
         status = _Status()
         handle = ctypes.c_void_p()
         key = _key(cipher_key)
@@ -392,8 +399,17 @@ class CryptoModule:
         self.scheme = scheme or "acrh"
 
     def close(self):
-        """Releases the module (also done when it is garbage-collected)."""
-        handle, self._handle = self._handle, None
+        """Releases the module (also done when it is garbage-collected). Safe while other threads' calls on it
+        are running: those finish normally (the module and its keys stay theirs), the module is freed when the
+        last of them returns, and every call that begins after close() raises Error ("the module is closed")."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # __init__ failed before the module existed
+            return
+        with lock:
+            handle, self._handle = self._handle, None
+            if handle and self._calls:
+                self._closing = handle
+                return
         if handle:
             _lib.pncrypt_module_free(handle)
 
@@ -406,10 +422,40 @@ class CryptoModule:
     def __exit__(self, *exc):
         self.close()
 
-    def _check(self):
-        if not self._handle:
-            raise Error(E_ARGUMENT, "the module is closed")
-        return self._handle
+    def _enter(self):
+        """The handle, counted in flight until `_leave`; Error when the module is closed."""
+        with self._lock:
+            handle = self._handle
+            if not handle:
+                raise Error(E_ARGUMENT, "the module is closed")
+            self._calls += 1
+            return handle
+
+    def _leave(self):
+        with self._lock:
+            self._calls -= 1
+            handle = self._closing if self._calls == 0 else None
+            if handle:
+                self._closing = None
+        if handle:  # close() came during the calls: the last one out frees the module
+            _lib.pncrypt_module_free(handle)
+
+    def _call(self, function, *args):
+        """`function(handle, *args)` with the module held for the call (ctypes releases the GIL during it, so
+        another thread may call close() meanwhile: the module is freed only when no call uses it)."""
+        handle = self._enter()
+        try:
+            return function(handle, *args)
+        finally:
+            self._leave()
+
+    def _call_with(self, other, function, *args):
+        """`function(handle, other's handle, *args)`, both modules held for the call."""
+        handle = self._enter()
+        try:
+            return other._call(lambda other_handle: function(handle, other_handle, *args))
+        finally:
+            self._leave()
 
     def add_key(self, key):
         """Adds a key tried on decryption (str or UTF-8 bytes), for key rotation; the module still encrypts with
@@ -417,7 +463,7 @@ class CryptoModule:
         qualifies (two keys that both do: an Error with code E_AMBIGUOUS). Add keys before sharing the module
         between threads. Raises InvalidKeyError (a ValueError) for a bad key, Error for one already added."""
         status = _Status()
-        if _lib.pncrypt_module_add_key(self._check(), _key(key), ctypes.byref(status)) != 0:
+        if self._call(_lib.pncrypt_module_add_key, _key(key), ctypes.byref(status)) != 0:
             raise status.error()
 
     def encrypt(self, data):
@@ -425,7 +471,7 @@ class CryptoModule:
         ...)."""
         data = data.encode("utf-8") if type(data) is str else _utf8(data, "data")
         status, out, _ = _scratch()
-        if _lib.pncrypt_encrypt(self._check(), data, len(data), out, status) != 0:
+        if self._call(_lib.pncrypt_encrypt, data, len(data), out, status) != 0:
             raise status.error()
         return _take(out).decode("ascii")
 
@@ -435,15 +481,16 @@ class CryptoModule:
         only as valid UTF-8, and the text tells the two legacy readings apart. `scheme` "auto" reads a PNED header
         when present, otherwise both legacy readings (fixed IV and IV first); exactly one reading must qualify. As
         bytes (text=False) there is no text to check, so headerless data of two blocks or more is read as files
-        are: the fixed-IV reading when its first block is text, otherwise the random-IV one (the SDKs' binary
-        format); name the scheme ("legacy", "legacy-random-iv") to read exactly one. CBC has no integrity check: as bytes, where one reading is left (a PNED
+        are: the random-IV reading (the SDKs' binary format) when the fixed-IV reading's first block is a decrypted
+        IV (noise), otherwise the fixed-IV one; binary data written with the fixed IV therefore needs the scheme
+        named ("legacy", "legacy-random-iv") to read exactly one. CBC has no integrity check: as bytes, where one reading is left (a PNED
         header, one headerless block, an explicit scheme), a wrong key or a foreign ciphertext passes the padding
         check about once in 256 and its garbage is returned; text=True narrows that to garbage that is also UTF-8
         (docs/security.md, "Residual risk")."""
         raw = data.encode("utf-8") if type(data) is str else _utf8(data, "data")
         status, out, length = _scratch()
         function = _lib.pncrypt_decrypt_text if text else _lib.pncrypt_decrypt
-        code = function(self._check(), None if scheme == "auto" else _scheme(scheme), raw, len(raw), out, length,
+        code = self._call(function, None if scheme == "auto" else _scheme(scheme), raw, len(raw), out, length,
                         status)
         if code != 0:
             raise status.error()
@@ -464,7 +511,7 @@ class CryptoModule:
         count = len(lengths)
         codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
         status, out, length = _scratch()
-        code = _lib.pncrypt_encrypt_many(self._check(), data, len(data), _address(lengths), count, out, length,
+        code = self._call(_lib.pncrypt_encrypt_many, data, len(data), _address(lengths), count, out, length,
                                          _address(codes), status)
         if code != 0:
             raise status.error()
@@ -505,7 +552,7 @@ class CryptoModule:
         codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
         status, out, _ = _scratch()
         function = _lib.pncrypt_decrypt_many_text if text else _lib.pncrypt_decrypt_many
-        code = function(self._check(), _scheme(scheme), data, len(data), _address(lengths), count, out,
+        code = self._call(function, _scheme(scheme), data, len(data), _address(lengths), count, out,
                         _address(offsets), _address(codes), status)
         if code != 0:
             raise status.error()
@@ -533,7 +580,7 @@ class CryptoModule:
         when it is already under `to`'s key and scheme. Raises Error when it cannot be moved."""
         raw = text.encode("utf-8") if type(text) is str else _utf8(text, "text")
         status, out, _ = _scratch()
-        if _lib.pncrypt_rekey(self._check(), to._check(), raw, len(raw), out, None, status) != 0:
+        if self._call_with(to, _lib.pncrypt_rekey, raw, len(raw), out, None, status) != 0:
             raise status.error()
         return _take(out).decode("utf-8")
 
@@ -547,7 +594,7 @@ class CryptoModule:
         outcomes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
         codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
         status, out, _ = _scratch()
-        code = _lib.pncrypt_rekey_many(self._check(), to._check(), data, len(data), _address(lengths), count, out,
+        code = self._call_with(to, _lib.pncrypt_rekey_many, data, len(data), _address(lengths), count, out,
                                        _address(offsets), _address(outcomes), _address(codes), status)
         if code != 0:
             raise status.error()
@@ -565,13 +612,13 @@ class CryptoModule:
     def encrypt_file(self, src, dst):
         """Encrypts the file `src` into `dst` (streamed; `dst` appears only when everything succeeded)."""
         status = _Status()
-        if _lib.pncrypt_encrypt_file(self._check(), _path(src), _path(dst), ctypes.byref(status)) != 0:
+        if self._call(_lib.pncrypt_encrypt_file, _path(src), _path(dst), ctypes.byref(status)) != 0:
             raise status.error()
 
     def decrypt_file(self, src, dst, scheme="auto"):
         """Decrypts the file `src` into `dst`, streamed, all or nothing; `scheme` as `pncrypt decrypt --binary`."""
         status = _Status()
-        code = _lib.pncrypt_decrypt_file_scheme(self._check(), None if scheme is None else scheme.encode("ascii"),
+        code = self._call(_lib.pncrypt_decrypt_file_scheme, None if scheme is None else scheme.encode("ascii"),
                                                 _path(src), _path(dst), ctypes.byref(status))
         if code != 0:
             raise status.error()
@@ -583,9 +630,9 @@ class CryptoModule:
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
         if style is None:
-            code = _lib.pncrypt_message_encrypt(self._check(), raw, len(raw), out, status)
+            code = self._call(_lib.pncrypt_message_encrypt, raw, len(raw), out, status)
         else:
-            code = _lib.pncrypt_message_encrypt_style(self._check(), _utf8(style, "style"), raw, len(raw), out,
+            code = self._call(_lib.pncrypt_message_encrypt_style, _utf8(style, "style"), raw, len(raw), out,
                                                       status)
         if code != 0:
             raise status.error()
@@ -601,7 +648,7 @@ class CryptoModule:
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
         status_json = ctypes.c_void_p()
-        code = _lib.pncrypt_message_decrypt_status(self._check(), raw, len(raw), policy, out,
+        code = self._call(_lib.pncrypt_message_decrypt_status, raw, len(raw), policy, out,
                                                    ctypes.byref(status_json), status)
         if code != 0:
             raise status.error()
@@ -623,7 +670,7 @@ class CryptoModule:
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
         statuses = ctypes.c_void_p()
-        code = _lib.pncrypt_envelope_decrypt(self._check(), None if format is None else _utf8(format, "format"),
+        code = self._call(_lib.pncrypt_envelope_decrypt, None if format is None else _utf8(format, "format"),
                                              raw, len(raw), policy, out, ctypes.byref(statuses), status)
         if code != 0:
             raise status.error()

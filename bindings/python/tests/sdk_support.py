@@ -1,19 +1,14 @@
-"""What the binding's tests share: the real PubNub Python SDK's crypto modules (pubnub==10.8.0), the legacy key
-derivation and PKCS#7 check done independently of pncrypt, and whether the multi-key API is there. Importing this
-module silences the SDK's warnings and logging (it logs every failed decryption)."""
+"""What the binding's tests share: the real PubNub Python SDK's crypto modules (pubnub==10.8.0), and the legacy key
+derivation and PKCS#7 check done independently of pncrypt. Importing this module silences the SDK's warnings and
+logging (it logs every failed decryption)."""
 import hashlib
 import logging
 import warnings
-
-import pncrypt
 
 warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 from pubnub.pnconfiguration import PNConfiguration  # noqa: E402  (before pubnub.pubnub: circular import)
 from pubnub.crypto import AesCbcCryptoModule, LegacyCryptoModule  # noqa: E402
-
-# The c-python branch adds these; until it is merged the tests that use them cannot run.
-MULTI_KEY = all(hasattr(pncrypt.CryptoModule, name) for name in ("add_key", "rekey_many"))
 
 
 def sdk_module(scheme, key):

@@ -20,21 +20,10 @@ PLAINTEXTS = [b"x", b"yay!", b"exactly sixteen!", "ünïcödé 漢語 🔑".enco
 
 def two_legacy_readings(text):
     """Auto on this Base64 text tries both legacy readings: no PNED header, two blocks or more. As bytes both
-    have valid padding (CBC): the headerless rule takes the fixed-IV reading when its first block is text, and
-    otherwise the certain answer is "ambiguous" (`auto_as_bytes`)."""
+    have valid padding (CBC), and the headerless rule decides (a decrypted IV in the fixed-IV reading's first
+    block: the random-IV reading; anything else: the fixed-IV one), so the one right outcome is the plaintext."""
     data = base64.b64decode(text)
     return not data.startswith(b"PNED") and len(data) >= 32
-
-
-def auto_as_bytes(module, text):
-    """`module.decrypt(text)` of data with two legacy readings: the plaintext, or None for the ambiguity, whose
-    Error names this binding's calls."""
-    try:
-        return module.decrypt(text)
-    except pncrypt.Error as error:
-        assert error.code == pncrypt.E_AMBIGUOUS, error
-        assert "decrypt(data, text=True)" in error.message and "message_decrypt()" in error.message, error
-        return None
 
 
 # ---- Bytes, every scheme both ways -------------------------------------------------------------------------
@@ -46,18 +35,34 @@ def test_ours_to_sdk(scheme, data):
     assert sdk_module(scheme, KEY).decrypt_file(base64.b64decode(text)) == data
 
 
+def fixed_iv_binary(scheme, data):
+    """Binary data (its first block holds a character text never holds) written with the fixed IV: as bytes with
+    no scheme named, nothing tells it from random-IV data, whose fixed-IV reading starts with a decrypted IV (noise),
+    and the headerless rule reads it as random-IV data, 16 bytes short (docs/formats.md section 1, "Bytes"; name the
+    scheme). `test_fixed_iv_binary_as_bytes_with_auto` pins that gap."""
+    return scheme == "legacy" and len(data) >= 32 and any(b < 9 or 13 < b < 27 for b in data[:16])
+
+
 @pytest.mark.parametrize("scheme", SDK_SCHEMES)
 @pytest.mark.parametrize("data", PLAINTEXTS, ids=lambda d: f"{len(d)}B")
 def test_sdk_to_ours(scheme, data):
     text = base64.b64encode(sdk_module(scheme, KEY).encrypt_file(data)).decode()
     ours = pncrypt.CryptoModule(KEY, scheme)
     assert ours.decrypt(text, scheme=scheme) == data
-    if two_legacy_readings(text):  # auto as bytes: both legacy readings qualify; the rule or ambiguous
-        got = auto_as_bytes(ours, text)
-        # A random IV decrypts to noise: never text (at most 2^-27), so only the fixed IV can be taken.
-        assert got == (data if scheme == "legacy" and got is not None else None)
-    else:
-        assert ours.decrypt(text) == data
+    if fixed_iv_binary(scheme, data):
+        return
+    # Auto as bytes, both legacy readings qualifying or not: the plaintext, whole (never ambiguous, never 16 bytes
+    # short or long).
+    assert ours.decrypt(text) == data
+
+
+@pytest.mark.xfail(strict=True, reason="as bytes with auto, binary data written with the fixed IV reads as random-IV "
+                   "data, 16 bytes short: the headerless rule cannot tell them apart (name the scheme)")
+def test_fixed_iv_binary_as_bytes_with_auto():
+    data = bytes(range(256)) * 3
+    text = base64.b64encode(sdk_module("legacy", KEY).encrypt_file(data)).decode()
+    assert fixed_iv_binary("legacy", data)
+    assert pncrypt.CryptoModule(KEY).decrypt(text) == data
 
 
 @pytest.mark.parametrize("scheme", SDK_SCHEMES)
@@ -159,9 +164,10 @@ def test_decrypt_many_from_sdk(scheme):
     texts = [base64.b64encode(sdk.encrypt_file(data)).decode() for data in PLAINTEXTS]
     ours = pncrypt.CryptoModule(KEY, scheme)
     assert ours.decrypt_many(texts, scheme=scheme) == PLAINTEXTS
-    expected = [auto_as_bytes(ours, t) if two_legacy_readings(t) else p for t, p in zip(texts, PLAINTEXTS)]
-    assert all(e in (None, p) for e, p in zip(expected, PLAINTEXTS))
-    assert ours.decrypt_many(texts, on_error="none") == expected
+    readable = [(t, p) for t, p in zip(texts, PLAINTEXTS) if not fixed_iv_binary(scheme, p)]
+    assert len(readable) >= 4
+    assert ours.decrypt_many([t for t, _ in readable], on_error="none") == [p for _, p in readable]
+    assert ours.decrypt_many([t for t, _ in readable]) == [p for _, p in readable]
 
 
 @pytest.mark.parametrize("scheme", SDK_SCHEMES)
@@ -331,9 +337,11 @@ def test_spec_vector(vector):
     plaintext = vector["plaintext"].encode() if "plaintext" in vector else base64.b64decode(vector["plaintext_b64"])
     scheme = vector["scheme"]
     m = pncrypt.CryptoModule(vector["key"], "acrh" if scheme == "auto" else scheme)
-    if scheme == "auto" and two_legacy_readings(vector["ciphertext"]):
-        assert auto_as_bytes(m, vector["ciphertext"]) in (plaintext, None)
-        assert m.decrypt(vector["ciphertext"], scheme="legacy") == plaintext
+    if scheme == "auto":
+        # The one right outcome, as with the scheme named: the plaintext, whole.
+        assert m.decrypt(vector["ciphertext"]) == plaintext
+        if two_legacy_readings(vector["ciphertext"]):
+            assert m.decrypt(vector["ciphertext"], scheme="legacy") == plaintext
     else:
         assert m.decrypt(vector["ciphertext"], scheme=scheme) == plaintext
     if scheme in ("legacy", "legacy33"):

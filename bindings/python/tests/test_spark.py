@@ -16,15 +16,11 @@ pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip i
 
 import pncrypt  # noqa: E402
 from pncrypt import spark as pnspark  # noqa: E402
-from sdk_support import MULTI_KEY, legacy_key, sdk_module, unpad  # noqa: E402
+from sdk_support import legacy_key, sdk_module, unpad  # noqa: E402
 from Cryptodome.Cipher import AES  # noqa: E402  (installed with pubnub)
 
 OLD_A, OLD_B, NEW, STRANGER = "old key A", "old key B", "the new key", "a key nobody has"
 IV0 = b"0123456789012345"
-needs_multi_key = pytest.mark.skipif(
-    not MULTI_KEY, reason="needs CryptoModule.add_key and rekey_many (the c-python branch, not merged yet)")
-
-
 @contextlib.contextmanager
 def sdk_iv(iv):
     """The SDK's random IV source returns `iv` (its code path is unchanged): the rows are the same on every run, so
@@ -165,7 +161,6 @@ def by_id(df, *columns):
     return {row["id"]: tuple(row[c] for c in columns) for row in df.collect()}
 
 
-@needs_multi_key
 def test_rekey_moves_both_legacy_schemes_under_two_old_keys_keeps_current_and_failed_rows(spark, archive):
     out = pnspark.rekey(frame(spark, archive), "message", keys=[OLD_A, OLD_B], to_key=NEW, to_scheme="acrh")
     # Each evaluation draws fresh IVs: pin one (as a job pins it by writing the result once).
@@ -195,7 +190,6 @@ def test_rekey_moves_both_legacy_schemes_under_two_old_keys_keeps_current_and_fa
     assert {k: v[0] for k, v in again.items()} == {k: v[0] for k, v in result.items()}
 
 
-@needs_multi_key
 def test_rekey_with_on_error_fail_raises_on_the_first_failed_row_naming_partition_and_row(spark, archive):
     out = pnspark.rekey(frame(spark, archive), "message", keys=[OLD_A, OLD_B], to_key=NEW, on_error="fail")
     with pytest.raises(Exception, match=r"pncrypt\.spark\.rekey: row \d+ of partition \d+ failed: "
@@ -207,7 +201,6 @@ def test_rekey_with_on_error_fail_raises_on_the_first_failed_row_naming_partitio
     assert sorted(set(s for (s,) in statuses.values())) == ["current", "ok"]
 
 
-@needs_multi_key
 def test_decrypt_gives_the_plaintext_or_null_with_a_status_and_keeps_the_input(spark, archive):
     # After the rekey every good row is acrh: decrypt with the new key and an old one (never both qualify).
     rekeyed = pnspark.rekey(frame(spark, archive), "message", keys=[OLD_A, OLD_B], to_key=NEW)
@@ -223,7 +216,6 @@ def test_decrypt_gives_the_plaintext_or_null_with_a_status_and_keeps_the_input(s
             assert (decrypted, status, reason) == (plain, "ok", None), row_id
 
 
-@needs_multi_key
 def test_decrypt_of_one_legacy_scheme_read_explicitly(spark, archive):
     fixed = [row for row in archive if row[0] < 15 and base64.b64decode(row[1])[:4] != b"PNED"]
     out = by_id(pnspark.decrypt(frame(spark, fixed), "message", keys=[OLD_A], scheme="legacy",

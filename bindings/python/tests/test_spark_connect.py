@@ -14,7 +14,6 @@ pytest.importorskip("pyspark", reason="pyspark is not installed (pip install ./b
 pytest.importorskip("grpc", reason="Spark Connect's client is not installed (pip install pyspark[connect])")
 
 import pncrypt  # noqa: E402
-from sdk_support import MULTI_KEY  # noqa: E402
 
 SCRIPT = textwrap.dedent('''
     import json, os, sys
@@ -52,7 +51,6 @@ def test_encrypt_and_rekey_run_on_spark_connect():
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["encrypt"] == [['{"a":1}', "ok"], [None, "failed"], [None, "failed"]]
-    if MULTI_KEY:
-        assert result["rekey"] == [['{"a":1}', "ok"], ["junk", "failed"]]
-        assert re.search(r"pncrypt\.spark\.rekey: row \d+ of partition \d+ failed", result["fail"]), \
-            result["fail"][:2000]
+    assert result["rekey"] == [['{"a":1}', "ok"], ["junk", "failed"]]
+    assert re.search(r"pncrypt\.spark\.rekey: row \d+ of partition \d+ failed", result["fail"]), \
+        result["fail"][:2000]

@@ -1,0 +1,589 @@
+#!/usr/bin/env python3
+"""Writes a C program that calls every function of include/pncrypt.h with every shape of argument in its table
+(NULL pointers, zero lengths, one-byte inputs, lengths that do not match, NULL or given outputs) and checks the
+header's conventions after each call (issue 46):
+
+- every int-returning call returns 0 or one of the header's PNCRYPT_E_ codes (no crash, no abort; the program
+  runs under AddressSanitizer and valgrind in scripts/test-c.sh, so a bad read or write is a failure too);
+- on failure every output the caller gave is NULL (buffers), 0 (lengths) or PNCRYPT_REKEY_FAILED (outcomes), and
+  `err` holds the code returned and one NUL-terminated line;
+- on success the outputs are released (pncrypt_free, pncrypt_module_free), so a leak is reported.
+
+    python3 Tests/C/gen_surface_test.py include/pncrypt.h > surface.c
+    cc -std=c99 ... surface.c $(pkg-config --cflags --libs pncrypt) && ./a.out WORKDIR
+
+The functions are read from the header (every `PNCRYPT_API` declaration). Each must have an entry in SHAPES below
+naming a shape for each of its parameters, by the header's parameter names: a function added to the header
+without one, one whose parameters changed, or an entry for a function the header no longer has, stops the
+generator with a message naming it (exit status 1), so the surface test cannot silently leave a function out.
+"""
+import copy
+import re
+import sys
+
+
+def c_string(value):
+    """A C string literal for `value` (bytes or str), or NULL for None."""
+    if value is None:
+        return "NULL"
+    raw = value.encode("utf-8") if isinstance(value, str) else value
+    return '"' + "".join(chr(b) if 32 <= b < 127 and chr(b) not in '"\\?' else f"\\{b:03o}" for b in raw) + '"'
+
+
+class Shape:
+    """The values one parameter (or a group of parameters that go together, as a pointer and its length) takes.
+    `types` are the header's types of those parameters (a changed type stops the generator). Each case is C code
+    that sets the variables named by `args`."""
+    types = ()
+
+    def __init__(self):
+        self.var = None
+
+    def bind(self, var):
+        self.var = var
+
+    def decls(self):
+        return []
+
+    def cases(self):
+        raise NotImplementedError
+
+    def args(self):
+        raise NotImplementedError
+
+    def on_failure(self):
+        """C conditions that must hold when the call failed (each a (condition, description))."""
+        return []
+
+    def on_success(self):
+        """C statements after a successful call (releasing what it returned)."""
+        return []
+
+    def after(self):
+        """C statements after every call."""
+        return []
+
+    def describe(self):
+        """C expression (a string) describing the current case, for failure messages."""
+        return None
+
+
+class Module(Shape):
+    """A module: NULL, an acrh module, a legacy33 module (made once; the call only reads it)."""
+    types = ("pncrypt_module *",)
+
+    def decls(self):
+        return [f"pncrypt_module *{self.var} = NULL;"]
+
+    def cases(self):
+        return [f"{self.var} = NULL;", f"{self.var} = shared_acrh;", f"{self.var} = shared_legacy33;"]
+
+    def args(self):
+        return [self.var]
+
+
+class FreshModule(Module):
+    """A module the call may change or release: NULL, or a new acrh module for this call; `owned`: the call
+    releases it (pncrypt_module_free), else it is freed after the call."""
+
+    def __init__(self, owned=False):
+        super().__init__()
+        self.owned = owned
+
+    def cases(self):
+        return [f"{self.var} = NULL;", f'{self.var} = new_module("acrh");']
+
+    def after(self):
+        return [] if self.owned else [f"pncrypt_module_free({self.var});"]
+
+
+class String(Shape):
+    """A NUL-terminated string (scheme, style, format, key, path): each of `values` (None: NULL)."""
+
+    def __init__(self, values, ctype="const char *"):
+        super().__init__()
+        self.values = values
+        self.types = (ctype,)
+
+    def decls(self):
+        return [f"const char *{self.var} = NULL;"]
+
+    def cases(self):
+        return [f"{self.var} = {c_string(v)};" for v in self.values]
+
+    def args(self):
+        return [self.var]
+
+    def describe(self):
+        return f'{self.var} ? {self.var} : "(NULL)"'
+
+
+class Path(String):
+    """A path: NULL, "", a missing file, the one-byte file, or (outputs) a file in the work folder."""
+
+    def __init__(self, output):
+        super().__init__([None, ""])
+        self.output = output
+
+    def cases(self):
+        base = super().cases()
+        if self.output:
+            return base + [f"{self.var} = out_path;"]
+        return base + [f"{self.var} = missing_path;", f"{self.var} = one_byte_path;"]
+
+
+# Pointer and length: NULL or not, length 0, 1, or SIZE_MAX (a size_t above the largest signed size).
+BYTE_CASES = [(None, "0"), (None, "1"), (b"", "0"), (b"x", "1"), (b"\0", "1"), (b"x", "SIZE_MAX")]
+
+
+class Bytes(Shape):
+    """A pointer and its length, `ptype` `const uint8_t *` or `const char *`; `extra` more (bytes, length) cases."""
+
+    def __init__(self, ptype, extra=()):
+        super().__init__()
+        self.types = (ptype, "size_t")
+        self.ptype = ptype
+        self.values = BYTE_CASES + list(extra)
+
+    def decls(self):
+        return [f"{self.ptype}{self.var} = NULL;", f"size_t {self.var}_len = 0;"]
+
+    def cases(self):
+        return [f"{self.var} = ({self.ptype}){c_string(p)}; {self.var}_len = {n};" for p, n in self.values]
+
+    def args(self):
+        return [self.var, f"{self.var}_len"]
+
+    def describe(self):
+        return f'{self.var} ? "data" : "(NULL)"'
+
+
+# A batch: data, data_len, lengths (count entries), count. The items of each case: NULL lengths when None.
+BATCH_CASES = [
+    (None, "0", None, "0"),           # nothing
+    (None, "1", None, "0"),           # data NULL, data_len 1
+    (b"x", "1", None, "1"),           # lengths NULL, count 1
+    (b"x", "1", ["1"], "1"),          # one one-byte item
+    (b"", "0", ["0"], "1"),           # one empty item
+    (b"", "0", ["0", "0"], "2"),      # two empty items
+    (b"\0", "1", ["1"], "1"),         # a NUL byte inside an item
+    (b"xy", "2", ["1"], "1"),         # lengths add up to less than data_len
+    (b"x", "1", ["SIZE_MAX"], "1"),   # a length above the largest signed size
+    (b"x", "1", ["1", "0"], "2"),     # one byte, then an empty item
+]
+
+
+class Batch(Shape):
+    """data, data_len, lengths, count (the batch functions). `count` is also the size of the arrays below."""
+
+    def __init__(self, ptype):
+        super().__init__()
+        self.types = (ptype, "size_t", "const size_t *", "size_t")
+        self.ptype = ptype
+
+    def decls(self):
+        return [f"{self.ptype}{self.var} = NULL;", f"size_t {self.var}_len = 0;",
+                f"size_t {self.var}_lengths[2] = {{0, 0}};", f"const size_t *{self.var}_lp = NULL;",
+                f"size_t batch_count = 0;"]
+
+    def cases(self):
+        out = []
+        for data, n, lengths, count in BATCH_CASES:
+            code = f"{self.var} = ({self.ptype}){c_string(data)}; {self.var}_len = {n}; batch_count = {count};"
+            if lengths is None:
+                code += f" {self.var}_lp = NULL;"
+            else:
+                code += "".join(f" {self.var}_lengths[{i}] = {v};" for i, v in enumerate(lengths))
+                code += f" {self.var}_lp = {self.var}_lengths;"
+            out.append(code)
+        return out
+
+    def args(self):
+        return [self.var, f"{self.var}_len", f"{self.var}_lp", "batch_count"]
+
+
+class Array(Shape):
+    """An array of `batch_count + extra` items the call writes (offsets, codes, outcomes), NULL or given: on the
+    heap, exactly that size, so that a write past it is an AddressSanitizer report."""
+
+    def __init__(self, ctype, extra):
+        super().__init__()
+        self.types = (ctype,)
+        self.ctype = ctype
+        self.extra = extra
+
+    def decls(self):
+        return [f"{self.ctype}{self.var} = NULL;"]
+
+    def cases(self):
+        item = self.ctype.rstrip(" *")
+        return [f"{self.var} = NULL;",
+                f"{self.var} = malloc(sizeof({item}) * (batch_count + {self.extra}) + (batch_count + {self.extra} == 0));"]
+
+    def args(self):
+        return [self.var]
+
+    def after(self):
+        return [f"free({self.var});"]
+
+
+class Out(Shape):
+    """An output buffer pointer (`T **`): NULL or the address of a variable set to a sentinel. On failure it must
+    be NULL; on success it is released with `release`."""
+
+    def __init__(self, ctype, release="pncrypt_free", optional=False):
+        super().__init__()
+        self.types = (ctype,)
+        self.item = ctype[: ctype.rindex("*")].rstrip()
+        self.release = release
+        self.optional = optional
+
+    def decls(self):
+        return [f"{self.item} {self.var}_value = NULL;", f"{self.item} *{self.var} = NULL;"]
+
+    def cases(self):
+        return [f"{self.var} = NULL;",
+                f"{self.var} = &{self.var}_value; {self.var}_value = ({self.item})(void *)&sentinel;"]
+
+    def args(self):
+        return [self.var]
+
+    def on_failure(self):
+        return [(f"{self.var} == NULL || {self.var}_value == NULL", f"{self.var} not NULL after a failure")]
+
+    def on_success(self):
+        # A success may leave an optional output NULL (nothing to say); a required one is set.
+        return [f"if ({self.var} && {self.var}_value != ({self.item})(void *)&sentinel) "
+                f"{self.release}({self.var}_value);",
+                f"if ({self.var} && {self.var}_value == ({self.item})(void *)&sentinel) "
+                f"fail_call(\"{self.var} not set by a successful call\");"]
+
+
+class OutValue(Shape):
+    """An output number (`size_t *` length, `int *` outcome): NULL or given (set to junk first); on failure it
+    must be `failed`."""
+
+    def __init__(self, ctype, failed):
+        super().__init__()
+        self.types = (ctype,)
+        self.item = ctype.rstrip(" *")
+        self.failed = failed
+
+    def decls(self):
+        return [f"{self.item} {self.var}_value = 0;", f"{self.item} *{self.var} = NULL;"]
+
+    def cases(self):
+        return [f"{self.var} = NULL;", f"{self.var} = &{self.var}_value; {self.var}_value = ({self.item})77;"]
+
+    def args(self):
+        return [self.var]
+
+    def on_failure(self):
+        return [(f"{self.var} == NULL || {self.var}_value == {self.failed}", f"{self.var} not {self.failed}")]
+
+
+class Err(Shape):
+    """`pncrypt_error *`: NULL, or a record filled with junk first. After the call its message is one
+    NUL-terminated line; after a failure its code is the one returned and its message is not empty."""
+    types = ("pncrypt_error *",)
+
+    def decls(self):
+        return [f"pncrypt_error {self.var}_value;", f"pncrypt_error *{self.var} = NULL;"]
+
+    def cases(self):
+        return [f"{self.var} = NULL;",
+                f"{self.var} = &{self.var}_value; memset({self.var}, 'Z', sizeof *{self.var}); "
+                f"{self.var}->code = 12345;"]
+
+    def args(self):
+        return [self.var]
+
+    def after_check(self):
+        return (f"{self.var} == NULL || (memchr({self.var}->message, 0, sizeof {self.var}->message) != NULL "
+                f"&& strchr({self.var}->message, '\\n') == NULL && {self.var}->code != 12345)")
+
+    def on_failure(self):
+        return [(f"{self.var} == NULL || ({self.var}->code == rc && {self.var}->message[0] != 0)",
+                 f"{self.var} does not hold the code returned")]
+
+
+class Int(Shape):
+    """An int (a policy): each of `values`."""
+    types = ("int",)
+
+    def __init__(self, values):
+        super().__init__()
+        self.values = values
+
+    def decls(self):
+        return [f"int {self.var} = 0;"]
+
+    def cases(self):
+        return [f"{self.var} = {v};" for v in self.values]
+
+    def args(self):
+        return [self.var]
+
+
+class Buffer(Shape):
+    """A buffer for pncrypt_free: NULL, or one the library returned (pncrypt_encrypt's)."""
+    types = ("void *",)
+
+    def decls(self):
+        return [f"char *{self.var} = NULL;"]
+
+    def cases(self):
+        return [f"{self.var} = NULL;",
+                f'{self.var} = NULL; pncrypt_encrypt(shared_acrh, (const uint8_t *)"x", 1, &{self.var}, NULL);']
+
+    def args(self):
+        return [self.var]
+
+
+SCHEMES = [None, "", "x", "auto", "acrh", "legacy", "legacy-random-iv", "legacy33"]
+POLICIES = ["-1", "PNCRYPT_ON_ERROR_MARKER", "PNCRYPT_ON_ERROR_PASSTHROUGH", "PNCRYPT_ON_ERROR_FAIL", "3"]
+JSON_EXTRA = [(b"1", "1"), (b'""', "2")]
+
+# The argument shapes of every function of the header, by parameter name, in order. A group of parameters that
+# go together (a pointer and its length, a batch) is one tuple of names.
+SHAPES = {
+    "pncrypt_version": {"returns": "version"},
+    "pncrypt_version_number": {"returns": "version_number"},
+    "pncrypt_module_new": {"params": [
+        ("cipher_key", String([None, "", "k", b"\xff"])), ("scheme", String(SCHEMES)),
+        ("out", Out("pncrypt_module **", release="pncrypt_module_free")), ("err", Err())]},
+    "pncrypt_module_free": {"params": [("module", FreshModule(owned=True))]},
+    "pncrypt_module_add_key": {"params": [
+        ("module", FreshModule()), ("key", String([None, "", "k", b"\xff", "surface"])), ("err", Err())]},
+    "pncrypt_encrypt": {"params": [
+        ("m", Module()), (("data", "len"), Bytes("const uint8_t *")), ("base64_out", Out("char **")),
+        ("err", Err())]},
+    "pncrypt_decrypt": {"params": [
+        ("m", Module()), ("scheme", String(SCHEMES)), (("base64", "len"), Bytes("const char *", [(b"AAAA", "4")])),
+        ("out", Out("uint8_t **")), ("out_len", OutValue("size_t *", "0")), ("err", Err())]},
+    "pncrypt_decrypt_text": {"same": "pncrypt_decrypt"},
+    "pncrypt_encrypt_many": {"params": [
+        ("m", Module()), (("data", "data_len", "lengths", "count"), Batch("const uint8_t *")),
+        ("base64_out", Out("char **")), ("base64_len", OutValue("size_t *", "0")),
+        ("codes", Array("int *", 0)), ("status", Err())]},
+    "pncrypt_decrypt_many": {"params": [
+        ("m", Module()), ("scheme", String(SCHEMES)),
+        (("data", "data_len", "lengths", "count"), Batch("const char *")), ("out", Out("uint8_t **")),
+        ("offsets", Array("size_t *", 1)), ("codes", Array("int *", 0)), ("status", Err())]},
+    "pncrypt_decrypt_many_text": {"same": "pncrypt_decrypt_many"},
+    "pncrypt_rekey": {"params": [
+        ("from", Module()), ("to", Module()), (("text", "len"), Bytes("const char *", [(b" ", "1"), (b'""', "2")])),
+        ("text_out", Out("char **")), ("outcome", OutValue("int *", "PNCRYPT_REKEY_FAILED")), ("err", Err())]},
+    "pncrypt_rekey_many": {"params": [
+        ("from", Module()), ("to", Module()), (("data", "data_len", "lengths", "count"), Batch("const char *")),
+        ("out", Out("char **")), ("offsets", Array("size_t *", 1)), ("outcomes", Array("int *", 0)),
+        ("codes", Array("int *", 0)), ("status", Err())]},
+    "pncrypt_encrypt_file": {"params": [
+        ("m", Module()), ("in_path", Path(False)), ("out_path", Path(True)), ("err", Err())]},
+    "pncrypt_decrypt_file": {"same": "pncrypt_encrypt_file"},
+    "pncrypt_decrypt_file_scheme": {"params": [
+        ("m", Module()), ("scheme", String(SCHEMES)), ("in_path", Path(False)), ("out_path", Path(True)),
+        ("err", Err())]},
+    "pncrypt_message_encrypt": {"params": [
+        ("m", Module()), (("json", "len"), Bytes("const char *", JSON_EXTRA)), ("json_out", Out("char **")),
+        ("err", Err())]},
+    "pncrypt_message_encrypt_style": {"params": [
+        ("m", Module()), ("style", String([None, "", "x", "compact", "python", "kotlin"])),
+        (("json", "len"), Bytes("const char *", JSON_EXTRA)), ("json_out", Out("char **")), ("err", Err())]},
+    "pncrypt_message_decrypt": {"params": [
+        ("m", Module()), (("json", "len"), Bytes("const char *", JSON_EXTRA)), ("policy", Int(POLICIES)),
+        ("json_out", Out("char **")), ("status", Err())]},
+    "pncrypt_message_decrypt_status": {"params": [
+        ("m", Module()), (("json", "len"), Bytes("const char *", JSON_EXTRA)), ("policy", Int(POLICIES)),
+        ("json_out", Out("char **")), ("status_json_out", Out("char **", optional=True)), ("status", Err())]},
+    "pncrypt_envelope_decrypt": {"params": [
+        ("m", Module()), ("format", String([None, "", "x", "history", "v2", "subscribe"])),
+        (("json", "len"), Bytes("const char *", JSON_EXTRA + [(b"[]", "2")])), ("policy", Int(POLICIES)),
+        ("json_out", Out("char **")), ("statuses_out", Out("char **", optional=True)), ("status", Err())]},
+    "pncrypt_free": {"params": [("buffer", Buffer())]},
+}
+
+
+def normalize(ctype):
+    ctype = re.sub(r"\s+", " ", ctype.strip())
+    return re.sub(r"\s*\*", " *", ctype).replace("* *", "**")
+
+
+def parse_header(text):
+    """[(return type, name, [(type, name)])] of every PNCRYPT_API function, in header order."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    functions = []
+    for match in re.finditer(r"PNCRYPT_API\s+([^;()]*?)\b(pncrypt_\w+)\s*\(([^;]*?)\)\s*;", text, flags=re.S):
+        ret, name, params = normalize(match.group(1)), match.group(2), match.group(3).strip()
+        parsed = []
+        if params != "void":
+            for param in params.split(","):
+                m = re.match(r"(.*?)(\w+)\s*$", param.strip(), flags=re.S)
+                parsed.append((normalize(m.group(1)), m.group(2)))
+        functions.append((ret, name, parsed))
+    return functions
+
+
+def fail(message):
+    sys.stderr.write(f"gen_surface_test.py: {message}\n")
+    sys.exit(1)
+
+
+def check_entry(ret, name, params, entry):
+    """The entry's shapes, bound to variables, after checking them against the header's parameters."""
+    if "same" in entry:
+        entry = SHAPES[entry["same"]]
+    shapes = entry.get("params", [])
+    names = []
+    types = []
+    bound = []
+    for index, (group, shape) in enumerate(shapes):
+        group = group if isinstance(group, tuple) else (group,)
+        if len(group) != len(shape.types):
+            fail(f"{name}: the shape of {', '.join(group)} takes {len(shape.types)} parameters")
+        names += group
+        types += [normalize(t) for t in shape.types]
+        shape = copy.deepcopy(shape)
+        shape.bind(f"a{index}")
+        bound.append(shape)
+    header_names = [n for _, n in params]
+    header_types = [t for t, _ in params]
+    if names != header_names:
+        fail(f"{name}: the header's parameters are ({', '.join(header_names)}), the table's "
+             f"({', '.join(names)}): update SHAPES in Tests/C/gen_surface_test.py")
+    if types != header_types:
+        fail(f"{name}: the header's parameter types are ({', '.join(header_types)}), the table's "
+             f"({', '.join(types)}): update SHAPES in Tests/C/gen_surface_test.py")
+    if "returns" not in entry and ret not in ("int", "void"):
+        fail(f"{name} returns {ret}: give its entry a 'returns' check")
+    return bound
+
+
+PRELUDE = r'''/* Generated by Tests/C/gen_surface_test.py from include/pncrypt.h: do not edit. */
+#define _POSIX_C_SOURCE 200809L
+#include <pncrypt.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long calls;
+static long failures;
+static const char *current;
+static char sentinel;
+static pncrypt_module *shared_acrh;
+static pncrypt_module *shared_legacy33;
+static char missing_path[4096];
+static char one_byte_path[4096];
+static char out_path[4096];
+
+static void fail_call(const char *what) {
+    failures++;
+    if (failures <= 50) printf("FAIL %s: %s\n", current, what);
+}
+
+static pncrypt_module *new_module(const char *scheme) {
+    pncrypt_module *m = NULL;
+    if (pncrypt_module_new("surface", scheme, &m, NULL) != 0) fail_call("cannot make a module");
+    return m;
+}
+'''
+
+
+def generate(header_text):
+    functions = parse_header(header_text)
+    if not functions:
+        fail("no PNCRYPT_API function in the header")
+    header_names = {name for _, name, _ in functions}
+    for name in SHAPES:
+        if name not in header_names:
+            fail(f"SHAPES has an entry for {name}, which include/pncrypt.h does not declare: remove it")
+    codes = sorted({int(v) for v in re.findall(r"#define PNCRYPT_E_\w+\s+\((-\d+)\)", header_text)})
+    out = [PRELUDE]
+    out.append("static int known_code(int rc) {\n    switch (rc) {\n")
+    out.append("".join(f"    case {c}:\n" for c in [0] + codes))
+    out.append("        return 1;\n    default:\n        return 0;\n    }\n}\n\n")
+    runners = []
+    for ret, name, params in functions:
+        if name not in SHAPES:
+            fail(f"{name} (include/pncrypt.h) has no entry in SHAPES (Tests/C/gen_surface_test.py): give each of its "
+                 f"parameters an argument shape, so that the surface test calls it")
+        shapes = check_entry(ret, name, params, SHAPES[name])
+        runners.append(name)
+        out.append(f"static void surface_{name}(void) {{\n    current = \"{name}\";\n")
+        if not shapes:
+            check = SHAPES[name].get("returns")
+            if check == "version":
+                out.append(f"    calls++;\n    const char *v = {name}();\n"
+                           "    if (v == NULL || strcmp(v, PNCRYPT_VERSION_STRING) != 0) fail_call(\"version\");\n")
+            elif check == "version_number":
+                out.append(f"    calls++;\n    if ({name}() != PNCRYPT_VERSION_NUMBER) fail_call(\"version number\");\n")
+            else:
+                fail(f"{name}: no parameters and no 'returns' check")
+            out.append("}\n\n")
+            continue
+        counts = [len(s.cases()) for s in shapes]
+        for i, count in enumerate(counts):
+            out.append(f"    for (int c{i} = 0; c{i} < {count}; c{i}++) {{\n")
+        body = []
+        for s in shapes:
+            body += s.decls()
+        for i, s in enumerate(shapes):
+            body.append(f"switch (c{i}) {{")
+            for k, case in enumerate(s.cases()):
+                body.append(f"case {k}: {case} break;")
+            body.append("}")
+        args = ", ".join(a for s in shapes for a in s.args())
+        body.append("calls++;")
+        body.append("char label[160];")
+        body.append("snprintf(label, sizeof label, \"%s case " + " ".join(["%d"] * len(shapes)) + "\", \"" + name
+                    + "\", " + ", ".join(f"c{i}" for i in range(len(shapes))) + ");")
+        body.append("current = label;")
+        errs = [s for s in shapes if isinstance(s, Err)]
+        if ret == "int":
+            body.append(f"int rc = {name}({args});")
+            body.append("if (!known_code(rc)) fail_call(\"a code the header does not define\");")
+            body.append("if (rc != 0) {")
+            for s in shapes:
+                for condition, what in s.on_failure():
+                    body.append(f"    if (!({condition})) fail_call(\"{what}\");")
+            body.append("} else {")
+            for s in shapes:
+                body += ["    " + line for line in s.on_success()]
+            body.append("}")
+            for s in errs:
+                body.append(f"if (!({s.after_check()})) fail_call(\"the error record is not one line\");")
+        else:
+            body.append(f"{name}({args});")
+        for s in shapes:
+            body += s.after()
+        out.append("".join("        " + line + "\n" for line in body))
+        out.append("    " + "}" * len(shapes) + "\n}\n\n")
+    out.append("int main(int argc, char **argv) {\n")
+    out.append("    if (argc != 2) { fprintf(stderr, \"usage: surface WORKDIR\\n\"); return 2; }\n")
+    out.append("    snprintf(missing_path, sizeof missing_path, \"%s/missing\", argv[1]);\n")
+    out.append("    snprintf(one_byte_path, sizeof one_byte_path, \"%s/one-byte\", argv[1]);\n")
+    out.append("    snprintf(out_path, sizeof out_path, \"%s/out\", argv[1]);\n")
+    out.append("    FILE *f = fopen(one_byte_path, \"wb\");\n    if (!f || fputc('x', f) == EOF || fclose(f) != 0) "
+               "{ perror(one_byte_path); return 2; }\n")
+    out.append("    current = \"setup\";\n    shared_acrh = new_module(\"acrh\");\n"
+               "    shared_legacy33 = new_module(\"legacy33\");\n")
+    for name in runners:
+        out.append(f"    long before_{name} = calls;\n    surface_{name}();\n"
+                   f"    printf(\"surface: {name}: %ld calls\\n\", calls - before_{name});\n")
+    out.append("    pncrypt_module_free(shared_acrh);\n    pncrypt_module_free(shared_legacy33);\n")
+    out.append(f"    printf(\"surface: {len(runners)} functions, %ld calls, %ld failed\\n\", calls, failures);\n")
+    out.append("    return failures == 0 ? 0 : 1;\n}\n")
+    return "".join(out)
+
+
+def main():
+    if len(sys.argv) != 2:
+        fail("usage: gen_surface_test.py include/pncrypt.h > surface.c")
+    with open(sys.argv[1], encoding="utf-8") as header:
+        sys.stdout.write(generate(header.read()))
+
+
+if __name__ == "__main__":
+    main()
