@@ -10,6 +10,9 @@
 #                                           lib/pkgconfig/pncrypt.pc (relocatable: prefix=${pcfiledir}/../..),
 #                                           share/man/man1/pncrypt.1, share/man/man3/libpncrypt.3, the bash, zsh and
 #                                           fish completions (where install.sh puts them), share/doc/pncrypt/copyright
+#   pncrypt-VERSION-linux-ARCH-debug.tar.gz what strip removed (symbols, debug information): bin/.debug/pncrypt.debug
+#                                           and lib/.debug/libpncrypt.so.VERSION.debug, for gdb and valgrind once
+#                                           unpacked over the tarball (CI's valgrind run of the C tests needs it)
 #   pncrypt_VERSION_DEBARCH.deb             the command: /usr/bin/pncrypt, man 1, completions
 #   libpncrypt0_VERSION_DEBARCH.deb         the shared library (/usr/lib/MULTIARCH/libpncrypt.so.MAJOR...)
 #   libpncrypt-dev_VERSION_DEBARCH.deb      pncrypt.h, pncrypt.pc, the libpncrypt.so symlink, man 3
@@ -42,7 +45,7 @@ fi
 umask 022
 started=$(date +%s)
 
-for tool in swift strip tar gzip dpkg-deb dpkg-shlibdeps readelf python3; do
+for tool in swift strip objcopy tar gzip dpkg-deb dpkg-shlibdeps readelf python3; do
     command -v "$tool" >/dev/null 2>&1 || {
         echo "dist.sh: $tool is missing (apt-get install binutils dpkg-dev python3-venv; Swift: swift.org/install)" >&2
         exit 1
@@ -74,12 +77,21 @@ trap 'rm -rf "$WORK"' EXIT
 BIN="$(scripts/lib/build.sh pncrypt libpncrypt)"
 built=$(date +%s)
 
-# 2. The stripped binaries, run before they are packed; the completions come from the stripped command.
-cp "$BIN/pncrypt" "$WORK/pncrypt"
-strip "$WORK/pncrypt"
+# 2. The stripped binaries, run before they are packed; the completions come from the stripped command. What strip
+# removes (the symbol tables and debug information) is kept in FILE.debug, which each stripped file names
+# (.gnu_debuglink): gdb and valgrind read it from a .debug folder beside the file (the debug tarball's layout).
 LIBFILE="libpncrypt.so.$VERSION"
+cp "$BIN/pncrypt" "$WORK/pncrypt"
 cp "$BIN/liblibpncrypt.so" "$WORK/$LIBFILE"
+for file in pncrypt "$LIBFILE"; do
+    objcopy --only-keep-debug "$WORK/$file" "$WORK/$file.debug"
+    chmod 0644 "$WORK/$file.debug"
+done
+strip "$WORK/pncrypt"
 strip --strip-unneeded "$WORK/$LIBFILE"
+for file in pncrypt "$LIBFILE"; do
+    (cd "$WORK" && objcopy --add-gnu-debuglink="$file.debug" "$file")
+done
 chmod 0755 "$WORK/pncrypt" "$WORK/$LIBFILE"
 reported="$(env -i "$WORK/pncrypt" --version)"
 [ "$reported" = "$VERSION" ] || { echo "dist.sh: pncrypt --version says '$reported', not $VERSION" >&2; exit 1; }
@@ -132,9 +144,19 @@ scripts/lib/pkgconfig.sh "$VERSION" '${pcfiledir}/../..' > "$T/lib/pkgconfig/pnc
 install -d "$T/share/doc/pncrypt"
 install -m 0644 packaging/copyright "$T/share/doc/pncrypt/copyright"
 settle "$T"
-TARBALL="$OUT/$NAME.tar.gz"
-tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" -C "$WORK/tar" -cf - "$NAME" \
-    | gzip -9n > "$TARBALL"
+# pack TREE-PARENT FOLDER TARBALL
+pack() {
+    tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" -C "$1" -cf - "$2" \
+        | gzip -9n > "$3"
+}
+pack "$WORK/tar" "$NAME" "$OUT/$NAME.tar.gz"
+# The debug information, in the same folder: unpacked over the tarball, each file is where its binary looks.
+G="$WORK/debug/$NAME"
+install -d "$G/bin/.debug" "$G/lib/.debug"
+install -m 0644 "$WORK/pncrypt.debug" "$G/bin/.debug/pncrypt.debug"
+install -m 0644 "$WORK/$LIBFILE.debug" "$G/lib/.debug/$LIBFILE.debug"
+settle "$G"
+pack "$WORK/debug" "$NAME" "$OUT/$NAME-debug.tar.gz"
 
 # 4. The Debian packages.
 # The Depends of the shared libraries FILE links (dpkg-shlibdeps, which reads the packages' symbols files: libc6's
@@ -209,9 +231,9 @@ libpncrypt(3) manual page." "Multi-Arch: same"
 WHEEL="$(PNCRYPT_WHEEL_LIB="$WORK/$LIBFILE" scripts/build-wheel.sh "$OUT")"
 
 # 6. Checksums of what this run made.
-(cd "$OUT" && sha256sum "$NAME.tar.gz" ./*_"${VERSION}_${DEBARCH}.deb" "$(basename "$WHEEL")" | sed 's| \./| |' \
-    > SHA256SUMS)
+(cd "$OUT" && sha256sum "$NAME.tar.gz" "$NAME-debug.tar.gz" ./*_"${VERSION}_${DEBARCH}.deb" "$(basename "$WHEEL")" \
+    | sed 's| \./| |' > SHA256SUMS)
 finished=$(date +%s)
 echo "dist.sh: built in $((built - started)) s, packed in $((finished - built)) s; in $OUT:" >&2
-(cd "$OUT" && ls -l "$NAME.tar.gz" ./*_"${VERSION}_${DEBARCH}.deb" "$(basename "$WHEEL")") | sed 's/^/  /; s/ \.\// /' >&2
+(cd "$OUT" && ls -l "$NAME.tar.gz" "$NAME-debug.tar.gz" ./*_"${VERSION}_${DEBARCH}.deb" "$(basename "$WHEEL")") | sed 's/^/  /; s/ \.\// /' >&2
 echo "$OUT"

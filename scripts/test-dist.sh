@@ -11,6 +11,7 @@
 #   version of the library), owners, paths, gzipped man pages and completions, unpacked with dpkg-deb -x and run;
 #   then, as root, installed with dpkg -i (pncrypt on PATH, the library in ld.so's cache, a C program through the
 #   system's pkg-config), and removed with dpkg -r, leaving none of their files;
+# - the debug tarball: the files the stripped binaries name (.gnu_debuglink), of the same build (build ID);
 # - the wheel: installed with pip --no-index into a fresh venv, decrypting with its bundled library, which is the
 #   tarball's library byte for byte (as are the packages' command and library);
 # - SHA256SUMS.
@@ -162,6 +163,22 @@ P="$WORK/moved/to/prefix"
 has "tarball: pkg-config follows the moved tree" \
     "$(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags pncrypt)" "^-I$WORK/moved/to/prefix/lib/pkgconfig/"
 PKG_CONFIG_PATH="$P/lib/pkgconfig" build_c "tarball" "$WORK/decrypt-tarball"
+# The debug tarball: for each stripped binary, the file its .gnu_debuglink names, of the same build (build ID).
+DEBUG="$OUT/$NAME-debug.tar.gz"
+[ -f "$DEBUG" ] || fail "no $DEBUG"
+mkdir "$WORK/debug"
+tar -xzf "$DEBUG" -C "$WORK/debug"
+build_id() { readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: //p'; }
+for file in bin/pncrypt "lib/$LIBFILE"; do
+    debug="$WORK/debug/$NAME/$(dirname "$file")/.debug/$(basename "$file").debug"
+    [ -f "$debug" ] || fail "debug tarball: no $(basename "$file").debug"
+    has "debug tarball: $file names its debug file" "$(readelf -p .gnu_debuglink "$P/$file")" \
+        "\] +$(basename "$file")\.debug\$"
+    id="$(build_id "$P/$file")"
+    has "debug tarball: $file has a build ID" "$id" '^[0-9a-f]{16,}$'
+    expect "debug tarball: $(basename "$debug") is of the same build" "$id" "$(build_id "$debug")"
+    has "debug tarball: $(basename "$debug") has the symbols" "$(readelf -S "$debug" 2>/dev/null)" '\.symtab'
+done
 sha_command=$(sha256sum < "$P/bin/pncrypt")
 sha_library=$(sha256sum < "$P/lib/$LIBFILE")
 
@@ -269,6 +286,6 @@ print(hashlib.sha256(open(pncrypt._BUNDLED, "rb").read()).hexdigest() + "  -")')
 # 4. The checksums.
 (cd "$OUT" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not match"
 pass
-expect "SHA256SUMS: five artifacts" 5 "$(wc -l < "$OUT/SHA256SUMS")"
+expect "SHA256SUMS: six artifacts" 6 "$(wc -l < "$OUT/SHA256SUMS")"
 
 echo "test-dist: $checks checks passed"
