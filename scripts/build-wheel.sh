@@ -5,9 +5,9 @@
 #   pip install dist/pncrypt-*.whl            # on any machine of the same platform (libcrypto 3 and libz needed)
 #
 # The wheel is tagged py3-none-<platform> (e.g. py3-none-linux_x86_64): one wheel for every Python 3 on that
-# platform. The library is built by scripts/install-lib.sh (release, Swift runtime linked statically, its own
-# build folder .build-lib, so a second run only relinks) and stripped, or taken from PNCRYPT_WHEEL_LIB (a
-# libpncrypt.so already built by install-lib.sh: no second build).
+# platform. The library is built by scripts/install-lib.sh (the shared release build of scripts/lib/build.sh,
+# Swift runtime linked statically, build folder .build-dist, so a second run only relinks) and stripped, or taken
+# from PNCRYPT_WHEEL_LIB (a libpncrypt.so already built: no second build; scripts/dist.sh passes its own).
 # Environment: PYTHON (default python3), PNCRYPT_WHEEL_LIB.
 set -euo pipefail
 case "${1:-}" in

@@ -12,8 +12,10 @@
 #
 # The Swift runtime is linked statically (PNCrypt uses no Foundation), so programs run without a
 # Swift toolchain; only libc, libcrypto (OpenSSL 3) and libz are needed at run time. A version script exports
-# only the pncrypt_ symbols. The build has its own folder (.build-lib), so its flags never touch .build.
-# Environment: PNCRYPT_LIB_SCRATCH (build folder, default .build-lib); PNCRYPT_STRIP=1 (strip the library).
+# only the pncrypt_ symbols. The build is scripts/lib/build.sh's, shared with scripts/dist.sh and install.sh (one
+# folder, .build-dist, one set of flags), so its flags never touch .build and a second script only relinks.
+# Environment: PNCRYPT_LIB_SCRATCH or PNCRYPT_BUILD_SCRATCH (build folder, default .build-dist); PNCRYPT_STRIP=1
+# (strip the library). scripts/dist.sh makes the same library into a tarball, .deb packages and the wheel.
 set -euo pipefail
 
 # --help: the comment above, without its '#'.
@@ -26,32 +28,12 @@ cd "$(dirname "$0")/.."
 [ $# -eq 1 ] || { echo "usage: scripts/install-lib.sh PREFIX" >&2; exit 64; }
 mkdir -p "$1"
 PREFIX="$(cd "$1" && pwd)"
-SCRATCH="${PNCRYPT_LIB_SCRATCH:-.build-lib}"
+SCRATCH="${PNCRYPT_LIB_SCRATCH:-${PNCRYPT_BUILD_SCRATCH:-.build-dist}}"
 
-# The version: Sources/PNCrypt/Version.swift is the one place it is set; the header's macros are a copy for C
-# compilers, and must agree.
-version_part() { sed -n "s/^ *public static let $1 = \([0-9][0-9]*\)\$/\1/p" Sources/PNCrypt/Version.swift; }
-header_part() { sed -n "s/^#define PNCRYPT_VERSION_$1 \([0-9][0-9]*\)\$/\1/p" include/pncrypt.h; }
-MAJOR=$(version_part major)
-MINOR=$(version_part minor)
-PATCH=$(version_part patch)
-[ -n "$MAJOR" ] && [ -n "$MINOR" ] && [ -n "$PATCH" ] \
-    || { echo "install-lib.sh: no version in Sources/PNCrypt/Version.swift" >&2; exit 1; }
-VERSION="$MAJOR.$MINOR.$PATCH"
-HEADER="$(header_part MAJOR).$(header_part MINOR).$(header_part PATCH)"
-if [ "$HEADER" != "$VERSION" ] || ! grep -q "^#define PNCRYPT_VERSION_STRING \"$VERSION\"\$" include/pncrypt.h; then
-    echo "install-lib.sh: include/pncrypt.h says $HEADER, Sources/PNCrypt/Version.swift $VERSION:" \
-        "update the header's PNCRYPT_VERSION_ macros" >&2
-    exit 1
-fi
-SONAME="libpncrypt.so.$MAJOR"
-
-echo "install-lib.sh: building libpncrypt $VERSION (release, Swift runtime linked statically)..." >&2
-swift build -c release --product libpncrypt --scratch-path "$SCRATCH" \
-    -Xswiftc -static-stdlib \
-    -Xlinker -soname -Xlinker "$SONAME" \
-    -Xlinker --version-script="$PWD/scripts/libpncrypt.map" >&2
-BUILT="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/liblibpncrypt.so"
+# The shared release build (scripts/lib/build.sh: the same folder and flags as scripts/dist.sh and install.sh).
+VERSION="$(scripts/lib/build.sh --version)"
+SONAME="libpncrypt.so.${VERSION%%.*}"
+BUILT="$(PNCRYPT_BUILD_SCRATCH="$SCRATCH" scripts/lib/build.sh libpncrypt)/liblibpncrypt.so"
 [ -f "$BUILT" ] || { echo "install-lib.sh: $BUILT was not built" >&2; exit 1; }
 
 install -d "$PREFIX/lib/pkgconfig" "$PREFIX/include"
@@ -64,17 +46,5 @@ ln -sf "$SONAME" "$PREFIX/lib/libpncrypt.so"
 install -m 0644 include/pncrypt.h "$PREFIX/include/pncrypt.h"
 install -d "$PREFIX/share/man/man3"
 install -m 0644 docs/libpncrypt.3 "$PREFIX/share/man/man3/libpncrypt.3"
-# The library reaches libcrypto and libz itself (DT_NEEDED); a static link would need them too.
-cat > "$PREFIX/lib/pkgconfig/pncrypt.pc" <<PC
-prefix=$PREFIX
-libdir=\${prefix}/lib
-includedir=\${prefix}/include
-
-Name: pncrypt
-Description: PubNub cipherKey message and file encryption, byte-compatible with the PubNub SDKs
-Version: $VERSION
-Requires.private: libcrypto zlib
-Cflags: -I\${includedir}
-Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lpncrypt
-PC
+scripts/lib/pkgconfig.sh "$VERSION" "$PREFIX" > "$PREFIX/lib/pkgconfig/pncrypt.pc"
 echo "$PREFIX/lib/libpncrypt.so.$VERSION"

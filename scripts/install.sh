@@ -12,11 +12,13 @@
 #
 # The Swift runtime is linked statically, so the binary runs without a Swift toolchain (it needs libc, libstdc++,
 # libcrypto 3 and zlib). It is installed stripped (strip from binutils: no symbol table; 0.2.0 on Linux x86_64:
-# 80.5 MB -> 60.7 MB, of which .rodata is 37 MB), once the stripped copy has run. The
+# about 32 MB -> 17 MB; it links no Foundation, docs/performance.md), once the stripped copy has run. The
 # completions are the ones swift-argument-parser generates (`pncrypt --generate-completion-script
-# SHELL`). The C library is installed separately: scripts/install-lib.sh PREFIX. The build has its own folder
-# (.build-install) so its flags never touch .build. Environment: PNCRYPT_INSTALL_SCRATCH (build folder),
-# PNCRYPT_INSTALL_BINARY (install this already built pncrypt instead of building one; the tests use it).
+# SHELL`). The C library is installed separately: scripts/install-lib.sh PREFIX; scripts/dist.sh makes both into
+# a tarball and .deb packages. The build is scripts/lib/build.sh's, shared with dist.sh and install-lib.sh (one
+# folder, .build-dist, one set of flags), so its flags never touch .build. Environment: PNCRYPT_INSTALL_SCRATCH or
+# PNCRYPT_BUILD_SCRATCH (build folder), PNCRYPT_INSTALL_BINARY (install this already built pncrypt instead of
+# building one; the tests use it).
 set -euo pipefail
 
 # --help: the comment above, without its '#'.
@@ -30,15 +32,14 @@ cd "$(dirname "$0")/.."
 [ -f docs/pncrypt.1 ] || { echo "install.sh: docs/pncrypt.1 is missing: run scripts/gen-man.sh" >&2; exit 1; }
 mkdir -p "$1"
 PREFIX="$(cd "$1" && pwd)"
-SCRATCH="${PNCRYPT_INSTALL_SCRATCH:-.build-install}"
+SCRATCH="${PNCRYPT_INSTALL_SCRATCH:-${PNCRYPT_BUILD_SCRATCH:-.build-dist}}"
 
 command -v strip >/dev/null 2>&1 || { echo "install.sh: strip is missing (apt-get install binutils)" >&2; exit 1; }
 if [ -n "${PNCRYPT_INSTALL_BINARY:-}" ]; then
     BUILT="$PNCRYPT_INSTALL_BINARY"
 else
-    echo "install.sh: building pncrypt (release, Swift runtime linked statically)..." >&2
-    swift build -c release --product pncrypt --scratch-path "$SCRATCH" -Xswiftc -static-stdlib >&2
-    BUILT="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/pncrypt"
+    # The shared release build (scripts/lib/build.sh: the same folder and flags as scripts/dist.sh).
+    BUILT="$(PNCRYPT_BUILD_SCRATCH="$SCRATCH" scripts/lib/build.sh pncrypt)/pncrypt"
 fi
 [ -x "$BUILT" ] || { echo "install.sh: $BUILT was not built" >&2; exit 1; }
 

@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Diagnose: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -105,8 +107,8 @@ struct Diagnose: ParsableCommand {
         let crypto = MessageCrypto(keys: try KeyRing(keys: keys), scheme: client.explicit ?? .defaultForWriting,
                                    reading: client.policy)
         // The message as received: a JSON string, or the bare Base64 text.
-        let message = (try? JSONValue(parsing: text)) ?? .string(String(decoding: text, as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines))
+        let message = (try? JSONValue(parsing: text)) ?? .string(PlainText.trimmingWhitespace(
+            String(decoding: text, as: UTF8.self)))
         // An ambiguous message (legacy and legacy-random-iv both valid) that the client reads with the scheme
         // that is not the likely one (the only JSON reading): it shows other text, not the message.
         var other: Scheme?

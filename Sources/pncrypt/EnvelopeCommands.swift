@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension EnvelopeFormat: ExpressibleByArgument {}
 
@@ -69,8 +71,8 @@ extension ReceivedOptions where Handling == RekeyOptions {
         let text = try data.readAll(limit: maxInput.limit)
         let result = moving.rekey(envelope: try Envelope(parsing: text, formats: formats))
         for status in result.statuses {
-            FileHandle.standardError.write(Data(TerminalEscaper.json(status.json.serialized() + [0x0A],
-                                                                     for: STDERR_FILENO, raw: false)))
+            try? POSIXIO.writeAll(STDERR_FILENO, TerminalEscaper.json(status.json.serialized() + [0x0A],
+                                                                      for: STDERR_FILENO, raw: false), "standard error")
         }
         if !result.statuses.isEmpty && rekey.onError == .fail {
             throw CLIFailure(.dataFailure, "\(result.statuses.count.counting("message")) not rekeyed",

@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The exit statuses of pncrypt, from sysexits.h; README and docs/cli.md ("Exit status") and `pncrypt --help` list
 /// them.

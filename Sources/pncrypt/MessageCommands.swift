@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension JSONStyle: ExpressibleByArgument {}
 
@@ -93,7 +95,7 @@ struct MessageReadOptions: ParsableArguments {
 
     /// The text without surrounding whitespace when it is bare Base64 (not JSON), else nil.
     static func bareBase64(_ text: [UInt8]) -> String? {
-        let trimmed = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = PlainText.trimmingWhitespace(String(decoding: text, as: UTF8.self))
         guard trimmed.utf8.count >= 4, trimmed.utf8.allSatisfy(Base64.isCharacter) else { return nil }
         return trimmed
     }
@@ -111,8 +113,8 @@ struct MessageReadOptions: ParsableArguments {
     func deliver(text: [UInt8], statuses: [MessageStatus], total: Int, input: Input,
                  output: OutputOptions) throws {
         for status in statuses {
-            FileHandle.standardError.write(Data(TerminalEscaper.json(status.json.serialized() + [0x0A],
-                                                                     for: STDERR_FILENO, raw: false)))
+            try? POSIXIO.writeAll(STDERR_FILENO, TerminalEscaper.json(status.json.serialized() + [0x0A],
+                                                                      for: STDERR_FILENO, raw: false), "standard error")
         }
         if !statuses.isEmpty && onError == .fail {
             throw CLIFailure(.dataFailure, "", decryption: true)

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
 import PNCryptFiles
 #if canImport(Glibc)

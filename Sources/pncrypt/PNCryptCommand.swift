@@ -1,7 +1,9 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
 import PNCryptFiles
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct PNCryptCommand: ParsableCommand {

@@ -1,4 +1,3 @@
-import Foundation
 import PNCrypt
 import PNCryptFiles
 #if canImport(Glibc)

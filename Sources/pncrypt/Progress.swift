@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +42,7 @@ final class ProgressLine {
         self.enabled = enabled
         self.showsLines = showsLines
         lastDraw = start
-        let seconds = ProcessInfo.processInfo.environment["PNCRYPT_PROGRESS_INTERVAL"].flatMap(Double.init) ?? 0.25
+        let seconds = getenv("PNCRYPT_PROGRESS_INTERVAL").flatMap { Double(String(cString: $0)) } ?? 0.25
         interval = .milliseconds(Int(max(0, seconds) * 1000))
     }
 
@@ -96,7 +95,7 @@ final class ProgressLine {
             value /= 1000
             unit += 1
         }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + units[unit]
+        return unit == 0 ? "\(bytes) B" : PlainText.format("%.1f", value) + " " + units[unit]
     }
 
     /// `1,234,567`.
@@ -114,6 +113,6 @@ final class ProgressLine {
     static func clock(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.up))
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
-        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+        return h > 0 ? PlainText.format("%d:%02d:%02d", h, m, s) : PlainText.format("%d:%02d", m, s)
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The new key of `rekey`: `--to-key`, `--to-key-file`, or `PNCRYPT_TO_KEY`.
 struct ToKeyOptions: ParsableArguments {

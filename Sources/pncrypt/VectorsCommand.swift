@@ -1,7 +1,9 @@
 import ArgumentParser
-import Foundation
 import PNCrypt
 import PNCryptVectors
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct VectorsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,7 +32,7 @@ struct VectorsCommand: ParsableCommand {
                 for file in try TestVectorChecker.files(at: path) {
                     for vector in try TestVectorFile.load(path: file).vectors {
                         if let failure = TestVectorChecker.check(vector) {
-                            try POSIXIO.printLine("FAIL \((file as NSString).lastPathComponent) \(failure)")
+                            try POSIXIO.printLine("FAIL \(PlainText.lastPathComponent(file)) \(failure)")
                             failed += 1
                         } else {
                             passed += 1

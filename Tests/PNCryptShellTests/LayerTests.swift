@@ -284,14 +284,16 @@ import PNCryptBase
 
     /// Every module a Swift file imports (`import X`, `@_exported import X`, `package import X`, ...).
     static func imports(of file: URL) throws -> [String] {
-        let text = try String(contentsOf: file, encoding: .utf8)
-        return text.split(separator: "\n").compactMap { line in
-            let words = line.split(separator: " ").map(String.init)
-            guard let index = words.firstIndex(of: "import"), index + 1 < words.count,
-                  words[..<index].allSatisfy({ $0.hasPrefix("@") || ["public", "package", "internal"].contains($0) })
-            else { return nil }
-            return words[index + 1].split(separator: ".").first.map(String.init)
-        }
+        try String(contentsOf: file, encoding: .utf8).split(separator: "\n").compactMap { importedModule(String($0)) }
+    }
+
+    /// The module a line imports, nil for a line that is not an import.
+    static func importedModule(_ line: String) -> String? {
+        let words = line.split(separator: " ").map(String.init)
+        guard let index = words.firstIndex(of: "import"), index + 1 < words.count,
+              words[..<index].allSatisfy({ $0.hasPrefix("@") || ["public", "package", "internal"].contains($0) })
+        else { return nil }
+        return words[index + 1].split(separator: ".").first.map(String.init)
     }
 
     @Test func everyImportIsADeclaredDependency() throws {
@@ -371,6 +373,30 @@ import PNCryptBase
         text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
             .filter { $0.element.count > limit }
             .map { "\($0.offset + 1): \($0.element.count)" }
+    }
+
+    /// What ships (the library's layers, the files layer, the vectors, the CLI and the C library) imports no
+    /// Foundation, which would link ICU into the static binaries (the stripped CLI: 17 MB without it, 61 MB with it;
+    /// docs/performance.md, "Binary size"). FoundationEssentials (no ICU) is allowed where a dependency needs it,
+    /// with Foundation only as the `#else` of `#if canImport(FoundationEssentials)`.
+    @Test func nothingShippedImportsFoundation() throws {
+        let sources = try Self.sources()
+        let shipped = try Self.targets().filter {
+            !["test", "system"].contains($0.type) && !["pncrypt-bench", "PNCryptTestSupport"].contains($0.name)
+        }
+        #expect(Set(shipped.map(\.name)).isSuperset(of: ["pncrypt", "CPNCrypt", "PNCrypt", "PNCryptFiles"]))
+        for target in shipped {
+            for file in sources[target.name] ?? [] {
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+                for (number, line) in lines.enumerated() where Self.importedModule(line) == "Foundation" {
+                    let fallback = number >= 3 && lines[number - 3] == "#if canImport(FoundationEssentials)"
+                        && lines[number - 1] == "#else"
+                    #expect(fallback, "\(target.name)/\(file.lastPathComponent):\(number + 1): \(line)")
+                }
+            }
+        }
     }
 
     @Test func longLinesAreFoundByCharacters() {

@@ -6,7 +6,7 @@ Where the library comes from, first match wins:
    installed as PREFIX/lib/libpncrypt.so.0): copied as it is (no second build).
 2. The repository this folder sits in (bindings/python of a pncrypt checkout; or PNCRYPT_SOURCE_DIR) and a Swift
    toolchain on PATH: `scripts/install-lib.sh` builds it in release, the Swift runtime linked statically, into a
-   temporary prefix (its build folder .build-lib stays, so a rebuild only relinks).
+   temporary prefix (the shared build folder .build-dist stays, so a rebuild only relinks).
 
 The wheel is tagged py3-none-<platform> (the library is native code; the Python part is the same for every
 Python 3). At run time the library needs only libc, libcrypto (OpenSSL 3) and libz.
