@@ -113,7 +113,8 @@ struct Decrypt: ParsableCommand {
                 try FileDecryption.choose(source, ring: ring, reading: reading.policy)
             }
             if reading.scheme == .auto, reading.headerless == nil, choice.scheme.row.iv == .prefix {
-                CLI.note("no PNED header, and the first 16 bytes read with the fixed IV are not text: read as the "
+                CLI.note("no PNED header, and the first 16 bytes read with the fixed IV look like a decrypted IV: "
+                         + "read as the "
                          + "legacy random-IV file format (the first 16 bytes are the IV, as the SDKs write files); a "
                          + "binary file written with the fixed IV would lose its first 16 bytes this way: read it "
                          + "with --legacy-scheme legacy")

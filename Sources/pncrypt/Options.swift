@@ -184,7 +184,7 @@ struct ReadSchemeOptions: ParsableArguments {
     @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
         With auto: read data without a PNED header as legacy (fixed IV) or legacy-random-iv, as the sending \
         clients are set. Without it both are tried, and the headerless rule tells them apart by the fixed-IV \
-        reading's first 16 bytes (text: legacy; not text: legacy-random-iv; see docs/formats.md).
+        reading's first 16 bytes (text: legacy; a decrypted IV: legacy-random-iv; see docs/formats.md).
         """, valueName: "scheme"))
     var legacyScheme: LegacyScheme?
 
