@@ -89,7 +89,31 @@ package enum Decision {
         }
         if count == 1 { return winner }
         guard count > 1 else { throw CryptoModule.decryptionFailed }
+        if verdicts.count == 2 {
+            let first = verdicts[verdicts.startIndex]
+            let second = verdicts[verdicts.index(after: verdicts.startIndex)]
+            if let decided = try decidePair(first, second, content: content, namingKeys: namingKeys) {
+                return decided
+            }
+        }
         return try decideAmong(Array(verdicts), content: content, namingKeys: namingKeys)
+    }
+
+    /// `decideAmong` for the usual case, without its array: two verdicts, both qualifying, that are one key's two
+    /// legacy readings. The same answer: the position of the reading the headerless rule keeps, or, when it keeps
+    /// both, the same `ambiguous` failure. Nil when the two are not such a pair (`decideAmong` decides).
+    private static func decidePair(_ first: Verdict, _ second: Verdict, content: KeyRing.Content, namingKeys: Bool)
+        throws(PNCryptError) -> Int? {
+        let (fixed, random) = Scheme.headerlessPair
+        guard first.keyIndex == second.keyIndex,
+              (first.scheme, second.scheme) == (fixed, random) || (first.scheme, second.scheme) == (random, fixed)
+        else { return nil }
+        let fixedFirst = first.scheme == fixed
+        switch resolve(fixed: fixedFirst ? first : second, random: fixedFirst ? second : first, content: content) {
+        case fixed?: return fixedFirst ? 0 : 1
+        case random?: return fixedFirst ? 1 : 0
+        default: throw failure([first, second], namingKeys: namingKeys, headerlessPair: content)
+        }
     }
 
     /// Several readings qualify: the headerless rule resolves each key's legacy pair, then exactly one must remain.
