@@ -47,7 +47,8 @@ struct Bench: ParsableCommand {
     var scheme: Scheme?
 
     @Option(help: ArgumentHelp("Only the figures whose name starts with this "
-                               + "(message, envelope, c.message, c.batch, bulk, text, json, gzip, lines, trust).",
+                               + "(message, envelope, c.message, c.batch, bulk, text, json, gzip, lines, trust, auto, "
+                               + "headerless).",
                                valueName: "prefix"))
     var only: String?
 
@@ -156,6 +157,7 @@ struct Suite {
         if wanted("gzip") { results += try gzipFigures() }
         if wanted("lines") { results += try lineFigures() }
         if wanted("trust") { results += try trustFigures() }
+        if wanted("auto") { results += try autoFigures() }
         if wanted("headerless") { results += try headerlessFigures(count: bulkBytes >= 64 << 20 ? 1_000_000 : 20_000) }
         if let prefix { results = results.filter { $0.name.hasPrefix(prefix) } }
         return results

@@ -87,4 +87,88 @@ import PNCryptBase
             }
         }
     }
+
+    @Test("the two-reading UTF-8 pass gives each reading's whole-length answer, a character across byte 16 included")
+    func utf8InFullSplit() {
+        var random = SystemRandomNumberGenerator()
+        var all: [[UInt8]] = []
+        // Characters of 1 to 4 bytes at every offset around the split, so one spans byte 16 in many ways.
+        let text = Array(String(repeating: "añ漢😀", count: 8).utf8)
+        for start in 0..<12 {
+            for length in [16, 17, 20, 31, 32, 33, 48, 64] where start + length <= text.count {
+                var bytes = Array(text[start..<(start + length)])
+                all.append(bytes)
+                bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255)
+                all.append(bytes)
+            }
+        }
+        for n in 0..<2000 {
+            var bytes = (0..<(16 + n % 40)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            if n % 3 == 0 { bytes = bytes.map { $0 & 0x7F } }
+            all.append(bytes)
+        }
+        for bytes in all {
+            let whole = String(validating: bytes, as: UTF8.self) != nil
+            let tail = String(validating: bytes.dropFirst(16), as: UTF8.self) != nil
+            let got = bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0, split: 16) }
+            #expect(got.whole == whole && got.tail == tail, "\(bytes)")
+        }
+    }
+
+    @Test("both legacy readings from one decryption give the verdicts and plaintext of each reading decrypted alone")
+    func sharedPairMatchesEachReading() throws {
+        let keys = [try CipherKey("enigma"), try CipherKey("other-key")]
+        let module = CryptoModule(key: keys[0])
+        var random = SystemRandomNumberGenerator()
+        var inputs: [[UInt8]] = []
+        for plaintext in ["hello there, this is text", #"{"a":1,"b":"two"}"#, "ab漢😀cdé漢字 more text here", "12345678901234567"] {
+            inputs.append(try module.encryptBinary(Array(plaintext.utf8), scheme: .legacy))
+            inputs.append(try module.encryptBinary(Array(plaintext.utf8), scheme: .legacyRandomIV))
+        }
+        for n in 0..<200 {
+            inputs.append((0..<(32 + 16 * (n % 4))).map { _ in UInt8.random(in: 0...255, using: &random) })
+        }
+        for input in inputs {
+            let readings = try Cryptor.readings(of: input, reading: .rule)
+            #expect(readings.isHeaderlessPair)
+            for content in [KeyRing.Content.bytes, .text, .json] {
+                for ring in [[keys[0]], keys] {
+                    // Each reading decrypted on its own, with every check (what `openEach` did before).
+                    var verdicts: [Decision.Verdict] = []
+                    var plaintexts: [[UInt8]] = []
+                    for (keyIndex, key) in ring.enumerated() {
+                        for reading in readings {
+                            var out = [UInt8](repeating: 0, count: input.count + 16)
+                            let (count, length, padding) = input.withUnsafeBytes { bytes in
+                                out.withUnsafeMutableBytes {
+                                    CryptoModule(key: key).openChecked(reading, of: bytes, into: $0.baseAddress!)
+                                }
+                            }
+                            verdicts.append(out.withUnsafeBytes {
+                                Decision.verdict(of: UnsafeRawBufferPointer(rebasing: $0[0..<length]),
+                                                 plaintextCount: count, padding: padding, keyIndex: keyIndex,
+                                                 scheme: reading.scheme, content: content, pair: true)
+                            })
+                            plaintexts.append(Array(out[0..<count]))
+                        }
+                    }
+                    let expected = Result { () throws(PNCryptError) in
+                        try Decision.decide(verdicts, content: content, namingKeys: ring.count > 1)
+                    }
+                    let got = Result { () throws(PNCryptError) in
+                        try KeyRing(keys: ring).decrypt(input, reading: .rule, content: content)
+                    }
+                    switch (expected, got) {
+                    case (.success(let winner), .success(let match)):
+                        #expect(match.plaintext == plaintexts[winner])
+                        #expect(match.keyIndex == verdicts[winner].keyIndex && match.scheme == verdicts[winner].scheme)
+                    case (.failure(let a), .failure(let b)):
+                        #expect(a == b)
+                    default:
+                        Issue.record("\(input) \(content): each reading alone gives \(expected), shared \(got)")
+                    }
+                }
+            }
+        }
+    }
 }

@@ -144,6 +144,35 @@ import PNCryptBase
         }
     }
 
+    @Test("noncharacters by code point are the standard library's, on every scalar; the ASCII steps are the model's")
+    func noncharactersAndASCIISteps() {
+        var wrong: [UInt32] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            if HeaderlessRule.isNoncharacter(value) != scalar.properties.isNoncharacterCodePoint { wrong.append(value) }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(10).map { String($0, radix: 16) })")
+        // The BMP's lookup gives `isNoise` on every scalar of the plane (and on a sample beyond it).
+        var cached: [UInt32] = []
+        for value in Array(UInt32(0x80)...0xFFFF) + Array(stride(from: UInt32(0x10000), to: 0x110000, by: 97)) {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            if HeaderlessRule.isNoiseCached(scalar) != HeaderlessRule.isNoise(scalar) { cached.append(value) }
+        }
+        #expect(cached.isEmpty, "\(cached.prefix(10).map { String($0, radix: 16) })")
+        for row in 0..<HeaderlessRule.transitions.count {
+            for byte in 0..<128 {
+                let step = HeaderlessRule.asciiSteps[row * 128 + byte]
+                guard let next = HeaderlessRule.asciiClass(UInt8(byte)) else {
+                    #expect(step == -1)
+                    continue
+                }
+                #expect(step == HeaderlessRule.transitions[row][next.rawValue]
+                        / HeaderlessRule.classSizes[next.rawValue])
+                #expect(HeaderlessRule.asciiRows[byte] == next.rawValue + 1)
+            }
+        }
+    }
+
     @Test("the model of text is a probability: each row sums to 1, so noise passes at most 2^-27")
     func modelBound() {
         for row in HeaderlessRule.transitions {

@@ -111,6 +111,44 @@ private let fixedIV = Array("0123456789012345".utf8)
         }
     }
 
+    @Test("TextStreamDecryptor in auto mode (both legacy readings from one stream) decides as KeyRing does")
+    func readerPairMatchesKeyRing() throws {
+        try withTemporaryDirectory { dir in
+            let module = try CryptoModule(cipherKey: "right")
+            var random = SystemRandomNumberGenerator()
+            var inputs: [[UInt8]] = []
+            let texts = ["hello world, the text of a message", #"{"text":"hi","n":12}"#, "añ漢😀 añ漢😀 añ漢😀 añ漢😀",
+                         "Grüße aus München", "1234567890123456789"]
+            for text in texts {
+                for cut in [17, 20, 33, 40] {
+                    let plaintext = Array(text.utf8.prefix(cut))
+                    inputs.append(try module.encryptBinary(plaintext, scheme: .legacy))
+                    inputs.append(try module.encryptBinary(plaintext, scheme: .legacyRandomIV))
+                }
+            }
+            for n in 0..<60 {
+                inputs.append((0..<(32 + 16 * (n % 3))).map { _ in UInt8.random(in: 0...255, using: &random) })
+            }
+            for input in inputs {
+                for keys in [["right"], ["other", "right"]] {
+                    let ring = try KeyRing(keys)
+                    let expected = Result { () throws(PNCryptError) in
+                        try ring.decrypt(input, reading: .rule, content: .text)
+                    }
+                    let streamed = try readStreamed(TextStreamDecryptor(ring: ring, reading: .rule), input, in: dir)
+                    switch (expected, streamed) {
+                    case (.success(let a), .success(let b)):
+                        #expect(a.plaintext == b.plaintext && a.keyIndex == b.keyIndex && a.scheme == b.scheme)
+                    case (.failure(let a), .failure(let b)):
+                        #expect(a.code == b.code && a.message == b.message)
+                    default:
+                        Issue.record("\(input.prefix(8)) \(keys): KeyRing \(expected), streamed \(streamed)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("TextStreamDecryptor fails as KeyRing.decrypt does: format errors, wrong key")
     func readerFailures() throws {
         try withTemporaryDirectory { dir in

@@ -221,7 +221,7 @@ extension CryptoModule {
 
     /// `open`, also returning the length of the whole decrypted body (padding included), over which the checks
     /// of `Decision.verdict` run whatever the padding gave.
-    func openChecked(_ reading: Cryptor.Reading, of input: UnsafeRawBufferPointer,
+    package func openChecked(_ reading: Cryptor.Reading, of input: UnsafeRawBufferPointer,
                      into output: UnsafeMutableRawPointer) -> (count: Int, length: Int, valid: Bool) {
         let opened = open(reading, of: input, into: output)
         return (opened.count, reading.body.count, opened.valid)

@@ -87,8 +87,9 @@ package struct CryptorHeader: Hashable, Sendable {
     ///   (no version, id or length byte, or less metadata than announced). The cryptor id is not checked here.
     package static func parse(_ bytes: some Collection<UInt8>) throws(PNCryptError)
         -> (header: CryptorHeader, length: Int)? {
+        // No header (headerless data, the auto-mode path of every legacy message): answered before any copy.
+        guard bytes.prefix(4).elementsEqual(sentinel) else { return nil }
         let b = Array(bytes.prefix(maximumFixedLength))
-        guard b.count >= 4, b[0..<4].elementsEqual(sentinel) else { return nil }
         guard b.count >= 5 else { throw cutShort("no version byte after PNED", 4) }
         guard b[4] == currentVersion else {
             throw PNCryptError(.unknownCryptor, "unsupported header version \(b[4]) at offset 4 (only 1 exists)",

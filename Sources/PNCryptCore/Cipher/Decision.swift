@@ -89,7 +89,31 @@ package enum Decision {
         }
         if count == 1 { return winner }
         guard count > 1 else { throw CryptoModule.decryptionFailed }
+        if verdicts.count == 2 {
+            let first = verdicts[verdicts.startIndex]
+            let second = verdicts[verdicts.index(after: verdicts.startIndex)]
+            if let decided = try decidePair(first, second, content: content, namingKeys: namingKeys) {
+                return decided
+            }
+        }
         return try decideAmong(Array(verdicts), content: content, namingKeys: namingKeys)
+    }
+
+    /// `decideAmong` for the usual case, without its array: two verdicts, both qualifying, that are one key's two
+    /// legacy readings. The same answer: the position of the reading the headerless rule keeps, or, when it keeps
+    /// both, the same `ambiguous` failure. Nil when the two are not such a pair (`decideAmong` decides).
+    private static func decidePair(_ first: Verdict, _ second: Verdict, content: KeyRing.Content, namingKeys: Bool)
+        throws(PNCryptError) -> Int? {
+        let (fixed, random) = Scheme.headerlessPair
+        guard first.keyIndex == second.keyIndex,
+              (first.scheme, second.scheme) == (fixed, random) || (first.scheme, second.scheme) == (random, fixed)
+        else { return nil }
+        let fixedFirst = first.scheme == fixed
+        switch resolve(fixed: fixedFirst ? first : second, random: fixedFirst ? second : first, content: content) {
+        case fixed?: return fixedFirst ? 0 : 1
+        case random?: return fixedFirst ? 1 : 0
+        default: throw failure([first, second], namingKeys: namingKeys, headerlessPair: content)
+        }
     }
 
     /// Several readings qualify: the headerless rule resolves each key's legacy pair, then exactly one must remain.
@@ -329,10 +353,11 @@ extension Decision {
     }
 
     /// `open` with several readings (both legacy readings of headerless data, or several keys), out of line: the
-    /// one-reading path above stays small. Each reading is decrypted into scratch; a qualifying one is copied to
-    /// `output`. Every check runs for every reading, so the time taken does not tell which one failed. When both
-    /// legacy readings are tried, the headerless rule's checks run too, and the winner is decrypted again into
-    /// `output` when it was not the first to qualify.
+    /// one-reading path above stays small. Both legacy readings of headerless data share one decryption per key
+    /// (`openPairs`). Otherwise each reading is decrypted into scratch; a qualifying one is copied to `output`, and
+    /// the winner is decrypted again into `output` when it was not the first to qualify. Every check runs for
+    /// every reading, so the time taken does not tell which one failed; when both legacy readings are tried, the
+    /// headerless rule's checks run too.
     @inline(never)
     private static func openEach(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
                                  content: KeyRing.Content, into output: UnsafeMutableRawPointer,
@@ -340,6 +365,9 @@ extension Decision {
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let capacity = input.count + Cryptor.blockSize
         let pair = readings.isHeaderlessPair
+        if pair, let shared = SharedPair(readings) {
+            return try openPairs(input, keys: keys, pair: shared, content: content, into: output, json: json)
+        }
         return try withScratch(capacity) { (scratch) throws(PNCryptError) in
             defer { wipe(scratch.baseAddress!, count: capacity) }
             // The usual one key's two readings in inline slots: no arrays per message.
@@ -375,6 +403,192 @@ extension Decision {
                 wipe(output, count: capacity)
                 throw error
             }
+        }
+    }
+}
+
+// MARK: Both legacy readings in one decryption
+
+extension Decision {
+    /// Both legacy readings of headerless data, when the random-IV one is the fixed-IV one without its first block:
+    /// the IV is the first ciphertext block and the body the blocks after it, to the same end. For CBC its plaintext
+    /// is then the fixed-IV reading's plaintext after its first 16 bytes, with the same padding (block i of a CBC
+    /// plaintext depends on ciphertext blocks i and i - 1 only, and the IV is block -1). `Cryptor.readings` always
+    /// makes the pair this way; anything else is read one reading at a time.
+    struct SharedPair {
+        /// The position of the fixed-IV reading in the readings (0 or 1); the random-IV one is at the other.
+        let fixedPosition: Int
+        let fixed: Cryptor.Reading
+        let random: Cryptor.Reading
+
+        init?(_ readings: Cryptor.Readings) {
+            guard readings.count == 2 else { return nil }
+            let (fixedScheme, randomScheme) = Scheme.headerlessPair
+            let position = readings[0].scheme == fixedScheme ? 0 : 1
+            let fixed = readings[position]
+            let random = readings[1 - position]
+            let block = Cryptor.blockSize
+            guard fixed.scheme == fixedScheme, fixed.iv == nil, random.scheme == randomScheme,
+                  fixed.scheme.row.keyDerivation == random.scheme.row.keyDerivation,
+                  random.iv == fixed.body.lowerBound..<(fixed.body.lowerBound + block),
+                  random.body == (fixed.body.lowerBound + block)..<fixed.body.upperBound
+            else { return nil }
+            self.fixedPosition = position
+            self.fixed = fixed
+            self.random = random
+        }
+    }
+
+    /// `openEach` for both legacy readings of headerless data, with each key: the fixed-IV reading is decrypted
+    /// once and its padding checked once; the random-IV reading is the same plaintext from byte 16 on (its length
+    /// and plaintext length 16 less, its padding the same). Each reading still gets every check of its own:
+    /// UTF-8 over its whole length (one pass carrying both readings' states, `isValidUTF8InFull(_:split:)`), the
+    /// JSON check of each reading's plaintext when `content` needs it (called in the readings' order, as
+    /// `openEach` does), the first block of the fixed-IV reading. The first key with a qualifying reading has its
+    /// plaintext copied to `output`; the winner's bytes are moved to its start (a winner of another key, which
+    /// the rule never leaves, is decrypted again).
+    @inline(never)
+    private static func openPairs(_ input: UnsafeRawBufferPointer, keys: [CipherKey], pair: SharedPair,
+                                  content: KeyRing.Content, into output: UnsafeMutableRawPointer,
+                                  json: JSONCheck) throws(PNCryptError)
+        -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
+        let capacity = input.count + Cryptor.blockSize
+        let block = Cryptor.blockSize
+        return try withScratch(capacity) { (scratch) throws(PNCryptError) in
+            let base = scratch.baseAddress!
+            defer { wipe(base, count: capacity) }
+            var verdicts = InlineList<Verdict>()
+            var counts = InlineList<Int>()
+            var copiedKey = -1
+            var copiedLength = 0
+            for (keyIndex, key) in keys.enumerated() {
+                // The fixed-IV reading: `count` is its plaintext length (all of `length` when the padding is not
+                // valid); the random-IV reading's are both 16 less, whatever the padding gave (`count` is at least 16: the
+                // pair is only made for two blocks or more).
+                let (count, length, padding) = CryptoModule(key: key).openChecked(pair.fixed, of: input, into: base)
+                let whole = UnsafeRawBufferPointer(start: base, count: length)
+                let (fixed, random) = pairVerdicts(whole, count: count, padding: padding, keyIndex: keyIndex,
+                                                   fixedFirst: pair.fixedPosition == 0, content: content, json: json)
+                if pair.fixedPosition == 0 {
+                    verdicts.append(fixed)
+                    counts.append(count)
+                    verdicts.append(random)
+                    counts.append(count - block)
+                } else {
+                    verdicts.append(random)
+                    counts.append(count - block)
+                    verdicts.append(fixed)
+                    counts.append(count)
+                }
+                if copiedKey < 0 && (qualifies(fixed, content: content) || qualifies(random, content: content)) {
+                    output.copyMemory(from: base, byteCount: length)
+                    copiedKey = keyIndex
+                    copiedLength = length
+                }
+            }
+            do throws(PNCryptError) {
+                let winner = try decide(verdicts, content: content, namingKeys: keys.count > 1)
+                let verdict = verdicts[winner]
+                let count = counts[winner]
+                if verdict.keyIndex == copiedKey {
+                    if verdict.scheme == pair.random.scheme {
+                        // The random-IV reading: the same bytes from the second block on (regions overlap).
+                        UnsafeMutableRawPointer(output).copyMemory(from: output + block, byteCount: count)
+                    }
+                    // Nothing of the copy is left past the plaintext.
+                    wipe(output + count, count: copiedLength - count)
+                } else {
+                    let reading = verdict.scheme == pair.fixed.scheme ? pair.fixed : pair.random
+                    _ = CryptoModule(key: keys[verdict.keyIndex]).open(reading, of: input, into: output)
+                }
+                return (count, verdict.keyIndex, verdict.scheme, winner)
+            } catch {
+                wipe(output, count: capacity)
+                throw error
+            }
+        }
+    }
+
+    /// The verdicts of both legacy readings of one key from the fixed-IV reading's decrypted body `whole`
+    /// (`count` bytes of plaintext, all of it when the padding is not valid): the random-IV reading's body is
+    /// `whole` after its first block. Every check runs for both readings whatever either gave, as
+    /// `verdict(of:...)` runs them: UTF-8 over each reading's whole length, JSON on each plaintext when `content`
+    /// needs it (in the readings' order: `fixedFirst`), the first block of the fixed-IV reading.
+    static func pairVerdicts(_ whole: UnsafeRawBufferPointer, count: Int, padding: Bool, keyIndex: Int,
+                             fixedFirst: Bool, content: KeyRing.Content, json jsonCheck: JSONCheck)
+        -> (fixed: Verdict, random: Verdict) {
+        let block = Cryptor.blockSize
+        let (fixedScheme, randomScheme) = Scheme.headerlessPair
+        var utf8 = (whole: false, tail: false)
+        if content != .bytes {
+            utf8 = isValidUTF8InFull(whole, split: block)
+        }
+        var json = (fixed: false, random: false)
+        if content != .bytes {
+            let fixedText = UnsafeRawBufferPointer(rebasing: whole[0..<count])
+            let randomText = UnsafeRawBufferPointer(rebasing: whole[block..<count])
+            if fixedFirst {
+                json.fixed = jsonCheck(fixedText, whole.count)
+                json.random = jsonCheck(randomText, whole.count - block)
+            } else {
+                json.random = jsonCheck(randomText, whole.count - block)
+                json.fixed = jsonCheck(fixedText, whole.count)
+            }
+        }
+        let firstBlock = HeaderlessRule.classify(UnsafeRawBufferPointer(rebasing: whole[0..<count]))
+        return (Verdict(keyIndex: keyIndex, scheme: fixedScheme, padding: padding, utf8: utf8.whole,
+                        json: json.fixed, firstBlock: firstBlock),
+                Verdict(keyIndex: keyIndex, scheme: randomScheme, padding: padding, utf8: utf8.tail,
+                        json: json.random))
+    }
+
+    /// `isValidUTF8InFull` of `bytes` and of `bytes` after its first `split` bytes, in one pass: the automaton
+    /// runs over the first `split` bytes, then over the rest carrying two states, the one it reached and one
+    /// started afresh (one table load a byte, two independent shifts). Every byte is read whatever it holds, as in
+    /// `isValidUTF8InFull`: the time depends on the length alone. The same answers as the two calls: the automaton
+    /// is deterministic, so its state after `bytes` is its state after the rest started from its state after the
+    /// first `split` bytes (which matters when a character spans the split).
+    package static func isValidUTF8InFull(_ bytes: UnsafeRawBufferPointer, split: Int)
+        -> (whole: Bool, tail: Bool) {
+        let count = bytes.count
+        guard count > 0, let base = bytes.baseAddress else { return (true, true) }
+        let split = min(max(split, 0), count)
+        return utf8Rows.withUnsafeBufferPointer { rows in
+            let row = rows.baseAddress!
+            var state: UInt64 = 0
+            var index = 0
+            while index < split {
+                state = row[Int(base.load(fromByteOffset: index, as: UInt8.self))] &>> state
+                index += 1
+            }
+            var fresh: UInt64 = 0
+            while index &+ 8 <= count {
+                let p = base + index
+                var r = row[Int(p.load(as: UInt8.self))]
+                state = r &>> state; fresh = r &>> fresh
+                r = row[Int(p.load(fromByteOffset: 1, as: UInt8.self))]
+                state = r &>> state; fresh = r &>> fresh
+                r = row[Int(p.load(fromByteOffset: 2, as: UInt8.self))]
+                state = r &>> state; fresh = r &>> fresh
+                r = row[Int(p.load(fromByteOffset: 3, as: UInt8.self))]
+                state = r &>> state; fresh = r &>> fresh
+                r = row[Int(p.load(fromByteOffset: 4, as: UInt8.self))]
+                state = r &>> state; fresh = r &>> fresh
+                r = row[Int(p.load(fromByteOffset: 5, as: UInt8.self))]
+                state = r &>> state; fresh = r &>> fresh
+                r = row[Int(p.load(fromByteOffset: 6, as: UInt8.self))]
+                state = r &>> state; fresh = r &>> fresh
+                r = row[Int(p.load(fromByteOffset: 7, as: UInt8.self))]
+                state = r &>> state; fresh = r &>> fresh
+                index &+= 8
+            }
+            while index < count {
+                let r = row[Int(base.load(fromByteOffset: index, as: UInt8.self))]
+                state = r &>> state
+                fresh = r &>> fresh
+                index += 1
+            }
+            return (state & 63 == 0, fresh & 63 == 0)
         }
     }
 }

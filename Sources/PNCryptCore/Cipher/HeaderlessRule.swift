@@ -149,20 +149,98 @@ package enum HeaderlessRule {
     }
 
     /// Whether a non-ASCII scalar is one text does not hold.
+    ///
+    /// The noncharacters are tested by their code points, a set Unicode fixes for good (U+FDD0-FDEF and the last
+    /// two code points of every plane; `HeaderlessRuleTests` checks it against `isNoncharacterCodePoint` on every
+    /// scalar): the property lookup cost as much as the general category's.
     static func isNoise(_ scalar: Unicode.Scalar) -> Bool {
+        if isNoncharacter(scalar.value) { return true }
         switch scalar.properties.generalCategory {
-        case .control, .privateUse, .unassigned, .surrogate: true
-        default: scalar.properties.isNoncharacterCodePoint
+        case .control, .privateUse, .unassigned, .surrogate: return true
+        default: return false
         }
     }
+
+    /// `isNoise`, looked up for the Basic Multilingual Plane: its 65,536 code points in 16 chunks of 4,096 bits, each
+    /// worked out by `isNoise` the first time one of its code points is asked about (a lazily initialised global:
+    /// once, thread-safe; about 0.5 ms a chunk), so the general category is not looked up again for every
+    /// character of every block (it cost about 300 instructions a character). Other planes ask `isNoise`.
+    @inline(__always)
+    static func isNoiseCached(_ scalar: Unicode.Scalar) -> Bool {
+        let value = Int(scalar.value)
+        guard value < 0x10000 else { return isNoise(scalar) }
+        let bits = noiseChunk(value >> 12)
+        return bits[(value & 0xFFF) >> 6] >> UInt64(value & 63) & 1 == 1
+    }
+
+    /// The chunk of `isNoiseCached` that holds code points `chunk << 12 ..< (chunk + 1) << 12`.
+    private static func noiseChunk(_ chunk: Int) -> [UInt64] {
+        switch chunk {
+        case 0: noise0
+        case 1: noise1
+        case 2: noise2
+        case 3: noise3
+        case 4: noise4
+        case 5: noise5
+        case 6: noise6
+        case 7: noise7
+        case 8: noise8
+        case 9: noise9
+        case 10: noise10
+        case 11: noise11
+        case 12: noise12
+        case 13: noise13
+        case 14: noise14
+        default: noise15
+        }
+    }
+
+    /// `isNoise` of 4,096 code points from `chunk << 12`, one bit each (a surrogate, which is no scalar: set).
+    static func noiseBits(_ chunk: Int) -> [UInt64] {
+        var bits = [UInt64](repeating: 0, count: 64)
+        for offset in 0..<4096 {
+            let noise = Unicode.Scalar(UInt32(chunk << 12 + offset)).map(isNoise) ?? true
+            if noise { bits[offset >> 6] |= 1 << UInt64(offset & 63) }
+        }
+        return bits
+    }
+
+    private static let noise0 = noiseBits(0), noise1 = noiseBits(1), noise2 = noiseBits(2), noise3 = noiseBits(3)
+    private static let noise4 = noiseBits(4), noise5 = noiseBits(5), noise6 = noiseBits(6), noise7 = noiseBits(7)
+    private static let noise8 = noiseBits(8), noise9 = noiseBits(9), noise10 = noiseBits(10)
+    private static let noise11 = noiseBits(11), noise12 = noiseBits(12), noise13 = noiseBits(13)
+    private static let noise14 = noiseBits(14), noise15 = noiseBits(15)
+
+    /// Whether `value` is a noncharacter, by its code point (`isNoise`).
+    package static func isNoncharacter(_ value: UInt32) -> Bool {
+        value & 0xFFFE == 0xFFFE || (value >= 0xFDD0 && value <= 0xFDEF)
+    }
+
+    /// The model's step for an ASCII byte after each row: `asciiSteps[row * 128 + byte]` is
+    /// `transitions[row][class] / classSizes[class]`, the factor `textProbability` multiplies by (computed the same
+    /// way, so the same value), or -1 for a byte text does not hold; `asciiRows[byte]` is the row after it.
+    static let asciiSteps: [Double] = (0..<transitions.count).flatMap { row in
+        (0..<128).map { byte -> Double in
+            guard let next = asciiClass(UInt8(byte)) else { return -1 }
+            return table[row * columns + next.rawValue] / classSizes[next.rawValue]
+        }
+    }
+    static let asciiRows: [Int] = (0..<128).map { byte in (asciiClass(UInt8(byte))?.rawValue ?? -1) + 1 }
 
     /// The model's probability of `block` as the start of a text (a last character cut by the block's end counts
     /// as every character it can begin); nil when the block is not UTF-8 or holds a character text does not hold.
     static func textProbability(_ block: UnsafeRawBufferPointer) -> Double? {
-        table.withUnsafeBufferPointer { table in textProbability(block, table: table) }
+        table.withUnsafeBufferPointer { table in
+            asciiSteps.withUnsafeBufferPointer { steps in
+                asciiRows.withUnsafeBufferPointer { rows in
+                    textProbability(block, table: table, asciiSteps: steps, asciiRows: rows)
+                }
+            }
+        }
     }
 
-    private static func textProbability(_ block: UnsafeRawBufferPointer, table: UnsafeBufferPointer<Double>)
+    private static func textProbability(_ block: UnsafeRawBufferPointer, table: UnsafeBufferPointer<Double>,
+                                        asciiSteps: UnsafeBufferPointer<Double>, asciiRows: UnsafeBufferPointer<Int>)
         -> Double? {
         var probability = 1.0
         var row = 0  // the start row
@@ -173,9 +251,11 @@ package enum HeaderlessRule {
         while i < count {
             let byte = block[i]
             if byte < 0x80 {
-                guard let next = asciiClass(byte) else { return nil }
-                probability *= table[row * columns + next.rawValue] / classSizes[next.rawValue]
-                row = next.rawValue + 1
+                // `table[row * columns + class] / classSizes[class]`, looked up (`asciiSteps`).
+                let step = asciiSteps[row &* 128 &+ Int(byte)]
+                guard step >= 0 else { return nil }
+                probability *= step
+                row = asciiRows[Int(byte)]
                 i += 1
                 continue
             }
@@ -196,7 +276,7 @@ package enum HeaderlessRule {
             let minimum: UInt32 = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000
             if missing == 0 {
                 // A whole character: reject overlong forms, surrogates and what is past U+10FFFF, as UTF-8 does.
-                guard low >= minimum, low <= 0x10FFFF, let scalar = Unicode.Scalar(low), !isNoise(scalar) else {
+                guard low >= minimum, low <= 0x10FFFF, let scalar = Unicode.Scalar(low), !isNoiseCached(scalar) else {
                     return nil
                 }
             } else {

@@ -120,34 +120,55 @@ package struct TextStreamDecryptor: Sendable {
         // of at most `pairJSONLimit` bytes, whether each reading is one JSON text; both readings keep their
         // plaintext for that (wiped after), so the work does not depend on which one is right.
         let pair = readings.isHeaderlessPair
+        // Both legacy readings in one decryption (`Decision.SharedPair`): the random-IV reading's plaintext is the
+        // fixed-IV reading's after its first 16 bytes, with the same padding, so each key's fixed-IV stream feeds
+        // both readings' checks.
+        let shared = pair ? Decision.SharedPair(readings) : nil
         for (keyIndex, key) in ring.keys.enumerated() {
+            var leader: Candidate?
+            var follower: Candidate?
             for reading in readings {
                 let iv = reading.iv.map { Array(head[$0]) } ?? Cryptor.fixedIV
-                let cipher = try StreamCipher(key: key, scheme: reading.scheme, encrypting: false, iv: iv)
+                let follows = shared != nil && reading.scheme == shared!.random.scheme
+                let cipher = follows ? nil
+                    : try StreamCipher(key: key, scheme: reading.scheme, encrypting: false, iv: iv)
                 let keep = !pair ? 0 : reading.body.count <= Self.pairJSONLimit ? reading.body.count
                     : HeaderlessRule.blockLength
-                candidates.append(Candidate(keyIndex: keyIndex, reading: reading, iv: iv, cipher: cipher, keep: keep))
+                let candidate = Candidate(keyIndex: keyIndex, reading: reading, iv: iv, cipher: cipher, keep: keep,
+                                          skip: follows ? Cryptor.blockSize : 0)
+                if follows { follower = candidate } else if shared != nil { leader = candidate }
+                candidates.append(candidate)
             }
+            leader?.follower = follower
         }
         let start = readings.map(\.body.lowerBound).min() ?? length
         try Self.pump(read, from: start, to: length) {
             (chunk, offset) throws(PNCryptError) in
             for candidate in candidates {
+                guard let cipher = candidate.cipher else { continue }
                 let from = max(offset, candidate.reading.body.lowerBound) - offset
                 guard from < chunk.count else { continue }
-                try candidate.cipher.update(UnsafeRawBufferPointer(rebasing: chunk[from...])) {
+                try cipher.update(UnsafeRawBufferPointer(rebasing: chunk[from...])) {
                     (plain) throws(PNCryptError) in candidate.take(plain)
                 }
             }
         }
         // Every reading runs to the end of its checks, whatever the padding gave; the one decision procedure
-        // chooses, as for one-shot text.
-        var verdicts: [Decision.Verdict] = []
+        // chooses, as for one-shot text. A follower's padding is its leader's (the same last block).
+        var paddings: [Bool] = []
         for candidate in candidates {
-            let padded = try candidate.cipher.finishReportingPadding {
-                (plain) throws(PNCryptError) in candidate.take(plain)
+            guard let cipher = candidate.cipher else {
+                paddings.append(false)
+                continue
             }
-            verdicts.append(candidate.verdict(padding: padded, pair: pair))
+            let padded = try cipher.finishReportingPadding { (plain) throws(PNCryptError) in candidate.take(plain) }
+            paddings.append(padded)
+            candidate.follower?.leaderPadding = padded
+        }
+        var verdicts: [Decision.Verdict] = []
+        for (candidate, padded) in zip(candidates, paddings) {
+            let padding = candidate.cipher == nil ? candidate.leaderPadding : padded
+            verdicts.append(candidate.verdict(padding: padding, pair: pair))
         }
         let winner = candidates[try Decision.decide(verdicts, content: .text, namingKeys: ring.keys.count > 1)]
         return Choice(keyIndex: winner.keyIndex, reading: winner.reading, iv: winner.iv)
@@ -197,27 +218,43 @@ package struct TextStreamDecryptor: Sendable {
         package let keyIndex: Int
         package let reading: Cryptor.Reading
         package let iv: [UInt8]
-        package let cipher: StreamCipher
+        /// The reading's own cipher; nil for a follower, fed by its leader's.
+        package let cipher: StreamCipher?
         package var utf8 = UTF8StreamValidator()
+        /// The random-IV reading of the same key, fed this reading's plaintext after its first `skip` bytes.
+        package var follower: Candidate?
+        /// For a follower: the padding its leader's cipher found.
+        package var leaderPadding = false
         /// The plaintext kept for the headerless rule (at most `keep` bytes), wiped when released.
         private var kept: [UInt8] = []
         private let keep: Int
+        /// Bytes of the leader's plaintext still to pass over before this reading's starts.
+        private var skip: Int
 
-        package init(keyIndex: Int, reading: Cryptor.Reading, iv: [UInt8], cipher: StreamCipher, keep: Int) {
+        package init(keyIndex: Int, reading: Cryptor.Reading, iv: [UInt8], cipher: StreamCipher?, keep: Int,
+                     skip: Int) {
             self.keyIndex = keyIndex
             self.reading = reading
             self.iv = iv
             self.cipher = cipher
             self.keep = keep
+            self.skip = skip
             kept.reserveCapacity(keep)
         }
 
         deinit { wipe(&kept) }
 
         func take(_ plain: UnsafeRawBufferPointer) {
+            var plain = plain
+            if skip > 0 {
+                let passed = min(skip, plain.count)
+                skip -= passed
+                plain = UnsafeRawBufferPointer(rebasing: plain[passed...])
+            }
             utf8.update(plain)
             let room = keep - kept.count
             if room > 0 { kept.append(contentsOf: plain.prefix(room)) }
+            follower?.take(plain)
         }
 
         /// The verdict once every byte went through `take` (a valid padding is not passed on, so what is kept of a
