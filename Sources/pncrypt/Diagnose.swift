@@ -41,8 +41,7 @@ struct Diagnose: ParsableCommand {
         try refuseFileNameAsText(input.text)
         let data = input.resolved
         if let reason = try data.binaryFileReason() {
-            data.noteReadAsBinary(reason)
-            return try diagnoseFile(data)
+            return try diagnoseFile(data, reason: reason)
         }
         let text = try data.readAll(limit: maxInput.limit)
         let keys = try self.keys.resolveAll(input: data)
@@ -73,15 +72,19 @@ struct Diagnose: ParsableCommand {
         if !diagnosis.decrypts { throw ExitCode.dataFailure }
     }
 
-    /// A binary file (`-i PATH`, as an SDK's `encrypt_file` writes it): read as `decrypt --binary` reads it, with
-    /// every key, on its head and last blocks (`FileDecryption.choose`: the padding decides; a file's plaintext
-    /// need not be text). Says which key and file format read it, or why none does.
-    private func diagnoseFile(_ data: Input) throws {
+    /// A binary file (`-i PATH`, as an SDK's `encrypt_file` writes it; at most `--max-input` bytes, as any input
+    /// of diagnose): read as `decrypt --binary` reads it, with every key, on its head and last blocks
+    /// (`FileDecryption.choose`: the padding decides; a file's plaintext need not be text). Says which key and file
+    /// format read it, or why none does.
+    private func diagnoseFile(_ data: Input, reason: String) throws {
         guard !showPlaintext else {
             throw CLIFailure(.usage, "--show-plaintext is for messages; decrypt a binary file with pncrypt decrypt")
         }
-        let ring = try keys.ring(input: data)
         let source = try InputSource(data)
+        // Only its start and end are read, but diagnose takes no more than --max-input, whatever the input.
+        if source.length > maxInput.limit { throw CLIFailure(.usage, data.refusal(limit: maxInput.limit)) }
+        data.noteReadAsBinary(reason)
+        let ring = try keys.ring(input: data)
         var object: JSONObject = ["binary": .bool(true), "bytes": .number(JSONNumber(source.length))]
         var finding: String
         var decrypts = false

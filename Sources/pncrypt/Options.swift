@@ -314,9 +314,7 @@ struct Input {
     /// The whole input in memory, at most `limit` bytes (`--max-input`): larger input is refused (exit 64) having
     /// read no more than `limit` bytes of it. A regular file is read as it was when it was opened (a snapshot).
     func readAll(limit: Int) throws -> [UInt8] {
-        let refusal = "\(text == nil ? describe : "the text given") is larger than \(limit.counting("byte")), the "
-            + "limit for input held in memory whole (--max-input SIZE raises it; --lines, where a command has it, "
-            + "reads any size)"
+        let refusal = refusal(limit: limit)
         if let text {
             guard text.utf8.count <= limit else { throw CLIFailure(.usage, refusal) }
             return Array(text.utf8)
@@ -336,6 +334,13 @@ struct Input {
             }
             return out
         }
+    }
+
+    /// The refusal of input larger than `limit` bytes (`--max-input`).
+    func refusal(limit: Int) -> String {
+        "\(text == nil ? describe : "the text given") is larger than \(limit.counting("byte")), the "
+            + "limit for input held in memory whole (--max-input SIZE raises it; --lines, where a command has it, "
+            + "reads any size)"
     }
 
     /// Runs `body` with a descriptor reading the input file or standard input (not for TEXT).

@@ -142,6 +142,20 @@ import PNCryptTestSupport
         }
     }
 
+    @Test("diagnose takes a binary file of at most --max-input bytes, as any of its input")
+    func diagnoseMaxInput() throws {
+        try withTemporaryDirectory { dir in
+            let (_, path) = try Self.encrypted(.acrh, in: dir)
+            let run = try CLI.run(["diagnose", "--key", "k", "--max-input", "64K", "-i", path], directory: dir)
+            #expect(run.status == 64, "\(run.stderr)")
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr == "pncrypt: '\(path)' is larger than 65536 bytes, the limit for input held in memory "
+                    + "whole (--max-input SIZE raises it; --lines, where a command has it, reads any size)\n")
+            let raised = try CLI.run(["diagnose", "--key", "k", "--max-input", "1M", "-i", path], directory: dir)
+            #expect(raised.status == 0, "\(raised.stderr)")
+        }
+    }
+
     @Test("a Base64 text file still reads as text (decrypt, inspect, diagnose), with no note")
     func textStaysText() throws {
         try withTemporaryDirectory { dir in
