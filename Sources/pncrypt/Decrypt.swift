@@ -75,9 +75,7 @@ struct Decrypt: ParsableCommand {
             throw ValidationError("decrypt reads one ciphertext (or several, one per argument); line mode (NDJSON, "
                                   + "one message per line) is pncrypt message decrypt --lines")
         }
-        if input.arguments.count > 1 {
-            if binary { throw ValidationError("--binary reads one file: give one path") }
-        }
+        if input.arguments.count > 1 && binary { throw ValidationError("--binary reads one file: give one path") }
         if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
         if limits.maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
         if terminal.rawControl && binary {
@@ -143,8 +141,11 @@ struct Decrypt: ParsableCommand {
         try OutputFile.produce(output, input: Input(text: texts[0], path: nil)) { out in
             let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
             let sink = POSIXIO.sink(out, through: escaper)
+            // Each plaintext, then its newline (no copy of the plaintext is made: the array is wiped on return).
+            let newline: [UInt8] = [0x0A]
             for plaintext in plaintexts {
-                try withExtendedLifetime(plaintext + [0x0A]) { line in try line.withUnsafeBytes { try sink($0) } }
+                try plaintext.withUnsafeBytes { try sink($0) }
+                try newline.withUnsafeBytes { try sink($0) }
             }
             try POSIXIO.finish(out, through: escaper)
         }

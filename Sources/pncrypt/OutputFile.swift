@@ -8,7 +8,8 @@ import Glibc
 /// `FileOutput` (shared with the C library), which holds every promise about output files: a file appears only on
 /// `commit()`, whole, with the replaced file's owner, group, mode and extended attributes (POSIX ACLs), or
 /// `0600 & ~umask` for a new file (`FileOutput.newFileMode`, as the C library's); on failure, or on any signal that
-/// ends the process (`SignalCleanup`), nothing is left. A path that is a symbolic link is followed: the file it points to is replaced and the link is kept.
+/// ends the process (`SignalCleanup`), nothing is left. A path that is a symbolic link is followed: the file it
+/// points to is replaced and the link is kept.
 ///
 /// Surviving a power loss also needs the data and the rename on disk: with `durable` (`--sync`), `commit()` fsyncs
 /// the file before the rename and the directory after it. That is not the default: like gzip and openssl, pncrypt
