@@ -76,7 +76,8 @@ struct Decrypt: ParsableCommand {
                                   + "one message per line) is pncrypt message decrypt --lines")
         }
         if input.arguments.count > 1 && binary { throw ValidationError("--binary reads one file: give one path") }
-        if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
+        // A file given with -i may be read as a file (`binaryFileReason`): then --gunzip is checked in `run`.
+        if gunzip && !binary && input.file.input == nil { throw ValidationError("--gunzip needs --binary") }
         if limits.maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
         if terminal.rawControl && binary {
             throw ValidationError("--raw-control goes with text mode (--binary writes bytes)")
@@ -109,6 +110,9 @@ struct Decrypt: ParsableCommand {
             if output.output == nil { try force.check(descriptor: STDOUT_FILENO) }
             data.noteReadAsBinary(reason)
             binary = true
+        }
+        if gunzip && !binary {
+            throw CLIFailure(.usage, "--gunzip needs --binary (\(data.describe) was read as Base64 text)")
         }
         let ring = try keys.ring(input: data)
         if binary { return try decryptFile(ring, data) }

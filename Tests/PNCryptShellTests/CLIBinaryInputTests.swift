@@ -60,6 +60,27 @@ import PNCryptTestSupport
         }
     }
 
+    @Test("decrypt --gunzip -i reads a detected binary file as --binary --gunzip does; text still needs --binary")
+    func gunzipDetected() throws {
+        try withTemporaryDirectory { dir in
+            let text = Array(String(repeating: "pncrypt ", count: 2000).utf8)
+            try Data(text).write(to: dir.appendingPathComponent("log.txt"))
+            #expect(try CLI.run(["gzip", "log.txt", "-o", "log.gz"], directory: dir).status == 0)
+            #expect(try CLI.run(["encrypt", "--key", "k", "--binary", "log.gz", "-o", "log.enc"], directory: dir)
+                .status == 0)
+            let run = try CLI.run(["decrypt", "--key", "k", "--gunzip", "-i", "log.enc"], directory: dir)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout == text)
+            let ciphertext = try CryptoModule(cipherKey: "k").encrypt(Array("x".utf8), scheme: .acrh)
+            try Data(ciphertext.utf8).write(to: dir.appendingPathComponent("message.txt"))
+            let textFile = try CLI.run(["decrypt", "--key", "k", "--gunzip", "-i", "message.txt"], directory: dir)
+            #expect(textFile.status == 64, "\(textFile.stderr)")
+            #expect(textFile.stderr == "pncrypt: --gunzip needs --binary ('message.txt' was read as Base64 text)\n")
+            let argument = try CLI.run(["decrypt", "--key", "k", "--gunzip", ciphertext], directory: dir)
+            #expect(argument.status == 64, "\(argument.stderr)")
+        }
+    }
+
     @Test("a wrong key writes nothing (all or nothing, as --binary)")
     func wrongKeyWritesNothing() throws {
         try withTemporaryDirectory { dir in
