@@ -37,7 +37,7 @@ struct ConformanceCommand: ParsableCommand {
     var json = false
 
     @Option(name: .customLong("junit"), help: ArgumentHelp("Also write the report as JUnit XML to FILE.",
-                                                          valueName: "FILE"))
+                                                          valueName: "FILE"), completion: .file())
     var junit: String?
 
     @Flag(name: .customLong("verbose"), help: ArgumentHelp("""
@@ -45,7 +45,7 @@ struct ConformanceCommand: ParsableCommand {
         """))
     var verbose = false
 
-    @Argument(help: "Vector files or folders of them (a folder's envelopes/ too).")
+    @Argument(help: "Vector files or folders of them (a folder's envelopes/ too).", completion: .file())
     var paths: [String] = ["Vectors"]
 
     func validate() throws {

@@ -10,7 +10,7 @@ struct Decrypt: ParsableCommand {
         abstract: "Decrypt Base64 text, or a file with --binary.",
         // Written out because with more than 12 options ArgumentParser shortens the usage to `[<options>]`: the
         // key options stay visible (both repeat).
-        usage: "pncrypt decrypt [--key <key> ...] [--key-file <path> ...] [--binary] [<options>] [<text-or-path>]",
+        usage: "pncrypt decrypt [--key <key> ...] [--key-file <path> ...] [--binary] [<options>] [<text-or-path> ...]",
         discussion: """
         Text mode reads Base64 (surrounding whitespace, JSON quotes and line breaks are accepted) and writes \
         exactly the plaintext bytes, nothing added. Nothing is written unless decryption succeeds. Text of any \
@@ -36,6 +36,12 @@ struct Decrypt: ParsableCommand {
         temporary file, and with --gunzip to standard output (held in an unlinked temporary file until it is \
         verified). With no key given, the key is asked for on the terminal.
 
+        Several TEXT arguments are decrypted one per line, in order, and only when all of them decrypt: if one \
+        fails, nothing is written and the failure names it by position. A file given with -i that starts with a \
+        PNED header or holds a byte Base64 text never does is read as --binary reads it, with a note; a TEXT \
+        argument that names a file and is not Base64 is refused (give the file with -i). Line mode (NDJSON, one \
+        message per line) is pncrypt message decrypt --lines.
+
         Examples:
           pncrypt decrypt --key enigma q/xJqqN6qbiZMXYmiQC1Fw==
           pncrypt decrypt -k enigma --legacy-scheme legacy-random-iv -i message.txt
@@ -43,7 +49,7 @@ struct Decrypt: ParsableCommand {
         """)
 
     @OptionGroup var keys: KeyOptions
-    @OptionGroup var input: DataInputOptions
+    @OptionGroup var input: DecryptInputOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var reading: ReadSchemeOptions
     @OptionGroup var force: ForceOption
@@ -59,8 +65,19 @@ struct Decrypt: ParsableCommand {
 
     @OptionGroup var limits: LimitOptions
 
+    /// Not here: `--lines` is `message decrypt`'s (a usage error that names it, not "unknown option").
+    @Flag(name: .customLong("lines"), help: ArgumentHelp(
+        "Line mode (NDJSON) is pncrypt message decrypt --lines.", visibility: .hidden))
+    var lines = false
+
     func validate() throws {
-        if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
+        if lines {
+            throw ValidationError("decrypt reads one ciphertext (or several, one per argument); line mode (NDJSON, "
+                                  + "one message per line) is pncrypt message decrypt --lines")
+        }
+        if input.arguments.count > 1 && binary { throw ValidationError("--binary reads one file: give one path") }
+        // A file given with -i may be read as a file (`binaryFileReason`): then --gunzip is checked in `run`.
+        if gunzip && !binary && input.file.input == nil { throw ValidationError("--gunzip needs --binary") }
         if limits.maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
         if terminal.rawControl && binary {
             throw ValidationError("--raw-control goes with text mode (--binary writes bytes)")
@@ -71,17 +88,77 @@ struct Decrypt: ParsableCommand {
         }
     }
 
-    func run() throws {
+    mutating func run() throws {
+        if !binary { for argument in input.arguments { try refuseFileNameAsText(argument) } }
+        if input.arguments.count > 1 {
+            let ring = try keys.ring(input: Input(text: input.arguments[0], path: nil))
+            return try decryptTexts(ring, input.arguments)
+        }
         let data = input.resolved(binary: binary)
+        if !binary, let reason = try data.binaryFileReason() {
+            // A file an SDK's `encrypt_file` wrote, given without --binary: read as --binary reads it, with all of
+            // its checks (no file format for the scheme, binary output to a terminal).
+            if terminal.rawControl {
+                throw CLIFailure(.usage, "--raw-control goes with text mode, and \(data.describe) is a binary file "
+                                 + "(\(reason))")
+            }
+            do {
+                try Scheme.requireFileFormat(reading.explicit)
+            } catch let error as ValidationError {
+                throw CLIFailure(.usage, error.message)
+            }
+            if output.output == nil { try force.check(descriptor: STDOUT_FILENO) }
+            data.noteReadAsBinary(reason)
+            binary = true
+        }
+        if gunzip && !binary {
+            throw CLIFailure(.usage, "--gunzip needs --binary (\(data.describe) was read as Base64 text)")
+        }
         let ring = try keys.ring(input: data)
         if binary { return try decryptFile(ring, data) }
         try decryptText(ring, data)
     }
 
-    /// Decodes the Base64 into an unlinked 0600 temporary file (ciphertext only), chooses the one reading that
-    /// qualifies over all of it, and only then streams that reading's plaintext to the output: any size in
-    /// bounded memory, nothing written before the verdict.
-    private func decryptText(_ ring: KeyRing, _ data: Input) throws {
+    /// Several TEXT arguments: each decrypted as one text is, into memory (a message is small), and written one
+    /// per line only when every one has decrypted; the first that fails is named by position, and nothing is
+    /// written.
+    private func decryptTexts(_ ring: KeyRing, _ texts: [String]) throws {
+        var plaintexts: [[UInt8]] = []
+        defer { for index in plaintexts.indices { wipe(&plaintexts[index]) } }
+        for (index, text) in texts.enumerated() {
+            let data = Input(text: text, path: nil)
+            do {
+                var plaintext: [UInt8] = []
+                try withChoice(ring, data) { reader, choice, fd in
+                    try reader.write(choice, ciphertext: fd) { (bytes) throws(PNCryptError) in plaintext += bytes }
+                }
+                plaintexts.append(plaintext)
+                wipe(&plaintext)
+            } catch {
+                var failure = (error as? CLIFailure) ?? (error as? PNCryptError).map { CLIFailure($0) }
+                    ?? CLIFailure(.ioError, "\(error)")
+                failure.message = "argument #\(index + 1) of \(texts.count): " + failure.message
+                    + "; nothing was written"
+                throw failure
+            }
+        }
+        try OutputFile.produce(output, input: Input(text: texts[0], path: nil)) { out in
+            let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
+            let sink = POSIXIO.sink(out, through: escaper)
+            // Each plaintext, then its newline (no copy of the plaintext is made: the array is wiped on return).
+            let newline: [UInt8] = [0x0A]
+            for plaintext in plaintexts {
+                try plaintext.withUnsafeBytes { try sink($0) }
+                try newline.withUnsafeBytes { try sink($0) }
+            }
+            try POSIXIO.finish(out, through: escaper)
+        }
+    }
+
+    /// Decodes the Base64 of `data` into an unlinked 0600 temporary file (ciphertext only), chooses the one reading
+    /// that qualifies over all of it, and runs `body` with that reading and the file.
+    private func withChoice(_ ring: KeyRing, _ data: Input,
+                            _ body: (TextStreamDecryptor, TextStreamDecryptor.Choice, Int32) throws -> Void) throws {
         let fd = try InputFiles.unlinkedTemporary()
         defer { close(fd) }
         let decoder = Base64StreamDecoder()
@@ -96,10 +173,19 @@ struct Decrypt: ParsableCommand {
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
         let reader = TextStreamDecryptor(ring: ring, reading: reading.policy)
         let choice = try explained({ head }) { try reader.choose(ciphertext: fd, length: length) }
-        try OutputFile.produce(output, input: data) { out in
-            let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
-            try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
-            try POSIXIO.finish(out, through: escaper)
+        try body(reader, choice, fd)
+    }
+
+    /// Decodes the Base64 into an unlinked 0600 temporary file (ciphertext only), chooses the one reading that
+    /// qualifies over all of it, and only then streams that reading's plaintext to the output: any size in
+    /// bounded memory, nothing written before the verdict.
+    private func decryptText(_ ring: KeyRing, _ data: Input) throws {
+        try withChoice(ring, data) { reader, choice, fd in
+            try OutputFile.produce(output, input: data) { out in
+                let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
+                try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
+                try POSIXIO.finish(out, through: escaper)
+            }
         }
     }
 

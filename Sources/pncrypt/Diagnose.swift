@@ -1,5 +1,6 @@
 import ArgumentParser
 import PNCrypt
+import PNCryptFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,7 +38,11 @@ struct Diagnose: ParsableCommand {
     }
 
     func run() throws {
+        try refuseFileNameAsText(input.text)
         let data = input.resolved
+        if let reason = try data.binaryFileReason() {
+            return try diagnoseFile(data, reason: reason)
+        }
         let text = try data.readAll(limit: maxInput.limit)
         let keys = try self.keys.resolveAll(input: data)
         let diagnosis = Diagnosis(text: text, keys: keys)
@@ -65,6 +70,47 @@ struct Diagnose: ParsableCommand {
             try POSIXIO.printLine(findings.joined(separator: "\n"))
         }
         if !diagnosis.decrypts { throw ExitCode.dataFailure }
+    }
+
+    /// A binary file (`-i PATH`, as an SDK's `encrypt_file` writes it; at most `--max-input` bytes, as any input
+    /// of diagnose): read as `decrypt --binary` reads it, with every key, on its head and last blocks
+    /// (`FileDecryption.choose`: the padding decides; a file's plaintext need not be text). Says which key and file
+    /// format read it, or why none does.
+    private func diagnoseFile(_ data: Input, reason: String) throws {
+        guard !showPlaintext else {
+            throw CLIFailure(.usage, "--show-plaintext is for messages; decrypt a binary file with pncrypt decrypt")
+        }
+        let source = try InputSource(data)
+        // Only its start and end are read, but diagnose takes no more than --max-input, whatever the input.
+        if source.length > maxInput.limit { throw CLIFailure(.usage, data.refusal(limit: maxInput.limit)) }
+        data.noteReadAsBinary(reason)
+        let ring = try keys.ring(input: data)
+        var object: JSONObject = ["binary": .bool(true), "bytes": .number(JSONNumber(source.length))]
+        var finding: String
+        var decrypts = false
+        do {
+            let choice = try FileDecryption.choose(source, ring: ring, reading: client.policy)
+            decrypts = true
+            let key = ring.keys.count == 1 ? "the key" : "key #\(choice.keyIndex + 1)"
+            finding = "decrypts as a file with \(choice.scheme) and \(key) (the padding of its last block is "
+                + "valid; the file format has no other integrity check): pncrypt decrypt --binary reads it"
+            object.append(.string(choice.scheme.rawValue), forKey: "scheme")
+            object.append(.number(JSONNumber(choice.keyIndex + 1)), forKey: "key")
+        } catch let error as PNCryptError {
+            finding = "no key and file format read it: " + error.message
+            object.append(.string(error.message), forKey: "error")
+        }
+        object.append(.bool(decrypts), forKey: "decrypts")
+        let shapes = KeyShapeHints.hints.map { "\($0) (it is used exactly as given)" }
+        if json {
+            if !KeyShapeHints.hints.isEmpty {
+                object.append(.array(KeyShapeHints.hints.map { .string($0) }), forKey: "keyShapes")
+            }
+            try POSIXIO.printLine(JSONValue.object(object).serializedString())
+        } else {
+            try POSIXIO.printLine(([finding] + shapes).joined(separator: "\n"))
+        }
+        if !decrypts { throw ExitCode.dataFailure }
     }
 
     /// What a client set as `--scheme`/`--legacy-scheme` says: the message read as a receiving client reads it.

@@ -28,8 +28,10 @@ struct GzipCommand: ParsableCommand {
 
     @OptionGroup var limits: LimitOptions
     @OptionGroup var terminal: RawControlOption
+    @OptionGroup var habits: GzipHabitOptions
 
     func validate() throws {
+        try habits.check(output)
         if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0 to 9") }
         if decompress && level != nil { throw ValidationError("--level goes with compression, not -d") }
         if !decompress && limits.maxSize != nil { throw ValidationError("--max-size goes with -d") }
@@ -71,6 +73,12 @@ struct GunzipCommand: ParsableCommand {
     @Flag(help: "The input is raw deflate (HTTP Content-Encoding: deflate), not gzip or zlib.")
     var raw = false
 
+    @OptionGroup var habits: GzipHabitOptions
+
+    func validate() throws {
+        try habits.check(output)
+    }
+
     func run() throws {
         try Self.decompress(input.resolved, to: output, limit: limits.limit, raw: raw, terminal: terminal,
                             progress: progress)
@@ -84,5 +92,27 @@ struct GunzipCommand: ParsableCommand {
         let stage = try Decompressor(format: raw ? .rawDeflate : .gzipOrZlib, outputLimit: limit)
         try OutputFile.stream(input, through: [stage], to: output, holdUntilVerified: true, terminal: terminal,
                               progress: progress)
+    }
+}
+
+/// `-c/--stdout` and `--keep`, as gzip users type them: pncrypt writes to standard output unless `-o` says otherwise,
+/// and never deletes its input, so both say what happens anyway. `-k` is not `--keep` here: `-k` is `--key`
+/// everywhere (one meaning per flag).
+struct GzipHabitOptions: ParsableArguments {
+    @Flag(name: [.customShort("c"), .customLong("stdout")], help: """
+        Write to standard output, as gzip -c: the default without -o (accepted as gzip users type it).
+        """)
+    var toStandardOutput = false
+
+    @Flag(name: .customLong("keep"), help: """
+        Keep the input file, as gzip --keep: pncrypt never deletes its input (accepted as gzip users type it).
+        """)
+    var keep = false
+
+    /// `-c` and `-o` say two destinations.
+    func check(_ output: OutputOptions) throws {
+        if toStandardOutput && output.output != nil {
+            throw ValidationError("-c writes to standard output and -o to a file: give one")
+        }
     }
 }

@@ -29,8 +29,13 @@ struct Inspect: ParsableCommand {
     /// Optional here: with a key (--key, --key-file or PNCRYPT_KEY), also say whether the plaintext is gzip.
     @OptionGroup var keys: KeyOptions
 
-    func run() throws {
+    mutating func run() throws {
+        if !binary { try refuseFileNameAsText(input.argument) }
         let data = input.resolved(binary: binary)
+        if !binary, let reason = try data.binaryFileReason() {
+            data.noteReadAsBinary(reason)
+            binary = true
+        }
         let prefix: [UInt8]
         let totalLength: Int
         let inspection: Inspection

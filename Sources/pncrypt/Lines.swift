@@ -42,6 +42,18 @@ enum Lines {
     /// `rawControl` is `--raw-control` (the decrypting commands have it): without it, output to a terminal goes
     /// through a `TerminalLineEscaper`, whatever the operation (rekeying and encrypting copy lines they cannot
     /// change as they are, and those are the input's bytes); elsewhere the sink is the plain write.
+    /// The hint for a line that is not JSON from its first byte (`hello`, bare text): each line is one JSON text.
+    static let unquotedHint = "; each line is one JSON text: a string message is \"...\" in quotes"
+
+    /// `status` with `unquotedHint` added when its line is not JSON from its first byte ("invalid JSON at
+    /// offset 0").
+    static func hinted(_ status: MessageStatus) -> MessageStatus {
+        guard status.error.code == .invalidJSON, status.error.offset == 0 else { return status }
+        var hinted = status
+        hinted.error = PNCryptError(.invalidJSON, status.error.message + unquotedHint, offset: 0)
+        return hinted
+    }
+
     @discardableResult
     static func run(_ operation: MessageStream.Operation, jobs: Int?, stopOnFailure: Bool, input: Input,
                     output: OutputOptions, progress options: ProgressOptions,
@@ -49,8 +61,9 @@ enum Lines {
         let stream = MessageStream(operation, jobs: jobs ?? MessageStream.defaultJobs, stopOnFailure: stopOnFailure)
         let progress = options.line(for: input.filePath, showsLines: true)
         defer { progress.clear() }
-        let report: (MessageStatus) -> Void = { status in
+        let report: (MessageStatus) -> Void = { given in
             progress.clear()
+            let status = Self.hinted(given)
             // Its "original" is input as it was: on a terminal, with DEL and C1 controls escaped too.
             let line = TerminalEscaper.json(status.json.serialized() + [0x0A], for: STDERR_FILENO, raw: false)
             try? POSIXIO.writeAll(STDERR_FILENO, line, "standard error")

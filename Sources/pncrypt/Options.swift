@@ -19,7 +19,7 @@ struct KeyOptions: ParsableArguments {
         Read a cipher key from a file (repeatable; one line end at the end, LF or CRLF, is ignored): any \
         readable file, - for standard input (when the data is TEXT or a file), /dev/stdin, a named pipe or \
         <(command).
-        """, valueName: "path"))
+        """, valueName: "path"), completion: .file())
     var keyFile: [String] = []
 
     /// The longest key file read, in bytes: a key file is a line, not a data file given by mistake.
@@ -147,6 +147,9 @@ enum ReadScheme: ExpressibleByArgument, Equatable, CustomStringConvertible {
 
     static var allValueStrings: [String] { ["auto"] + Scheme.allValueStrings }
 
+    /// Shell completion offers the values (ArgumentParser does so by itself only for `CaseIterable` types).
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+
     var description: String { scheme?.rawValue ?? "auto" }
 
     /// The scheme, nil for `auto`.
@@ -169,6 +172,9 @@ struct LegacyScheme: ExpressibleByArgument, CustomStringConvertible {
     }
 
     static var allValueStrings: [String] { choices.map(\.rawValue) }
+
+    /// Shell completion offers the values.
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 
     var description: String { scheme.rawValue }
 }
@@ -308,9 +314,7 @@ struct Input {
     /// The whole input in memory, at most `limit` bytes (`--max-input`): larger input is refused (exit 64) having
     /// read no more than `limit` bytes of it. A regular file is read as it was when it was opened (a snapshot).
     func readAll(limit: Int) throws -> [UInt8] {
-        let refusal = "\(text == nil ? describe : "the text given") is larger than \(limit.counting("byte")), the "
-            + "limit for input held in memory whole (--max-input SIZE raises it; --lines, where a command has it, "
-            + "reads any size)"
+        let refusal = refusal(limit: limit)
         if let text {
             guard text.utf8.count <= limit else { throw CLIFailure(.usage, refusal) }
             return Array(text.utf8)
@@ -332,6 +336,13 @@ struct Input {
         }
     }
 
+    /// The refusal of input larger than `limit` bytes (`--max-input`).
+    func refusal(limit: Int) -> String {
+        "\(text == nil ? describe : "the text given") is larger than \(limit.counting("byte")), the "
+            + "limit for input held in memory whole (--max-input SIZE raises it; --lines, where a command has it, "
+            + "reads any size)"
+    }
+
     /// Runs `body` with a descriptor reading the input file or standard input (not for TEXT).
     func withDescriptor<R>(_ body: (Int32) throws -> R) throws -> R {
         guard let path = filePath else { return try body(STDIN_FILENO) }
@@ -349,7 +360,7 @@ struct Input {
 /// `-i PATH`, shared by the input groups.
 struct InputFileOption: ParsableArguments {
     @Option(name: [.customShort("i"), .customLong("input")], help: ArgumentHelp(
-        "Read input from a file (- for standard input).", valueName: "path"))
+        "Read input from a file (- for standard input).", valueName: "path"), completion: .file())
     var input: String?
 }
 
@@ -377,7 +388,7 @@ struct DataInputOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("""
         The input: text, or with --binary, a file path (- for standard input). Without it, -i PATH, else \
         standard input.
-        """, valueName: "text-or-path"))
+        """, valueName: "text-or-path"), completion: .file())
     var argument: String?
 
     @OptionGroup var file: InputFileOption
@@ -390,14 +401,41 @@ struct DataInputOptions: ParsableArguments {
 
     /// The input: with `binary`, the argument is a path.
     func resolved(binary: Bool) -> Input {
-        binary ? Input(text: nil, path: argument ?? file.input) : Input(text: argument, path: file.input)
+        Self.resolve(argument: argument, file: file.input, binary: binary)
+    }
+
+    /// The input of a positional `argument` and `-i` `file`: with `binary`, the argument is a path.
+    static func resolve(argument: String?, file: String?, binary: Bool) -> Input {
+        binary ? Input(text: nil, path: argument ?? file) : Input(text: argument, path: file)
+    }
+}
+
+/// Input of `decrypt`: as `DataInputOptions`, and several TEXT arguments, decrypted one per line.
+struct DecryptInputOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("""
+        The input: text (several: one plaintext per line), or with --binary, a file path (- for standard input). \
+        Without it, -i PATH, else standard input.
+        """, valueName: "text-or-path"), completion: .file())
+    var arguments: [String] = []
+
+    @OptionGroup var file: InputFileOption
+
+    func validate() throws {
+        if !arguments.isEmpty && file.input != nil {
+            throw ValidationError("give the input once: as an argument or with -i PATH")
+        }
+    }
+
+    /// The input of one argument (or none): with `binary`, the argument is a path.
+    func resolved(binary: Bool) -> Input {
+        DataInputOptions.resolve(argument: arguments.first, file: file.input, binary: binary)
     }
 }
 
 /// Input of `gzip` and `gunzip`: a file path (as `gzip -c FILE`), else `-i PATH`, else standard input.
 struct FileInputOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The input file (- for standard input). Without it, -i PATH, else standard input.",
-                                 valueName: "path"))
+                                 valueName: "path"), completion: .file())
     var path: String?
 
     @OptionGroup var file: InputFileOption
@@ -418,7 +456,7 @@ struct OutputOptions: ParsableArguments {
         + "its target is replaced, the link kept. A device or FIFO (/dev/null, /dev/stdout, a named pipe) is "
         + "written directly, never replaced; decrypt and gunzip hold output for it until verified, as for "
         + "standard output.",
-        valueName: "path"))
+        valueName: "path"), completion: .file())
     var output: String?
 
     @Flag(name: .customLong("sync"), help: ArgumentHelp(

@@ -13,7 +13,7 @@ struct ToKeyOptions: ParsableArguments {
 
     @Option(name: .customLong("to-key-file"), help: ArgumentHelp(
         "Read the new cipher key from a file (one line end at the end, LF or CRLF, is ignored).",
-        valueName: "path"))
+        valueName: "path"), completion: .file())
     var toKeyFile: String?
 
     func validate() throws {

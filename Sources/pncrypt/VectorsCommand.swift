@@ -22,7 +22,7 @@ struct VectorsCommand: ParsableCommand {
               pncrypt vectors check Vectors/spec.json
             """)
 
-        @Argument(help: "Vector files or folders of them (default: Vectors).")
+        @Argument(help: "Vector files or folders of them (default: Vectors).", completion: .file())
         var paths: [String] = ["Vectors"]
 
         func run() throws {

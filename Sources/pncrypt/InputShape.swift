@@ -1,0 +1,71 @@
+import ArgumentParser
+import PNCrypt
+import PNCryptFiles
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Binary files given as text (issue 47, item 2): a file the SDKs' `encrypt_file` wrote (`PNED...` or raw
+// ciphertext) given to `decrypt`, `inspect` or `diagnose` without `--binary` is recognized by its first bytes and read
+// as a file, as `age` tells armor from binary; a positional argument that names a file and is not Base64 is refused
+// with the option that reads it.
+
+/// What an input's first bytes say it is: Base64 text, or a binary file.
+enum InputShape {
+    /// How many bytes of the start are looked at. Random ciphertext has a byte that cannot be text among its first
+    /// 16 but for about one file in 2^30; Base64 text with a stray byte beyond this is read as text and its error
+    /// names the offset.
+    static let sniffLength = 1 << 16
+
+    /// Why `prefix` is a binary file and cannot be Base64 text, nil when it can be text: a `PNED` header at the
+    /// start, or a byte that text mode never accepts (outside the Base64 alphabet and `=`, ASCII white space and the
+    /// JSON quote text mode accepts around Base64).
+    static func binaryReason(_ prefix: some Collection<UInt8>) -> String? {
+        if prefix.starts(with: CryptorHeader.sentinel) { return "it starts with a PNED header" }
+        guard let index = prefix.firstIndex(where: { !canBeText($0) }) else { return nil }
+        let offset = prefix.distance(from: prefix.startIndex, to: index)
+        return "byte \(hex(prefix[index])) at offset \(offset) cannot be Base64 text"
+    }
+
+    /// A byte Base64 text may hold: an alphabet character or `=` (`Base64.isCharacter`), ASCII white space, `"`.
+    static func canBeText(_ byte: UInt8) -> Bool {
+        Base64.isCharacter(byte) || byte == UInt8(ascii: "\"") || byte == 0x20 || (0x09...0x0D).contains(byte)
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return "0x" + (digits.count == 1 ? "0" : "") + digits
+    }
+}
+
+extension Input {
+    /// Why this input is a binary file, nil when it is not one: only a regular file named with `-i PATH` is looked
+    /// at (its first `InputShape.sniffLength` bytes, read by offset: nothing is consumed); TEXT, standard input, a
+    /// pipe or a device are read as text, as before (`--binary` reads them as files).
+    func binaryFileReason() throws -> String? {
+        guard text == nil, let path = filePath else { return nil }
+        let fd = try Self.open(path)
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        var prefix = [UInt8](repeating: 0, count: InputShape.sniffLength)
+        let count = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count >= 0 else { throw CLIFailure(.ioError, "cannot read \(describe): \(POSIXIO.lastError())") }
+        return InputShape.binaryReason(prefix[0..<count])
+    }
+
+    /// Says on standard error that the input was read as a binary file, and why (so that `--binary` is learnt).
+    func noteReadAsBinary(_ reason: String) {
+        CLI.note("\(describe) was read as a binary file (\(reason)), as --binary reads it")
+    }
+}
+
+/// A positional argument that names an existing file and is not Base64 text (`pncrypt decrypt photo.enc`): refused
+/// with the option that reads the file (exit 64).
+func refuseFileNameAsText(_ argument: String?) throws {
+    guard let argument, !argument.isEmpty, argument != "-" else { return }
+    var info = stat()
+    guard stat(argument, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+    guard (try? Base64.decode(argument)) == nil else { return }
+    throw CLIFailure(.usage, "'\(argument)' is a file: give it with -i \(argument) (or --binary for a binary file)")
+}
