@@ -16,7 +16,7 @@ extension Suite {
     ///   `StreamDecryptor` over the whole file, output discarded), a file written with the fixed IV.
     func autoFigures() throws -> [Bench.Result] {
         var results: [Bench.Result] = []
-        for scheme in [Scheme.headerlessPair.fixed, Scheme.acrh] {
+        for scheme in [Scheme.headerlessPair.fixed, Scheme.withHeader] {
             results.append(try autoLines(scheme))
         }
         results.append(try autoText())

@@ -48,10 +48,13 @@ extension Input {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        var prefix = [UInt8](repeating: 0, count: InputShape.sniffLength)
-        let count = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard count >= 0 else { throw CLIFailure(.ioError, "cannot read \(describe): \(POSIXIO.lastError())") }
-        return InputShape.binaryReason(prefix[0..<count])
+        let prefix: [UInt8]
+        do throws(FileError) {
+            prefix = try InputFiles.read(fd, at: 0, count: InputShape.sniffLength, length: Int(info.st_size), describe)
+        } catch {
+            throw CLIFailure(error)
+        }
+        return InputShape.binaryReason(prefix)
     }
 
     /// Says on standard error that the input was read as a binary file, and why (so that `--binary` is learnt).

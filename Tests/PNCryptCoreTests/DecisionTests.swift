@@ -121,7 +121,9 @@ import PNCryptBase
         let module = CryptoModule(key: keys[0])
         var random = SystemRandomNumberGenerator()
         var inputs: [[UInt8]] = []
-        for plaintext in ["hello there, this is text", #"{"a":1,"b":"two"}"#, "ab漢😀cdé漢字 more text here", "12345678901234567"] {
+        let plaintexts = ["hello there, this is text", #"{"a":1,"b":"two"}"#, "ab漢😀cdé漢字 more text here",
+                          "12345678901234567"]
+        for plaintext in plaintexts {
             inputs.append(try module.encryptBinary(Array(plaintext.utf8), scheme: .legacy))
             inputs.append(try module.encryptBinary(Array(plaintext.utf8), scheme: .legacyRandomIV))
         }

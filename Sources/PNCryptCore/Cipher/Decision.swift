@@ -463,8 +463,8 @@ extension Decision {
             var copiedLength = 0
             for (keyIndex, key) in keys.enumerated() {
                 // The fixed-IV reading: `count` is its plaintext length (all of `length` when the padding is not
-                // valid); the random-IV reading's are both 16 less, whatever the padding gave (`count` is at least 16: the
-                // pair is only made for two blocks or more).
+                // valid); the random-IV reading's are both 16 less, whatever the padding gave (`count` is at least
+                // 16: the pair is only made for two blocks or more).
                 let (count, length, padding) = CryptoModule(key: key).openChecked(pair.fixed, of: input, into: base)
                 let whole = UnsafeRawBufferPointer(start: base, count: length)
                 let (fixed, random) = pairVerdicts(whole, count: count, padding: padding, keyIndex: keyIndex,
