@@ -61,7 +61,7 @@ run() {
 status=0
 # Only the C interface is exported: every global symbol is a pncrypt_ function of version PNCRYPT_0 (or that
 # version's own node), and every function the header declares is among them.
-LIB=$(find "$PREFIX/lib" -name 'libpncrypt.so.*.*' | head -1)
+LIB=$(find "$PREFIX/lib" -maxdepth 1 -type f -name 'libpncrypt.so.*.*' | head -1)
 nm -D --defined-only --extern-only "$LIB" | awk '{ print $3 }' | sort > "$WORK/exported.txt"
 if grep -v -E '^(pncrypt_[a-z0-9_]+@@PNCRYPT_0|PNCRYPT_0)$' "$WORK/exported.txt" >&2; then
     echo "c: symbols other than pncrypt_ are exported (above)" >&2
