@@ -46,7 +46,9 @@ import PNCryptTestSupport
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("sweep.bin")
-        for scheme in [Scheme.legacy, .legacyRandomIV] {
+        // One scheme through the command (a process a value, auto and named, text and bytes: 1,024 runs); the
+        // library's sweep (PaddingSweepTests) and the C and Python ones take every scheme.
+        for scheme in [Scheme.legacy] {
             var succeeded = (text: 0, bytes: 0)
             for changed in try Self.sweep(scheme) {
                 for named in [[String](), ["--scheme", scheme.rawValue]] {
