@@ -30,6 +30,10 @@ struct CFailure: Error {
     /// Python binding puts its own calls in place of these). As bytes the rule always decides.
     static let headerlessSchemeHint = " (scheme \"legacy\" or \"legacy-random-iv\")"
 
+    /// What a C caller does when a text function's plaintext is binary: the bytes function of the same call (the
+    /// Python binding puts `text=False` in its place).
+    static let binaryPlaintextHint = " (read as text: a binary plaintext needs pncrypt_decrypt or pncrypt_decrypt_many)"
+
     /// A files-layer failure: a missing input is `PNCRYPT_E_FILE_NOT_FOUND`; an output that is not a regular file
     /// (or names the input file) `PNCRYPT_E_ARGUMENT`; anything else `PNCRYPT_E_IO`.
     init(_ error: FileError) {

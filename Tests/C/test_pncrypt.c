@@ -1206,6 +1206,34 @@ static void test_legacy33_auto(void) {
     pncrypt_module_free(m);
 }
 
+/* Issue 47: the text functions' one decryption error names the bytes functions, in the same words for a binary
+ * plaintext and for a wrong key (they tell nothing about which check failed); the bytes function reads it. */
+static void test_text_failure_names_the_bytes_functions(void) {
+    static const char hint[] = " (read as text: a binary plaintext needs pncrypt_decrypt or pncrypt_decrypt_many)";
+    pncrypt_module *m = NULL, *wrong = NULL;
+    pncrypt_error err, err_wrong;
+    CHECK(pncrypt_module_new("binary-key", "acrh", &m, &err) == 0, "module");
+    CHECK(pncrypt_module_new("another-key", "acrh", &wrong, &err) == 0, "second module");
+    uint8_t binary[64];
+    for (int i = 0; i < 64; i++) binary[i] = (uint8_t)(0x80 + i);
+    char *text = NULL;
+    CHECK(pncrypt_encrypt(m, binary, sizeof binary, &text, &err) == 0, "encrypt");
+    uint8_t *out = NULL;
+    size_t out_len = 0;
+    int rc = pncrypt_decrypt_text(m, NULL, text, strlen(text), &out, &out_len, &err);
+    int rc_wrong = pncrypt_decrypt_text(wrong, NULL, text, strlen(text), &out, &out_len, &err_wrong);
+    size_t len = strlen(err.message), hint_len = strlen(hint);
+    CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && rc_wrong == rc, "binary as text: rc %d and %d", rc, rc_wrong);
+    CHECK(len > hint_len && strcmp(err.message + len - hint_len, hint) == 0, "the hint: %s", err.message);
+    CHECK(strcmp(err.message, err_wrong.message) == 0, "the same words: %s | %s", err.message, err_wrong.message);
+    rc = pncrypt_decrypt(m, NULL, text, strlen(text), &out, &out_len, &err);
+    CHECK(rc == 0 && out_len == sizeof binary && memcmp(out, binary, out_len) == 0, "as bytes: rc %d", rc);
+    pncrypt_free(out);
+    pncrypt_free(text);
+    pncrypt_module_free(wrong);
+    pncrypt_module_free(m);
+}
+
 /* A legacy33 message with no string leaf involved no key and no ciphertext: it is not
  * encrypted (PNCRYPT_E_NOT_ENCRYPTED), under every policy, and cannot be sent either. */
 static void test_legacy33_nothing_encrypted(void) {
@@ -1778,6 +1806,7 @@ int main(int argc, char **argv) {
     test_one_block_foreign();
     test_legacy33_auto();
     test_legacy33_nothing_encrypted();
+    test_text_failure_names_the_bytes_functions();
     test_message_not_json();
     test_keys_are_bytes();
     test_multi_key(argv[2]);

@@ -9,19 +9,20 @@ system loader.
     wire = m.message_encrypt('{"text":"hi"}')   # the JSON to publish: '"UE5FRAFBQ1JI..."'
     value, status = m.message_decrypt(wire)     # messages as the SDKs publish them: ('{"text":"hi"}', None)
     text = m.encrypt("hello")                   # Base64 text
-    assert m.decrypt(text, text=True) == "hello"    # text as the SDKs decrypt it: a str
+    assert m.decrypt(text) == "hello"           # text as the SDKs decrypt it: a str (text=False: bytes)
     m.add_key("older-key")                      # also tried on decryption (key rotation)
     moved = m.rekey_many(old_texts, to=CryptoModule("new-key"))   # .texts, .statuses, .ok, .failed
 
-Read SDK messages with `message_decrypt` and SDK text with `decrypt(..., text=True)`: their JSON and text checks
-tell the two legacy readings (fixed IV, random IV) apart. `decrypt()` as bytes reads them too, by the files' rule
-(a decrypted IV in the fixed-IV reading's first block means random-IV data); binary data written with the fixed
-IV needs `scheme="legacy"` there.
+Read SDK messages with `message_decrypt` and SDK text with `decrypt()`, which reads text by default (as the CLI's
+`pncrypt decrypt` and the C library's pncrypt_decrypt_text do): their JSON and text checks tell the two legacy
+readings (fixed IV, random IV) apart. A binary plaintext is the explicit choice `decrypt(..., text=False)`, which
+returns bytes and reads headerless data by the files' rule (a decrypted IV in the fixed-IV reading's first block
+means random-IV data); binary data written with the fixed IV needs `scheme="legacy"` there.
 
 Every failure raises `Error`, whose `.code` is the library's PNCRYPT_E_ constant and `.message` one line; a bad
 cipher key raises `InvalidKeyError`, which is also a `ValueError`. Keys and texts may be `str` (UTF-8) or bytes
 everywhere. Decryption delivers a plaintext only when exactly one (key, scheme) reading qualifies (the library's
-one procedure; `text=True` adds valid UTF-8 to the rules). A CryptoModule may be shared between threads once its
+one procedure; text, the default, adds valid UTF-8 to the rules). A CryptoModule may be shared between threads once its
 keys are added (the library releases the GIL during each call); `close()` during other threads' calls waits for
 none of them and frees the module when the last one returns.
 """
@@ -94,10 +95,12 @@ class _Status(ctypes.Structure):
         return kind(self.code, _python_hints(self.message.decode("utf-8", "replace")))
 
 
-# What the C library says to do when the headerless rule cannot tell the two legacy readings apart, and the same
-# in this binding's calls.
+# What the C library says to do when the headerless rule cannot tell the two legacy readings apart, and when a text
+# function's plaintext may be binary, and the same in this binding's calls.
 _HINTS = (
     (' (scheme "legacy" or "legacy-random-iv")', " (scheme='legacy' or 'legacy-random-iv')"),
+    (" (read as text: a binary plaintext needs pncrypt_decrypt or pncrypt_decrypt_many)",
+     " (read as text: a binary plaintext needs text=False)"),
 )
 
 
@@ -369,7 +372,7 @@ def _item_errors(status, codes):
     errors = []
     for index, code in enumerate(codes):
         if code:
-            message = status.message.decode("utf-8", "replace") if not errors else \
+            message = _python_hints(status.message.decode("utf-8", "replace")) if not errors else \
                 f"item {index}: {_CODE_NAMES.get(code, 'failed')}"
             errors.append(Error(code, message, index))
     return errors
@@ -379,7 +382,7 @@ class CryptoModule:
     """A cipher key (str, or bytes that are valid UTF-8) and the scheme to encrypt with ("acrh" by default,
     "legacy", "legacy-random-iv", "legacy33"), plus extra keys for decryption (`add_key`). Decryption reads a PNED
     header when there is one, as the pncrypt CLI does. For what the SDKs wrote: `message_decrypt` for messages,
-    `decrypt(data, text=True)` for text."""
+    `decrypt(data)` for text (a str; `text=False` returns bytes)."""
 
     def __init__(self, cipher_key, scheme="acrh"):
         self._handle = None
@@ -475,17 +478,19 @@ class CryptoModule:
             raise status.error()
         return _take(out).decode("ascii")
 
-    def decrypt(self, data, scheme="auto", text=False):
+    def decrypt(self, data, scheme="auto", text=True):
         """Decrypts Base64 text (str or bytes) with every key of the module. For SDK messages use
-        `message_decrypt`, and for SDK text `decrypt(data, text=True)`, which returns a str: a reading qualifies
-        only as valid UTF-8, and the text tells the two legacy readings apart. `scheme` "auto" reads a PNED header
-        when present, otherwise both legacy readings (fixed IV and IV first); exactly one reading must qualify. As
-        bytes (text=False) there is no text to check, so headerless data of two blocks or more is read as files
-        are: the random-IV reading (the SDKs' binary format) when the fixed-IV reading's first block is a decrypted
-        IV (noise), otherwise the fixed-IV one; binary data written with the fixed IV therefore needs the scheme
-        named ("legacy", "legacy-random-iv") to read exactly one. CBC has no integrity check: as bytes, where one reading is left (a PNED
-        header, one headerless block, an explicit scheme), a wrong key or a foreign ciphertext passes the padding
-        check about once in 256 and its garbage is returned; text=True narrows that to garbage that is also UTF-8
+        `message_decrypt(json_text)`. `decrypt(data)` reads text by default (text=True, as the SDKs decrypt
+        text) and returns a str: a reading qualifies only as valid UTF-8, and the text tells the two legacy
+        readings apart; a binary plaintext fails, with an error that names text=False, the explicit choice that
+        returns bytes. `scheme` "auto" reads a PNED header when present, otherwise both legacy readings (fixed IV
+        and IV first); exactly one reading must qualify. As bytes (text=False) there is no text to check, so
+        headerless data of two blocks or more is read as files are: the random-IV reading (the SDKs' binary
+        format) when the fixed-IV reading's first block is a decrypted IV (noise), otherwise the fixed-IV one;
+        binary data written with the fixed IV therefore needs the scheme named ("legacy", "legacy-random-iv") to
+        read exactly one. CBC has no integrity check: as bytes, where one reading is left (a PNED header, one
+        headerless block, an explicit scheme), a wrong key or a foreign ciphertext passes the padding check about
+        once in 256 and its garbage is returned; text (the default) narrows that to garbage that is also UTF-8
         (docs/security.md, "Residual risk")."""
         raw = data.encode("utf-8") if type(data) is str else _utf8(data, "data")
         status, out, length = _scratch()
@@ -520,9 +525,9 @@ class CryptoModule:
             raise _item_errors(status, codes)[0]
         return text.split("\n") if count else []
 
-    def decrypt_many(self, texts, scheme="auto", on_error="raise", text=False):
+    def decrypt_many(self, texts, scheme="auto", on_error="raise", text=True):
         """Decrypts each Base64 text (str or bytes) as `decrypt` does, in one library call, and returns the
-        plaintexts in order (bytes; str with text=True, where an item qualifies only as valid UTF-8): the batch
+        plaintexts in order (str, where an item qualifies only as valid UTF-8; bytes with text=False): the batch
         form of `decrypt`, for throughput.
         on_error="raise" (all or nothing): the first text that does not decrypt raises its Error, whose `index`
         says which; nothing is returned. on_error="none": such a text gives None in its place, and no exception

@@ -34,7 +34,7 @@ def test_readme_and_docstrings_lead_with_the_calls_that_read_sdk_messages_and_te
         # The first decrypting call written with its arguments.
         first = re.search(r"\b(message_decrypt|decrypt)\(([^)\n]*)\)", text)
         assert first is not None, name
-        assert first.group(1) == "message_decrypt" or "text=True" in first.group(2), (name, first.group(0))
+        assert first.group(1) == "message_decrypt" or "text=False" not in first.group(2), (name, first.group(0))
 
 
 def test_readme_example_runs(tmp_path, monkeypatch):
@@ -60,3 +60,28 @@ def test_reason_names_each_code_as_the_librarys_status_json_does():
     # The retired UTF-8 code is a key-dependent failure: one public reason.
     assert pncrypt.reason(pncrypt.E_INVALID_UTF8) == pncrypt.reason(pncrypt.E_WRONG_KEY_OR_CORRUPT)
     assert pncrypt.reason(12345) == "failed"
+
+
+def test_decrypt_reads_text_by_default_and_bytes_is_the_explicit_choice():
+    """Issue 47: a Base64 text in, the text rule by default (a str back, as the CLI's `pncrypt decrypt`); a binary
+    plaintext fails with the one decryption error, whose words name text=False, and the same words for a wrong key
+    (they tell nothing about which check failed); text=False returns the bytes."""
+    m = pncrypt.CryptoModule("enigma")
+    assert m.decrypt(m.encrypt("hello")) == "hello"
+    assert m.decrypt_many(m.encrypt_many(["a", "b"])) == ["a", "b"]
+    binary = bytes(range(256))
+    sealed = m.encrypt(binary)
+    failures = []
+    for module, call in [(m, lambda mod: mod.decrypt(sealed)),
+                         (pncrypt.CryptoModule("wrong key"), lambda mod: mod.decrypt(sealed)),
+                         (m, lambda mod: mod.decrypt_many([sealed]))]:
+        try:
+            call(module)
+        except pncrypt.Error as error:
+            failures.append((error.code, error.message.removeprefix("item 0: ")))
+    assert len(failures) == 3 and len(set(failures)) == 1, failures
+    code, message = failures[0]
+    assert code == pncrypt.E_WRONG_KEY_OR_CORRUPT
+    assert message.endswith("(read as text: a binary plaintext needs text=False)"), message
+    assert m.decrypt(sealed, text=False) == binary
+    assert m.decrypt_many([sealed], text=False) == [binary]

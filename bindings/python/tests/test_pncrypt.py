@@ -48,12 +48,12 @@ def fixed_iv_binary(scheme, data):
 def test_sdk_to_ours(scheme, data):
     text = base64.b64encode(sdk_module(scheme, KEY).encrypt_file(data)).decode()
     ours = pncrypt.CryptoModule(KEY, scheme)
-    assert ours.decrypt(text, scheme=scheme) == data
+    assert ours.decrypt(text, scheme=scheme, text=False) == data
     if fixed_iv_binary(scheme, data):
         return
     # Auto as bytes, both legacy readings qualifying or not: the plaintext, whole (never ambiguous, never 16 bytes
     # short or long).
-    assert ours.decrypt(text) == data
+    assert ours.decrypt(text, text=False) == data
 
 
 @pytest.mark.xfail(strict=True, reason="as bytes with auto, binary data written with the fixed IV reads as random-IV "
@@ -62,7 +62,7 @@ def test_fixed_iv_binary_as_bytes_with_auto():
     data = bytes(range(256)) * 3
     text = base64.b64encode(sdk_module("legacy", KEY).encrypt_file(data)).decode()
     assert fixed_iv_binary("legacy", data)
-    assert pncrypt.CryptoModule(KEY).decrypt(text) == data
+    assert pncrypt.CryptoModule(KEY).decrypt(text, text=False) == data
 
 
 @pytest.mark.parametrize("scheme", SDK_SCHEMES)
@@ -70,7 +70,7 @@ def test_sdk_message_path_to_ours(scheme):
     """module.encrypt(str), what the SDK publishes with a CryptoModule."""
     message = {"text": "hello", "n": 13406746729185766, "tags": ["a", "b"]}
     text = sdk_module(scheme, KEY).encrypt(json.dumps(message))
-    assert json.loads(pncrypt.CryptoModule(KEY, scheme).decrypt(text, scheme=scheme)) == message
+    assert json.loads(pncrypt.CryptoModule(KEY, scheme).decrypt(text, scheme=scheme, text=False)) == message
 
 
 # ---- Messages --------------------------------------------------------------------------------------------
@@ -163,11 +163,11 @@ def test_decrypt_many_from_sdk(scheme):
     sdk = sdk_module(scheme, KEY)
     texts = [base64.b64encode(sdk.encrypt_file(data)).decode() for data in PLAINTEXTS]
     ours = pncrypt.CryptoModule(KEY, scheme)
-    assert ours.decrypt_many(texts, scheme=scheme) == PLAINTEXTS
+    assert ours.decrypt_many(texts, scheme=scheme, text=False) == PLAINTEXTS
     readable = [(t, p) for t, p in zip(texts, PLAINTEXTS) if not fixed_iv_binary(scheme, p)]
     assert len(readable) >= 4
-    assert ours.decrypt_many([t for t, _ in readable], on_error="none") == [p for _, p in readable]
-    assert ours.decrypt_many([t for t, _ in readable]) == [p for _, p in readable]
+    assert ours.decrypt_many([t for t, _ in readable], on_error="none", text=False) == [p for _, p in readable]
+    assert ours.decrypt_many([t for t, _ in readable], text=False) == [p for _, p in readable]
 
 
 @pytest.mark.parametrize("scheme", SDK_SCHEMES)
@@ -180,7 +180,7 @@ def test_many_messages_with_sdk(scheme):
     sealed = ours.encrypt_many(texts)
     assert [sdk.decrypt(s) for s in sealed] == messages
     wires = [json.dumps(sdk.encrypt(t)) for t in texts]
-    assert [json.loads(p) for p in ours.decrypt_many(wires, scheme=scheme)] == messages
+    assert [json.loads(p) for p in ours.decrypt_many(wires, scheme=scheme, text=False)] == messages
 
 
 def test_batch_is_the_single_call():
@@ -188,28 +188,28 @@ def test_batch_is_the_single_call():
     for scheme in ("legacy", "legacy33"):  # fixed IVs: the same text every time
         m = pncrypt.CryptoModule("enigma", scheme)
         assert m.encrypt_many(items) == [m.encrypt(item) for item in items]
-        assert m.decrypt_many(m.encrypt_many(items), scheme=scheme) == items
+        assert m.decrypt_many(m.encrypt_many(items), scheme=scheme, text=False) == items
     m = pncrypt.CryptoModule("enigma", "legacy")
     assert m.encrypt_many(items)[0] == "q/xJqqN6qbiZMXYmiQC1Fw=="
     sizes = [b"x" * n for n in range(1, 50)]  # every block and Base64 padding case: the output is sized exactly
     assert m.encrypt_many(sizes) == [m.encrypt(item) for item in sizes]
     random_iv = pncrypt.CryptoModule(KEY)
-    assert random_iv.decrypt_many(random_iv.encrypt_many(items * 50)) == items * 50
+    assert random_iv.decrypt_many(random_iv.encrypt_many(items * 50), text=False) == items * 50
 
 
 def test_batch_inputs():
     m = pncrypt.CryptoModule(KEY)
-    assert m.encrypt_many([]) == [] and m.decrypt_many([]) == []
+    assert m.encrypt_many([]) == [] and m.decrypt_many([], text=False) == []
     mixed = [b"bytes", bytearray(b"bytearray"), memoryview(b"memoryview"), "str", "ünïcödé 🔑"]
     expected = [b"bytes", b"bytearray", b"memoryview", b"str", "ünïcödé 🔑".encode()]
-    assert m.decrypt_many(m.encrypt_many(mixed)) == expected
-    assert m.decrypt_many(m.encrypt_many(iter(expected))) == expected  # any iterable
-    assert m.decrypt_many(m.encrypt_many(["ascii", "only"])) == [b"ascii", b"only"]
+    assert m.decrypt_many(m.encrypt_many(mixed), text=False) == expected
+    assert m.decrypt_many(m.encrypt_many(iter(expected)), text=False) == expected  # any iterable
+    assert m.decrypt_many(m.encrypt_many(["ascii", "only"]), text=False) == [b"ascii", b"only"]
     wide = memoryview(bytes(range(8))).cast("I")  # len() counts 2 items, the bytes are 8
-    assert m.decrypt_many(m.encrypt_many([wide, b"x"])) == [bytes(range(8)), b"x"]
+    assert m.decrypt_many(m.encrypt_many([wide, b"x"]), text=False) == [bytes(range(8)), b"x"]
     sealed = m.encrypt_many([b"one", b"two"])
-    assert m.decrypt_many([s.encode() for s in sealed]) == [b"one", b"two"]  # bytes texts too
-    assert m.decrypt_many([f' "{s}"\n' for s in sealed]) == [b"one", b"two"]  # quotes and whitespace, as decrypt
+    assert m.decrypt_many([s.encode() for s in sealed], text=False) == [b"one", b"two"]  # bytes texts too
+    assert m.decrypt_many([f' "{s}"\n' for s in sealed], text=False) == [b"one", b"two"]  # quotes, whitespace
     with pytest.raises(TypeError):
         m.encrypt_many([b"ok", 42])
 
@@ -224,11 +224,11 @@ def test_batch_failures():
     good = m.encrypt_many([b"first", b"last"])
     texts = [good[0], "*not base64*", "q/xJqqN6qbiZMXYm", "", "ab\0cd", good[1]]
     with pytest.raises(pncrypt.Error) as caught:
-        m.decrypt_many(texts)
+        m.decrypt_many(texts, text=False)
     assert caught.value.code == pncrypt.E_NOT_BASE64 and caught.value.index == 1
     assert caught.value.message.startswith("item 1: not Base64")
 
-    got = m.decrypt_many(texts, on_error="return")
+    got = m.decrypt_many(texts, on_error="return", text=False)
     assert got[0] == b"first" and got[-1] == b"last"
     errors = got[1:-1]
     assert all(isinstance(e, pncrypt.Error) for e in errors)
@@ -238,16 +238,16 @@ def test_batch_failures():
     # The same codes as one call each.
     for text, error in zip(texts[1:-1], errors):
         with pytest.raises(pncrypt.Error) as caught:
-            m.decrypt(text)
+            m.decrypt(text, text=False)
         assert caught.value.code == error.code
     with pytest.raises(pncrypt.Error) as caught:
-        m.decrypt_many(texts, on_error="ignore")
+        m.decrypt_many(texts, on_error="ignore", text=False)
     assert caught.value.code == pncrypt.E_ARGUMENT
     with pytest.raises(pncrypt.Error) as caught:
-        m.decrypt_many(good, scheme="rot13")
+        m.decrypt_many(good, scheme="rot13", text=False)
     assert caught.value.code == pncrypt.E_ARGUMENT and caught.value.index is None
     # A wrong key is a failure of each item, never garbage.
-    other = pncrypt.CryptoModule("another key", "legacy").decrypt_many(good * 100, on_error="return")
+    other = pncrypt.CryptoModule("another key", "legacy").decrypt_many(good * 100, on_error="return", text=False)
     assert all(isinstance(e, pncrypt.Error) or e not in (b"first", b"last") for e in other)
 
 
@@ -339,11 +339,11 @@ def test_spec_vector(vector):
     m = pncrypt.CryptoModule(vector["key"], "acrh" if scheme == "auto" else scheme)
     if scheme == "auto":
         # The one right outcome, as with the scheme named: the plaintext, whole.
-        assert m.decrypt(vector["ciphertext"]) == plaintext
+        assert m.decrypt(vector["ciphertext"], text=False) == plaintext
         if two_legacy_readings(vector["ciphertext"]):
-            assert m.decrypt(vector["ciphertext"], scheme="legacy") == plaintext
+            assert m.decrypt(vector["ciphertext"], scheme="legacy", text=False) == plaintext
     else:
-        assert m.decrypt(vector["ciphertext"], scheme=scheme) == plaintext
+        assert m.decrypt(vector["ciphertext"], scheme=scheme, text=False) == plaintext
     if scheme in ("legacy", "legacy33"):
         assert m.encrypt(plaintext) == vector["ciphertext"]
     if scheme in SDK_SCHEMES:
@@ -364,10 +364,10 @@ def test_errors():
         m.encrypt(b"")
     assert caught.value.code == pncrypt.E_EMPTY_PLAINTEXT
     with pytest.raises(pncrypt.Error) as caught:
-        m.decrypt("*not base64*")
+        m.decrypt("*not base64*", text=False)
     assert caught.value.code == pncrypt.E_NOT_BASE64
     with pytest.raises(pncrypt.Error) as caught:
-        m.decrypt("abc\0def")
+        m.decrypt("abc\0def", text=False)
     assert caught.value.code == pncrypt.E_ARGUMENT
     m.close()
     with pytest.raises(pncrypt.Error):
@@ -382,12 +382,12 @@ def test_threads_share_one_module():
 
     def work():
         for _ in range(300):
-            if m.decrypt(sealed) != b"shared between threads":
+            if m.decrypt(sealed, text=False) != b"shared between threads":
                 failures.append(1)
 
     def batches():
         for _ in range(30):
-            if m.decrypt_many([sealed] * 50) != [b"shared between threads"] * 50:
+            if m.decrypt_many([sealed] * 50, text=False) != [b"shared between threads"] * 50:
                 failures.append(1)
 
     threads = [threading.Thread(target=work) for _ in range(8)] + [threading.Thread(target=batches) for _ in range(4)]

@@ -26,13 +26,13 @@ SCRIPT = textwrap.dedent('''
     result = {}
     df = spark.createDataFrame([(1, '{"a":1}'), (2, ""), (3, None)], "id long, plain string")
     rows = pnspark.encrypt(df, "plain", key="k", output="wire").orderBy("id").collect()
-    result["encrypt"] = [(r.wire and pncrypt.CryptoModule("k").decrypt(r.wire).decode(), r.pncrypt_status)
+    result["encrypt"] = [(r.wire and pncrypt.CryptoModule("k").decrypt(r.wire), r.pncrypt_status)
                          for r in rows]
     if hasattr(pncrypt.CryptoModule, "rekey_many"):
         old = pncrypt.CryptoModule("old", scheme="legacy")
         wire = spark.createDataFrame([(1, old.encrypt('{"a":1}')), (2, "junk")], "id long, message string")
         rows = pnspark.rekey(wire, "message", keys=["old"], to_key="new").orderBy("id").collect()
-        result["rekey"] = [(pncrypt.CryptoModule("new").decrypt(rows[0].message).decode(), rows[0].pncrypt_status),
+        result["rekey"] = [(pncrypt.CryptoModule("new").decrypt(rows[0].message), rows[0].pncrypt_status),
                            (rows[1].message, rows[1].pncrypt_status)]
         try:
             pnspark.rekey(wire, "message", keys=["old"], to_key="new", on_error="fail").collect()

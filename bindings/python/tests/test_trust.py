@@ -71,7 +71,7 @@ def test_close_during_decrypt_many_in_other_threads():
             started.wait()
             while True:
                 try:
-                    got = module.decrypt_many(sealed, on_error="return")
+                    got = module.decrypt_many(sealed, on_error="return", text=False)
                 except pncrypt.Error as error:
                     if error.code == pncrypt.E_ARGUMENT and "closed" in error.message:
                         return
@@ -95,7 +95,7 @@ def test_close_during_decrypt_many_in_other_threads():
         assert module._calls == 0 and module._closing is None  # the last call out freed the module
         deferred_rounds += in_flight > 0
         with pytest.raises(pncrypt.Error, match="closed"):
-            module.decrypt_many(sealed[:1])
+            module.decrypt_many(sealed[:1], text=False)
     assert deferred_rounds > 0, "close() never found a call in flight: the race was not exercised"
 
 
@@ -162,8 +162,8 @@ def sweep(scheme):
         raw[at] = value
         text = base64.b64encode(bytes(raw)).decode()
         calls = {
-            "bytes auto": lambda: module.decrypt(text),
-            "bytes named": lambda: module.decrypt(text, scheme=scheme),
+            "bytes auto": lambda: module.decrypt(text, text=False),
+            "bytes named": lambda: module.decrypt(text, scheme=scheme, text=False),
             "text auto": lambda: module.decrypt(text, text=True),
             "text named": lambda: module.decrypt(text, scheme=scheme, text=True),
             "message auto": lambda: module.message_decrypt(json.dumps(text), on_error="fail")[0],
@@ -225,13 +225,16 @@ def sdk_legacy_messages(messages):
 
 
 def test_decrypt_with_no_arguments_reads_the_sdks_legacy_messages():
-    """12 messages with the fixed IV and 12 with a random one, as the SDK publishes them: decrypt() as bytes,
-    no scheme named, gives each plaintext, whole."""
+    """12 messages with the fixed IV and 12 with a random one, as the SDK publishes them: decrypt() with no
+    arguments (text, issue 47) gives each plaintext as a str, whole; the explicit bytes choice (text=False, the
+    files' rule) gives the same bytes."""
     ours = pncrypt.CryptoModule(KEY)
     sealed = sdk_legacy_messages(MESSAGES)
     assert len(sealed) == 24
-    wrong = [(wire, plain, ours.decrypt(wire)) for wire, plain in sealed if ours.decrypt(wire) != plain]
-    assert wrong == []
+    as_text = [(wire, plain, ours.decrypt(wire)) for wire, plain in sealed]
+    assert [(wire, plain, got) for wire, plain, got in as_text if got != plain.decode()] == []
+    as_bytes = [(wire, plain, ours.decrypt(wire, text=False)) for wire, plain in sealed]
+    assert [(wire, plain, got) for wire, plain, got in as_bytes if got != plain] == []
 
 
 def test_decrypt_many_with_no_arguments_reads_3000_mixed_sdk_legacy_messages():
@@ -242,4 +245,5 @@ def test_decrypt_many_with_no_arguments_reads_3000_mixed_sdk_legacy_messages():
     rng.shuffle(sealed)
     assert len(sealed) == 3000
     ours = pncrypt.CryptoModule(KEY)
-    assert ours.decrypt_many([wire for wire, _ in sealed]) == [plain for _, plain in sealed]
+    assert ours.decrypt_many([wire for wire, _ in sealed]) == [plain.decode() for _, plain in sealed]
+    assert ours.decrypt_many([wire for wire, _ in sealed], text=False) == [plain for _, plain in sealed]
