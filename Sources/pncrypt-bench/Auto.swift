@@ -51,70 +51,53 @@ extension Suite {
                             baseline: "--scheme \(scheme), --jobs 1", baselineValue: theirs)
     }
 
-    /// Text of about `bulkBytes / 4` bytes (lines of ASCII), as `textFigures` makes it.
-    private func autoPlaintext() -> [UInt8] {
-        let line = Array("The quick brown fox jumps over the lazy dog, 0123456789\n".utf8)
-        var data: [UInt8] = []
-        let size = bulkBytes / 4
-        while data.count < size { data += line }
-        return Array(data.prefix(size))
+    /// Auto against the scheme named on a plaintext of `count` bytes: `read(policy)` decrypts it once and returns
+    /// the scheme it read and the bytes out, which must be `scheme` and `count` under both policies.
+    private func autoAgainstNamed(_ name: String, baseline: String, count: Int, scheme: Scheme,
+                                  _ read: (ReadPolicy) throws -> (scheme: Scheme, count: Int)) throws -> Bench.Result {
+        func checked(_ reading: ReadPolicy) throws -> Int {
+            let (read, total) = try read(reading)
+            guard total == count, read == scheme else {
+                throw PNCryptError(.invalidValue, "\(name): read as \(read), \(total) bytes")
+            }
+            return total
+        }
+        let mb = Double(count) / 1e6
+        let (ours, theirs) = try compare({ try rate(1) { try checked(.rule) } * mb },
+                                         { try rate(1) { try checked(.only(scheme)) } * mb })
+        return Bench.Result(name: name, unit: "MB/s", value: ours, baseline: baseline, baselineValue: theirs)
     }
 
     private func autoText() throws -> Bench.Result {
         let key = try CipherKey("bench-key")
         let scheme = Scheme.headerlessPair.fixed
-        let data = autoPlaintext()
+        let data = Self.asciiText(bulkBytes / 4)
         let decoded = try CryptoModule(key: key).encryptBinary(data, scheme: scheme)
         let base64 = Array(Base64.encodeBytes(decoded))
         let ring = try KeyRing(keys: [key])
-        let path = NSTemporaryDirectory() + "pncrypt-bench-auto-\(getpid()).bin"
-        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw PNCryptError(.io, "cannot create \(path)") }
-        unlink(path)
-        defer { close(fd) }
-        func streamed(_ reading: ReadPolicy) throws -> Int {
-            let reader = TextStreamDecryptor(ring: ring, reading: reading)
-            _ = ftruncate(fd, 0)
-            let ciphertext = try StreamPipeline.run(base64, through: [Base64StreamDecoder()])
-            ciphertext.withUnsafeBytes { bytes in _ = pwrite(fd, bytes.baseAddress!, bytes.count, 0) }
-            let choice = try reader.choose(ciphertext: fd, length: ciphertext.count)
-            var total = 0
-            try reader.write(choice, ciphertext: fd) { total += $0.count }
-            guard total == data.count, choice.scheme == scheme else {
-                throw PNCryptError(.invalidValue, "auto.text: read as \(choice.scheme), \(total) bytes")
-            }
-            return total
+        let scratch = try ScratchFile("auto")
+        return try autoAgainstNamed("auto.text.\(scheme)", baseline: "--scheme \(scheme), \(data.count >> 20) MiB",
+                                    count: data.count, scheme: scheme) { reading in
+            try scratch.decryptText(base64, with: TextStreamDecryptor(ring: ring, reading: reading))
         }
-        let mb = Double(data.count) / 1e6
-        let (ours, theirs) = try compare({ try rate(1) { try streamed(.rule) } * mb },
-                                         { try rate(1) { try streamed(.only(scheme)) } * mb })
-        return Bench.Result(name: "auto.text.\(scheme)", unit: "MB/s", value: ours,
-                            baseline: "--scheme \(scheme), \(data.count >> 20) MiB", baselineValue: theirs)
     }
 
     private func autoFile() throws -> Bench.Result {
         let key = try CipherKey("bench-key")
         let scheme = Scheme.headerlessPair.fixed
-        let data = autoPlaintext()
+        let data = Self.asciiText(bulkBytes / 4)
         let file = try CryptoModule(key: key).encryptBinary(data, scheme: scheme)
         let ring = try KeyRing(keys: [key])
         let head = Array(file.prefix(StreamDecryptor.headLength))
         let tail = Array(file.suffix(32))
-        func decrypt(_ reading: ReadPolicy) throws -> Int {
+        return try autoAgainstNamed("auto.file.\(scheme)",
+                                    baseline: "--binary --scheme \(scheme), \(data.count >> 20) MiB",
+                                    count: data.count, scheme: scheme) { reading in
             // As `FileDecryption.choose`, then the whole file through the chosen decryptor.
             let match = try ring.fileMatch(head: head, tail: tail, length: file.count, reading: reading)
             let chosen = match.scheme.hasHeader ? reading
                 : ReadPolicy(scheme: reading.scheme, legacyScheme: match.scheme)
-            let total = try discard(file, StreamDecryptor(key: ring.keys[match.keyIndex], reading: chosen))
-            guard total == data.count, match.scheme == scheme else {
-                throw PNCryptError(.invalidValue, "auto.file: read as \(match.scheme), \(total) bytes")
-            }
-            return total
+            return (match.scheme, try discard(file, StreamDecryptor(key: ring.keys[match.keyIndex], reading: chosen)))
         }
-        let mb = Double(data.count) / 1e6
-        let (ours, theirs) = try compare({ try rate(1) { try decrypt(.rule) } * mb },
-                                         { try rate(1) { try decrypt(.only(scheme)) } * mb })
-        return Bench.Result(name: "auto.file.\(scheme)", unit: "MB/s", value: ours,
-                            baseline: "--binary --scheme \(scheme), \(data.count >> 20) MiB", baselineValue: theirs)
     }
 }
