@@ -255,7 +255,33 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-private struct UnkeyedContainer: UnkeyedEncodingContainer {
+/// The containers that write one value at a time (an array's next element, a single value): their scalar encodes,
+/// written once for both.
+private protocol ValueContainer {
+    /// The path a number's error names: the element's own.
+    var valuePath: [any CodingKey] { get }
+    func put(_ value: JSONValue)
+}
+
+extension ValueContainer {
+    mutating func encodeNil() throws { put(.null) }
+    mutating func encode(_ value: Bool) throws { put(.bool(value)) }
+    mutating func encode(_ value: String) throws { put(.string(value)) }
+    mutating func encode(_ value: Double) throws { put(try ValueEncoder.number(value, at: valuePath)) }
+    mutating func encode(_ value: Float) throws { put(try ValueEncoder.number(value, at: valuePath)) }
+    mutating func encode(_ value: Int) throws { put(ValueEncoder.integer(value)) }
+    mutating func encode(_ value: Int8) throws { put(ValueEncoder.integer(value)) }
+    mutating func encode(_ value: Int16) throws { put(ValueEncoder.integer(value)) }
+    mutating func encode(_ value: Int32) throws { put(ValueEncoder.integer(value)) }
+    mutating func encode(_ value: Int64) throws { put(ValueEncoder.integer(value)) }
+    mutating func encode(_ value: UInt) throws { put(ValueEncoder.integer(value)) }
+    mutating func encode(_ value: UInt8) throws { put(ValueEncoder.integer(value)) }
+    mutating func encode(_ value: UInt16) throws { put(ValueEncoder.integer(value)) }
+    mutating func encode(_ value: UInt32) throws { put(ValueEncoder.integer(value)) }
+    mutating func encode(_ value: UInt64) throws { put(ValueEncoder.integer(value)) }
+}
+
+private struct UnkeyedContainer: UnkeyedEncodingContainer, ValueContainer {
     package let encoder: ValueEncoder
     package let node: EncodingNode
     package let codingPath: [any CodingKey]
@@ -263,30 +289,12 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     package var count: Int { node.elements.count }
 
     private var nextKey: AnyCodingKey { AnyCodingKey(intValue: node.elements.count) }
+    fileprivate var valuePath: [any CodingKey] { codingPath + [nextKey] }
 
-    private func put(_ value: JSONValue) {
+    fileprivate func put(_ value: JSONValue) {
         node.append(.value(value))
     }
 
-    package mutating func encodeNil() throws { put(.null) }
-    package mutating func encode(_ value: Bool) throws { put(.bool(value)) }
-    package mutating func encode(_ value: String) throws { put(.string(value)) }
-    package mutating func encode(_ value: Double) throws {
-        put(try ValueEncoder.number(value, at: codingPath + [nextKey]))
-    }
-    package mutating func encode(_ value: Float) throws {
-        put(try ValueEncoder.number(value, at: codingPath + [nextKey]))
-    }
-    package mutating func encode(_ value: Int) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: Int8) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: Int16) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: Int32) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: Int64) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: UInt) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: UInt8) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: UInt16) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: UInt32) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: UInt64) throws { put(ValueEncoder.integer(value)) }
 
     package mutating func encode<T: Encodable>(_ value: T) throws {
         node.append(try encoder.box(value, at: codingPath + [nextKey]))
@@ -319,30 +327,16 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     }
 }
 
-private struct SingleContainer: SingleValueEncodingContainer {
+private struct SingleContainer: SingleValueEncodingContainer, ValueContainer {
     package let encoder: ValueEncoder
 
     package var codingPath: [any CodingKey] { encoder.codingPath }
+    fileprivate var valuePath: [any CodingKey] { codingPath }
 
-    private func put(_ value: JSONValue) {
+    fileprivate func put(_ value: JSONValue) {
         encoder.node.setSingle(value)
     }
 
-    package mutating func encodeNil() throws { put(.null) }
-    package mutating func encode(_ value: Bool) throws { put(.bool(value)) }
-    package mutating func encode(_ value: String) throws { put(.string(value)) }
-    package mutating func encode(_ value: Double) throws { put(try ValueEncoder.number(value, at: codingPath)) }
-    package mutating func encode(_ value: Float) throws { put(try ValueEncoder.number(value, at: codingPath)) }
-    package mutating func encode(_ value: Int) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: Int8) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: Int16) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: Int32) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: Int64) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: UInt) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: UInt8) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: UInt16) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: UInt32) throws { put(ValueEncoder.integer(value)) }
-    package mutating func encode(_ value: UInt64) throws { put(ValueEncoder.integer(value)) }
 
     package mutating func encode<T: Encodable>(_ value: T) throws {
         switch try encoder.box(value, at: codingPath) {
