@@ -7,9 +7,9 @@ struct FieldOption: ParsableArguments {
     @Option(name: .customLong("field"), help: ArgumentHelp("""
         The message is this field of each record (an RFC 6901 JSON Pointer: /message, /payload/text, /items/0; \
         ~1 stands for / and ~0 for ~ in a key): only that field is encrypted, decrypted or rekeyed, every other \
-        byte of the record is kept. With --lines, a record without it prints a status line naming the line and \
-        the pointer; without --lines, it is an error (exit 65). A key repeated in one object: the last counts. \
-        "" is the whole record (as without --field).
+        byte of the record is kept. In line mode (--lines; rekey always) a record without it prints a status line \
+        naming the line and the pointer; otherwise it is an error (exit 65). A key repeated in one object: the \
+        last counts. "" is the whole record (as without --field).
         """, valueName: "pointer"))
     var field: String?
 

@@ -1760,7 +1760,7 @@ static void test_envelopes(const char *path) {
 
 /* ---- Records: one field of a JSON record (--field), on an export the PubNub Python SDK encrypted ----------- */
 
-/* Vectors/records.json through Tests/C/records_to_lines.py: each record's field decrypts to what the SDK
+/* Vectors/records/export.json through Tests/C/records_to_lines.py: each record's field decrypts to what the SDK
  * encrypted with every other byte kept; encrypting the decrypted record's field and decrypting it again gives the
  * decrypted record (bytes outside the field kept); rekey moves the field; a record without the field fails naming
  * the pointer; the batch forms give the same records. */

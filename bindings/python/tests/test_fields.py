@@ -1,6 +1,6 @@
 """field= (an RFC 6901 JSON Pointer) on the message functions, their batch forms and pncrypt.spark's workers: one
 field of each JSON record (a line of a record export) encrypted, decrypted or rekeyed, every other byte kept. The
-records' messages are encrypted by the real PubNub Python SDK (pubnub==10.8.0): now, and in Vectors/records.json
+records' messages are encrypted by the real PubNub Python SDK (pubnub==10.8.0): now, and in Vectors/records/export.json
 (scripts/gen_record_vectors.py). Run: PNCRYPT_LIB=PREFIX/lib/libpncrypt.so python -m pytest."""
 import base64
 import json
@@ -13,7 +13,7 @@ from pncrypt import spark as pnspark
 from sdk_support import sdk_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-EXPORT = json.loads((ROOT / "Vectors" / "records.json").read_text(encoding="utf-8"))
+EXPORT = json.loads((ROOT / "Vectors" / "records" / "export.json").read_text(encoding="utf-8"))
 KEY = EXPORT["key"]
 SCHEMES = ["legacy", "legacy-random-iv", "acrh"]
 # Messages as the SDK publishes them (json.dumps: ", " and ": ", \\u escapes), and texts given exactly.
