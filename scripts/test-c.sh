@@ -2,7 +2,8 @@
 # The C interface tested from C (issue 15): installs libpncrypt into a temporary prefix with install-lib.sh,
 # builds Tests/C/test_pncrypt.c through pkg-config, and runs it on every vector of Vectors/spec.json and
 # Vectors/negative.json (converted at test time by Tests/C/vectors_to_lines.py; the envelope vectors by
-# Tests/C/envelopes_to_lines.py), four ways:
+# Tests/C/envelopes_to_lines.py; the record export the PubNub Python SDK encrypted, Vectors/records/export.json, by
+# Tests/C/records_to_lines.py), four ways:
 #   1. plainly;  2. under `env -i` (no Swift toolchain on the library path);
 #   3. built with -fsanitize=address (the test program; the library is the release build);
 #   4. under valgrind --leak-check=full --error-exitcode=1 (suppressions: Tests/C/valgrind.supp).

@@ -18,8 +18,9 @@ import PNCryptJSON
 ///   names nothing.
 /// - A key repeated in one object: the **last** member counts, as `JSONObject` (JavaScript's `JSON.parse`,
 ///   Python's `json.loads`) reads it, so the field found is the one those parsers would give an application.
+/// - The record (the text a non-empty pointer is followed in) must be a JSON object, as an export's records are.
 /// - Bounded: a pointer is at most `maxLength` bytes and `maxTokens` tokens; the record is parsed (and so checked)
-///   as any message is, within `JSONValue.defaultMaxDepth` levels.
+///   as any message is, within 512 levels of nesting.
 public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     /// The reference tokens, unescaped (`/a~1b` is `["a/b"]`); empty for the whole document.
     public let tokens: [String]
@@ -84,8 +85,8 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     /// The byte range, in `text`, of the value this pointer names (without the whitespace around it).
     /// - Parameter text: one JSON text (a record), parsed and checked as a message is.
     /// - Throws: `invalidJSON` or `jsonTooDeep` when the text does not parse; `invalidValue` naming the pointer when
-    ///   the text has no such value (a missing key, an index out of range, a token that meets a number, string,
-    ///   literal, or a text that is not an object or array).
+    ///   the text has no such value (a missing key, an index out of range, a token that meets a number, string or
+    ///   literal, or a record that is not a JSON object).
     public func range(in text: some Collection<UInt8>) throws(PNCryptError) -> Range<Int> {
         try withBytes(text) { (bytes) throws(PNCryptError) in
             try range(in: bytes.assumingMemoryBound(to: UInt8.self))
