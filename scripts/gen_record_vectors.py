@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes Vectors/records/export.json: a record export (one JSON record per line, the message in a field) whose messages the
-real PubNub Python SDK (pubnub==10.8.0) encrypted, for the --field tests of the C library (Tests/C/test_pncrypt.c,
-through Tests/C/records_to_lines.py) and the Python binding.
+"""Writes Vectors/records/export.json: a record export (one JSON record per line, the message in a field) whose
+messages the real PubNub Python SDK (pubnub==10.8.0) encrypted, for the --field tests of the C library
+(Tests/C/test_pncrypt.c, through Tests/C/records_to_lines.py) and the Python binding.
 
     scripts/make_venv.sh && .venv/bin/python scripts/gen_record_vectors.py > Vectors/records/export.json
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Turns Vectors/records/export.json (a record export the PubNub Python SDK encrypted; scripts/gen_record_vectors.py) into
+"""Turns Vectors/records/export.json (a record export the PubNub Python SDK encrypted;
+scripts/gen_record_vectors.py) into
 the line format Tests/C/test_pncrypt.c reads for its --field test (run by scripts/test-c.sh at test time).
 
 One record per line, 6 tab-separated fields, text in lowercase hex ("-" for none: a record without the field):

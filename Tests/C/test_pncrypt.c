@@ -1804,8 +1804,9 @@ static void test_records(const char *path) {
                       && strcmp(sealed + strlen(sealed) - after, (char *)decrypted.bytes + before + plaintext.len) == 0,
                   "record %d: field_encrypt rc %d (%s) gave %s", count + 1, rc, err.message, sealed ? sealed : "");
             char *back = NULL;
-            rc = sealed ? pncrypt_field_decrypt(m, ptr, sealed, strlen(sealed), PNCRYPT_ON_ERROR_FAIL, &back, NULL, &err)
-                        : -1;
+            rc = sealed
+                     ? pncrypt_field_decrypt(m, ptr, sealed, strlen(sealed), PNCRYPT_ON_ERROR_FAIL, &back, NULL, &err)
+                     : -1;
             CHECK(rc == 0 && back && strcmp(back, (char *)decrypted.bytes) == 0, "record %d: round trip rc %d (%s)",
                   count + 1, rc, err.message);
             pncrypt_free(back);

@@ -17,7 +17,8 @@ EXPORT = json.loads((ROOT / "Vectors" / "records" / "export.json").read_text(enc
 KEY = EXPORT["key"]
 SCHEMES = ["legacy", "legacy-random-iv", "acrh"]
 # Messages as the SDK publishes them (json.dumps: ", " and ": ", \\u escapes), and texts given exactly.
-MESSAGES = ["Hello World", {"text": "héllo 漢語 😀 \"q\"", "n": 1.5}, [1, -0.5, {"nested": {"deep": [True, None]}}],
+MESSAGES = ["Hello World", {"text": "héllo 漢語 😀 \"q\"", "n": 1.5},
+            [1, -0.5, {"nested": {"deep": [True, None]}}],
             12345678901234567890]
 SHAPE = '{ "timetoken" : 17000000000000001 ,  "message" :   %s ,"meta":{"a":[1.10,1e400]}, "e":"\\u00e9\\/" }'
 MISSING = '{"channel":"ch","text":"no message here"}'
