@@ -395,6 +395,81 @@ PNCRYPT_API int pncrypt_message_decrypt(pncrypt_module *m, const char *json, siz
 PNCRYPT_API int pncrypt_message_decrypt_status(pncrypt_module *m, const char *json, size_t len, int policy,
                                                char **json_out, char **status_json_out, pncrypt_error *status);
 
+/* ---- Records: one field of a JSON record ------------------------------------------------------------------ */
+
+/*
+ * An export holds one record per message, e.g. {"channel":"ch","message":"<Base64>","timetoken":"1700..."}. These
+ * calls encrypt, decrypt or rekey one field of a record, named by `pointer`, an RFC 6901 JSON Pointer ("/message",
+ * "/payload/text", "/items/0"; in a key "~1" stands for '/' and "~0" for '~'; "" is the whole record), as
+ * `pncrypt message encrypt|decrypt|rekey --field POINTER` do: every other byte of the record is kept exactly (key
+ * order, spacing, number spellings, escapes). A key repeated in one object: the last member counts (as
+ * JavaScript's JSON.parse and Python's json.loads read it). The record must parse (PNCRYPT_E_INVALID_JSON);
+ * pointers are at most 1024 bytes and 64 tokens. An invalid pointer is PNCRYPT_E_ARGUMENT, its message saying
+ * what a pointer looks like; a record without the field (a missing key, an index out of range, a token that
+ * meets a string, number or literal) is PNCRYPT_E_INVALID_VALUE, its message naming the pointer.
+ */
+
+/*
+ * Encrypts the field's value as pncrypt_message_encrypt() encrypts a message (`style` NULL: its bytes exactly
+ * as they are in the record) or pncrypt_message_encrypt_style() does (`style` a style's name: written again in
+ * that style), and puts the wire JSON ("<Base64>") in its place.
+ * Ownership: *json_out is the record, NUL-terminated, for pncrypt_free().
+ * Errors: PNCRYPT_E_ARGUMENT; PNCRYPT_E_INVALID_JSON; PNCRYPT_E_INVALID_VALUE (no such field);
+ * PNCRYPT_E_NOT_ENCRYPTABLE (legacy33, non-string leaf).
+ */
+PNCRYPT_API int pncrypt_field_encrypt(pncrypt_module *m, const char *pointer, const char *style, const char *json,
+                                      size_t len, char **json_out, pncrypt_error *err);
+
+/*
+ * Decrypts the field, which must be a JSON string holding the ciphertext, as pncrypt_message_decrypt() decrypts
+ * a message, and puts the decrypted message (compact JSON) in its place. A field that is not a string is
+ * PNCRYPT_E_NOT_ENCRYPTED, a decryption failure like the others: with PNCRYPT_ON_ERROR_MARKER or _PASSTHROUGH
+ * the call returns 0 with the record whose field is "DECRYPTION_ERROR" or as it was, `status->code` saying why;
+ * with PNCRYPT_ON_ERROR_FAIL the failure is returned. *status_json_out (NULL to skip) receives the status as
+ * pncrypt_message_decrypt_status() gives it, NULL when the field was decrypted.
+ * Ownership: *json_out and *status_json_out are NUL-terminated, for pncrypt_free().
+ * Errors (returned): PNCRYPT_E_ARGUMENT; PNCRYPT_E_INVALID_JSON; PNCRYPT_E_INVALID_VALUE (no such field, whatever
+ * the policy); with _FAIL, the decryption codes.
+ */
+PNCRYPT_API int pncrypt_field_decrypt(pncrypt_module *m, const char *pointer, const char *json, size_t len,
+                                      int policy, char **json_out, char **status_json_out, pncrypt_error *status);
+
+/*
+ * Moves the field (a JSON string holding the ciphertext) to `to`'s key and scheme as pncrypt_rekey() moves a
+ * quoted wire text. *json_out is the record with the new text in the field's place (PNCRYPT_REKEY_REKEYED), or a
+ * copy of the record when the field was already current (PNCRYPT_REKEY_CURRENT); `outcome` (may be NULL) as
+ * for pncrypt_rekey().
+ * Ownership: *json_out is NUL-terminated, for pncrypt_free().
+ * Errors: PNCRYPT_E_ARGUMENT; PNCRYPT_E_INVALID_JSON; PNCRYPT_E_INVALID_VALUE (no such field; or `to` is a
+ * legacy33 module); PNCRYPT_E_NOT_ENCRYPTED (the field is not a string); the decryption codes (-2x).
+ */
+PNCRYPT_API int pncrypt_field_rekey(pncrypt_module *from, pncrypt_module *to, const char *pointer, const char *json,
+                                    size_t len, char **json_out, int *outcome, pncrypt_error *err);
+
+/*
+ * The record calls for `count` records in one call (input as in the batch conventions above; each record one
+ * item). Every item is tried; `codes` (count ints, or NULL) receives each item's code (0 unless it failed); the
+ * call returns 0 unless an argument of the call itself is wrong, and `status->code` is 0 when no item failed,
+ * else the first failed item's code with "item N: ". *out holds the resulting records back to back,
+ * NUL-terminated, for pncrypt_free(); item i is out[offsets[i]] .. out[offsets[i + 1] - 1] (`offsets`: count + 1
+ * entries). A failed item is: for encryption, empty (nothing of a plaintext is copied); for decryption, the
+ * record with the field's failure delivered as `policy` says (PNCRYPT_ON_ERROR_MARKER or _PASSTHROUGH; _FAIL is
+ * PNCRYPT_E_ARGUMENT here), or the record as it was when it has no such field; for rekey, the record unchanged
+ * (`outcomes`, count ints, required, as for pncrypt_rekey_many()).
+ */
+PNCRYPT_API int pncrypt_field_encrypt_many(pncrypt_module *m, const char *pointer, const char *style,
+                                           const char *data, size_t data_len, const size_t *lengths, size_t count,
+                                           char **out, size_t *offsets, int *codes, pncrypt_error *status);
+
+PNCRYPT_API int pncrypt_field_decrypt_many(pncrypt_module *m, const char *pointer, const char *data,
+                                           size_t data_len, const size_t *lengths, size_t count, int policy,
+                                           char **out, size_t *offsets, int *codes, pncrypt_error *status);
+
+PNCRYPT_API int pncrypt_field_rekey_many(pncrypt_module *from, pncrypt_module *to, const char *pointer,
+                                         const char *data, size_t data_len, const size_t *lengths, size_t count,
+                                         char **out, size_t *offsets, int *outcomes, int *codes,
+                                         pncrypt_error *status);
+
 /* ---- Responses (envelopes) ------------------------------------------------------------------------------- */
 
 /*

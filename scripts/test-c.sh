@@ -2,7 +2,8 @@
 # The C interface tested from C (issue 15): installs libpncrypt into a temporary prefix with install-lib.sh,
 # builds Tests/C/test_pncrypt.c through pkg-config, and runs it on every vector of Vectors/spec.json and
 # Vectors/negative.json (converted at test time by Tests/C/vectors_to_lines.py; the envelope vectors by
-# Tests/C/envelopes_to_lines.py), four ways:
+# Tests/C/envelopes_to_lines.py; the record export the PubNub Python SDK encrypted, Vectors/records/export.json, by
+# Tests/C/records_to_lines.py), four ways:
 #   1. plainly;  2. under `env -i` (no Swift toolchain on the library path);
 #   3. built with -fsanitize=address (the test program; the library is the release build);
 #   4. under valgrind --leak-check=full --error-exitcode=1 (suppressions: Tests/C/valgrind.supp).
@@ -29,6 +30,7 @@ python3 Tests/C/vectors_to_lines.py Vectors/spec.json Vectors/negative.json > "$
 python3 Tests/C/vectors_to_lines.py Vectors/python-sdk.json > "$WORK/sdk-vectors.txt"
 python3 Tests/C/envelopes_to_lines.py Vectors/envelopes/envelopes.json Vectors/envelopes/recorded.json \
     > "$WORK/envelope-vectors.txt"
+python3 Tests/C/records_to_lines.py Vectors/records/export.json > "$WORK/record-vectors.txt"
 FLAGS=(-std=c99 -O1 -g -Wall -Wextra -Werror -pthread)
 # shellcheck disable=SC2046  # pkg-config output is meant to be split
 cc "${FLAGS[@]}" -o "$WORK/test_pncrypt" Tests/C/test_pncrypt.c $(pkg-config --cflags --libs pncrypt)
@@ -49,7 +51,7 @@ run() {
     rm -rf "$WORK/files"
     mkdir "$WORK/files"
     if "$@" "$WORK/vectors.txt" "$WORK/files" "$WORK/sdk-vectors.txt" "$WORK/envelope-vectors.txt" \
-        > "$WORK/$name.log" 2>&1; then
+        "$WORK/record-vectors.txt" > "$WORK/$name.log" 2>&1; then
         echo "c: $name: $(tail -1 "$WORK/$name.log")" >&2
     else
         grep -v '^==' "$WORK/$name.log" | grep -E 'FAIL|passed' >&2 || true

@@ -57,8 +57,9 @@ enum Lines {
     @discardableResult
     static func run(_ operation: MessageStream.Operation, jobs: Int?, stopOnFailure: Bool, input: Input,
                     output: OutputOptions, progress options: ProgressOptions,
-                    rawControl: Bool = false) throws -> MessageStream.Summary {
-        let stream = MessageStream(operation, jobs: jobs ?? MessageStream.defaultJobs, stopOnFailure: stopOnFailure)
+                    rawControl: Bool = false, field: JSONPointer? = nil) throws -> MessageStream.Summary {
+        let stream = MessageStream(operation, jobs: jobs ?? MessageStream.defaultJobs, stopOnFailure: stopOnFailure,
+                                   field: field)
         let progress = options.line(for: input.filePath, showsLines: true)
         defer { progress.clear() }
         let report: (MessageStatus) -> Void = { given in
@@ -112,11 +113,12 @@ enum Lines {
     /// `message encrypt --lines`: a line that cannot be encrypted (not JSON) prints its status line, and the run
     /// exits 1 at the end unless `--allow-failures`.
     static func encrypt(keys: KeyOptions, scheme: Scheme, style: JSONStyle, verbatim: Bool, lines: LineOptions,
-                        failures: AllowFailuresOption, input: Input, output: OutputOptions) throws {
+                        field: JSONPointer?, failures: AllowFailuresOption, input: Input,
+                        output: OutputOptions) throws {
         let key = try keys.resolve(input: input, confirm: true)
         let crypto = MessageCrypto(keys: try KeyRing(keys: [key]), scheme: scheme, style: style)
         let summary = try run(.encrypt(crypto, raw: verbatim), jobs: lines.jobs, stopOnFailure: false, input: input,
-                              output: output, progress: lines.progress)
+                              output: output, progress: lines.progress, field: field)
         // As for one message, after the output: one line for the whole run, with the first change.
         if summary.changed > 0, let first = summary.firstChange {
             let count = summary.changed == 1 ? "1 message" : "\(summary.changed) messages"
@@ -128,13 +130,13 @@ enum Lines {
     /// `message decrypt --lines`: every line not delivered decrypted prints its status line; `--on-error fail`
     /// stops at the first (its error ends the run) with nothing written; otherwise such lines end the run with a
     /// summary and exit 1 once the output is written, unless `--allow-failures`.
-    static func decrypt(keys: KeyOptions, read: MessageReadOptions, lines: LineOptions, input: Input,
-                        output: OutputOptions) throws {
+    static func decrypt(keys: KeyOptions, read: MessageReadOptions, lines: LineOptions, field: JSONPointer?,
+                        input: Input, output: OutputOptions) throws {
         let crypto = try read.crypto(keys, input: input)
         let summary = try run(.decrypt(crypto, policy: read.policy), jobs: lines.jobs,
                               stopOnFailure: read.onError == .fail,
                               input: input, output: output, progress: lines.progress,
-                              rawControl: read.terminal.rawControl)
+                              rawControl: read.terminal.rawControl, field: field)
         try read.failures.checkLines(summary, verb: "decrypted")
     }
 

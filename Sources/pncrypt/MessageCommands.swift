@@ -185,10 +185,14 @@ struct MessageCommand: ParsableCommand {
         var fileName: String?
 
         @OptionGroup var lines: LineOptions
+        @OptionGroup var field: FieldOption
         @OptionGroup var failures: AllowFailuresOption
         @OptionGroup var maxInput: MaxInputOption
 
         func validate() throws {
+            if field.field != nil && (gzip || fileID != nil) {
+                throw ValidationError("--field encrypts a field of each record: not with --gzip or --file-id")
+            }
             if (fileID == nil) != (fileName == nil) {
                 throw ValidationError("--file-id and --file-name go together")
             }
@@ -211,11 +215,15 @@ struct MessageCommand: ParsableCommand {
             let data = input.resolved
             if lines.lines {
                 return try Lines.encrypt(keys: keys, scheme: writing.scheme, style: style, verbatim: verbatim,
-                                         lines: lines, failures: failures, input: data, output: output)
+                                         lines: lines, field: try field.pointer(), failures: failures, input: data,
+                                         output: output)
             }
             let crypto = MessageCrypto(keys: try KeyRing(keys: [try keys.resolve(input: data, confirm: true)]),
                                        scheme: writing.scheme, style: style)
             let text = try data.readAll(limit: maxInput.limit)
+            if let pointer = try field.pointer() {
+                return try encrypt(field: pointer, of: text, crypto: crypto, input: data)
+            }
             let wire: JSONValue
             var changes: [String] = []
             do {
@@ -245,6 +253,18 @@ struct MessageCommand: ParsableCommand {
             }
             if !body.isCompressed { CLI.note(Self.uncompressedNote(body, threshold: threshold)) }
             Self.warn(changes)
+        }
+
+        /// `--field` without `--lines`: the record with its field encrypted.
+        func encrypt(field pointer: JSONPointer, of text: [UInt8], crypto: MessageCrypto, input: Input) throws {
+            var record: [UInt8] = []
+            let change = try FieldOption.onRecord { () throws(PNCryptError) in
+                try text.withUnsafeBufferPointer { (text) throws(PNCryptError) in
+                    try crypto.appendEncrypted(field: pointer, of: text, raw: verbatim, iv: writing.iv, to: &record)
+                }
+            }
+            try OutputFile.write(json: record + [0x0A], to: output, input: input)
+            Self.warn(change.map { [$0] } ?? [])
         }
 
         /// Why a `--gzip` body was left as it is (docs/formats.md section 5): under the threshold, or gzip would
@@ -295,14 +315,25 @@ struct MessageCommand: ParsableCommand {
             """)
 
         @OptionGroup var options: DecryptOptions
+        @OptionGroup var field: FieldOption
 
         func run() throws {
             let (keys, read, output) = (options.keys, options.read, options.output)
             let data = options.input.resolved
+            let pointer = try field.pointer()
             if options.lines.lines {
-                return try Lines.decrypt(keys: keys, read: read, lines: options.lines, input: data, output: output)
+                return try Lines.decrypt(keys: keys, read: read, lines: options.lines, field: pointer, input: data,
+                                         output: output)
             }
             let crypto = try read.crypto(keys, input: data)
+            if let pointer {
+                let text = try data.readAll(limit: options.maxInput.limit)
+                let record = try FieldOption.onRecord { () throws(PNCryptError) in
+                    try crypto.decrypt(field: pointer, of: text, policy: read.policy)
+                }
+                return try read.deliver(text: record.text, statuses: record.status.map { [$0] } ?? [], total: 1,
+                                        input: data, output: output)
+            }
             let result = try read.decrypt(crypto, message: try data.readAll(limit: options.maxInput.limit))
             try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], total: 1, input: data,
                              output: output)

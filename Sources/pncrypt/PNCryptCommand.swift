@@ -28,8 +28,8 @@ struct PNCryptCommand: ParsableCommand {
           64    bad usage: unknown or conflicting options, no key, a key that is
                 not UTF-8, binary output to a terminal without -f, -o naming the
                 input
-          65    input JSON that does not parse, or a response of none of the
-                shapes (message, history, subscribe)
+          65    input JSON that does not parse, a response of none of the shapes
+                (message, history, subscribe), or a record without its --field
           66    an input file or key file that does not exist or is unreadable
           73    the output file cannot be created (missing folder, a directory)
           74    another I/O error (a failed read or write, a full disk)

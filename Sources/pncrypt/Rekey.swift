@@ -119,12 +119,14 @@ extension MessageCommand {
         @OptionGroup var output: OutputOptions
         @OptionGroup var lines: LineOptions
         @OptionGroup var rekey: RekeyOptions
+        @OptionGroup var field: FieldOption
 
         func run() throws {
             let data = input.resolved
+            let pointer = try field.pointer()
             let rekey = try rekey.make(keys, input: data)
             let summary = try Lines.run(.rekey(rekey), jobs: lines.jobs, stopOnFailure: self.rekey.onError == .fail,
-                                        input: data, output: output, progress: lines.progress)
+                                        input: data, output: output, progress: lines.progress, field: pointer)
             try self.rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.unchanged,
                                   alreadyNew: summary.alreadyNew, of: summary.lines - summary.blank)
         }

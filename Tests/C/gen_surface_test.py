@@ -343,6 +343,9 @@ class Buffer(Shape):
 SCHEMES = [None, "", "x", "auto", "acrh", "legacy", "legacy-random-iv", "legacy33"]
 POLICIES = ["-1", "PNCRYPT_ON_ERROR_MARKER", "PNCRYPT_ON_ERROR_PASSTHROUGH", "PNCRYPT_ON_ERROR_FAIL", "3"]
 JSON_EXTRA = [(b"1", "1"), (b'""', "2")]
+# The record functions: NULL, an invalid pointer, the whole record, a field; a record with and without it.
+POINTERS = [None, "x", "", "/a"]
+RECORD_EXTRA = [(b'{"a":""}', "8"), (b'{"b":1}', "7")]
 
 # The argument shapes of every function of the header, by parameter name, in order. A group of parameters that
 # go together (a pointer and its length, a batch) is one tuple of names.
@@ -400,6 +403,31 @@ SHAPES = {
         ("m", Module()), ("format", String([None, "", "x", "history", "v2", "subscribe"])),
         (("json", "len"), Bytes("const char *", JSON_EXTRA + [(b"[]", "2")])), ("policy", Int(POLICIES)),
         ("json_out", Out("char **")), ("statuses_out", Out("char **", optional=True)), ("status", Err())]},
+    "pncrypt_field_encrypt": {"params": [
+        ("m", Module()), ("pointer", String(POINTERS)), ("style", String([None, "x", "compact"])),
+        (("json", "len"), Bytes("const char *", RECORD_EXTRA)), ("json_out", Out("char **")), ("err", Err())]},
+    "pncrypt_field_decrypt": {"params": [
+        ("m", Module()), ("pointer", String(POINTERS)), (("json", "len"), Bytes("const char *", RECORD_EXTRA)),
+        ("policy", Int(POLICIES)), ("json_out", Out("char **")),
+        ("status_json_out", Out("char **", optional=True)), ("status", Err())]},
+    "pncrypt_field_rekey": {"params": [
+        ("from", Module()), ("to", Module()), ("pointer", String(POINTERS)),
+        (("json", "len"), Bytes("const char *", RECORD_EXTRA)), ("json_out", Out("char **")),
+        ("outcome", OutValue("int *", "PNCRYPT_REKEY_FAILED")), ("err", Err())]},
+    "pncrypt_field_encrypt_many": {"params": [
+        ("m", Module()), ("pointer", String(POINTERS)), ("style", String([None, "x"])),
+        (("data", "data_len", "lengths", "count"), Batch("const char *")), ("out", Out("char **")),
+        ("offsets", Array("size_t *", 1)), ("codes", Array("int *", 0)), ("status", Err())]},
+    "pncrypt_field_decrypt_many": {"params": [
+        ("m", Module()), ("pointer", String(POINTERS)),
+        (("data", "data_len", "lengths", "count"), Batch("const char *")), ("policy", Int(POLICIES)),
+        ("out", Out("char **")), ("offsets", Array("size_t *", 1)), ("codes", Array("int *", 0)),
+        ("status", Err())]},
+    "pncrypt_field_rekey_many": {"params": [
+        ("from", Module()), ("to", Module()), ("pointer", String(POINTERS)),
+        (("data", "data_len", "lengths", "count"), Batch("const char *")), ("out", Out("char **")),
+        ("offsets", Array("size_t *", 1)), ("outcomes", Array("int *", 0)), ("codes", Array("int *", 0)),
+        ("status", Err())]},
     "pncrypt_free": {"params": [("buffer", Buffer())]},
 }
 

@@ -1786,9 +1786,168 @@ static void test_envelopes(const char *path) {
     CHECK(count == 12 + 47, "envelope vectors: %d read from %s", count, path);   /* envelopes.json, recorded.json */
 }
 
+/* ---- Records: one field of a JSON record (--field), on an export the PubNub Python SDK encrypted ----------- */
+
+/* Vectors/records/export.json through Tests/C/records_to_lines.py: each record's field decrypts to what the SDK
+ * encrypted with every other byte kept; encrypting the decrypted record's field and decrypting it again gives the
+ * decrypted record (bytes outside the field kept); rekey moves the field; a record without the field fails naming
+ * the pointer; the batch forms give the same records. */
+static void test_records(const char *path) {
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot open %s", path);
+    if (!f) return;
+    pncrypt_module *to = NULL, *all = NULL;
+    pncrypt_error err;
+    CHECK(pncrypt_module_new("new-key", "acrh", &to, &err) == 0, "records: new module: %s", err.message);
+    char *line = NULL, *fields[6];
+    size_t cap = 0;
+    int count = 0, missing = 0, n;
+    enum { MAX = 64 };
+    char *records[MAX], *expected[MAX];
+    size_t lengths[MAX], total = 0;
+    while ((n = read_fields(f, &line, &cap, fields, 6)) >= 0 && count < MAX) {
+        CHECK(n == 6, "record line %d has %d fields", count + 1, n);
+        if (n != 6) continue;
+        blob key = unhex(fields[1]), pointer = unhex(fields[2]), record = unhex(fields[3]);
+        blob decrypted = unhex(fields[4]), plaintext = unhex(fields[5]);
+        const char *ptr = (const char *)pointer.bytes;
+        if (!all) pncrypt_module_new((const char *)key.bytes, "acrh", &all, NULL);
+        pncrypt_module *m = NULL;
+        CHECK(pncrypt_module_new((const char *)key.bytes, fields[0], &m, &err) == 0, "records: module %s", fields[0]);
+        char *out = NULL, *status_json = NULL, *sealed = NULL, *moved = NULL;
+        int rc = pncrypt_field_decrypt(m, ptr, (const char *)record.bytes, record.len, PNCRYPT_ON_ERROR_MARKER, &out,
+                                       &status_json, &err);
+        if (decrypted.present) {
+            CHECK(rc == 0 && err.code == 0 && status_json == NULL && out && strcmp(out, (char *)decrypted.bytes) == 0,
+                  "record %d (%s %s): field_decrypt rc %d (%s) gave %s", count + 1, fields[0], ptr, rc, err.message,
+                  out ? out : "(null)");
+            /* Encrypt the decrypted record's field exactly as given, then decrypt it: the record comes back, and
+             * the bytes around the field are the decrypted record's. */
+            rc = pncrypt_field_encrypt(m, ptr, NULL, (const char *)decrypted.bytes, decrypted.len, &sealed, &err);
+            const char *at = strstr((const char *)decrypted.bytes, (const char *)plaintext.bytes);
+            size_t before = at ? (size_t)(at - (const char *)decrypted.bytes) : 0;
+            size_t after = decrypted.len - before - plaintext.len;
+            CHECK(rc == 0 && sealed && at && strncmp(sealed, (char *)decrypted.bytes, before) == 0
+                      && sealed[before] == '"'
+                      && strcmp(sealed + strlen(sealed) - after, (char *)decrypted.bytes + before + plaintext.len) == 0,
+                  "record %d: field_encrypt rc %d (%s) gave %s", count + 1, rc, err.message, sealed ? sealed : "");
+            char *back = NULL;
+            rc = sealed
+                     ? pncrypt_field_decrypt(m, ptr, sealed, strlen(sealed), PNCRYPT_ON_ERROR_FAIL, &back, NULL, &err)
+                     : -1;
+            CHECK(rc == 0 && back && strcmp(back, (char *)decrypted.bytes) == 0, "record %d: round trip rc %d (%s)",
+                  count + 1, rc, err.message);
+            pncrypt_free(back);
+            /* Rekey: the field moves to the new key; the new module decrypts it to the same record. */
+            int outcome = -1;
+            rc = pncrypt_field_rekey(m, to, ptr, (const char *)record.bytes, record.len, &moved, &outcome, &err);
+            char *opened = NULL;
+            int rc2 = moved ? pncrypt_field_decrypt(to, ptr, moved, strlen(moved), PNCRYPT_ON_ERROR_FAIL, &opened, NULL,
+                                                    &err)
+                            : -1;
+            CHECK(rc == 0 && outcome == PNCRYPT_REKEY_REKEYED && rc2 == 0 && opened
+                      && strcmp(opened, (char *)decrypted.bytes) == 0,
+                  "record %d: field_rekey rc %d outcome %d, then %d (%s)", count + 1, rc, outcome, rc2, err.message);
+            pncrypt_free(opened);
+        } else {
+            CHECK(rc == PNCRYPT_E_INVALID_VALUE && out == NULL && strstr(err.message, ptr) != NULL,
+                  "record %d without %s: rc %d (%s)", count + 1, ptr, rc, err.message);
+            int outcome = -1;
+            rc = pncrypt_field_rekey(m, to, ptr, (const char *)record.bytes, record.len, &moved, &outcome, &err);
+            CHECK(rc == PNCRYPT_E_INVALID_VALUE && moved == NULL && outcome == PNCRYPT_REKEY_FAILED,
+                  "record %d without %s: rekey rc %d", count + 1, ptr, rc);
+            missing = count;
+        }
+        pncrypt_free(out);
+        pncrypt_free(status_json);
+        pncrypt_free(sealed);
+        pncrypt_free(moved);
+        pncrypt_module_free(m);
+        records[count] = (char *)record.bytes;
+        expected[count] = decrypted.present ? (char *)decrypted.bytes : strdup((char *)record.bytes);
+        total += lengths[count] = record.len;
+        free(key.bytes);
+        free(pointer.bytes);
+        free(plaintext.bytes);
+        count++;
+    }
+    free(line);
+    fclose(f);
+    CHECK(count >= 12 && missing > 0, "records: %d read", count);
+    /* The batches over records whose field is /message (one pointer per call): every one but the missing one. */
+    char *data = malloc(total + 1);
+    size_t used = 0, batch_lengths[MAX];
+    int index[MAX], k = 0;
+    for (int i = 0; i < count; i++) {
+        if (strstr(expected[i], "\"message\"") == NULL && i != missing) continue;
+        memcpy(data + used, records[i], lengths[i]);
+        used += batch_lengths[k] = lengths[i];
+        index[k++] = i;
+    }
+    char *out = NULL;
+    size_t offsets[MAX + 1];
+    int codes[MAX], outcomes[MAX];
+    int rc = pncrypt_field_decrypt_many(all, "/message", data, used, batch_lengths, (size_t)k, PNCRYPT_ON_ERROR_MARKER,
+                                        &out, offsets, codes, &err);
+    CHECK(rc == 0 && err.code == PNCRYPT_E_INVALID_VALUE && strstr(err.message, "item ") == err.message,
+          "field_decrypt_many: rc %d, status %d (%s)", rc, err.code, err.message);
+    for (int j = 0; rc == 0 && j < k; j++) {
+        size_t len = offsets[j + 1] - offsets[j];
+        CHECK(len == strlen(expected[index[j]]) && memcmp(out + offsets[j], expected[index[j]], len) == 0
+                  && (codes[j] == 0) == (index[j] != missing),
+              "field_decrypt_many item %d (record %d): code %d, %.*s", j, index[j] + 1, codes[j], (int)len,
+              out + offsets[j]);
+    }
+    pncrypt_free(out);
+    out = NULL;
+    rc = pncrypt_field_rekey_many(all, to, "/message", data, used, batch_lengths, (size_t)k, &out, offsets, outcomes,
+                                  codes, &err);
+    CHECK(rc == 0 && err.code == PNCRYPT_E_INVALID_VALUE, "field_rekey_many: rc %d (%s)", rc, err.message);
+    for (int j = 0; rc == 0 && j < k; j++) {
+        int want = index[j] == missing ? PNCRYPT_REKEY_FAILED : PNCRYPT_REKEY_REKEYED;
+        CHECK(outcomes[j] == want, "field_rekey_many item %d: outcome %d", j, outcomes[j]);
+    }
+    pncrypt_free(out);
+    out = NULL;
+    /* Encrypt the decrypted records' /message fields in one call: item for item what one call gives in length. */
+    used = 0;
+    for (int j = 0; j < k; j++) {
+        /* A decrypted record is shorter than its record (plaintext is shorter than its Base64): `data` holds it. */
+        memcpy(data + used, expected[index[j]], batch_lengths[j] = strlen(expected[index[j]]));
+        used += batch_lengths[j];
+    }
+    rc = pncrypt_field_encrypt_many(to, "/message", "compact", data, used, batch_lengths, (size_t)k, &out, offsets,
+                                    codes, &err);
+    CHECK(rc == 0 && err.code != 0, "field_encrypt_many: rc %d (%s)", rc, err.message);
+    for (int j = 0; rc == 0 && j < k; j++) {
+        size_t len = offsets[j + 1] - offsets[j];
+        char *back = NULL;
+        int r = len ? pncrypt_field_decrypt(to, "/message", out + offsets[j], len, PNCRYPT_ON_ERROR_FAIL, &back, NULL,
+                                            &err)
+                    : -1;
+        CHECK(index[j] == missing ? (len == 0 && codes[j] == PNCRYPT_E_INVALID_VALUE)
+                                  : (r == 0 && back && strcmp(back, expected[index[j]]) == 0),
+              "field_encrypt_many item %d: code %d, decrypt %d", j, codes[j], r);
+        pncrypt_free(back);
+    }
+    pncrypt_free(out);
+    /* An invalid pointer is an argument error saying what a pointer looks like. */
+    out = NULL;
+    rc = pncrypt_field_decrypt(to, "message", "{}", 2, PNCRYPT_ON_ERROR_MARKER, &out, NULL, &err);
+    CHECK(rc == PNCRYPT_E_ARGUMENT && out == NULL && strstr(err.message, "RFC 6901") != NULL,
+          "invalid pointer: rc %d (%s)", rc, err.message);
+    free(data);
+    for (int i = 0; i < count; i++) {
+        free(records[i]);
+        free(expected[i]);
+    }
+    pncrypt_module_free(all);
+    pncrypt_module_free(to);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt\n");
+    if (argc != 6) {
+        fprintf(stderr, "usage: test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt RECORDS.txt\n");
         return 64;
     }
     int vectors = run_vectors(argv[1]);
@@ -1812,6 +1971,7 @@ int main(int argc, char **argv) {
     test_multi_key(argv[2]);
     test_rekey();
     test_envelopes(argv[4]);
+    test_records(argv[5]);
     test_empty_items();
     test_free_during_call(argv[2]);
     test_padding_sweep();

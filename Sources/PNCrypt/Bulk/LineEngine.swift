@@ -110,6 +110,8 @@ final class LineBudget: Sendable {
 struct LineWork: Sendable {
     let operation: MessageStream.Operation
     let stopOnFailure: Bool
+    /// The field of each record that holds the message (`MessageStream.field`), nil for lines that are messages.
+    let field: JSONPointer?
     /// Shared by every worker of the run.
     let budget: LineBudget
     /// Whether a long line waits for room in `budget` (a worker's), or never does (the caller's thread, which hands
@@ -119,10 +121,11 @@ struct LineWork: Sendable {
     /// The bytes of the marker a failed decryption delivers, as `style` writes it.
     private let marker: [UInt8]
 
-    init(operation: MessageStream.Operation, stopOnFailure: Bool, budget: LineBudget = LineBudget(),
-         waitsForBudget: Bool = false) {
+    init(operation: MessageStream.Operation, stopOnFailure: Bool, field: JSONPointer? = nil,
+         budget: LineBudget = LineBudget(), waitsForBudget: Bool = false) {
         self.operation = operation
         self.stopOnFailure = stopOnFailure
+        self.field = field
         self.budget = budget
         self.waitsForBudget = waitsForBudget
         if case .decrypt(let crypto, _) = operation {
@@ -154,7 +157,8 @@ struct LineWork: Sendable {
             .decryptEnvelopes(own(crypto), formats: formats, policy: policy)
         case .rekeyEnvelopes(let rekey, let formats): .rekeyEnvelopes(own(rekey), formats: formats)
         }
-        return LineWork(operation: operation, stopOnFailure: stopOnFailure, budget: budget, waitsForBudget: true)
+        return LineWork(operation: operation, stopOnFailure: stopOnFailure, field: field, budget: budget,
+                        waitsForBudget: true)
     }
 
     /// Whether the batch's input is plaintext (wiped once handled) or its output is (wiped once written).
@@ -217,6 +221,12 @@ struct LineWork: Sendable {
         func fail(_ status: MessageStatus) {
             batch.failures.append((index, status))
             if stopOnFailure { batch.stop = true }
+        }
+        if let field {
+            if let status = handle(record: line, field: field, index: index, into: &output, batch: &batch) {
+                fail(status)
+            }
+            return
         }
         /// A line that is not a response of the formats: copied as it was, one failure.
         func notEnvelope(_ error: PNCryptError) {

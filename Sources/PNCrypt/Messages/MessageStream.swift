@@ -127,6 +127,15 @@ public struct MessageStream: Sendable {
     /// The longest line accepted, in bytes (terminator excluded). Default 4 MiB (PubNub messages are at most
     /// 32 KiB); a longer line stops the run.
     public var maxLineLength: Int
+    /// The field of each line's record that holds the message (`encrypt`, `decrypt` and `rekey` only), or nil for
+    /// lines that are messages. Each line is then a record (`{"channel":"ch","message":"<Base64>",...}`): its field
+    /// is encrypted, decrypted or moved as a line's message is, and every other byte of the line is kept
+    /// (`MessageCrypto.encrypt(field:of:raw:iv:)`, `MessageCrypto.decrypt(field:of:policy:)`,
+    /// `MessageRekey.rekey(field:of:)`). A line without the field (or whose field is not a string, to decrypt or
+    /// rekey) fails with a status naming the pointer; decrypt and rekey copy such a line as it was (decrypt under
+    /// the marker policy puts the marker in the place of a field that is there but does not decrypt), encrypt
+    /// writes an empty line. The pointer `""` is the same as nil.
+    public var field: JSONPointer?
     /// Bytes of input per batch (about). Default 64 KiB.
     package var batchBytes = 1 << 16
 
@@ -141,12 +150,20 @@ public struct MessageStream: Sendable {
     }
 
     /// A stream that runs `operation` over every line.
+    /// - Parameters:
+    ///   - operation: what each line goes through.
+    ///   - jobs: threads that handle batches (see `jobs`).
+    ///   - stopOnFailure: stop at the first failed line (see `stopOnFailure`).
+    ///   - maxLineLength: the longest line accepted, in bytes.
+    ///   - field: the field of each line's record that holds the message (see `field`), nil for lines that are
+    ///     messages.
     public init(_ operation: Operation, jobs: Int = MessageStream.defaultJobs, stopOnFailure: Bool = false,
-                maxLineLength: Int = MessageStream.defaultMaxLineLength) {
+                maxLineLength: Int = MessageStream.defaultMaxLineLength, field: JSONPointer? = nil) {
         self.operation = operation
         self.jobs = jobs
         self.stopOnFailure = stopOnFailure
         self.maxLineLength = maxLineLength
+        self.field = field
     }
 
     // MARK: Running
@@ -272,6 +289,14 @@ public struct MessageStream: Sendable {
             guard stream.maxLineLength > 0, stream.batchBytes > 0 else {
                 throw PNCryptError(.invalidValue, "the line length limit must be positive, not \(stream.maxLineLength)")
             }
+            let field = stream.field.flatMap { $0.isWholeDocument ? nil : $0 }
+            if field != nil {
+                switch stream.operation {
+                case .encrypt, .decrypt, .rekey: break
+                case .decryptEnvelopes, .rekeyEnvelopes:
+                    throw PNCryptError(.invalidValue, "a field goes with encrypt, decrypt and rekey, not envelopes")
+                }
+            }
             self.stream = stream
             self.statuses = statuses
             self.progress = progress
@@ -279,7 +304,8 @@ public struct MessageStream: Sendable {
             maxBatches = 8 * stream.jobs
             // Synchronous: the caller is one of the jobs (it handles batches while it waits). Async: every job is
             // a worker thread, so the task only awaits.
-            engine = try LineEngine(work: LineWork(operation: stream.operation, stopOnFailure: stream.stopOnFailure),
+            engine = try LineEngine(work: LineWork(operation: stream.operation, stopOnFailure: stream.stopOnFailure,
+                                                   field: field),
                                     workers: async ? stream.jobs : stream.jobs - 1, batchBytes: stream.batchBytes,
                                     maxBatches: maxBatches)
         }

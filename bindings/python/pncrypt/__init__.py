@@ -187,6 +187,21 @@ def _load():
                                   out, P(ctypes.c_size_t), ctypes.c_void_p, status], ctypes.c_int),
         "pncrypt_decrypt_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
                                   ctypes.c_size_t, out, ctypes.c_void_p, ctypes.c_void_p, status], ctypes.c_int),
+        "pncrypt_field_encrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                   out, status], ctypes.c_int),
+        "pncrypt_field_decrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int,
+                                   out, out, status], ctypes.c_int),
+        "pncrypt_field_rekey": ([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                 out, P(ctypes.c_int), status], ctypes.c_int),
+        "pncrypt_field_encrypt_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                        ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, out, ctypes.c_void_p,
+                                        ctypes.c_void_p, status], ctypes.c_int),
+        "pncrypt_field_decrypt_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                        ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, out, ctypes.c_void_p,
+                                        ctypes.c_void_p, status], ctypes.c_int),
+        "pncrypt_field_rekey_many": ([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                      ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, out, ctypes.c_void_p,
+                                      ctypes.c_void_p, ctypes.c_void_p, status], ctypes.c_int),
         "pncrypt_free": ([ctypes.c_void_p], None),
     }
     for name, (argtypes, restype) in signatures.items():
@@ -262,6 +277,19 @@ def _utf8(text, name):
     if isinstance(text, (bytes, bytearray, memoryview)):
         return bytes(text)
     raise TypeError(f"{name} must be str or bytes, not {type(text).__name__}")
+
+
+def _pointer(field):
+    """A `field=` argument: an RFC 6901 JSON Pointer ("/message", "/payload/text", "/items/0") as UTF-8 bytes."""
+    if not isinstance(field, str):
+        raise TypeError(f"field must be a str (a JSON Pointer such as \"/message\"), not {type(field).__name__}")
+    return field.encode("utf-8")
+
+
+def _split_records(blob, offsets, count):
+    """The records of a field batch's output, as str."""
+    starts = offsets.tolist()
+    return [blob[start:end].decode("utf-8") for start, end in zip(starts, starts[1:count + 1])]
 
 
 def _key(key):
@@ -507,11 +535,17 @@ class CryptoModule:
         except UnicodeDecodeError:  # only from a library without the UTF-8 rule for single readings
             raise Error(E_INVALID_UTF8, "the plaintext is not valid UTF-8") from None
 
-    def encrypt_many(self, items):
+    def encrypt_many(self, items, field=None):
         """Encrypts each item (bytes-like; a str is encoded as UTF-8) in one library call, each with its own IV
         where the scheme has one, and returns the Base64 texts in order: the batch form of `encrypt`, for
         throughput. All or nothing: if an item cannot be encrypted (an empty one), raises the Error of the first
-        such item, with its `index`."""
+        such item, with its `index`.
+        With field= (a JSON Pointer, "/message"), each item is a JSON record: its field's value, exactly as given,
+        is encrypted as a message (as `message_encrypt(..., field=)`), and the records are returned (str) with the
+        field replaced by the wire JSON, every other byte kept; a record without the field raises (E_INVALID_VALUE,
+        naming the pointer)."""
+        if field is not None:
+            return self._field_batch(_lib.pncrypt_field_encrypt_many, items, field, None, "raise")[0]
         data, lengths = _pack(items, "item")
         count = len(lengths)
         codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
@@ -525,7 +559,38 @@ class CryptoModule:
             raise _item_errors(status, codes)[0]
         return text.split("\n") if count else []
 
-    def decrypt_many(self, texts, scheme="auto", on_error="raise", text=True):
+    def _field_batch(self, function, items, field, extra, on_error, to=None):
+        """One field batch call (pncrypt_field_encrypt_many / _decrypt_many / _rekey_many): the records (str), the
+        codes, the outcomes (rekey) and the status. on_error as for `decrypt_many`: "raise" raises the first failed
+        item's Error, "none" puts None in its place, "return" its Error, "keep" leaves what the library wrote."""
+        data, lengths = _pack(items, "record")
+        count = len(lengths)
+        offsets = array.array(_SIZE_T, bytes(ctypes.sizeof(ctypes.c_size_t) * (count + 1)))
+        codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
+        outcomes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
+        status, out, _ = _scratch()
+        pointer = _pointer(field)
+        if function is _lib.pncrypt_field_rekey_many:
+            code = self._call_with(to, function, pointer, data, len(data), _address(lengths), count, out,
+                                   _address(offsets), _address(outcomes), _address(codes), status)
+        elif function is _lib.pncrypt_field_decrypt_many:
+            code = self._call(function, pointer, data, len(data), _address(lengths), count, extra, out,
+                              _address(offsets), _address(codes), status)
+        else:
+            code = self._call(function, pointer, extra, data, len(data), _address(lengths), count, out,
+                              _address(offsets), _address(codes), status)
+        if code != 0:
+            raise status.error()
+        records = _split_records(_take(out, offsets[count]), offsets, count)
+        if status.code != 0 and on_error != "keep":
+            errors = _item_errors(status, codes)
+            if on_error == "raise":
+                raise errors[0]
+            for error in errors:
+                records[error.index] = None if on_error == "none" else error
+        return records, codes.tolist(), outcomes.tolist(), status
+
+    def decrypt_many(self, texts, scheme="auto", on_error="raise", text=True, field=None):
         """Decrypts each Base64 text (str or bytes) as `decrypt` does, in one library call, and returns the
         plaintexts in order (str, where an item qualifies only as valid UTF-8; bytes with text=False): the batch
         form of `decrypt`, for throughput.
@@ -533,9 +598,17 @@ class CryptoModule:
         says which; nothing is returned. on_error="none": such a text gives None in its place, and no exception
         object is made for it (a failed item costs about what a good one does); `None not in result` says that
         every item succeeded. on_error="return": such a text gives its Error (with `index`) in its place; the
-        first failure's message is the library's, the others name their code."""
+        first failure's message is the library's, the others name their code.
+        With field= (a JSON Pointer, "/message"), each text is a JSON record whose field holds the wire message
+        (a JSON string of Base64): the records are returned (str) with the field replaced by the decrypted message
+        (compact JSON), every other byte kept, as `message_decrypt(..., field=)` does; a record without the field
+        (E_INVALID_VALUE, naming the pointer) or whose field does not decrypt fails as above (`scheme` and `text`
+        do not apply: the field is read as a message)."""
         if on_error not in ("raise", "none", "return"):
             raise Error(E_ARGUMENT, 'on_error must be "raise", "none" or "return"')
+        if field is not None:
+            return self._field_batch(_lib.pncrypt_field_decrypt_many, texts, field, POLICIES["passthrough"],
+                                     on_error)[0]
         plaintexts, codes, status = self._decrypt_batch(texts, scheme, text, with_status=True)
         if status.code == 0 or on_error == "none":
             return plaintexts
@@ -578,21 +651,34 @@ class CryptoModule:
             plaintexts = [blob[start:end] for start, end in zip(starts, starts[1:])]
         return (plaintexts, codes, status) if with_status else (plaintexts, codes)
 
-    def rekey(self, text, to):
+    def rekey(self, text, to, field=None):
         """Moves one wire text (Base64, str or bytes, with or without JSON quotes) from this module's keys to the
         first key and the scheme of `to` (a CryptoModule): its plaintext must qualify as a message under exactly
         one reading (every key, a PNED header or both legacy readings). Returns the new text, or the text itself
-        when it is already under `to`'s key and scheme. Raises Error when it cannot be moved."""
+        when it is already under `to`'s key and scheme. Raises Error when it cannot be moved.
+        With field= (a JSON Pointer, "/message"), `text` is a JSON record and its field (a JSON string of Base64)
+        is moved; the record is returned with every other byte kept. A record without the field raises
+        E_INVALID_VALUE naming the pointer."""
         raw = text.encode("utf-8") if type(text) is str else _utf8(text, "text")
         status, out, _ = _scratch()
+        if field is not None:
+            if self._call_with(to, _lib.pncrypt_field_rekey, _pointer(field), raw, len(raw), out, None, status) != 0:
+                raise status.error()
+            return _take(out).decode("utf-8")
         if self._call_with(to, _lib.pncrypt_rekey, raw, len(raw), out, None, status) != 0:
             raise status.error()
         return _take(out).decode("utf-8")
 
-    def rekey_many(self, texts, to):
+    def rekey_many(self, texts, to, field=None):
         """`rekey` for many texts in one library call; never raises for an item. Returns a RekeyResult: `.texts`
         (str; a failed item unchanged), `.statuses` ("rekeyed", "current", "failed"), `.codes`, `.ok` (no item
-        failed), `.failed` (how many did)."""
+        failed), `.failed` (how many did). With field= (a JSON Pointer), the texts are JSON records and each one's
+        field is moved (as `rekey(..., field=)`); a record without the field fails, unchanged."""
+        if field is not None:
+            records, codes, outcomes, status = self._field_batch(_lib.pncrypt_field_rekey_many, texts, field, None,
+                                                                 "keep", to=to)
+            message = status.message.decode("utf-8", "replace") if status.code else ""
+            return RekeyResult(records, [_OUTCOMES[o] for o in outcomes], codes, outcomes.count(0), message)
         data, lengths = _pack(texts, "text")
         count = len(lengths)
         offsets = array.array(_SIZE_T, bytes(ctypes.sizeof(ctypes.c_size_t) * (count + 1)))
@@ -628,13 +714,20 @@ class CryptoModule:
         if code != 0:
             raise status.error()
 
-    def message_encrypt(self, json_text, style=None):
+    def message_encrypt(self, json_text, style=None, field=None):
         """Encrypts a message's JSON text (it must parse); returns the JSON to publish, '"<Base64>"'. With a style
         ("compact", "apple", "python", "ascii", "go", "ruby", "php", "kotlin") the message is written again as that SDK
-        writes it before it is encrypted; without one its text is encrypted exactly as given."""
+        writes it before it is encrypted; without one its text is encrypted exactly as given.
+        With field= (an RFC 6901 JSON Pointer: "/message", "/payload/text", "/items/0"), `json_text` is a record
+        (one line of an export) and only that field's value is the message: the record is returned with the field
+        replaced by the wire JSON, every other byte kept. A record without the field raises E_INVALID_VALUE naming
+        the pointer; an invalid pointer E_ARGUMENT."""
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
-        if style is None:
+        if field is not None:
+            code = self._call(_lib.pncrypt_field_encrypt, _pointer(field),
+                              None if style is None else _utf8(style, "style"), raw, len(raw), out, status)
+        elif style is None:
             code = self._call(_lib.pncrypt_message_encrypt, raw, len(raw), out, status)
         else:
             code = self._call(_lib.pncrypt_message_encrypt_style, _utf8(style, "style"), raw, len(raw), out,
@@ -643,18 +736,26 @@ class CryptoModule:
             raise status.error()
         return _take(out).decode("utf-8")
 
-    def message_decrypt(self, json_text, on_error="passthrough"):
+    def message_decrypt(self, json_text, on_error="passthrough", field=None):
         """Decrypts a received message's JSON text. Returns (json_text, status): status is None when it was
         decrypted, else an Error saying why, whose `json` is the status in the one status form
         ('{"category":"decryption","reason":...,"message":...,"original":...}'; the text is then
         "DECRYPTION_ERROR" for on_error="marker", the original for "passthrough"). on_error="fail" raises the Error
-        instead. Text that does not parse raises."""
+        instead. Text that does not parse raises.
+        With field= (an RFC 6901 JSON Pointer: "/message"), `json_text` is a record (one line of an export) whose
+        field holds the wire message (a JSON string of Base64): the record is returned with the field replaced by
+        the decrypted message (compact JSON; or "DECRYPTION_ERROR", or the field as it was, as on_error says),
+        every other byte kept. A record without the field raises E_INVALID_VALUE naming the pointer."""
         policy = _policy(on_error)
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
         status_json = ctypes.c_void_p()
-        code = self._call(_lib.pncrypt_message_decrypt_status, raw, len(raw), policy, out,
-                                                   ctypes.byref(status_json), status)
+        if field is not None:
+            code = self._call(_lib.pncrypt_field_decrypt, _pointer(field), raw, len(raw), policy, out,
+                              ctypes.byref(status_json), status)
+        else:
+            code = self._call(_lib.pncrypt_message_decrypt_status, raw, len(raw), policy, out,
+                              ctypes.byref(status_json), status)
         if code != 0:
             raise status.error()
         text = _take(out).decode("utf-8")

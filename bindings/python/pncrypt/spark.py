@@ -189,17 +189,41 @@ def _reasons(codes):
     return [pncrypt.reason(code) if code else None for code in codes]
 
 
-def encrypt(df, col, key, scheme="acrh", output=None, on_error="mark"):
+def _field_check(field):
+    """A `field=` argument, checked on the driver: None, or a valid JSON Pointer (an invalid one raises here, saying
+    what a pointer looks like, instead of failing every row on the workers)."""
+    if field is None:
+        return None
+    with pncrypt.CryptoModule("k") as module:
+        try:
+            module.message_encrypt('{"x":1}', field=field)
+        except pncrypt.Error as error:
+            if error.code == pncrypt.E_ARGUMENT:
+                raise ValueError(f"pncrypt.spark: field: {error}") from None
+    return field
+
+
+def encrypt(df, col, key, scheme="acrh", output=None, on_error="mark", field=None):
     """Encrypts column `col` (strings, as UTF-8, or binary) with `key` in `scheme` ("acrh" by default; "legacy",
     "legacy-random-iv", "legacy33"). `output` (default `<col>_encrypted`; `col` itself for a string column, where
     a failed row keeps its input) holds the Base64 wire text, null for a failed row. Null and empty cells are
-    "failed" (empty data cannot be encrypted in any scheme)."""
+    "failed" (empty data cannot be encrypted in any scheme).
+    With field= (an RFC 6901 JSON Pointer, "/message"), `col` holds JSON records (one line of an export each):
+    each record's field value, exactly as given, is encrypted as a message and `output` holds the record with the
+    field replaced by the wire JSON, every other byte kept; a record without the field is "failed"."""
     output = output or f"{col}_encrypted"
     _check(df, col, output, on_error)
     in_place = output == col
     if in_place and df.schema[col].dataType.typeName() != "string":
         raise ValueError("pncrypt.spark.encrypt: only a string column can be encrypted in place (output=col)")
     pncrypt.CryptoModule(key, scheme=scheme).close()  # a bad key or scheme fails here, not on the workers
+    make_worker = _encrypt_worker(key, scheme, in_place, _field_check(field))
+    from pyspark.sql.types import StringType
+    return df.mapInArrow(_mapper("encrypt", col, output, on_error, make_worker), _schema(df, output, StringType()))
+
+
+def _encrypt_worker(key, scheme, in_place, field):
+    """`encrypt`'s worker factory: `make_worker()` builds the module on the worker and returns `work(values)`."""
 
     def make_worker():
         module = pncrypt.CryptoModule(key, scheme=scheme)
@@ -211,7 +235,7 @@ def encrypt(df, col, key, scheme="acrh", output=None, on_error="mark"):
             todo = _present(values)
             while todo:
                 try:
-                    texts = module.encrypt_many([values[i] for i in todo])
+                    texts = module.encrypt_many([values[i] for i in todo], field=field)
                 except pncrypt.Error as error:
                     if error.index is None:
                         raise
@@ -225,55 +249,80 @@ def encrypt(df, col, key, scheme="acrh", output=None, on_error="mark"):
 
         return work
 
-    from pyspark.sql.types import StringType
-    return df.mapInArrow(_mapper("encrypt", col, output, on_error, make_worker), _schema(df, output, StringType()))
+    return make_worker
 
 
-def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="mark"):
+def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="mark", field=None):
     """Decrypts column `col` (Base64 wire texts) with any of `keys` (a list: the first is tried like the others;
     a row is decrypted only when exactly one key's reading qualifies). `scheme` "auto" reads a PNED header when
     there is one, else legacy. `output` (default `<col>_decrypted`) is a string column (the plaintext must be
     valid UTF-8, or the row fails), or binary with binary=True, where only the padding is checked (a foreign row
     that one reading allows passes about once in 256, with garbage: see the module's docstring). A failed row's
-    output is null."""
+    output is null.
+    With field= (an RFC 6901 JSON Pointer, "/message"), `col` holds JSON records whose field is the wire message (a
+    JSON string of Base64): `output` holds the record with the field replaced by the decrypted message (compact
+    JSON), every other byte kept; a record without the field, or whose field does not decrypt, is "failed"."""
     keys = _keys(keys)
     output = output or f"{col}_decrypted"
     _check(df, col, output, on_error)
     if output == col:
         raise ValueError("pncrypt.spark.decrypt: output must differ from col (a failed row keeps its input)")
+    if field is not None and binary:
+        raise ValueError("pncrypt.spark.decrypt: field= gives records (text), not binary=True")
+    make_worker = _decrypt_worker(keys, scheme, binary, _field_check(field))
+    from pyspark.sql.types import BinaryType, StringType
+    return df.mapInArrow(_mapper("decrypt", col, output, on_error, make_worker, binary=binary),
+                         _schema(df, output, BinaryType() if binary else StringType()))
+
+
+def _decrypt_worker(keys, scheme, binary, field):
+    """`decrypt`'s worker factory (see `_encrypt_worker`)."""
 
     def make_worker():
         module = _module(keys)
 
+        def batch(values):
+            if field is None:
+                return module._decrypt_batch(values, scheme, not binary)
+            return module._field_batch(pncrypt._lib.pncrypt_field_decrypt_many, values, field,
+                                       pncrypt.POLICIES["passthrough"], "none")[:2]
+
         def work(values):
             todo = _present(values)
             if len(todo) == len(values):  # no null or empty cell: the batch as it is
-                plain, codes = module._decrypt_batch(values, scheme, not binary)
+                plain, codes = batch(values)
                 return plain, ["failed" if code else "ok" for code in codes], _reasons(codes)
             outputs = [None] * len(values)
             statuses = ["failed"] * len(values)
             reasons = [_NOT_ENCRYPTED] * len(values)
             if todo:
-                plain, codes = module._decrypt_batch([values[i] for i in todo], scheme, not binary)
+                plain, codes = batch([values[i] for i in todo])
                 for i, value, reason in zip(todo, plain, _reasons(codes)):
                     outputs[i], statuses[i], reasons[i] = value, "failed" if reason else "ok", reason
             return outputs, statuses, reasons
 
         return work
 
-    from pyspark.sql.types import BinaryType, StringType
-    return df.mapInArrow(_mapper("decrypt", col, output, on_error, make_worker, binary=binary),
-                         _schema(df, output, BinaryType() if binary else StringType()))
+    return make_worker
 
 
-def rekey(df, col, keys, to_key, to_scheme="acrh", output=None, on_error="mark"):
+def rekey(df, col, keys, to_key, to_scheme="acrh", output=None, on_error="mark", field=None):
     """Re-encrypts column `col` (Base64 wire texts) from any of `keys` to `to_key` in `to_scheme`, in place by
     default (`output` names another column instead). Statuses: "ok" (rekeyed), "current" (already under
-    `to_key` and `to_scheme`: unchanged), "failed" (unchanged). Idempotent: a second run reports "current"."""
+    `to_key` and `to_scheme`: unchanged), "failed" (unchanged). Idempotent: a second run reports "current".
+    With field= (an RFC 6901 JSON Pointer, "/message"), `col` holds JSON records and each one's field (a JSON
+    string of Base64) is moved, every other byte kept; a record without the field is "failed", unchanged."""
     keys = _keys(keys)
     output = output or col
     _check(df, col, output, on_error)
     pncrypt.CryptoModule(to_key, scheme=to_scheme).close()
+    make_worker = _rekey_worker(keys, to_key, to_scheme, _field_check(field))
+    from pyspark.sql.types import StringType
+    return df.mapInArrow(_mapper("rekey", col, output, on_error, make_worker), _schema(df, output, StringType()))
+
+
+def _rekey_worker(keys, to_key, to_scheme, field):
+    """`rekey`'s worker factory (see `_encrypt_worker`)."""
 
     def make_worker():
         source = _module(keys)
@@ -283,21 +332,20 @@ def rekey(df, col, keys, to_key, to_scheme="acrh", output=None, on_error="mark")
         def work(values):
             todo = _present(values)
             if len(todo) == len(values):  # no null or empty cell: the batch as it is
-                result = source.rekey_many(values, target)
+                result = source.rekey_many(values, target, field=field)
                 return result.texts, [names[status] for status in result.statuses], _reasons(result.codes)
             outputs = list(values)
             statuses = ["failed"] * len(values)
             reasons = [_NOT_ENCRYPTED] * len(values)
             if todo:
-                result = source.rekey_many([values[i] for i in todo], target)
+                result = source.rekey_many([values[i] for i in todo], target, field=field)
                 for i, text, status, reason in zip(todo, result.texts, result.statuses, _reasons(result.codes)):
                     outputs[i], statuses[i], reasons[i] = text, names[status], reason
             return outputs, statuses, reasons
 
         return work
 
-    from pyspark.sql.types import StringType
-    return df.mapInArrow(_mapper("rekey", col, output, on_error, make_worker), _schema(df, output, StringType()))
+    return make_worker
 
 
 def _keys(keys):

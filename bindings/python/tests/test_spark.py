@@ -283,3 +283,30 @@ def test_arguments_are_checked_on_the_driver(spark):
         pnspark.encrypt(binary, "data", key=NEW, output="data")
     with pytest.raises(ValueError, match="output must differ from col"):
         pnspark.decrypt(df, "message", keys=[NEW], output="message")
+
+
+def test_field_of_records_through_decrypt_rekey_and_encrypt(spark):
+    """field=: a column of records (a record export whose messages the SDK encrypted, Vectors/records/export.json)
+    decrypted, rekeyed and encrypted in its field only; a record without the field is "failed"."""
+    import pathlib
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+    export = json.loads((pathlib.Path(__file__).resolve().parents[3] / "Vectors" / "records" / "export.json")
+                        .read_text(encoding="utf-8"))
+    records = [r for r in export["records"] if r["pointer"] == "/message"]
+    schema = StructType([StructField("id", LongType(), False), StructField("record", StringType(), True)])
+    df = spark.createDataFrame([(i, r["record"]) for i, r in enumerate(records)], schema).repartition(2)
+    result = by_id(pnspark.decrypt(df, "record", [export["key"]], field="/message"), "record_decrypted",
+                   "pncrypt_status", "pncrypt_reason")
+    for i, r in enumerate(records):
+        if r["decrypted"] is None:
+            assert result[i] == (None, "failed", "invalidValue"), i
+        else:
+            assert result[i] == (r["decrypted"], "ok", None), i
+    moved = pnspark.rekey(df, "record", [export["key"]], NEW, field="/message")
+    back = by_id(pnspark.decrypt(moved, "record", [NEW], field="/message"), "record_decrypted")
+    assert [back[i][0] for i in range(len(records))] == [r["decrypted"] for r in records]
+    plain = spark.createDataFrame([(i, r["decrypted"]) for i, r in enumerate(records) if r["decrypted"]], schema)
+    sealed = by_id(pnspark.encrypt(plain, "record", key=NEW, output="wire", field="/message"), "record", "wire")
+    module = pncrypt.CryptoModule(NEW)
+    for i, (record, wire) in sealed.items():
+        assert module.message_decrypt(wire, field="/message") == (record, None), i

@@ -1,0 +1,272 @@
+// The C entry points for one field of a JSON record (`pncrypt_field_...`, include/pncrypt.h "Records"): the
+// library's field-wise calls (`MessageCrypto.encrypt(field:of:raw:iv:)`, `decrypt(field:of:policy:)`,
+// `MessageRekey.rekey(field:of:)`), as `pncrypt message ... --field` makes them.
+import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `PNCRYPT_REKEY_FAILED`, `_REKEYED`, `_CURRENT`; `PNCRYPT_ON_ERROR_MARKER`, `_PASSTHROUGH`, `_FAIL`.
+private let fieldRekeyFailed: Int32 = 0, fieldRekeyRekeyed: Int32 = 1, fieldRekeyCurrent: Int32 = 2
+private let fieldPolicyMarker: Int32 = 0, fieldPolicyPassThrough: Int32 = 1, fieldPolicyFail: Int32 = 2
+
+/// The `pointer` argument: a JSON Pointer (RFC 6901); an invalid one is `PNCRYPT_E_ARGUMENT` saying what a pointer
+/// looks like.
+private func pointerArgument(_ pointer: UnsafePointer<CChar>?) throws -> JSONPointer {
+    let text = try stringArgument(pointer, "pointer")
+    do {
+        return try JSONPointer(text)
+    } catch {
+        throw CFailure.argument("pointer: " + error.message)
+    }
+}
+
+/// The `style` argument: NULL (the field's bytes encrypted exactly as given) or a style's name.
+private func fieldStyleArgument(_ pointer: UnsafePointer<CChar>?) throws -> JSONStyle? {
+    guard let pointer else { return nil }
+    let name = try stringArgument(pointer, "style")
+    guard let style = JSONStyle(rawValue: name) else {
+        let names = JSONStyle.allCases.map(\.rawValue).joined(separator: ", ")
+        throw CFailure.argument("unknown style '\(name.prefix(40))' (known: \(names))")
+    }
+    return style
+}
+
+/// The `policy` argument of the field decryptions.
+private func fieldPolicyArgument(_ policy: Int32, allowFail: Bool) throws -> DecryptionPolicy {
+    switch policy {
+    case fieldPolicyMarker: return .marker
+    case fieldPolicyPassThrough: return .passThrough
+    case fieldPolicyFail where allowFail: return .marker
+    default:
+        throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH"
+                                + (allowFail ? " or _FAIL)" : "; a batch tries every item)"))
+    }
+}
+
+/// The module's message crypto, writing in `style` when one is given.
+private func fieldCrypto(_ module: CModule, style: JSONStyle?) -> MessageCrypto {
+    var crypto = module.messages
+    if let style { crypto.style = style }
+    return crypto
+}
+
+/// A batch of records through `body` (each record's new bytes, or a throw with what a failed item leaves in the
+/// output): every item is tried; `codes` (may be NULL) receives each item's code; returns the joined output and the
+/// first failure ("item N: ").
+private func fieldBatch(_ items: BatchItems, _ codes: UnsafeMutablePointer<Int32>?,
+                        _ body: (Int, UnsafeBufferPointer<UInt8>) throws(FieldItemFailure) -> [UInt8]) throws
+    -> (output: [UInt8], offsets: [Int], failure: CFailure?) {
+    var output: [UInt8] = []
+    var offsets: [Int] = []
+    var first: CFailure?
+    items.forEach { index, item in
+        offsets.append(output.count)
+        do throws(FieldItemFailure) {
+            output.append(contentsOf: try body(index, item.assumingMemoryBound(to: UInt8.self)))
+            codes?[index] = 0
+        } catch {
+            output.append(contentsOf: error.left)
+            let failure = CFailure.from(error.error)
+            codes?[index] = failure.code
+            if first == nil { first = failure.item(index) }
+        }
+    }
+    offsets.append(output.count)
+    return (output, offsets, first)
+}
+
+/// A failed item of a batch: why, and what it leaves in the output.
+private struct FieldItemFailure: Error {
+    var error: any Error
+    var left: [UInt8]
+}
+
+/// Hands a batch's output over: the joined bytes in `out`, `offsets` filled (count + 1 entries).
+private func deliverBatch(_ result: (output: [UInt8], offsets: [Int], failure: CFailure?),
+                          _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+                          _ offsets: UnsafeMutablePointer<Int>) throws {
+    for (index, offset) in result.offsets.enumerated() { offsets[index] = offset }
+    out.pointee = try CBuffer.copy(result.output).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("pncrypt_field_encrypt")
+public func pncrypt_field_encrypt(_ module: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
+                                  _ style: UnsafePointer<CChar>?, _ json: UnsafePointer<CChar>?, _ len: Int,
+                                  _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                  _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err, holding: module) {
+        let out = try outputArgument(jsonOut, "json_out")
+        let field = try pointerArgument(pointer)
+        let style = try fieldStyleArgument(style)
+        let record = try withJSONArgument(json, len, "json") { input in
+            try CModule.with(module) { try fieldCrypto($0, style: style).encrypt(field: field, of: input,
+                                                                                  raw: style == nil) }
+        }
+        out.pointee = try CBuffer.copy(record).assumingMemoryBound(to: CChar.self)
+    }
+}
+
+@_cdecl("pncrypt_field_decrypt")
+public func pncrypt_field_decrypt(_ module: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
+                                  _ json: UnsafePointer<CChar>?, _ len: Int, _ policy: Int32,
+                                  _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                  _ statusJSONOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                  _ status: UnsafeMutableRawPointer?) -> Int32 {
+    var failure: CFailure?
+    statusJSONOut?.pointee = nil
+    let code = guarded(status, holding: module) {
+        let out = try outputArgument(jsonOut, "json_out")
+        let field = try pointerArgument(pointer)
+        let reading = try fieldPolicyArgument(policy, allowFail: true)
+        let record = try withJSONArgument(json, len, "json") { input in
+            try CModule.with(module) { try $0.messages.decrypt(field: field, of: input, policy: reading) }
+        }
+        if let recordStatus = record.status {
+            if policy == fieldPolicyFail { throw CFailure(recordStatus.error) }
+            failure = CFailure(recordStatus.error)
+        }
+        let text = try CBuffer.copy(record.text)
+        if let statusJSONOut, let recordStatus = record.status {
+            do {
+                statusJSONOut.pointee = try CBuffer.copy(serializing: recordStatus.json, secret: true)
+                    .assumingMemoryBound(to: CChar.self)
+            } catch {
+                CBuffer.free(text)
+                throw error
+            }
+        }
+        out.pointee = text.assumingMemoryBound(to: CChar.self)
+    }
+    // Delivered with a decryption failure: the call succeeded, the status says why the field is not plaintext.
+    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
+    return code
+}
+
+@_cdecl("pncrypt_field_rekey")
+public func pncrypt_field_rekey(_ from: OpaquePointer?, _ to: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
+                                _ json: UnsafePointer<CChar>?, _ len: Int,
+                                _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                _ outcome: UnsafeMutablePointer<Int32>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+    outcome?.pointee = fieldRekeyFailed
+    return guarded(err, holding: from, to) {
+        let out = try outputArgument(jsonOut, "json_out")
+        let field = try pointerArgument(pointer)
+        let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to))
+        let record = try bytesArgument(json, len, "json").assumingMemoryBound(to: UInt8.self)
+        switch rekey.rekey.rekey(field: field, of: record) {
+        case .rekeyed(let text):
+            out.pointee = try CBuffer.copy(text).assumingMemoryBound(to: CChar.self)
+            outcome?.pointee = fieldRekeyRekeyed
+        case .alreadyNew:
+            out.pointee = try CBuffer.copy(Array(record)).assumingMemoryBound(to: CChar.self)
+            outcome?.pointee = fieldRekeyCurrent
+        case .unchanged(let error):
+            if error.code == .invalidJSON { _ = try textArgument(json, len, "json") }
+            throw error
+        }
+    }
+}
+
+@_cdecl("pncrypt_field_encrypt_many")
+public func pncrypt_field_encrypt_many(_ module: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
+                                       _ style: UnsafePointer<CChar>?, _ data: UnsafePointer<CChar>?,
+                                       _ dataLen: Int, _ lengths: UnsafePointer<Int>?, _ count: Int,
+                                       _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                       _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
+                                       _ status: UnsafeMutableRawPointer?) -> Int32 {
+    var failure: CFailure?
+    let code = guarded(status, holding: module) {
+        let out = try outputArgument(out, "out")
+        guard let offsets else { throw CFailure.argument("offsets is NULL") }
+        let field = try pointerArgument(pointer)
+        let style = try fieldStyleArgument(style)
+        let crypto = fieldCrypto(try CModule.from(module), style: style)
+        let items = try BatchItems(data, dataLen, lengths, count)
+        // A failed item is empty: nothing of a plaintext is copied.
+        let result = try fieldBatch(items, codes) { (_, record) throws(FieldItemFailure) in
+            do throws(PNCryptError) {
+                return try crypto.encrypt(field: field, of: record, raw: style == nil)
+            } catch {
+                throw FieldItemFailure(error: error, left: [])
+            }
+        }
+        failure = result.failure
+        try deliverBatch(result, out, offsets)
+    }
+    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
+    return code
+}
+
+@_cdecl("pncrypt_field_decrypt_many")
+public func pncrypt_field_decrypt_many(_ module: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
+                                       _ data: UnsafePointer<CChar>?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?,
+                                       _ count: Int, _ policy: Int32,
+                                       _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                       _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
+                                       _ status: UnsafeMutableRawPointer?) -> Int32 {
+    var failure: CFailure?
+    let code = guarded(status, holding: module) {
+        let out = try outputArgument(out, "out")
+        guard let offsets else { throw CFailure.argument("offsets is NULL") }
+        let field = try pointerArgument(pointer)
+        let reading = try fieldPolicyArgument(policy, allowFail: false)
+        let crypto = try CModule.from(module).messages
+        let items = try BatchItems(data, dataLen, lengths, count)
+        // A record without the field is copied as it was; a field that does not decrypt gets what `policy` says.
+        let result = try fieldBatch(items, codes) { (_, record) throws(FieldItemFailure) in
+            let decrypted: DecryptedRecord
+            do throws(PNCryptError) {
+                decrypted = try crypto.decrypt(field: field, of: record, policy: reading)
+            } catch {
+                throw FieldItemFailure(error: error, left: Array(record))
+            }
+            if let recordStatus = decrypted.status {
+                throw FieldItemFailure(error: recordStatus.error, left: decrypted.text)
+            }
+            return decrypted.text
+        }
+        failure = result.failure
+        try deliverBatch(result, out, offsets)
+    }
+    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
+    return code
+}
+
+@_cdecl("pncrypt_field_rekey_many")
+public func pncrypt_field_rekey_many(_ from: OpaquePointer?, _ to: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
+                                     _ data: UnsafePointer<CChar>?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?,
+                                     _ count: Int, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                     _ offsets: UnsafeMutablePointer<Int>?, _ outcomes: UnsafeMutablePointer<Int32>?,
+                                     _ codes: UnsafeMutablePointer<Int32>?,
+                                     _ status: UnsafeMutableRawPointer?) -> Int32 {
+    var failure: CFailure?
+    let code = guarded(status, holding: from, to) {
+        let out = try outputArgument(out, "out")
+        guard let offsets else { throw CFailure.argument("offsets is NULL") }
+        guard let outcomes else { throw CFailure.argument("outcomes is NULL") }
+        let field = try pointerArgument(pointer)
+        let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to)).rekey
+        let items = try BatchItems(data, dataLen, lengths, count)
+        // A record that cannot be moved is copied unchanged.
+        let result = try fieldBatch(items, codes) { (index, record) throws(FieldItemFailure) in
+            outcomes[index] = fieldRekeyFailed
+            switch rekey.rekey(field: field, of: record) {
+            case .rekeyed(let text):
+                outcomes[index] = fieldRekeyRekeyed
+                return text
+            case .alreadyNew:
+                outcomes[index] = fieldRekeyCurrent
+                return Array(record)
+            case .unchanged(let error):
+                throw FieldItemFailure(error: error, left: Array(record))
+            }
+        }
+        failure = result.failure
+        try deliverBatch(result, out, offsets)
+    }
+    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
+    return code
+}
