@@ -41,7 +41,9 @@ struct CLIConformanceTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let junit = dir.appendingPathComponent("report.xml").path
-        let run = try Self.conformance(["--peer", try Self.adapter(), "--json", "--junit", junit])
+        // The 1 MiB vectors take the SDK a few seconds; on a loaded 2-core machine, with pncrypt built under
+        // AddressSanitizer, more than the default 10 s per request.
+        let run = try Self.conformance(["--peer", try Self.adapter(), "--timeout", "120", "--json", "--junit", junit])
         let report = try JSONValue(parsing: run.stdout)
         #expect(run.status == 0, "\(run.text.prefix(4000)) \(run.stderr)")
         #expect(report["agreed"] == .bool(true))
