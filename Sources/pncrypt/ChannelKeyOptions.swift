@@ -72,7 +72,7 @@ struct ChannelKeyOptions: ParsableArguments {
             let ciphers = try sources.map { try $0.cipherKey() }
             if let (first, again) = KeyRing.firstDuplicate(ciphers) {
                 throw CLIFailure(.usage, "\(sources[again].source) is the same key as \(sources[first].source): give"
-                                 + " each key of a channel once (a key given twice makes every reading ambiguous)")
+                                 + " each key once (per channel: a key given twice makes every reading ambiguous)")
             }
             rings[pattern] = try KeyRing(keys: ciphers)
             hints += zip(ciphers, sources.map(\.source))

@@ -48,6 +48,7 @@ public struct ChannelKeys: Sendable {
     }
 
     /// The pattern whose keys read `channel`: its own name, else the longest prefix pattern, else nil.
+    /// - Parameter channel: a channel's name, as a response names it.
     public func pattern(forChannel channel: String) -> String? {
         if rings[channel] != nil && !channel.hasSuffix("*") { return channel }
         for prefix in prefixes where channel.utf8.starts(with: prefix.utf8) { return prefix + "*" }
@@ -55,6 +56,7 @@ public struct ChannelKeys: Sendable {
     }
 
     /// The keys that read `channel` (see `pattern(forChannel:)`), nil when no pattern matches it.
+    /// - Parameter channel: a channel's name, as a response names it.
     public func keys(forChannel channel: String) -> KeyRing? {
         pattern(forChannel: channel).flatMap { rings[$0] }
     }
