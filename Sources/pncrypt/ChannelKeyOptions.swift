@@ -13,7 +13,7 @@ struct ChannelKeyOptions: ParsableArguments {
         is a channel's name, name* (every channel whose name starts with name) or * (every other channel); a \
         channel's own name comes first, then the longest name*, then *. Each message is read only with its \
         channel's keys: under another channel's key it is not decrypted (a status line naming its channel), and \
-        a channel with no key fails the same way. Not with --key or --key-file (PNCRYPT_KEY is not read).
+        a channel with no key fails the same way. Not with --key or --key-file (PNCRYPT_KEY is not read), nor --lines.
         """, valueName: "channel=path"), completion: .file())
     var channelKeyFile: [String] = []
 
