@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes Vectors/envelopes/channel-keys.json: a fetch messages (v3) and a subscribe response whose messages the
+"""Writes Vectors/channel-keys/channel-keys.json: a fetch messages (v3) and a subscribe response whose messages the
 real PubNub Python SDK (pubnub==10.8.0) encrypted, each channel under its own cipher key (issue 47 item 3;
 pubnub/swift#161), for the per-channel key tests of every shell (CLI, Swift, C, Python).
 
-    .venv/bin/python scripts/gen_channel_key_vectors.py    # rewrites Vectors/envelopes/channel-keys.json
+    .venv/bin/python scripts/gen_channel_key_vectors.py    # rewrites Vectors/channel-keys/channel-keys.json
 
 Every ciphertext is the body of a real Publish endpoint (scripts/pubnub_peer.py's publish_payload: the SDK's
 own code); the expected decrypted bodies are built here from the messages given to the SDK (not from pncrypt).
@@ -19,7 +19,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-OUT = os.path.join(ROOT, "Vectors", "envelopes", "channel-keys.json")
+# Not in Vectors/envelopes/, whose every file `pncrypt conformance` reads as envelope vectors.
+OUT = os.path.join(ROOT, "Vectors", "channel-keys", "channel-keys.json")
 
 KEYS = {"ch-a": "key-a 🔑", "ch-b": "key-b"}
 # (channel, the key's channel, scheme, message)

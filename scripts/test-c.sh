@@ -29,7 +29,7 @@ python3 Tests/C/vectors_to_lines.py Vectors/spec.json Vectors/negative.json > "$
 python3 Tests/C/vectors_to_lines.py Vectors/python-sdk.json > "$WORK/sdk-vectors.txt"
 python3 Tests/C/envelopes_to_lines.py Vectors/envelopes/envelopes.json Vectors/envelopes/recorded.json \
     > "$WORK/envelope-vectors.txt"
-python3 Tests/C/channel_keys_to_lines.py Vectors/envelopes/channel-keys.json > "$WORK/channel-key-vectors.txt"
+python3 Tests/C/channel_keys_to_lines.py Vectors/channel-keys/channel-keys.json > "$WORK/channel-key-vectors.txt"
 FLAGS=(-std=c99 -O1 -g -Wall -Wextra -Werror -pthread)
 # shellcheck disable=SC2046  # pkg-config output is meant to be split
 cc "${FLAGS[@]}" -o "$WORK/test_pncrypt" Tests/C/test_pncrypt.c $(pkg-config --cflags --libs pncrypt)

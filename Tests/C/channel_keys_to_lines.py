@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns Vectors/envelopes/channel-keys.json (scripts/gen_channel_key_vectors.py: bodies whose messages the Python
+"""Turns Vectors/channel-keys/channel-keys.json (scripts/gen_channel_key_vectors.py: bodies whose messages the Python
 SDK encrypted, each channel under its own key) into the line format Tests/C/test_pncrypt.c reads for its
 per-channel key test (run by scripts/test-c.sh at test time, so the C test reads the vector file as it is).
 

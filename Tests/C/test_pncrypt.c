@@ -7,7 +7,7 @@
  * WORKDIR is an empty directory for the file tests; SDK-VECTORS.txt is Vectors/python-sdk.json in that format (the
  * random-IV messages of the real Python SDK, for the promise matrix); ENVELOPE-VECTORS.txt is
  * Vectors/envelopes/envelopes.json in the format of Tests/C/envelopes_to_lines.py; CHANNEL-KEY-VECTORS.txt is
- * Vectors/envelopes/channel-keys.json in the format of Tests/C/channel_keys_to_lines.py.
+ * Vectors/channel-keys/channel-keys.json in the format of Tests/C/channel_keys_to_lines.py.
  * scripts/test-c.sh builds this program with pkg-config and
  * runs it plainly, under `env -i`, under AddressSanitizer and under valgrind. The last line printed is
  * "N passed, N failed"; the exit status is 0 only when nothing failed.
@@ -1759,7 +1759,7 @@ static void test_envelopes(const char *path) {
     CHECK(count == 12 + 47, "envelope vectors: %d read from %s", count, path);   /* envelopes.json, recorded.json */
 }
 
-/* Per-channel keys on Vectors/envelopes/channel-keys.json (via channel_keys_to_lines.py): v3 and subscribe bodies
+/* Per-channel keys on Vectors/channel-keys/channel-keys.json (via channel_keys_to_lines.py): v3 and subscribe bodies
  * whose messages the Python SDK encrypted, ch-a and ch-b each under its own key, one message of ch-a under ch-b's
  * key. With the map each channel decrypts and that message is the one failure (its status line naming ch-a); a
  * channel with no keys fails naming it; rekeying only ch-b leaves ch-a's bytes identical and ch-b readable with the

@@ -4,7 +4,7 @@ import PNCryptJSON
 import PNCrypt
 import PNCryptTestSupport
 
-/// `--channel-key-file CHANNEL=PATH` of `history|subscribe decrypt|rekey`, on Vectors/envelopes/channel-keys.json
+/// `--channel-key-file CHANNEL=PATH` of `history|subscribe decrypt|rekey`, on Vectors/channel-keys/channel-keys.json
 /// (messages the real PubNub Python SDK encrypted, each channel under its own key, one of ch-a under ch-b's key)
 /// and on fresh messages from the SDK.
 @Suite(.tags(.cli)) struct CLIChannelKeyTests {
@@ -14,7 +14,7 @@ import PNCryptTestSupport
         var bodies: [String: (encrypted: JSONValue, decrypted: JSONValue, statuses: [JSONValue])]
 
         static func load() throws -> Vectors {
-            let data = try Data(contentsOf: Package.vectors.appendingPathComponent("envelopes/channel-keys.json"))
+            let data = try Data(contentsOf: Package.vectors.appendingPathComponent("channel-keys/channel-keys.json"))
             let root = try #require(try JSONValue(parsing: Array(data)).objectValue)
             var keys: [String: String] = [:]
             for (channel, key) in try #require(root["keys"]?.objectValue) { keys[channel] = key.stringValue }

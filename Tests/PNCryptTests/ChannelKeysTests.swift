@@ -5,7 +5,7 @@ import PNCryptCore
 @testable import PNCrypt
 import PNCryptTestSupport
 
-/// Per-channel keys (`ChannelKeys`) on Vectors/envelopes/channel-keys.json: responses whose messages the real
+/// Per-channel keys (`ChannelKeys`) on Vectors/channel-keys/channel-keys.json: responses whose messages the real
 /// PubNub Python SDK encrypted, each channel under its own key, one message of ch-a under ch-b's key.
 @Suite struct ChannelKeysTests {
     /// The vector file: the keys, and each format's encrypted body, decrypted body (passthrough) and statuses.
@@ -14,7 +14,7 @@ import PNCryptTestSupport
         var bodies: [String: (encrypted: JSONValue, decrypted: JSONValue, statuses: [JSONValue])]
 
         static func load() throws -> Vectors {
-            let data = try Data(contentsOf: Package.vectors.appendingPathComponent("envelopes/channel-keys.json"))
+            let data = try Data(contentsOf: Package.vectors.appendingPathComponent("channel-keys/channel-keys.json"))
             let root = try #require(try JSONValue(parsing: Array(data)).objectValue)
             var keys: [String: String] = [:]
             for (channel, key) in try #require(root["keys"]?.objectValue) { keys[channel] = key.stringValue }

@@ -1,5 +1,5 @@
 """Per-channel keys through the Python binding (pncrypt_envelope_decrypt_channels, _rekey_channels): the bodies of
-Vectors/envelopes/channel-keys.json (messages the PubNub Python SDK encrypted, each channel under its own key, one
+Vectors/channel-keys/channel-keys.json (messages the PubNub Python SDK encrypted, each channel under its own key, one
 of ch-a under ch-b's key) and a subscribe body built here from messages the SDK encrypts now.
 Run: PNCRYPT_LIB=PREFIX/lib/libpncrypt.so python -m pytest."""
 import json
@@ -11,7 +11,7 @@ import pncrypt
 from sdk_support import sdk_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-VECTORS = json.loads((ROOT / "Vectors" / "envelopes" / "channel-keys.json").read_text(encoding="utf-8"))
+VECTORS = json.loads((ROOT / "Vectors" / "channel-keys" / "channel-keys.json").read_text(encoding="utf-8"))
 KEYS = VECTORS["keys"]
 
 
