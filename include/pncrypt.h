@@ -494,6 +494,72 @@ PNCRYPT_API int pncrypt_field_rekey_many(pncrypt_module *from, pncrypt_module *t
 PNCRYPT_API int pncrypt_envelope_decrypt(pncrypt_module *m, const char *format, const char *json, size_t len,
                                          int policy, char **json_out, char **statuses_out, pncrypt_error *status);
 
+/* ---- Per-channel keys ----------------------------------------------------------------------------------- */
+
+/* Each channel's own keys, for apps that give each channel its own cipher key (pubnub/swift#161): a response
+ * that carries several channels is read message by message, each only with its channel's keys. Opaque; safe to
+ * share between threads once its keys are added. */
+typedef struct pncrypt_channel_keys pncrypt_channel_keys;
+
+/*
+ * Makes an empty map (every call that reads with it refuses it until a pattern has keys).
+ * Ownership: on success *out is a new map: release it with pncrypt_channel_keys_free().
+ * Errors: PNCRYPT_E_ARGUMENT (out NULL).
+ */
+PNCRYPT_API int pncrypt_channel_keys_new(pncrypt_channel_keys **out, pncrypt_error *err);
+
+/*
+ * Gives the channels of `pattern` (NUL-terminated UTF-8) the keys of `module` (every key it has, its first and
+ * those added with pncrypt_module_add_key(); copied: the module may be freed after). `pattern` is a channel's
+ * name, matched exactly; a name ending in "*", every channel whose name starts with the bytes before it
+ * ("chat.*"); or "*" alone, every other channel. A channel is read with its own name's keys, else the longest
+ * matching "name*", else "*"; never with another's. Two patterns may share a key. Only the module's keys are
+ * taken: messages are read as pncrypt_envelope_decrypt() reads them with an acrh module (a PNED header when
+ * present, otherwise both legacy readings, exactly one of which must qualify), whatever the module's scheme.
+ * Call it before the map is shared.
+ * Errors: PNCRYPT_E_ARGUMENT (a NULL argument; an empty pattern, or a "*" before its end; a pattern given
+ * twice: add every key of one channel to one module).
+ */
+PNCRYPT_API int pncrypt_channel_keys_add(pncrypt_channel_keys *map, const char *pattern, pncrypt_module *module,
+                                         pncrypt_error *err);
+
+/* Releases a map and wipes its keys once no call uses it; NULL is ignored. */
+PNCRYPT_API void pncrypt_channel_keys_free(pncrypt_channel_keys *map);
+
+/*
+ * pncrypt_envelope_decrypt() with each message read only with its channel's keys: v3 names each message's
+ * channel (the list it is in), subscribe each item's ("c"); a v2 response names none, so `channel` (NUL-terminated,
+ * the channel it was fetched from) is required for v2 and must be NULL for v3 and subscribe. A message under
+ * another channel's key is the one decryption failure (PNCRYPT_E_WRONG_KEY_OR_CORRUPT), a message whose channel
+ * has no keys is PNCRYPT_E_INVALID_KEY ("no key for channel ..."); each is counted, delivered and reported as
+ * pncrypt_envelope_decrypt() does a failed message (its status line names the channel).
+ * Ownership: as pncrypt_envelope_decrypt().
+ * Errors (returned): as pncrypt_envelope_decrypt(); PNCRYPT_E_ARGUMENT for a NULL map, a v2 response without
+ * `channel` or another with it; PNCRYPT_E_INVALID_VALUE for a map with no keys.
+ */
+PNCRYPT_API int pncrypt_envelope_decrypt_channels(pncrypt_channel_keys *map, const char *format,
+                                                  const char *channel, const char *json, size_t len, int policy,
+                                                  char **json_out, char **statuses_out, pncrypt_error *status);
+
+/*
+ * Moves every message of a response (as pncrypt_envelope_decrypt_channels() reads it) to the first key of `to`
+ * in its scheme ("acrh", "legacy" or "legacy-random-iv"; a legacy33 module is refused), as `pncrypt history
+ * rekey` does: a message is taken only when exactly one (key, scheme) reading of its channel's keys qualifies,
+ * and one already under the new key in the new scheme is left as it is. `only_channel` (NULL: every channel)
+ * moves only the messages of that channel (its exact name); every other message is copied as it is, not read.
+ * A message that cannot be moved is left as it was, with a status line in *statuses_out (as
+ * pncrypt_envelope_decrypt()); the call still returns 0, and `status->code` is the first such message's code
+ * (0 when every message moved). *json_out is the response, compact JSON.
+ * Ownership: *json_out and *statuses_out are NUL-terminated, for pncrypt_free().
+ * Errors (returned): PNCRYPT_E_ARGUMENT (NULL map, module, json or json_out; unknown format; `channel` as for
+ * pncrypt_envelope_decrypt_channels()); PNCRYPT_E_INVALID_VALUE (a legacy33 `to`, a map with no keys);
+ * PNCRYPT_E_INVALID_JSON; PNCRYPT_E_JSON_TOO_DEEP.
+ */
+PNCRYPT_API int pncrypt_envelope_rekey_channels(pncrypt_channel_keys *map, const char *format, const char *channel,
+                                                const char *only_channel, pncrypt_module *to, const char *json,
+                                                size_t len, char **json_out, char **statuses_out,
+                                                pncrypt_error *status);
+
 /* ---- Memory ----------------------------------------------------------------------------------------------- */
 
 /* Wipes, then frees, a buffer the library returned (plaintext included). NULL is ignored. Pass each buffer

@@ -31,6 +31,7 @@ python3 Tests/C/vectors_to_lines.py Vectors/python-sdk.json > "$WORK/sdk-vectors
 python3 Tests/C/envelopes_to_lines.py Vectors/envelopes/envelopes.json Vectors/envelopes/recorded.json \
     > "$WORK/envelope-vectors.txt"
 python3 Tests/C/records_to_lines.py Vectors/records/export.json > "$WORK/record-vectors.txt"
+python3 Tests/C/channel_keys_to_lines.py Vectors/channel-keys/channel-keys.json > "$WORK/channel-key-vectors.txt"
 FLAGS=(-std=c99 -O1 -g -Wall -Wextra -Werror -pthread)
 # shellcheck disable=SC2046  # pkg-config output is meant to be split
 cc "${FLAGS[@]}" -o "$WORK/test_pncrypt" Tests/C/test_pncrypt.c $(pkg-config --cflags --libs pncrypt)
@@ -51,7 +52,7 @@ run() {
     rm -rf "$WORK/files"
     mkdir "$WORK/files"
     if "$@" "$WORK/vectors.txt" "$WORK/files" "$WORK/sdk-vectors.txt" "$WORK/envelope-vectors.txt" \
-        "$WORK/record-vectors.txt" > "$WORK/$name.log" 2>&1; then
+        "$WORK/record-vectors.txt" "$WORK/channel-key-vectors.txt" > "$WORK/$name.log" 2>&1; then
         echo "c: $name: $(tail -1 "$WORK/$name.log")" >&2
     else
         grep -v '^==' "$WORK/$name.log" | grep -E 'FAIL|passed' >&2 || true

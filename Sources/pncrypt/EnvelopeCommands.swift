@@ -128,9 +128,16 @@ struct HistoryCommand: ParsableCommand {
 
         @OptionGroup var options: DecryptOptions
         @OptionGroup var format: HistoryFormatOption
+        @OptionGroup var channels: ChannelKeyOptions
+        @OptionGroup var channel: V2ChannelOption
+
+        func validate() throws {
+            try channels.validate(channel: channel)
+        }
 
         func run() throws {
-            try options.decryptEnvelopes(formats: format.formats)
+            guard channels.given else { return try options.decryptEnvelopes(formats: format.formats) }
+            try options.decryptEnvelopes(formats: format.formats, channels: channels, v2: channel)
         }
     }
 
@@ -155,9 +162,17 @@ struct HistoryCommand: ParsableCommand {
 
         @OptionGroup var options: RekeyEnvelopeOptions
         @OptionGroup var format: HistoryFormatOption
+        @OptionGroup var channels: ChannelKeyOptions
+        @OptionGroup var channel: V2ChannelOption
+        @OptionGroup var only: OnlyChannelOption
+
+        func validate() throws {
+            try channels.validate(channel: channel, only: only)
+        }
 
         func run() throws {
-            try options.rekeyEnvelopes(formats: format.formats)
+            guard channels.given else { return try options.rekeyEnvelopes(formats: format.formats) }
+            try options.rekeyEnvelopes(formats: format.formats, channels: channels, v2: channel, only: only)
         }
     }
 }
@@ -187,9 +202,11 @@ struct SubscribeCommand: ParsableCommand {
             """)
 
         @OptionGroup var options: DecryptOptions
+        @OptionGroup var channels: ChannelKeyOptions
 
         func run() throws {
-            try options.decryptEnvelopes(formats: [.subscribe])
+            guard channels.given else { return try options.decryptEnvelopes(formats: [.subscribe]) }
+            try options.decryptEnvelopes(formats: [.subscribe], channels: channels, v2: nil)
         }
     }
 
@@ -215,9 +232,16 @@ struct SubscribeCommand: ParsableCommand {
             """)
 
         @OptionGroup var options: RekeyEnvelopeOptions
+        @OptionGroup var channels: ChannelKeyOptions
+        @OptionGroup var only: OnlyChannelOption
+
+        func validate() throws {
+            try channels.validate(only: only)
+        }
 
         func run() throws {
-            try options.rekeyEnvelopes(formats: [.subscribe])
+            guard channels.given else { return try options.rekeyEnvelopes(formats: [.subscribe]) }
+            try options.rekeyEnvelopes(formats: [.subscribe], channels: channels, v2: nil, only: only)
         }
     }
 }

@@ -97,6 +97,34 @@ class FreshModule(Module):
         return [] if self.owned else [f"pncrypt_module_free({self.var});"]
 
 
+class ChannelMap(Shape):
+    """A channel-key map: NULL, an empty one, one whose "*" has an acrh module's key (made once; read only)."""
+    types = ("pncrypt_channel_keys *",)
+
+    def decls(self):
+        return [f"pncrypt_channel_keys *{self.var} = NULL;"]
+
+    def cases(self):
+        return [f"{self.var} = NULL;", f"{self.var} = shared_empty_map;", f"{self.var} = shared_map;"]
+
+    def args(self):
+        return [self.var]
+
+
+class FreshChannelMap(ChannelMap):
+    """A map the call may change or release: NULL, or a new empty map; `owned`: the call releases it."""
+
+    def __init__(self, owned=False):
+        super().__init__()
+        self.owned = owned
+
+    def cases(self):
+        return [f"{self.var} = NULL;", f"{self.var} = NULL; pncrypt_channel_keys_new(&{self.var}, NULL);"]
+
+    def after(self):
+        return [] if self.owned else [f"pncrypt_channel_keys_free({self.var});"]
+
+
 class String(Shape):
     """A NUL-terminated string (scheme, style, format, key, path): each of `values` (None: NULL)."""
 
@@ -428,6 +456,22 @@ SHAPES = {
         (("data", "data_len", "lengths", "count"), Batch("const char *")), ("out", Out("char **")),
         ("offsets", Array("size_t *", 1)), ("outcomes", Array("int *", 0)), ("codes", Array("int *", 0)),
         ("status", Err())]},
+    "pncrypt_channel_keys_new": {"params": [
+        ("out", Out("pncrypt_channel_keys **", release="pncrypt_channel_keys_free")), ("err", Err())]},
+    "pncrypt_channel_keys_add": {"params": [
+        ("map", FreshChannelMap()), ("pattern", String([None, "", "a*b", "*", "ch", b"\xff"])),
+        ("module", Module()), ("err", Err())]},
+    "pncrypt_channel_keys_free": {"params": [("map", FreshChannelMap(owned=True))]},
+    "pncrypt_envelope_decrypt_channels": {"params": [
+        ("map", ChannelMap()), ("format", String([None, "x", "v2"])), ("channel", String([None, "ch"])),
+        (("json", "len"), Bytes("const char *", JSON_EXTRA + [(b"[[],1,2]", "8")])),
+        ("policy", Int(["-1", "PNCRYPT_ON_ERROR_PASSTHROUGH", "PNCRYPT_ON_ERROR_FAIL"])),
+        ("json_out", Out("char **")), ("statuses_out", Out("char **", optional=True)), ("status", Err())]},
+    "pncrypt_envelope_rekey_channels": {"params": [
+        ("map", ChannelMap()), ("format", String([None, "x"])), ("channel", String([None, "ch"])),
+        ("only_channel", String([None, "ch"])), ("to", Module()),
+        (("json", "len"), Bytes("const char *", JSON_EXTRA + [(b"[[],1,2]", "8")])),
+        ("json_out", Out("char **")), ("statuses_out", Out("char **", optional=True)), ("status", Err())]},
     "pncrypt_free": {"params": [("buffer", Buffer())]},
 }
 
@@ -502,6 +546,8 @@ static const char *current;
 static char sentinel;
 static pncrypt_module *shared_acrh;
 static pncrypt_module *shared_legacy33;
+static pncrypt_channel_keys *shared_empty_map;
+static pncrypt_channel_keys *shared_map;
 static char missing_path[4096];
 static char one_byte_path[4096];
 static char out_path[4096];
@@ -596,11 +642,15 @@ def generate(header_text):
     out.append("    FILE *f = fopen(one_byte_path, \"wb\");\n    if (!f || fputc('x', f) == EOF || fclose(f) != 0) "
                "{ perror(one_byte_path); return 2; }\n")
     out.append("    current = \"setup\";\n    shared_acrh = new_module(\"acrh\");\n"
-               "    shared_legacy33 = new_module(\"legacy33\");\n")
+               "    shared_legacy33 = new_module(\"legacy33\");\n"
+               "    if (pncrypt_channel_keys_new(&shared_empty_map, NULL) != 0 || pncrypt_channel_keys_new(&shared_map,"
+               " NULL) != 0\n        || pncrypt_channel_keys_add(shared_map, \"*\", shared_acrh, NULL) != 0)"
+               " fail_call(\"cannot make the channel maps\");\n")
     for name in runners:
         out.append(f"    long before_{name} = calls;\n    surface_{name}();\n"
                    f"    printf(\"surface: {name}: %ld calls\\n\", calls - before_{name});\n")
-    out.append("    pncrypt_module_free(shared_acrh);\n    pncrypt_module_free(shared_legacy33);\n")
+    out.append("    pncrypt_module_free(shared_acrh);\n    pncrypt_module_free(shared_legacy33);\n"
+               "    pncrypt_channel_keys_free(shared_empty_map);\n    pncrypt_channel_keys_free(shared_map);\n")
     out.append(f"    printf(\"surface: {len(runners)} functions, %ld calls, %ld failed\\n\", calls, failures);\n")
     out.append("    return failures == 0 ? 0 : 1;\n}\n")
     return "".join(out)

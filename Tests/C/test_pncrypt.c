@@ -1,12 +1,13 @@
 /*
  * test_pncrypt.c: the C interface (include/pncrypt.h) tested from C, through the installed library.
  *
- *   test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt
+ *   test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt CHANNEL-KEY-VECTORS.txt
  *
  * VECTORS.txt is Vectors/spec.json and Vectors/negative.json in the line format of Tests/C/vectors_to_lines.py;
  * WORKDIR is an empty directory for the file tests; SDK-VECTORS.txt is Vectors/python-sdk.json in that format (the
  * random-IV messages of the real Python SDK, for the promise matrix); ENVELOPE-VECTORS.txt is
- * Vectors/envelopes/envelopes.json in the format of Tests/C/envelopes_to_lines.py.
+ * Vectors/envelopes/envelopes.json in the format of Tests/C/envelopes_to_lines.py; CHANNEL-KEY-VECTORS.txt is
+ * Vectors/channel-keys/channel-keys.json in the format of Tests/C/channel_keys_to_lines.py.
  * scripts/test-c.sh builds this program with pkg-config and
  * runs it plainly, under `env -i`, under AddressSanitizer and under valgrind. The last line printed is
  * "N passed, N failed"; the exit status is 0 only when nothing failed.
@@ -1869,6 +1870,103 @@ static void test_records(const char *path) {
         free(key.bytes);
         free(pointer.bytes);
         free(plaintext.bytes);
+
+/* Per-channel keys on Vectors/channel-keys/channel-keys.json (via channel_keys_to_lines.py): v3 and subscribe bodies
+ * whose messages the Python SDK encrypted, ch-a and ch-b each under its own key, one message of ch-a under ch-b's
+ * key. With the map each channel decrypts and that message is the one failure (its status line naming ch-a); a
+ * channel with no keys fails naming it; rekeying only ch-b leaves ch-a's bytes identical and ch-b readable with the
+ * new key alone. */
+static pncrypt_channel_keys *channel_map(const char *a_pattern, const char *a_key, const char *b_pattern,
+                                         const char *b_key) {
+    pncrypt_channel_keys *map = NULL;
+    pncrypt_error err;
+    CHECK(pncrypt_channel_keys_new(&map, &err) == 0 && map != NULL, "channel map: %s", err.message);
+    const char *patterns[2] = {a_pattern, b_pattern}, *keys[2] = {a_key, b_key};
+    for (int i = 0; i < 2; i++) {
+        if (!patterns[i]) continue;
+        pncrypt_module *m = NULL;
+        CHECK(pncrypt_module_new(keys[i], NULL, &m, &err) == 0, "channel module: %s", err.message);
+        CHECK(pncrypt_channel_keys_add(map, patterns[i], m, &err) == 0, "add %s: %s", patterns[i], err.message);
+        pncrypt_module_free(m);   /* the map keeps its own copy of the keys */
+    }
+    return map;
+}
+
+static void test_channel_keys(const char *path) {
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot open %s", path);
+    if (!f) return;
+    char *line = NULL;
+    size_t cap = 0;
+    int count = 0;
+    char *fields[6];
+    while (read_fields(f, &line, &cap, fields, 6) == 6) {
+        blob a = unhex(fields[1]), b = unhex(fields[2]), encrypted = unhex(fields[3]), decrypted = unhex(fields[4]);
+        blob prefix = unhex(fields[5]);
+        const char *json = (const char *)encrypted.bytes;
+        pncrypt_error status;
+        char *out = (char *)"not reset", *statuses = (char *)"not reset";
+        pncrypt_channel_keys *map = channel_map("ch-a", (const char *)a.bytes, "ch-b", (const char *)b.bytes);
+        int rc = pncrypt_envelope_decrypt_channels(map, NULL, NULL, json, encrypted.len, PNCRYPT_ON_ERROR_PASSTHROUGH,
+                                                   &out, &statuses, &status);
+        CHECK(rc == 0 && out != NULL && strcmp(out, (const char *)decrypted.bytes) == 0, "%s: channels: rc %d (%s)",
+              fields[0], rc, status.message);
+        CHECK(status.code == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && strstr(status.message, "of channel \"ch-a\"") != NULL,
+              "%s: status %d (%s)", fields[0], status.code, status.message);
+        CHECK(statuses != NULL && strncmp(statuses, (const char *)prefix.bytes, prefix.len) == 0
+                  && strchr(statuses, '\n') == statuses + strlen(statuses) - 1,
+              "%s: statuses %s", fields[0], statuses ? statuses : "(null)");
+        pncrypt_free(out);
+        pncrypt_free(statuses);
+        out = (char *)"not reset";
+        rc = pncrypt_envelope_decrypt_channels(map, fields[0], NULL, json, encrypted.len, PNCRYPT_ON_ERROR_FAIL, &out,
+                                               NULL, &status);
+        CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && out == NULL, "%s: fail: rc %d", fields[0], rc);
+        rc = pncrypt_envelope_decrypt_channels(map, NULL, "ch-a", json, encrypted.len, PNCRYPT_ON_ERROR_PASSTHROUGH,
+                                               &out, NULL, &status);
+        CHECK(rc == PNCRYPT_E_ARGUMENT && out == NULL, "%s: channel with a body naming its own: rc %d", fields[0], rc);
+
+        /* ch-b has no keys: its messages fail naming it. */
+        pncrypt_channel_keys *only_a = channel_map("ch-a", (const char *)a.bytes, NULL, NULL);
+        rc = pncrypt_envelope_decrypt_channels(only_a, NULL, NULL, json, encrypted.len, PNCRYPT_ON_ERROR_PASSTHROUGH,
+                                               &out, &statuses, &status);
+        CHECK(rc == 0 && statuses != NULL && strstr(statuses, "no key for channel \\\"ch-b\\\"") != NULL
+                  && strstr(statuses, "\"reason\":\"invalidKey\"") != NULL,
+              "%s: ch-b without keys: rc %d %s", fields[0], rc, statuses ? statuses : "(null)");
+        pncrypt_free(out);
+        pncrypt_free(statuses);
+
+        /* Rekey ch-b only: ch-a's bytes (before ch-b's in both bodies) stay identical. */
+        pncrypt_module *to = NULL;
+        CHECK(pncrypt_module_new("the new key", "acrh", &to, &status) == 0, "new module");
+        rc = pncrypt_envelope_rekey_channels(map, NULL, NULL, "ch-b", to, json, encrypted.len, &out, &statuses,
+                                             &status);
+        CHECK(rc == 0 && status.code == 0 && statuses == NULL && out != NULL, "%s: rekey: rc %d (%s)", fields[0], rc,
+              status.message);
+        if (rc == 0 && out) {
+            const char *b_in = strstr(json, "\"ch-b\""), *b_out = strstr(out, "\"ch-b\"");
+            CHECK(b_in && b_out && b_in - json == b_out - out && memcmp(json, out, (size_t)(b_in - json)) == 0
+                      && strcmp(b_in, b_out) != 0,
+                  "%s: ch-a's bytes changed or ch-b's did not", fields[0]);
+            pncrypt_channel_keys *after = channel_map("ch-a", (const char *)a.bytes, "ch-b", "the new key");
+            char *back = NULL;
+            rc = pncrypt_envelope_decrypt_channels(after, NULL, NULL, out, strlen(out), PNCRYPT_ON_ERROR_PASSTHROUGH,
+                                                   &back, NULL, &status);
+            CHECK(rc == 0 && back != NULL && strcmp(back, (const char *)decrypted.bytes) == 0
+                      && status.code == PNCRYPT_E_WRONG_KEY_OR_CORRUPT,
+                  "%s: rekeyed body read back: rc %d (%s)", fields[0], rc, status.message);
+            pncrypt_free(back);
+            pncrypt_channel_keys_free(after);
+            pncrypt_free(out);
+        }
+        pncrypt_module_free(to);
+        pncrypt_channel_keys_free(only_a);
+        pncrypt_channel_keys_free(map);
+        free(a.bytes);
+        free(b.bytes);
+        free(encrypted.bytes);
+        free(decrypted.bytes);
+        free(prefix.bytes);
         count++;
     }
     free(line);
@@ -1943,11 +2041,52 @@ static void test_records(const char *path) {
     }
     pncrypt_module_free(all);
     pncrypt_module_free(to);
+
+    CHECK(count == 2, "channel key vectors: %d read from %s", count, path);
+
+    /* v2 names no channel: refused without one, read with it; an empty map, a bad pattern, a pattern twice. */
+    pncrypt_error err;
+    char *out = (char *)"not reset";
+    pncrypt_module *m = NULL;
+    char *v2 = NULL;
+    CHECK(pncrypt_module_new("k", "legacy", &m, &err) == 0, "v2 module");
+    char *message = NULL;
+    CHECK(pncrypt_message_encrypt(m, "\"v2\"", 4, &message, &err) == 0, "v2 message");
+    char body[256];
+    snprintf(body, sizeof body, "[[%s],1,2]", message ? message : "\"\"");
+    pncrypt_channel_keys *map = channel_map("room", "k", NULL, NULL);
+    int rc = pncrypt_envelope_decrypt_channels(map, NULL, NULL, body, strlen(body), PNCRYPT_ON_ERROR_MARKER, &out, NULL,
+                                               &err);
+    CHECK(rc == PNCRYPT_E_ARGUMENT && out == NULL && strstr(err.message, "channel") != NULL, "v2 without channel: %d",
+          rc);
+    rc = pncrypt_envelope_decrypt_channels(map, "v2", "room", body, strlen(body), PNCRYPT_ON_ERROR_MARKER, &v2, NULL,
+                                           &err);
+    CHECK(rc == 0 && err.code == 0 && v2 != NULL && strcmp(v2, "[[\"v2\"],1,2]") == 0, "v2 with channel: %d %s", rc,
+          v2 ? v2 : "(null)");
+    pncrypt_free(v2);
+    rc = pncrypt_envelope_decrypt_channels(map, "v2", "hall", body, strlen(body), PNCRYPT_ON_ERROR_MARKER, &v2, NULL,
+                                           &err);
+    CHECK(rc == 0 && err.code == PNCRYPT_E_INVALID_KEY && strstr(err.message, "\"hall\"") != NULL,
+          "v2 of a channel without keys: %d %s", rc, err.message);
+    pncrypt_free(v2);
+    CHECK(pncrypt_channel_keys_add(map, "room", m, &err) == PNCRYPT_E_ARGUMENT, "a pattern twice");
+    CHECK(pncrypt_channel_keys_add(map, "a*b", m, &err) == PNCRYPT_E_ARGUMENT, "a * inside");
+    CHECK(pncrypt_channel_keys_add(map, "", m, &err) == PNCRYPT_E_ARGUMENT, "an empty pattern");
+    pncrypt_channel_keys *empty = NULL;
+    CHECK(pncrypt_channel_keys_new(&empty, &err) == 0, "empty map");
+    rc = pncrypt_envelope_decrypt_channels(empty, NULL, "room", body, strlen(body), PNCRYPT_ON_ERROR_MARKER, &out,
+                                           NULL, &err);
+    CHECK(rc == PNCRYPT_E_INVALID_VALUE && out == NULL, "an empty map: %d", rc);
+    pncrypt_channel_keys_free(empty);
+    pncrypt_channel_keys_free(map);
+    pncrypt_free(message);
+    pncrypt_module_free(m);
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt RECORDS.txt\n");
+    if (argc != 7) {
+        fprintf(stderr, "usage: test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt RECORDS.txt "
+                "CHANNEL-KEY-VECTORS.txt\n");
         return 64;
     }
     int vectors = run_vectors(argv[1]);
@@ -1972,6 +2111,7 @@ int main(int argc, char **argv) {
     test_rekey();
     test_envelopes(argv[4]);
     test_records(argv[5]);
+    test_channel_keys(argv[6]);
     test_empty_items();
     test_free_during_call(argv[2]);
     test_padding_sweep();

@@ -208,7 +208,7 @@ struct CLISurfaceTests {
     func keySourcesAreKnown() throws {
         let sources = try Self.keySources()
         #expect(sources.flags == ["--key", "--to-key"])
-        #expect(sources.files == ["--key-file", "--to-key-file"])
+        #expect(sources.files == ["--key-file", "--to-key-file", "--channel-key-file"])
         #expect(sources.variables == ["PNCRYPT_KEY", "PNCRYPT_TO_KEY"])
     }
 
@@ -221,6 +221,9 @@ struct CLISurfaceTests {
         switch source {
         case "--key-file": return (["decrypt", "--key-file", file.path, "AAAA"], [:], "key file")
         case "--to-key-file": return (message + ["-k", "k", "--to-key-file", file.path], [:], "key file")
+        case "--channel-key-file":
+            return (["history", "decrypt", "--channel-key-file", "ch=" + file.path, #"{"channels":{}}"#], [:],
+                    "channel key file")
         case "--key", "--to-key", "PNCRYPT_KEY", "PNCRYPT_TO_KEY":
             // Through a shell, so that the bytes reach argv and the environment exactly (invalid UTF-8 too).
             return (source.hasPrefix("--") ? (source == "--key" ? ["decrypt", "--key", "$KEY", "AAAA"]
@@ -234,7 +237,8 @@ struct CLISurfaceTests {
     }
 
     @Test("every key source refuses the same bad keys with the library's one validation (exit 64, naming the source)",
-          arguments: ["--key", "--key-file", "--to-key", "--to-key-file", "PNCRYPT_KEY", "PNCRYPT_TO_KEY"])
+          arguments: ["--key", "--key-file", "--to-key", "--to-key-file", "--channel-key-file", "PNCRYPT_KEY",
+                      "PNCRYPT_TO_KEY"])
     func everyKeySourceOneValidation(source: String) throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -277,8 +281,39 @@ struct CLISurfaceTests {
                     "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty)
         }
+        // One channel's keys are a ring too; two channels may share a key.
+        let v3 = #"{"channels":{"a":[],"b":[]}}"#
+        let twice = try CLI.run(["history", "decrypt", "--channel-key-file", "a=" + file.path,
+                                 "--channel-key-file", "a=" + file.path, v3])
+        #expect(twice.status == 64 && twice.stdout.isEmpty, "\(twice.stderr)")
+        #expect(twice.stderr.contains("is the same key as") && twice.stderr.contains("give each key once")
+                    && twice.stderr.contains("channel key file 'a="), "\(twice.stderr)")
+        let shared = try CLI.run(["history", "decrypt", "--channel-key-file", "a=" + file.path,
+                                  "--channel-key-file", "b=" + file.path, v3])
+        #expect(shared.status == 0, "\(shared.stderr)")
         // The library's rule, which the CLI's message names in its own terms.
         #expect(throws: PNCryptError.self) { try KeyRing(["a", "b", "a"]) }
+    }
+
+    @Test("every key file option: a missing file exits 66 naming it, with nothing on standard output")
+    func everyKeyFileMissing() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = dir.appendingPathComponent("no-such.key").path
+        for option in try Self.keySources().files.sorted() {
+            let arguments: [String] = switch option {
+            case "--key-file": ["decrypt", "--key-file", missing, "AAAA"]
+            case "--to-key-file": ["message", "rekey", "-i", "/dev/null", "-k", "k", "--to-key-file", missing]
+            case "--channel-key-file": ["subscribe", "decrypt", "--channel-key-file", "*=" + missing,
+                                        #"{"t":{},"m":[]}"#]
+            default: []
+            }
+            #expect(!arguments.isEmpty, "no way to feed \(option)")
+            guard !arguments.isEmpty else { continue }
+            let run = try CLI.run(arguments)
+            #expect(run.status == 66 && run.stdout.isEmpty, "\(option): \(run.status) \(run.stderr)")
+            #expect(run.stderr.contains("no-such.key"), "\(option): \(run.stderr)")
+        }
     }
 
     // MARK: - -o and standard input

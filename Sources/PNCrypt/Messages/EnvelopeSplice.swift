@@ -535,23 +535,28 @@ extension MessageCrypto {
     /// Decrypts a response given as text and writes it back: the same bytes as `Envelope(parsing:formats:)`,
     /// `decrypt(envelope:policy:statusForEveryFailure:)` and `serialized(style: style)`, without the tree when the
     /// text allows (`EnvelopeSplice`).
+    /// With `channels`, each message is read with its channel's keys (`ChannelReading`; this value's are not used).
     /// - Throws: what `Envelope(parsing:formats:)` throws.
     package func decrypt(envelopeText text: UnsafeBufferPointer<UInt8>,
                          formats: [EnvelopeFormat] = EnvelopeFormat.allCases, policy: DecryptionPolicy,
-                         statusForEveryFailure: Bool = false) throws(PNCryptError) -> DecryptedEnvelopeText {
+                         statusForEveryFailure: Bool = false, channels: ChannelReading? = nil) throws(PNCryptError)
+        -> DecryptedEnvelopeText {
         if style == .compact && leafScheme == nil,
-           let spliced = splice(text, formats: formats, policy: policy, statusForEveryFailure: statusForEveryFailure) {
+           let spliced = splice(text, formats: formats, policy: policy, statusForEveryFailure: statusForEveryFailure,
+                                channels: channels) {
             return spliced
         }
         let envelope = try Envelope(parsing: text, formats: formats)
-        let result = decrypt(envelope: envelope, policy: policy, statusForEveryFailure: statusForEveryFailure)
+        let result = channels?.decrypt(envelope: envelope, policy: policy,
+                                       statusForEveryFailure: statusForEveryFailure)
+            ?? decrypt(envelope: envelope, policy: policy, statusForEveryFailure: statusForEveryFailure)
         return DecryptedEnvelopeText(format: envelope.format, text: result.envelope.json.serialized(style: style),
                                      statuses: result.statuses, messages: result.messages)
     }
 
     /// The splice path of `decrypt(envelopeText:...)`; nil when the scan gives up.
     private func splice(_ text: UnsafeBufferPointer<UInt8>, formats: [EnvelopeFormat], policy: DecryptionPolicy,
-                        statusForEveryFailure: Bool) -> DecryptedEnvelopeText? {
+                        statusForEveryFailure: Bool, channels: ChannelReading?) -> DecryptedEnvelopeText? {
         var scanner = EnvelopeSplice(text)
         let format: EnvelopeFormat, fields: [EnvelopeSplice.Field]
         do throws(EnvelopeSplice.Fallback) {
@@ -568,16 +573,35 @@ extension MessageCrypto {
             scanner.copy(at..<field.range.lowerBound, to: &output)
             at = field.range.upperBound
             let message = UnsafeBufferPointer(rebasing: text[field.range])
+            var crypto = self, location: Envelope.Location?
+            if let channels {   // the field's channel's keys, or its failure
+                var found = scanner.location(field)
+                switch channels.crypto(at: &found) {
+                case .success(let chosen):
+                    crypto = chosen
+                    location = found
+                case .failure(let error):
+                    guard let value = try? JSONValue(parsing: message) else { return nil }
+                    let missing = channels.missing(value, at: found, error: error, policy: policy)
+                    statuses.append(missing.status)
+                    if policy == .passThrough {
+                        scanner.copy(field.range, to: &output)
+                    } else {
+                        missing.message.withSerialized(style: .compact) { output.append(contentsOf: $0) }
+                    }
+                    continue
+                }
+            }
             // The usual message straight to its text, with no value made; anything else the full way.
-            if withDecryptedText(stringLiteral: UnsafeRawBufferPointer(message), style: .compact, {
+            if crypto.withDecryptedText(stringLiteral: UnsafeRawBufferPointer(message), style: .compact, {
                 output.append(contentsOf: $0)
             }) {
                 continue
             }
             // The field is valid JSON, so the text parses: no error to report here.
-            guard let result = try? decrypt(jsonText: message, policy: reading) else { return nil }
+            guard let result = try? crypto.decrypt(jsonText: message, policy: reading) else { return nil }
             if let status = result.status {
-                statuses.append(status.located(scanner.location(field)))
+                statuses.append(status.located(location ?? scanner.location(field)))
                 if policy == .passThrough {
                     scanner.copy(field.range, to: &output)
                     continue

@@ -33,8 +33,8 @@ import os
 import subprocess
 import threading
 
-__all__ = ["CryptoModule", "Error", "InvalidKeyError", "RekeyResult", "library_version", "reason", "POLICIES",
-           "__version__"]
+__all__ = ["ChannelKeys", "CryptoModule", "Error", "InvalidKeyError", "RekeyResult", "envelope_decrypt_channels",
+           "envelope_rekey_channels", "library_version", "reason", "POLICIES", "__version__"]
 
 # The error codes of pncrypt.h (stable across versions), E_ARGUMENT ... E_INTERNAL, and its other constants:
 # generated from the header (scripts/gen-python-constants.py), never copied by hand.
@@ -202,6 +202,14 @@ def _load():
         "pncrypt_field_rekey_many": ([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
                                       ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, out, ctypes.c_void_p,
                                       ctypes.c_void_p, ctypes.c_void_p, status], ctypes.c_int),
+        "pncrypt_channel_keys_new": ([out, status], ctypes.c_int),
+        "pncrypt_channel_keys_add": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, status], ctypes.c_int),
+        "pncrypt_channel_keys_free": ([ctypes.c_void_p], None),
+        "pncrypt_envelope_decrypt_channels": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                               ctypes.c_size_t, ctypes.c_int, out, out, status], ctypes.c_int),
+        "pncrypt_envelope_rekey_channels": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                             ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, out, out, status],
+                                            ctypes.c_int),
         "pncrypt_free": ([ctypes.c_void_p], None),
     }
     for name, (argtypes, restype) in signatures.items():
@@ -783,3 +791,116 @@ class CryptoModule:
         text = _take(out).decode("utf-8")
         lines = _take(statuses).decode("utf-8").splitlines() if statuses.value else []
         return text, lines
+
+
+class ChannelKeys:
+    """Each channel's own cipher keys, for apps that give each channel its own key (pubnub/swift#161): a dict
+    {pattern: keys}, where a pattern is a channel's name, "name*" (every channel starting with name) or "*" (every
+    other channel), and keys are a key (str or UTF-8 bytes), a list of keys (rotation: all are tried), or a
+    CryptoModule (its keys). A channel is read with its own name's keys, else the longest "name*", else "*";
+    never with another channel's. Two channels may share a key. The envelope functions take the dict itself, or
+    a ChannelKeys made once for many calls (close() it, or use `with`, when done; not during a call)."""
+
+    def __init__(self, channel_keys):
+        if not isinstance(channel_keys, dict):
+            raise TypeError(f"channel_keys must be a dict, not {type(channel_keys).__name__}")
+        self._handle = None
+        status = _Status()
+        handle = ctypes.c_void_p()
+        if _lib.pncrypt_channel_keys_new(ctypes.byref(handle), ctypes.byref(status)) != 0:
+            raise status.error()
+        self._handle = handle.value
+        try:
+            for pattern, keys in channel_keys.items():
+                self._add(pattern, keys)
+        except BaseException:
+            self.close()
+            raise
+
+    def _add(self, pattern, keys):
+        status = _Status()
+        name = _utf8(pattern, "a channel pattern")
+        if isinstance(keys, CryptoModule):
+            code = keys._call(lambda module: _lib.pncrypt_channel_keys_add(self._handle, name, module,
+                                                                           ctypes.byref(status)))
+        else:
+            keys = [keys] if isinstance(keys, (str, bytes, bytearray, memoryview)) else list(keys)
+            if not keys:
+                raise Error(E_ARGUMENT, f"no key for the channel pattern {pattern!r}")
+            with CryptoModule(keys[0]) as module:
+                for key in keys[1:]:
+                    module.add_key(key)
+                code = module._call(lambda handle: _lib.pncrypt_channel_keys_add(self._handle, name, handle,
+                                                                                 ctypes.byref(status)))
+        if code != 0:
+            raise status.error()
+
+    def close(self):
+        """Releases the map and wipes its keys (also done when it is garbage-collected)."""
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            _lib.pncrypt_channel_keys_free(handle)
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _with_channel_keys(channel_keys, body):
+    """`body(handle)` with the C map of `channel_keys` (a ChannelKeys, or a dict made into one for the call)."""
+    if isinstance(channel_keys, ChannelKeys):
+        if not channel_keys._handle:
+            raise Error(E_ARGUMENT, "the channel keys are closed")
+        return body(channel_keys._handle)
+    with ChannelKeys(channel_keys) as made:
+        return body(made._handle)
+
+
+def envelope_decrypt_channels(json_text, channel_keys, on_error="passthrough", format=None, channel=None):
+    """CryptoModule.envelope_decrypt with each message read only with its channel's keys (`channel_keys`: a dict
+    as ChannelKeys takes, or a ChannelKeys). v3 and subscribe responses name each message's channel; a v2
+    response names none: give `channel` (the channel it was fetched from) for it, and only for it. A message
+    under another channel's key fails (E_WRONG_KEY_OR_CORRUPT), as does one whose channel has no keys
+    (E_INVALID_KEY, "no key for channel ..."); each has its status line, which names the channel. Returns
+    (json_text, statuses) as envelope_decrypt does; on_error="fail" raises the first failure instead."""
+    policy = _policy(on_error)
+    raw = _utf8(json_text, "json_text")
+    status, out, _ = _Status(), ctypes.c_void_p(), None
+    statuses = ctypes.c_void_p()
+    name = None if format is None else _utf8(format, "format")
+    where = None if channel is None else _utf8(channel, "channel")
+    code = _with_channel_keys(channel_keys, lambda handle: _lib.pncrypt_envelope_decrypt_channels(
+        handle, name, where, raw, len(raw), policy, ctypes.byref(out), ctypes.byref(statuses), ctypes.byref(status)))
+    if code != 0:
+        raise status.error()
+    text = _take(out).decode("utf-8")
+    lines = _take(statuses).decode("utf-8").splitlines() if statuses.value else []
+    return text, lines
+
+
+def envelope_rekey_channels(json_text, channel_keys, to, only_channel=None, format=None, channel=None):
+    """Moves every message of a response to the first key of `to` (a CryptoModule: its key and scheme, "acrh",
+    "legacy" or "legacy-random-iv"), each read only with its channel's keys (`channel_keys` as for
+    envelope_decrypt_channels; `channel` likewise for v2). `only_channel`: move only that channel's messages (its
+    exact name) and copy every other message as it is, unread. Returns (json_text, statuses): one status JSON
+    text per message left unchanged (not decryptable with certainty, or its channel has no keys)."""
+    raw = _utf8(json_text, "json_text")
+    status, out = _Status(), ctypes.c_void_p()
+    statuses = ctypes.c_void_p()
+    name = None if format is None else _utf8(format, "format")
+    where = None if channel is None else _utf8(channel, "channel")
+    only = None if only_channel is None else _utf8(only_channel, "only_channel")
+    code = _with_channel_keys(channel_keys, lambda handle: to._call(
+        lambda module: _lib.pncrypt_envelope_rekey_channels(handle, name, where, only, module, raw, len(raw),
+                                                            ctypes.byref(out), ctypes.byref(statuses),
+                                                            ctypes.byref(status))))
+    if code != 0:
+        raise status.error()
+    text = _take(out).decode("utf-8")
+    lines = _take(statuses).decode("utf-8").splitlines() if statuses.value else []
+    return text, lines

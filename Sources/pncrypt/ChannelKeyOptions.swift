@@ -1,0 +1,179 @@
+import ArgumentParser
+import PNCrypt
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--channel-key-file CHANNEL=PATH` of `history decrypt|rekey` and `subscribe decrypt|rekey`: each channel's own
+/// keys (`ChannelKeys`), read as `--key-file` reads a key.
+struct ChannelKeyOptions: ParsableArguments {
+    @Option(name: .customLong("channel-key-file"), help: ArgumentHelp("""
+        CHANNEL=PATH: a key of the messages of CHANNEL, read from the file PATH as --key-file reads one \
+        (repeatable; a channel given twice has both keys, as --key-file twice). CHANNEL ends at the first =; it \
+        is a channel's name, name* (every channel whose name starts with name) or * (every other channel); a \
+        channel's own name comes first, then the longest name*, then *. Each message is read only with its \
+        channel's keys: under another channel's key it is not decrypted (a status line naming its channel), and \
+        a channel with no key fails the same way. Not with --key or --key-file (PNCRYPT_KEY is not read), nor --lines.
+        """, valueName: "channel=path"), completion: .file())
+    var channelKeyFile: [String] = []
+
+    /// Whether channel keys were given.
+    var given: Bool { !channelKeyFile.isEmpty }
+
+    /// Refuses `--channel` and `--only-channel` without `--channel-key-file`.
+    func validate(channel: V2ChannelOption? = nil, only: OnlyChannelOption? = nil) throws {
+        guard !given else { return }
+        if channel?.channel != nil {
+            throw ValidationError("--channel goes with --channel-key-file (it names a v2 response's channel)")
+        }
+        if let only, !only.onlyChannel.isEmpty {
+            throw ValidationError("--only-channel goes with --channel-key-file (give the channel's old key as"
+                                  + " --channel-key-file CHANNEL=PATH)")
+        }
+    }
+
+    /// The keys by channel, nil when none were given. Each file is read as `--key-file` is; a key that is not a
+    /// key, or the same key twice for one channel, is refused (exit 64) naming its source; two channels may share
+    /// a key. Refuses `--key`, `--key-file` and `--lines` beside it.
+    func resolve(_ keys: KeyOptions, input: Input, lines: LineOptions) throws -> ChannelKeys? {
+        guard given else { return nil }
+        if !keys.key.isEmpty || !keys.keyFile.isEmpty {
+            throw CLIFailure(.usage, "--channel-key-file gives every key of the run: not with --key or --key-file"
+                             + " (for every other channel: --channel-key-file '*=PATH')")
+        }
+        if lines.lines {
+            throw CLIFailure(.usage, "--channel-key-file reads one response, not --lines")
+        }
+        var order: [String] = []
+        var given: [String: [GivenKey]] = [:]
+        defer {
+            for pattern in given.keys { for index in given[pattern]!.indices { given[pattern]![index].wipe() } }
+        }
+        for argument in channelKeyFile {
+            guard let equals = argument.firstIndex(of: "=") else {
+                throw CLIFailure(.usage, "--channel-key-file '\(argument)': expected CHANNEL=PATH")
+            }
+            let pattern = String(argument[..<equals]), path = String(argument[argument.index(after: equals)...])
+            if let problem = ChannelKeys.problem(pattern) {
+                throw CLIFailure(.usage, "--channel-key-file '\(argument)': \(problem)")
+            }
+            if path == "-" && input.isStandardInput {
+                throw CLIFailure(.usage, "--channel-key-file \(pattern)=- reads the key from standard input: give"
+                                 + " the data as TEXT, a file or -i PATH")
+            }
+            let key = GivenKey(bytes: try KeyOptions.read(keyFile: path), source: "channel key file '\(argument)'")
+            if given[pattern] == nil { order.append(pattern) }
+            given[pattern, default: []].append(key)
+        }
+        var rings: [String: KeyRing] = [:]
+        var hints: [(CipherKey, String)] = []
+        for pattern in order {
+            let sources = given[pattern]!
+            let ciphers = try sources.map { try $0.cipherKey() }
+            if let (first, again) = KeyRing.firstDuplicate(ciphers) {
+                throw CLIFailure(.usage, "\(sources[again].source) is the same key as \(sources[first].source): give"
+                                 + " each key once (per channel: a key given twice makes every reading ambiguous)")
+            }
+            rings[pattern] = try KeyRing(keys: ciphers)
+            hints += zip(ciphers, sources.map(\.source))
+        }
+        KeyShapeHints.record(hints)
+        return try ChannelKeys(rings)
+    }
+
+    /// `statuses` with the failure of a channel that has no key saying which option gives it one.
+    static func advised(_ statuses: [MessageStatus]) -> [MessageStatus] {
+        statuses.map { status in
+            guard status.error.code == .invalidKey else { return status }
+            var advised = status
+            if let channel = status.channel {
+                advised.error = PNCryptError(.invalidKey, "no key for channel \(JSONValue.string(channel)): add"
+                                             + " --channel-key-file '\(channel)=PATH', or '*=PATH' for every other"
+                                             + " channel")
+            } else {
+                advised.error = PNCryptError(.invalidKey, "the response does not name this message's channel:"
+                                             + " --channel-key-file '*=PATH' reads it")
+            }
+            return advised
+        }
+    }
+}
+
+/// `--channel` of the history commands: the channel of a v2 response, whose body does not name it.
+struct V2ChannelOption: ParsableArguments {
+    @Option(name: .customLong("channel"), help: ArgumentHelp("""
+        With --channel-key-file: the channel a v2 history response ([[messages], start, end]) was fetched from; \
+        its body does not name it, and such a response is refused without it. Not for v3, which names its \
+        channels.
+        """, valueName: "name"))
+    var channel: String?
+
+    /// Refuses a v2 response without `--channel` and a v3 one with it (after the format is known).
+    func check(_ format: EnvelopeFormat) throws {
+        if format == .v2 && channel == nil {
+            throw CLIFailure(.usage, "a history (v2) response does not name its channel: give --channel NAME (the"
+                             + " channel it was fetched from) to read it with --channel-key-file")
+        }
+        if format != .v2, channel != nil {
+            throw CLIFailure(.usage, "--channel names the channel of a v2 response; this \(format) response names"
+                             + " its channels: leave --channel out")
+        }
+    }
+}
+
+/// `--only-channel` of the rekey commands: move one channel's messages, copy the others as they are.
+struct OnlyChannelOption: ParsableArguments {
+    @Option(name: .customLong("only-channel"), help: ArgumentHelp("""
+        With --channel-key-file: move only the messages of this channel (its exact name; repeatable) to the new \
+        key; every other message is copied byte for byte, not read (its channel needs no key) and not counted.
+        """, valueName: "name"))
+    var onlyChannel: [String] = []
+}
+
+extension ReceivedOptions where Handling == MessageReadOptions {
+    /// `history decrypt` and `subscribe decrypt` with `--channel-key-file`: one response, each message read with
+    /// its channel's keys.
+    func decryptEnvelopes(formats: [EnvelopeFormat], channels: ChannelKeyOptions, v2: V2ChannelOption?) throws {
+        let data = input.resolved
+        guard let keys = try channels.resolve(self.keys, input: data, lines: lines) else { return }
+        let template = MessageCrypto(keys: keys.rings.first!.value, scheme: read.reading.explicit ?? .defaultForWriting,
+                                     reading: read.reading.policy, style: read.style)
+        let reading = ChannelReading(keys, v2Channel: v2?.channel, template: template)
+        let text = try data.readAll(limit: maxInput.limit)
+        let result = try text.withUnsafeBufferPointer { (text) throws(PNCryptError) in
+            try reading.decrypt(envelopeText: text, formats: formats, policy: read.policy, statusForEveryFailure: true)
+        }
+        try v2?.check(result.format)
+        try read.deliver(text: result.text, statuses: ChannelKeyOptions.advised(result.statuses),
+                         total: result.messages, input: data, output: output)
+    }
+}
+
+extension ReceivedOptions where Handling == RekeyOptions {
+    /// `history rekey` and `subscribe rekey` with `--channel-key-file`: one response, each message read with its
+    /// channel's keys and moved to the new key (with `--only-channel`, only that channel's).
+    func rekeyEnvelopes(formats: [EnvelopeFormat], channels: ChannelKeyOptions, v2: V2ChannelOption?,
+                        only: OnlyChannelOption) throws {
+        let data = input.resolved
+        guard let keys = try channels.resolve(self.keys, input: data, lines: lines) else { return }
+        let moving = try ChannelRekey(keys, v2Channel: v2?.channel,
+                                      reading: ReadPolicy(scheme: nil, legacyScheme: rekey.legacyScheme?.scheme),
+                                      to: try rekey.toKey.resolve(), scheme: rekey.toScheme,
+                                      only: only.onlyChannel.isEmpty ? nil : Set(only.onlyChannel))
+        let text = try data.readAll(limit: maxInput.limit)
+        let envelope = try Envelope(parsing: text, formats: formats)
+        try v2?.check(envelope.format)
+        let result = moving.rekey(envelope: envelope)
+        for status in ChannelKeyOptions.advised(result.statuses) {
+            try? POSIXIO.writeAll(STDERR_FILENO, TerminalEscaper.json(status.json.serialized() + [0x0A],
+                                                                      for: STDERR_FILENO, raw: false), "standard error")
+        }
+        if !result.statuses.isEmpty && rekey.onError == .fail {
+            throw CLIFailure(.dataFailure, "\(result.statuses.count.counting("message")) not rekeyed",
+                             decryption: true)
+        }
+        try OutputFile.write(json: result.envelope.json.serialized() + [0x0A], to: output, input: data)
+        try rekey.finish(rekeyed: result.rekeyed, unchanged: result.statuses.count,
+                         alreadyNew: result.alreadyNew, of: result.messages)
+    }
+}
