@@ -1,12 +1,13 @@
 /*
  * test_pncrypt.c: the C interface (include/pncrypt.h) tested from C, through the installed library.
  *
- *   test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt CHANNEL-KEY-VECTORS.txt
+ *   test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt RECORDS.txt CHANNEL-KEY-VECTORS.txt
  *
  * VECTORS.txt is Vectors/spec.json and Vectors/negative.json in the line format of Tests/C/vectors_to_lines.py;
  * WORKDIR is an empty directory for the file tests; SDK-VECTORS.txt is Vectors/python-sdk.json in that format (the
  * random-IV messages of the real Python SDK, for the promise matrix); ENVELOPE-VECTORS.txt is
- * Vectors/envelopes/envelopes.json in the format of Tests/C/envelopes_to_lines.py; CHANNEL-KEY-VECTORS.txt is
+ * Vectors/envelopes/envelopes.json in the format of Tests/C/envelopes_to_lines.py; RECORDS.txt is
+ * Vectors/records/export.json in the format of Tests/C/records_to_lines.py; CHANNEL-KEY-VECTORS.txt is
  * Vectors/channel-keys/channel-keys.json in the format of Tests/C/channel_keys_to_lines.py.
  * scripts/test-c.sh builds this program with pkg-config and
  * runs it plainly, under `env -i`, under AddressSanitizer and under valgrind. The last line printed is
@@ -1870,6 +1871,81 @@ static void test_records(const char *path) {
         free(key.bytes);
         free(pointer.bytes);
         free(plaintext.bytes);
+        count++;
+    }
+    free(line);
+    fclose(f);
+    CHECK(count >= 12 && missing > 0, "records: %d read", count);
+    /* The batches over records whose field is /message (one pointer per call): every one but the missing one. */
+    char *data = malloc(total + 1);
+    size_t used = 0, batch_lengths[MAX];
+    int index[MAX], k = 0;
+    for (int i = 0; i < count; i++) {
+        if (strstr(expected[i], "\"message\"") == NULL && i != missing) continue;
+        memcpy(data + used, records[i], lengths[i]);
+        used += batch_lengths[k] = lengths[i];
+        index[k++] = i;
+    }
+    char *out = NULL;
+    size_t offsets[MAX + 1];
+    int codes[MAX], outcomes[MAX];
+    int rc = pncrypt_field_decrypt_many(all, "/message", data, used, batch_lengths, (size_t)k, PNCRYPT_ON_ERROR_MARKER,
+                                        &out, offsets, codes, &err);
+    CHECK(rc == 0 && err.code == PNCRYPT_E_INVALID_VALUE && strstr(err.message, "item ") == err.message,
+          "field_decrypt_many: rc %d, status %d (%s)", rc, err.code, err.message);
+    for (int j = 0; rc == 0 && j < k; j++) {
+        size_t len = offsets[j + 1] - offsets[j];
+        CHECK(len == strlen(expected[index[j]]) && memcmp(out + offsets[j], expected[index[j]], len) == 0
+                  && (codes[j] == 0) == (index[j] != missing),
+              "field_decrypt_many item %d (record %d): code %d, %.*s", j, index[j] + 1, codes[j], (int)len,
+              out + offsets[j]);
+    }
+    pncrypt_free(out);
+    out = NULL;
+    rc = pncrypt_field_rekey_many(all, to, "/message", data, used, batch_lengths, (size_t)k, &out, offsets, outcomes,
+                                  codes, &err);
+    CHECK(rc == 0 && err.code == PNCRYPT_E_INVALID_VALUE, "field_rekey_many: rc %d (%s)", rc, err.message);
+    for (int j = 0; rc == 0 && j < k; j++) {
+        int want = index[j] == missing ? PNCRYPT_REKEY_FAILED : PNCRYPT_REKEY_REKEYED;
+        CHECK(outcomes[j] == want, "field_rekey_many item %d: outcome %d", j, outcomes[j]);
+    }
+    pncrypt_free(out);
+    out = NULL;
+    /* Encrypt the decrypted records' /message fields in one call: item for item what one call gives in length. */
+    used = 0;
+    for (int j = 0; j < k; j++) {
+        /* A decrypted record is shorter than its record (plaintext is shorter than its Base64): `data` holds it. */
+        memcpy(data + used, expected[index[j]], batch_lengths[j] = strlen(expected[index[j]]));
+        used += batch_lengths[j];
+    }
+    rc = pncrypt_field_encrypt_many(to, "/message", "compact", data, used, batch_lengths, (size_t)k, &out, offsets,
+                                    codes, &err);
+    CHECK(rc == 0 && err.code != 0, "field_encrypt_many: rc %d (%s)", rc, err.message);
+    for (int j = 0; rc == 0 && j < k; j++) {
+        size_t len = offsets[j + 1] - offsets[j];
+        char *back = NULL;
+        int r = len ? pncrypt_field_decrypt(to, "/message", out + offsets[j], len, PNCRYPT_ON_ERROR_FAIL, &back, NULL,
+                                            &err)
+                    : -1;
+        CHECK(index[j] == missing ? (len == 0 && codes[j] == PNCRYPT_E_INVALID_VALUE)
+                                  : (r == 0 && back && strcmp(back, expected[index[j]]) == 0),
+              "field_encrypt_many item %d: code %d, decrypt %d", j, codes[j], r);
+        pncrypt_free(back);
+    }
+    pncrypt_free(out);
+    /* An invalid pointer is an argument error saying what a pointer looks like. */
+    out = NULL;
+    rc = pncrypt_field_decrypt(to, "message", "{}", 2, PNCRYPT_ON_ERROR_MARKER, &out, NULL, &err);
+    CHECK(rc == PNCRYPT_E_ARGUMENT && out == NULL && strstr(err.message, "RFC 6901") != NULL,
+          "invalid pointer: rc %d (%s)", rc, err.message);
+    free(data);
+    for (int i = 0; i < count; i++) {
+        free(records[i]);
+        free(expected[i]);
+    }
+    pncrypt_module_free(all);
+    pncrypt_module_free(to);
+}
 
 /* Per-channel keys on Vectors/channel-keys/channel-keys.json (via channel_keys_to_lines.py): v3 and subscribe bodies
  * whose messages the Python SDK encrypted, ch-a and ch-b each under its own key, one message of ch-a under ch-b's
@@ -1971,77 +2047,6 @@ static void test_channel_keys(const char *path) {
     }
     free(line);
     fclose(f);
-    CHECK(count >= 12 && missing > 0, "records: %d read", count);
-    /* The batches over records whose field is /message (one pointer per call): every one but the missing one. */
-    char *data = malloc(total + 1);
-    size_t used = 0, batch_lengths[MAX];
-    int index[MAX], k = 0;
-    for (int i = 0; i < count; i++) {
-        if (strstr(expected[i], "\"message\"") == NULL && i != missing) continue;
-        memcpy(data + used, records[i], lengths[i]);
-        used += batch_lengths[k] = lengths[i];
-        index[k++] = i;
-    }
-    char *out = NULL;
-    size_t offsets[MAX + 1];
-    int codes[MAX], outcomes[MAX];
-    int rc = pncrypt_field_decrypt_many(all, "/message", data, used, batch_lengths, (size_t)k, PNCRYPT_ON_ERROR_MARKER,
-                                        &out, offsets, codes, &err);
-    CHECK(rc == 0 && err.code == PNCRYPT_E_INVALID_VALUE && strstr(err.message, "item ") == err.message,
-          "field_decrypt_many: rc %d, status %d (%s)", rc, err.code, err.message);
-    for (int j = 0; rc == 0 && j < k; j++) {
-        size_t len = offsets[j + 1] - offsets[j];
-        CHECK(len == strlen(expected[index[j]]) && memcmp(out + offsets[j], expected[index[j]], len) == 0
-                  && (codes[j] == 0) == (index[j] != missing),
-              "field_decrypt_many item %d (record %d): code %d, %.*s", j, index[j] + 1, codes[j], (int)len,
-              out + offsets[j]);
-    }
-    pncrypt_free(out);
-    out = NULL;
-    rc = pncrypt_field_rekey_many(all, to, "/message", data, used, batch_lengths, (size_t)k, &out, offsets, outcomes,
-                                  codes, &err);
-    CHECK(rc == 0 && err.code == PNCRYPT_E_INVALID_VALUE, "field_rekey_many: rc %d (%s)", rc, err.message);
-    for (int j = 0; rc == 0 && j < k; j++) {
-        int want = index[j] == missing ? PNCRYPT_REKEY_FAILED : PNCRYPT_REKEY_REKEYED;
-        CHECK(outcomes[j] == want, "field_rekey_many item %d: outcome %d", j, outcomes[j]);
-    }
-    pncrypt_free(out);
-    out = NULL;
-    /* Encrypt the decrypted records' /message fields in one call: item for item what one call gives in length. */
-    used = 0;
-    for (int j = 0; j < k; j++) {
-        /* A decrypted record is shorter than its record (plaintext is shorter than its Base64): `data` holds it. */
-        memcpy(data + used, expected[index[j]], batch_lengths[j] = strlen(expected[index[j]]));
-        used += batch_lengths[j];
-    }
-    rc = pncrypt_field_encrypt_many(to, "/message", "compact", data, used, batch_lengths, (size_t)k, &out, offsets,
-                                    codes, &err);
-    CHECK(rc == 0 && err.code != 0, "field_encrypt_many: rc %d (%s)", rc, err.message);
-    for (int j = 0; rc == 0 && j < k; j++) {
-        size_t len = offsets[j + 1] - offsets[j];
-        char *back = NULL;
-        int r = len ? pncrypt_field_decrypt(to, "/message", out + offsets[j], len, PNCRYPT_ON_ERROR_FAIL, &back, NULL,
-                                            &err)
-                    : -1;
-        CHECK(index[j] == missing ? (len == 0 && codes[j] == PNCRYPT_E_INVALID_VALUE)
-                                  : (r == 0 && back && strcmp(back, expected[index[j]]) == 0),
-              "field_encrypt_many item %d: code %d, decrypt %d", j, codes[j], r);
-        pncrypt_free(back);
-    }
-    pncrypt_free(out);
-    /* An invalid pointer is an argument error saying what a pointer looks like. */
-    out = NULL;
-    rc = pncrypt_field_decrypt(to, "message", "{}", 2, PNCRYPT_ON_ERROR_MARKER, &out, NULL, &err);
-    CHECK(rc == PNCRYPT_E_ARGUMENT && out == NULL && strstr(err.message, "RFC 6901") != NULL,
-          "invalid pointer: rc %d (%s)", rc, err.message);
-    free(data);
-    for (int i = 0; i < count; i++) {
-        free(records[i]);
-        free(expected[i]);
-    }
-    pncrypt_module_free(all);
-    pncrypt_module_free(to);
-
     CHECK(count == 2, "channel key vectors: %d read from %s", count, path);
 
     /* v2 names no channel: refused without one, read with it; an empty map, a bad pattern, a pattern twice. */
