@@ -107,24 +107,31 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + swiftCryptoDependencies
         ),
-        // The tests, one target per layer (each depends on its layer and the ones below it only; LayerTests checks
-        // it) and one for the shells. docs/testing.md: which target holds what, the tags, the quick command.
-        // What several test targets share (paths, processes, the expect-error helper, the seeded generator, tags):
-        // on the bottom layer only, so that every layer's tests can use it.
+        // The tests (docs/testing.md): one target per layer, each depending only on its layer, the ones below it and
+        // the test support (LayerTests checks it), then the shells' tests, by kind.
+        // What several test targets share (paths, processes, the expect-error helper, the seeded generator, file
+        // descriptors, tags): on the bottom layer only, so that every layer's tests can use it.
         .target(
             name: "PNCryptTestSupport", dependencies: ["PNCryptBase", "PNCryptJSON"], path: "Tests/PNCryptTestSupport"
+        ),
+        // Running the built pncrypt as a user runs it (`CLI`, `Terminal`), for the targets above the layers.
+        .target(
+            name: "PNCryptCLITestSupport", dependencies: ["PNCryptCore", "PNCryptTestSupport"],
+            path: "Tests/PNCryptCLITestSupport"
         ),
         .testTarget(name: "PNCryptBaseTests", dependencies: ["PNCryptBase"]),
         .testTarget(name: "PNCryptJSONTests", dependencies: ["PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]),
         .testTarget(
-            name: "PNCryptCoreTests",
-            dependencies: ["PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptFiles", "PNCryptTestSupport"]
+            name: "PNCryptCoreTests", dependencies: ["PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]
         ),
         .testTarget(
             name: "PNCryptCompressionTests",
-            dependencies: [
-                "PNCryptCompression", "PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptFiles", "PNCryptTestSupport",
-            ]
+            dependencies: ["PNCryptCompression", "PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]
+        ),
+        // The files layer: the library's streams over file descriptors.
+        .testTarget(
+            name: "PNCryptFilesTests",
+            dependencies: ["PNCryptFiles", "PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]
         ),
         // The messages layer (messages, bulk, envelopes, diagnosis); PNCryptVectors reads the vector files.
         .testTarget(
@@ -134,15 +141,49 @@ let package = Package(
                 "PNCryptVectors", "PNCryptTestSupport",
             ]
         ),
-        // The shells and the whole: the CLI (run as a user runs the built pncrypt), the C library, the Python SDK
-        // interop suite, the vectors, the docs' snippets, the architecture (LayerTests).
+        // The CLI, run as a user runs the built pncrypt: what it reads and writes (files, terminals, keys, limits,
+        // crashes), and its commands (messages, lines, envelopes, gzip, help, options, exit statuses).
         .testTarget(
-            name: "PNCryptShellTests",
+            name: "PNCryptCLIInputOutputTests",
+            dependencies: ["PNCrypt", "PNCryptCore", "PNCryptJSON", "PNCryptTestSupport", "PNCryptCLITestSupport"]
+        ),
+        .testTarget(
+            name: "PNCryptCLICommandTests",
+            dependencies: [
+                "PNCrypt", "PNCryptCompression", "PNCryptCore", "PNCryptJSON", "PNCryptVectors", "PNCryptTestSupport",
+                "PNCryptCLITestSupport",
+            ]
+        ),
+        // The C library's Swift-side suites: its error codes against include/pncrypt.h, its read policies.
+        .testTarget(
+            name: "PNCryptCLibraryTests",
+            dependencies: [
+                "CPNCrypt", "CPNCryptHeader", "PNCryptCore", "PNCryptBase", "PNCryptTestSupport",
+                "PNCryptCLITestSupport",
+            ]
+        ),
+        // Against the real PubNub Python SDK: the interop suite, `pncrypt conformance`, the promise matrix.
+        .testTarget(
+            name: "PNCryptInteropTests",
+            dependencies: [
+                "PNCrypt", "PNCryptCore", "PNCryptJSON", "PNCryptFiles", "PNCryptTestSupport", "PNCryptCLITestSupport",
+            ]
+        ),
+        // The house rules: layers (LayerTests), the files layer, suite names, the scheme table, the version's copies.
+        .testTarget(
+            name: "PNCryptArchitectureTests",
+            dependencies: [
+                "PNCrypt", "PNCryptBase", "PNCryptCore", "PNCryptJSON", "PNCryptVectors", "PNCryptTestSupport",
+                "PNCryptCLITestSupport",
+            ]
+        ),
+        // The whole, end to end through the library and the CLI: the vector files and contract scenarios, SDK
+        // styles, decryption trust, message statuses, growing inputs, the docs' snippets, a new user's first contact.
+        .testTarget(
+            name: "PNCryptEndToEndTests",
             dependencies: [
                 "PNCrypt", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptFiles",
-                "PNCryptVectors", "PNCryptTestSupport",
-                // The C shell's error codes against include/pncrypt.h (CErrorCodeTests).
-                "CPNCrypt", "CPNCryptHeader",
+                "PNCryptVectors", "PNCryptTestSupport", "PNCryptCLITestSupport",
             ]
         ),
     ]

@@ -1,5 +1,4 @@
 import Foundation
-import PNCryptFiles
 import Testing
 import PNCryptJSON
 import PNCryptCore
@@ -401,8 +400,9 @@ struct GzipDecompressorTests {
             try? output.close()
         }
         expectPNError(.outputLimitExceeded, "decompressed data is larger than the limit of 1073741824 bytes") {
-            try StreamPipeline.run(from: input.fileDescriptor, through: [Decompressor()],
-                                   to: output.fileDescriptor)
+            let stages: [any ByteStreamStage] = [try Decompressor()]
+            try Descriptors.stream(from: input.fileDescriptor, to: output.fileDescriptor, update: stages.update,
+                                   finish: stages.finish)
         }
     }
 }

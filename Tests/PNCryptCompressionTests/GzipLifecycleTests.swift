@@ -1,4 +1,3 @@
-import PNCryptFiles
 import Testing
 import PNCryptJSON
 import PNCryptCore
@@ -110,7 +109,8 @@ struct GzipLifecycleTests {
             #expect(throws: PNCryptError.self) { _ = try Compressor(level: 11) }
             #expect(throws: PNCryptError.self) { _ = try Decompressor(outputLimit: -5) }
             #expect(throws: PNCryptError.self) {
-                try StreamPipeline.run(from: -1, through: [Decompressor()], to: -1)
+                let stages: [any ByteStreamStage] = [try Decompressor()]
+                try Descriptors.stream(from: -1, to: -1, update: stages.update, finish: stages.finish)
             }
         }
         #expect(tracker.opened == 2)

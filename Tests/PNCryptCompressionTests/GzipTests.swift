@@ -1,5 +1,4 @@
 import Foundation
-import PNCryptFiles
 import Testing
 import PNCryptCore
 import PNCryptCompression
@@ -159,7 +158,7 @@ struct GzipTests {
         #expect(try Decompressor.decompress(raw, format: .rawDeflate) == Array("hello hello hello hello\n".utf8))
     }
 
-    // MARK: Files (streamed through StreamPipeline with the gzip stages)
+    // MARK: Files (streamed through the gzip stages from descriptors, as the shells stream them)
 
     @Test("file to file streaming round trip, checked by the system gzip")
     func fileStreaming() throws {
@@ -176,9 +175,9 @@ struct GzipTests {
         let compressor = try Compressor(level: 6, chunkSize: 100_000)
         var bytesRead: Int64 = 0
         try withDescriptors(plainURL, packedURL) { reader, writer in
-            try StreamPipeline.run(from: reader, through: [compressor], to: writer, chunkSize: 100_000) {
-                bytesRead = $0
-            }
+            let stages: [any ByteStreamStage] = [compressor]
+            try Descriptors.stream(from: reader, to: writer, chunkSize: 100_000, progress: { bytesRead = $0 },
+                                   update: stages.update, finish: stages.finish)
         }
         let packed = [UInt8](try Data(contentsOf: packedURL))
         #expect(bytesRead == Int64(input.count))
@@ -189,7 +188,8 @@ struct GzipTests {
 
         let decompressor = try Decompressor()
         try withDescriptors(packedURL, backURL) { reader, writer in
-            try StreamPipeline.run(from: reader, through: [decompressor], to: writer)
+            let stages: [any ByteStreamStage] = [decompressor]
+            try Descriptors.stream(from: reader, to: writer, update: stages.update, finish: stages.finish)
         }
         #expect(decompressor.bytesIn == UInt64(packed.count))
         #expect(decompressor.bytesOut == UInt64(input.count))
@@ -209,34 +209,16 @@ struct GzipTests {
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         let error = expectPNError(.corruptCompressedData, "gzip data is truncated") {
             try withDescriptors(truncatedURL, outURL) {
-                try StreamPipeline.run(from: $0, through: [Decompressor()], to: $1)
+                let stages: [any ByteStreamStage] = [try Decompressor()]
+                try Descriptors.stream(from: $0, to: $1, update: stages.update, finish: stages.finish)
             }
         }
         #expect(error?.offset == packed.count - 5)
         expectPNError(.outputLimitExceeded, "decompressed data is larger than the limit of 1000 bytes") {
             try withDescriptors(fullURL, outURL) {
-                try StreamPipeline.run(from: $0, through: [Decompressor(outputLimit: 1000)], to: $1)
+                let stages: [any ByteStreamStage] = [try Decompressor(outputLimit: 1000)]
+                try Descriptors.stream(from: $0, to: $1, update: stages.update, finish: stages.finish)
             }
-        }
-    }
-
-    @Test("read and write failures are .io errors")
-    func fileStreamingIOErrors() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("data")
-        try Data(Support.sampleText(count: 1000)).write(to: url)
-        // A descriptor open for reading only cannot be written, and one for writing only cannot be read.
-        let reader = try FileHandle(forReadingFrom: url)
-        let writer = try FileHandle(forWritingTo: url)
-        defer { try? reader.close(); try? writer.close() }
-        expectPNError(.io, "write failed: Bad file descriptor") {
-            try StreamPipeline.run(from: reader.fileDescriptor, through: [Compressor()],
-                                   to: reader.fileDescriptor)
-        }
-        expectPNError(.io, "read failed: Bad file descriptor") {
-            try StreamPipeline.run(from: writer.fileDescriptor, through: [Decompressor()],
-                                   to: writer.fileDescriptor)
         }
     }
 

@@ -5,7 +5,6 @@ import PNCryptCore
 import PNCryptCompression
 import PNCryptTestSupport
 import PNCryptBase
-import PNCryptFiles
 
 @Suite struct StreamCryptorTests {
     let key = try! CipherKey("enigma")
@@ -105,35 +104,6 @@ import PNCryptFiles
         }?.code == .emptyPlaintext)
     }
 
-    @Test("the pipeline streams files and reports progress")
-    func pipelineFiles() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let source = dir.appendingPathComponent("in")
-        let sealed = dir.appendingPathComponent("sealed")
-        let opened = dir.appendingPathComponent("opened")
-        let big = (0..<3_000_001).map { UInt8(truncatingIfNeeded: $0 &* 131) }
-        try Data(big).write(to: source)
-        for url in [sealed, opened] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
-        var seen: [Int64] = []
-        do {
-            let input = try FileHandle(forReadingFrom: source)
-            let output = try FileHandle(forWritingTo: sealed)
-            try StreamPipeline.run(from: input.fileDescriptor, through: [StreamEncryptor(key: key, scheme: .acrh)],
-                                   to: output.fileDescriptor, chunkSize: 1 << 20) { seen.append($0) }
-            try input.close()
-            try output.close()
-        }
-        #expect(seen == [1 << 20, 2 << 20, 3_000_001])
-        let input = try FileHandle(forReadingFrom: sealed)
-        let output = try FileHandle(forWritingTo: opened)
-        try StreamPipeline.run(from: input.fileDescriptor, through: [StreamDecryptor(key: key)],
-                               to: output.fileDescriptor)
-        try input.close()
-        try output.close()
-        #expect(try Data(contentsOf: opened) == Data(big))
-    }
-
     // MARK: API misuse throws, never traps
 
     @Test("finish twice, or update after finish, throws invalidValue for every stage")
@@ -163,36 +133,5 @@ import PNCryptFiles
             #expect(expectPNError { try stage.finish { _ in } }?.code == .invalidValue)
             #expect(expectPNError { try stage.update(empty) { _ in } }?.code == .invalidValue)
         }
-    }
-
-    @Test("a chunk size of zero or less throws invalidValue instead of spinning or trapping",
-          arguments: [0, -1, Int.min])
-    func pipelineChunkSize(chunkSize: Int) throws {
-        let input = try #require(FileHandle(forReadingAtPath: "/dev/zero"))
-        defer { try? input.close() }
-        // On a thread of its own, with the time counted from the call: a test's time limit also counts the time
-        // the test waits for a thread of the shared pool, which a loaded machine (ASan, CLI suites) can exceed.
-        final class Outcome: @unchecked Sendable { var error: PNCryptError?; var returned = false }
-        let outcome = Outcome()
-        let done = DispatchSemaphore(value: 0)
-        let fd = input.fileDescriptor
-        let thread = Thread {
-            do throws(PNCryptError) {
-                try StreamPipeline.run(from: fd, through: [], to: FileHandle.nullDevice.fileDescriptor,
-                                       chunkSize: chunkSize)
-                outcome.returned = true
-            } catch {
-                outcome.error = error
-            }
-            done.signal()
-        }
-        thread.start()
-        guard done.wait(timeout: .now() + 60) == .success else {
-            Issue.record("StreamPipeline.run with chunk size \(chunkSize) did not return within 60 s (it spins)")
-            return
-        }
-        #expect(!outcome.returned)
-        #expect(outcome.error?.code == .invalidValue)
-        #expect(outcome.error?.message == "chunk size must be positive, got \(chunkSize)")
     }
 }

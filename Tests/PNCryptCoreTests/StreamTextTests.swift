@@ -4,30 +4,24 @@ import PNCryptJSON
 import PNCryptCore
 import PNCryptTestSupport
 import PNCryptBase
-import PNCryptFiles
 
 // Text encrypted and decrypted as streams. `TextStreamEncryptor` writes the one-shot text
 // byte for byte; `UTF8StreamValidator` gives the one-shot verdict however the bytes are cut; `TextStreamDecryptor`
 // chooses as the key ring does for text, and writes nothing before it has chosen.
 
-/// A file holding `bytes`, opened for reading; the caller closes the descriptor.
-private func openFile(_ bytes: [UInt8], in dir: URL) throws -> Int32 {
-    let url = dir.appendingPathComponent(UUID().uuidString)
-    try Data(bytes).write(to: url)
-    let fd = open(url.path, O_RDONLY)
-    try #require(fd >= 0)
-    return fd
-}
-
-/// `reader`'s plaintext for `ciphertext`, or its error.
+/// `reader`'s plaintext for `ciphertext`, or its error: the ciphertext read from a file by offset, as the shells
+/// read a regular file.
 private func readStreamed(_ reader: TextStreamDecryptor, _ ciphertext: [UInt8], in dir: URL)
     throws -> Result<(plaintext: [UInt8], keyIndex: Int, scheme: Scheme), PNCryptError> {
-    let fd = try openFile(ciphertext, in: dir)
+    let fd = try Descriptors.file(ciphertext, in: dir)
     defer { close(fd) }
+    let read: TextStreamDecryptor.ReadAt = { (buffer, offset) throws(PNCryptError) in
+        try Descriptors.read(fd, at: offset, into: buffer)
+    }
     do throws(PNCryptError) {
-        let choice = try reader.choose(ciphertext: fd, length: ciphertext.count)
+        let choice = try reader.choose(ciphertext: read, length: ciphertext.count)
         var out: [UInt8] = []
-        try reader.write(choice, ciphertext: fd) { out.append(contentsOf: $0) }
+        try reader.write(choice, ciphertext: read) { out.append(contentsOf: $0) }
         return .success((out, choice.keyIndex, choice.scheme))
     } catch {
         return .failure(error)

@@ -5,7 +5,6 @@ import PNCryptCore
 import PNCryptCompression
 @testable import PNCrypt
 import PNCryptTestSupport
-import PNCryptFiles
 
 /// `MessageRekey` and rekey over a stream.
 @Suite struct MessageRekeyTests {

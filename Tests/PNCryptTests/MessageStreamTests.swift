@@ -5,7 +5,6 @@ import PNCryptCore
 import PNCryptCompression
 @testable import PNCrypt
 import PNCryptTestSupport
-import PNCryptFiles
 
 /// Line mode through the library: `MessageStream` and `MessageRekey`.
 @Suite struct MessageStreamTests {
@@ -201,10 +200,10 @@ import PNCryptFiles
         let input = Array((String(repeating: "\"06UDjczkvAAYcqWfNwkOiQ==\"\n", count: 30)
                            + String(repeating: "x", count: 5000) + "\n").utf8)
         var written: [UInt8] = []
-        let fd = try Self.pipe(input)
+        let fd = try Descriptors.pipe(input)
         defer { close(fd) }
         let read: MessageStream.Reader = { (size, body) throws(PNCryptError) in
-            try FileIO.pump(fd, chunkSize: size, body)
+            try Descriptors.chunks(of: fd, chunkSize: size, body)
         }
         let error = expectPNError { () throws(PNCryptError) in try stream.run(reading: read, to: { written += $0 }) }
         #expect(error?.code == .invalidValue)
@@ -217,17 +216,6 @@ import PNCryptFiles
         }?.code == .invalidValue)
     }
 
-    /// A pipe holding `bytes` (written from another thread), for `run(reading:)`.
-    static func pipe(_ bytes: [UInt8]) throws(PNCryptError) -> Int32 {
-        var ends: [Int32] = [-1, -1]
-        guard Foundation.pipe(&ends) == 0 else { throw PNCryptError(.io, "pipe failed") }
-        let writer = ends[1]
-        Thread.detachNewThread {
-            bytes.withUnsafeBytes { _ = try? FileIO.writeAll(writer, $0) }
-            close(writer)
-        }
-        return ends[0]
-    }
 
     @Test("a 100 MB input goes through in bounded memory and in order (and 30 MB on 64 jobs)",
           .tags(.stress), .notInQuickRun,

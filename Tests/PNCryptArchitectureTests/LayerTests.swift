@@ -1,0 +1,432 @@
+import Foundation
+import Testing
+import PNCryptCore
+import PNCryptTestSupport
+import PNCryptBase
+
+/// The layers of ARCHITECTURE.md, checked against the package as SwiftPM reads it (`swift package dump-package`)
+/// and against every `import` in Sources/ and Tests/: a target depends only on targets ranked below it, each layer's
+/// tests only on that layer and the ones below it, only the cipher core reaches OpenSSL, only compression reaches
+/// zlib, and OpenSSL's own calls and the wiping primitives appear in one place each.
+@Suite struct LayerTests {
+    /// Each target's rank: a target may depend on (and import) only targets of a lower rank. A new target must be
+    /// added here, with its place in ARCHITECTURE.md's picture.
+    static let ranks: [String: Int] = [
+        "PNCryptBase": 0, "PNCryptAppleCrypto": 0,
+        "PNCryptJSON": 1,
+        "PNCryptCore": 2, "PNCryptTestSupport": 2,
+        "PNCryptCompression": 3, "PNCryptFiles": 3, "PNCryptCLITestSupport": 3,
+        "PNCrypt": 4,
+        "PNCryptVectors": 5, "CPNCrypt": 5,
+        "pncrypt": 6, "pncrypt-bench": 6,
+        "PNCryptBaseTests": 7, "PNCryptJSONTests": 7, "PNCryptCoreTests": 7, "PNCryptCompressionTests": 7,
+        "PNCryptFilesTests": 7, "PNCryptTests": 7,
+        "PNCryptCLIInputOutputTests": 7, "PNCryptCLICommandTests": 7, "PNCryptCLibraryTests": 7,
+        "PNCryptInteropTests": 7, "PNCryptArchitectureTests": 7, "PNCryptEndToEndTests": 7,
+    ]
+
+    /// The test target of each layer (the library's and the files layer), and the layer it tests.
+    static let layerTests: [String: String] = [
+        "PNCryptBaseTests": "PNCryptBase", "PNCryptJSONTests": "PNCryptJSON", "PNCryptCoreTests": "PNCryptCore",
+        "PNCryptCompressionTests": "PNCryptCompression", "PNCryptFilesTests": "PNCryptFiles", "PNCryptTests": "PNCrypt",
+    ]
+    /// The shells' tests, by kind (docs/testing.md): the CLI (two targets), the C library, the Python SDK interop,
+    /// the architecture (this file), the whole end to end. They may use every target, and the CLI's test support.
+    static let shellTests: Set<String> = [
+        "PNCryptCLIInputOutputTests", "PNCryptCLICommandTests", "PNCryptCLibraryTests", "PNCryptInteropTests",
+        "PNCryptArchitectureTests", "PNCryptEndToEndTests",
+    ]
+    /// What a layer's tests may use besides the layers: the shared test support (on the bottom layer) and the vector
+    /// file reader (on the messages layer, so only the messages layer's tests can reach it).
+    static let testHelpers: Set<String> = ["PNCryptTestSupport", "PNCryptVectors"]
+    /// The layers' tests that may also reach the files layer (`PNCryptFiles`, below the messages layer but not
+    /// under it): the messages layer's, whose key hygiene covers the files layer's read buffer. The others feed
+    /// their stages through descriptors with the test support's `Descriptors`.
+    static let descriptorTests: Set<String> = ["PNCryptTests"]
+    /// The system libraries, and the only targets that may use each (the bench's baselines call them directly).
+    static let systemUsers: [String: Set<String>] = [
+        "CLibCrypto": ["PNCryptCore", "pncrypt-bench"],
+        "CZlib": ["PNCryptCompression", "pncrypt-bench"],
+        "CPNCryptHeader": ["CPNCrypt", "pncrypt-bench", "PNCryptCLibraryTests"],
+    ]
+
+    /// The products of other packages that only the cipher core (and the bench's baselines) may use.
+    static let productUsers: [String: Set<String>] = [
+        "Crypto": ["PNCryptAppleCrypto", "PNCryptCore", "pncrypt-bench"],
+        "_CryptoExtras": ["PNCryptAppleCrypto", "PNCryptCore", "pncrypt-bench"],
+    ]
+
+    struct Target {
+        var name: String
+        var type: String
+        var path: String?
+        var dependencies: [String]
+        /// Each dependency's conditions as SwiftPM reads them (platform names, traits), in declaration order.
+        var conditions: [(name: String, platforms: [String], traits: [String])] = []
+    }
+
+    /// Package.swift as JSON (`swift package dump-package`, in its own scratch folder: `swift test` holds .build).
+    static func dumpPackage() throws -> [String: Any] {
+        let scratch = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let swift = try #require(findTool("swift"), "swift is not in PATH")
+        let result = try runProcess(swift, ["package", "--scratch-path", scratch.path, "dump-package"],
+                                    directory: Package.root)
+        try #require(result.status == 0, "swift package dump-package: \(result.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+    }
+
+    /// The package's targets as SwiftPM reads Package.swift (its own scratch folder: `swift test` holds .build).
+    static func targets() throws -> [Target] {
+        try targets(in: try dumpPackage())
+    }
+
+    static func targets(in json: [String: Any]) throws -> [Target] {
+        let list = try #require(json["targets"] as? [[String: Any]])
+        return try list.map { entry in
+            let entries = try #require(entry["dependencies"] as? [[String: Any]]).compactMap {
+                // {"byName": [name, condition]}, {"target": [name, condition]} or {"product": [name, package, ...,
+                // condition]}: the condition is the last element, a dictionary or null.
+                $0.values.first as? [Any]
+            }
+            let dependencies = entries.compactMap { $0.first as? String }
+            let conditions = entries.compactMap { fields -> (String, [String], [String])? in
+                guard let name = fields.first as? String else { return nil }
+                let condition = fields.last as? [String: Any]
+                return (name, condition?["platformNames"] as? [String] ?? [], condition?["traits"] as? [String] ?? [])
+            }
+            return Target(name: try #require(entry["name"] as? String), type: try #require(entry["type"] as? String),
+                          path: entry["path"] as? String, dependencies: dependencies, conditions: conditions)
+        }
+    }
+
+    @Test func everyTargetDependsOnlyDownward() throws {
+        let targets = try Self.targets()
+        let names = Set(targets.map(\.name))
+        for target in targets where target.type != "system" {
+            let rank = try #require(Self.ranks[target.name], "\(target.name) has no rank in LayerTests.ranks")
+            for dependency in target.dependencies where names.contains(dependency) {
+                if let allowed = Self.systemUsers[dependency] ?? Self.productUsers[dependency] {
+                    #expect(allowed.contains(target.name), "\(target.name) depends on \(dependency)")
+                } else {
+                    let below = try #require(Self.ranks[dependency], "\(dependency) has no rank")
+                    #expect(below < rank, "\(target.name) (rank \(rank)) depends on \(dependency) (rank \(below))")
+                }
+            }
+        }
+        for target in targets {
+            for dependency in target.dependencies {
+                if let allowed = Self.productUsers[dependency] {
+                    #expect(allowed.contains(target.name), "\(target.name) depends on \(dependency)")
+                }
+            }
+        }
+        // The picture of ARCHITECTURE.md, spelled out: the chain of the library.
+        let byName = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
+        #expect(byName["PNCryptBase"]?.dependencies == [])
+        #expect(byName["PNCryptJSON"]?.dependencies == ["PNCryptBase"])
+        #expect(byName["PNCryptCore"]?.dependencies.contains("CLibCrypto") == true)
+        #expect(byName["PNCryptCompression"]?.dependencies.contains("CZlib") == true)
+        #expect(byName["CPNCrypt"].map { !$0.dependencies.contains("CLibCrypto") && !$0.dependencies.contains("CZlib") }
+                == true)
+    }
+
+    /// Every target `name` depends on, directly or through others (project targets only).
+    static func closure(of name: String, in byName: [String: Target]) -> Set<String> {
+        var seen: Set<String> = []
+        var queue = byName[name]?.dependencies ?? []
+        while let next = queue.popLast() {
+            guard byName[next] != nil, seen.insert(next).inserted else { continue }
+            queue += byName[next]?.dependencies ?? []
+        }
+        return seen
+    }
+
+    /// Each layer's tests depend only on that layer, the ones below it and the test support (whose own dependencies
+    /// must stay there too): a unit test of the core cannot reach compression, files, messages or a shell.
+    @Test func eachLayersTestsDependOnlyOnTheLayerAndBelow() throws {
+        let targets = try Self.targets()
+        let byName = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
+        let tests = Set(targets.filter { $0.type == "test" }.map(\.name))
+        #expect(tests == Set(Self.layerTests.keys).union(Self.shellTests), "test targets: \(tests.sorted())")
+        for (test, layer) in Self.layerTests {
+            let allowed = Self.closure(of: layer, in: byName).union([layer]).union(Self.testHelpers)
+                .union(Self.descriptorTests.contains(test) ? ["PNCryptFiles"] : [])
+            let reached = Self.closure(of: test, in: byName)
+            #expect(byName[test]?.dependencies.contains(layer) == true, "\(test) does not depend on \(layer)")
+            #expect(reached.subtracting(allowed).isEmpty,
+                    "\(test) reaches \(reached.subtracting(allowed).sorted()), above or beside \(layer)")
+        }
+        // The support sits on the bottom layer (and whatever that layer stands on), so every layer's tests can use it.
+        let bottom = Self.closure(of: "PNCryptJSON", in: byName).union(["PNCryptJSON"])
+        #expect(Self.closure(of: "PNCryptTestSupport", in: byName).isSubset(of: bottom),
+                "PNCryptTestSupport reaches \(Self.closure(of: "PNCryptTestSupport", in: byName).sorted())")
+        // Running the built pncrypt is for the shells' tests only.
+        for (test, _) in Self.layerTests {
+            #expect(byName[test]?.dependencies.contains("PNCryptCLITestSupport") == false,
+                    "\(test) depends on PNCryptCLITestSupport")
+        }
+    }
+
+    /// The `@Test(...)` and `@Suite(...)` attributes that begin a line of a Swift file, each as its text (string
+    /// literals skipped when matching parentheses).
+    static func testAttributes(of text: String) -> [Substring] {
+        var result: [Substring] = []
+        var lineStart = text.startIndex
+        while lineStart < text.endIndex {
+            let line = text[lineStart...].prefix { $0 != "\n" }
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("@Test(") || trimmed.hasPrefix("@Suite(") {
+                var depth = 0
+                var inString = false
+                var index = trimmed.index(trimmed.startIndex, offsetBy: trimmed.hasPrefix("@Test(") ? 5 : 6)
+                repeat {
+                    let character = text[index]
+                    if character == "\"" { inString.toggle() }
+                    if !inString && character == "(" { depth += 1 }
+                    if !inString && character == ")" { depth -= 1 }
+                    index = text.index(after: index)
+                } while depth > 0 && index < text.endIndex
+                result.append(text[trimmed.startIndex..<index])
+            }
+            lineStart = line.endIndex < text.endIndex ? text.index(after: line.endIndex) : text.endIndex
+        }
+        return result
+    }
+
+    /// The quick run (docs/testing.md) leaves out exactly the tests tagged slow, stress or interop: each of them,
+    /// and no other, carries `.notInQuickRun`.
+    @Test func slowStressAndInteropTestsAreLeftOutOfTheQuickRun() throws {
+        var tagged = 0
+        for (name, files) in try Self.sources(in: "Tests") where name != "PNCryptTestSupport" {
+            for file in files {
+                for attribute in Self.testAttributes(of: try String(contentsOf: file, encoding: .utf8)) {
+                    let slow = [".slow", ".stress", ".interop"].contains { tag in
+                        attribute.ranges(of: ".tags(").contains { range in
+                            attribute[range.upperBound...].prefix { $0 != ")" }.contains(tag)
+                        }
+                    }
+                    tagged += slow ? 1 : 0
+                    #expect(slow == attribute.contains(".notInQuickRun"),
+                            "\(name)/\(file.lastPathComponent): \(attribute.prefix(100))")
+                }
+            }
+        }
+        #expect(tagged >= 30, "\(tagged) tests tagged slow, stress or interop")
+    }
+
+    /// The Apple platforms, as SwiftPM names them: swift-crypto is the backend there (no libcrypto to link).
+    static let applePlatforms: Set<String> = ["macos", "ios", "tvos", "watchos", "visionos", "maccatalyst"]
+
+    /// The cipher backend is chosen in Package.swift: the core links OpenSSL only with the default
+    /// `OpenSSL` trait and never on an Apple platform; it links swift-crypto's `Crypto` and `_CryptoExtras` on every
+    /// Apple platform (through PNCryptAppleCrypto: a target names a product once), and anywhere with the
+    /// `SwiftCrypto` trait.
+    @Test func theBackendIsChosenByPlatformAndTrait() throws {
+        let json = try Self.dumpPackage()
+        let traits = try #require(json["traits"] as? [[String: Any]])
+        let byTrait = Dictionary(uniqueKeysWithValues: traits.compactMap { trait in
+            (trait["name"] as? String).map { ($0, trait["enabledTraits"] as? [String] ?? []) }
+        })
+        #expect(byTrait["default"] == ["OpenSSL"], "the default traits: \(byTrait)")
+        #expect(byTrait["SwiftCrypto"] != nil, "no SwiftCrypto trait: \(byTrait)")
+        let targets = try Self.targets(in: json)
+        let core = try #require(targets.first { $0.name == "PNCryptCore" })
+        let apple = try #require(targets.first { $0.name == "PNCryptAppleCrypto" })
+        #expect(core.conditions.contains { $0.name == "PNCryptAppleCrypto" && Set($0.platforms) == Self.applePlatforms
+                                           && $0.traits.isEmpty }, "PNCryptCore's PNCryptAppleCrypto condition")
+        let openSSL = core.conditions.filter { $0.name == "CLibCrypto" }
+        #expect(openSSL.count == 1)
+        for condition in openSSL {
+            #expect(condition.traits == ["OpenSSL"], "CLibCrypto's traits: \(condition.traits)")
+            #expect(!condition.platforms.isEmpty && Self.applePlatforms.isDisjoint(with: condition.platforms),
+                    "CLibCrypto's platforms: \(condition.platforms)")
+        }
+        for product in ["Crypto", "_CryptoExtras"] {
+            #expect(apple.conditions.filter { $0.name == product }.map { Set($0.platforms) } == [Self.applePlatforms],
+                    "PNCryptAppleCrypto does not link \(product) on exactly the Apple platforms")
+            #expect(core.conditions.filter { $0.name == product }.map(\.traits) == [["SwiftCrypto"]],
+                    "PNCryptCore does not link \(product) once, with the SwiftCrypto trait")
+        }
+    }
+
+    /// The `#if` that picks the backend in Swift code, the same in every file that has one, and the backend this
+    /// build runs on.
+    static let swiftCryptoCondition = "SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)"
+
+    /// Every file that chooses between the backends does it with the one condition, which agrees with Package.swift
+    /// (the trait, and the Apple platforms: Mac Catalyst is `os(iOS)`), and the build runs on the backend the
+    /// condition names.
+    @Test func everyBackendChoiceUsesTheOneCondition() throws {
+        var choosers: [String] = []
+        for (name, files) in try Self.sources() {
+            for file in files {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for line in text.split(separator: "\n") where line.hasPrefix("#if") && line.contains("SwiftCrypto") {
+                    let condition = line.drop { $0 != " " }.trimmingPrefix(" ")
+                    #expect(condition == Self.swiftCryptoCondition || condition == "!(\(Self.swiftCryptoCondition))",
+                            "\(name)/\(file.lastPathComponent): \(line)")
+                    choosers.append("\(name)/\(file.lastPathComponent)")
+                }
+            }
+        }
+        #expect(Set(choosers).isSuperset(of: ["PNCryptCore/CipherBackend.swift", "PNCryptCore/OpenSSL.swift",
+                                              "PNCryptCore/SwiftCrypto.swift"]), "\(choosers)")
+        #if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        #expect(Backend.self == SwiftCryptoBackend.self)
+        #else
+        #expect(Backend.self == OpenSSL.self)
+        #endif
+    }
+
+    /// Swift source files of each target under `folder` (Sources, or Tests), by target name.
+    static func sources(in folder: String = "Sources") throws -> [String: [URL]] {
+        let root = Package.root.appendingPathComponent(folder)
+        var result: [String: [URL]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: root.path) {
+            let folder = root.appendingPathComponent(name)
+            guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else {
+                continue
+            }
+            for case let file as URL in walker where file.pathExtension == "swift" {
+                result[name, default: []].append(file)
+            }
+        }
+        return result
+    }
+
+    /// Every module a Swift file imports (`import X`, `@_exported import X`, `package import X`, ...).
+    static func imports(of file: URL) throws -> [String] {
+        try String(contentsOf: file, encoding: .utf8).split(separator: "\n").compactMap { importedModule(String($0)) }
+    }
+
+    /// The module a line imports, nil for a line that is not an import.
+    static func importedModule(_ line: String) -> String? {
+        let words = line.split(separator: " ").map(String.init)
+        guard let index = words.firstIndex(of: "import"), index + 1 < words.count,
+              words[..<index].allSatisfy({ $0.hasPrefix("@") || ["public", "package", "internal"].contains($0) })
+        else { return nil }
+        return words[index + 1].split(separator: ".").first.map(String.init)
+    }
+
+    @Test func everyImportIsADeclaredDependency() throws {
+        let targets = try Self.targets()
+        let projectModules = Set(targets.map(\.name))
+        let byName = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
+        let files = try Self.sources().merging(try Self.sources(in: "Tests"), uniquingKeysWith: +)
+        for (name, files) in files {
+            guard let target = byName[name], target.type != "system" else { continue }
+            for file in files {
+                for module in try Self.imports(of: file) where projectModules.contains(module) && module != name {
+                    #expect(target.dependencies.contains(module),
+                            "\(name)/\(file.lastPathComponent) imports \(module), not a dependency of \(name)")
+                }
+            }
+        }
+    }
+
+    /// OpenSSL's functions are called in the cipher core's OpenSSL.swift only, swift-crypto's in its SwiftCrypto.swift
+    /// only (and both in the bench's baselines), the wiping primitives in the base's Wipe.swift only, EINTR is retried
+    /// in the base's SystemIO.swift only, locks, condition variables and threads are the base's `Locked.swift` only
+    /// (the one concurrency primitive), and continuations are the line engine's.
+    @Test func openSSLAndWipingHaveOnePlace() throws {
+        let openSSL = { (target: String, file: String) in
+            (target == "PNCryptCore" && file == "OpenSSL.swift") || target == "pncrypt-bench"
+        }
+        let swiftCrypto = { (target: String, file: String) in
+            (target == "PNCryptCore" && file == "SwiftCrypto.swift") || target == "pncrypt-bench"
+                || target == "PNCryptAppleCrypto"
+        }
+        let locked = { (target: String, file: String) in target == "PNCryptBase" && file == "Locked.swift" }
+        let rules: [(pattern: String, allowed: (String, String) -> Bool)] = [
+            ("EVP_", openSSL),
+            ("OPENSSL_", openSSL),
+            ("import CLibCrypto", openSSL),
+            ("AES._CBC", swiftCrypto),
+            ("SymmetricKey", swiftCrypto),
+            ("Insecure.MD5", swiftCrypto),
+            ("SHA256.hash", swiftCrypto),
+            ("import Crypto", swiftCrypto),
+            ("import _CryptoExtras", swiftCrypto),
+            ("explicit_bzero", { target, file in target == "PNCryptBase" && file == "Wipe.swift" }),
+            ("memset_s", { target, file in target == "PNCryptBase" && file == "Wipe.swift" }),
+            // The one EINTR loop. Not retries: FileOutput's close (EINTR there means closed) and the named
+            // temporaries' loop over candidate names.
+            ("EINTR", { target, file in
+                (target == "PNCryptBase" && file == "SystemIO.swift")
+                    || (target == "PNCryptFiles" && ["FileOutput.swift", "OutputFiles.swift"].contains(file))
+            }),
+            // The one concurrency primitive: locks, condition variables and threads.
+            ("pthread_mutex_", locked),
+            ("pthread_cond_", locked),
+            ("pthread_create", locked),
+            ("pthread_join", locked),
+            ("Mutex<", locked),
+            ("Mutex(", locked),
+            ("Continuation<", { target, file in target == "PNCrypt" && file == "LineEngine.swift" }),
+        ]
+        for (name, files) in try Self.sources() {
+            for file in files {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for rule in rules where !rule.allowed(name, file.lastPathComponent) {
+                    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+                        .filter { line in
+                            line.element.contains(rule.pattern) && !line.element.drop { $0 == " " }.hasPrefix("//")
+                        }
+                    let line = lines.first.map { $0.offset + 1 } ?? 0
+                    #expect(lines.isEmpty, "\(name)/\(file.lastPathComponent):\(line) uses \(rule.pattern)")
+                }
+            }
+        }
+    }
+
+    /// Lines longer than `limit` characters (not bytes: a line of Cyrillic is as wide as its letters), as
+    /// "line: width".
+    static func longLines(in text: String, limit: Int = 120) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.element.count > limit }
+            .map { "\($0.offset + 1): \($0.element.count)" }
+    }
+
+    /// What ships (the library's layers, the files layer, the vectors, the CLI and the C library) imports no
+    /// Foundation, which would link ICU into the static binaries (the stripped CLI: 17 MB without it, 61 MB with it;
+    /// docs/performance.md, "Binary size"). FoundationEssentials (no ICU) is allowed where a dependency needs it,
+    /// with Foundation only as the `#else` of `#if canImport(FoundationEssentials)`.
+    @Test func nothingShippedImportsFoundation() throws {
+        let sources = try Self.sources()
+        let notShipped: Set<String> = ["pncrypt-bench", "PNCryptTestSupport", "PNCryptCLITestSupport"]
+        let shipped = try Self.targets().filter {
+            !["test", "system"].contains($0.type) && !notShipped.contains($0.name)
+        }
+        #expect(Set(shipped.map(\.name)).isSuperset(of: ["pncrypt", "CPNCrypt", "PNCrypt", "PNCryptFiles"]))
+        for target in shipped {
+            for file in sources[target.name] ?? [] {
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+                for (number, line) in lines.enumerated() where Self.importedModule(line) == "Foundation" {
+                    let fallback = number >= 3 && lines[number - 3] == "#if canImport(FoundationEssentials)"
+                        && lines[number - 1] == "#else"
+                    #expect(fallback, "\(target.name)/\(file.lastPathComponent):\(number + 1): \(line)")
+                }
+            }
+        }
+    }
+
+    @Test func longLinesAreFoundByCharacters() {
+        #expect(Self.longLines(in: String(repeating: "x", count: 120) + "\n" + String(repeating: "я", count: 120))
+            .isEmpty)
+        #expect(Self.longLines(in: "a\n" + String(repeating: "x", count: 121)) == ["2: 121"])
+    }
+
+    @Test func noSourceOrTestLineIsOver120Columns() throws {
+        for folder in ["Sources", "Tests"] {
+            for (name, files) in try Self.sources(in: folder) {
+                for file in files {
+                    let long = Self.longLines(in: try String(contentsOf: file, encoding: .utf8))
+                    #expect(long.isEmpty, "\(folder)/\(name)/\(file.lastPathComponent): lines over 120: \(long)")
+                }
+            }
+        }
+    }
+}

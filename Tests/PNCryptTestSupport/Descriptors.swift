@@ -1,0 +1,95 @@
+import Foundation
+import PNCryptBase
+
+/// File descriptors for the layers' tests, which feed their stream stages through real files and pipes as the shells
+/// do, without the files layer (PNCryptFiles stands beside compression and above the core): written on the base
+/// layer's `SystemIO`. The caller owns every descriptor it gets, and closes it.
+package enum Descriptors {
+    /// A new file of `dir` holding `bytes`, opened for reading.
+    package static func file(_ bytes: [UInt8], in dir: URL) throws -> Int32 {
+        let url = dir.appendingPathComponent(UUID().uuidString)
+        try Data(bytes).write(to: url)
+        let fd = open(url.path, O_RDONLY)
+        guard fd >= 0 else { throw PNCryptError(.io, "cannot open '\(url.path)': \(SystemError.current)") }
+        return fd
+    }
+
+    /// The read end of a pipe holding `bytes`, written from another thread, which then closes the write end.
+    package static func pipe(_ bytes: [UInt8]) throws(PNCryptError) -> Int32 {
+        var ends: [Int32] = [-1, -1]
+        guard Foundation.pipe(&ends) == 0 else { throw PNCryptError(.io, "pipe failed: \(SystemError.current)") }
+        let writer = ends[1]
+        Thread.detachNewThread {
+            bytes.withUnsafeBytes { _ = try? SystemIO.writeAll(writer, $0) }
+            close(writer)
+        }
+        return ends[0]
+    }
+
+    /// Fills `buffer` from `fd` at `offset` (`pread`: the file position is untouched).
+    /// - Throws: `io` when a read fails or the file ends before the buffer is full.
+    package static func read(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
+        throws(PNCryptError) {
+        guard let base = buffer.baseAddress else { return }
+        var done = 0
+        while done < buffer.count {
+            let n: Int
+            do {
+                n = try SystemIO.retrying { pread(fd, base + done, buffer.count - done, off_t(offset + done)) }
+            } catch {
+                throw PNCryptError(.io, "read failed: \(error)")
+            }
+            guard n > 0 else { throw PNCryptError(.io, "read failed: the file ends at \(offset + done)") }
+            done += n
+        }
+    }
+
+    /// Reads `fd` to its end, `chunkSize` bytes at a time (fewer only in the last chunk), each chunk to `body`.
+    /// - Throws: `io` when a read fails; `body`'s error.
+    package static func chunks(of fd: Int32, chunkSize: Int,
+                               _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void) throws(PNCryptError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 1), alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let filled: Int
+            do {
+                filled = try SystemIO.readFully(fd, into: buffer)
+            } catch {
+                throw PNCryptError(.io, "read failed: \(error)")
+            }
+            if filled > 0 { try body(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
+            if filled < buffer.count { return }
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`.
+    /// - Throws: `io` when a write fails.
+    package static func write(_ fd: Int32, _ bytes: [UInt8]) throws(PNCryptError) {
+        let failure = bytes.withUnsafeBytes { buffer -> SystemError? in
+            do throws(SystemError) {
+                try SystemIO.writeAll(fd, buffer)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw PNCryptError(.io, "write failed: \(failure)") }
+    }
+
+    /// Streams `input` to `output` through stages, as the shells do: each chunk read (`chunkSize` bytes) goes
+    /// through `update` (the stages' `update(_:)`), and the end through `finish` (their `finish()`); what they give
+    /// back is written to `output`. `progress` is told the bytes read so far after each chunk.
+    /// - Throws: `io` when a read or a write fails; the stages' errors.
+    package static func stream(from input: Int32, to output: Int32, chunkSize: Int = 1 << 20,
+                               progress: ((Int64) -> Void)? = nil,
+                               update: ([UInt8]) throws(PNCryptError) -> [UInt8],
+                               finish: () throws(PNCryptError) -> [UInt8]) throws(PNCryptError) {
+        var total: Int64 = 0
+        try chunks(of: input, chunkSize: chunkSize) { (chunk) throws(PNCryptError) in
+            try write(output, try update([UInt8](chunk)))
+            total += Int64(chunk.count)
+            progress?(total)
+        }
+        try write(output, try finish())
+    }
+}
