@@ -290,14 +290,18 @@ final class AtomicOutputFile {
         }
         for attempt in 0..<100 {
             let candidate = attempt == 0 ? linkName : prefix + Self.randomSuffix() + ".tmp"
-            let named = openat(location.directory, candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                               0o600)
-            if named >= 0 {
+            // EINTR is retried by SystemIO (the one EINTR loop); a name taken (EEXIST) tries another.
+            do throws(SystemError) {
+                let named = try SystemIO.retrying {
+                    openat(location.directory, candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                }
                 (fd, temporaryName) = (named, candidate)
                 return
+            } catch where error.code == EEXIST {
+                continue
+            } catch {
+                throw fail(error.description)
             }
-            if errno == EEXIST || errno == EINTR { continue }
-            throw fail(OutputPaths.reason())
         }
         throw fail("no free temporary name")
     }
