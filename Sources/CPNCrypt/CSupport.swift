@@ -270,7 +270,7 @@ extension CryptoModule {
         throws(PNCryptError) -> Int {
         let scheme = self.scheme
         return try withScratch(Cryptor.sealedLength(input.count, scheme: scheme)) { (sealed) throws(PNCryptError) in
-            let n = try key.seal(input, scheme: scheme, iv: nil, into: sealed.baseAddress!)
+            let n = try ReadingCipher.seal(input, with: key, scheme: scheme, iv: nil, into: sealed.baseAddress!)
             Base64.encode(UnsafeRawBufferPointer(rebasing: sealed[0..<n]), into: output)
             return Base64.encodedCount(n)
         }

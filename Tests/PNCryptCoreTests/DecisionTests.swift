@@ -143,7 +143,7 @@ import PNCryptBase
                             var out = [UInt8](repeating: 0, count: input.count + 16)
                             let (count, length, padding) = input.withUnsafeBytes { bytes in
                                 out.withUnsafeMutableBytes {
-                                    CryptoModule(key: key).openChecked(reading, of: bytes, into: $0.baseAddress!)
+                                    ReadingCipher.openChecked(reading, of: bytes, with: key, into: $0.baseAddress!)
                                 }
                             }
                             verdicts.append(out.withUnsafeBytes {

@@ -103,7 +103,7 @@ extension MessageCrypto {
             let sealedCount = Cryptor.sealedLength(text.count, scheme: scheme)
             let quotedCount = Base64.encodedCount(sealedCount) + 2
             try withScratch(sealedCount + quotedCount) { (scratch) throws(PNCryptError) in
-                let n = try key.seal(text, scheme: scheme, iv: nil, into: scratch.baseAddress!)
+                let n = try ReadingCipher.seal(text, with: key, scheme: scheme, iv: nil, into: scratch.baseAddress!)
                 let quoted = scratch.baseAddress! + sealedCount
                 quoted.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
                 Base64.encode(UnsafeRawBufferPointer(rebasing: scratch[0..<n]), into: quoted + 1)
