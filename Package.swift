@@ -70,20 +70,21 @@ let package = Package(
         // PNCryptJSON: JSON values, parser, writer; no crypto, no zlib.
         .target(name: "PNCryptJSON", dependencies: ["PNCryptBase"]),
         // The cipher core: keys, schemes, the PNED header, Base64, hex, AES-CBC, streams, the one decision
-        // procedure. The only target of the library that links OpenSSL or swift-crypto (the backend seam).
+        // procedure. The only target of the library that links OpenSSL or swift-crypto (the backend seam). No JSON:
+        // whether a plaintext is a message is asked through a check the messages layer passes in.
         .target(
             name: "PNCryptCore",
-            dependencies: ["PNCryptBase", "PNCryptJSON", .target(name: "CLibCrypto", condition: openSSL)]
+            dependencies: ["PNCryptBase", .target(name: "CLibCrypto", condition: openSSL)]
                 + swiftCryptoDependencies
         ),
         // gzip, zlib and raw deflate as stream stages of the core. The only target that links zlib.
-        .target(name: "PNCryptCompression", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore", "CZlib"]),
+        .target(name: "PNCryptCompression", dependencies: ["PNCryptBase", "PNCryptCore", "CZlib"]),
         // Messages, bulk work (line engine, rekey), diagnosis; re-exports the three layers below it.
         .target(name: "PNCrypt", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression"]),
         // The files layer of the shells (not part of the library): the one all-or-nothing output (temporaries,
         // commit, owner, mode, ACLs and extended attributes, signal cleanup) and input sources, for the CLI and the
         // C library alike.
-        .target(name: "PNCryptFiles", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore"]),
+        .target(name: "PNCryptFiles", dependencies: ["PNCryptBase", "PNCryptCore"]),
         // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
         .target(name: "PNCryptVectors", dependencies: ["PNCrypt"]),
         .executableTarget(

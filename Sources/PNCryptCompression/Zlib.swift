@@ -13,7 +13,6 @@
 // - Input pointers are borrowed from the caller for the duration of one call and never stored.
 
 import PNCryptBase
-import PNCryptJSON
 import PNCryptCore
 
 

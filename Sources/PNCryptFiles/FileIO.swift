@@ -4,7 +4,6 @@
 
 import PNCryptBase
 import PNCryptCore
-import PNCryptJSON
 
 #if canImport(Glibc)
 import Glibc

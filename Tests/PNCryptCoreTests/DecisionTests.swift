@@ -149,7 +149,8 @@ import PNCryptBase
                             verdicts.append(out.withUnsafeBytes {
                                 Decision.verdict(of: UnsafeRawBufferPointer(rebasing: $0[0..<length]),
                                                  plaintextCount: count, padding: padding, keyIndex: keyIndex,
-                                                 scheme: reading.scheme, content: content, pair: true)
+                                                 scheme: reading.scheme, content: content, pair: true,
+                                                 json: messageCheck(_:readable:))
                             })
                             plaintexts.append(Array(out[0..<count]))
                         }

@@ -157,7 +157,8 @@ extension MessageCrypto {
                 // The readings are decided as on the full path (`isMessageText` checks JSON without making a
                 // value); the winner's text is then written. Writing it during the check instead reads the usual
                 // single reading once, but ran 5-8 % slower in time here (docs/performance.md).
-                let match = try keys.decrypt(sealed, reading: reading, content: .json, into: plain.baseAddress!)
+                let match = try keys.decrypt(sealed, reading: reading, content: .json, into: plain.baseAddress!,
+                                             json: isMessageText(_:readable:))
                 return JSONWriter.withTranscoded(UnsafeRawBufferPointer(rebasing: plain[0..<match.count]),
                                                  readable: match.count, style: style, body)
             }

@@ -11,7 +11,6 @@
 // in is borrowed for the duration of one call and never stored.
 
 import PNCryptBase
-import PNCryptJSON
 
 #if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
 /// The cryptography library PNCrypt runs on: swift-crypto.

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// Encrypts and decrypts bytes with one cipherKey in the four schemes (docs/formats.md sections 1 and 2).
 ///
@@ -128,8 +127,9 @@ extension CryptoModule {
                          into output: UnsafeMutableRawPointer)
         throws(PNCryptError) -> Int {
         let readings = try readings(of: input, reading: policy)
+        // Bytes: no reading is asked whether it is a message (the check is never called).
         return try Decision.open(input, keys: [key], first: key, readings: readings, content: .bytes,
-                                 into: output).count
+                                 into: output, json: Decision.noMessageCheck).count
     }
 
     /// The readings `decrypt` tries under `policy`: with `.only`, that format alone; otherwise the `PNED` header's

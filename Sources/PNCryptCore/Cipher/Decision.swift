@@ -6,7 +6,6 @@
 // nothing; everything else here works on values.
 
 import PNCryptBase
-import PNCryptJSON
 
 
 /// Decides which reading of a ciphertext qualifies, with the same rules wherever the readings come from.
@@ -214,11 +213,12 @@ package enum Decision {
     /// UTF-8 is checked over all of `decrypted`, every byte (`isValidUTF8InFull`): valid padding is ASCII (1 to
     /// 16), so this gives the same answer as checking the plaintext alone, in the same time whether the padding was
     /// valid or not and wherever the first invalid byte is.
-    ///   - json: the JSON check (`isMessageText`; the message path parses once here and keeps the value), given
-    ///     the plaintext and the body's length (what may be loaded from its start).
+    ///   - json: the message check (`JSONCheck`, the messages layer's `isMessageText`; the message path parses
+    ///     once here and keeps the value), given the plaintext and the body's length (what may be loaded from its
+    ///     start).
     package static func verdict(of decrypted: UnsafeRawBufferPointer, plaintextCount: Int, padding: Bool, keyIndex: Int,
                         scheme: Scheme, content: KeyRing.Content, pair: Bool = false,
-                        json jsonCheck: JSONCheck = isMessageText(_:readable:)) -> Verdict {
+                        json jsonCheck: JSONCheck) -> Verdict {
         var utf8 = false
         var json = false
         if content != .bytes {
@@ -331,7 +331,7 @@ extension Decision {
     static func open(_ input: UnsafeRawBufferPointer, keys: [CipherKey], first: CipherKey,
                      readings: Cryptor.Readings,
                      content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                     json: JSONCheck = isMessageText(_:readable:)) throws(PNCryptError)
+                     json: JSONCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let capacity = input.count + Cryptor.blockSize
         if readings.count * keys.count == 1 {

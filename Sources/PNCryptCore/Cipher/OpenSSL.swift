@@ -15,7 +15,6 @@
 
 #if !(SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
 import PNCryptBase
-import PNCryptJSON
 
 internal import CLibCrypto
 import Synchronization

@@ -16,7 +16,6 @@
 
 #if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
 import PNCryptBase
-import PNCryptJSON
 
 #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
 // Where Package.swift links swift-crypto by platform (through PNCryptAppleCrypto, which re-exports it).

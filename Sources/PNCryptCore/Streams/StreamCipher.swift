@@ -2,7 +2,6 @@
 // the context is the stream's own, its buffers are allocated, wiped and freed here.
 
 import PNCryptBase
-import PNCryptJSON
 
 /// One stream's cipher: a context of its own, an output buffer it owns, and (decrypting) the last block, held back
 /// until `finish` has checked its padding. Both buffers are allocated here, wiped when replaced and before they are
