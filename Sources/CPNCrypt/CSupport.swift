@@ -5,11 +5,7 @@
 import CPNCryptHeader
 import PNCrypt
 import PNCryptFiles
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// A failure of the C layer itself, or a PNCrypt error, as the C interface reports it.
 struct CFailure: Error {

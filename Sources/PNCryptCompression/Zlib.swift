@@ -18,13 +18,7 @@ import PNCryptCore
 
 internal import CZlib
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 // MARK: - Lifecycle tracking
 

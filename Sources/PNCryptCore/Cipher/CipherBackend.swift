@@ -12,7 +12,7 @@
 
 import PNCryptBase
 
-#if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+#if !PNCRYPT_OPENSSL
 /// The cryptography library PNCrypt runs on: swift-crypto.
 package typealias Backend = SwiftCryptoBackend
 #else

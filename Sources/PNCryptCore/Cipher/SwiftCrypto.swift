@@ -14,7 +14,7 @@
 //   `AES_KEY` on its stack) of each call (docs/security.md).
 // - Input and output pointers are borrowed from the caller for one call and never stored.
 
-#if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+#if !PNCRYPT_OPENSSL
 import PNCryptBase
 
 #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
