@@ -2,12 +2,17 @@
 import PackageDescription
 
 // The cipher backend (Sources/PNCryptCore/Cipher/CipherBackend.swift): OpenSSL (system libcrypto) by default on
-// Linux and other non-Apple platforms; swift-crypto on Apple platforms (no libcrypto there), chosen by platform
-// condition, and anywhere with the `SwiftCrypto` trait (`swift build --traits SwiftCrypto`), which also drops the
-// default `OpenSSL` trait, so nothing links libcrypto.
+// Linux; swift-crypto on Apple platforms (no libcrypto there), chosen by platform condition, and anywhere with the
+// `SwiftCrypto` trait (`swift build --traits SwiftCrypto`), which also drops the default `OpenSSL` trait, so nothing
+// links libcrypto. The platforms are the ones the platform seam (Sources/PNCryptPlatform) has a C library for:
+// Linux (Glibc, Musl) and Apple's (Darwin).
 let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst]
-let otherPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+let otherPlatforms: [Platform] = [.linux]
 let openSSL: TargetDependencyCondition? = .when(platforms: otherPlatforms, traits: ["OpenSSL"])
+// The one choice of the backend in Swift code: `PNCRYPT_OPENSSL` is defined exactly where the core links OpenSSL
+// (the same platforms and trait as `openSSL`); `#if PNCRYPT_OPENSSL` picks the OpenSSL backend, `#else` swift-crypto.
+// Given to the targets that choose (the core, the bench's baselines, the architecture test).
+let backendChoice: SwiftSetting = .define("PNCRYPT_OPENSSL", .when(platforms: otherPlatforms, traits: ["OpenSSL"]))
 // A target names each product once (SwiftPM ignores a second entry of the same product, with its condition), so
 // the Apple condition goes through one small target, PNCryptAppleCrypto, and the trait through the products.
 let swiftCryptoDependencies: [Target.Dependency] = [
@@ -63,49 +68,58 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(platforms: applePlatforms)),
             ]
         ),
+        // The platform seam, under everything: the one file that imports the C library (Glibc, Musl or Darwin) and
+        // re-exports it to the targets that import it. A module of its own so that no layer re-exports it to users.
+        .target(name: "PNCryptPlatform"),
         // The layers (ARCHITECTURE.md): each target imports only the ones below it, so the compiler rejects an
-        // upward dependency. PNCryptBase, under everything: the error type, the one wipe function, byte and UTF-8
-        // helpers, plurals, EINTR-safe reads and writes, the one lock (`Locked`); no dependencies.
-        .target(name: "PNCryptBase"),
+        // upward dependency. PNCryptBase, under every layer: the error type, the one wipe function, byte and UTF-8
+        // helpers, plurals, EINTR-safe reads and writes, the one lock (`Locked`); on the platform seam only.
+        .target(name: "PNCryptBase", dependencies: ["PNCryptPlatform"]),
         // PNCryptJSON: JSON values, parser, writer; no crypto, no zlib.
         .target(name: "PNCryptJSON", dependencies: ["PNCryptBase"]),
         // The cipher core: keys, schemes, the PNED header, Base64, hex, AES-CBC, streams, the one decision
-        // procedure. The only target of the library that links OpenSSL or swift-crypto (the backend seam).
+        // procedure. The only target of the library that links OpenSSL or swift-crypto (the backend seam). No JSON:
+        // whether a plaintext is a message is asked through a check the messages layer passes in.
         .target(
             name: "PNCryptCore",
-            dependencies: ["PNCryptBase", "PNCryptJSON", .target(name: "CLibCrypto", condition: openSSL)]
-                + swiftCryptoDependencies
+            dependencies: ["PNCryptPlatform", "PNCryptBase", .target(name: "CLibCrypto", condition: openSSL)]
+                + swiftCryptoDependencies,
+            swiftSettings: [backendChoice]
         ),
         // gzip, zlib and raw deflate as stream stages of the core. The only target that links zlib.
-        .target(name: "PNCryptCompression", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore", "CZlib"]),
+        .target(name: "PNCryptCompression", dependencies: ["PNCryptPlatform", "PNCryptBase", "PNCryptCore", "CZlib"]),
         // Messages, bulk work (line engine, rekey), diagnosis; re-exports the three layers below it.
-        .target(name: "PNCrypt", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression"]),
+        .target(
+            name: "PNCrypt",
+            dependencies: ["PNCryptPlatform", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression"]
+        ),
         // The files layer of the shells (not part of the library): the one all-or-nothing output (temporaries,
         // commit, owner, mode, ACLs and extended attributes, signal cleanup) and input sources, for the CLI and the
         // C library alike.
-        .target(name: "PNCryptFiles", dependencies: ["PNCryptBase", "PNCryptJSON", "PNCryptCore"]),
+        .target(name: "PNCryptFiles", dependencies: ["PNCryptPlatform", "PNCryptBase", "PNCryptCore"]),
         // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
-        .target(name: "PNCryptVectors", dependencies: ["PNCrypt"]),
+        .target(name: "PNCryptVectors", dependencies: ["PNCryptPlatform", "PNCrypt"]),
         .executableTarget(
             name: "pncrypt",
             dependencies: [
-                "PNCrypt", "PNCryptFiles", "PNCryptVectors",
+                "PNCryptPlatform", "PNCrypt", "PNCryptFiles", "PNCryptVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API; the header's error codes and
         // `pncrypt_error` come from the header itself (CPNCryptHeader).
-        .target(name: "CPNCrypt", dependencies: ["PNCrypt", "PNCryptFiles", "CPNCryptHeader"]),
+        .target(name: "CPNCrypt", dependencies: ["PNCryptPlatform", "PNCrypt", "PNCryptFiles", "CPNCryptHeader"]),
         // include/pncrypt.h as a Clang module (declarations only): its constants and types for the C library, and
         // the C entry points for Swift callers (the bench).
         .systemLibrary(name: "CPNCryptHeader", path: "Sources/CPNCryptHeader"),
         .executableTarget(
             name: "pncrypt-bench",
             dependencies: [
-                "PNCrypt", "PNCryptFiles", "CPNCrypt", "CPNCryptHeader",
+                "PNCryptPlatform", "PNCrypt", "PNCryptFiles", "CPNCrypt", "CPNCryptHeader",
                 .target(name: "CLibCrypto", condition: openSSL), "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ] + swiftCryptoDependencies
+            ] + swiftCryptoDependencies,
+            swiftSettings: [backendChoice]
         ),
         // The tests (docs/testing.md): one target per layer, each depending only on its layer, the ones below it and
         // the test support (LayerTests checks it), then the shells' tests, by kind.
@@ -175,7 +189,9 @@ let package = Package(
             dependencies: [
                 "PNCrypt", "PNCryptBase", "PNCryptCore", "PNCryptJSON", "PNCryptVectors", "PNCryptTestSupport",
                 "PNCryptCLITestSupport",
-            ]
+            ],
+            // LayerTests checks the build runs on the backend the choice names.
+            swiftSettings: [backendChoice]
         ),
         // The whole, end to end through the library and the CLI: the vector files and contract scenarios, SDK
         // styles, decryption trust, message statuses, growing inputs, the docs' snippets, a new user's first contact.

@@ -3,11 +3,7 @@
 // buffers from CBuffer. No Swift error and no nil pointer the caller can pass escapes as a crash.
 import PNCrypt
 import PNCryptFiles
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// What a `pncrypt_module *` points to (retained by `pncrypt_module_new`, released by `pncrypt_module_free`).
 /// Its one mutable part, the key ring, is behind a lock: `pncrypt_module_add_key` replaces it, every other call reads

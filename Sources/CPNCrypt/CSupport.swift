@@ -5,11 +5,7 @@
 import CPNCryptHeader
 import PNCrypt
 import PNCryptFiles
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// A failure of the C layer itself, or a PNCrypt error, as the C interface reports it.
 struct CFailure: Error {
@@ -274,7 +270,7 @@ extension CryptoModule {
         throws(PNCryptError) -> Int {
         let scheme = self.scheme
         return try withScratch(Cryptor.sealedLength(input.count, scheme: scheme)) { (sealed) throws(PNCryptError) in
-            let n = try key.seal(input, scheme: scheme, iv: nil, into: sealed.baseAddress!)
+            let n = try ReadingCipher.seal(input, with: key, scheme: scheme, iv: nil, into: sealed.baseAddress!)
             Base64.encode(UnsafeRawBufferPointer(rebasing: sealed[0..<n]), into: output)
             return Base64.encodedCount(n)
         }

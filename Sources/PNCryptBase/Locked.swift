@@ -5,13 +5,7 @@
 // Ownership: `Locked` owns its heap-allocated `pthread_mutex_t` and destroys it in its `deinit`; each `Condition`
 // owns its `pthread_cond_t` the same way. A `WorkerThread` is joined by whoever started it.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// A value guarded by a `pthread_mutex_t` (heap-allocated, so it never moves), with condition variables to wait
 /// on for the value to change.

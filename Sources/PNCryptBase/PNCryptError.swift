@@ -144,3 +144,11 @@ public struct PNCryptError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let fileNotFound = Code(.fileNotFound)
     }
 }
+
+extension PNCryptError {
+    /// The one error every key-dependent decryption failure gives (bad padding; plaintext that is not UTF-8, or
+    /// not a message, where that was required), with one message: which check failed is never told, so it cannot
+    /// serve as a padding oracle. The decision procedure throws it; users meet it as `CryptoModule.decryptionFailed`.
+    package static let decryptionFailed = PNCryptError(
+        .wrongKeyOrCorrupt, "cannot decrypt: wrong key, wrong scheme, or corrupt data")
+}

@@ -2,13 +2,7 @@
 // PNCrypt, which the files layer, the core's streams, the vector checker and the CLI call instead of their own.
 //
 // Ownership: the caller owns every descriptor and buffer; nothing here opens, closes, allocates or keeps one.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// A failed system call's `errno`, with the reason `strerror` gives for it (`description`), taken when the call
 /// failed: each layer words the failure in its own error type ("cannot read 'x': No such file or directory").
@@ -76,24 +70,12 @@ package enum SystemIO {
     /// `read(2)` (the name `read` is this type's).
     @usableFromInline
     static func systemRead(_ fd: Int32, _ base: UnsafeMutableRawPointer, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.read(fd, base, count)
-        #elseif canImport(Musl)
-        Musl.read(fd, base, count)
-        #else
-        Darwin.read(fd, base, count)
-        #endif
+        PNCryptPlatform.read(fd, base, count)
     }
 
     /// `write(2)`.
     @usableFromInline
     static func systemWrite(_ fd: Int32, _ base: UnsafeRawPointer, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.write(fd, base, count)
-        #elseif canImport(Musl)
-        Musl.write(fd, base, count)
-        #else
-        Darwin.write(fd, base, count)
-        #endif
+        PNCryptPlatform.write(fd, base, count)
     }
 }

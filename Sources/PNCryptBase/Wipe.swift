@@ -3,13 +3,7 @@
 // compression, messages, the C library) calls the same function without depending on a cryptography library.
 //
 // Ownership: writes to memory the caller owns and keeps owning; never frees it.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// The test hook of `wipe`.
 @usableFromInline

@@ -1,4 +1,3 @@
-import PNCryptJSON
 import PNCryptCore
 
 /// The framing of deflate-compressed data to expect when decompressing (docs/formats.md section 5).

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 import PNCryptCore
 
 /// The compressor as a stream stage, so compression chains with encryption:

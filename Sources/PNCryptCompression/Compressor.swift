@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 import PNCryptCore
 
 /// Compresses into one gzip member (RFC 1952, docs/formats.md section 5): a stream of chunks in constant memory, or

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 import PNCryptCore
 
 /// The most bytes a decompression may produce (the decompression-bomb guard), or no limit at all.

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 import PNCryptCore
 
 /// Decompresses gzip, zlib or raw deflate data (`CompressionFormat`, docs/formats.md section 5): a stream of chunks

@@ -13,19 +13,12 @@
 // - Input pointers are borrowed from the caller for the duration of one call and never stored.
 
 import PNCryptBase
-import PNCryptJSON
 import PNCryptCore
 
 
 internal import CZlib
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 // MARK: - Lifecycle tracking
 

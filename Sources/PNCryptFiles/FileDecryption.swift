@@ -4,7 +4,6 @@
 // beyond the head and tail arrays (ciphertext); the stream's buffer is `FileIO.pump`'s.
 
 import PNCryptCore
-import PNCryptJSON
 import PNCryptBase
 
 /// Decrypting a file: choosing its one (key, scheme) reading, then streaming it.

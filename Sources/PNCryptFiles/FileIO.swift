@@ -4,13 +4,8 @@
 
 import PNCryptBase
 import PNCryptCore
-import PNCryptJSON
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 package enum FileIO {
     /// Reads `fd` to its end in chunks of `chunkSize`, handing each chunk to `body`. The end of a regular file is

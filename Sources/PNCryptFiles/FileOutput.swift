@@ -4,11 +4,7 @@
 
 import PNCryptCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// Output to a path that appears only on `commit()`, for every shell.
 ///

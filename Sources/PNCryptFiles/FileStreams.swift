@@ -2,7 +2,6 @@
 // files layer feeds them from descriptors (through `FileIO`). The caller owns every descriptor.
 
 import PNCryptCore
-import PNCryptJSON
 import PNCryptBase
 
 extension StreamPipeline {

@@ -5,17 +5,13 @@
 import PNCryptBase
 import PNCryptCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// Opening, copying and reading input files.
 package enum InputFiles {
     /// Opens an input file for reading; the caller closes the descriptor.
     package static func open(_ path: String) throws(FileError) -> Int32 {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PNCryptPlatform.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let reason = OutputPaths.reason()
             if errno == ENOENT { throw FileError(.missing, "input file '\(path)' does not exist") }

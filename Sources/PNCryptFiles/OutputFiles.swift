@@ -14,11 +14,7 @@
 import PNCryptBase
 import PNCryptCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// What an output path leads to.
 enum OutputTarget {
@@ -68,8 +64,8 @@ struct OutputLocation {
     let existing: stat?
 
     func close() {
-        if existingFD >= 0 { _ = Glibc.close(existingFD) }
-        _ = Glibc.close(directory)
+        if existingFD >= 0 { _ = PNCryptPlatform.close(existingFD) }
+        _ = PNCryptPlatform.close(directory)
     }
 }
 
@@ -110,7 +106,7 @@ enum OutputPaths {
         }
         guard !path.isEmpty else { throw fail("the path is empty") }
         if path.hasSuffix("/") { throw fail("it names a directory") }
-        var directory = Glibc.open(path.hasPrefix("/") ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
+        var directory = PNCryptPlatform.open(path.hasPrefix("/") ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { throw fail(reason()) }
         var directoryPath = path.hasPrefix("/") ? "/" : ""
         var pending = Array(path.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed())
@@ -171,7 +167,7 @@ enum OutputPaths {
                 if destination.hasPrefix("/") {
                     let rest = ([destination] + pending.reversed()).joined(separator: "/")
                     if let number = descriptorNumber(rest) { return .descriptor(number) }
-                    let root = Glibc.open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+                    let root = PNCryptPlatform.open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
                     guard root >= 0 else { throw fail(reason()) }
                     enter(root, "/")
                 }
@@ -290,14 +286,18 @@ final class AtomicOutputFile {
         }
         for attempt in 0..<100 {
             let candidate = attempt == 0 ? linkName : prefix + Self.randomSuffix() + ".tmp"
-            let named = openat(location.directory, candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                               0o600)
-            if named >= 0 {
+            // EINTR is retried by SystemIO (the one EINTR loop); a name taken (EEXIST) tries another.
+            do throws(SystemError) {
+                let named = try SystemIO.retrying {
+                    openat(location.directory, candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                }
                 (fd, temporaryName) = (named, candidate)
                 return
+            } catch where error.code == EEXIST {
+                continue
+            } catch {
+                throw fail(error.description)
             }
-            if errno == EEXIST || errno == EINTR { continue }
-            throw fail(OutputPaths.reason())
         }
         throw fail("no free temporary name")
     }
@@ -507,7 +507,7 @@ enum ExtendedAttributes {
         }
         // Reading attributes needs a readable descriptor: the O_PATH one is reopened through /proc, or for a file
         // the caller cannot read, read by its /proc path.
-        let reopened = Glibc.open("/proc/self/fd/\(sourceFD)", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        let reopened = PNCryptPlatform.open("/proc/self/fd/\(sourceFD)", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         defer {
             if reopened >= 0 { close(reopened) }
         }

@@ -6,11 +6,7 @@
 import PNCryptCore
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// Installing and restoring signal handlers.
 package enum Signals {

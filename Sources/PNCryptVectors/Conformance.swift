@@ -3,11 +3,7 @@
 // peer's; bytes are compared where the IV is fixed; publish bodies are compared with the style the peer claims;
 // what must fail must fail. Only the public API of the library is used for pncrypt's side.
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// One check of a conformance run.
 public struct ConformanceCheck: Hashable, Sendable {

@@ -3,11 +3,7 @@
 // die, hang, write garbage or write without end, and none of that may hang the harness. Every wait is a poll() with
 // a deadline; a peer past it is killed with its whole process group. POSIX only (no Foundation).
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// One running peer process.
 public final class PeerProcess {

@@ -1,11 +1,7 @@
 // The file system calls of the vector checker (POSIX, so this target needs no Foundation either). Every descriptor
 // and directory stream opened here is closed before the function returns.
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 enum VectorFiles {
     /// The whole content of the file at `path`, or nil when it cannot be opened or read.

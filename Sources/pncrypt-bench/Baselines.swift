@@ -2,7 +2,7 @@
 // `AES._CBC` where swift-crypto is the backend: Apple platforms, the `SwiftCrypto` trait) and zlib called directly,
 // with nothing of PNCrypt in between. Every C call of the executable lives in this file. Each function owns what it
 // allocates and frees it before returning.
-#if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+#if !PNCRYPT_OPENSSL
 #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
 // Where Package.swift links swift-crypto by platform (through PNCryptAppleCrypto, which re-exports it).
 internal import PNCryptAppleCrypto
@@ -20,7 +20,7 @@ internal import CLibCrypto
 internal import CZlib
 
 enum Baselines {
-#if !(SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+#if PNCRYPT_OPENSSL
     /// The message loops' baseline, as the results name it.
     static let messageLabel = "EVP loop, reused context"
     /// The message loops' baseline with Base64, as the results name it.
@@ -181,7 +181,7 @@ enum Baselines {
         }
     }
 
-#if !(SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+#if PNCRYPT_OPENSSL
     /// A bare EVP loop over a large buffer in 1 MiB pieces (no padding work but the last block).
     static func evpBulk(_ input: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool) -> Int {
         guard let ctx = EVP_CIPHER_CTX_new() else { return 0 }
@@ -265,7 +265,7 @@ enum Baselines {
     }
 }
 
-#if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+#if !PNCRYPT_OPENSSL
 extension Baselines {
     /// The message loops' baseline, as the results name it.
     static let messageLabel = "AES._CBC loop, one SymmetricKey"

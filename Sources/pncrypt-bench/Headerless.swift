@@ -6,8 +6,11 @@ extension Suite {
     /// Texts as people write them in several scripts (the shape of the tests' and the Python suite's).
     static let headerlessWords: [[String]] = [
         "hello world the message is here and we will meet at noon today", "Grüße aus München schöne Tage für euch",
-        "Привет мир это тестовое сообщение как дела", "こんにちは 世界 今日 は いい 天気 です ね",
-        "今天 天气 很好 我们 去 公园 玩 吧", "안녕하세요 세계 오늘은 좋은 날 입니다", "مرحبا بالعالم كيف حالك اليوم",
+        "Привет мир это тестовое сообщение как дела",
+        "こんにちは 世界 今日 は いい 天気 です ね",
+        "今天 天气 很好 我们 去 公园 玩 吧",
+        "안녕하세요 세계 오늘은 좋은 날 입니다",
+        "مرحبا بالعالم كيف حالك اليوم",
         "Γειά σου Κόσμε τι κάνεις σήμερα", "🎉 party time 🚀 launch at 10:00 ✅ done 👍",
         "Order #4521 shipped to user@example.com total $108.25 (tax incl.)",
     ].map { $0.split(separator: " ").map(String.init) }

@@ -1,7 +1,5 @@
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 extension Suite {
     /// Line mode (`MessageStream`, acrh, the ~100-byte message of the message figures on every line), in messages per

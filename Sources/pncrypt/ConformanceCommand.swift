@@ -1,9 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptVectors
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 /// `pncrypt conformance --peer CMD`: every vector run against another SDK's adapter, both ways. The harness is
 /// `ConformanceRunner` (PNCryptVectors); this command only reads the options and writes the report.

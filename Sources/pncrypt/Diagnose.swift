@@ -1,9 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptFiles
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 struct Diagnose: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,6 @@
 import ArgumentParser
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 extension EnvelopeFormat: ExpressibleByArgument {}
 

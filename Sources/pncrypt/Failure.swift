@@ -1,8 +1,6 @@
 import ArgumentParser
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 /// The exit statuses of pncrypt, from sysexits.h; README and docs/cli.md ("Exit status") and `pncrypt --help` list
 /// them.

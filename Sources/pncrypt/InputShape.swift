@@ -1,9 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptFiles
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 // Binary files given as text (issue 47, item 2): a file the SDKs' `encrypt_file` wrote (`PNED...` or raw
 // ciphertext) given to `decrypt`, `inspect` or `diagnose` without `--binary` is recognized by its first bytes and read

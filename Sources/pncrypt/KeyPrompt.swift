@@ -1,8 +1,6 @@
 import PNCrypt
 import PNCryptFiles
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 /// Asks for the cipher key on the terminal (`/dev/tty`, as `openssl enc` and `age -p` do), without echo: the key
 /// never appears on the screen, in the shell history or in the process list. When encrypting it asks twice, so a

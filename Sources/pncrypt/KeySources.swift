@@ -1,7 +1,5 @@
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 // Keys are exact: every key source hands over the bytes it was given, and `CipherKey(bytes:)` refuses those that
 // are not valid UTF-8. Swift's `CommandLine.arguments` and `ProcessInfo.environment` decode lossily (a byte that is

@@ -1,9 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptFiles
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 /// `--lines` and `--jobs`: line mode (NDJSON in, NDJSON out) for the message commands.
 struct LineOptions: ParsableArguments {

@@ -1,7 +1,5 @@
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 // Notes on standard error for a command line that probably does not mean what it says (the run still does what it
 // says: a note never changes the output or the exit status).

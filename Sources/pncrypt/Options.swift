@@ -1,9 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptFiles
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 // The option groups every command shares, so that one flag name has one meaning everywhere.
 

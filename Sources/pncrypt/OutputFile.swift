@@ -1,8 +1,6 @@
 import PNCrypt
 import PNCryptFiles
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 /// Output that appears only when the command succeeds: standard output, or `-o PATH` through the files layer's
 /// `FileOutput` (shared with the C library), which holds every promise about output files: a file appears only on

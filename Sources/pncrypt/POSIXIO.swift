@@ -1,8 +1,6 @@
 import PNCrypt
 import PNCryptFiles
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 /// Every raw POSIX read and write of the CLI (the files layer has its own in `FileIO`). Callers own the descriptors:
 /// nothing here closes one it did not open. Failures throw a `CLIFailure` naming `what` was being read or written.

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 // The few text operations the CLI took from Foundation, in plain Swift and libc: the command links no Foundation
 // (no ICU; docs/performance.md, "Binary size"), and each keeps the output Foundation's call gave.

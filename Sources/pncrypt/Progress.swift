@@ -1,7 +1,5 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 /// `--quiet`: no progress line.
 struct ProgressOptions: ParsableArguments {

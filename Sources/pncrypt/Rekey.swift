@@ -1,8 +1,6 @@
 import ArgumentParser
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 /// The new key of `rekey`: `--to-key`, `--to-key-file`, or `PNCRYPT_TO_KEY`.
 struct ToKeyOptions: ParsableArguments {

@@ -1,8 +1,6 @@
 import ArgumentParser
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 /// `--raw-control` of the commands that write data they did not make to a terminal (`decrypt`, `message decrypt`,
 /// `history decrypt`, `gunzip`, `gzip -d`).

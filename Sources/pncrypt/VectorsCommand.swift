@@ -1,9 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptVectors
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 struct VectorsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -12,6 +12,7 @@ import PNCryptBase
     /// Each target's rank: a target may depend on (and import) only targets of a lower rank. A new target must be
     /// added here, with its place in ARCHITECTURE.md's picture.
     static let ranks: [String: Int] = [
+        "PNCryptPlatform": -1,
         "PNCryptBase": 0, "PNCryptAppleCrypto": 0,
         "PNCryptJSON": 1,
         "PNCryptCore": 2, "PNCryptTestSupport": 2,
@@ -123,8 +124,15 @@ import PNCryptBase
         }
         // The picture of ARCHITECTURE.md, spelled out: the chain of the library.
         let byName = Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
-        #expect(byName["PNCryptBase"]?.dependencies == [])
+        #expect(byName["PNCryptPlatform"]?.dependencies == [])
+        #expect(byName["PNCryptBase"]?.dependencies == ["PNCryptPlatform"])
         #expect(byName["PNCryptJSON"]?.dependencies == ["PNCryptBase"])
+        // The core asks whether a plaintext is a message through a check the messages layer passes in (`JSONCheck`):
+        // no JSON under the messages layer.
+        for name in ["PNCryptCore", "PNCryptCompression", "PNCryptFiles"] {
+            #expect(byName[name].map { !Self.closure(of: $0.name, in: byName).contains("PNCryptJSON") } == true,
+                    "\(name) reaches PNCryptJSON")
+        }
         #expect(byName["PNCryptCore"]?.dependencies.contains("CLibCrypto") == true)
         #expect(byName["PNCryptCompression"]?.dependencies.contains("CZlib") == true)
         #expect(byName["CPNCrypt"].map { !$0.dependencies.contains("CLibCrypto") && !$0.dependencies.contains("CZlib") }
@@ -150,7 +158,10 @@ import PNCryptBase
         let tests = Set(targets.filter { $0.type == "test" }.map(\.name))
         #expect(tests == Set(Self.layerTests.keys).union(Self.shellTests), "test targets: \(tests.sorted())")
         for (test, layer) in Self.layerTests {
+            // The test support's own layers (the bottom ones, checked below) too: the JSON layer is no longer
+            // under the core, but the core's tests may parse JSON.
             let allowed = Self.closure(of: layer, in: byName).union([layer]).union(Self.testHelpers)
+                .union(Self.closure(of: "PNCryptTestSupport", in: byName))
                 .union(Self.descriptorTests.contains(test) ? ["PNCryptFiles"] : [])
             let reached = Self.closure(of: test, in: byName)
             #expect(byName[test]?.dependencies.contains(layer) == true, "\(test) does not depend on \(layer)")
@@ -250,34 +261,87 @@ import PNCryptBase
         }
     }
 
-    /// The `#if` that picks the backend in Swift code, the same in every file that has one, and the backend this
-    /// build runs on.
-    static let swiftCryptoCondition = "SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)"
+    /// The one name Swift code asks to pick the backend: Package.swift defines it where the core links OpenSSL.
+    static let backendDefine = "PNCRYPT_OPENSSL"
 
-    /// Every file that chooses between the backends does it with the one condition, which agrees with Package.swift
-    /// (the trait, and the Apple platforms: Mac Catalyst is `os(iOS)`), and the build runs on the backend the
-    /// condition names.
-    @Test func everyBackendChoiceUsesTheOneCondition() throws {
-        var choosers: [String] = []
+    /// The backend is chosen once: Package.swift has one `.define` of `PNCRYPT_OPENSSL`, with exactly the condition
+    /// under which the core links OpenSSL (the platforms and the trait of `CLibCrypto`), given to every target that
+    /// chooses; every `#if` that chooses asks that name and nothing else (no spelled platform list, no trait), and
+    /// the build runs on the backend it names.
+    @Test func theBackendIsChosenByOneDefine() throws {
+        let manifest = try String(contentsOf: Package.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(manifest.ranges(of: ".define(").count == 1, "Package.swift defines more than the backend choice")
+        #expect(manifest.ranges(of: ".define(\"\(Self.backendDefine)\"").count == 1)
+        let json = try Self.dumpPackage()
+        let entries = try #require(json["targets"] as? [[String: Any]])
+        let core = try #require(try Self.targets(in: json).first { $0.name == "PNCryptCore" })
+        let openSSL = try #require(core.conditions.first { $0.name == "CLibCrypto" })
+        var choosers: Set<String> = []
+        for entry in entries {
+            let settings = entry["settings"] as? [[String: Any]] ?? []
+            for setting in settings {
+                guard let kind = setting["kind"] as? [String: Any], let define = kind["define"] as? [String: Any],
+                      define["_0"] as? String == Self.backendDefine else { continue }
+                let condition = setting["condition"] as? [String: Any]
+                #expect(Set(condition?["platformNames"] as? [String] ?? []) == Set(openSSL.platforms))
+                #expect(condition?["traits"] as? [String] == openSSL.traits)
+                choosers.insert(entry["name"] as? String ?? "")
+            }
+        }
+        var asking: Set<String> = []
         for (name, files) in try Self.sources() {
             for file in files {
                 let text = try String(contentsOf: file, encoding: .utf8)
-                for line in text.split(separator: "\n") where line.hasPrefix("#if") && line.contains("SwiftCrypto") {
-                    let condition = line.drop { $0 != " " }.trimmingPrefix(" ")
-                    #expect(condition == Self.swiftCryptoCondition || condition == "!(\(Self.swiftCryptoCondition))",
+                for line in text.split(separator: "\n") where line.trimmingPrefix(" ").hasPrefix("#if") {
+                    let condition = line.trimmingPrefix(" ").drop { $0 != " " }.trimmingPrefix(" ")
+                    #expect(!condition.contains("SwiftCrypto"), "\(name)/\(file.lastPathComponent): \(line)")
+                    guard condition.contains(Self.backendDefine) else { continue }
+                    #expect(condition == Self.backendDefine || condition == "!\(Self.backendDefine)",
                             "\(name)/\(file.lastPathComponent): \(line)")
-                    choosers.append("\(name)/\(file.lastPathComponent)")
+                    asking.insert(name)
+                    #expect(choosers.contains(name), "\(name) asks \(Self.backendDefine), which it is not given")
                 }
             }
         }
-        #expect(Set(choosers).isSuperset(of: ["PNCryptCore/CipherBackend.swift", "PNCryptCore/OpenSSL.swift",
-                                              "PNCryptCore/SwiftCrypto.swift"]), "\(choosers)")
-        #if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-        #expect(Backend.self == SwiftCryptoBackend.self)
-        #else
+        #expect(asking.isSuperset(of: ["PNCryptCore", "pncrypt-bench"]), "\(asking)")
+        #if PNCRYPT_OPENSSL
         #expect(Backend.self == OpenSSL.self)
+        #else
+        #expect(Backend.self == SwiftCryptoBackend.self)
         #endif
     }
+
+    /// One platform seam: `PNCryptPlatform/Platform.swift` is the only Swift file of Sources that imports a C
+    /// library module (Glibc, Musl, Darwin, or one Package.swift does not build for); every other imports
+    /// `PNCryptPlatform`, and no target re-exports it (`import PNCrypt` brings no C library).
+    @Test func oneFileImportsTheCLibrary() throws {
+        let libraries: Set<String> = ["Glibc", "Musl", "Darwin", "Bionic", "ucrt", "WASILibc", "CRT", "WinSDK"]
+        var importers: [String] = []
+        for (name, files) in try Self.sources() {
+            for file in files {
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init)
+                for line in lines {
+                    let trimmed = line.trimmingCharacters(in: .whitespaces)
+                    if let module = Self.importedModule(trimmed), libraries.contains(module) {
+                        importers.append("\(name)/\(file.lastPathComponent)")
+                    }
+                    if trimmed.hasPrefix("@_exported"), Self.importedModule(trimmed) == "PNCryptPlatform" {
+                        Issue.record("\(name)/\(file.lastPathComponent) re-exports the platform seam")
+                    }
+                    if trimmed.hasPrefix("#if") || trimmed.hasPrefix("#elseif") {
+                        let asks = ["Glibc", "Musl", "Darwin"].contains { trimmed.contains("canImport(\($0))") }
+                        let allowed = name == "PNCryptPlatform" || Self.platformChoices.contains(file.lastPathComponent)
+                        #expect(!asks || allowed, "\(name)/\(file.lastPathComponent): \(trimmed)")
+                    }
+                }
+            }
+        }
+        #expect(Set(importers) == ["PNCryptPlatform/Platform.swift"], "\(importers.sorted())")
+    }
+
+    /// Files that ask the platform for what a C library offers rather than to import it: the wipe primitive
+    /// (`explicit_bzero`, `memset_s` on Darwin) and glibc's `mallopt`, looked up by name in the line engine.
+    static let platformChoices: Set<String> = ["Wipe.swift", "LineEngine.swift"]
 
     /// Swift source files of each target under `folder` (Sources, or Tests), by target name.
     static func sources(in folder: String = "Sources") throws -> [String: [URL]] {

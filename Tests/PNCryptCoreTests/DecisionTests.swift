@@ -143,13 +143,14 @@ import PNCryptBase
                             var out = [UInt8](repeating: 0, count: input.count + 16)
                             let (count, length, padding) = input.withUnsafeBytes { bytes in
                                 out.withUnsafeMutableBytes {
-                                    CryptoModule(key: key).openChecked(reading, of: bytes, into: $0.baseAddress!)
+                                    ReadingCipher.openChecked(reading, of: bytes, with: key, into: $0.baseAddress!)
                                 }
                             }
                             verdicts.append(out.withUnsafeBytes {
                                 Decision.verdict(of: UnsafeRawBufferPointer(rebasing: $0[0..<length]),
                                                  plaintextCount: count, padding: padding, keyIndex: keyIndex,
-                                                 scheme: reading.scheme, content: content, pair: true)
+                                                 scheme: reading.scheme, content: content, pair: true,
+                                                 json: messageCheck(_:readable:))
                             })
                             plaintexts.append(Array(out[0..<count]))
                         }

@@ -54,4 +54,26 @@ import PNCryptBase
         #expect(checked.keyIndex == 1)
         #expect(String(decoding: checked.plaintext, as: UTF8.self).hasPrefix("message number"))
     }
+
+    @Test("the core asks whether a plaintext is a message only through the check its caller passes")
+    func messageCheckIsTheCallers() throws {
+        let ring = try KeyRing(["enigma"])
+        let text = Array(#"{"a":1}"#.utf8)
+        let sealed = try CryptoModule(key: ring.keys[0]).encryptBinary(text, scheme: .legacy)
+        var asked: [[UInt8]] = []
+        let taken = try ring.decrypt(sealed, reading: .only(.legacy), content: .json, json: { plaintext, _ in
+            asked.append(Array(plaintext))
+            return true
+        })
+        #expect(taken.plaintext == text)
+        #expect(asked == [text])
+        // The same message, refused by the check: the one failure, whatever else held.
+        let refused = expectPNError { () throws(PNCryptError) in
+            try ring.decrypt(sealed, reading: .only(.legacy), content: .json, json: { _, _ in false })
+        }
+        #expect(refused == PNCryptError.decryptionFailed)
+        #expect(CryptoModule.decryptionFailed == PNCryptError.decryptionFailed)
+        // Bytes ask nothing.
+        #expect(try ring.decrypt(sealed, reading: .only(.legacy)).plaintext == text)
+    }
 }

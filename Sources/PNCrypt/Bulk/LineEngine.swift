@@ -11,11 +11,7 @@ import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// Whole lines, handled together: the unit of parallel work.
 struct LineBatch: Sendable {

@@ -39,7 +39,7 @@ package struct Diagnosis: Sendable {
         /// SDK's raw string form.
         package var isMessage: Bool { isUTF8 && (json != nil || isPHPRawString) }
 
-        private var isPHPRawString: Bool { plaintext?.withUnsafeBytes { PNCryptCore.isPHPRawString($0) } ?? false }
+        private var isPHPRawString: Bool { plaintext?.withUnsafeBytes { PNCrypt.isPHPRawString($0) } ?? false }
 
         /// This attempt's checks, as the one decision procedure takes them (with the headerless rule's look at the
         /// first block, for a fixed-IV reading).

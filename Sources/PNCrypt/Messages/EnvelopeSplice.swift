@@ -1,12 +1,8 @@
 import PNCryptJSON
 import PNCryptCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
 import PNCryptBase
-#endif
+import PNCryptPlatform
 
 /// The envelope path without a tree: a response's text is checked as JSON in one pass that finds the byte ranges
 /// of its encrypted fields (v2 items or their `message`, v3 `message`, subscribe `d` of messages and file

@@ -25,7 +25,8 @@ enum Legacy33Message {
             defer { wipe(&plaintext) }
             // iOS 3.3 encrypted an empty string leaf as one block of padding.
             let sealed = try withBytes(plaintext) { (bytes) throws(PNCryptError) in
-                try key.sealToBase64(bytes, scheme: scheme, iv: nil, quoted: false, allowEmpty: true)
+                try ReadingCipher.sealToBase64(bytes, with: key, scheme: scheme, iv: nil, quoted: false,
+                                              allowEmpty: true)
             }
             return .string(String(decoding: sealed, as: UTF8.self))
         }

@@ -67,7 +67,7 @@ public struct MessageCrypto: Sendable {
         }
         // Text written from a JSONValue always parses: no need to check it as `encrypt(jsonText:)` does.
         let sealed = try message.withSerialized(style: style) { (text) throws(PNCryptError) in
-            try keys.first.sealToBase64(text, scheme: scheme, iv: iv, quoted: false)
+            try ReadingCipher.sealToBase64(text, with: keys.first, scheme: scheme, iv: iv, quoted: false)
         }
         return .string(String(decoding: sealed, as: UTF8.self))
     }
@@ -81,8 +81,8 @@ public struct MessageCrypto: Sendable {
             if scheme.row.message == .stringLeaves {
                 return try Legacy33Message.encrypt(value, key: keys.first, scheme: scheme)
             }
-            return .string(String(decoding: try keys.first.sealToBase64(text, scheme: scheme, iv: iv, quoted: false),
-                                  as: UTF8.self))
+            let sealed = try ReadingCipher.sealToBase64(text, with: keys.first, scheme: scheme, iv: iv, quoted: false)
+            return .string(String(decoding: sealed, as: UTF8.self))
         }
     }
 
@@ -104,7 +104,7 @@ public struct MessageCrypto: Sendable {
         let scheme = scheme
         return try message.withSerialized(style: style) { (text) throws(PNCryptError) in
             try key.withBorrowed { key throws(PNCryptError) in
-                try key.sealToBase64(text, scheme: scheme, iv: iv, quoted: true)
+                try ReadingCipher.sealToBase64(text, with: key, scheme: scheme, iv: iv, quoted: true)
             }
         }
     }

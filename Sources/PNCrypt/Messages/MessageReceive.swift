@@ -103,7 +103,7 @@ extension MessageCrypto {
             let sealedCount = Cryptor.sealedLength(text.count, scheme: scheme)
             let quotedCount = Base64.encodedCount(sealedCount) + 2
             try withScratch(sealedCount + quotedCount) { (scratch) throws(PNCryptError) in
-                let n = try key.seal(text, scheme: scheme, iv: nil, into: scratch.baseAddress!)
+                let n = try ReadingCipher.seal(text, with: key, scheme: scheme, iv: nil, into: scratch.baseAddress!)
                 let quoted = scratch.baseAddress! + sealedCount
                 quoted.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
                 Base64.encode(UnsafeRawBufferPointer(rebasing: scratch[0..<n]), into: quoted + 1)
@@ -157,7 +157,8 @@ extension MessageCrypto {
                 // The readings are decided as on the full path (`isMessageText` checks JSON without making a
                 // value); the winner's text is then written. Writing it during the check instead reads the usual
                 // single reading once, but ran 5-8 % slower in time here (docs/performance.md).
-                let match = try keys.decrypt(sealed, reading: reading, content: .json, into: plain.baseAddress!)
+                let match = try keys.decrypt(sealed, reading: reading, content: .json, into: plain.baseAddress!,
+                                             json: isMessageText(_:readable:))
                 return JSONWriter.withTranscoded(UnsafeRawBufferPointer(rebasing: plain[0..<match.count]),
                                                  readable: match.count, style: style, body)
             }

@@ -109,7 +109,7 @@ public struct MessageRekey: Sendable {
             defer { wipe(&match.plaintext) }
             if match.keyIndex == newIndex && match.scheme == scheme { return .alreadyNew }
             let sealed = try withBytes(match.plaintext) { (plain) throws(PNCryptError) in
-                try to.sealToBase64(plain, scheme: scheme, iv: nil, quoted: true)
+                try ReadingCipher.sealToBase64(plain, with: to, scheme: scheme, iv: nil, quoted: true)
             }
             return .rekeyed(sealed)
         } catch {

@@ -3,11 +3,7 @@ import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// Encrypts, decrypts or rekeys a stream of messages given as NDJSON (one JSON message per line), on every core,
 /// in bounded memory, writing one output line per input line in input order.

@@ -11,9 +11,8 @@
 // in is borrowed for the duration of one call and never stored.
 
 import PNCryptBase
-import PNCryptJSON
 
-#if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+#if !PNCRYPT_OPENSSL
 /// The cryptography library PNCrypt runs on: swift-crypto.
 package typealias Backend = SwiftCryptoBackend
 #else

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// A cipherKey with its derived AES keys, computed once (docs/formats.md section 1).
 ///

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// Encrypts and decrypts bytes with one cipherKey in the four schemes (docs/formats.md sections 1 and 2).
 ///
@@ -61,7 +60,7 @@ public struct CryptoModule: Sendable {
     public func encrypt(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
         throws(PNCryptError) -> String {
         let text = try withBytes(plaintext) { (input) throws(PNCryptError) in
-            try key.sealToBase64(input, scheme: scheme ?? self.scheme, iv: iv, quoted: false)
+            try ReadingCipher.sealToBase64(input, with: key, scheme: scheme ?? self.scheme, iv: iv, quoted: false)
         }
         return String(decoding: text, as: UTF8.self)
     }
@@ -71,7 +70,7 @@ public struct CryptoModule: Sendable {
     public func encryptBinary(_ plaintext: some Collection<UInt8>, scheme: Scheme? = nil, iv: [UInt8]? = nil)
         throws(PNCryptError) -> [UInt8] {
         try withBytes(plaintext) { (input) throws(PNCryptError) in
-            try key.sealToBytes(input, scheme: scheme ?? self.scheme, iv: iv)
+            try ReadingCipher.sealToBytes(input, with: key, scheme: scheme ?? self.scheme, iv: iv)
         }
     }
 
@@ -108,80 +107,8 @@ public struct CryptoModule: Sendable {
 
     /// The one error every key-dependent failure gives (bad padding, plaintext that is not UTF-8 or not JSON where
     /// text was required): which check failed is not told, so it cannot serve as a padding oracle.
-    /// `Diagnosis`, run with the key, explains in detail.
-    public static let decryptionFailed = PNCryptError(
-        .wrongKeyOrCorrupt, "cannot decrypt: wrong key, wrong scheme, or corrupt data")
-}
-
-// MARK: The encrypt path and one reading's decryption
-//
-// Ownership: every pointer here is borrowed for the duration of one call. Input buffers belong to the caller.
-// Output buffers are the caller's (`into output:` has the documented room) or scratch from `withScratch`, which
-// never escapes the call. Scratch and outputs that may hold plaintext of a failed decryption are wiped before
-// they are released or returned. Cipher contexts come from the key's `ContextPool`, one caller at a time.
-
-// The encrypt path needs the key only: it is the key's, so that a message path borrows the key it holds instead
-// of copying it into a `CryptoModule` (a retain and a release per message).
-extension CipherKey {
-    /// The one encrypt path: writes `scheme`'s output for `input` (the `acrh` header or the random IV, then the
-    /// ciphertext) to `output`, which has room for `Cryptor.sealedLength(input.count, scheme:)` bytes; returns
-    /// the count written. Random IVs come from the context's reserve of CSPRNG output.
-    @inline(__always)
-    package func seal(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv explicitIV: [UInt8]?,
-                      allowEmpty: Bool = false, into output: UnsafeMutableRawPointer) throws(PNCryptError) -> Int {
-        let prefix = Cryptor.prefixLength(scheme)
-        // The fixed IV is read in place below: a copy of it (`checkIV`'s result) is a retain and a release.
-        let givenIV: [UInt8]?
-        if prefix == 0 {
-            try Cryptor.checkFixedIV(explicitIV, scheme: scheme)
-            givenIV = nil
-        } else {
-            givenIV = try Cryptor.checkIV(explicitIV, scheme: scheme)
-        }
-        try Cryptor.checkNotEmpty(input.count, scheme: scheme, allowEmpty: allowEmpty)
-        let sealedCount = Cryptor.sealedLength(input.count, scheme: scheme)
-        let sealed = UnsafeMutableRawBufferPointer(start: output, count: sealedCount)
-        if scheme.hasHeader { CryptorHeader.writeACRHStart(to: output) }
-        let n = try withContext(scheme, encrypting: true) { (context) throws(PNCryptError) -> Int? in
-            guard prefix > 0 else {
-                // The fixed IV: nothing before the ciphertext.
-                return Cryptor.fixedIV.withUnsafeBytes {
-                    context.run(iv: $0, input: input, output: sealed, prefix: 0)
-                }
-            }
-            // The IV ends the prefix (the header's metadata, or the whole prefix of legacy-random-iv).
-            let ivStart = output + prefix - Cryptor.blockSize
-            if let givenIV {
-                givenIV.withUnsafeBytes { ivStart.copyMemory(from: $0.baseAddress!, byteCount: Cryptor.blockSize) }
-            } else if !context.randomIV(into: ivStart) {
-                throw PNCryptError(.encryptionFailed, "the random number generator failed")
-            }
-            let iv = UnsafeRawBufferPointer(start: ivStart, count: Cryptor.blockSize)
-            return context.run(iv: iv, input: input, output: sealed, prefix: prefix)
-        }
-        guard let n, n == sealedCount else {
-            throw PNCryptError(.encryptionFailed, "the AES cipher failed to encrypt")
-        }
-        return n
-    }
-
-    /// `seal`, returned as the Base64 of the output; with `quoted`, as a JSON string literal. The output goes to
-    /// scratch memory (the stack for a message) and is encoded straight into the one array returned.
-    package func sealToBase64(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv: [UInt8]?, quoted: Bool,
-                      allowEmpty: Bool = false) throws(PNCryptError) -> [UInt8] {
-        try withScratch(Cryptor.sealedLength(input.count, scheme: scheme)) { (sealed) throws(PNCryptError) in
-            let n = try seal(input, scheme: scheme, iv: iv, allowEmpty: allowEmpty, into: sealed.baseAddress!)
-            return Base64.encode(UnsafeRawBufferPointer(rebasing: sealed[0..<n]), quoted: quoted)
-        }
-    }
-
-    /// `seal`, returned as an array.
-    func sealToBytes(_ input: UnsafeRawBufferPointer, scheme: Scheme, iv: [UInt8]?)
-        throws(PNCryptError) -> [UInt8] {
-        try makeBytes(capacity: Cryptor.sealedLength(input.count, scheme: scheme)) { (output) throws(PNCryptError) in
-            try seal(input, scheme: scheme, iv: iv, into: output)
-        }
-    }
+    /// `Diagnosis`, run with the key, explains in detail. (The error type's own constant, named here too.)
+    public static let decryptionFailed = PNCryptError.decryptionFailed
 }
 
 extension CryptoModule {
@@ -200,8 +127,9 @@ extension CryptoModule {
                          into output: UnsafeMutableRawPointer)
         throws(PNCryptError) -> Int {
         let readings = try readings(of: input, reading: policy)
+        // Bytes: no reading is asked whether it is a message (the check is never called).
         return try Decision.open(input, keys: [key], first: key, readings: readings, content: .bytes,
-                                 into: output).count
+                                 into: output, json: Decision.noMessageCheck).count
     }
 
     /// The readings `decrypt` tries under `policy`: with `.only`, that format alone; otherwise the `PNED` header's
@@ -217,34 +145,5 @@ extension CryptoModule {
     /// headerless, else nil (both legacy readings, the headerless rule).
     func headerlessReading(_ policy: ReadPolicy) -> Scheme? {
         policy.legacyScheme ?? (scheme.hasHeader ? nil : scheme)
-    }
-
-    /// `open`, also returning the length of the whole decrypted body (padding included), over which the checks
-    /// of `Decision.verdict` run whatever the padding gave.
-    package func openChecked(_ reading: Cryptor.Reading, of input: UnsafeRawBufferPointer,
-                     into output: UnsafeMutableRawPointer) -> (count: Int, length: Int, valid: Bool) {
-        let opened = open(reading, of: input, into: output)
-        return (opened.count, reading.body.count, opened.valid)
-    }
-
-    /// Decrypts one reading of `input` with this key into `output` (room for the body's length + 16) and removes
-    /// the padding in constant time. The output holds the whole body when the padding is not valid (to be wiped).
-    func open(_ reading: Cryptor.Reading, of input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer)
-        -> (count: Int, valid: Bool) {
-        let body = UnsafeRawBufferPointer(rebasing: input[reading.body])
-        let out = UnsafeMutableRawBufferPointer(start: output, count: body.count + Cryptor.blockSize)
-        let n = if let iv = reading.iv {
-            key.withContext(reading.scheme, encrypting: false) {
-                $0.run(iv: UnsafeRawBufferPointer(rebasing: input[iv]), input: body, output: out, prefix: 0)
-            }
-        } else {
-            Cryptor.fixedIV.withUnsafeBytes { fixed in
-                key.withContext(reading.scheme, encrypting: false) {
-                    $0.run(iv: fixed, input: body, output: out, prefix: 0)
-                }
-            }
-        }
-        guard let n else { return (body.count, false) }
-        return PKCS7.unpad(UnsafeRawBufferPointer(start: output, count: n))
     }
 }

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// The layout of each scheme's ciphertext (docs/formats.md sections 1 to 3): where its IV is, what comes before the
 /// ciphertext, and which lengths can be ciphertext at all. This file owns those facts for the one-shot calls,

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// The CryptoModule header that starts every `acrh` message and file (docs/formats.md section 2).
 ///

@@ -6,7 +6,6 @@
 // nothing; everything else here works on values.
 
 import PNCryptBase
-import PNCryptJSON
 
 
 /// Decides which reading of a ciphertext qualifies, with the same rules wherever the readings come from.
@@ -22,8 +21,8 @@ import PNCryptJSON
 /// | `.json` (messages) | its padding is valid and its plaintext is valid UTF-8 and one JSON text |
 ///
 /// The rules are the same whether one reading was possible or several. None qualifying is the one public
-/// failure, `CryptoModule.decryptionFailed`; several is `ambiguous`, naming them (callers that reflect a status
-/// to a sender turn that into the public failure too).
+/// failure, `PNCryptError.decryptionFailed` (public as `CryptoModule.decryptionFailed`); several is `ambiguous`,
+/// naming them (callers that reflect a status to a sender turn that into the public failure too).
 ///
 /// Callers compute every check of every reading whatever the others gave (`verdict(of:...)` does so), so the time
 /// taken does not tell which check failed. One-shot decryption (`KeyRing`, `CryptoModule`, `MessageCrypto`,
@@ -77,7 +76,7 @@ package enum Decision {
     ///   - verdicts: one per reading tried, each with every check run.
     ///   - content: what a plaintext must be.
     ///   - namingKeys: name the key of each reading in an `ambiguous` error (there were several keys).
-    /// - Throws: `CryptoModule.decryptionFailed` when none qualifies; `ambiguous`, naming the readings and what
+    /// - Throws: `PNCryptError.decryptionFailed` when none qualifies; `ambiguous`, naming the readings and what
     ///   to do, when more than one does.
     package static func decide(_ verdicts: some Collection<Verdict>, content: KeyRing.Content, namingKeys: Bool)
         throws(PNCryptError) -> Int {
@@ -88,7 +87,7 @@ package enum Decision {
             count += 1
         }
         if count == 1 { return winner }
-        guard count > 1 else { throw CryptoModule.decryptionFailed }
+        guard count > 1 else { throw PNCryptError.decryptionFailed }
         if verdicts.count == 2 {
             let first = verdicts[verdicts.startIndex]
             let second = verdicts[verdicts.index(after: verdicts.startIndex)]
@@ -191,7 +190,7 @@ package enum Decision {
     ///   resolve, for this content: the message says why and what to do.
     package static func failure(_ winners: [Verdict], namingKeys: Bool, headerlessPair: KeyRing.Content? = nil)
         -> PNCryptError {
-        guard winners.count > 1 else { return CryptoModule.decryptionFailed }
+        guard winners.count > 1 else { return PNCryptError.decryptionFailed }
         if headerlessPair != nil {
             return PNCryptError(.ambiguous, headerlessPairAmbiguity + "its first block, read with the fixed IV, is"
                                 + " neither clearly text nor a decrypted IV: name the scheme")
@@ -214,11 +213,12 @@ package enum Decision {
     /// UTF-8 is checked over all of `decrypted`, every byte (`isValidUTF8InFull`): valid padding is ASCII (1 to
     /// 16), so this gives the same answer as checking the plaintext alone, in the same time whether the padding was
     /// valid or not and wherever the first invalid byte is.
-    ///   - json: the JSON check (`isMessageText`; the message path parses once here and keeps the value), given
-    ///     the plaintext and the body's length (what may be loaded from its start).
+    ///   - json: the message check (`JSONCheck`, the messages layer's `isMessageText`; the message path parses
+    ///     once here and keeps the value), given the plaintext and the body's length (what may be loaded from its
+    ///     start).
     package static func verdict(of decrypted: UnsafeRawBufferPointer, plaintextCount: Int, padding: Bool, keyIndex: Int,
                         scheme: Scheme, content: KeyRing.Content, pair: Bool = false,
-                        json jsonCheck: JSONCheck = isMessageText(_:readable:)) -> Verdict {
+                        json jsonCheck: JSONCheck) -> Verdict {
         var utf8 = false
         var json = false
         if content != .bytes {
@@ -327,17 +327,17 @@ extension Decision {
     /// `input.count + 16` bytes), which is wiped when there is none.
     /// `first` is `keys[0]`, passed on its own so that the one-reading path borrows it instead of retaining it.
     /// - Returns: the plaintext length, the key's index in `keys` and the scheme of the reading.
-    /// - Throws: `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous` when several do.
+    /// - Throws: `PNCryptError.decryptionFailed` when no reading qualifies; `ambiguous` when several do.
     static func open(_ input: UnsafeRawBufferPointer, keys: [CipherKey], first: CipherKey,
                      readings: Cryptor.Readings,
                      content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                     json: JSONCheck = isMessageText(_:readable:)) throws(PNCryptError)
+                     json: JSONCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let capacity = input.count + Cryptor.blockSize
         if readings.count * keys.count == 1 {
             // One reading: straight into `output`, then the same checks and the same decision.
             let reading = readings[0]
-            let (count, length, padding) = CryptoModule(key: first).openChecked(reading, of: input, into: output)
+            let (count, length, padding) = ReadingCipher.openChecked(reading, of: input, with: first, into: output)
             let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: output, count: length),
                                            plaintextCount: count, padding: padding, keyIndex: 0,
                                            scheme: reading.scheme, content: content, json: json)
@@ -376,9 +376,9 @@ extension Decision {
             var copied = false
             var firstQualifying = -1
             for (keyIndex, key) in keys.enumerated() {
-                let module = CryptoModule(key: key)
                 for reading in readings {
-                    let (count, length, padding) = module.openChecked(reading, of: input, into: scratch.baseAddress!)
+                    let (count, length, padding) = ReadingCipher.openChecked(reading, of: input, with: key,
+                                                                             into: scratch.baseAddress!)
                     let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: scratch.baseAddress!,
                                                                               count: length),
                                                    plaintextCount: count, padding: padding, keyIndex: keyIndex,
@@ -396,7 +396,7 @@ extension Decision {
                 let winner = try decide(verdicts, content: content, namingKeys: keys.count > 1)
                 if winner != firstQualifying {
                     let reading = readings[winner % readings.count]
-                    _ = CryptoModule(key: keys[verdicts[winner].keyIndex]).open(reading, of: input, into: output)
+                    _ = ReadingCipher.open(reading, of: input, with: keys[verdicts[winner].keyIndex], into: output)
                 }
                 return (counts[winner], verdicts[winner].keyIndex, verdicts[winner].scheme, winner)
             } catch {
@@ -465,7 +465,7 @@ extension Decision {
                 // The fixed-IV reading: `count` is its plaintext length (all of `length` when the padding is not
                 // valid); the random-IV reading's are both 16 less, whatever the padding gave (`count` is at least
                 // 16: the pair is only made for two blocks or more).
-                let (count, length, padding) = CryptoModule(key: key).openChecked(pair.fixed, of: input, into: base)
+                let (count, length, padding) = ReadingCipher.openChecked(pair.fixed, of: input, with: key, into: base)
                 let whole = UnsafeRawBufferPointer(start: base, count: length)
                 let (fixed, random) = pairVerdicts(whole, count: count, padding: padding, keyIndex: keyIndex,
                                                    fixedFirst: pair.fixedPosition == 0, content: content, json: json)
@@ -499,7 +499,7 @@ extension Decision {
                     wipe(output + count, count: copiedLength - count)
                 } else {
                     let reading = verdict.scheme == pair.fixed.scheme ? pair.fixed : pair.random
-                    _ = CryptoModule(key: keys[verdict.keyIndex]).open(reading, of: input, into: output)
+                    _ = ReadingCipher.open(reading, of: input, with: keys[verdict.keyIndex], into: output)
                 }
                 return (count, verdict.keyIndex, verdict.scheme, winner)
             } catch {

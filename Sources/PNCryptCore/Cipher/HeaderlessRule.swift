@@ -4,7 +4,6 @@
 //
 // Ownership: `classify` reads the caller's bytes for the duration of the call and keeps nothing.
 
-import PNCryptJSON
 
 /// Tells the two legacy readings of headerless data apart by their structure.
 ///

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// What a piece of ciphertext is, told without a key: its header fields, or its legacy block count.
 package struct Inspection: Hashable, Sendable {

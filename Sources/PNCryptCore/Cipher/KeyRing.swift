@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// Several cipher keys, for key rotation: decrypts with whichever one is certainly right.
 ///
@@ -84,15 +83,16 @@ public struct KeyRing: Sendable {
     ///   `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings, when more
     ///   than one does.
     public func decrypt(_ data: some Collection<UInt8>, reading: ReadPolicy = .rule) throws(PNCryptError) -> Match {
-        try decrypt(data, reading: reading, content: .bytes)
+        try decrypt(data, reading: reading, content: .bytes, json: Decision.noMessageCheck)
     }
 
     /// `decrypt(_:reading:)` where a plaintext must also be `content` to qualify (the same rules for one reading or
-    /// several).
+    /// several); `json` says whether a plaintext is a message (the messages layer's `isMessageText`, which its
+    /// `decrypt(_:reading:content:)` passes).
     package func decrypt(_ data: some Collection<UInt8>, reading: ReadPolicy = .rule,
-                         content: Content) throws(PNCryptError) -> Match {
+                         content: Content, json: JSONCheck) throws(PNCryptError) -> Match {
         try withBytes(data) { (input) throws(PNCryptError) -> Match in
-            try decryptToMatch(input, reading: reading, content: content)
+            try decryptToMatch(input, reading: reading, content: content, json: json)
         }
     }
 
@@ -123,11 +123,11 @@ public struct KeyRing: Sendable {
 
 extension KeyRing {
     /// `decrypt(_:reading:content:)` over the caller's bytes, into a new array.
-    func decryptToMatch(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content)
+    func decryptToMatch(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content, json: JSONCheck)
         throws(PNCryptError) -> Match {
         var found: (keyIndex: Int, scheme: Scheme)?
         let plaintext = try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
-            let opened = try decrypt(input, reading: reading, content: content, into: output)
+            let opened = try decrypt(input, reading: reading, content: content, into: output, json: json)
             found = (opened.keyIndex, opened.scheme)
             return opened.count
         }
@@ -138,8 +138,7 @@ extension KeyRing {
     /// the plaintext length instead of an array, and the winner's position among the readings tried (in the order
     /// `json` was called, for a caller that keeps what it parsed).
     package func decrypt(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content,
-                 into output: UnsafeMutableRawPointer,
-                 json: JSONCheck = isMessageText(_:readable:)) throws(PNCryptError)
+                 into output: UnsafeMutableRawPointer, json: JSONCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let readings = try Cryptor.readings(of: input, reading: reading)
         return try Decision.open(input, keys: keys, first: first, readings: readings, content: content, into: output,

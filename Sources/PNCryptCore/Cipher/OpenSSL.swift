@@ -13,17 +13,12 @@
 // Compiled where swift-crypto is not the backend (CipherBackend.swift): never on Apple platforms, nor with the
 // `SwiftCrypto` trait.
 
-#if !(SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+#if PNCRYPT_OPENSSL
 import PNCryptBase
-import PNCryptJSON
 
 internal import CLibCrypto
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// Incremented in the child after every `fork()`: buffered random bytes drawn under an older generation are
 /// thrown away, so a parent and its child never hand out the same IVs (OpenSSL's own DRBG does the same).

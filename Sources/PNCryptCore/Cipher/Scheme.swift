@@ -1,4 +1,3 @@
-import PNCryptJSON
 
 /// A cipherKey encryption scheme (docs/formats.md section 1). The raw values are the names used on the command line,
 /// in the C library (`include/pncrypt.h`) and in vector files.

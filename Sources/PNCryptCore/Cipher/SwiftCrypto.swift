@@ -14,9 +14,8 @@
 //   `AES_KEY` on its stack) of each call (docs/security.md).
 // - Input and output pointers are borrowed from the caller for one call and never stored.
 
-#if SwiftCrypto || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+#if !PNCRYPT_OPENSSL
 import PNCryptBase
-import PNCryptJSON
 
 #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
 // Where Package.swift links swift-crypto by platform (through PNCryptAppleCrypto, which re-exports it).

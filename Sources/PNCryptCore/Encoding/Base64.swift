@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// Base64 as PubNub messages use it: standard alphabet `A-Z a-z 0-9 + /` with `=` padding.
 ///

@@ -4,7 +4,6 @@
 // names; the encoder's scratch comes from `withScratch` and never escapes the call.
 
 import PNCryptBase
-import PNCryptJSON
 
 
 extension Base64 {

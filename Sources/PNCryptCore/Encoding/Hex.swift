@@ -1,4 +1,3 @@
-import PNCryptJSON
 
 /// Lowercase hex encoding and decoding: the package's one hex codec.
 package enum Hex {

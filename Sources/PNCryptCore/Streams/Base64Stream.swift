@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// Base64 encoding as a stream stage: the same text as `Base64.encode(_:)` of the whole stream, in constant
 /// memory (groups of 3 bytes are carried across chunks; the padding is written by `finish`). The loops are in

@@ -5,7 +5,6 @@
 // (Base64 text and ciphertext), so nothing is wiped.
 
 import PNCryptBase
-import PNCryptJSON
 
 
 /// The encoder behind `Base64StreamEncoder`: groups of 3 bytes are carried across chunks.

@@ -4,7 +4,6 @@
 // lend a collection's storage to it (`withBytes`: no copy for an array or a slice of one).
 
 import PNCryptBase
-import PNCryptJSON
 
 extension ByteStreamStage {
     /// Processes `chunk` (an array, a slice, `Data`, ...), writing whatever output is ready to `sink`.

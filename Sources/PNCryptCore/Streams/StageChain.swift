@@ -2,7 +2,6 @@
 // duration of one call, as `ByteSink` says; nothing here keeps one.
 
 import PNCryptBase
-import PNCryptJSON
 
 
 package enum StageChain {

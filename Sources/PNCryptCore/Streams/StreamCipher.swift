@@ -2,7 +2,6 @@
 // the context is the stream's own, its buffers are allocated, wiped and freed here.
 
 import PNCryptBase
-import PNCryptJSON
 
 /// One stream's cipher: a context of its own, an output buffer it owns, and (decrypting) the last block, held back
 /// until `finish` has checked its padding. Both buffers are allocated here, wiped when replaced and before they are
@@ -46,7 +45,7 @@ final class StreamCipher {
 
     /// What a cipher failure is: the one decryption failure, or an encryption failure.
     private var failure: PNCryptError {
-        decrypting ? CryptoModule.decryptionFailed : PNCryptError(.encryptionFailed, "the AES cipher failed")
+        decrypting ? PNCryptError.decryptionFailed : PNCryptError(.encryptionFailed, "the AES cipher failed")
     }
 
     /// Runs `input` through the cipher in pieces of 1 MiB, writing the output to `sink`.
@@ -74,7 +73,7 @@ final class StreamCipher {
         guard decrypting else { return }
         let opened = PKCS7.unpad(UnsafeRawBufferPointer(start: last.baseAddress, count: lastCount))
         defer { wipe(last) }
-        guard opened.valid else { throw CryptoModule.decryptionFailed }
+        guard opened.valid else { throw PNCryptError.decryptionFailed }
         if opened.count > 0 { try sink(UnsafeRawBufferPointer(start: last.baseAddress, count: opened.count)) }
     }
 

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// Where a stream stage writes its output: called with each produced chunk, valid only during the call (the
 /// package's name for the sink closure of `ByteStreamStage`; public signatures spell the type out).

@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// Runs bytes through stream stages (decompress, encrypt, ...) in order: an array of stages is itself used as one
 /// stage (`update(_:)`, `finish()`), and the stages do no I/O of their own.

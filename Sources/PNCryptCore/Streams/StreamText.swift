@@ -1,5 +1,4 @@
 import PNCryptBase
-import PNCryptJSON
 
 /// Encrypts a stream into Base64 text, in constant memory: the same text as `CryptoModule.encrypt(_:scheme:iv:)`
 /// of the whole stream (without a line break), in every scheme, `legacy33` included.
@@ -76,6 +75,9 @@ package struct TextStreamDecryptor: Sendable {
     package let ring: KeyRing
     /// How the ciphertext is read (`ReadPolicy`).
     package let reading: ReadPolicy
+    /// Whether a plaintext is a message (the headerless rule's first step, for a legacy pair): the messages
+    /// layer's `isMessageText`, which its `init(ring:reading:)` passes.
+    package let isMessage: @Sendable (UnsafeRawBufferPointer) -> Bool
 
     /// How many bytes of ciphertext are read at a time.
     package static let chunkSize = 256 << 10
@@ -95,9 +97,12 @@ package struct TextStreamDecryptor: Sendable {
     ///   - ring: the keys to try.
     ///   - reading: how the ciphertext is read; `.rule` reads a `PNED` header when there is one, else both legacy
     ///     readings.
-    package init(ring: KeyRing, reading: ReadPolicy = .rule) {
+    ///   - isMessage: whether a plaintext is a message (`isMessageText`).
+    package init(ring: KeyRing, reading: ReadPolicy = .rule,
+                 isMessage: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) {
         self.ring = ring
         self.reading = reading
+        self.isMessage = isMessage
     }
 
     /// Runs every (key, scheme) reading of the ciphertext `read` gives over all of it and returns the one that
@@ -168,7 +173,7 @@ package struct TextStreamDecryptor: Sendable {
         var verdicts: [Decision.Verdict] = []
         for (candidate, padded) in zip(candidates, paddings) {
             let padding = candidate.cipher == nil ? candidate.leaderPadding : padded
-            verdicts.append(candidate.verdict(padding: padding, pair: pair))
+            verdicts.append(candidate.verdict(padding: padding, pair: pair, isMessage: isMessage))
         }
         let winner = candidates[try Decision.decide(verdicts, content: .text, namingKeys: ring.keys.count > 1)]
         return Choice(keyIndex: winner.keyIndex, reading: winner.reading, iv: winner.iv)
@@ -259,13 +264,13 @@ package struct TextStreamDecryptor: Sendable {
 
         /// The verdict once every byte went through `take` (a valid padding is not passed on, so what is kept of a
         /// short reading is its plaintext); a legacy pair's with the headerless rule's checks.
-        func verdict(padding: Bool, pair: Bool) -> Decision.Verdict {
+        func verdict(padding: Bool, pair: Bool, isMessage: (UnsafeRawBufferPointer) -> Bool) -> Decision.Verdict {
             let utf8 = utf8.finish()
             var verdict = Decision.Verdict(keyIndex: keyIndex, scheme: reading.scheme, padding: padding, utf8: utf8,
                                            json: false)
             guard pair else { return verdict }
             kept.withUnsafeBytes { plaintext in
-                if reading.body.count <= TextStreamDecryptor.pairJSONLimit { verdict.json = isMessageText(plaintext) }
+                if reading.body.count <= TextStreamDecryptor.pairJSONLimit { verdict.json = isMessage(plaintext) }
                 if reading.scheme == Scheme.headerlessPair.fixed {
                     verdict.firstBlock = HeaderlessRule.classify(plaintext)
                 }
