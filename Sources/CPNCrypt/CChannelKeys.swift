@@ -1,11 +1,7 @@
 // The C entry points of include/pncrypt.h for per-channel keys (`ChannelKeys`): a map from channel patterns to
 // keys, and responses decrypted or moved to a new key with it, each message read only with its channel's keys.
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// What a `pncrypt_channel_keys *` points to (retained by `pncrypt_channel_keys_new`, released by
 /// `pncrypt_channel_keys_free`): each pattern's keys, copied from a module, behind a lock.

@@ -2,11 +2,7 @@
 // library's field-wise calls (`MessageCrypto.encrypt(field:of:raw:iv:)`, `decrypt(field:of:policy:)`,
 // `MessageRekey.rekey(field:of:)`), as `pncrypt message ... --field` makes them.
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PNCryptPlatform
 
 /// `PNCRYPT_REKEY_FAILED`, `_REKEYED`, `_CURRENT`; `PNCRYPT_ON_ERROR_MARKER`, `_PASSTHROUGH`, `_FAIL`.
 private let fieldRekeyFailed: Int32 = 0, fieldRekeyRekeyed: Int32 = 1, fieldRekeyCurrent: Int32 = 2

@@ -1,8 +1,6 @@
 import ArgumentParser
 import PNCrypt
-#if canImport(Glibc)
-import Glibc
-#endif
+import PNCryptPlatform
 
 /// `--channel-key-file CHANNEL=PATH` of `history decrypt|rekey` and `subscribe decrypt|rekey`: each channel's own
 /// keys (`ChannelKeys`), read as `--key-file` reads a key.
