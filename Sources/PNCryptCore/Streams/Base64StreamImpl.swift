@@ -102,11 +102,8 @@ final class Base64DecodingEngine {
     private var runFirstBadByte: UInt8 = 0
     /// The last quote in that run (-1: none).
     private var runLastQuote = -1
-    // The decoding state of `Base64.decode`'s character loop.
-    private var quad: UInt32 = 0
-    private var inQuad = 0
-    private var padding = 0
-    private var firstPad = -1
+    /// The one decoder's character loop, carried across chunks.
+    private var state = Base64.DecodeState()
     private var output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     private var finished = false
 
@@ -132,6 +129,7 @@ final class Base64DecodingEngine {
             output = .allocate(byteCount: room, alignment: 16)
         }
         let out = output.baseAddress!
+        let bytes = out.assumingMemoryBound(to: UInt8.self)
         var o = 0
         var i = 0
         let table = Base64.decodeTable
@@ -154,8 +152,8 @@ final class Base64DecodingEngine {
                     continue
                 }
             }
-            if runStart < 0 && inQuad == 0 && padding == 0 {
-                let (read, written) = Self.decodeGroups(p + i, n - i, into: out + o)
+            if runStart < 0 && state.isAtGroup {
+                let (read, written) = Base64.decodeGroups(p + i, n - i, into: out + o, room: room - o)
                 i += read
                 o += written
                 if i >= n { break }
@@ -172,36 +170,15 @@ final class Base64DecodingEngine {
                 let badByte = runFirstBadByte
                 clearRun()
                 if bad >= 0 {
-                    try fail(Self.unexpected(badByte, at: bad))
+                    try fail(Base64.unexpected(badByte, at: bad))
                     track(c, at: at)
                     continue
                 }
             }
-            let v = table[Int(c)]
-            if v < 64 {
-                guard padding == 0 else {
-                    try fail(PNCryptError(.notBase64, "not Base64: data after '=' padding at offset \(at)", offset: at))
-                    continue
-                }
-                quad = quad << 6 | UInt32(v)
-                inQuad += 1
-                if inQuad == 4 {
-                    out.storeBytes(of: UInt8(quad >> 16), toByteOffset: o, as: UInt8.self)
-                    out.storeBytes(of: UInt8(quad >> 8 & 0xFF), toByteOffset: o + 1, as: UInt8.self)
-                    out.storeBytes(of: UInt8(quad & 0xFF), toByteOffset: o + 2, as: UInt8.self)
-                    o += 3
-                    quad = 0
-                    inQuad = 0
-                }
-            } else if c == UInt8(ascii: "=") {
-                if padding == 0 { firstPad = at }
-                padding += 1
-                guard inQuad + padding <= 4, inQuad >= 2 else {
-                    try fail(PNCryptError(.notBase64, "not Base64: misplaced '=' at offset \(at)", offset: at))
-                    continue
-                }
-            } else {
-                try fail(Self.unexpected(c, at: at))
+            do {
+                try state.take(c, table[Int(c)], at: at, into: bytes, &o)
+            } catch {
+                try fail(error)
             }
         }
         if o > 0 { try sink(UnsafeRawBufferPointer(start: out, count: o)) }
@@ -215,34 +192,22 @@ final class Base64DecodingEngine {
         finished = true
         // The text ends at its last byte that is not white space; a quote there closes an opening quote.
         let closed = openQuote != nil && runLastQuote >= 0
-        if let openQuote, !closed { throw Self.unexpected(Self.quote, at: openQuote) }
+        if let openQuote, !closed { throw Base64.unexpected(Self.quote, at: openQuote) }
         if let deferred { throw deferred }
         if runLastQuote >= 0 && runFirstBad >= 0 && (runFirstBad < runLastQuote || !closed) {
-            throw Self.unexpected(runFirstBadByte, at: runFirstBad)
+            throw Base64.unexpected(runFirstBadByte, at: runFirstBad)
         }
         let end = closed ? runLastQuote : runStart >= 0 ? runStart : offset
-        if padding > 0 {
-            guard inQuad + padding == 4 else {
-                throw PNCryptError(.notBase64, "not Base64: incomplete padding at offset \(firstPad)", offset: firstPad)
-            }
-            quad <<= UInt32(6 * padding)
-            var last: [UInt8] = [UInt8(quad >> 16)]
-            if inQuad == 3 { last.append(UInt8(quad >> 8 & 0xFF)) }
-            try withBytes(last, sink)
-        } else if inQuad != 0 {
-            throw PNCryptError(.notBase64, "not Base64: \(inQuad.counting("character")) left over at the end"
-                               + " (missing '=' padding?)", offset: end)
+        if output.count < 8 {
+            output.deallocate()
+            output = .allocate(byteCount: 8, alignment: 16)
         }
+        var count = 0
+        try state.end(at: end, into: output.baseAddress!.assumingMemoryBound(to: UInt8.self), &count)
+        if count > 0 { try sink(UnsafeRawBufferPointer(start: output.baseAddress, count: count)) }
     }
 
     private static let quote = UInt8(ascii: "\"")
-
-
-    private static func unexpected(_ c: UInt8, at offset: Int) -> PNCryptError {
-        PNCryptError(.notBase64, "not Base64: unexpected \(Base64.describe(c)) at offset \(offset)"
-                     + (c == UInt8(ascii: "-") || c == UInt8(ascii: "_") ? " (URL-safe Base64 is not accepted)" : ""),
-                     offset: offset)
-    }
 
     /// Adds a byte to the run of white space and quotes that may end the text (any other byte ends the run).
     private func track(_ c: UInt8, at offset: Int) {
@@ -269,37 +234,5 @@ final class Base64DecodingEngine {
     private func fail(_ error: PNCryptError) throws(PNCryptError) {
         guard openQuote != nil else { throw error }
         deferred = error
-    }
-
-    /// Decodes whole groups of 4 alphabet characters from `p` (8 at a time, then 4), stopping before the first
-    /// group with any other byte; returns the characters read and the bytes written (`out` has room for
-    /// `count / 4 * 3 + 8`).
-    private static func decodeGroups(_ p: UnsafePointer<UInt8>, _ count: Int, into out: UnsafeMutableRawPointer)
-        -> (read: Int, written: Int) {
-        var i = 0
-        var o = 0
-        Base64.placed.withUnsafeBufferPointer { placed in
-            let t = placed.baseAddress!
-            while i &+ 8 <= count {
-                let high = t[Int(p[i])] | t[256 | Int(p[i &+ 1])] | t[512 | Int(p[i &+ 2])] | t[768 | Int(p[i &+ 3])]
-                let low = t[Int(p[i &+ 4])] | t[256 | Int(p[i &+ 5])] | t[512 | Int(p[i &+ 6])]
-                    | t[768 | Int(p[i &+ 7])]
-                guard (high | low) & 0x8000_0000 == 0 else { break }
-                out.storeBytes(of: ((UInt64(high) << 24 | UInt64(low)) << 16).bigEndian, toByteOffset: o,
-                               as: UInt64.self)
-                o &+= 6
-                i &+= 8
-            }
-            while i &+ 4 <= count {
-                let v = t[Int(p[i])] | t[256 | Int(p[i &+ 1])] | t[512 | Int(p[i &+ 2])] | t[768 | Int(p[i &+ 3])]
-                guard v & 0x8000_0000 == 0 else { break }
-                out.storeBytes(of: UInt8(v >> 16), toByteOffset: o, as: UInt8.self)
-                out.storeBytes(of: UInt8(v >> 8 & 0xFF), toByteOffset: o &+ 1, as: UInt8.self)
-                out.storeBytes(of: UInt8(v & 0xFF), toByteOffset: o &+ 2, as: UInt8.self)
-                o &+= 3
-                i &+= 4
-            }
-        }
-        return (i, o)
     }
 }
