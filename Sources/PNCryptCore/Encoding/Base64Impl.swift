@@ -98,7 +98,7 @@ extension Base64 {
     /// count written. With `lineBreaks` false, CR and LF inside are refused like any other stray character.
     ///
     /// The one-shot front of the one decoder: the whole groups (`decodeGroups`), then the character loop
-    /// (`DecodeState`) that the stream front (`Base64DecodingEngine`) carries across chunks.
+    /// (`DecodeState`) that the stream front (`Base64StreamDecoder`) carries across chunks.
     package static func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer,
                        lineBreaks: Bool = true) throws(PNCryptError) -> Int {
         let out = output.assumingMemoryBound(to: UInt8.self)

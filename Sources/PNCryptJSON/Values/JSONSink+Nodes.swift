@@ -161,37 +161,34 @@ extension JSONParser {
                     var parser = JSONParser(bytes, readable: bytes.count, maxDepth: maxDepth, frames: frames)
                     let pending = UnsafeMutableBufferPointer(rebasing: nodeMemory[..<inlineNodes])
                     let nodes = UnsafeMutableBufferPointer(rebasing: nodeMemory[inlineNodes...])
-                    if objectRoot { return try parser.parseObjectNodes(pending: pending, nodes: nodes, values: values) }
-                    return try parser.parseOuterNodes(pending: pending, nodes: nodes, values: values)
+                    if objectRoot {
+                        return try parser.parseNodes(JSONObjectRoot.self, pending: pending, nodes: nodes,
+                                                     values: values)
+                    }
+                    return try parser.parseNodes(JSONOuterObjects.self, pending: pending, nodes: nodes,
+                                                 values: values)
                 }
             }
         }
     }
 
-    /// The document parse of a text whose value is an object (a message): one document of the whole text.
+    /// The document parse with `Roots`: for an object root (a message), one document of the whole text; for an
+    /// array root, each object outside every other object a document, the arrays around them made. One
+    /// specialized copy per `Roots`.
     @inline(never)
-    private mutating func parseObjectNodes(pending: UnsafeMutableBufferPointer<JSONNode>,
-                                           nodes: UnsafeMutableBufferPointer<JSONNode>,
-                                           values: UnsafeMutableBufferPointer<JSONValue>)
+    private mutating func parseNodes<Roots: JSONNodeRoots>(_ roots: Roots.Type,
+                                                           pending: UnsafeMutableBufferPointer<JSONNode>,
+                                                           nodes: UnsafeMutableBufferPointer<JSONNode>,
+                                                           values: UnsafeMutableBufferPointer<JSONValue>)
         throws(PNCryptError) -> JSONValue {
-        var sink = NodeSink<JSONObjectRoot>(pending: pending, nodes: nodes, values: values)
-        sink.nodes.append(try walk(&sink))
+        var sink = NodeSink<Roots>(pending: pending, nodes: nodes, values: values)
+        let root = try walk(&sink)
+        if Roots.outer { return sink.nodes.withElements { sink.outerValue(root, nodes: $0, text: bytes) } }
+        sink.nodes.append(root)
         let document = sink.nodes.withElements {
             JSONDocument.make(text: bytes, nodes: $0, textOffset: 0, nodeOffset: 0, verbatim: verbatim)
         }
         return .object(JSONObject(document: document, node: sink.nodes.count - 1))
-    }
-
-    /// The document parse of a text whose value is an array: each object outside every other object becomes a
-    /// document.
-    @inline(never)
-    private mutating func parseOuterNodes(pending: UnsafeMutableBufferPointer<JSONNode>,
-                                          nodes: UnsafeMutableBufferPointer<JSONNode>,
-                                          values: UnsafeMutableBufferPointer<JSONValue>)
-        throws(PNCryptError) -> JSONValue {
-        var sink = NodeSink<JSONOuterObjects>(pending: pending, nodes: nodes, values: values)
-        let root = try walk(&sink)
-        return sink.nodes.withElements { sink.outerValue(root, nodes: $0, text: bytes) }
     }
 
     /// The string at `position` (its opening quote) as a node, checked as `parseString` checks it.
