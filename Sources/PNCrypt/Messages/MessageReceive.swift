@@ -14,29 +14,42 @@ extension MessageCrypto {
     /// over 100 bytes, copied at each level).
     typealias Opened = (value: JSONValue, keyIndex: Int, scheme: Scheme)
 
-    /// Decrypts Base64 text (the content of a received JSON string) and parses the plaintext.
-    /// `lineBreaks` false refuses CR and LF inside (raw in a JSON string literal, they are not JSON).
-    func open(base64: UnsafeRawBufferPointer, lineBreaks: Bool = true) throws(PNCryptError) -> Opened {
-        try withScratch(Base64.maximumDecodedCount(base64.count)) { (ciphertext) throws(PNCryptError) in
+    /// The one way a message is opened, for every receive path: the Base64 `base64` decoded into scratch, then
+    /// `body` run over the ciphertext and a plaintext scratch with room for its readings (wiped when `body`
+    /// returns or throws). `lineBreaks` false refuses CR and LF inside (raw in a JSON string literal, they are not
+    /// JSON).
+    @inline(__always)
+    func withOpening<R>(base64: UnsafeRawBufferPointer, lineBreaks: Bool,
+                        _ body: (_ sealed: UnsafeRawBufferPointer, _ plain: UnsafeMutableRawBufferPointer)
+                            throws(PNCryptError) -> R) throws(PNCryptError) -> R {
+        try withScratch(Base64.maximumDecodedCount(base64.count)) { (ciphertext) throws(PNCryptError) -> R in
             let count = try Base64.decode(base64, into: ciphertext.baseAddress!, lineBreaks: lineBreaks)
             let sealed = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
-            return try withScratch(count + Cryptor.blockSize) { (plain) throws(PNCryptError) in
+            return try withScratch(count + Cryptor.blockSize) { (plain) throws(PNCryptError) -> R in
                 defer { wipe(plain.baseAddress!, count: plain.count) }
-                // The JSON check of every reading parses; the winner's value is kept (one parse per reading), in
-                // inline slots: no array per message.
-                var parsed = ParsedReadings()
-                let match = try keys.decrypt(sealed, reading: reading, content: .json,
-                                             into: plain.baseAddress!) { text, readable in
-                    let value = Self.parseMessage(text, readable: readable)
-                    let isMessage = value != nil
-                    // Moved in, not copied: a copy would retain the tree and release it again (two atomic
-                    // operations a message).
-                    parsed.append(consume value)
-                    return isMessage
-                }
-                guard let value = parsed.take(match.position) else { throw CryptoModule.decryptionFailed }
-                return (value, match.keyIndex, match.scheme)
+                return try body(sealed, plain)
             }
+        }
+    }
+
+    /// Decrypts Base64 text (the content of a received JSON string) and parses the plaintext (`withOpening`).
+    /// `lineBreaks` false refuses CR and LF inside (raw in a JSON string literal, they are not JSON).
+    func open(base64: UnsafeRawBufferPointer, lineBreaks: Bool = true) throws(PNCryptError) -> Opened {
+        try withOpening(base64: base64, lineBreaks: lineBreaks) { (sealed, plain) throws(PNCryptError) -> Opened in
+            // The JSON check of every reading parses; the winner's value is kept (one parse per reading), in
+            // inline slots: no array per message.
+            var parsed = ParsedReadings()
+            let match = try keys.decrypt(sealed, reading: reading, content: .json,
+                                         into: plain.baseAddress!) { text, readable in
+                let value = Self.parseMessage(text, readable: readable)
+                let isMessage = value != nil
+                // Moved in, not copied: a copy would retain the tree and release it again (two atomic
+                // operations a message).
+                parsed.append(consume value)
+                return isMessage
+            }
+            guard let value = parsed.take(match.position) else { throw CryptoModule.decryptionFailed }
+            return (value, match.keyIndex, match.scheme)
         }
     }
 
@@ -148,20 +161,15 @@ extension MessageCrypto {
     package func withDecryptedText(stringLiteral text: UnsafeRawBufferPointer, style: JSONStyle,
                                    _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         guard style.isExact, let content = base64Literal(text) else { return false }
-        let written = try? withScratch(Base64.maximumDecodedCount(content.count)) {
-            (ciphertext) throws(PNCryptError) -> Bool in
-            let count = try Base64.decode(content, into: ciphertext.baseAddress!, lineBreaks: false)
-            let sealed = UnsafeRawBufferPointer(rebasing: ciphertext[0..<count])
-            return try withScratch(count + Cryptor.blockSize) { (plain) throws(PNCryptError) -> Bool in
-                defer { wipe(plain.baseAddress!, count: plain.count) }
-                // The readings are decided as on the full path (`isMessageText` checks JSON without making a
-                // value); the winner's text is then written. Writing it during the check instead reads the usual
-                // single reading once, but ran 5-8 % slower in time here (docs/performance.md).
-                let match = try keys.decrypt(sealed, reading: reading, content: .json, into: plain.baseAddress!,
-                                             json: isMessageText(_:readable:))
-                return JSONWriter.withTranscoded(UnsafeRawBufferPointer(rebasing: plain[0..<match.count]),
-                                                 readable: match.count, style: style, body)
-            }
+        let written = try? withOpening(base64: content, lineBreaks: false) {
+            (sealed, plain) throws(PNCryptError) -> Bool in
+            // The readings are decided as on the full path (`isMessageText` checks JSON without making a value);
+            // the winner's text is then written. Writing it during the check instead reads the usual single
+            // reading once, but ran 5-8 % slower in time here (docs/performance.md).
+            let match = try keys.decrypt(sealed, reading: reading, content: .json, into: plain.baseAddress!,
+                                         json: isMessageText(_:readable:))
+            return JSONWriter.withTranscoded(UnsafeRawBufferPointer(rebasing: plain[0..<match.count]),
+                                             readable: match.count, style: style, body)
         }
         return written ?? false
     }

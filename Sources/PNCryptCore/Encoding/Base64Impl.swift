@@ -95,6 +95,9 @@ extension Base64 {
 
     /// Decodes `input` into `output`, which has room for `maximumDecodedCount(input.count)` bytes; returns the
     /// count written. With `lineBreaks` false, CR and LF inside are refused like any other stray character.
+    ///
+    /// The one-shot front of the one decoder: the whole groups (`decodeGroups`), then the character loop
+    /// (`DecodeState`) that the stream front (`Base64StreamDecoder`) carries across chunks.
     package static func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer,
                        lineBreaks: Bool = true) throws(PNCryptError) -> Int {
         let out = output.assumingMemoryBound(to: UInt8.self)
@@ -107,61 +110,12 @@ extension Base64 {
             start += 1
             end -= 1
         }
-        var quad: UInt32 = 0
-        var inQuad = 0
-        var padding = 0
-        var firstPad = -1
         let table = decodeTable
-        // Whole groups of 4 alphabet characters first (nearly all of any message), without per-character state:
-        // 16 characters to 12 bytes a pass, then 8 to 6 (each store writes 8 bytes, so while the output has room for
-        // them), then 4 to 3.
         var i = start
-        let room = maximumDecodedCount(input.count)
         if let p = input.baseAddress?.assumingMemoryBound(to: UInt8.self) {
-            placed.withUnsafeBufferPointer { placed in
-                let t = placed.baseAddress!
-                // 16 characters a pass (two stores of 8 bytes, the second over the first's last 2), one test of
-                // the error bits for all 16.
-                while i &+ 16 <= end && o &+ 14 <= room {
-                    let q = p + i
-                    let a = t[Int(q[0])] | t[256 | Int(q[1])] | t[512 | Int(q[2])] | t[768 | Int(q[3])]
-                    let b = t[Int(q[4])] | t[256 | Int(q[5])] | t[512 | Int(q[6])] | t[768 | Int(q[7])]
-                    let c = t[Int(q[8])] | t[256 | Int(q[9])] | t[512 | Int(q[10])] | t[768 | Int(q[11])]
-                    let d = t[Int(q[12])] | t[256 | Int(q[13])] | t[512 | Int(q[14])] | t[768 | Int(q[15])]
-                    guard (a | b | c | d) & 0x8000_0000 == 0 else { break }
-                    output.storeBytes(of: ((UInt64(a) << 24 | UInt64(b)) << 16).bigEndian, toByteOffset: o,
-                                      as: UInt64.self)
-                    output.storeBytes(of: ((UInt64(c) << 24 | UInt64(d)) << 16).bigEndian, toByteOffset: o &+ 6,
-                                      as: UInt64.self)
-                    o &+= 12
-                    i &+= 16
-                }
-                while i &+ 8 <= end && o &+ 8 <= room {
-                    let high = t[Int(p[i])] | t[256 | Int(p[i &+ 1])] | t[512 | Int(p[i &+ 2])]
-                        | t[768 | Int(p[i &+ 3])]
-                    let low = t[Int(p[i &+ 4])] | t[256 | Int(p[i &+ 5])] | t[512 | Int(p[i &+ 6])]
-                        | t[768 | Int(p[i &+ 7])]
-                    guard (high | low) & 0x8000_0000 == 0 else { break }
-                    output.storeBytes(of: ((UInt64(high) << 24 | UInt64(low)) << 16).bigEndian, toByteOffset: o,
-                                      as: UInt64.self)
-                    o &+= 6
-                    i &+= 8
-                }
-            }
-        }
-        table.withUnsafeBufferPointer { table in
-            let t = table.baseAddress!
-            let p = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            while i + 4 <= end {
-                let a = t[Int(p![i])], b = t[Int(p![i + 1])], c = t[Int(p![i + 2])], d = t[Int(p![i + 3])]
-                guard a | b | c | d < 64 else { break }
-                let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                out[o] = UInt8(v >> 16)
-                out[o + 1] = UInt8(v >> 8 & 0xFF)
-                out[o + 2] = UInt8(v & 0xFF)
-                o += 3
-                i += 4
-            }
+            let (read, written) = decodeGroups(p + i, end - i, into: output, room: maximumDecodedCount(input.count))
+            i += read
+            o = written
         }
         // The usual end: one padded group (`xy==` or `xyz=`) and nothing after it, decoded as the loop below would.
         if end - i == 4, input[end - 1] == UInt8(ascii: "=") {
@@ -180,38 +134,113 @@ extension Base64 {
                 }
             }
         }
-        do {
-            for i in i..<end {
-                let c = input[i]
-                let v = table[Int(c)]
-                if v < 64 {
-                    guard padding == 0 else {
-                        throw PNCryptError(.notBase64, "not Base64: data after '=' padding at offset \(i)", offset: i)
-                    }
-                    quad = quad << 6 | UInt32(v)
-                    inQuad += 1
-                    if inQuad == 4 {
-                        out[o] = UInt8(quad >> 16)
-                        out[o + 1] = UInt8(quad >> 8 & 0xFF)
-                        out[o + 2] = UInt8(quad & 0xFF)
-                        o += 3
-                        quad = 0
-                        inQuad = 0
-                    }
-                } else if v == 0xFE && lineBreaks {
-                    continue
-                } else if c == UInt8(ascii: "=") {
-                    if padding == 0 { firstPad = i }
-                    padding += 1
-                    guard inQuad + padding <= 4, inQuad >= 2 else {
-                        throw PNCryptError(.notBase64, "not Base64: misplaced '=' at offset \(i)", offset: i)
-                    }
-                } else {
-                    throw PNCryptError(.notBase64, "not Base64: unexpected \(describe(c)) at offset \(i)"
-                                       + (c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
-                                          ? " (URL-safe Base64 is not accepted)" : ""), offset: i)
-                }
+        var state = DecodeState()
+        for i in i..<end {
+            let c = input[i]
+            let v = table[Int(c)]
+            if lineBreaks && v == 0xFE { continue }
+            try state.take(c, v, at: i, into: out, &o)
+        }
+        try state.end(at: end, into: out, &o)
+        return o
+    }
+
+    /// Decodes whole groups of 4 alphabet characters from `p` (16 at a time, then 8, then 4), stopping before the
+    /// first group with any other byte; returns the characters read and the bytes written. `out` has room for
+    /// `room` bytes, at least `count / 4 * 3` (each store of the wider passes writes 8 bytes, so they run while
+    /// the room allows). Both fronts' fast path.
+    @inline(__always)
+    static func decodeGroups(_ p: UnsafePointer<UInt8>, _ count: Int, into out: UnsafeMutableRawPointer,
+                             room: Int) -> (read: Int, written: Int) {
+        var i = 0
+        var o = 0
+        placed.withUnsafeBufferPointer { placed in
+            let t = placed.baseAddress!
+            // 16 characters a pass (two stores of 8 bytes, the second over the first's last 2), one test of the
+            // error bits for all 16.
+            while i &+ 16 <= count && o &+ 14 <= room {
+                let q = p + i
+                let a = t[Int(q[0])] | t[256 | Int(q[1])] | t[512 | Int(q[2])] | t[768 | Int(q[3])]
+                let b = t[Int(q[4])] | t[256 | Int(q[5])] | t[512 | Int(q[6])] | t[768 | Int(q[7])]
+                let c = t[Int(q[8])] | t[256 | Int(q[9])] | t[512 | Int(q[10])] | t[768 | Int(q[11])]
+                let d = t[Int(q[12])] | t[256 | Int(q[13])] | t[512 | Int(q[14])] | t[768 | Int(q[15])]
+                guard (a | b | c | d) & 0x8000_0000 == 0 else { break }
+                out.storeBytes(of: ((UInt64(a) << 24 | UInt64(b)) << 16).bigEndian, toByteOffset: o,
+                               as: UInt64.self)
+                out.storeBytes(of: ((UInt64(c) << 24 | UInt64(d)) << 16).bigEndian, toByteOffset: o &+ 6,
+                               as: UInt64.self)
+                o &+= 12
+                i &+= 16
             }
+            while i &+ 8 <= count && o &+ 8 <= room {
+                let high = t[Int(p[i])] | t[256 | Int(p[i &+ 1])] | t[512 | Int(p[i &+ 2])] | t[768 | Int(p[i &+ 3])]
+                let low = t[Int(p[i &+ 4])] | t[256 | Int(p[i &+ 5])] | t[512 | Int(p[i &+ 6])]
+                    | t[768 | Int(p[i &+ 7])]
+                guard (high | low) & 0x8000_0000 == 0 else { break }
+                out.storeBytes(of: ((UInt64(high) << 24 | UInt64(low)) << 16).bigEndian, toByteOffset: o,
+                               as: UInt64.self)
+                o &+= 6
+                i &+= 8
+            }
+            while i &+ 4 <= count {
+                let v = t[Int(p[i])] | t[256 | Int(p[i &+ 1])] | t[512 | Int(p[i &+ 2])] | t[768 | Int(p[i &+ 3])]
+                guard v & 0x8000_0000 == 0 else { break }
+                out.storeBytes(of: UInt8(v >> 16), toByteOffset: o, as: UInt8.self)
+                out.storeBytes(of: UInt8(v >> 8 & 0xFF), toByteOffset: o &+ 1, as: UInt8.self)
+                out.storeBytes(of: UInt8(v & 0xFF), toByteOffset: o &+ 2, as: UInt8.self)
+                o &+= 3
+                i &+= 4
+            }
+        }
+        return (i, o)
+    }
+
+    /// The character loop's state, the same for both fronts (the stream carries it across chunks): the group
+    /// being filled and the `=` padding seen. The fronts decide what the quotes, white space and line breaks
+    /// around and inside the text mean; every other byte comes here.
+    struct DecodeState {
+        private var quad: UInt32 = 0
+        private var inQuad = 0
+        private var padding = 0
+        private var firstPad = -1
+
+        /// Whether no group is begun and no padding seen (the whole-group loop may run).
+        var isAtGroup: Bool { inQuad == 0 && padding == 0 }
+
+        /// Takes byte `c` (`v`, its `decodeTable` entry) at stream offset `at`, writing a completed group's 3 bytes
+        /// at `out[o]`.
+        /// - Throws: `notBase64` for data after padding, a misplaced `=` or any byte outside the alphabet.
+        @inline(__always)
+        mutating func take(_ c: UInt8, _ v: UInt8, at: Int, into out: UnsafeMutablePointer<UInt8>,
+                           _ o: inout Int) throws(PNCryptError) {
+            if v < 64 {
+                guard padding == 0 else {
+                    throw PNCryptError(.notBase64, "not Base64: data after '=' padding at offset \(at)", offset: at)
+                }
+                quad = quad << 6 | UInt32(v)
+                inQuad += 1
+                if inQuad == 4 {
+                    out[o] = UInt8(quad >> 16)
+                    out[o + 1] = UInt8(quad >> 8 & 0xFF)
+                    out[o + 2] = UInt8(quad & 0xFF)
+                    o += 3
+                    quad = 0
+                    inQuad = 0
+                }
+            } else if c == UInt8(ascii: "=") {
+                if padding == 0 { firstPad = at }
+                padding += 1
+                guard inQuad + padding <= 4, inQuad >= 2 else {
+                    throw PNCryptError(.notBase64, "not Base64: misplaced '=' at offset \(at)", offset: at)
+                }
+            } else {
+                throw Base64.unexpected(c, at: at)
+            }
+        }
+
+        /// Ends the text at stream offset `end`: checks the padding and writes the last 1 or 2 bytes at `out[o]`.
+        /// - Throws: `notBase64` for incomplete padding or characters left over.
+        mutating func end(at end: Int, into out: UnsafeMutablePointer<UInt8>, _ o: inout Int) throws(PNCryptError) {
             if padding > 0 {
                 guard inQuad + padding == 4 else {
                     throw PNCryptError(.notBase64, "not Base64: incomplete padding at offset \(firstPad)",
@@ -229,6 +258,12 @@ extension Base64 {
                                    + " (missing '=' padding?)", offset: end)
             }
         }
-        return o
+    }
+
+    /// The error for a byte the text may not hold at `offset` (both fronts).
+    static func unexpected(_ c: UInt8, at offset: Int) -> PNCryptError {
+        PNCryptError(.notBase64, "not Base64: unexpected \(describe(c)) at offset \(offset)"
+                     + (c == UInt8(ascii: "-") || c == UInt8(ascii: "_") ? " (URL-safe Base64 is not accepted)" : ""),
+                     offset: offset)
     }
 }

@@ -1,0 +1,166 @@
+// The conformance run's judging: recording a check (a declared difference makes a failure known), judging the
+// peer's answer, and comparing bytes, texts and values as SDKs hold them.
+import PNCrypt
+
+extension ConformanceRunner {
+    // MARK: Recording
+
+    func record(id: String, family: String, direction: String, _ outcome: ConformanceCheck.Outcome,
+                        _ detail: String = "", exchanged: Bool = false) {
+        var outcome = outcome
+        var detail = detail
+        if outcome == .failed, let reason = info?.declaredDifference(id) {
+            outcome = .known
+            detail = "known difference (\(reason)): \(detail)"
+        }
+        checks.append(ConformanceCheck(id: id, family: family, direction: direction, outcome: outcome,
+                                       detail: detail, sent: exchanged ? lastSent : "",
+                                       got: exchanged ? lastGot : ""))
+        if checks.count % 100 == 0 { progress?(checks.count) }
+    }
+
+    /// Records a check from the peer's answer: `judge` returns nil when it agrees, else what is wrong.
+    func judge(_ id: String, _ family: String, _ direction: String, _ answer: Answer,
+                       expectFailure: Bool = false, _ judge: (JSONValue) -> String?) {
+        switch answer {
+        case .unsupported:
+            record(id: id, family: family, direction: direction, .skipped, "the peer does not support it")
+        case .broken(let why):
+            record(id: id, family: family, direction: direction, .failed, why, exchanged: true)
+        case .error(let message):
+            if expectFailure {
+                record(id: id, family: family, direction: direction, .passed)
+            } else {
+                record(id: id, family: family, direction: direction, .failed, "the peer failed: \(message)",
+                       exchanged: true)
+            }
+        case .value(let value):
+            if let problem = judge(value) {
+                record(id: id, family: family, direction: direction, .failed, problem, exchanged: true)
+            } else {
+                record(id: id, family: family, direction: direction, .passed)
+            }
+        }
+    }
+
+    // MARK: Comparisons
+
+    /// The plaintext of a publish body (a JSON string of Base64), when pncrypt can read it with the publish key.
+    static func plaintext(ofBody body: String, scheme: Scheme) -> [UInt8]? {
+        guard let value = try? JSONValue(parsing: body), let base64 = value.stringValue,
+              let bytes = try? Base64.decode(base64),
+              let module = try? CryptoModule(cipherKey: publishKey, scheme: scheme) else { return nil }
+        return try? module.decryptBinary(bytes, reading: .only(scheme))
+    }
+
+    static func compareBytes(_ answer: JSONValue?, _ expected: [UInt8]) -> String? {
+        guard let text = answer?.stringValue else { return #"no "data" string in the answer"# }
+        guard let got = try? Base64.decode(text) else { return #""data" is not Base64"# }
+        return got == expected ? nil : "expected \(Base64.encode(expected))"
+    }
+
+    static func compareText(_ answer: JSONValue, _ expected: String) -> String? {
+        if let text = answer["text"]?.stringValue {
+            return text == expected ? nil : "expected the text \(Self.cut(Array(expected.utf8)))"
+        }
+        // An SDK that parses decrypted JSON hands the value over (the text itself when it is not JSON).
+        if let value = answer["value"] {
+            if let parsed = try? JSONValue(parsing: expected) {
+                return ConformanceValues.same(value, parsed) ? nil : "expected the value \(Self.cut(parsed))"
+            }
+            return value == .string(expected) ? nil : "expected the text \(Self.cut(Array(expected.utf8)))"
+        }
+        return #"no "text" or "value" in the answer"#
+    }
+
+    static func pncryptReads(_ answer: JSONValue?, module: CryptoModule, scheme: Scheme, plaintext: [UInt8])
+        -> String? {
+        guard let text = answer?.stringValue else { return #"no "data" string in the answer"# }
+        guard let bytes = try? Base64.decode(text) else { return #""data" is not Base64"# }
+        do {
+            let got = try module.decryptBinary(bytes, reading: .only(scheme))
+            return got == plaintext ? nil : "pncrypt decrypted it to \(Base64.encode(got)), expected "
+                + Base64.encode(plaintext)
+        } catch {
+            return "pncrypt cannot decrypt it as \(scheme.rawValue): \(error)"
+        }
+    }
+
+    static func family(of path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+    }
+
+    static func cut(_ bytes: [UInt8], limit: Int = 300) -> String {
+        String(decoding: bytes.prefix(limit), as: UTF8.self) + (bytes.count > limit ? "…" : "")
+    }
+
+    static func cut(_ value: JSONValue) -> String { cut(value.serialized()) }
+}
+
+
+/// JSON values compared as SDKs hold them: numbers by value, objects without regard to member order (Go sorts
+/// keys), a repeated key by its last value.
+enum ConformanceValues {
+    static func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.number(let x), .number(let y)):
+            if x.literal == y.literal { return true }
+            // Integers exactly (an SDK keeps them of any size); anything else as the Double every SDK holds.
+            if isInteger(x.literal) && isInteger(y.literal) { return canonical(x.literal) == canonical(y.literal) }
+            if let p = Double(x.literal), let q = Double(y.literal) { return p == q }
+            return false
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case (.object(let x), .object(let y)):
+            let left = lastValues(x), right = lastValues(y)
+            guard left.count == right.count else { return false }
+            for (key, value) in left {
+                guard let other = right[key], same(value, other) else { return false }
+            }
+            return true
+        default:
+            return a == b
+        }
+    }
+
+    private static func isInteger(_ literal: String) -> Bool {
+        let digits = literal.hasPrefix("-") ? literal.dropFirst() : Substring(literal)
+        return !digits.isEmpty && digits.allSatisfy { $0 >= "0" && $0 <= "9" }
+    }
+
+    /// An integer literal without leading zeros, `-0` as `0`.
+    private static func canonical(_ literal: String) -> String {
+        let negative = literal.hasPrefix("-")
+        let digits = (negative ? literal.dropFirst() : Substring(literal)).drop { $0 == "0" }
+        return digits.isEmpty ? "0" : (negative ? "-" : "") + digits
+    }
+
+    private static func lastValues(_ object: JSONObject) -> [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        for (key, value) in object { out[key] = value }
+        return out
+    }
+
+    static func hasNonIntegerNumber(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number(let number):
+            let literal = number.literal
+            let digits = literal.hasPrefix("-") ? literal.dropFirst() : Substring(literal)
+            guard !digits.isEmpty, digits.allSatisfy({ $0 >= "0" && $0 <= "9" }) else { return true }
+            return (digits.count > 1 && digits.first == "0") || literal == "-0"
+        case .array(let elements): return elements.contains(where: hasNonIntegerNumber)
+        case .object(let object): return object.contains { hasNonIntegerNumber($0.value) }
+        default: return false
+        }
+    }
+
+    static func hasRepeatedKey(_ value: JSONValue) -> Bool {
+        switch value {
+        case .array(let elements): return elements.contains(where: hasRepeatedKey)
+        case .object(let object):
+            return Set(object.keys).count != object.count || object.contains { hasRepeatedKey($0.value) }
+        default: return false
+        }
+    }
+}
