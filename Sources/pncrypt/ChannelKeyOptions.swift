@@ -162,16 +162,6 @@ extension ReceivedOptions where Handling == RekeyOptions {
         let envelope = try Envelope(parsing: text, formats: formats)
         try v2?.check(envelope.format)
         let result = moving.rekey(envelope: envelope)
-        for status in ChannelKeyOptions.advised(result.statuses) {
-            try? POSIXIO.writeAll(STDERR_FILENO, TerminalEscaper.json(status.json.serialized() + [0x0A],
-                                                                      for: STDERR_FILENO, raw: false), "standard error")
-        }
-        if !result.statuses.isEmpty && rekey.onError == .fail {
-            throw CLIFailure(.dataFailure, "\(result.statuses.count.counting("message")) not rekeyed",
-                             decryption: true)
-        }
-        try OutputFile.write(json: result.envelope.json.serialized() + [0x0A], to: output, input: data)
-        try rekey.finish(rekeyed: result.rekeyed, unchanged: result.statuses.count,
-                         alreadyNew: result.alreadyNew, of: result.messages)
+        try deliver(result, statuses: ChannelKeyOptions.advised(result.statuses), input: data)
     }
 }

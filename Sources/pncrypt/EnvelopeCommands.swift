@@ -68,17 +68,22 @@ extension ReceivedOptions where Handling == RekeyOptions {
         }
         let text = try data.readAll(limit: maxInput.limit)
         let result = moving.rekey(envelope: try Envelope(parsing: text, formats: formats))
-        for status in result.statuses {
+        try deliver(result, statuses: result.statuses, input: data)
+    }
+
+    /// One moved response out: a status line per message left unchanged (`statuses`, on standard error), nothing
+    /// more with `--on-error fail` when there is one, else the response, then the summary.
+    func deliver(_ result: RekeyedEnvelope, statuses: [MessageStatus], input data: Input) throws {
+        for status in statuses {
             try? POSIXIO.writeAll(STDERR_FILENO, TerminalEscaper.json(status.json.serialized() + [0x0A],
                                                                       for: STDERR_FILENO, raw: false), "standard error")
         }
-        if !result.statuses.isEmpty && rekey.onError == .fail {
-            throw CLIFailure(.dataFailure, "\(result.statuses.count.counting("message")) not rekeyed",
-                             decryption: true)
+        if !statuses.isEmpty && rekey.onError == .fail {
+            throw CLIFailure(.dataFailure, "\(statuses.count.counting("message")) not rekeyed", decryption: true)
         }
         try OutputFile.write(json: result.envelope.json.serialized() + [0x0A], to: output, input: data)
-        try rekey.finish(rekeyed: result.rekeyed, unchanged: result.statuses.count,
-                         alreadyNew: result.alreadyNew, of: result.messages)
+        try rekey.finish(rekeyed: result.rekeyed, unchanged: statuses.count, alreadyNew: result.alreadyNew,
+                         of: result.messages)
     }
 }
 

@@ -213,17 +213,7 @@ package struct ChannelRekey: Sendable {
                 result.statuses.append(MessageStatus(error: error, original: message).located(location))
                 return message
             }
-            switch rekey.rekey(message) {
-            case .rekeyed(let wire):
-                result.rekeyed += 1
-                // `"<Base64>"`: Base64 needs no escapes, so the string is what lies between the quotes.
-                return .string(String(decoding: wire.dropFirst().dropLast(), as: UTF8.self))
-            case .alreadyNew:
-                result.alreadyNew += 1
-            case .unchanged(let error):
-                result.statuses.append(MessageStatus(error: error, original: message).located(location))
-            }
-            return message
+            return rekey.rekey(message, at: location, counting: &result)
         }
         result.envelope = out
         return result
