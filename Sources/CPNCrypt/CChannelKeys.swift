@@ -63,17 +63,6 @@ public func pncrypt_channel_keys_free(_ map: OpaquePointer?) {
     Unmanaged<CChannelKeys>.fromOpaque(UnsafeRawPointer(map)).release()
 }
 
-/// The formats a `format` argument names: NULL any, "history" v2 or v3, else one format by name.
-private func channelFormats(_ format: UnsafePointer<CChar>?) throws -> [EnvelopeFormat] {
-    guard let format else { return EnvelopeFormat.allCases }
-    let name = try stringArgument(format, "format")
-    if name == "history" { return EnvelopeFormat.history }
-    guard let one = EnvelopeFormat(rawValue: name) else {
-        throw CFailure.argument("unknown format '\(name)' (NULL, \"history\", \"v2\", \"v3\" or \"subscribe\")")
-    }
-    return [one]
-}
-
 /// Refuses a v2 response without `channel` and a v3 or subscribe one with it.
 private func checkChannel(_ format: EnvelopeFormat, _ channel: String?) throws {
     if format == .v2 && channel == nil {
@@ -115,7 +104,7 @@ public func pncrypt_envelope_decrypt_channels(_ map: OpaquePointer?, _ format: U
         guard (0...2).contains(policy) else {
             throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH or _FAIL)")
         }
-        let formats = try channelFormats(format)
+        let formats = try envelopeFormats(format)
         let v2Channel = try channel.map { try stringArgument($0, "channel") }
         var result = try withChannelKeys(map) { map in
             let keys = try map.channelKeys()
@@ -152,7 +141,7 @@ public func pncrypt_envelope_rekey_channels(_ map: OpaquePointer?, _ format: Uns
     statusesOut?.pointee = nil
     let code = guarded(status, holding: to) {
         let out = try outputArgument(jsonOut, "json_out")
-        let formats = try channelFormats(format)
+        let formats = try envelopeFormats(format)
         let v2Channel = try channel.map { try stringArgument($0, "channel") }
         let only = try onlyChannel.map { try stringArgument($0, "only_channel") }
         let (key, scheme) = try CModule.with(to) { ($0.key, $0.scheme) }

@@ -4,10 +4,6 @@
 import PNCrypt
 import PNCryptPlatform
 
-/// `PNCRYPT_REKEY_FAILED`, `_REKEYED`, `_CURRENT`; `PNCRYPT_ON_ERROR_MARKER`, `_PASSTHROUGH`, `_FAIL`.
-private let fieldRekeyFailed: Int32 = 0, fieldRekeyRekeyed: Int32 = 1, fieldRekeyCurrent: Int32 = 2
-private let fieldPolicyMarker: Int32 = 0, fieldPolicyPassThrough: Int32 = 1, fieldPolicyFail: Int32 = 2
-
 /// The `pointer` argument: a JSON Pointer (RFC 6901); an invalid one is `PNCRYPT_E_ARGUMENT` saying what a pointer
 /// looks like.
 private func pointerArgument(_ pointer: UnsafePointer<CChar>?) throws -> JSONPointer {
@@ -33,9 +29,9 @@ private func fieldStyleArgument(_ pointer: UnsafePointer<CChar>?) throws -> JSON
 /// The `policy` argument of the field decryptions.
 private func fieldPolicyArgument(_ policy: Int32, allowFail: Bool) throws -> DecryptionPolicy {
     switch policy {
-    case fieldPolicyMarker: return .marker
-    case fieldPolicyPassThrough: return .passThrough
-    case fieldPolicyFail where allowFail: return .marker
+    case policyMarker: return .marker
+    case policyPassThrough: return .passThrough
+    case policyFail where allowFail: return .marker
     default:
         throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH"
                                 + (allowFail ? " or _FAIL)" : "; a batch tries every item)"))
@@ -121,7 +117,7 @@ public func pncrypt_field_decrypt(_ module: OpaquePointer?, _ pointer: UnsafePoi
             try CModule.with(module) { try $0.messages.decrypt(field: field, of: input, policy: reading) }
         }
         if let recordStatus = record.status {
-            if policy == fieldPolicyFail { throw CFailure(recordStatus.error) }
+            if policy == policyFail { throw CFailure(recordStatus.error) }
             failure = CFailure(recordStatus.error)
         }
         let text = try CBuffer.copy(record.text)
@@ -146,7 +142,7 @@ public func pncrypt_field_rekey(_ from: OpaquePointer?, _ to: OpaquePointer?, _ 
                                 _ json: UnsafePointer<CChar>?, _ len: Int,
                                 _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                 _ outcome: UnsafeMutablePointer<Int32>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
-    outcome?.pointee = fieldRekeyFailed
+    outcome?.pointee = rekeyFailed
     return guarded(err, holding: from, to) {
         let out = try outputArgument(jsonOut, "json_out")
         let field = try pointerArgument(pointer)
@@ -155,10 +151,10 @@ public func pncrypt_field_rekey(_ from: OpaquePointer?, _ to: OpaquePointer?, _ 
         switch rekey.rekey.rekey(field: field, of: record) {
         case .rekeyed(let text):
             out.pointee = try CBuffer.copy(text).assumingMemoryBound(to: CChar.self)
-            outcome?.pointee = fieldRekeyRekeyed
+            outcome?.pointee = rekeyRekeyed
         case .alreadyNew:
             out.pointee = try CBuffer.copy(Array(record)).assumingMemoryBound(to: CChar.self)
-            outcome?.pointee = fieldRekeyCurrent
+            outcome?.pointee = rekeyCurrent
         case .unchanged(let error):
             if error.code == .invalidJSON { _ = try textArgument(json, len, "json") }
             throw error
@@ -248,13 +244,13 @@ public func pncrypt_field_rekey_many(_ from: OpaquePointer?, _ to: OpaquePointer
         let items = try BatchItems(data, dataLen, lengths, count)
         // A record that cannot be moved is copied unchanged.
         let result = try fieldBatch(items, codes) { (index, record) throws(FieldItemFailure) in
-            outcomes[index] = fieldRekeyFailed
+            outcomes[index] = rekeyFailed
             switch rekey.rekey(field: field, of: record) {
             case .rekeyed(let text):
-                outcomes[index] = fieldRekeyRekeyed
+                outcomes[index] = rekeyRekeyed
                 return text
             case .alreadyNew:
-                outcomes[index] = fieldRekeyCurrent
+                outcomes[index] = rekeyCurrent
                 return Array(record)
             case .unchanged(let error):
                 throw FieldItemFailure(error: error, left: Array(record))

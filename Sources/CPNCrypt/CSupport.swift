@@ -1,6 +1,7 @@
-// What the C entry points (CInterface.swift) share: the `pncrypt_error` record, error codes, buffers handed to
-// the caller (and results written straight into them), argument checks, and the POSIX file plumbing of the file
-// functions. Every raw pointer of the C layer lives in these two files. Nothing here knows a format: that is
+// What the C entry points (CInterface.swift and one file per other section of the header) share: the
+// `pncrypt_error` record, error codes, buffers handed to the caller (and results written straight into them),
+// argument checks, and the POSIX file plumbing of the file functions. Every raw pointer of the C layer lives in
+// these files. Nothing here knows a format: that is
 // PNCrypt's.
 import CPNCryptHeader
 import PNCrypt

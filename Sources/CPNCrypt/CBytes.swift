@@ -1,0 +1,74 @@
+// The header's "Bytes <-> Base64" section: encrypt, decrypt and decrypt as text, one item each.
+import PNCrypt
+import PNCryptFiles
+import PNCryptPlatform
+
+@_cdecl("pncrypt_encrypt")
+public func pncrypt_encrypt(_ module: OpaquePointer?, _ data: UnsafePointer<UInt8>?, _ len: Int,
+                            _ base64Out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                            _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err, holding: module) {
+        let out = try outputArgument(base64Out, "base64_out")
+        let module = try CModule.from(module)
+        let input = try bytesArgument(data, len, "data")
+        // Encrypted straight into the buffer returned, sized exactly (as each item of pncrypt_encrypt_many).
+        let sealed = try CBuffer.filled(capacity: module.crypto.base64Count(sealing: input.count)) {
+            try module.crypto.encryptBase64(input, into: $0)
+        }
+        out.pointee = sealed.buffer.assumingMemoryBound(to: CChar.self)
+    }
+}
+
+@_cdecl("pncrypt_decrypt")
+public func pncrypt_decrypt(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
+                            _ base64: UnsafePointer<CChar>?, _ len: Int,
+                            _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                            _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+    decryptOne(module, scheme, base64, len, out, outLen, err, content: .bytes)
+}
+
+@_cdecl("pncrypt_decrypt_text")
+public func pncrypt_decrypt_text(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
+                                 _ base64: UnsafePointer<CChar>?, _ len: Int,
+                                 _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                                 _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+    decryptOne(module, scheme, base64, len, out, outLen, err, content: .text)
+}
+
+/// pncrypt_decrypt and pncrypt_decrypt_text: what a plaintext must be to qualify is `content`.
+func decryptOne(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
+                        _ base64: UnsafePointer<CChar>?, _ len: Int,
+                        _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                        _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?,
+                        content: KeyRing.Content) -> Int32 {
+    outLen?.pointee = 0
+    return guarded(err, holding: module) {
+        let out = try outputArgument(out, "out")
+        guard let outLen else { throw CFailure.argument("out_len is NULL") }
+        let module = try CModule.from(module)
+        let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
+        var plaintext = try module.decrypt(text: try textArgument(base64, len, "base64"), scheme: scheme,
+                                           content: content)
+        defer { wipe(&plaintext) }
+        out.pointee = try CBuffer.copy(plaintext).assumingMemoryBound(to: UInt8.self)
+        outLen.pointee = plaintext.count
+    }
+}
+
+extension CModule {
+    /// Base64, then the library's one decision procedure (`KeyRing.decrypt`) over every key of the module and, for
+    /// `auto` (nil), every reading of the data: a PNED header, else both legacy readings (legacy33 for a legacy33
+    /// module). The plaintext comes back only when exactly one reading qualifies as `content`. The caller wipes it.
+    /// As text, the one key-dependent failure also says that a binary plaintext is read as bytes (the same words
+    /// for every such failure, so it tells nothing about which check failed).
+    func decrypt(text: UnsafeRawBufferPointer, scheme: Scheme?, content: KeyRing.Content) throws(PNCryptError)
+        -> [UInt8] {
+        let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
+        do {
+            return try ring.decrypt(ciphertext, reading: ReadPolicy(scheme: scheme, legacyScheme: legacy),
+                                    content: content).plaintext
+        } catch where content == .text && error == CryptoModule.decryptionFailed {
+            throw PNCryptError(error.code, error.message + CFailure.binaryPlaintextHint, offset: error.offset)
+        }
+    }
+}

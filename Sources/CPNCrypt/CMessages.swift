@@ -1,0 +1,117 @@
+// The header's message functions: JSON messages as the SDKs publish and receive them.
+import PNCrypt
+import PNCryptFiles
+import PNCryptPlatform
+
+@_cdecl("pncrypt_message_encrypt")
+public func pncrypt_message_encrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int,
+                                    _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                    _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err, holding: module) {
+        let out = try outputArgument(jsonOut, "json_out")
+        let sealed = try withJSONArgument(json, len, "json") { input in
+            try CModule.with(module) { try $0.messages.encrypt(jsonText: input) }
+        }
+        out.pointee = try CBuffer.copy(serializing: sealed, secret: false).assumingMemoryBound(to: CChar.self)
+    }
+}
+
+@_cdecl("pncrypt_message_encrypt_style")
+public func pncrypt_message_encrypt_style(_ module: OpaquePointer?, _ style: UnsafePointer<CChar>?,
+                                          _ json: UnsafePointer<CChar>?, _ len: Int,
+                                          _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                          _ err: UnsafeMutableRawPointer?) -> Int32 {
+    guarded(err, holding: module) {
+        let out = try outputArgument(jsonOut, "json_out")
+        // As `pncrypt message encrypt --style`: the message is parsed and written again in the style.
+        let name = try stringArgument(style, "style")
+        guard let style = JSONStyle(rawValue: name) else {
+            let names = JSONStyle.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CFailure.argument("unknown style '\(name.prefix(40))' (known: \(names))")
+        }
+        let sealed = try withJSONArgument(json, len, "json") { input in
+            try CModule.with(module) { module in
+                var crypto = module.messages
+                crypto.style = style
+                return try crypto.encrypt(try JSONValue(parsing: input))
+            }
+        }
+        out.pointee = try CBuffer.copy(serializing: sealed, secret: false).assumingMemoryBound(to: CChar.self)
+    }
+}
+
+/// `PNCRYPT_ON_ERROR_MARKER`, `_PASSTHROUGH`, `_FAIL`.
+let policyMarker: Int32 = 0
+let policyPassThrough: Int32 = 1
+let policyFail: Int32 = 2
+
+@_cdecl("pncrypt_message_decrypt")
+public func pncrypt_message_decrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int,
+                                    _ policy: Int32,
+                                    _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                    _ status: UnsafeMutableRawPointer?) -> Int32 {
+    messageDecrypt(module, json, len, policy, jsonOut, statusJSONOut: nil, withStatus: false, status)
+}
+
+@_cdecl("pncrypt_message_decrypt_status")
+public func pncrypt_message_decrypt_status(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int,
+                                           _ policy: Int32,
+                                           _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                           _ statusJSONOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                           _ status: UnsafeMutableRawPointer?) -> Int32 {
+    messageDecrypt(module, json, len, policy, jsonOut, statusJSONOut: statusJSONOut, withStatus: true, status)
+}
+
+/// `pncrypt_message_decrypt`, and `withStatus` its `_status` form: `statusJSONOut` (required) receives the status's
+/// JSON (`MessageStatus.json`, the one status form) for a message delivered with a failure, else NULL.
+func messageDecrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int, _ policy: Int32,
+                            _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                            statusJSONOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, withStatus: Bool,
+                            _ status: UnsafeMutableRawPointer?) -> Int32 {
+    var failure: CFailure?
+    // Every output is NULL first, whichever argument is refused (the header's convention).
+    statusJSONOut?.pointee = nil
+    let code = guarded(status, holding: module) {
+        let out = try outputArgument(jsonOut, "json_out")
+        let statusOut = withStatus ? try outputArgument(statusJSONOut, "status_json_out") : nil
+        guard policy == policyMarker || policy == policyPassThrough || policy == policyFail else {
+            throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH or _FAIL)")
+        }
+        // The usual message (a string literal that decrypts) straight to its compact text, with no value made;
+        // anything else the full way below, which gives the same text.
+        var made: UnsafeMutableRawPointer?
+        let fast = try withJSONArgument(json, len, "json") { input in
+            try CModule.with(module) {
+                $0.messages.withDecryptedText(stringLiteral: UnsafeRawBufferPointer(input), style: .compact) {
+                    made = CBuffer.make($0)
+                }
+            }
+        }
+        if fast {
+            guard let made else { throw CFailure(ErrorCodes.noMemory, "out of memory") }
+            out.pointee = made.assumingMemoryBound(to: CChar.self)
+            return
+        }
+        // FAIL reads as the marker policy does (a non-string is a failure), then returns the failure.
+        let decrypted = try withJSONArgument(json, len, "json") { input in
+            try CModule.with(module) {
+                try $0.messages.decrypt(jsonText: input, policy: policy == policyPassThrough ? .passThrough : .marker)
+            }
+        }
+        if let status = decrypted.status {
+            if policy == policyFail { throw CFailure(status.error) }
+            failure = CFailure(status.error)
+        }
+        out.pointee = try CBuffer.copy(serializing: decrypted.message, secret: true).assumingMemoryBound(to: CChar.self)
+        if let statusOut, let status = decrypted.status {
+            // The original message is in the status: wiped on free, as the delivered message is.
+            try fillSecond(after: out) {
+                statusOut.pointee = try CBuffer.copy(serializing: status.json, secret: true)
+                    .assumingMemoryBound(to: CChar.self)
+            }
+        }
+    }
+    // Delivered with a decryption failure: the call succeeded, the status says why the message is not plaintext.
+    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
+    return code
+}
