@@ -10,24 +10,7 @@ import PNCryptCLITestSupport
 /// and on fresh messages from the SDK.
 @Suite(.tags(.cli)) struct CLIChannelKeyTests {
     /// The vector file's keys and bodies.
-    struct Vectors {
-        var keys: [String: String]
-        var bodies: [String: (encrypted: JSONValue, decrypted: JSONValue, statuses: [JSONValue])]
-
-        static func load() throws -> Vectors {
-            let data = try Data(contentsOf: Package.vectors.appendingPathComponent("channel-keys/channel-keys.json"))
-            let root = try #require(try JSONValue(parsing: Array(data)).objectValue)
-            var keys: [String: String] = [:]
-            for (channel, key) in try #require(root["keys"]?.objectValue) { keys[channel] = key.stringValue }
-            var bodies: [String: (JSONValue, JSONValue, [JSONValue])] = [:]
-            for format in ["v3", "subscribe"] {
-                let body = try #require(root[format]?.objectValue)
-                bodies[format] = (try #require(body["encrypted"]), try #require(body["decrypted"]),
-                                  try #require(body["statuses"]?.arrayValue))
-            }
-            return Vectors(keys: keys, bodies: bodies)
-        }
-    }
+    typealias Vectors = ChannelKeyVectors
 
     /// Writes each channel's key to a file in `dir`; the `--channel-key-file` arguments for `channels`.
     static func keyFiles(_ keys: [String: String], _ channels: [String: String], in dir: URL) throws -> [String] {

@@ -9,33 +9,7 @@ import PNCryptTestSupport
 /// PubNub Python SDK encrypted, each channel under its own key, one message of ch-a under ch-b's key.
 @Suite struct ChannelKeysTests {
     /// The vector file: the keys, and each format's encrypted body, decrypted body (passthrough) and statuses.
-    struct Vectors {
-        var keys: [String: String]
-        var bodies: [String: (encrypted: JSONValue, decrypted: JSONValue, statuses: [JSONValue])]
-
-        static func load() throws -> Vectors {
-            let data = try Data(contentsOf: Package.vectors.appendingPathComponent("channel-keys/channel-keys.json"))
-            let root = try #require(try JSONValue(parsing: Array(data)).objectValue)
-            var keys: [String: String] = [:]
-            for (channel, key) in try #require(root["keys"]?.objectValue) { keys[channel] = key.stringValue }
-            var bodies: [String: (JSONValue, JSONValue, [JSONValue])] = [:]
-            for format in ["v3", "subscribe"] {
-                let body = try #require(root[format]?.objectValue)
-                bodies[format] = (try #require(body["encrypted"]), try #require(body["decrypted"]),
-                                  try #require(body["statuses"]?.arrayValue))
-            }
-            return Vectors(keys: keys, bodies: bodies)
-        }
-
-        /// The map of the file's keys, plus `extra` patterns.
-        func channelKeys(_ extra: [String: String] = [:], without: Set<String> = []) throws -> ChannelKeys {
-            var rings: [String: KeyRing] = [:]
-            for (channel, key) in keys.merging(extra, uniquingKeysWith: { $1 }) where !without.contains(channel) {
-                rings[channel] = try KeyRing([key])
-            }
-            return try ChannelKeys(rings)
-        }
-    }
+    typealias Vectors = ChannelKeyVectors
 
     /// The location fields of a status, as the vectors list them.
     static func location(_ status: MessageStatus) -> JSONValue {
@@ -200,5 +174,16 @@ import PNCryptTestSupport
             let all = try vectors.channelKeys().rekey(envelope: try Envelope(body.encrypted), to: newKey)
             #expect(all.rekeyed == 4 && all.statuses.map { $0.channel } == ["ch-a"])
         }
+    }
+}
+
+extension ChannelKeyVectors {
+    /// The map of the file's keys, plus `extra` patterns.
+    func channelKeys(_ extra: [String: String] = [:], without: Set<String> = []) throws -> ChannelKeys {
+        var rings: [String: KeyRing] = [:]
+        for (channel, key) in keys.merging(extra, uniquingKeysWith: { $1 }) where !without.contains(channel) {
+            rings[channel] = try KeyRing([key])
+        }
+        return try ChannelKeys(rings)
     }
 }
