@@ -64,7 +64,7 @@ import PNCryptCLITestSupport
         }
         #expect(try CLI.temporaries(of: "OUT", in: dir) == left)
         let sealed = try String(contentsOf: out, encoding: .utf8)
-        #expect(try CryptoModule(cipherKey: "k").decrypt(sealed) == [UInt8]("hello"))
+        #expect(try CryptoModule(cipherKey: "k").decryptBytes(sealed) == [UInt8]("hello"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == (["OUT"] + left).sorted())
     }
 

@@ -82,7 +82,7 @@ import PNCryptCLITestSupport
                     Issue.record("\(rekeyed.text)")
                     continue
                 }
-                let opened = try? CryptoModule(cipherKey: "enigma").decrypt(text, reading: .only(.legacy))
+                let opened = try? CryptoModule(cipherKey: "enigma").decryptBytes(text, reading: .only(.legacy))
                 #expect((opened == Array("1".utf8)) == isEnigma, "\(content.debugDescription)")
             }
         }

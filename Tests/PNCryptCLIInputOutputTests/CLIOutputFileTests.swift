@@ -29,7 +29,7 @@ import PNCryptCLITestSupport
 
     /// The text `encrypt --key k` wrote to `url`, decrypted.
     static func opened(_ url: URL) throws -> [UInt8] {
-        try CryptoModule(cipherKey: "k").decrypt(try String(contentsOf: url, encoding: .utf8))
+        try CryptoModule(cipherKey: "k").decryptBytes(try String(contentsOf: url, encoding: .utf8))
     }
 
     /// A sticky world-writable folder (as /tmp is) inside a fresh temporary folder, and a root-only file beside it.

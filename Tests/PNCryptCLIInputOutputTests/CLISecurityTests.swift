@@ -21,7 +21,7 @@ import PNCryptCLITestSupport
 
     /// The text `encrypt --key k` wrote to `url`, decrypted.
     static func opened(_ url: URL) throws -> [UInt8] {
-        try CryptoModule(cipherKey: "k").decrypt(try String(contentsOf: url, encoding: .utf8))
+        try CryptoModule(cipherKey: "k").decryptBytes(try String(contentsOf: url, encoding: .utf8))
     }
 
     /// Process ids no process has now: the names of temporaries the old sweep considered dead.
@@ -220,7 +220,7 @@ import PNCryptCLITestSupport
         let result = try CLI.run(["encrypt", "--key", "k", "-o", "fifo", "hello"], directory: dir)
         #expect(result.status == 0, "\(result.stderr)")
         let sealed = try #require(reader.finish(), "the reader never got a writer: the FIFO was replaced")
-        #expect(try CryptoModule(cipherKey: "k").decrypt(String(decoding: sealed, as: UTF8.self))
+        #expect(try CryptoModule(cipherKey: "k").decryptBytes(String(decoding: sealed, as: UTF8.self))
                 == [UInt8]("hello"))
         #expect(CLI.status(fifo).map { $0.st_mode & S_IFMT == S_IFIFO } == true)
 

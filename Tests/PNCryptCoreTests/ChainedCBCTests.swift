@@ -85,13 +85,13 @@ import PNCryptTestSupport
         let module = try CryptoModule(cipherKey: "enigma")
         for i in 0..<50 {
             let text = Array("message \(i) \(String(repeating: "x", count: i))".utf8)
-            #expect(try module.decrypt(module.encrypt(text, scheme: .acrh)) == text)
+            #expect(try module.decryptBytes(module.encrypt(text, scheme: .acrh)) == text)
             #expect(try module.decryptBinary(module.encryptBinary(text, scheme: .acrh)) == text)
-            #expect(try module.decrypt(module.encrypt(text, scheme: .legacy), reading: .only(.legacy)) == text)
+            #expect(try module.decryptBytes(module.encrypt(text, scheme: .legacy), reading: .only(.legacy)) == text)
         }
         // docs/formats.md section 7: "yay!" under legacy with the key enigma.
         #expect(try module.encrypt(Array("yay!".utf8), scheme: .legacy) == "q/xJqqN6qbiZMXYmiQC1Fw==")
-        #expect(try module.decrypt("q/xJqqN6qbiZMXYmiQC1Fw==", reading: .only(.legacy)) == Array("yay!".utf8))
+        #expect(try module.decryptBytes("q/xJqqN6qbiZMXYmiQC1Fw==", reading: .only(.legacy)) == Array("yay!".utf8))
     }
 
     /// Plain CBC through `start(iv:)`, then `update` over `input` cut at `cuts` (offsets), then `finish`.

@@ -13,7 +13,7 @@ import PNCryptBase
         let v = try Package.specVector("spec-legacy-yay")
         let plaintext = try #require(v.plaintext), ciphertext = try #require(v.ciphertext)
         #expect(try enigma.encrypt([UInt8](plaintext), scheme: .legacy) == ciphertext)
-        #expect(try enigma.decrypt(ciphertext) == [UInt8](plaintext))
+        #expect(try enigma.decryptBytes(ciphertext) == [UInt8](plaintext))
     }
 
     @Test("writes acrh by default: a fresh random IV in a PNED header every time")
@@ -152,7 +152,7 @@ import PNCryptBase
         let hello = try Package.specVector("spec-legacy33-hello-world")
         let seven = try Package.specVector("spec-legacy33-seven")
         #expect(try enigma.encrypt([UInt8](try #require(hello.plaintext)), scheme: .legacy33) == hello.ciphertext)
-        #expect(try enigma.decrypt(try #require(seven.ciphertext), reading: .only(.legacy33))
+        #expect(try enigma.decryptBytes(try #require(seven.ciphertext), reading: .only(.legacy33))
                 == [UInt8](try #require(seven.plaintext)))
     }
 

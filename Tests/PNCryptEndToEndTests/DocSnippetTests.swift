@@ -59,11 +59,11 @@ struct DocSnippetTests {
     func choosingAScheme() throws {
         let module = try CryptoModule(cipherKey: "enigma")              // writes acrh
         let sealed = try module.encrypt(Array("hello".utf8))            // Base64: PNED header, IV, ciphertext
-        let opened = try module.decrypt(sealed)                         // the bytes of "hello"
+        let opened = try module.decrypt(sealed)                         // "hello"
 
         let forOldClients = try module.encrypt(Array("yay!".utf8), scheme: .legacy)
         // "q/xJqqN6qbiZMXYmiQC1Fw==": the fixed IV gives equal ciphertexts for equal messages
-        #expect(opened == Array("hello".utf8))
+        #expect(opened == "hello")
         #expect(sealed.hasPrefix("UE5FRAFBQ1JI"))
         #expect(forOldClients == "q/xJqqN6qbiZMXYmiQC1Fw==")
     }

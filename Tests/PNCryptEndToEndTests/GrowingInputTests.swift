@@ -162,7 +162,7 @@ import PNCryptFiles
             let result = try Self.runAppendingMidStream(["encrypt", "--key", "k", "-i", input.path], input: input,
                                                         appended: Array("appended".utf8))
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(try CryptoModule(cipherKey: "k").decrypt(result.text) == text)
+            #expect(try CryptoModule(cipherKey: "k").decryptBytes(result.text) == text)
         }
     }
 

@@ -82,10 +82,10 @@ import PNCryptTestSupport
         let key = try CryptoModule(cipherKey: "enigma")
         let rawWire = try #require(try JSONValue(parsing: Self.lines(raw.output)[0]).stringValue)
         let rawPlain = try key.decrypt(rawWire, reading: .only(.legacy))
-        #expect(rawPlain == Array(#"{ "a" : 1 }"#.utf8))
+        #expect(rawPlain == #"{ "a" : 1 }"#)
         let plain = try key.decrypt(try #require(try JSONValue(parsing: Self.lines(rewritten.output)[0])
             .stringValue), reading: .only(.legacy))
-        #expect(plain == Array(#"{"a":1}"#.utf8))
+        #expect(plain == #"{"a":1}"#)
     }
 
     @Test("blank lines, lines that are not JSON, CRLF and a last line without a newline")

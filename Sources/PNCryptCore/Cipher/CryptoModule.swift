@@ -5,24 +5,26 @@ import PNCryptBase
 /// ```swift
 /// let module = try CryptoModule(cipherKey: "enigma")            // writes acrh, reads any header or legacy
 /// let sealed = try module.encrypt(Array("hello".utf8))          // Base64 of PNED 01 ACRH 10 <IV> <ciphertext>
-/// let opened = try module.decrypt(sealed)                        // reads the header, picks the cryptor
+/// let opened = try module.decrypt(sealed)                        // "hello": reads the header, picks the cryptor
 /// let old = try module.encrypt(Array("yay!".utf8), scheme: .legacy)   // fixed IV: "q/xJqqN6qbiZMXYmiQC1Fw=="
 /// let bytes = try module.encryptBinary(Array("hello".utf8))     // the same without Base64 (files, raw bytes)
 /// ```
 ///
-/// `decrypt(_:)` reads as `reading` says (`ReadPolicy`): by default a `PNED` header when there is one, and headerless
-/// data by the headerless rule over both legacy readings (docs/formats.md section 1): as bytes, a fixed-IV reading
-/// whose first block is text is taken, and anything else of two blocks or more is `ambiguous` (nothing in bytes tells
-/// the two apart: decrypt text with `KeyRing` and `.text`, messages with `MessageCrypto`, or set `reading` to
+/// `decrypt(_:)` (the `PNCrypt` module's) reads text: Base64 in, the plaintext as a `String`, which must be valid
+/// UTF-8; `decryptBytes(_:)` is the explicit choice for a binary plaintext. Both read as `reading` says
+/// (`ReadPolicy`): by default a `PNED` header when there is one, and headerless data by the headerless rule over both
+/// legacy readings (docs/formats.md section 1): as text, the rule tells a client's fixed-IV and random-IV messages
+/// apart; as bytes, a fixed-IV reading whose first block is text is taken, and anything else of two blocks or more is
+/// `ambiguous` (nothing in bytes tells the two apart: read text, messages with `MessageCrypto`, or set `reading` to
 /// `.headerlessAs(.legacy)` or `.headerlessAs(.legacyRandomIV)`). Unless `reading` is `.only`, headerless data is
 /// also read as the module's own scheme when it writes a headerless one (`scheme` `legacy`, `legacyRandomIV` or
 /// `legacy33`, which then replaces the rule), so a module always reads its own output. The one decision procedure
-/// chooses, as for `KeyRing` with `.bytes`: the plaintext is returned only when exactly one reading qualifies; none
-/// is `decryptionFailed`. `decrypt(_:reading:)` with `.only` reads exactly one format. CBC has no integrity check:
-/// with one reading a wrong key passes the padding check about once in 256 tries and gives garbage (use `KeyRing`
-/// with `.text`, or `MessageCrypto`, to check more). `encryptBinary` and `decryptBinary` are the same without
-/// Base64. Errors follow docs/formats.md section 2 (`PNCryptError.category`): encryption, decryption, or unknown
-/// cryptor. Thread-safe; keyed cipher contexts are reused across calls.
+/// chooses, as for `KeyRing`: the plaintext is returned only when exactly one reading qualifies; none is
+/// `decryptionFailed`. With `.only`, exactly one format is read. CBC has no integrity check: with one reading a
+/// wrong key passes the padding check about once in 256 tries and gives garbage as bytes (text and `MessageCrypto`
+/// check more). `encryptBinary` and `decryptBinary` are the same without Base64. Errors follow docs/formats.md
+/// section 2 (`PNCryptError.category`): encryption, decryption, or unknown cryptor. Thread-safe; keyed cipher
+/// contexts are reused across calls.
 public struct CryptoModule: Sendable {
     /// The key and its derived AES keys.
     package let key: CipherKey
@@ -76,22 +78,36 @@ public struct CryptoModule: Sendable {
 
     // MARK: Decrypt
 
-    /// Decodes Base64 text (lenient as `Base64.decode`) and decrypts it.
+    /// Decodes Base64 text (lenient as `Base64.decode`) and decrypts it as bytes: the explicit choice for a binary
+    /// plaintext. Text is read with `decrypt(_:reading:)` (the `PNCrypt` module's), whose rule also requires UTF-8
+    /// and tells the two legacy readings of headerless text apart; as bytes, headerless data of two blocks or more
+    /// whose fixed-IV first block is not text is `ambiguous` (name the scheme with `reading`).
     ///
     /// - Parameters:
     ///   - text: the Base64 text (whitespace and line breaks are skipped).
     ///   - reading: how to read, for this call; nil is the module's `reading` (exactly one of the readings it
     ///     allows must have valid padding).
     /// - Throws: `notBase64`; `unknownCryptor` for an unsupported header version or cryptor id; `malformedHeader`
-    ///   for a header cut short; `wrongKeyOrCorrupt` when the cipher rejects the data (bad padding, not whole
+    ///   for a header cut short; `decryptionFailed` when the cipher rejects the data (bad padding, not whole
     ///   blocks, empty); `ambiguous` when two readings have valid padding. Every failure that depends on the key is
-    ///   the same error, with the same message (no
-    ///   padding oracle).
-    public func decrypt(_ text: String, reading: ReadPolicy? = nil) throws(PNCryptError) -> [UInt8] {
+    ///   the same error, with the same message (no padding oracle).
+    public func decryptBytes(_ text: String, reading: ReadPolicy? = nil) throws(PNCryptError) -> [UInt8] {
         try decryptBinary(try Base64.decode(text), reading: reading)
     }
 
-    /// Decrypts bytes (as `decrypt(_:reading:)`, without the Base64).
+    /// Decodes Base64 text and decrypts it as `content` (`decrypt(_:reading:)` of the `PNCrypt` module with
+    /// `.text`; `decryptBytes(_:reading:)` with `.bytes`); `json` says whether a plaintext is a message.
+    package func decrypt(_ text: String, reading: ReadPolicy?, content: KeyRing.Content, json: JSONCheck)
+        throws(PNCryptError) -> [UInt8] {
+        let policy = reading ?? self.reading
+        return try withBytes(try Base64.decode(text)) { (input) throws(PNCryptError) in
+            try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
+                try decrypt(input, reading: policy, content: content, json: json, into: output)
+            }
+        }
+    }
+
+    /// Decrypts bytes (as `decryptBytes(_:reading:)`, without the Base64).
     public func decryptBinary(_ data: some Collection<UInt8>, reading: ReadPolicy? = nil) throws(PNCryptError)
         -> [UInt8] {
         let policy = reading ?? self.reading
@@ -120,16 +136,17 @@ extension CryptoModule {
         }
     }
 
-    /// Decrypts `input` (as `decryptBinary(_:reading:)`) into `output`, which has room for `input.count + 16`
-    /// bytes; returns the plaintext length. The readings are `readings(of:reading:)`'s, and the one decision
-    /// procedure (`Decision`, content `.bytes`) chooses.
+    /// Decrypts `input` (as `decryptBinary(_:reading:)`, or as `content` with the message check `json`) into
+    /// `output`, which has room for `input.count + 16` bytes; returns the plaintext length. The readings are
+    /// `readings(of:reading:)`'s, and the one decision procedure (`Decision`) chooses.
     package func decrypt(_ input: UnsafeRawBufferPointer, reading policy: ReadPolicy,
+                         content: KeyRing.Content = .bytes, json: JSONCheck = Decision.noMessageCheck,
                          into output: UnsafeMutableRawPointer)
         throws(PNCryptError) -> Int {
         let readings = try readings(of: input, reading: policy)
         // Bytes: no reading is asked whether it is a message (the check is never called).
-        return try Decision.open(input, keys: [key], first: key, readings: readings, content: .bytes,
-                                 into: output, json: Decision.noMessageCheck).count
+        return try Decision.open(input, keys: [key], first: key, readings: readings, content: content,
+                                 into: output, json: json).count
     }
 
     /// The readings `decrypt` tries under `policy`: with `.only`, that format alone; otherwise the `PNED` header's
