@@ -6,8 +6,8 @@ import PNCryptPlatform
 /// Runs `body` on every item of a batch. Without `codes` the first failure is thrown, as "item N: ...". With
 /// `codes`, each item's outcome goes to `codes[i]` (0 or its code), and the first failure is returned instead. Only
 /// the first failure's message is made: a failed item after it costs its code, no text.
-func eachItem(_ items: BatchItems, _ codes: UnsafeMutablePointer<Int32>?,
-                      _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws -> CFailure? {
+func eachItem(_ items: BatchItems, _ codes: CCodes,
+              _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws -> CFailure? {
     var first: CFailure?
     try items.forEach { index, item in
         do {
@@ -28,14 +28,13 @@ func eachItem(_ items: BatchItems, _ codes: UnsafeMutablePointer<Int32>?,
 }
 
 @_cdecl("pncrypt_encrypt_many")
-public func pncrypt_encrypt_many(_ module: OpaquePointer?, _ data: UnsafePointer<UInt8>?, _ dataLen: Int,
-                                 _ lengths: UnsafePointer<Int>?, _ count: Int,
-                                 _ base64Out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                 _ base64Len: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
-                                 _ status: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_encrypt_many(_ module: CModuleHandle, _ data: UnsafePointer<UInt8>?, _ dataLen: Int,
+                                 _ lengths: CLengths, _ count: Int, _ base64Out: CTextOut,
+                                 _ base64Len: UnsafeMutablePointer<Int>?, _ codes: CCodes,
+                                 _ status: CErrorOut) -> Int32 {
     base64Len?.pointee = 0
-    var failure: CFailure?
-    let code = guarded(status, holding: module) {
+    return guardedDelivering(status, holding: module) {
+        var failure: CFailure?
         let out = try outputArgument(base64Out, "base64_out")
         guard let base64Len else { throw CFailure.argument("base64_len is NULL") }
         let module = try CModule.from(module)
@@ -61,37 +60,30 @@ public func pncrypt_encrypt_many(_ module: OpaquePointer?, _ data: UnsafePointer
         }
         out.pointee = joined.buffer.assumingMemoryBound(to: CChar.self)
         base64Len.pointee = joined.count
+        return failure
     }
-    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
-    return code
 }
 
 @_cdecl("pncrypt_decrypt_many")
-public func pncrypt_decrypt_many(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
-                                 _ data: UnsafePointer<CChar>?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?,
-                                 _ count: Int, _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
-                                 _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
-                                 _ status: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_decrypt_many(_ module: CModuleHandle, _ scheme: CText, _ data: CText, _ dataLen: Int,
+                                 _ lengths: CLengths, _ count: Int, _ out: CBytesOut, _ offsets: COffsets,
+                                 _ codes: CCodes, _ status: CErrorOut) -> Int32 {
     decryptMany(module, scheme, data, dataLen, lengths, count, out, offsets, codes, status, content: .bytes)
 }
 
 @_cdecl("pncrypt_decrypt_many_text")
-public func pncrypt_decrypt_many_text(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
-                                      _ data: UnsafePointer<CChar>?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?,
-                                      _ count: Int, _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
-                                      _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
-                                      _ status: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_decrypt_many_text(_ module: CModuleHandle, _ scheme: CText, _ data: CText, _ dataLen: Int,
+                                      _ lengths: CLengths, _ count: Int, _ out: CBytesOut, _ offsets: COffsets,
+                                      _ codes: CCodes, _ status: CErrorOut) -> Int32 {
     decryptMany(module, scheme, data, dataLen, lengths, count, out, offsets, codes, status, content: .text)
 }
 
 /// pncrypt_decrypt_many and pncrypt_decrypt_many_text: what a plaintext must be to qualify is `content`.
-func decryptMany(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
-                         _ data: UnsafePointer<CChar>?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?,
-                         _ count: Int, _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
-                         _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
-                         _ status: UnsafeMutableRawPointer?, content: KeyRing.Content) -> Int32 {
-    var failure: CFailure?
-    let code = guarded(status, holding: module) {
+func decryptMany(_ module: CModuleHandle, _ scheme: CText, _ data: CText, _ dataLen: Int, _ lengths: CLengths,
+                 _ count: Int, _ out: CBytesOut, _ offsets: COffsets, _ codes: CCodes, _ status: CErrorOut,
+                 content: KeyRing.Content) -> Int32 {
+    return guardedDelivering(status, holding: module) {
+        var failure: CFailure?
         let out = try outputArgument(out, "out")
         guard let offsets else { throw CFailure.argument("offsets is NULL") }
         let module = try CModule.from(module)
@@ -142,7 +134,6 @@ func decryptMany(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
         }
         offsets[count] = joined.count
         out.pointee = joined.buffer.assumingMemoryBound(to: UInt8.self)
+        return failure
     }
-    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
-    return code
 }

@@ -4,9 +4,8 @@ import PNCryptFiles
 import PNCryptPlatform
 
 @_cdecl("pncrypt_encrypt")
-public func pncrypt_encrypt(_ module: OpaquePointer?, _ data: UnsafePointer<UInt8>?, _ len: Int,
-                            _ base64Out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                            _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_encrypt(_ module: CModuleHandle, _ data: UnsafePointer<UInt8>?, _ len: Int, _ base64Out: CTextOut,
+                            _ err: CErrorOut) -> Int32 {
     guarded(err, holding: module) {
         let out = try outputArgument(base64Out, "base64_out")
         let module = try CModule.from(module)
@@ -20,27 +19,20 @@ public func pncrypt_encrypt(_ module: OpaquePointer?, _ data: UnsafePointer<UInt
 }
 
 @_cdecl("pncrypt_decrypt")
-public func pncrypt_decrypt(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
-                            _ base64: UnsafePointer<CChar>?, _ len: Int,
-                            _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
-                            _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_decrypt(_ module: CModuleHandle, _ scheme: CText, _ base64: CText, _ len: Int, _ out: CBytesOut,
+                            _ outLen: UnsafeMutablePointer<Int>?, _ err: CErrorOut) -> Int32 {
     decryptOne(module, scheme, base64, len, out, outLen, err, content: .bytes)
 }
 
 @_cdecl("pncrypt_decrypt_text")
-public func pncrypt_decrypt_text(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
-                                 _ base64: UnsafePointer<CChar>?, _ len: Int,
-                                 _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
-                                 _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_decrypt_text(_ module: CModuleHandle, _ scheme: CText, _ base64: CText, _ len: Int,
+                                 _ out: CBytesOut, _ outLen: UnsafeMutablePointer<Int>?, _ err: CErrorOut) -> Int32 {
     decryptOne(module, scheme, base64, len, out, outLen, err, content: .text)
 }
 
 /// pncrypt_decrypt and pncrypt_decrypt_text: what a plaintext must be to qualify is `content`.
-func decryptOne(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
-                        _ base64: UnsafePointer<CChar>?, _ len: Int,
-                        _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
-                        _ outLen: UnsafeMutablePointer<Int>?, _ err: UnsafeMutableRawPointer?,
-                        content: KeyRing.Content) -> Int32 {
+func decryptOne(_ module: CModuleHandle, _ scheme: CText, _ base64: CText, _ len: Int, _ out: CBytesOut,
+                _ outLen: UnsafeMutablePointer<Int>?, _ err: CErrorOut, content: KeyRing.Content) -> Int32 {
     outLen?.pointee = 0
     return guarded(err, holding: module) {
         let out = try outputArgument(out, "out")

@@ -49,7 +49,7 @@ private func fieldCrypto(_ module: CModule, style: JSONStyle?) -> MessageCrypto 
 /// output): every item is tried; `codes` (may be NULL) receives each item's code; returns the joined output and the
 /// first failure ("item N: ").
 private func fieldBatch(_ items: BatchItems, _ codes: UnsafeMutablePointer<Int32>?,
-                        _ body: (Int, UnsafeBufferPointer<UInt8>) throws(FieldItemFailure) -> [UInt8]) throws
+                        _ body: FieldItemWork) throws
     -> (output: [UInt8], offsets: [Int], failure: CFailure?) {
     var output: [UInt8] = []
     var offsets: [Int] = []
@@ -84,11 +84,30 @@ private func deliverBatch(_ result: (output: [UInt8], offsets: [Int], failure: C
     out.pointee = try CBuffer.copy(result.output).assumingMemoryBound(to: CChar.self)
 }
 
+/// A field batch (`pncrypt_field_*_many`): `out`, `offsets` and the output named `missing` (NULL when it is
+/// required) checked, the pointer read, then `prepare` reads the call's own arguments and gives each record's work;
+/// every item is tried (`fieldBatch`) and the output handed over.
+private func fieldBatchCall(_ status: CErrorOut, holding module: CModuleHandle, _ other: CModuleHandle = nil,
+                            field pointer: CText, items data: CText, _ dataLen: Int, _ lengths: CLengths,
+                            _ count: Int, _ out: CTextOut, _ offsets: COffsets, _ codes: CCodes,
+                            missing: String? = nil, _ prepare: (JSONPointer) throws -> FieldItemWork) -> Int32 {
+    guardedDelivering(status, holding: module, other) {
+        let out = try outputArgument(out, "out")
+        guard let offsets else { throw CFailure.argument("offsets is NULL") }
+        if let missing { throw CFailure.argument("\(missing) is NULL") }
+        let work = try prepare(try pointerArgument(pointer))
+        let result = try fieldBatch(try BatchItems(data, dataLen, lengths, count), codes, work)
+        try deliverBatch(result, out, offsets)
+        return result.failure
+    }
+}
+
+/// One record's work in a field batch: its index and bytes in, its new bytes out, or a throw with what it leaves.
+private typealias FieldItemWork = (Int, UnsafeBufferPointer<UInt8>) throws(FieldItemFailure) -> [UInt8]
+
 @_cdecl("pncrypt_field_encrypt")
-public func pncrypt_field_encrypt(_ module: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
-                                  _ style: UnsafePointer<CChar>?, _ json: UnsafePointer<CChar>?, _ len: Int,
-                                  _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                  _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_field_encrypt(_ module: CModuleHandle, _ pointer: CText, _ style: CText, _ json: CText, _ len: Int,
+                                  _ jsonOut: CTextOut, _ err: CErrorOut) -> Int32 {
     guarded(err, holding: module) {
         let out = try outputArgument(jsonOut, "json_out")
         let field = try pointerArgument(pointer)
@@ -102,14 +121,11 @@ public func pncrypt_field_encrypt(_ module: OpaquePointer?, _ pointer: UnsafePoi
 }
 
 @_cdecl("pncrypt_field_decrypt")
-public func pncrypt_field_decrypt(_ module: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
-                                  _ json: UnsafePointer<CChar>?, _ len: Int, _ policy: Int32,
-                                  _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                  _ statusJSONOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                  _ status: UnsafeMutableRawPointer?) -> Int32 {
-    var failure: CFailure?
+public func pncrypt_field_decrypt(_ module: CModuleHandle, _ pointer: CText, _ json: CText, _ len: Int, _ policy: Int32,
+                                  _ jsonOut: CTextOut, _ statusJSONOut: CTextOut, _ status: CErrorOut) -> Int32 {
     statusJSONOut?.pointee = nil
-    let code = guarded(status, holding: module) {
+    return guardedDelivering(status, holding: module) {
+        var failure: CFailure?
         let out = try outputArgument(jsonOut, "json_out")
         let field = try pointerArgument(pointer)
         let reading = try fieldPolicyArgument(policy, allowFail: true)
@@ -118,6 +134,7 @@ public func pncrypt_field_decrypt(_ module: OpaquePointer?, _ pointer: UnsafePoi
         }
         if let recordStatus = record.status {
             if policy == policyFail { throw CFailure(recordStatus.error) }
+            // Delivered with a decryption failure: the call succeeds, the status says why the field is not plaintext.
             failure = CFailure(recordStatus.error)
         }
         let text = try CBuffer.copy(record.text)
@@ -131,17 +148,14 @@ public func pncrypt_field_decrypt(_ module: OpaquePointer?, _ pointer: UnsafePoi
             }
         }
         out.pointee = text.assumingMemoryBound(to: CChar.self)
+        return failure
     }
-    // Delivered with a decryption failure: the call succeeded, the status says why the field is not plaintext.
-    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
-    return code
 }
 
 @_cdecl("pncrypt_field_rekey")
-public func pncrypt_field_rekey(_ from: OpaquePointer?, _ to: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
-                                _ json: UnsafePointer<CChar>?, _ len: Int,
-                                _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                _ outcome: UnsafeMutablePointer<Int32>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_field_rekey(_ from: CModuleHandle, _ to: CModuleHandle, _ pointer: CText, _ json: CText, _ len: Int,
+                                _ jsonOut: CTextOut, _ outcome: UnsafeMutablePointer<Int32>?,
+                                _ err: CErrorOut) -> Int32 {
     outcome?.pointee = rekeyFailed
     return guarded(err, holding: from, to) {
         let out = try outputArgument(jsonOut, "json_out")
@@ -163,52 +177,34 @@ public func pncrypt_field_rekey(_ from: OpaquePointer?, _ to: OpaquePointer?, _ 
 }
 
 @_cdecl("pncrypt_field_encrypt_many")
-public func pncrypt_field_encrypt_many(_ module: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
-                                       _ style: UnsafePointer<CChar>?, _ data: UnsafePointer<CChar>?,
-                                       _ dataLen: Int, _ lengths: UnsafePointer<Int>?, _ count: Int,
-                                       _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                       _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
-                                       _ status: UnsafeMutableRawPointer?) -> Int32 {
-    var failure: CFailure?
-    let code = guarded(status, holding: module) {
-        let out = try outputArgument(out, "out")
-        guard let offsets else { throw CFailure.argument("offsets is NULL") }
-        let field = try pointerArgument(pointer)
+public func pncrypt_field_encrypt_many(_ module: CModuleHandle, _ pointer: CText, _ style: CText, _ data: CText,
+                                       _ dataLen: Int, _ lengths: CLengths, _ count: Int, _ out: CTextOut,
+                                       _ offsets: COffsets, _ codes: CCodes, _ status: CErrorOut) -> Int32 {
+    fieldBatchCall(status, holding: module, field: pointer, items: data, dataLen, lengths, count, out, offsets,
+                   codes) { field in
         let style = try fieldStyleArgument(style)
         let crypto = fieldCrypto(try CModule.from(module), style: style)
-        let items = try BatchItems(data, dataLen, lengths, count)
         // A failed item is empty: nothing of a plaintext is copied.
-        let result = try fieldBatch(items, codes) { (_, record) throws(FieldItemFailure) in
+        return { (_, record) throws(FieldItemFailure) in
             do throws(PNCryptError) {
                 return try crypto.encrypt(field: field, of: record, raw: style == nil)
             } catch {
                 throw FieldItemFailure(error: error, left: [])
             }
         }
-        failure = result.failure
-        try deliverBatch(result, out, offsets)
     }
-    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
-    return code
 }
 
 @_cdecl("pncrypt_field_decrypt_many")
-public func pncrypt_field_decrypt_many(_ module: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
-                                       _ data: UnsafePointer<CChar>?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?,
-                                       _ count: Int, _ policy: Int32,
-                                       _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                       _ offsets: UnsafeMutablePointer<Int>?, _ codes: UnsafeMutablePointer<Int32>?,
-                                       _ status: UnsafeMutableRawPointer?) -> Int32 {
-    var failure: CFailure?
-    let code = guarded(status, holding: module) {
-        let out = try outputArgument(out, "out")
-        guard let offsets else { throw CFailure.argument("offsets is NULL") }
-        let field = try pointerArgument(pointer)
+public func pncrypt_field_decrypt_many(_ module: CModuleHandle, _ pointer: CText, _ data: CText, _ dataLen: Int,
+                                       _ lengths: CLengths, _ count: Int, _ policy: Int32, _ out: CTextOut,
+                                       _ offsets: COffsets, _ codes: CCodes, _ status: CErrorOut) -> Int32 {
+    fieldBatchCall(status, holding: module, field: pointer, items: data, dataLen, lengths, count, out, offsets,
+                   codes) { field in
         let reading = try fieldPolicyArgument(policy, allowFail: false)
         let crypto = try CModule.from(module).messages
-        let items = try BatchItems(data, dataLen, lengths, count)
         // A record without the field is copied as it was; a field that does not decrypt gets what `policy` says.
-        let result = try fieldBatch(items, codes) { (_, record) throws(FieldItemFailure) in
+        return { (_, record) throws(FieldItemFailure) in
             let decrypted: DecryptedRecord
             do throws(PNCryptError) {
                 decrypted = try crypto.decrypt(field: field, of: record, policy: reading)
@@ -220,30 +216,20 @@ public func pncrypt_field_decrypt_many(_ module: OpaquePointer?, _ pointer: Unsa
             }
             return decrypted.text
         }
-        failure = result.failure
-        try deliverBatch(result, out, offsets)
     }
-    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
-    return code
 }
 
 @_cdecl("pncrypt_field_rekey_many")
-public func pncrypt_field_rekey_many(_ from: OpaquePointer?, _ to: OpaquePointer?, _ pointer: UnsafePointer<CChar>?,
-                                     _ data: UnsafePointer<CChar>?, _ dataLen: Int, _ lengths: UnsafePointer<Int>?,
-                                     _ count: Int, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                     _ offsets: UnsafeMutablePointer<Int>?, _ outcomes: UnsafeMutablePointer<Int32>?,
-                                     _ codes: UnsafeMutablePointer<Int32>?,
-                                     _ status: UnsafeMutableRawPointer?) -> Int32 {
-    var failure: CFailure?
-    let code = guarded(status, holding: from, to) {
-        let out = try outputArgument(out, "out")
-        guard let offsets else { throw CFailure.argument("offsets is NULL") }
-        guard let outcomes else { throw CFailure.argument("outcomes is NULL") }
-        let field = try pointerArgument(pointer)
+public func pncrypt_field_rekey_many(_ from: CModuleHandle, _ to: CModuleHandle, _ pointer: CText, _ data: CText,
+                                     _ dataLen: Int, _ lengths: CLengths, _ count: Int, _ out: CTextOut,
+                                     _ offsets: COffsets, _ outcomes: UnsafeMutablePointer<Int32>?, _ codes: CCodes,
+                                     _ status: CErrorOut) -> Int32 {
+    fieldBatchCall(status, holding: from, to, field: pointer, items: data, dataLen, lengths, count, out, offsets,
+                   codes, missing: outcomes == nil ? "outcomes" : nil) { field in
+        let outcomes = outcomes!  // not NULL: checked as `missing`
         let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to)).rekey
-        let items = try BatchItems(data, dataLen, lengths, count)
         // A record that cannot be moved is copied unchanged.
-        let result = try fieldBatch(items, codes) { (index, record) throws(FieldItemFailure) in
+        return { (index, record) throws(FieldItemFailure) in
             outcomes[index] = rekeyFailed
             switch rekey.rekey(field: field, of: record) {
             case .rekeyed(let text):
@@ -256,9 +242,5 @@ public func pncrypt_field_rekey_many(_ from: OpaquePointer?, _ to: OpaquePointer
                 throw FieldItemFailure(error: error, left: Array(record))
             }
         }
-        failure = result.failure
-        try deliverBatch(result, out, offsets)
     }
-    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
-    return code
 }

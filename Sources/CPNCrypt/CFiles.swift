@@ -4,8 +4,8 @@ import PNCryptFiles
 import PNCryptPlatform
 
 @_cdecl("pncrypt_encrypt_file")
-public func pncrypt_encrypt_file(_ module: OpaquePointer?, _ inPath: UnsafePointer<CChar>?,
-                                 _ outPath: UnsafePointer<CChar>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_encrypt_file(_ module: CModuleHandle, _ inPath: CText, _ outPath: CText,
+                                 _ err: CErrorOut) -> Int32 {
     guarded(err, holding: module) {
         let module = try CModule.from(module)
         let input = try stringArgument(inPath, "in_path")
@@ -17,15 +17,14 @@ public func pncrypt_encrypt_file(_ module: OpaquePointer?, _ inPath: UnsafePoint
 }
 
 @_cdecl("pncrypt_decrypt_file")
-public func pncrypt_decrypt_file(_ module: OpaquePointer?, _ inPath: UnsafePointer<CChar>?,
-                                 _ outPath: UnsafePointer<CChar>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_decrypt_file(_ module: CModuleHandle, _ inPath: CText, _ outPath: CText,
+                                 _ err: CErrorOut) -> Int32 {
     pncrypt_decrypt_file_scheme(module, nil, inPath, outPath, err)
 }
 
 @_cdecl("pncrypt_decrypt_file_scheme")
-public func pncrypt_decrypt_file_scheme(_ module: OpaquePointer?, _ scheme: UnsafePointer<CChar>?,
-                                        _ inPath: UnsafePointer<CChar>?, _ outPath: UnsafePointer<CChar>?,
-                                        _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_decrypt_file_scheme(_ module: CModuleHandle, _ scheme: CText, _ inPath: CText, _ outPath: CText,
+                                        _ err: CErrorOut) -> Int32 {
     guarded(err, holding: module) {
         let module = try CModule.from(module)
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)

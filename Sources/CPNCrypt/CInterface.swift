@@ -95,9 +95,8 @@ public func pncrypt_version_number() -> UInt32 {
 // MARK: Modules
 
 @_cdecl("pncrypt_module_new")
-public func pncrypt_module_new(_ cipherKey: UnsafePointer<CChar>?, _ scheme: UnsafePointer<CChar>?,
-                               _ out: UnsafeMutablePointer<OpaquePointer?>?,
-                               _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_module_new(_ cipherKey: CText, _ scheme: CText, _ out: UnsafeMutablePointer<OpaquePointer?>?,
+                               _ err: CErrorOut) -> Int32 {
     guarded(err) {
         let out = try outputArgument(out, "out")
         let key = try keyArgument(cipherKey, "cipher_key")
@@ -108,8 +107,7 @@ public func pncrypt_module_new(_ cipherKey: UnsafePointer<CChar>?, _ scheme: Uns
 }
 
 @_cdecl("pncrypt_module_add_key")
-public func pncrypt_module_add_key(_ module: OpaquePointer?, _ cipherKey: UnsafePointer<CChar>?,
-                                   _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_module_add_key(_ module: CModuleHandle, _ cipherKey: CText, _ err: CErrorOut) -> Int32 {
     guarded(err, holding: module) {
         let module = try CModule.from(module)
         try module.add(try keyArgument(cipherKey, "key"))
@@ -119,7 +117,7 @@ public func pncrypt_module_add_key(_ module: OpaquePointer?, _ cipherKey: Unsafe
 /// Releases the caller's reference: a call running on the module holds its own (`CModule.hold`), so the module
 /// and its keys go when the last of them returns.
 @_cdecl("pncrypt_module_free")
-public func pncrypt_module_free(_ module: OpaquePointer?) {
+public func pncrypt_module_free(_ module: CModuleHandle) {
     guard let module else { return }
     Unmanaged<CModule>.fromOpaque(UnsafeRawPointer(module)).release()
 }

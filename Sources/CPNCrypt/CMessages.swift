@@ -4,9 +4,8 @@ import PNCryptFiles
 import PNCryptPlatform
 
 @_cdecl("pncrypt_message_encrypt")
-public func pncrypt_message_encrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int,
-                                    _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                    _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_message_encrypt(_ module: CModuleHandle, _ json: CText, _ len: Int, _ jsonOut: CTextOut,
+                                    _ err: CErrorOut) -> Int32 {
     guarded(err, holding: module) {
         let out = try outputArgument(jsonOut, "json_out")
         let sealed = try withJSONArgument(json, len, "json") { input in
@@ -17,10 +16,8 @@ public func pncrypt_message_encrypt(_ module: OpaquePointer?, _ json: UnsafePoin
 }
 
 @_cdecl("pncrypt_message_encrypt_style")
-public func pncrypt_message_encrypt_style(_ module: OpaquePointer?, _ style: UnsafePointer<CChar>?,
-                                          _ json: UnsafePointer<CChar>?, _ len: Int,
-                                          _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                          _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_message_encrypt_style(_ module: CModuleHandle, _ style: CText, _ json: CText, _ len: Int,
+                                          _ jsonOut: CTextOut, _ err: CErrorOut) -> Int32 {
     guarded(err, holding: module) {
         let out = try outputArgument(jsonOut, "json_out")
         // As `pncrypt message encrypt --style`: the message is parsed and written again in the style.
@@ -46,32 +43,26 @@ let policyPassThrough: Int32 = 1
 let policyFail: Int32 = 2
 
 @_cdecl("pncrypt_message_decrypt")
-public func pncrypt_message_decrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int,
-                                    _ policy: Int32,
-                                    _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                    _ status: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_message_decrypt(_ module: CModuleHandle, _ json: CText, _ len: Int, _ policy: Int32,
+                                    _ jsonOut: CTextOut, _ status: CErrorOut) -> Int32 {
     messageDecrypt(module, json, len, policy, jsonOut, statusJSONOut: nil, withStatus: false, status)
 }
 
 @_cdecl("pncrypt_message_decrypt_status")
-public func pncrypt_message_decrypt_status(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int,
-                                           _ policy: Int32,
-                                           _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                           _ statusJSONOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                           _ status: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_message_decrypt_status(_ module: CModuleHandle, _ json: CText, _ len: Int, _ policy: Int32,
+                                           _ jsonOut: CTextOut, _ statusJSONOut: CTextOut,
+                                           _ status: CErrorOut) -> Int32 {
     messageDecrypt(module, json, len, policy, jsonOut, statusJSONOut: statusJSONOut, withStatus: true, status)
 }
 
 /// `pncrypt_message_decrypt`, and `withStatus` its `_status` form: `statusJSONOut` (required) receives the status's
 /// JSON (`MessageStatus.json`, the one status form) for a message delivered with a failure, else NULL.
-func messageDecrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ len: Int, _ policy: Int32,
-                            _ jsonOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                            statusJSONOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, withStatus: Bool,
-                            _ status: UnsafeMutableRawPointer?) -> Int32 {
-    var failure: CFailure?
+func messageDecrypt(_ module: CModuleHandle, _ json: CText, _ len: Int, _ policy: Int32, _ jsonOut: CTextOut,
+                    statusJSONOut: CTextOut, withStatus: Bool, _ status: CErrorOut) -> Int32 {
     // Every output is NULL first, whichever argument is refused (the header's convention).
     statusJSONOut?.pointee = nil
-    let code = guarded(status, holding: module) {
+    return guardedDelivering(status, holding: module) {
+        var failure: CFailure?
         let out = try outputArgument(jsonOut, "json_out")
         let statusOut = withStatus ? try outputArgument(statusJSONOut, "status_json_out") : nil
         guard policy == policyMarker || policy == policyPassThrough || policy == policyFail else {
@@ -90,7 +81,7 @@ func messageDecrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ l
         if fast {
             guard let made else { throw CFailure(ErrorCodes.noMemory, "out of memory") }
             out.pointee = made.assumingMemoryBound(to: CChar.self)
-            return
+            return nil
         }
         // FAIL reads as the marker policy does (a non-string is a failure), then returns the failure.
         let decrypted = try withJSONArgument(json, len, "json") { input in
@@ -100,6 +91,7 @@ func messageDecrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ l
         }
         if let status = decrypted.status {
             if policy == policyFail { throw CFailure(status.error) }
+            // Delivered with a decryption failure: the call succeeds, the status says why the message is not plaintext.
             failure = CFailure(status.error)
         }
         out.pointee = try CBuffer.copy(serializing: decrypted.message, secret: true).assumingMemoryBound(to: CChar.self)
@@ -110,8 +102,6 @@ func messageDecrypt(_ module: OpaquePointer?, _ json: UnsafePointer<CChar>?, _ l
                     .assumingMemoryBound(to: CChar.self)
             }
         }
+        return failure
     }
-    // Delivered with a decryption failure: the call succeeded, the status says why the message is not plaintext.
-    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
-    return code
 }

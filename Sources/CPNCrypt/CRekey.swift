@@ -70,9 +70,8 @@ struct CRekey {
 }
 
 @_cdecl("pncrypt_rekey")
-public func pncrypt_rekey(_ from: OpaquePointer?, _ to: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ len: Int,
-                          _ textOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                          _ outcome: UnsafeMutablePointer<Int32>?, _ err: UnsafeMutableRawPointer?) -> Int32 {
+public func pncrypt_rekey(_ from: CModuleHandle, _ to: CModuleHandle, _ text: CText, _ len: Int, _ textOut: CTextOut,
+                          _ outcome: UnsafeMutablePointer<Int32>?, _ err: CErrorOut) -> Int32 {
     outcome?.pointee = rekeyFailed
     return guarded(err, holding: from, to) {
         let out = try outputArgument(textOut, "text_out")
@@ -90,13 +89,12 @@ public func pncrypt_rekey(_ from: OpaquePointer?, _ to: OpaquePointer?, _ text: 
 }
 
 @_cdecl("pncrypt_rekey_many")
-public func pncrypt_rekey_many(_ from: OpaquePointer?, _ to: OpaquePointer?, _ data: UnsafePointer<CChar>?,
-                               _ dataLen: Int, _ lengths: UnsafePointer<Int>?, _ count: Int,
-                               _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                               _ offsets: UnsafeMutablePointer<Int>?, _ outcomes: UnsafeMutablePointer<Int32>?,
-                               _ codes: UnsafeMutablePointer<Int32>?, _ status: UnsafeMutableRawPointer?) -> Int32 {
-    var failure: CFailure?
-    let code = guarded(status, holding: from, to) {
+public func pncrypt_rekey_many(_ from: CModuleHandle, _ to: CModuleHandle, _ data: CText, _ dataLen: Int,
+                               _ lengths: CLengths, _ count: Int, _ out: CTextOut, _ offsets: COffsets,
+                               _ outcomes: UnsafeMutablePointer<Int32>?, _ codes: CCodes,
+                               _ status: CErrorOut) -> Int32 {
+    return guardedDelivering(status, holding: from, to) {
+        var failure: CFailure?
         let out = try outputArgument(out, "out")
         guard let offsets else { throw CFailure.argument("offsets is NULL") }
         guard let outcomes else { throw CFailure.argument("outcomes is NULL") }
@@ -130,7 +128,6 @@ public func pncrypt_rekey_many(_ from: OpaquePointer?, _ to: OpaquePointer?, _ d
         }
         offsets[count] = joined.count
         out.pointee = joined.buffer.assumingMemoryBound(to: CChar.self)
+        return failure
     }
-    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
-    return code
 }

@@ -150,6 +150,27 @@ struct ErrorRecord {
     }
 }
 
+// MARK: The header's argument types, as every entry point spells them
+
+/// `const char *`: a NUL-terminated string, or text or bytes with a length beside it.
+public typealias CText = UnsafePointer<CChar>?
+/// `char **`: where an entry point puts a text buffer it returns (freed with `pncrypt_free`).
+public typealias CTextOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+/// `uint8_t **`: where an entry point puts a byte buffer it returns (freed with `pncrypt_free`).
+public typealias CBytesOut = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
+/// `pncrypt_error *`: the caller's error record (NULL: none).
+public typealias CErrorOut = UnsafeMutableRawPointer?
+/// `pncrypt_module *`: a module (`CModule`; NULL is refused).
+public typealias CModuleHandle = OpaquePointer?
+/// `const size_t *lengths`: a batch's item lengths (`BatchItems`).
+public typealias CLengths = UnsafePointer<Int>?
+/// `size_t *offsets`: where a batch's output says each item's output starts (count + 1 entries).
+public typealias COffsets = UnsafeMutablePointer<Int>?
+/// `int *codes`: a batch's code per item (NULL: the first failure fails the call).
+public typealias CCodes = UnsafeMutablePointer<Int32>?
+
+// MARK: Running an entry point
+
 /// Runs one entry point: clears `err`, runs `body`, and turns any failure into its code and `err`.
 func guarded(_ err: UnsafeMutableRawPointer?, _ body: () throws -> Void) -> Int32 {
     let record = ErrorRecord(pointer: err)
@@ -173,6 +194,17 @@ func guarded(_ err: UnsafeMutableRawPointer?, holding module: OpaquePointer?, _ 
         second?.release()
     }
     return guarded(err, body)
+}
+
+/// `guarded(_:holding:_:_:)` for an entry point that can succeed and still report a failure (a batch's first failed
+/// item, a field or message delivered as its policy says): `body` returns it, and it is recorded in `status` only
+/// when the call itself succeeded (code 0).
+func guardedDelivering(_ status: CErrorOut, holding module: CModuleHandle, _ other: CModuleHandle = nil,
+                       _ body: () throws -> CFailure?) -> Int32 {
+    var failure: CFailure?
+    let code = guarded(status, holding: module, other) { failure = try body() }
+    if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
+    return code
 }
 
 /// Buffers handed to the caller: `[size: Int][magic: Int][bytes...][NUL]`, so that `pncrypt_free` knows how

@@ -46,12 +46,7 @@ struct Decrypt: ParsableCommand {
           pncrypt decrypt --key-file key.txt --binary photo.enc -o photo.jpg
         """)
 
-    @OptionGroup var keys: KeyOptions
-    @OptionGroup var input: DecryptInputOptions
-    @OptionGroup var output: OutputOptions
-    @OptionGroup var reading: ReadSchemeOptions
-    @OptionGroup var force: ForceOption
-    @OptionGroup var progress: ProgressOptions
+    @OptionGroup var options: DataOptions<DecryptInputOptions, ReadSchemeOptions>
 
     @Flag(help: "Read a raw file format (legacy, legacy-random-iv or acrh) instead of Base64; streamed.")
     var binary = false
@@ -73,26 +68,28 @@ struct Decrypt: ParsableCommand {
             throw ValidationError("decrypt reads one ciphertext (or several, one per argument); line mode (NDJSON, "
                                   + "one message per line) is pncrypt message decrypt --lines")
         }
-        if input.arguments.count > 1 && binary { throw ValidationError("--binary reads one file: give one path") }
+        if options.input.arguments.count > 1 && binary {
+            throw ValidationError("--binary reads one file: give one path")
+        }
         // A file given with -i may be read as a file (`binaryFileReason`): then --gunzip is checked in `run`.
-        if gunzip && !binary && input.file.input == nil { throw ValidationError("--gunzip needs --binary") }
+        if gunzip && !binary && options.input.file.input == nil { throw ValidationError("--gunzip needs --binary") }
         if limits.maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
         if terminal.rawControl && binary {
             throw ValidationError("--raw-control goes with text mode (--binary writes bytes)")
         }
         if binary {
-            try Scheme.requireFileFormat(reading.explicit)
-            try force.check(output)
+            try Scheme.requireFileFormat(options.schemes.explicit)
+            try options.force.check(options.output)
         }
     }
 
     mutating func run() throws {
-        if !binary { for argument in input.arguments { try refuseFileNameAsText(argument) } }
-        if input.arguments.count > 1 {
-            let ring = try keys.ring(input: Input(text: input.arguments[0], path: nil))
-            return try decryptTexts(ring, input.arguments)
+        if !binary { for argument in options.input.arguments { try refuseFileNameAsText(argument) } }
+        if options.input.arguments.count > 1 {
+            let ring = try options.keys.ring(input: Input(text: options.input.arguments[0], path: nil))
+            return try decryptTexts(ring, options.input.arguments)
         }
-        let data = input.resolved(binary: binary)
+        let data = options.input.resolved(binary: binary)
         if !binary, let reason = try data.binaryFileReason() {
             // A file an SDK's `encrypt_file` wrote, given without --binary: read as --binary reads it, with all of
             // its checks (no file format for the scheme, binary output to a terminal).
@@ -101,18 +98,18 @@ struct Decrypt: ParsableCommand {
                                  + "(\(reason))")
             }
             do {
-                try Scheme.requireFileFormat(reading.explicit)
+                try Scheme.requireFileFormat(options.schemes.explicit)
             } catch let error as ValidationError {
                 throw CLIFailure(.usage, error.message)
             }
-            if output.output == nil { try force.check(descriptor: STDOUT_FILENO) }
+            if options.output.output == nil { try options.force.check(descriptor: STDOUT_FILENO) }
             data.noteReadAsBinary(reason)
             binary = true
         }
         if gunzip && !binary {
             throw CLIFailure(.usage, "--gunzip needs --binary (\(data.describe) was read as Base64 text)")
         }
-        let ring = try keys.ring(input: data)
+        let ring = try options.keys.ring(input: data)
         if binary { return try decryptFile(ring, data) }
         try decryptText(ring, data)
     }
@@ -140,7 +137,7 @@ struct Decrypt: ParsableCommand {
                 throw failure
             }
         }
-        try OutputFile.produce(output, input: Input(text: texts[0], path: nil)) { out in
+        try OutputFile.produce(options.output, input: Input(text: texts[0], path: nil)) { out in
             let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
             let sink = POSIXIO.sink(out, through: escaper)
             // Each plaintext, then its newline (no copy of the plaintext is made: the array is wiped on return).
@@ -164,12 +161,12 @@ struct Decrypt: ParsableCommand {
             try POSIXIO.writeAll(fd, try StreamPipeline.run(Array(text.utf8), through: [decoder]),
                                  "a temporary file")
         } else {
-            let line = progress.line(for: data.filePath, showsLines: false)
+            let line = options.progress.line(for: data.filePath, showsLines: false)
             try data.withDescriptor { try POSIXIO.stream(from: $0, through: [decoder], to: fd, progress: line) }
         }
         let length = Int(lseek(fd, 0, SEEK_END))
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
-        let reader = TextStreamDecryptor(ring: ring, reading: reading.policy)
+        let reader = TextStreamDecryptor(ring: ring, reading: options.schemes.policy)
         let choice = try explained({ head }) { try reader.choose(ciphertext: fd, length: length) }
         try body(reader, choice, fd)
     }
@@ -179,7 +176,7 @@ struct Decrypt: ParsableCommand {
     /// bounded memory, nothing written before the verdict.
     private func decryptText(_ ring: KeyRing, _ data: Input) throws {
         try withChoice(ring, data) { reader, choice, fd in
-            try OutputFile.produce(output, input: data) { out in
+            try OutputFile.produce(options.output, input: data) { out in
                 let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
                 try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
                 try POSIXIO.finish(out, through: escaper)
@@ -192,11 +189,11 @@ struct Decrypt: ParsableCommand {
         let source = try InputSource(data)
         // With the padding checked before any output, decryption cannot fail any more; decompression still can:
         // its output waits when it goes where it cannot be taken back (standard output, a device, a FIFO).
-        try OutputFile.produce(output, input: data, binary: force, holdUntilVerified: gunzip) { out in
+        try OutputFile.produce(options.output, input: data, binary: options.force, holdUntilVerified: gunzip) { out in
             let choice = try explained({ try source.read(at: 0, count: StreamDecryptor.headLength) }) {
-                try FileDecryption.choose(source, ring: ring, reading: reading.policy)
+                try FileDecryption.choose(source, ring: ring, reading: options.schemes.policy)
             }
-            if reading.scheme == .auto, reading.headerless == nil, choice.scheme.row.iv == .prefix {
+            if options.schemes.scheme == .auto, options.schemes.headerless == nil, choice.scheme.row.iv == .prefix {
                 CLI.note("no PNED header, and the first 16 bytes read with the fixed IV look like a decrypted IV: "
                          + "read as the "
                          + "legacy random-IV file format (the first 16 bytes are the IV, as the SDKs write files); a "
@@ -207,7 +204,7 @@ struct Decrypt: ParsableCommand {
             if gunzip { stages.append(try Decompressor(outputLimit: limits.limit)) }
             let start = try source.fromStart()
             try POSIXIO.stream(from: start.fd, through: stages, to: out, length: start.length,
-                               progress: progress.line(for: data.filePath, showsLines: false))
+                               progress: options.progress.line(for: data.filePath, showsLines: false))
         }
     }
 
@@ -219,14 +216,14 @@ struct Decrypt: ParsableCommand {
         do {
             return try body()
         } catch let error as PNCryptError {
-            if error.code == .unknownCryptor, let scheme = reading.explicit, scheme.hasHeader,
+            if error.code == .unknownCryptor, let scheme = options.schemes.explicit, scheme.hasHeader,
                let head = try? data(), !head.starts(with: CryptorHeader.sentinel) {
                 var failure = CLIFailure(error)
                 failure.message += "; read legacy data with --scheme auto (the default) or --scheme legacy /"
                     + " legacy-random-iv"
                 throw failure
             }
-            guard error.category == .decryption, let scheme = reading.explicit, !scheme.hasHeader,
+            guard error.category == .decryption, let scheme = options.schemes.explicit, !scheme.hasHeader,
                   let head = try? data(), let (header, _) = try? CryptorHeader.parse(head) else {
                 if error == CryptoModule.decryptionFailed && !binary {
                     var failure = CLIFailure(error)

@@ -17,12 +17,7 @@ struct Encrypt: ParsableCommand {
           pncrypt encrypt --key-file key.txt --binary photo.jpg -o photo.enc
         """)
 
-    @OptionGroup var keys: KeyOptions
-    @OptionGroup var input: DataInputOptions
-    @OptionGroup var output: OutputOptions
-    @OptionGroup var writing: WriteSchemeOptions
-    @OptionGroup var force: ForceOption
-    @OptionGroup var progress: ProgressOptions
+    @OptionGroup var options: DataOptions<DataInputOptions, WriteSchemeOptions>
 
     @Flag(help: "Stream raw bytes in a file format instead of printing Base64.")
     var binary = false
@@ -33,23 +28,25 @@ struct Encrypt: ParsableCommand {
     func validate() throws {
         if gzip && !binary { throw ValidationError("--gzip needs --binary (for messages: message encrypt --gzip)") }
         if binary {
-            try Scheme.requireFileFormat(writing.scheme)
-            try force.check(output)
+            try Scheme.requireFileFormat(options.schemes.scheme)
+            try options.force.check(options.output)
         }
     }
 
     func run() throws {
-        let source = input.resolved(binary: binary)
-        input.noteIfTextNamesAFile(binary: binary)
-        let key = try keys.resolve(input: source, confirm: true)
+        let source = options.input.resolved(binary: binary)
+        options.input.noteIfTextNamesAFile(binary: binary)
+        let key = try options.keys.resolve(input: source, confirm: true)
         if binary {
-            let encryptor = try StreamEncryptor(key: key, scheme: writing.scheme, iv: writing.iv)
+            let encryptor = try StreamEncryptor(key: key, scheme: options.schemes.scheme, iv: options.schemes.iv)
             let stages: [any ByteStreamStage] = gzip ? [try Compressor(), encryptor] : [encryptor]
-            try OutputFile.stream(source, through: stages, to: output, binary: force, progress: progress)
+            try OutputFile.stream(source, through: stages, to: options.output, binary: options.force,
+                                  progress: options.progress)
         } else {
             // Streamed, in constant memory: the Base64 text, then one newline.
-            let encryptor = try TextStreamEncryptor(key: key, scheme: writing.scheme, iv: writing.iv)
-            try OutputFile.stream(source, through: [encryptor, LineEnd()], to: output, progress: progress)
+            let encryptor = try TextStreamEncryptor(key: key, scheme: options.schemes.scheme, iv: options.schemes.iv)
+            try OutputFile.stream(source, through: [encryptor, LineEnd()], to: options.output,
+                                  progress: options.progress)
         }
     }
 }

@@ -21,6 +21,19 @@ struct ReceivedOptions<Handling: ParsableArguments>: ParsableArguments {
     }
 }
 
+extension ReceivedOptions {
+    /// The one way the envelope commands read: `make` (given the input) makes what reads the messages; with
+    /// `--lines` the input goes to `lines` (NDJSON of responses, through the line engine), else the one response is
+    /// read whole (within `--max-input`) and goes to `whole`.
+    func eachResponse<Reader>(_ make: (Input) throws -> Reader, lines byLine: (Reader, Input) throws -> Void,
+                              whole: (Reader, Input, [UInt8]) throws -> Void) throws {
+        let data = input.resolved
+        let reader = try make(data)
+        if lines.lines { return try byLine(reader, data) }
+        try whole(reader, data, try data.readAll(limit: maxInput.limit))
+    }
+}
+
 /// The options of the commands that decrypt received messages: how messages are read.
 typealias DecryptOptions = ReceivedOptions<MessageReadOptions>
 
@@ -34,19 +47,17 @@ extension ReceivedOptions where Handling == MessageReadOptions {
     /// `history decrypt` and `subscribe decrypt`: one response of `formats` (any JSON layout), or with `--lines`
     /// NDJSON of responses, one per line.
     func decryptEnvelopes(formats: [EnvelopeFormat]) throws {
-        let data = input.resolved
-        let crypto = try read.crypto(keys, input: data)
-        if lines.lines {
+        try eachResponse({ try read.crypto(keys, input: $0) }, lines: { crypto, data in
             let summary = try Lines.run(.decryptEnvelopes(crypto, formats: formats, policy: read.policy),
                                         jobs: lines.jobs, stopOnFailure: read.onError == .fail, input: data,
                                         output: output, progress: lines.progress,
                                         rawControl: read.terminal.rawControl)
-            return try read.failures.check(failed: summary.failed, of: summary.messages, "message")
-        }
-        let text = try data.readAll(limit: maxInput.limit)
-        let result = try read.decrypt(crypto, envelope: text, formats: formats)
-        try read.deliver(text: result.text, statuses: result.statuses, total: result.messages, input: data,
-                         output: output)
+            try read.failures.check(failed: summary.failed, of: summary.messages, "message")
+        }, whole: { crypto, data, text in
+            let result = try read.decrypt(crypto, envelope: text, formats: formats)
+            try read.deliver(text: result.text, statuses: result.statuses, total: result.messages, input: data,
+                             output: output)
+        })
     }
 }
 
@@ -57,18 +68,16 @@ extension ReceivedOptions where Handling == RekeyOptions {
     /// One response of `formats` (any JSON layout), or with `--lines` NDJSON of responses, one per line: every
     /// message moved, everything else kept; a status line per message left unchanged, then the summary.
     func rekeyEnvelopes(formats: [EnvelopeFormat]) throws {
-        let data = input.resolved
-        let moving = try rekey.make(keys, input: data)
-        if lines.lines {
+        try eachResponse({ try rekey.make(keys, input: $0) }, lines: { moving, data in
             let summary = try Lines.run(.rekeyEnvelopes(moving, formats: formats), jobs: lines.jobs,
                                         stopOnFailure: rekey.onError == .fail, input: data, output: output,
                                         progress: lines.progress)
-            return try rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.failed,
-                                    alreadyNew: summary.alreadyNew, of: summary.messages)
-        }
-        let text = try data.readAll(limit: maxInput.limit)
-        let result = moving.rekey(envelope: try Envelope(parsing: text, formats: formats))
-        try deliver(result, statuses: result.statuses, input: data)
+            try rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.failed, alreadyNew: summary.alreadyNew,
+                             of: summary.messages)
+        }, whole: { moving, data, text in
+            let result = moving.rekey(envelope: try Envelope(parsing: text, formats: formats))
+            try deliver(result, statuses: result.statuses, input: data)
+        })
     }
 
     /// One moved response out: a status line per message left unchanged (`statuses`, on standard error), nothing

@@ -2,34 +2,9 @@ import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 
-// One field of a record (a line of an export: `{"channel":"ch","message":"<Base64>","timetoken":"..."}`) encrypted,
-// decrypted or moved to a new key, every other byte of the record kept: the field's byte range is found by
-// `JSONPointer.range(in:)` and the new bytes are spliced in its place.
-
-/// A record after its field was decrypted (`MessageCrypto.decrypt(field:of:policy:)`).
-public struct DecryptedRecord: Hashable, Sendable {
-    /// The record, every byte as given except the field: the decrypted message written in the crypto's style, or
-    /// what the policy delivers in its place.
-    public var text: [UInt8]
-    /// Set when the field was not delivered decrypted (as `DecryptedMessage.status`).
-    public var status: MessageStatus?
-}
-
-extension JSONPointer {
-    /// `text` with `range` replaced by what `body` appends, appended to `output`.
-    func splice<E: Error>(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, into output: inout [UInt8],
-                          _ body: (inout [UInt8]) throws(E) -> Void) throws(E) {
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<range.lowerBound]))
-        try body(&output)
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: text[range.upperBound...]))
-    }
-
-    /// The error for a field that is not a JSON string where ciphertext is expected.
-    var notAString: PNCryptError {
-        PNCryptError(.notEncrypted, "the field \(Self.quoted(description)) is not a JSON string, so it cannot be "
-                     + "ciphertext")
-    }
-}
+// One field of a record (a line of an export: `{"channel":"ch","message":"<Base64>","timetoken":"..."}`) encrypted
+// or decrypted (moved to a new key: MessageRekey+Field.swift), every other byte of the record kept: the field's byte
+// range is found by `JSONPointer.range(in:)` and the new bytes are spliced in its place (JSONPointer+Splice.swift).
 
 extension MessageCrypto {
     /// Encrypts one field of a record: the field's value is the message, encrypted as `encrypt(_:iv:)` (or, with
@@ -124,40 +99,5 @@ extension MessageCrypto {
             result.message.withSerialized(style: style) { output.append(contentsOf: $0) }
         }
         return status
-    }
-}
-
-extension MessageRekey {
-    /// Moves one field of a record to the new key and scheme, as `rekey(jsonText:)` moves a message: the field must
-    /// be a JSON string holding the ciphertext; every other byte of the record is kept. The pointer `""` moves the
-    /// whole record as one message.
-    /// - Parameters:
-    ///   - field: where the message is (`/message`).
-    ///   - record: one JSON text.
-    /// - Returns: `.rekeyed` with the whole record (the field replaced), `.alreadyNew`, or `.unchanged` with why:
-    ///   the record does not parse (`invalidJSON`), has no such field (`invalidValue` naming the pointer), the field
-    ///   is not a string (`notEncrypted`), or it cannot be decrypted with certainty.
-    public func rekey(field: JSONPointer, of record: some Collection<UInt8>) -> Outcome {
-        withBytes(record) { bytes in rekey(field: field, of: bytes.assumingMemoryBound(to: UInt8.self)) }
-    }
-
-    /// `rekey(field:of:)` over contiguous bytes.
-    package func rekey(field: JSONPointer, of record: UnsafeBufferPointer<UInt8>) -> Outcome {
-        let range: Range<Int>
-        do throws(PNCryptError) {
-            range = try field.range(in: record)
-        } catch {
-            return .unchanged(error)
-        }
-        let message = UnsafeBufferPointer(rebasing: record[range])
-        guard field.isWholeDocument || message.first == UInt8(ascii: "\"") else {
-            return .unchanged(field.notAString)
-        }
-        let outcome = rekey(jsonText: message)
-        guard case .rekeyed(let wire) = outcome else { return outcome }
-        var output: [UInt8] = []
-        output.reserveCapacity(record.count + wire.count)
-        field.splice(record, range, into: &output) { $0.append(contentsOf: wire) }
-        return .rekeyed(output)
     }
 }

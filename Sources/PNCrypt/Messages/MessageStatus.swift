@@ -14,40 +14,28 @@ public struct MessageStatus: Hashable, Sendable {
     /// `notEncrypted` for decryption; `invalidJSON` for a line that is not JSON; ...). Every key-dependent failure is
     /// `wrongKeyOrCorrupt` with one message (`CryptoModule.decryptionFailed`): bad padding and bad UTF-8 look the
     /// same.
-    public var error: PNCryptError {
-        get { box.fields.error }
-        set { unique().fields.error = newValue }
-    }
+    public var error: PNCryptError { get { self[\.error] } set { self[\.error] = newValue } }
     /// The message as it was received, when there is one to show: never the plaintext of an encryption, and not
     /// for a line that is not JSON.
-    public var original: JSONValue? {
-        get { box.fields.original }
-        set { unique().fields.original = newValue }
-    }
+    public var original: JSONValue? { get { self[\.original] } set { self[\.original] = newValue } }
     /// The line's number, from 1, for a line of a `MessageStream`.
-    public var line: Int? {
-        get { box.fields.line }
-        set { unique().fields.line = newValue }
-    }
+    public var line: Int? { get { self[\.line] } set { self[\.line] = newValue } }
     /// The message's position in a response (`Envelope.Location.index`), when it came from one.
-    public var index: Int? {
-        get { box.fields.index }
-        set { unique().fields.index = newValue }
-    }
+    public var index: Int? { get { self[\.index] } set { self[\.index] = newValue } }
     /// The message's channel, when the response names it (v3 fetch, subscribe).
-    public var channel: String? {
-        get { box.fields.channel }
-        set { unique().fields.channel = newValue }
-    }
+    public var channel: String? { get { self[\.channel] } set { self[\.channel] = newValue } }
     /// The message's timetoken as received (a string or an exact integer), when the response has one.
-    public var timetoken: JSONValue? {
-        get { box.fields.timetoken }
-        set { unique().fields.timetoken = newValue }
-    }
+    public var timetoken: JSONValue? { get { self[\.timetoken] } set { self[\.timetoken] = newValue } }
 
     /// The fields, in a box shared between copies and changed only when not shared (`unique()`), as the standard
     /// library's collections do: so a box that more than one value (or thread) can see is never written.
     private var box: Box
+
+    /// A field, read from the shared box and written to a box of its own (`unique()`): every property's accessors.
+    private subscript<Value>(field: WritableKeyPath<Fields, Value>) -> Value {
+        get { box.fields[keyPath: field] }
+        set { unique().fields[keyPath: field] = newValue }
+    }
 
     /// A status.
     /// - Parameters:

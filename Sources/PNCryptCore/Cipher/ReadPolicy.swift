@@ -35,14 +35,8 @@ public enum ReadPolicy: Hashable, Sendable {
     }
 
     /// The scheme read alone (`only`), else nil: a header is read when there is one.
-    package var scheme: Scheme? {
-        if case .only(let scheme) = self { return scheme }
-        return nil
-    }
+    package var scheme: Scheme? { if case .only(let scheme) = self { scheme } else { nil } }
 
     /// How data without a header is read when `scheme` is nil (`headerlessAs`); nil: the headerless rule.
-    package var legacyScheme: Scheme? {
-        if case .headerlessAs(let scheme) = self { return scheme }
-        return nil
-    }
+    package var legacyScheme: Scheme? { if case .headerlessAs(let scheme) = self { scheme } else { nil } }
 }

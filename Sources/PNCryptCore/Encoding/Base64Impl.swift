@@ -185,14 +185,21 @@ extension Base64 {
             while i &+ 4 <= count {
                 let v = t[Int(p[i])] | t[256 | Int(p[i &+ 1])] | t[512 | Int(p[i &+ 2])] | t[768 | Int(p[i &+ 3])]
                 guard v & 0x8000_0000 == 0 else { break }
-                out.storeBytes(of: UInt8(v >> 16), toByteOffset: o, as: UInt8.self)
-                out.storeBytes(of: UInt8(v >> 8 & 0xFF), toByteOffset: o &+ 1, as: UInt8.self)
-                out.storeBytes(of: UInt8(v & 0xFF), toByteOffset: o &+ 2, as: UInt8.self)
+                storeGroup(v, out, at: o)
                 o &+= 3
                 i &+= 4
             }
         }
         return (i, o)
+    }
+
+    /// Writes a group's 3 bytes (the low 24 bits of `group`, the most significant first) at `out + o`: the
+    /// whole-group loop's last pass and the character loop's completed group.
+    @inline(__always)
+    static func storeGroup(_ group: UInt32, _ out: UnsafeMutableRawPointer, at o: Int) {
+        out.storeBytes(of: UInt8(truncatingIfNeeded: group >> 16), toByteOffset: o, as: UInt8.self)
+        out.storeBytes(of: UInt8(truncatingIfNeeded: group >> 8), toByteOffset: o &+ 1, as: UInt8.self)
+        out.storeBytes(of: UInt8(truncatingIfNeeded: group), toByteOffset: o &+ 2, as: UInt8.self)
     }
 
     /// The character loop's state, the same for both fronts (the stream carries it across chunks): the group
@@ -220,9 +227,7 @@ extension Base64 {
                 quad = quad << 6 | UInt32(v)
                 inQuad += 1
                 if inQuad == 4 {
-                    out[o] = UInt8(quad >> 16)
-                    out[o + 1] = UInt8(quad >> 8 & 0xFF)
-                    out[o + 2] = UInt8(quad & 0xFF)
+                    Base64.storeGroup(quad, UnsafeMutableRawPointer(out), at: o)
                     o += 3
                     quad = 0
                     inQuad = 0

@@ -1,5 +1,5 @@
-// One stream's AES-CBC cipher, for the file formats (`StreamCryptor.swift`). Ownership: see the type's comment;
-// the context is the stream's own, its buffers are allocated, wiped and freed here.
+// One stream's AES-CBC cipher, for the file formats (`StreamEncryptor.swift`, `StreamDecryptor.swift`). Ownership:
+// see the type's comment; the context is the stream's own, its buffers are allocated, wiped and freed here.
 
 import PNCryptBase
 

@@ -1,7 +1,7 @@
 // The conformance run's driver: the runner, its settings, and the order of the checks (vectors, then publish and
-// receive of every style message, then envelopes). The peer is Conformance+Peer.swift; the checks,
-// Conformance+Vectors.swift, Conformance+Messages.swift, Conformance+Envelopes.swift; judging and comparing,
-// Conformance+Judging.swift.
+// receive of every style message, then envelopes). The peer is ConformanceRunner+Peer.swift; the checks,
+// ConformanceRunner+Vectors.swift, ConformanceRunner+Messages.swift, ConformanceRunner+Envelopes.swift; judging
+// and comparing, ConformanceRunner+Judging.swift.
 import PNCrypt
 import PNCryptPlatform
 

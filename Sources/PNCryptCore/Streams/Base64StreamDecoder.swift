@@ -1,87 +1,11 @@
-// Base64 as stream stages: the encoder carries groups of 3 bytes across chunks; the decoder is the stream front of
-// the one decoder (Base64Impl.swift: its whole-group loop, its character loop's state, its errors).
+// Base64 decoding as a stream stage: the stream front of the one decoder (Base64Impl.swift: its whole-group loop,
+// its character loop's state, its errors); the encoder is Base64StreamEncoder.swift.
 //
-// Ownership: each stage allocates its output buffer, grows it (freeing the old one) and frees it in `deinit`;
-// the sink borrows it for one call. Input chunks are borrowed from the caller for one call. Nothing here is secret
-// (Base64 text and ciphertext), so nothing is wiped.
+// Ownership: the stage's output buffer (`StageOutput`) is grown as needed and freed with the stage; the sink
+// borrows it for one call. Input chunks are borrowed from the caller for one call. Nothing here is secret (Base64
+// text and ciphertext), so nothing is wiped.
 
 import PNCryptBase
-
-
-/// Base64 encoding as a stream stage: the same text as `Base64.encode(_:)` of the whole stream, in constant
-/// memory (groups of 3 bytes are carried across chunks; the padding is written by `finish`).
-package final class Base64StreamEncoder: ByteStreamStage {
-    /// Up to 2 bytes of the last chunk that did not make a group of 3.
-    private var carry: (UInt8, UInt8) = (0, 0)
-    private var carryCount = 0
-    private var output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-    private var finished = false
-
-    /// A new encoder.
-    package init() {}
-
-    deinit { output.deallocate() }
-
-    /// Encodes the whole groups of 3 bytes that `input` completes.
-    /// - Parameters:
-    ///   - input: the next chunk of the stream.
-    ///   - sink: receives the output.
-    /// - Throws: `invalidValue` after `finish`; otherwise what `sink` throws.
-    package func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        guard !finished else { throw PNCryptError(.invalidValue, "the Base64 encoder has already finished") }
-        var start = 0
-        var produced = 0
-        reserve(Base64.encodedCount(input.count + 2) + 8)
-        if carryCount > 0 {
-            // Complete the carried group first.
-            var group: (UInt8, UInt8, UInt8) = (carry.0, carry.1, 0)
-            while carryCount < 3 && start < input.count {
-                if carryCount == 1 { group.1 = input[start] } else { group.2 = input[start] }
-                carryCount += 1
-                start += 1
-            }
-            guard carryCount == 3 else {
-                carry = (group.0, group.1)
-                return
-            }
-            withUnsafeBytes(of: group) { Base64.encode($0, into: output.baseAddress!) }
-            produced = 4
-            carryCount = 0
-        }
-        let whole = (input.count - start) / 3 * 3
-        if whole > 0 {
-            Base64.encode(UnsafeRawBufferPointer(rebasing: input[start..<(start + whole)]),
-                          into: output.baseAddress! + produced)
-            produced += Base64.encodedCount(whole)
-        }
-        let rest = input.count - start - whole
-        if rest > 0 {
-            carry = (input[start + whole], rest == 2 ? input[start + whole + 1] : 0)
-            carryCount = rest
-        }
-        if produced > 0 { try sink(UnsafeRawBufferPointer(start: output.baseAddress, count: produced)) }
-    }
-
-    /// Encodes the bytes carried over, with `=` padding.
-    /// - Parameter sink: receives the last output.
-    /// - Throws: `invalidValue` when called twice; otherwise what `sink` throws.
-    package func finish(_ sink: ByteSink) throws(PNCryptError) {
-        guard !finished else { throw PNCryptError(.invalidValue, "the Base64 encoder has already finished") }
-        finished = true
-        guard carryCount > 0 else { return }
-        reserve(8)
-        let group = [carry.0, carry.1]
-        group.withUnsafeBytes { Base64.encode(UnsafeRawBufferPointer(rebasing: $0[0..<carryCount]),
-                                              into: output.baseAddress!) }
-        try sink(UnsafeRawBufferPointer(start: output.baseAddress, count: 4))
-    }
-
-    private func reserve(_ count: Int) {
-        guard output.count < count else { return }
-        output.deallocate()
-        output = .allocate(byteCount: count, alignment: 16)
-    }
-}
 
 /// Base64 decoding as a stream stage: exactly the bytes `Base64.decode(_:)` gives for the whole stream, and exactly
 /// its error (the same message and offset, counted from the start of the stream) for text it refuses, in
@@ -113,13 +37,10 @@ package final class Base64StreamDecoder: ByteStreamStage {
     private var runLastQuote = -1
     /// The one decoder's character loop, carried across chunks.
     private var state = Base64.DecodeState()
-    private var output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-    private var finished = false
+    private var output = StageOutput(stage: "the Base64 decoder")
 
     /// A new decoder.
     package init() {}
-
-    deinit { output.deallocate() }
 
     /// Decodes `input`, writing the whole bytes decoded so far to `sink`.
     /// - Parameters:
@@ -127,17 +48,13 @@ package final class Base64StreamDecoder: ByteStreamStage {
     ///   - sink: receives the output.
     /// - Throws: `notBase64` (as `Base64.decode` would for the stream up to here); `invalidValue` after `finish`.
     package func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        guard !finished else { throw PNCryptError(.invalidValue, "the Base64 decoder has already finished") }
+        try output.checkOpen()
         guard let p = input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count > 0 else { return }
         let n = input.count
         let base = offset
         offset += n
         let room = Base64.maximumDecodedCount(n) + 8
-        if output.count < room {
-            output.deallocate()
-            output = .allocate(byteCount: room, alignment: 16)
-        }
-        let out = output.baseAddress!
+        let out = output.reserve(room)
         let bytes = out.assumingMemoryBound(to: UInt8.self)
         var o = 0
         var i = 0
@@ -190,15 +107,14 @@ package final class Base64StreamDecoder: ByteStreamStage {
                 try fail(error)
             }
         }
-        if o > 0 { try sink(UnsafeRawBufferPointer(start: out, count: o)) }
+        try output.write(o, to: sink)
     }
 
     /// Ends the stream: checks what waited for the end (quotes, white space, padding) and writes the last bytes.
     /// - Parameter sink: receives the last output.
     /// - Throws: `notBase64` as `Base64.decode` would for the whole stream; `invalidValue` when called twice.
     package func finish(_ sink: ByteSink) throws(PNCryptError) {
-        guard !finished else { throw PNCryptError(.invalidValue, "the Base64 decoder has already finished") }
-        finished = true
+        try output.close()
         // The text ends at its last byte that is not white space; a quote there closes an opening quote.
         let closed = openQuote != nil && runLastQuote >= 0
         if let openQuote, !closed { throw Base64.unexpected(Self.quote, at: openQuote) }
@@ -207,13 +123,10 @@ package final class Base64StreamDecoder: ByteStreamStage {
             throw Base64.unexpected(runFirstBadByte, at: runFirstBad)
         }
         let end = closed ? runLastQuote : runStart >= 0 ? runStart : offset
-        if output.count < 8 {
-            output.deallocate()
-            output = .allocate(byteCount: 8, alignment: 16)
-        }
+        let out = output.reserve(8)
         var count = 0
-        try state.end(at: end, into: output.baseAddress!.assumingMemoryBound(to: UInt8.self), &count)
-        if count > 0 { try sink(UnsafeRawBufferPointer(start: output.baseAddress, count: count)) }
+        try state.end(at: end, into: out.assumingMemoryBound(to: UInt8.self), &count)
+        try output.write(count, to: sink)
     }
 
     private static let quote = UInt8(ascii: "\"")

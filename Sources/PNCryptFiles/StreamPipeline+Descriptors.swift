@@ -1,5 +1,5 @@
-// Streams over file descriptors: the library's stream stages and its text reader take chunks and buffers; the
-// files layer feeds them from descriptors (through `FileIO`). The caller owns every descriptor.
+// A stream over file descriptors: the library's stream stages take chunks; the files layer feeds them from a
+// descriptor (through `FileIO`). The caller owns every descriptor.
 
 import PNCryptCore
 import PNCryptBase
@@ -33,21 +33,5 @@ extension StreamPipeline {
             progress?(total)
         }
         try StageChain.finish(stages, write)
-    }
-}
-
-extension TextStreamDecryptor {
-    /// `choose(ciphertext:length:)` over a regular file, read by offset (its position is not used).
-    package func choose(ciphertext fd: Int32, length: Int) throws(PNCryptError) -> Choice {
-        try choose(ciphertext: { (buffer, offset) throws(PNCryptError) in
-            try FileIO.readFully(fd, at: offset, into: buffer)
-        }, length: length)
-    }
-
-    /// `write(_:ciphertext:to:)` over the regular file `choose` read.
-    package func write(_ choice: Choice, ciphertext fd: Int32, to sink: ByteSink) throws(PNCryptError) {
-        try write(choice, ciphertext: { (buffer, offset) throws(PNCryptError) in
-            try FileIO.readFully(fd, at: offset, into: buffer)
-        }, to: sink)
     }
 }

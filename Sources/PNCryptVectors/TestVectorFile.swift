@@ -1,0 +1,26 @@
+// A vector file (`Vectors/*.json`), decoded with PNCrypt's own JSON; its vectors are TestVector.swift's.
+
+import PNCrypt
+
+/// A vector file: `{"description", "source", "vectors": [...]}`.
+public struct TestVectorFile: Codable, Sendable {
+    /// What the file holds.
+    public var description: String?
+    /// The default source of its vectors.
+    public var source: String?
+    /// The vectors.
+    public var vectors: [TestVector]
+
+    /// Reads and parses a vector file.
+    /// - Throws: `io` when it cannot be read, `invalidJSON` when it is not a vector file.
+    public static func load(path: String) throws(PNCryptError) -> TestVectorFile {
+        guard let data = VectorFiles.contents(of: path) else {
+            throw PNCryptError(.fileNotFound, "cannot read vector file '\(path)'")
+        }
+        do {
+            return try JSONValueDecoder().decode(TestVectorFile.self, from: try JSONValue(parsing: data))
+        } catch {
+            throw PNCryptError(.invalidJSON, "'\(path)' is not a vector file: \(error)")
+        }
+    }
+}

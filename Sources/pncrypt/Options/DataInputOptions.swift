@@ -1,0 +1,29 @@
+import ArgumentParser
+
+/// Input of `encrypt`, `decrypt` and `inspect`: the positional argument is TEXT, or with `--binary` a file path
+/// (as `openssl enc -in` and `gzip FILE`); else `-i PATH`, else standard input.
+struct DataInputOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("""
+        The input: text, or with --binary, a file path (- for standard input). Without it, -i PATH, else \
+        standard input.
+        """, valueName: "text-or-path"), completion: .file())
+    var argument: String?
+
+    @OptionGroup var file: InputFileOption
+
+    func validate() throws {
+        if argument != nil && file.input != nil {
+            throw ValidationError("give the input once: as an argument or with -i PATH")
+        }
+    }
+
+    /// The input: with `binary`, the argument is a path.
+    func resolved(binary: Bool) -> Input {
+        Self.resolve(argument: argument, file: file.input, binary: binary)
+    }
+
+    /// The input of a positional `argument` and `-i` `file`: with `binary`, the argument is a path.
+    static func resolve(argument: String?, file: String?, binary: Bool) -> Input {
+        binary ? Input(text: nil, path: argument ?? file) : Input(text: argument, path: file)
+    }
+}

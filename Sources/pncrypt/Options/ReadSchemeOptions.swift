@@ -1,0 +1,33 @@
+import ArgumentParser
+import PNCrypt
+
+/// `--scheme` and `--legacy-scheme` of the commands that decrypt.
+struct ReadSchemeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("""
+        auto reads a PNED header when there is one, else data without one as --legacy-scheme says; another \
+        value reads only that scheme.
+        """, valueName: "scheme"))
+    var scheme: ReadScheme = .auto
+
+    @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
+        With auto: read data without a PNED header as legacy (fixed IV) or legacy-random-iv, as the sending \
+        clients are set. Without it both are tried, and the headerless rule tells them apart by the fixed-IV \
+        reading's first 16 bytes (text: legacy; a decrypted IV: legacy-random-iv; see docs/formats.md).
+        """, valueName: "scheme"))
+    var legacyScheme: LegacyScheme?
+
+    /// The scheme to read, nil for `auto`.
+    var explicit: Scheme? { scheme.scheme }
+
+    /// How `auto` reads headerless data (`--legacy-scheme`), nil for both readings.
+    var headerless: Scheme? { legacyScheme?.scheme }
+
+    /// The library's one value for the two options (`ReadPolicy`), by the mapping the C library uses too.
+    var policy: ReadPolicy { ReadPolicy(scheme: explicit, legacyScheme: headerless) }
+
+    func validate() throws {
+        if legacyScheme != nil && scheme != .auto {
+            throw ValidationError("--legacy-scheme goes with --scheme auto (it says how headerless data is read)")
+        }
+    }
+}
