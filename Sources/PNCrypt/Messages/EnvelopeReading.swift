@@ -43,6 +43,7 @@ struct EnvelopeReading {
     /// Reads one message. `value` is the message (nil when its text does not parse: then nil, and the caller
     /// gives up), `locate` where it is (asked only when needed), and `write` writes it decrypted by the reader given
     /// when it can without a value (true) or writes nothing (false).
+    @inline(__always)
     mutating func read(_ value: () -> JSONValue?, at locate: () -> Envelope.Location,
                        write: (MessageCrypto) -> Bool) -> Delivery? {
         messages += 1

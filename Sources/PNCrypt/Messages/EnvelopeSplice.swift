@@ -1,13 +1,13 @@
+import PNCryptBase
+import PNCryptPlatform
 import PNCryptJSON
 import PNCryptCore
 
-import PNCryptBase
-import PNCryptPlatform
-
-/// The envelope path without a tree: a response's text is checked as JSON in one pass that finds the byte ranges
-/// of its encrypted fields (v2 items or their `message`, v3 `message`, subscribe `d` of messages and file
-/// messages), only those are decrypted, and the results are spliced into a copy of the text. Everything else is
-/// copied, so key order, numbers and timetoken strings are kept by construction.
+/// The envelope path without a tree: a response's text is checked as JSON by the one grammar loop, which keeps its
+/// values down to the deepest field (`JSONParser.skeleton`); the byte ranges of its encrypted fields (v2 items or
+/// their `message`, v3 `message`, subscribe `d` of messages and file messages) are found in that skeleton, only
+/// those are decrypted (`EnvelopeReading`, as the tree path reads them), and the results are spliced into a copy
+/// of the text. Everything else is copied, so key order, numbers and timetoken strings are kept by construction.
 ///
 /// The result is the bytes that `Envelope(parsing:formats:)`, `MessageCrypto.decrypt(envelope:...)` and
 /// `serialized()` give, always: the scan takes only text whose compact form is exactly what the writer would
@@ -53,11 +53,12 @@ struct EnvelopeSplice {
         }
         guard skeleton.compactEscapes else { throw Fallback() }
         hasSpace = skeleton.hasSpace
-        let found: (EnvelopeFormat, [Field])
-        switch skeleton.nodes[0].kind {
-        case .array: found = (.v2, try history())
-        case .object: found = try root()
-        default: throw Fallback()
+        let found = try skeleton.nodes.withUnsafeBufferPointer {
+            (buffer) throws(Fallback) -> (EnvelopeFormat, [Field]) in
+            let nodes = Nodes(buffer: buffer)
+            if nodes[0].isArray { return (.v2, try history(nodes)) }
+            if nodes[0].isObject { return try root(nodes) }
+            throw Fallback()
         }
         // A forced format is read as that format even where detection would say another: the tree path does it.
         let formats = formats.isEmpty ? EnvelopeFormat.allCases : formats
@@ -65,21 +66,20 @@ struct EnvelopeSplice {
         return found
     }
 
-    private func node(_ index: Int) -> JSONSkeleton.Node { skeleton.nodes[index] }
-
     /// v2: `[[items], start, end]`.
-    private func history() throws(Fallback) -> [Field] {
+    private func history(_ nodes: Nodes) throws(Fallback) -> [Field] {
         var fields: [Field] = []
         var parts = 0
-        for part in skeleton.children(of: 0) {
+        for part in nodes.children(of: 0) {
             if parts == 0 {
-                guard node(part).kind == .array else { throw Fallback() }
-                for (index, item) in skeleton.children(of: part).enumerated() {
-                    let found = node(item).kind == .object ? try members(of: item, .item) : Found()
+                guard nodes[part].isArray else { throw Fallback() }
+                for (index, item) in nodes.children(of: part).enumerated() {
+                    let found = nodes[item].isObject ? try members(of: item, .item, nodes) : Found()
                     if let message = found[0], let timetoken = found[1] {
-                        fields.append(Field(range: node(message).range, index: index, timetoken: node(timetoken).range))
+                        fields.append(Field(range: nodes[message].range, index: index,
+                                            timetoken: nodes[timetoken].range))
                     } else {
-                        fields.append(Field(range: node(item).range, index: index))
+                        fields.append(Field(range: nodes[item].range, index: index))
                     }
                 }
             }
@@ -90,22 +90,22 @@ struct EnvelopeSplice {
     }
 
     /// An object at the top: v3 when its `channels` is an object, else subscribe with a `t` object and `m` array.
-    private func root() throws(Fallback) -> (EnvelopeFormat, [Field]) {
+    private func root(_ nodes: Nodes) throws(Fallback) -> (EnvelopeFormat, [Field]) {
         var channels: [Field]?, items: [Field]?, seen = (channels: false, t: false, m: false), tObject = false
-        for member in skeleton.children(of: 0) {
-            let key = node(member).key!, kind = node(member).kind
+        for member in nodes.children(of: 0) {
+            let key = nodes[member].key!
             if equal(key, #""channels""#) {
                 guard !seen.channels else { throw Fallback() }
                 seen.channels = true
-                if kind == .object { channels = try v3Channels(member) }
+                if nodes[member].isObject { channels = try v3Channels(member, nodes) }
             } else if equal(key, #""t""#) {
                 guard !seen.t else { throw Fallback() }
                 seen.t = true
-                tObject = kind == .object
+                tObject = nodes[member].isObject
             } else if equal(key, #""m""#) {
                 guard !seen.m else { throw Fallback() }
                 seen.m = true
-                if kind == .array { items = try subscribeItems(member) }
+                if nodes[member].isArray { items = try subscribeItems(member, nodes) }
             }
         }
         if let channels { return (.v3, channels) }
@@ -114,38 +114,63 @@ struct EnvelopeSplice {
     }
 
     /// v3's `channels`: `{"name": [{"message": ..., "timetoken": ...}, ...], ...}`.
-    private func v3Channels(_ channels: Int) throws(Fallback) -> [Field] {
+    private func v3Channels(_ channels: Int, _ nodes: Nodes) throws(Fallback) -> [Field] {
         var fields: [Field] = []
-        for list in skeleton.children(of: channels) {
-            guard node(list).kind == .array else { throw Fallback() }
-            for (index, item) in skeleton.children(of: list).enumerated() {
-                guard node(item).kind == .object else { throw Fallback() }
-                let found = try members(of: item, .item)
+        for list in nodes.children(of: channels) {
+            guard nodes[list].isArray else { throw Fallback() }
+            for (index, item) in nodes.children(of: list).enumerated() {
+                guard nodes[item].isObject else { throw Fallback() }
+                let found = try members(of: item, .item, nodes)
                 guard let message = found[0] else { throw Fallback() }
-                fields.append(Field(range: node(message).range, index: index, channel: node(list).key,
-                                    timetoken: found[1].map { node($0).range }))
+                fields.append(Field(range: nodes[message].range, index: index, channel: nodes[list].key,
+                                    timetoken: found[1].map { nodes[$0].range }))
             }
         }
         return fields
     }
 
     /// Subscribe's `m`: the `d` of each item that `Envelope.isEncrypted` takes.
-    private func subscribeItems(_ list: Int) throws(Fallback) -> [Field] {
+    private func subscribeItems(_ list: Int, _ nodes: Nodes) throws(Fallback) -> [Field] {
         var fields: [Field] = []
-        for (index, item) in skeleton.children(of: list).enumerated() {
-            guard node(item).kind == .object else { throw Fallback() }
-            let found = try members(of: item, .subscribe)
-            let channel = found[0].flatMap { node($0).kind == .string ? node($0).range : nil }
-            if let payload = found[2], try isEncrypted(channel: channel, type: found[1].map { node($0).range }) {
+        for (index, item) in nodes.children(of: list).enumerated() {
+            guard nodes[item].isObject else { throw Fallback() }
+            let found = try members(of: item, .subscribe, nodes)
+            let channel = found[0].flatMap { nodes[$0].isString ? nodes[$0].range : nil }
+            if let payload = found[2], try isEncrypted(channel: channel, type: found[1].map { nodes[$0].range }) {
                 var timetoken: Range<Int>?
-                if let p = found[3], node(p).kind == .object {
-                    timetoken = try members(of: p, .publish)[0].map { node($0).range }
+                if let p = found[3], nodes[p].isObject {
+                    timetoken = try members(of: p, .publish, nodes)[0].map { nodes[$0].range }
                 }
-                fields.append(Field(range: node(payload).range, index: index, channel: channel, timetoken: timetoken))
+                fields.append(Field(range: nodes[payload].range, index: index, channel: channel, timetoken: timetoken))
             }
         }
         return fields
     }
+    /// The skeleton's nodes in place, read without copies of the array (the scan's per-message work).
+    private struct Nodes {
+        let buffer: UnsafeBufferPointer<JSONSkeleton.Node>
+
+        subscript(_ index: Int) -> JSONSkeleton.Node { buffer[index] }
+
+        /// The children of the node at `index` (an object's members, an array's elements), as node indices.
+        func children(of index: Int) -> Children {
+            Children(buffer: buffer, index: index + 1, end: buffer[index].next)
+        }
+    }
+
+    /// The node indices of one container's children, in order.
+    private struct Children: Sequence, IteratorProtocol {
+        let buffer: UnsafeBufferPointer<JSONSkeleton.Node>
+        var index: Int
+        let end: Int
+
+        mutating func next() -> Int? {
+            guard index < end else { return nil }
+            defer { index = buffer[index].next }
+            return index
+        }
+    }
+
     /// `Envelope.isEncrypted` on the item's `c` (a string literal) and `e`.
     private func isEncrypted(channel: Range<Int>?, type: Range<Int>?) throws(Fallback) -> Bool {
         if let channel {
@@ -241,10 +266,10 @@ struct EnvelopeSplice {
 
     /// The members of the object at node `object` named by `keys`; a key found twice gives up (the tree path
     /// decides which member counts).
-    private func members(of object: Int, _ keys: Keys) throws(Fallback) -> Found {
+    private func members(of object: Int, _ keys: Keys, _ nodes: Nodes) throws(Fallback) -> Found {
         var found = Found()
-        for member in skeleton.children(of: object) {
-            if let which = match(node(member).key!, keys) {
+        for member in nodes.children(of: object) {
+            if let which = match(nodes[member].key!, keys) {
                 guard found[which] == nil else { throw Fallback() }
                 found[which] = member
             }
@@ -289,4 +314,11 @@ struct EnvelopeSplice {
     }
 
     var count: Int { bytes.count }
+}
+
+extension JSONSkeleton.Node {
+    // Kinds matched as patterns: `==` on another module's enum is a call through `Equatable`.
+    fileprivate var isObject: Bool { if case .object = kind { true } else { false } }
+    fileprivate var isArray: Bool { if case .array = kind { true } else { false } }
+    fileprivate var isString: Bool { if case .string = kind { true } else { false } }
 }

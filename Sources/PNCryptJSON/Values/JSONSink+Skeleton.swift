@@ -22,7 +22,8 @@ package struct JSONSkeleton: Sendable {
         /// The member's key literal, quotes included (nil for an array's element or the text's value).
         package var key: Range<Int>?
         /// The index of the first node after this value's descendants (the nodes between are its descendants;
-        /// none for a container at the deepest level kept).
+        /// none for a container at the deepest level kept): a container's children are the node after it, that
+        /// node's `next`, and so on before its own `next`.
         package var next: Int
     }
 
@@ -44,25 +45,6 @@ package struct JSONSkeleton: Sendable {
         self.nodes = nodes
         self.hasSpace = hasSpace
         self.compactEscapes = compactEscapes
-    }
-
-    /// The children of the node at `index` (an object's members, an array's elements), as node indices.
-    package func children(of index: Int) -> Children {
-        Children(nodes: nodes, index: index + 1, end: nodes[index].next)
-    }
-
-    /// The node indices of one container's children, in order.
-    package struct Children: Sequence, IteratorProtocol {
-        fileprivate let nodes: [Node]
-        fileprivate var index: Int
-        fileprivate let end: Int
-
-        /// The next child's index.
-        package mutating func next() -> Int? {
-            guard index < end else { return nil }
-            defer { index = nodes[index].next }
-            return index
-        }
     }
 }
 
