@@ -43,7 +43,7 @@ struct EnvelopeSplice {
     /// Checks the whole text and tells its format (as `Envelope.detect`, then `check`) and its encrypted fields.
     mutating func scan(formats: [EnvelopeFormat]) throws(Fallback) -> (EnvelopeFormat, [Field]) {
         // The grammar loop keeps the values down to the deepest field: v2's at level 4, v3's and subscribe's at 5
-        // (`p.t`). One level short of the parser's depth limit, to be safe.
+        // (`p.t`); its depth limit one level short of the parser's, to be safe.
         let levels = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 })
             == UInt8(ascii: "[") ? 4 : 5
         do throws(PNCryptError) {
@@ -146,6 +146,7 @@ struct EnvelopeSplice {
         }
         return fields
     }
+
     /// The skeleton's nodes in place, read without copies of the array (the scan's per-message work).
     private struct Nodes {
         let buffer: UnsafeBufferPointer<JSONSkeleton.Node>
