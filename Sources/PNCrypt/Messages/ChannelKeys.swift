@@ -115,28 +115,11 @@ package struct ChannelReading: Sendable {
          MessageStatus(error: error, original: message).located(location))
     }
 
-    /// The tree path: every encrypted field read with its channel's keys.
+    /// The tree path (`MessageCrypto.decrypt(envelope:...)` with this reading): every encrypted field read with
+    /// its channel's keys.
     func decrypt(envelope: Envelope, policy: DecryptionPolicy, statusForEveryFailure: Bool) -> DecryptedEnvelope {
-        var out = envelope
-        var statuses: [MessageStatus] = []
-        var messages = 0
-        let reading = statusForEveryFailure ? DecryptionPolicy.marker : policy
-        out.mapMessages { message, location in
-            messages += 1
-            var location = location
-            switch crypto(at: &location) {
-            case .failure(let error):
-                let missing = missing(message, at: location, error: error, policy: policy)
-                statuses.append(missing.status)
-                return missing.message
-            case .success(let crypto):
-                let result = crypto.decrypt(message, policy: reading)
-                guard let status = result.status else { return result.message }
-                statuses.append(status.located(location))
-                return policy == .passThrough ? message : result.message
-            }
-        }
-        return DecryptedEnvelope(envelope: out, statuses: statuses, messages: messages)
+        template.decrypt(envelope: envelope, policy: policy, statusForEveryFailure: statusForEveryFailure,
+                         channels: self)
     }
 }
 

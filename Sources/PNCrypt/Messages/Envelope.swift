@@ -3,41 +3,6 @@ import PNCryptJSON
 import PNCryptCore
 import PNCryptCompression
 
-/// The shapes of the responses that carry messages (docs/formats.md section 6), told apart by their structure.
-public enum EnvelopeFormat: String, CaseIterable, Hashable, Sendable {
-    /// History (v2): `[[messages], start, end]`; items are messages or `{"message", "timetoken", "meta"?}` objects
-    /// with integer timetokens.
-    case v2
-    /// Fetch messages (v3) and history with actions: `{"status": 200, ..., "channels": {"name": [{"message": ...,
-    /// "timetoken": "17 digits", ...}, ...]}, "more": {...}?}`; only each item's `message` is encrypted.
-    case v3
-    /// Subscribe (v2): `{"t": {"t", "r"}, "m": [{"c": channel, "d": payload, "e": type?, "p": {"t", "r"}, ...}]}`;
-    /// `d` is encrypted for messages (no `e`, or `e` 0) and file messages (`e` 4, the whole `{"message", "file"}`
-    /// one ciphertext); presence (`-pnpres` channels), signals, objects and message actions are not.
-    case subscribe
-
-    /// The two history formats, v2 and v3.
-    public static let history: [EnvelopeFormat] = [.v2, .v3]
-
-    /// What the format looks like, for error messages.
-    var shape: String {
-        switch self {
-        case .v2: "[[messages], start, end] (v2)"
-        case .v3: #"{"channels": {"name": [{"message": ...}, ...]}} (v3)"#
-        case .subscribe: #"{"t": {...}, "m": [...]} (subscribe)"#
-        }
-    }
-
-    /// What the format is, for error messages.
-    var name: String {
-        switch self {
-        case .v2: "a history (v2) response"
-        case .v3: "a fetch messages (v3) response"
-        case .subscribe: "a subscribe response"
-        }
-    }
-}
-
 /// A response that carries messages: a history (v2), fetch messages (v3) or subscribe response, read by its
 /// structure (docs/formats.md section 6).
 ///
@@ -240,97 +205,6 @@ public struct Envelope: Hashable, Sendable {
         case .number(let type)?: return type.int64Value == 0 || type.int64Value == 4
         default: return false
         }
-    }
-}
-
-/// A response after its messages were decrypted.
-public struct DecryptedEnvelope: Hashable, Sendable {
-    /// The response with every encrypted field decrypted (or replaced as the policy says), all else unchanged.
-    public var envelope: Envelope
-    /// One status per message that could not be decrypted, in document order, each with its location (`index`,
-    /// `channel`, `timetoken`).
-    public var statuses: [MessageStatus]
-    /// The encrypted fields the response has (decrypted or not).
-    public var messages: Int
-}
-
-extension MessageStatus {
-    /// The status placed at `location`.
-    func located(_ location: Envelope.Location) -> MessageStatus {
-        var status = self
-        status.index = location.index
-        status.channel = location.channel
-        status.timetoken = location.timetoken
-        return status
-    }
-}
-
-extension MessageCrypto {
-    /// Decrypts every encrypted field of a response in one call (the others are kept as they are). Never throws:
-    /// a message that cannot be decrypted has a status and is delivered as `policy` says.
-    public func decrypt(envelope: Envelope, policy: DecryptionPolicy) -> DecryptedEnvelope {
-        decrypt(envelope: envelope, policy: policy, statusForEveryFailure: false)
-    }
-
-    /// As `decrypt(envelope:policy:)`; with `statusForEveryFailure` a message that is not encrypted has a status
-    /// under `passThrough` too (and is delivered as it was), as the command line reports it.
-    package func decrypt(envelope: Envelope, policy: DecryptionPolicy, statusForEveryFailure: Bool)
-        -> DecryptedEnvelope {
-        var out = envelope
-        var statuses: [MessageStatus] = []
-        var messages = 0
-        let reading = statusForEveryFailure ? DecryptionPolicy.marker : policy
-        out.mapMessages { message, location in
-            messages += 1
-            let result = decrypt(message, policy: reading)
-            guard let status = result.status else { return result.message }
-            statuses.append(status.located(location))
-            return policy == .passThrough ? message : result.message
-        }
-        return DecryptedEnvelope(envelope: out, statuses: statuses, messages: messages)
-    }
-}
-
-/// A response after its messages were moved to a new key.
-public struct RekeyedEnvelope: Hashable, Sendable {
-    /// The response with every message moved (or left as it was), all else unchanged.
-    public var envelope: Envelope
-    /// Messages encrypted again under the new key and scheme.
-    public var rekeyed: Int
-    /// Messages already under the new key and scheme, left as they were.
-    public var alreadyNew: Int
-    /// One status per message left unchanged because it could not be decrypted with certainty, with its location.
-    public var statuses: [MessageStatus]
-    /// The encrypted fields the response has.
-    public var messages: Int { rekeyed + alreadyNew + statuses.count }
-}
-
-extension MessageRekey {
-    /// Moves every encrypted field of a response to the new key and scheme, as `rekey(jsonText:)` moves one
-    /// message; nothing else changes. Never throws: a message that cannot be moved is left as it was, with a status.
-    public func rekey(envelope: Envelope) -> RekeyedEnvelope {
-        var out = envelope
-        var result = RekeyedEnvelope(envelope: envelope, rekeyed: 0, alreadyNew: 0, statuses: [])
-        out.mapMessages { message, location in rekey(message, at: location, counting: &result) }
-        result.envelope = out
-        return result
-    }
-
-    /// One message of a response moved (`rekey(_:)`), its outcome counted in `result`: the new wire string, or
-    /// the message as it was, with a status at `location` when it could not be moved.
-    package func rekey(_ message: JSONValue, at location: Envelope.Location, counting result: inout RekeyedEnvelope)
-        -> JSONValue {
-        switch rekey(message) {
-        case .rekeyed(let wire):
-            result.rekeyed += 1
-            // `"<Base64>"`: Base64 needs no escapes, so the string is what lies between the quotes.
-            return .string(String(decoding: wire.dropFirst().dropLast(), as: UTF8.self))
-        case .alreadyNew:
-            result.alreadyNew += 1
-        case .unchanged(let error):
-            result.statuses.append(MessageStatus(error: error, original: message).located(location))
-        }
-        return message
     }
 }
 

@@ -1,9 +1,10 @@
 // JSON's grammar, once: the loop every consumer of JSON text runs (`JSONParser.walk`), and the sinks it drives
-// (`JSONSink`): the value tree (JSONSink+Tree.swift), the document's node table (JSONSink+Nodes.swift) and the
-// transcoder's writer (JSONSink+Transcode.swift). As simdjson has one stage-2 walker for every consumer: the
-// accepted language, the errors (messages and offsets) and the limits (`maxDepth`) are this file's, so every
-// consumer accepts and refuses the same texts alike. The walker is generic over its sink and inlined into each
-// entry point, so the optimizer makes one specialized loop per sink, as the hand-written loops were.
+// (`JSONSink`): the value tree (JSONSink+Tree.swift), the document's node table (JSONSink+Nodes.swift), the
+// transcoder's writer (JSONSink+Transcode.swift) and the envelope path's skeleton (JSONSink+Skeleton.swift). As
+// simdjson has one stage-2 walker for every consumer: the accepted language, the errors (messages and offsets) and
+// the limits (`maxDepth`) are this file's, so every consumer accepts and refuses the same texts alike. The walker
+// is generic over its sink and inlined into each entry point, so the optimizer makes one specialized loop per
+// sink, as the hand-written loops were.
 
 import PNCryptBase
 
@@ -23,8 +24,8 @@ protocol JSONSink: ~Copyable {
     mutating func keySeparator()
     /// The number at `parser.position`, read and checked.
     mutating func number(_ parser: inout JSONParser) throws(PNCryptError) -> Value
-    /// `true`, `false` or `null` (`nil`), read.
-    mutating func literal(_ value: Bool?) -> Value
+    /// `true`, `false` or `null` (`nil`), read (`parser.position` is after it).
+    mutating func literal(_ value: Bool?, _ parser: inout JSONParser) -> Value
     /// A container's opening bracket is at `parser.position` (not yet read), inside `depth` open containers.
     mutating func willOpen(isObject: Bool, depth: Int, _ parser: inout JSONParser)
     /// The container just opened closed at once (its closing bracket read): its value.
@@ -73,13 +74,13 @@ extension JSONParser {
                 value = try sink.number(&self)
             case UInt8(ascii: "t"):
                 try expectLiteral("true", 0x6575_7274)
-                value = sink.literal(true)
+                value = sink.literal(true, &self)
             case UInt8(ascii: "f"):
                 try expectLiteral("false", 0x6573_6C61, after: 1)
-                value = sink.literal(false)
+                value = sink.literal(false, &self)
             case UInt8(ascii: "n"):
                 try expectLiteral("null", 0x6C6C_756E)
-                value = sink.literal(nil)
+                value = sink.literal(nil, &self)
             default:
                 throw expectedValueError()
             }

@@ -88,7 +88,8 @@ package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
 
 /// The parser behind `JSONValue(parsing:)`, `JSONParser.transcode` and the document parse: one pass over contiguous
 /// UTF-8 bytes, no recursion. The grammar is one loop (`walk`, JSONGrammar.swift) that drives a sink: a value
-/// tree (`TreeSink`), a document's node table (`NodeSink`), a writer (`TranscodeSink`) or a check (`CheckSink`).
+/// tree (`TreeSink`), a document's node table (`NodeSink`), a writer (`TranscodeSink`), a check (`CheckSink`) or
+/// the envelope path's skeleton (`SkeletonSink`).
 ///
 /// Open containers live on an explicit stack, `frames`; the sinks keep their own stacks of finished values. The
 /// stacks start in stack memory lent by the entry points, so a message's parse allocates only the values it

@@ -65,7 +65,7 @@ struct NodeSink<Roots: JSONNodeRoots>: JSONSink, ~Copyable {
     }
 
     @inline(__always)
-    mutating func literal(_ value: Bool?) -> JSONNode {
+    mutating func literal(_ value: Bool?, _ parser: inout JSONParser) -> JSONNode {
         guard let value else { return JSONNode(.null) }
         return JSONNode(value ? .trueValue : .falseValue)
     }

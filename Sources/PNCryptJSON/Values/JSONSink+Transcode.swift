@@ -35,7 +35,7 @@ struct TranscodeSink: JSONSink {
     }
 
     @inline(__always)
-    mutating func literal(_ value: Bool?) {
+    mutating func literal(_ value: Bool?, _ parser: inout JSONParser) {
         guard let value else { return writer.pointee.writeLiteral("null") }
         writer.pointee.writeLiteral(value ? "true" : "false")
     }
@@ -79,7 +79,7 @@ struct CheckSink: JSONSink {
     mutating func number(_ parser: inout JSONParser) throws(PNCryptError) { _ = try parser.scanNumber() }
 
     @inline(__always)
-    mutating func literal(_ value: Bool?) {}
+    mutating func literal(_ value: Bool?, _ parser: inout JSONParser) {}
 
     @inline(__always)
     mutating func willOpen(isObject: Bool, depth: Int, _ parser: inout JSONParser) {}

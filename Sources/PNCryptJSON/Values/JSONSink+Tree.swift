@@ -42,7 +42,7 @@ struct TreeSink: JSONSink, ~Copyable {
     }
 
     @inline(__always)
-    mutating func literal(_ value: Bool?) -> JSONValue {
+    mutating func literal(_ value: Bool?, _ parser: inout JSONParser) -> JSONValue {
         guard let value else { return .null }
         return .bool(value)
     }
