@@ -13,7 +13,7 @@
 #             of N ("batch": encrypt_many / decrypt_many), each two ways: "objects" (Python object <-> the wire
 #             text, json.dumps / json.loads per message on both sides) and "text" (JSON text <-> Base64, what
 #             CryptoModule.encrypt / decrypt do; the SDK's decrypt also parses the JSON, ours returns bytes)
-#   reference pncrypt's library (pncrypt-bench --messages N --scheme legacy)  vs  a C++ program doing the same
+#   reference pncrypt's library (pncrypt-bench --messages N --scheme legacy|acrh)  vs  a C++ program doing the same
 #             work with OpenSSL EVP (one reused context, the IV reset per message), OpenSSL's Base64 block codec
 #             and simdjson (DOM parse with UTF-8 validation; minify to write): scripts/reference/message_ref.cpp,
 #             built with g++ -O2 when libsimdjson-dev is installed (apt-get install libsimdjson-dev); the same
@@ -45,8 +45,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/pncrypt-compare.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 
-# reference_figures BENCH: pncrypt's legacy message rates against the C++ reference, RUNS times alternating, best
-# kept. Skipped, saying why, without g++ or simdjson.
+# reference_figures BENCH: pncrypt's legacy and acrh message rates against the C++ reference, RUNS times
+# alternating, best kept. Skipped, saying why, without g++ or simdjson.
 reference_figures() {
     if ! command -v g++ >/dev/null || [ ! -f /usr/include/simdjson.h ]; then
         echo
@@ -54,12 +54,18 @@ reference_figures() {
         return
     fi
     g++ -O2 -std=c++17 scripts/reference/message_ref.cpp -o "$WORK/message_ref" -lsimdjson -lcrypto
-    echo "timing $MESSAGES legacy messages each way, pncrypt and the C++ reference alternating, $RUNS runs..." >&2
+    echo "timing $MESSAGES messages each way (legacy, acrh), pncrypt and the C++ reference alternating," \
+        "$RUNS runs..." >&2
     for _ in $(seq "$RUNS"); do
-        "$1" --messages "$MESSAGES" --scheme legacy --no-baseline --json >> "$WORK/ref.ours"
-        "$WORK/message_ref" "$MESSAGES" >> "$WORK/ref.cpp"
+        for scheme in legacy acrh; do
+            "$1" --messages "$MESSAGES" --scheme "$scheme" --no-baseline --json >> "$WORK/ref.ours.$scheme"
+            "$WORK/message_ref" "$MESSAGES" both "$scheme" >> "$WORK/ref.cpp.$scheme"
+        done
     done
-    read -r oe od ce cd < <(python3 - "$WORK/ref.ours" "$WORK/ref.cpp" <<'EOF'
+    echo
+    printf '%-34s %10s %10s %8s\n' "C++ reference (msg/s)" pncrypt "C++" "÷ C++"
+    for scheme in legacy acrh; do
+        read -r oe od ce cd < <(python3 - "$WORK/ref.ours.$scheme" "$WORK/ref.cpp.$scheme" <<'EOF'
 import json, sys
 ours = {}
 for line in open(sys.argv[1]):
@@ -70,10 +76,9 @@ cpp = [json.loads(line) for line in open(sys.argv[2])]
 print(ours["encrypt"], ours["decrypt"], max(r["encrypt"] for r in cpp), max(r["decrypt"] for r in cpp))
 EOF
 )
-    echo
-    printf '%-34s %10s %10s %8s\n' "C++ reference (msg/s)" pncrypt "C++" "÷ C++"
-    printf '%-34s %10.0f %10.0f %8.3f\n' "legacy encrypt ($MESSAGES)" "$oe" "$ce" "$(ratio "$oe" "$ce")"
-    printf '%-34s %10.0f %10.0f %8.3f\n' "legacy decrypt ($MESSAGES)" "$od" "$cd" "$(ratio "$od" "$cd")"
+        printf '%-34s %10.0f %10.0f %8.3f\n' "$scheme encrypt ($MESSAGES)" "$oe" "$ce" "$(ratio "$oe" "$ce")"
+        printf '%-34s %10.0f %10.0f %8.3f\n' "$scheme decrypt ($MESSAGES)" "$od" "$cd" "$(ratio "$od" "$cd")"
+    done
 }
 
 # binding_figures: the Python binding (single calls and batches) against the SDK, on the same messages.

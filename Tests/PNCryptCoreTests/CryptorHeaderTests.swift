@@ -59,6 +59,18 @@ import PNCryptBase
         #expect(try CryptorHeader.parse([UInt8]("PNEE\u{1}ACRH")) == nil)
     }
 
+    @Test("startsWithSentinel is parse's first question, in one load or byte by byte")
+    func startsWithSentinel() throws {
+        let header = try CryptorHeader(metadata: iv).encoded()
+        for bytes in [[UInt8](), [UInt8]("PNE"), [UInt8]("PNED"), [UInt8]("PNEE\u{1}ACRH"), [UInt8]("XNED"),
+                      [UInt8]("pned1234"), header, [UInt8](repeating: 0x50, count: 40)] {
+            let expected = bytes.count >= 4 && Array(bytes.prefix(4)) == CryptorHeader.sentinel
+            #expect(CryptorHeader.startsWithSentinel(bytes) == expected, "\(bytes)")
+            // Not contiguous: the byte-by-byte way.
+            #expect(CryptorHeader.startsWithSentinel(bytes.lazy.map { $0 }) == expected, "\(bytes)")
+        }
+    }
+
     @Test("a header cut at every byte is malformed", arguments: 4..<26)
     func cutShort(at length: Int) throws {
         let bytes = Array(try CryptorHeader(metadata: iv).encoded().prefix(length))

@@ -190,6 +190,120 @@ import PNCryptBase
         #expect(counts[.text] == nil)
     }
 
+    /// The model as first written: every non-ASCII character's mass computed from its code points' overlaps, in
+    /// doubles (what `wholeMasses` and `asciiModel` look up must give exactly this).
+    static func perCharacterProbability(_ block: [UInt8]) -> Double? {
+        typealias Rule = HeaderlessRule
+        var probability = 1.0
+        var row = 0
+        var lastRun: Rule.Run?
+        var i = 0
+        while i < block.count {
+            let byte = block[i]
+            if byte < 0x80 {
+                guard let next = Rule.asciiClass(byte) else { return nil }
+                probability *= Rule.transitions[row][next.rawValue] / Rule.classSizes[next.rawValue]
+                row = next.rawValue + 1
+                i += 1
+                continue
+            }
+            let length = (0xC2...0xDF).contains(byte) ? 2 : (0xE0...0xEF).contains(byte) ? 3
+                : (0xF0...0xF4).contains(byte) ? 4 : 0
+            guard length > 0 else { return nil }
+            let available = min(length, block.count - i)
+            var low = UInt32(byte) & (0x7F >> UInt32(length))
+            for k in 1..<available {
+                guard block[i + k] & 0xC0 == 0x80 else { return nil }
+                low = low << 6 | UInt32(block[i + k] & 0x3F)
+            }
+            let missing = UInt32(length - available)
+            low <<= 6 * missing
+            var high = low + (1 << (6 * missing))
+            let minimum: UInt32 = [0, 0, 0x80, 0x800, 0x10000][length]
+            if missing == 0 {
+                guard low >= minimum, low <= 0x10FFFF, let scalar = Unicode.Scalar(low), !Rule.isNoise(scalar) else {
+                    return nil
+                }
+            } else {
+                low = max(low, minimum)
+                high = min(high, 0x110000)
+                guard low < high else { return nil }
+            }
+            let next = Rule.transitions[row]
+            var mass = next[Rule.Class.otherNonASCII.rawValue] * Rule.lengthShare[length]
+                * (Double(high - low) - Rule.overlap(low, high, Rule.surrogates)) / Rule.lengthCodePoints[length]
+            mass += next[Rule.Class.latin.rawValue] * (Rule.overlap(low, high, Rule.latinMain) * 0.6 / 64
+                                                      + Rule.overlap(low, high, Rule.latinRest) * 0.4
+                                                      / Rule.latinRestCount)
+            mass += next[Rule.Class.emoji.rawValue] * Rule.overlap(low, high, Rule.emoji) / Rule.emojiCount
+            if let lastRun { mass += next[Rule.Class.sameRun.rawValue] * lastRun.share(low, high) }
+            probability *= mass
+            if Rule.latinMain.contains(low) || Rule.latinRest.contains(where: { $0.contains(low) }) {
+                row = Rule.Class.lower.rawValue + 1
+            } else if Rule.emoji.contains(where: { $0.contains(low) }) {
+                row = Rule.Class.punctuation.rawValue + 1
+            } else {
+                row = Rule.transitions.count - 1
+                lastRun = Rule.Run(of: low)
+            }
+            i += length
+        }
+        return probability
+    }
+
+    @Test("the model's tables (whole characters, ASCII blocks) give the per-character arithmetic's value, bit for bit")
+    func modelTablesAreExact() {
+        // The ranges written out in `Category` and `Run.contains` are the model's ranges, on every code point.
+        var wrong: [UInt32] = []
+        let runs: [HeaderlessRule.Run] = [.cjk, .hangul, .page(0x3000), .page(0x400), .page(0xAC00)]
+        for value in UInt32(0x80)..<0x110000 {
+            let expected: HeaderlessRule.Category = HeaderlessRule.latinMain.contains(value) ? .latinMain
+                : HeaderlessRule.latinRest.contains(where: { $0.contains(value) }) ? .latinRest
+                : HeaderlessRule.emoji.contains(where: { $0.contains(value) }) ? .emoji : .other
+            if HeaderlessRule.Category(of: value) != expected { wrong.append(value) }
+            for run in runs where run.contains(value) != (run.share(value, value + 1) > 0) { wrong.append(value) }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(10).map { String($0, radix: 16) })")
+        // Blocks of every script of the tests, cut anywhere (so a last character is often cut), and blocks of
+        // code points drawn from every range the model knows, with ASCII and noise among them.
+        var random = SeededRandom(seed: 49, label: "model blocks")
+        var blocks: [[UInt8]] = []
+        for n in 0..<4000 {
+            let text = Array(Self.text(blocks: 2 + n % 9, using: &random).utf8)
+            let start = random.below(max(1, text.count - 16))
+            blocks.append(Array(text[start..<min(text.count, start + 16)]))
+        }
+        let ranges: [ClosedRange<UInt32>] = [0x20...0x7E, 0x80...0x24F, 0x370...0x52F, 0x600...0x6FF, 0x1E00...0x1EFF,
+                                             0x2600...0x27BF, 0x3000...0x30FF, 0x4E00...0x9FFF, 0xAC00...0xD7A3,
+                                             0xE000...0xF8FF, 0xFF00...0xFFFF, 0x1F000...0x1FAFF, 0x10000...0x10FFFF]
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = []
+            while bytes.count < 16 {
+                let range = ranges[random.below(ranges.count)]
+                let value = range.lowerBound + UInt32(random.below(Int(range.upperBound - range.lowerBound) + 1))
+                if let scalar = Unicode.Scalar(value) { bytes += Array(String(Character(scalar)).utf8) }
+            }
+            blocks.append(Array(bytes.prefix(16)))
+        }
+        // Noise (a decrypted IV, what the rule sees in random-IV data): random bytes, and random bytes mostly ASCII.
+        for n in 0..<100_000 {
+            blocks.append((0..<16).map { _ in
+                let byte = UInt8(truncatingIfNeeded: random.next())
+                return n % 2 == 0 || random.below(4) == 0 ? byte : byte & 0x7F
+            })
+        }
+        var differ = 0
+        var decided = 0
+        for block in blocks {
+            let got = block.withUnsafeBytes { HeaderlessRule.textProbability($0) }
+            let expected = Self.perCharacterProbability(block)
+            if got?.bitPattern != expected?.bitPattern { differ += 1 }
+            if expected != nil { decided += 1 }
+        }
+        #expect(differ == 0, "\(differ) of \(blocks.count) blocks")
+        #expect(decided > 5_000)
+    }
+
     @Test("what the first block looks like", arguments: [
         ("Hello world, this is", HeaderlessRule.FirstBlock.text), ("Привет, мир! Это тестовое", .text),
         ("こんにちは、世界。今日は", .text), ("今天天气很好，我们去公园", .text), ("🎉🎉 Party time! 🎉", .text),

@@ -1,5 +1,6 @@
 import Testing
 import PNCrypt
+import PNCryptJSON
 import PNCryptTestSupport
 
 /// Whether a plaintext is a message (`isMessageText`): the messages layer's answer, which it passes to the core's
@@ -14,6 +15,34 @@ import PNCryptTestSupport
         for (text, expected) in cases {
             #expect(Array(text.utf8).withUnsafeBytes { isMessageText($0) } == expected, "\(text)")
             #expect(Array(text.utf8).withUnsafeBytes { isMessageText($0, readable: $0.count) } == expected, "\(text)")
+        }
+    }
+
+    @Test("the pre-check refuses only what is not one JSON text: literals and numbers followed by more, not parsed")
+    func preCheckRefusesOnlyNonJSON() {
+        let refused = ["nice day", "tru", "true story", "falsehood", "null,", "nul", "10:00 done", "42 is", "-x",
+                       " \n trueX", "1.5e3 1", "neue Straße", "für euch", "2024年", "0x", "t"]
+        let undecided = ["true", "false", "null", " null \r\n", "42", "-1.5e+3", "1.2.3", "--", "{\"a\":1}",
+                         "[1]", "\"s\"", "hello", "", "  ", "12 "]
+        for text in refused {
+            #expect(Array(text.utf8).withUnsafeBytes { cannotBeJSONText($0) }, "\(text)")
+        }
+        for text in undecided {
+            #expect(!Array(text.utf8).withUnsafeBytes { cannotBeJSONText($0) }, "\(text)")
+        }
+        // Never refuses a JSON text: every prefix and suffix of JSON texts and of cut words, checked by parsing.
+        let samples = ["true", "false", "null", "-12.5e-3", "0", #"{"a":[true,null]}"#, " 7 ", "nothing here",
+                       "tomorrow 10:00", "fünf", "123abc", "-", "1e", "n", "fa"]
+        for sample in samples {
+            let bytes = Array(sample.utf8)
+            for start in 0...bytes.count {
+                for end in start...bytes.count {
+                    let part = Array(bytes[start..<end])
+                    part.withUnsafeBytes { raw in
+                        if cannotBeJSONText(raw) { #expect(!isJSONText(raw), "\(part)") }
+                    }
+                }
+            }
         }
     }
 

@@ -110,6 +110,13 @@ package enum Cryptor {
             try checkBlocks(reading)
             return Readings(reading)
         }
+        // Headerless data read by the rule (auto mode on a legacy message): both legacy readings, when both have
+        // whole blocks, as `detectedReadings` makes them.
+        if explicit == nil, policy.legacyScheme == nil, count >= 2 * blockSize, count % blockSize == 0,
+           !CryptorHeader.startsWithSentinel(input) {
+            let (fixed, random) = Scheme.headerlessPair
+            return Readings(legacyReading(fixed, count: count, from: 0), legacyReading(random, count: count, from: 0))
+        }
         return try detectedReadings(of: input, scheme: explicit, legacyScheme: policy.legacyScheme, also: also)
     }
 

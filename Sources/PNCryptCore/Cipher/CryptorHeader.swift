@@ -160,6 +160,19 @@ extension CryptorHeader {
         return true
     }
 
+    /// Whether `bytes` start with `sentinel` (`PNED`): what `parse` asks first, in one load for contiguous bytes.
+    package static func startsWithSentinel<C: Collection<UInt8>>(_ bytes: C) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        if let contiguous = bytes.withContiguousStorageIfAvailable({ buffer in
+            // The first 4 bytes of `acrhStartWords.0` are the sentinel.
+            UInt32(littleEndian: UnsafeRawBufferPointer(buffer).loadUnaligned(as: UInt32.self))
+                == UInt32(truncatingIfNeeded: acrhStartWords.0)
+        }) {
+            return contiguous
+        }
+        return bytes.prefix(sentinel.count).elementsEqual(sentinel)
+    }
+
     /// `acrhStart` as two little-endian integers (bytes 0 to 7, then 8 and 9): literals, so the message path
     /// compares and writes them without reading the array (`CryptorHeaderTests` checks them against it).
     static var acrhStartWords: (UInt64, UInt16) { (0x5243_4101_4445_4E50, 0x1048) }

@@ -101,12 +101,31 @@ package enum HeaderlessRule {
         case page(UInt32)
 
         init(of codePoint: UInt32) {
-            if HeaderlessRule.cjk.contains(where: { $0.contains(codePoint) }) {
+            if Run.cjk.contains(codePoint) {
                 self = .cjk
             } else if HeaderlessRule.hangul.contains(codePoint) {
                 self = .hangul
             } else {
                 self = .page(codePoint & ~0x7F)
+            }
+        }
+
+        /// Whether `codePoint` is in this run (for a whole character, `share` is then not 0).
+        func contains(_ codePoint: UInt32) -> Bool {
+            switch self {
+            case .cjk: (codePoint >= 0x3000 && codePoint < 0x3100) || (codePoint >= 0x3400 && codePoint < 0xA000)
+                || (codePoint >= 0xFF00 && codePoint < 0xFFF0)  // `HeaderlessRule.cjk`, written out
+            case .hangul: HeaderlessRule.hangul.contains(codePoint)
+            case .page(let start): codePoint & ~0x7F == start
+            }
+        }
+
+        /// The state of a character inside this run (`RunState`).
+        var kind: RunState {
+            switch self {
+            case .cjk: .cjk
+            case .hangul: .hangul
+            case .page: .page
             }
         }
 
@@ -229,18 +248,138 @@ package enum HeaderlessRule {
     /// The model's probability of `block` as the start of a text (a last character cut by the block's end counts
     /// as every character it can begin); nil when the block is not UTF-8 or holds a character text does not hold.
     static func textProbability(_ block: UnsafeRawBufferPointer) -> Double? {
-        table.withUnsafeBufferPointer { table in
+        if block.count == blockLength, let probability = asciiProbability(block) { return probability }
+        return table.withUnsafeBufferPointer { table in
             asciiSteps.withUnsafeBufferPointer { steps in
                 asciiRows.withUnsafeBufferPointer { rows in
-                    textProbability(block, table: table, asciiSteps: steps, asciiRows: rows)
+                    wholeMasses.withUnsafeBufferPointer { masses in
+                        textProbability(block, table: table, asciiSteps: steps, asciiRows: rows, wholeMasses: masses)
+                    }
                 }
             }
         }
     }
 
+    /// The mass the model gives a non-ASCII character (or, for a cut one, every character it can become) after
+    /// `row`, from how many of its code points are `possible`, in each class's ranges (`latinMain`, `latinRest`,
+    /// `emoji`) and the share of the last run (`sameRun`, nil with no run yet). One arithmetic for every
+    /// character: `wholeMasses` is this function's answers, so a whole character's mass looked up there is the
+    /// same value as computed here.
+    @inline(__always)
+    static func characterMass(_ table: UnsafeBufferPointer<Double>, row: Int, length: Int, possible: Double,
+                              latinMain: Double, latinRest: Double, emoji: Double, sameRun: Double?) -> Double {
+        let base = row * columns
+        var mass = table[base + Class.otherNonASCII.rawValue] * lengthShare[length] * possible
+            / lengthCodePoints[length]
+        let latin = latinMain * 0.6 / Double(HeaderlessRule.latinMain.count) + latinRest * 0.4 / latinRestCount
+        mass += table[base + Class.latin.rawValue] * latin
+        mass += table[base + Class.emoji.rawValue] * emoji / emojiCount
+        if let sameRun { mass += table[base + Class.sameRun.rawValue] * sameRun }
+        return mass
+    }
+
+    /// Which class's ranges a code point is in (they do not overlap): what a whole character's mass depends on,
+    /// with its row, its length and the last run.
+    enum Category: Int, CaseIterable {
+        case other, latinMain, latinRest, emoji
+
+        init(of codePoint: UInt32) {
+            if HeaderlessRule.latinMain.contains(codePoint) {
+                self = .latinMain
+            } else if (codePoint >= 0x80 && codePoint < 0xC0) || (codePoint >= 0x100 && codePoint < 0x250)
+                        || (codePoint >= 0x1E00 && codePoint < 0x1F00) {
+                self = .latinRest  // `latinRest`, written out
+            } else if (codePoint >= 0x2600 && codePoint < 0x27C0) || (codePoint >= 0x1F000 && codePoint < 0x1FB00) {
+                self = .emoji  // `emoji`, written out
+            } else {
+                self = .other
+            }
+        }
+
+        /// The overlap of a whole character with `latinMain`, `latinRest` and `emoji`: 1 with its class's, else 0.
+        var overlaps: (latinMain: Double, latinRest: Double, emoji: Double) {
+            (self == .latinMain ? 1 : 0, self == .latinRest ? 1 : 0, self == .emoji ? 1 : 0)
+        }
+    }
+
+    /// Where a whole character stands against the last run: none yet, outside it, or inside it (by its kind: the
+    /// share of one code point differs).
+    enum RunState: Int, CaseIterable {
+        case noRun, outside, cjk, hangul, page
+
+        /// `Run.share` of one code point in this state (nil: no run), by `Run.share` itself.
+        var share: Double? {
+            switch self {
+            case .noRun: nil
+            case .outside: Run.page(0x80).share(0, 1)
+            case .cjk: Run.cjk.share(0x4E00, 0x4E01)
+            case .hangul: Run.hangul.share(0xAC00, 0xAC01)
+            case .page: Run.page(0).share(0, 1)
+            }
+        }
+    }
+
+    static func wholeMassIndex(row: Int, length: Int, category: Category, run: RunState) -> Int {
+        ((row &* 5 &+ length) &* 4 &+ category.rawValue) &* 5 &+ run.rawValue
+    }
+
+    /// `characterMass` of a whole character for every row, length (2 to 4), category and run state: for a whole
+    /// character, `possible` is 1 (a scalar is no surrogate) and each overlap 0 or 1, so these are all its values.
+    static let wholeMasses: [Double] = table.withUnsafeBufferPointer { table in
+        var masses = [Double](repeating: 0, count: transitions.count * 5 * 4 * 5)
+        for row in transitions.indices {
+            for length in 2...4 {
+                for category in Category.allCases {
+                    let (latinMain, latinRest, emoji) = category.overlaps
+                    for run in RunState.allCases {
+                        masses[wholeMassIndex(row: row, length: length, category: category, run: run)] =
+                            characterMass(table, row: row, length: length, possible: Double(UInt32(1)) - 0.0,
+                                          latinMain: latinMain, latinRest: latinRest, emoji: emoji,
+                                          sameRun: run.share)
+                    }
+                }
+            }
+        }
+        return masses
+    }
+
+    /// `textProbability` of a block of `blockLength` bytes when they are all ASCII (a JSON message's first block,
+    /// most text), from `asciiModel`: the same steps multiplied in the same order, so the same value, and nil for a
+    /// byte text does not hold, as there. Every step is taken whatever it is (a negative one, such a byte's, is
+    /// remembered, not returned at once): one load and one multiplication a byte. Nil when a byte is not ASCII:
+    /// `textProbability` then reads the block character by character.
+    @inline(__always)
+    private static func asciiProbability(_ block: UnsafeRawBufferPointer) -> Double?? {
+        let words = (block.loadUnaligned(as: UInt64.self), block.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        guard (words.0 | words.1) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        let model = asciiModel
+        var probability = 1.0
+        var noise = false
+        var base = 0  // the start row's steps
+        for index in 0..<blockLength {
+            let byte = Int(block.load(fromByteOffset: index, as: UInt8.self))
+            let step = model.steps[base &+ byte]
+            noise = noise || step < 0
+            probability *= step
+            base = model.nextBases[byte]
+        }
+        return .some(noise ? nil : probability)
+    }
+
+    /// `asciiSteps`, and for each byte where the next row's steps start in it (`asciiRows[byte] * 128`), in memory
+    /// made once and kept for the life of the process: read without retaining an array per block.
+    /// (Immutable once made, so shared across threads as it is.)
+    nonisolated(unsafe) static let asciiModel: (steps: UnsafePointer<Double>, nextBases: UnsafePointer<Int>) = {
+        let steps = UnsafeMutablePointer<Double>.allocate(capacity: asciiSteps.count)
+        steps.initialize(from: asciiSteps, count: asciiSteps.count)
+        let bases = UnsafeMutablePointer<Int>.allocate(capacity: asciiRows.count)
+        bases.initialize(from: asciiRows.map { $0 * 128 }, count: asciiRows.count)
+        return (UnsafePointer(steps), UnsafePointer(bases))
+    }()
+
     private static func textProbability(_ block: UnsafeRawBufferPointer, table: UnsafeBufferPointer<Double>,
-                                        asciiSteps: UnsafeBufferPointer<Double>, asciiRows: UnsafeBufferPointer<Int>)
-        -> Double? {
+                                        asciiSteps: UnsafeBufferPointer<Double>, asciiRows: UnsafeBufferPointer<Int>,
+                                        wholeMasses: UnsafeBufferPointer<Double>) -> Double? {
         var probability = 1.0
         var row = 0  // the start row
         var lastRun: Run? = nil
@@ -284,21 +423,23 @@ package enum HeaderlessRule {
                 high = min(high, 0x110000)
                 guard low < high else { return nil }
             }
-            let base = row * columns
-            let possible = Double(high - low) - overlap(low, high, surrogates)
-            var mass = table[base + Class.otherNonASCII.rawValue] * lengthShare[length] * possible
-                / lengthCodePoints[length]
-            let latin = overlap(low, high, latinMain) * 0.6 / Double(latinMain.count)
-                + overlap(low, high, latinRest) * 0.4 / latinRestCount
-            mass += table[base + Class.latin.rawValue] * latin
-            mass += table[base + Class.emoji.rawValue] * overlap(low, high, emoji) / emojiCount
-            if let lastRun { mass += table[base + Class.sameRun.rawValue] * lastRun.share(low, high) }
-            probability *= mass
-            if latinMain.contains(low) || latinRest.contains(where: { $0.contains(low) }) {
-                row = Class.lower.rawValue + 1
-            } else if emoji.contains(where: { $0.contains(low) }) {
-                row = Class.punctuation.rawValue + 1
+            let category = Category(of: low)
+            let mass: Double
+            if missing == 0 {
+                // A whole character: its mass from the table the same arithmetic made (`wholeMasses`).
+                let run = lastRun.map { $0.contains(low) ? $0.kind : RunState.outside } ?? RunState.noRun
+                mass = wholeMasses[wholeMassIndex(row: row, length: length, category: category, run: run)]
             } else {
+                mass = characterMass(table, row: row, length: length,
+                                     possible: Double(high - low) - overlap(low, high, surrogates),
+                                     latinMain: overlap(low, high, latinMain), latinRest: overlap(low, high, latinRest),
+                                     emoji: overlap(low, high, emoji), sameRun: lastRun?.share(low, high))
+            }
+            probability *= mass
+            switch category {
+            case .latinMain, .latinRest: row = Class.lower.rawValue + 1
+            case .emoji: row = Class.punctuation.rawValue + 1
+            case .other:
                 row = otherRow
                 lastRun = Run(of: low)
             }
