@@ -23,18 +23,13 @@ package struct JSONValueDecoder: Sendable {
 
 // MARK: - Implementation
 
-final class ValueDecoder: Decoder {
+final class ValueDecoder: CodingState, Decoder {
     package let value: JSONValue
-    package let codingPath: [any CodingKey]
-    let sendableUserInfo: [CodingUserInfoKey: any Sendable]
 
     package init(value: JSONValue, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable]) {
         self.value = value
-        self.codingPath = codingPath
-        sendableUserInfo = userInfo
+        super.init(codingPath: codingPath, userInfo: userInfo)
     }
-
-    var userInfo: [CodingUserInfoKey: Any] { sendableUserInfo }
 
     package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else {

@@ -123,18 +123,13 @@ struct AnyCodingKey: CodingKey {
     static let superKey = AnyCodingKey(stringValue: "super")
 }
 
-final class ValueEncoder: Encoder {
+final class ValueEncoder: CodingState, Encoder {
     package let node: EncodingNode
-    package let codingPath: [any CodingKey]
-    let sendableUserInfo: [CodingUserInfoKey: any Sendable]
 
     package init(node: EncodingNode, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable]) {
         self.node = node
-        self.codingPath = codingPath
-        sendableUserInfo = userInfo
+        super.init(codingPath: codingPath, userInfo: userInfo)
     }
-
-    var userInfo: [CodingUserInfoKey: Any] { sendableUserInfo }
 
     package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         node.becomeObject()
