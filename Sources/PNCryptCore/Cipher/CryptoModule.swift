@@ -101,9 +101,7 @@ public struct CryptoModule: Sendable {
         throws(PNCryptError) -> [UInt8] {
         let policy = reading ?? self.reading
         return try withBytes(try Base64.decode(text)) { (input) throws(PNCryptError) in
-            try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
-                try decrypt(input, reading: policy, content: content, json: json, into: output)
-            }
+            try openToBytes(input, reading: policy, content: content, json: json)
         }
     }
 
@@ -128,11 +126,12 @@ public struct CryptoModule: Sendable {
 }
 
 extension CryptoModule {
-    /// Decrypts `input` (as `decryptBinary(_:reading:)`) into a new array.
-    func openToBytes(_ input: UnsafeRawBufferPointer, reading policy: ReadPolicy)
-        throws(PNCryptError) -> [UInt8] {
+    /// Decrypts `input` (as `decryptBinary(_:reading:)`, or as `content` with the message check `json`) into a new
+    /// array.
+    func openToBytes(_ input: UnsafeRawBufferPointer, reading policy: ReadPolicy, content: KeyRing.Content = .bytes,
+                     json: JSONCheck = Decision.noMessageCheck) throws(PNCryptError) -> [UInt8] {
         try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
-            try decrypt(input, reading: policy, into: output)
+            try decrypt(input, reading: policy, content: content, json: json, into: output)
         }
     }
 
