@@ -74,7 +74,7 @@ extension ConformanceReport {
         root.append(.array(families.map { f in
             .object(["family": .string(f.family), "passed": .number(JSONNumber(f.passed)),
                      "failed": .number(JSONNumber(f.failed)), "skipped": .number(JSONNumber(f.skipped)),
-                     "known": .number(JSONNumber(f.known))])
+                     "known": .number(JSONNumber(f.known)), "covered": .bool(f.passed > 0)])
         }), forKey: "families")
         root.append(.array(checks.filter { $0.outcome == .failed }.map(check)), forKey: "failures")
         root.append(.array(checks.filter { $0.outcome == .known }.map(check)), forKey: "known_differences")

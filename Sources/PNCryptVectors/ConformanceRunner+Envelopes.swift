@@ -39,7 +39,28 @@ extension ConformanceRunner {
                                        "scheme": .string(scheme == "none" ? Scheme.headerlessPair.fixed.rawValue
                                                          : scheme),
                                        "key": .string(key), "body": .string(encrypted)]
-            judge(id + "/peer-decrypts", family, "peer-decrypts", ask(request)) { answer in
+            // Every message that disagrees must have the declared outcome's shape; a message that must fail but
+            // came back as a value has none.
+            let shapes = { (answer: JSONValue) -> Shapes in
+                guard let got = answer["messages"]?.arrayValue, got.count == expected.count else { return [] }
+                var common = Set(ConformanceDifference.Outcome.allCases)
+                for (position, entry) in got.enumerated() {
+                    let want = expected[position]
+                    let value = entry["message"] ?? .null
+                    if failed.contains(want.place) {
+                        let marked = entry["error"] == .bool(true) || value == .string(DecryptionPolicy.markerText)
+                            || value == originals[position].value
+                        if !marked { return [] }
+                    } else if entry["error"] == .bool(true) {
+                        common.formIntersection([.rejects])
+                    } else if !ConformanceValues.same(value, want.value) {
+                        common.formIntersection(Self.valueShapes(value, expected: want.value,
+                                                                 received: originals[position].value))
+                    }
+                }
+                return common
+            }
+            judge(id + "/peer-decrypts", family, "peer-decrypts", ask(request), shapes: shapes) { answer in
                 guard let got = answer["messages"]?.arrayValue else { return #"no "messages" list in the answer"# }
                 guard got.count == expected.count else {
                     return "\(got.count) messages, expected \(expected.count)"

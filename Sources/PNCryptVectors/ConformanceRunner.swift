@@ -76,7 +76,9 @@ public final class ConformanceRunner {
         if fatal == nil {
             switch ask(["op": "hello"], hello: true) {
             case .value(let hello):
-                info = Self.peerInfo(hello)
+                let read = Self.peerInfo(hello)
+                info = read.info
+                fatal = read.refused.map { "the peer's hello was refused: \($0)" }
             case .error(let message):
                 fatal = "the peer refused hello: \(message)"
             case .unsupported:

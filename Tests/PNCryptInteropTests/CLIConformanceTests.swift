@@ -106,17 +106,61 @@ struct CLIConformanceTests {
         #expect(!run.text.contains("FAIL spec spec-acrh"))
     }
 
-    @Test("a difference the peer declares is reported apart and does not fail the run; \"*\" excuses nothing")
+    @Test("a declared difference excuses only its outcome: a declared refusal is known, a flipped plaintext fails")
     func declaredDifferences() throws {
-        let declared = try Self.conformance(["--peer", try Self.wrongPeer("flip-declared"), "--verbose",
+        let declared = try Self.conformance(["--peer", try Self.wrongPeer("reject-declared"), "--verbose",
                                              Self.vectors("spec.json")])
         #expect(declared.status == 0, "\(declared.text)")
         #expect(declared.text.contains("KNOWN spec spec-legacy-hello-world/peer-decrypts: known difference "
-                                       + "(flipped on purpose): expected IkhlbGxvIFdvcmxkIg=="))
-        #expect(declared.text.contains("  spec: 97 passed, 0 failed, 7 skipped, 10 known differences"))
-        let star = try Self.conformance(["--peer", try Self.wrongPeer("flip-star"), Self.vectors("spec.json")])
-        #expect(star.status == 1)
-        #expect(star.text.contains("FAIL spec spec-legacy-hello-world/peer-decrypts"))
+                                       + "(rejects: refused on purpose): the peer failed: refused on purpose"))
+        #expect(declared.text.contains("  spec: 97 passed, 0 failed, 7 skipped, 10 known differences"),
+                "\(declared.text)")
+        let flipped = try Self.conformance(["--peer", try Self.wrongPeer("flip-declared"), Self.vectors("spec.json")])
+        #expect(flipped.status == 1)
+        #expect(flipped.text.contains("FAIL spec spec-legacy-hello-world/peer-decrypts: expected IkhlbGxvIFdvcmxkIg== "
+                                      + "(the peer declares a difference here that excuses only \"rejects\": this "
+                                      + "disagreement is not that)"), "\(flipped.text)")
+        #expect(flipped.text.contains("  spec: 97 passed, 10 failed, 7 skipped\n"), "\(flipped.text)")
+    }
+
+    @Test("a peer that refuses everything and declares it for every family has not agreed")
+    func refusesEverything() throws {
+        let run = try Self.conformance(["--peer", try Self.wrongPeer("refuse-all"), "--json",
+                                        Self.vectors("spec.json")])
+        #expect(run.status == 1)
+        let report = try JSONValue(parsing: run.stdout)
+        #expect(report["agreed"] == .bool(false) && report["failed"] == 0)
+        let passed = try #require(report["passed"]?.numberValue?.int64Value)
+        let known = try #require(report["known"]?.numberValue?.int64Value)
+        #expect(known > passed, "\(known) known, \(passed) passed")
+    }
+
+    @Test("a wrong peer fails every judge whatever it declares: must-fail, wrong key, publish, receive, envelopes")
+    func corruptedAnswersNeverExcused() throws {
+        let run = try Self.conformance(["--peer", try Self.wrongPeer("corrupt"), "--json", "--verbose",
+                                        "--timeout", "120", Self.vectors("negative.json"), Self.vectors("styles.json"),
+                                        Self.vectors("envelopes/envelopes.json")])
+        #expect(run.status == 1)
+        let report = try JSONValue(parsing: run.stdout)
+        #expect(report["known"] == 0, "\(report["known_differences"]?.serializedString().prefix(2000) ?? "")")
+        let checks = report["checks"]?.arrayValue ?? []
+        // Each judge: the checks it made, every one of them failed (none skipped but the peer's unsupported ones).
+        for (family, suffix) in [("negative", "/must-fail"), ("messages", "/peer-wrong-key"),
+                                 ("publish", "/peer-publishes"), ("publish", "/pncrypt-decrypts"),
+                                 ("messages", "/peer-receives"), ("envelopes", "/peer-decrypts")] {
+            let judged = checks.filter {
+                $0["family"]?.stringValue == family && $0["id"]?.stringValue?.hasSuffix(suffix) == true
+                    && $0["outcome"] != "skipped"
+            }
+            #expect(judged.count >= 10, "\(family) \(suffix): \(judged.count) checks")
+            let passing = judged.filter { $0["outcome"] != "failed" }.compactMap { $0["id"]?.stringValue }
+            #expect(passing.isEmpty, "\(family) \(suffix): \(passing.prefix(10))")
+        }
+        #expect(checks.contains {
+            $0["id"] == "message-string-json-looking/legacy-random-iv/peer-wrong-key" && $0["outcome"] == "failed"
+                && $0["detail"]?.stringValue?.hasPrefix("expected DECRYPTION_ERROR or the message as received, got "
+                                                        + "\"corrupted plaintext\"") == true
+        })
     }
 
     @Test("a peer that pads wrongly is caught where the IV is fixed and the bytes are compared")
