@@ -6,7 +6,7 @@ extension ConformanceRunner {
     // MARK: The peer
 
     func start() throws(PeerProcess.Failure) {
-        peer = try PeerProcess(command: command)
+        peer = try PeerProcess(command: command, groupChanged: peerGroup)
     }
 
     /// Whether the peer said it has `op` (true when it listed no ops).

@@ -47,4 +47,31 @@ struct ConformanceHarnessTests {
             "accepts", "rejects", "json-value", "null", "numbers-as-doubles", "scalars-as-text", "as-received",
             "same-value"])
     }
+
+    @Test("what is kept of a peer's standard error is bounded: the last 64 KiB of 5 MB, the end included")
+    func stderrBounded() throws {
+        let peer = try PeerProcess(command: "head -c 5000000 /dev/zero | tr '\\0' a >&2; printf END >&2; "
+                                   + "echo '{\"ok\":true}'; cat >/dev/null")
+        defer { peer.stop(grace: 0) }
+        let answer = try peer.ask(Array(#"{"op":"hello"}"#.utf8), timeout: 60)
+        #expect(answer["ok"] == .bool(true))
+        let kept = peer.stderrTail(limit: .max)
+        #expect(kept.count == 64 << 10)
+        #expect(PeerProcess.stderrLimit == 64 << 10)
+        #expect(kept.suffix(3) == Array("END".utf8))
+        #expect(peer.stderrTail().count == 2000)
+    }
+
+    @Test("the peer's environment has no PNCRYPT_ variable: no key reaches it")
+    func environmentWithoutKeys() throws {
+        setenv("PNCRYPT_TEST_HARNESS_SECRET", "not-for-the-peer", 1)
+        defer { unsetenv("PNCRYPT_TEST_HARNESS_SECRET") }
+        let peer = try PeerProcess(command: #"printf '{"ok":true,"env":"%s","path":"%s"}\n' "#
+                                   + #""$(env | grep -c PNCRYPT_)" "$PATH"; cat >/dev/null"#)
+        defer { peer.stop(grace: 0) }
+        let answer = try peer.ask(Array(#"{"op":"hello"}"#.utf8), timeout: 30)
+        #expect(answer["env"] == .string("0"))
+        // The rest of the environment is the harness's.
+        #expect(answer["path"] == .string(String(cString: getenv("PATH"))))
+    }
 }
