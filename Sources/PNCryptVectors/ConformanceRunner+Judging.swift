@@ -73,12 +73,18 @@ extension ConformanceRunner {
         return shapes
     }
 
-    /// Whether `text` is how an SDK that hands over strings writes the scalar `value`: its JSON text, a number of
-    /// the same value, `true` as "1" and `false` as "" (PHP's string conversion).
+    /// Whether `text` is how an SDK that hands over strings writes the scalar `value`: its JSON text; a number of
+    /// the same value to 14 significant digits (PHP writes a float with `precision` 14: 2^63 as
+    /// "9.2233720368548E+18"); `true` as "1" and `false` as "" (PHP's string conversion).
     static func isScalarText(_ text: String, of value: JSONValue) -> Bool {
         switch value {
         case .number(let number):
-            return text == number.literal || (Double(text) != nil && Double(text) == Double(number.literal))
+            guard text != number.literal else { return true }
+            guard let got = Double(text), let want = Double(number.literal), got.isFinite, want.isFinite else {
+                return false
+            }
+            // Rounding to 14 significant digits moves a number by at most 5e-14 of itself.
+            return got == want || abs(got - want) <= abs(want) * 6e-14
         case .bool(let flag):
             return text == (flag ? "true" : "false") || text == (flag ? "1" : "")
         case .null:

@@ -20,7 +20,8 @@ FAULT:
   refuse-all     every request but hello is refused with an error, and hello declares "rejects" for every check of
                  every family: the declared differences excuse more than agrees, so the run has not agreed
   corrupt        every judge gets a wrong answer, and hello declares every outcome for every check of every family
-                 (but "accepts" outside "messages"): must-fail vectors are answered with a value, published bodies
+                 (but "accepts" outside "messages"): must-fail vectors are answered with a value (decrypted or
+                 encrypted), published bodies
                  hold another value, received messages and envelope messages come back as another value, and a
                  message under the wrong key comes back as a corrupted plaintext. None of it may be excused.
   none     the adapter as it is
@@ -95,8 +96,12 @@ def corrupt(req, reply):
     if op == "decrypt_message":
         # A received message, or one under the wrong key, comes back as another value.
         return {"id": req.get("id"), "ok": True, "message": CORRUPTED}
-    if op == "decrypt_envelope" and reply.get("ok"):
-        return dict(reply, messages=[{"message": CORRUPTED, "error": False} for _ in reply["messages"]])
+    if op == "encrypt" and not reply.get("ok") and not reply.get("unsupported"):
+        # What must fail to encrypt is answered with bytes.
+        return {"id": req.get("id"), "ok": True, "data": base64.b64encode(CORRUPTED.encode()).decode()}
+    if op == "decrypt_envelope" and not reply.get("unsupported"):
+        count = len(reply["messages"]) if reply.get("ok") else 1
+        return {"id": req.get("id"), "ok": True, "messages": [{"message": CORRUPTED, "error": False}] * count}
     return reply
 
 
