@@ -1,7 +1,7 @@
+import Foundation
 import Testing
 import PNCrypt
 import PNCryptVectors
-import PNCryptPlatform
 
 /// The conformance harness's parts that need no SDK (docs/conformance.md): what a peer may declare, and what is
 /// kept of a peer's standard error. The runs are in CLIConformanceHarnessTests (a shell peer) and
