@@ -18,10 +18,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
+	"strconv"
 	"strings"
 
-	pubnub "github.com/pubnub/go/v9"
 	"github.com/pubnub/go/v9/crypto"
 	"github.com/pubnub/go/v9/utils"
 )
@@ -36,6 +37,18 @@ type request struct {
 	IV           string          `json:"iv"`
 	Message      string          `json:"message"`
 	LegacyScheme string          `json:"legacy_scheme"`
+}
+
+// sdkVersion is the SDK's VERSION file, stamped at build time (-ldflags "-X main.sdkVersion=..."): the SDK's root
+// package, which holds pubnub.Version, is its HTTP client and is not built here.
+var sdkVersion = "unknown"
+
+// differences: where pubnub/go differs from the vectors (found by running this adapter), with the SDK code behind each.
+var differences = []map[string]interface{}{
+	{"reason": "parseHeader (crypto/cryptor_header.go) hands a PNED header whose cryptor id is the legacy " +
+		"cryptor's (four zero bytes) to the legacy cryptor with the header still on: the header's bytes are " +
+		"decrypted as ciphertext and the message is lost",
+		"checks": []string{"gen-auto-legacy-id-header/*"}},
 }
 
 var errUnsupported = errors.New("unsupported")
@@ -73,12 +86,62 @@ func checkIV(r request) error {
 	return nil
 }
 
+// goValue: the message as a Go program holds it after decoding the same JSON (docs/sdk-styles.md): integers exact
+// (int64, uint64, then *big.Int), every other number a float64 (as encoding/json decodes one into interface{}),
+// and a repeated key keeping its last value.
+func goValue(text string) (interface{}, error) {
+	decoder := json.NewDecoder(strings.NewReader(text))
+	decoder.UseNumber()
+	var message interface{}
+	if err := decoder.Decode(&message); err != nil {
+		return nil, err
+	}
+	return goNumbers(message)
+}
+
+func goNumbers(v interface{}) (interface{}, error) {
+	switch v := v.(type) {
+	case map[string]interface{}:
+		for k, member := range v {
+			value, err := goNumbers(member)
+			if err != nil {
+				return nil, err
+			}
+			v[k] = value
+		}
+	case []interface{}:
+		for i, element := range v {
+			value, err := goNumbers(element)
+			if err != nil {
+				return nil, err
+			}
+			v[i] = value
+		}
+	case json.Number:
+		text := string(v)
+		if !strings.ContainsAny(text, ".eE") {
+			if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+				return i, nil
+			}
+			if u, err := strconv.ParseUint(text, 10, 64); err == nil {
+				return u, nil
+			}
+			if b, ok := new(big.Int).SetString(text, 10); ok {
+				return b, nil
+			}
+		}
+		return strconv.ParseFloat(text, 64)
+	}
+	return v, nil
+}
+
 func handle(r request) (map[string]interface{}, error) {
 	switch r.Op {
 	case "hello":
-		return map[string]interface{}{"name": "pubnub-go", "version": pubnub.Version, "style": "go",
-			"ops":     []string{"hello", "encrypt", "decrypt", "encrypt_text", "decrypt_text", "publish"},
-			"schemes": []string{"legacy", "legacy-random-iv", "acrh", "auto"}}, nil
+		return map[string]interface{}{"name": "pubnub-go", "version": sdkVersion, "style": "go",
+			"ops":         []string{"hello", "encrypt", "decrypt", "encrypt_text", "decrypt_text", "publish"},
+			"schemes":     []string{"legacy", "legacy-random-iv", "acrh", "auto"},
+			"differences": differences}, nil
 	case "encrypt", "encrypt_text":
 		if err := checkIV(r); err != nil {
 			return nil, err
@@ -122,11 +185,8 @@ func handle(r request) (map[string]interface{}, error) {
 		if err := checkIV(r); err != nil {
 			return nil, err
 		}
-		// As a Go program holds the message after decoding the same JSON (json.Number keeps integers exact).
-		decoder := json.NewDecoder(strings.NewReader(r.Message))
-		decoder.UseNumber()
-		var message interface{}
-		if err := decoder.Decode(&message); err != nil {
+		message, err := goValue(r.Message)
+		if err != nil {
 			return nil, err
 		}
 		text, err := json.Marshal(message)
