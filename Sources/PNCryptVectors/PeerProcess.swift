@@ -182,7 +182,8 @@ public final class PeerProcess {
                 stop(grace: 0)
                 throw .timeout(seconds: timeout)
             }
-            // The peer's standard error is read as it comes (a peer that fills the pipe must not block).
+            // The peer's standard error is read as it comes (a peer that fills the pipe must not block); once it is
+            // closed (-1), poll skips it.
             var fds = [pollfd(fd: fromPeer, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: fromStderr, events: Int16(POLLIN), revents: 0)]
             if written < out.count { fds.append(pollfd(fd: toPeer, events: Int16(POLLOUT), revents: 0)) }
@@ -270,8 +271,8 @@ public final class PeerProcess {
         status = waited
         pid = -1
         if fromPeer >= 0 { close(fromPeer); fromPeer = -1 }
+        drainStderr()
         if fromStderr >= 0 {
-            drainStderr()
             close(fromStderr)
             fromStderr = -1
         }
@@ -280,7 +281,8 @@ public final class PeerProcess {
     }
 
     /// Reads what the peer's standard error holds now (at most 1 MiB a call: a peer that writes without end cannot
-    /// keep the harness here), keeping the last `stderrLimit` bytes.
+    /// keep the harness here), keeping the last `stderrLimit` bytes. At its end (the peer closed it, or died), the
+    /// pipe is closed: a closed pipe would wake every poll at once.
     private func drainStderr() {
         guard fromStderr >= 0 else { return }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -289,7 +291,19 @@ public final class PeerProcess {
             let result = chunk.withUnsafeMutableBytes { buffer in
                 Result { () throws(SystemError) -> Int in try SystemIO.read(source, into: buffer) }
             }
-            guard let n = try? result.get(), n > 0 else { return }
+            let n: Int
+            do throws(SystemError) {
+                n = try result.get()
+            } catch where error.code == EAGAIN {
+                return
+            } catch {
+                n = 0
+            }
+            guard n > 0 else {
+                close(fromStderr)
+                fromStderr = -1
+                return
+            }
             stderrKept += chunk[0..<n]
             if stderrKept.count > Self.stderrLimit { stderrKept.removeFirst(stderrKept.count - Self.stderrLimit) }
         }

@@ -62,6 +62,23 @@ struct ConformanceHarnessTests {
         #expect(peer.stderrTail().count == 2000)
     }
 
+    @Test("a peer that closes its standard error is waited for without spinning")
+    func closedStderrDoesNotSpin() throws {
+        let peer = try PeerProcess(command: #"exec 2>&-; sleep 2; echo '{"ok":true}'; cat >/dev/null"#)
+        defer { peer.stop(grace: 0) }
+        func cpu() -> Double {
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        }
+        let before = cpu()
+        let answer = try peer.ask(Array(#"{"op":"hello"}"#.utf8), timeout: 30)
+        #expect(answer["ok"] == .bool(true))
+        // Two seconds of waiting on poll() cost next to nothing; a loop woken by the closed pipe, most of them.
+        #expect(cpu() - before < 0.2, "\(cpu() - before) s of CPU")
+    }
+
     @Test("the peer's environment has no PNCRYPT_ variable: no key reaches it")
     func environmentWithoutKeys() throws {
         setenv("PNCRYPT_TEST_HARNESS_SECRET", "not-for-the-peer", 1)

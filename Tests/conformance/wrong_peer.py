@@ -14,17 +14,16 @@ FAULT:
                  a corrupted plaintext is not a rejection, so every flip still fails
   reject-declared  the same "decrypt" requests are refused with an error, and hello declares that difference
                  ("rejects"): each is a known difference and the run agrees
-  star, starstar, star-dash-star, slash-star  hello declares the pattern "*", "**", "*-*" or "*/must-fail": each
-                 names no family and is refused, with an error that says so
-  no-outcome     hello declares "spec/spec-legacy-*/peer-decrypts" without the outcome it excuses: refused
   refuse-all     every request but hello is refused with an error, and hello declares "rejects" for every check of
                  every family: the declared differences excuse more than agrees, so the run has not agreed
   corrupt        every judge gets a wrong answer, and hello declares every outcome for every check of every family
                  (but "accepts" outside "messages"): must-fail vectors are answered with a value (decrypted or
-                 encrypted), published bodies
-                 hold another value, received messages and envelope messages come back as another value, and a
-                 message under the wrong key comes back as a corrupted plaintext. None of it may be excused.
+                 encrypted), published bodies hold another value, received messages and envelope messages come back
+                 as another value, and a message under the wrong key comes back as a corrupted plaintext. None of it
+                 may be excused.
   none     the adapter as it is
+(Patterns that name no family, and declarations without an outcome, are tried with shell peers:
+CLIConformanceHarnessTests.)
 """
 
 import base64
@@ -70,11 +69,6 @@ def declarations():
     if FAULT == "reject-declared":
         return [{"checks": ["spec/spec-legacy-*/peer-decrypts"], "outcome": "rejects",
                  "reason": "refused on purpose"}]
-    stars = {"star": "*", "starstar": "**", "star-dash-star": "*-*", "slash-star": "*/must-fail"}
-    if FAULT in stars:
-        return [{"checks": [stars[FAULT]], "outcome": "rejects", "reason": "everything"}]
-    if FAULT == "no-outcome":
-        return [{"checks": ["spec/spec-legacy-*/peer-decrypts"], "reason": "no outcome"}]
     if FAULT == "refuse-all":
         return [{"checks": [f + "/*" for f in FAMILIES], "outcome": "rejects", "reason": "refuses everything"}]
     if FAULT == "corrupt":
