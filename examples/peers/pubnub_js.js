@@ -4,7 +4,8 @@
 //   PUBNUB_JS=/path/to/javascript pncrypt conformance --peer "node examples/peers/pubnub_js.js"
 //
 // (a checkout of pubnub/javascript: its built lib/ is in the repository, and the crypto module this uses needs no
-// npm packages.)
+// npm packages, so nothing is installed offline but Node 18 or later: Debian's nodejs.) Measured so against tag
+// v11.0.2 with Node 20: 3,140 checks agree, 0 fail, 3,349 skipped, 284 known differences (`differences` below).
 //
 // Written against the SDK's public source (v11): PubNub.CryptoModule.legacyCryptoModule / aesCbcCryptoModule
 // (src/crypto/modules/NodeCryptoModule/nodeCryptoModule.ts) and the publish payload of src/core/endpoints/publish.ts

@@ -4,6 +4,9 @@
     scripts/make_venv.sh                                    # once: .venv with pubnub==10.8.0
     pncrypt conformance --peer ".venv/bin/python examples/peers/pubnub_python.py" --junit report.xml
 
+Measured so with Python 3.11 (the venv's packages from PyPI, as CI has them): 6,108 checks agree, 0 fail,
+638 skipped, 27 known differences (DIFFERENCES below). CI runs it (CLIConformanceTests).
+
 The protocol is docs/conformance.md: one JSON request a line on standard input, one JSON answer a line on standard
 output, binary values as Base64. Every answer echoes the request's "id". Only the SDK's own calls do the
 cryptography and the JSON; this file maps requests onto them:
