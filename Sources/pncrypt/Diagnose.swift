@@ -37,7 +37,7 @@ struct Diagnose: ParsableCommand {
 
     func run() throws {
         try refuseFileNameAsText(input.text)
-        let data = input.resolved
+        let data = try input.resolved()
         if let reason = try data.binaryFileReason() {
             return try diagnoseFile(data, reason: reason)
         }

@@ -27,7 +27,7 @@ extension ReceivedOptions {
     /// read whole (within `--max-input`) and goes to `whole`.
     func eachResponse<Reader>(_ make: (Input) throws -> Reader, lines byLine: (Reader, Input) throws -> Void,
                               whole: (Reader, Input, [UInt8]) throws -> Void) throws {
-        let data = input.resolved
+        let data = try input.resolved()
         let reader = try make(data)
         if lines.lines { return try byLine(reader, data) }
         try whole(reader, data, try data.readAll(limit: maxInput.limit))

@@ -210,7 +210,7 @@ struct MessageCommand: ParsableCommand {
         }
 
         func run() throws {
-            let data = input.resolved
+            let data = try input.resolved()
             if lines.lines {
                 return try Lines.encrypt(keys: keys, scheme: writing.scheme, style: style, verbatim: verbatim,
                                          lines: lines, field: try field.pointer(), failures: failures, input: data,
@@ -317,7 +317,7 @@ struct MessageCommand: ParsableCommand {
 
         func run() throws {
             let (keys, read, output) = (options.keys, options.read, options.output)
-            let data = options.input.resolved
+            let data = try options.input.resolved()
             let pointer = try field.pointer()
             if options.lines.lines {
                 return try Lines.decrypt(keys: keys, read: read, lines: options.lines, field: pointer, input: data,

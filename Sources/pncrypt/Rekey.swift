@@ -120,7 +120,7 @@ extension MessageCommand {
         @OptionGroup var field: FieldOption
 
         func run() throws {
-            let data = input.resolved
+            let data = try input.resolved()
             let pointer = try field.pointer()
             let rekey = try rekey.make(keys, input: data)
             let summary = try Lines.run(.rekey(rekey), jobs: lines.jobs, stopOnFailure: self.rekey.onError == .fail,
