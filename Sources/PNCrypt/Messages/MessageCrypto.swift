@@ -150,6 +150,15 @@ public struct MessageCrypto: Sendable {
         return decrypt(try JSONValue(parsing: jsonText), policy: policy)
     }
 
+    /// The Base64 of `text` when it is bare Base64 (a wire message without its JSON quotes, at least 4 Base64
+    /// characters, white space around it ignored), else nil: what the one-message `message decrypt` and line mode
+    /// (decrypt and rekey) take as the JSON string it would be, after the text did not parse as JSON.
+    package static func bareBase64(_ text: some Collection<UInt8>) -> String? {
+        let trimmed = text.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
+        guard trimmed.count >= 4, trimmed.allSatisfy(Base64.isCharacter) else { return nil }
+        return String(decoding: trimmed, as: UTF8.self)
+    }
+
     /// The fast path of `decrypt(jsonText:policy:)` (`openStringLiteral`), as the message delivered; nil when the
     /// text is not a plain string literal or decryption fails.
     @usableFromInline
