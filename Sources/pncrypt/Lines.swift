@@ -183,7 +183,7 @@ enum Lines {
 
 extension Lines.Run {
     /// The closing summary of a decrypting run, written whatever the outcome (and with `--allow-failures`):
-    /// `pncrypt: decrypted 998, not decrypted 2, of 1000 lines; by reason: {"wrongKeyOrCorrupt":2}`.
+    /// `pncrypt: decrypted 998, not decrypted 2, of 1000 lines, by reason: {"wrongKeyOrCorrupt":2}`.
     func summarize(decrypted: Int, failed: Int, of total: Int, _ noun: String) {
         CLI.printError("decrypted \(decrypted), not decrypted \(failed), of \(total.counting(noun))"
                        + report.byReason)

@@ -50,12 +50,12 @@ final class StatusReport {
         try file?.commit()
     }
 
-    /// `; by reason: {"wrongKeyOrCorrupt":2,"invalidJSON":1}` when anything failed, else nothing: the reasons as
+    /// `, by reason: {"wrongKeyOrCorrupt":2,"invalidJSON":1}` when anything failed, else nothing: the reasons as
     /// one JSON object (one word, so a script that reads the summary's numbers is not misled).
     var byReason: String {
         guard !reasons.isEmpty else { return "" }
         var object: JSONObject = [:]
         for (name, count) in reasons { object.append(.number(JSONNumber(count)), forKey: name) }
-        return "; by reason: " + String(decoding: JSONValue.object(object).serialized(), as: UTF8.self)
+        return ", by reason: " + String(decoding: JSONValue.object(object).serialized(), as: UTF8.self)
     }
 }

@@ -101,7 +101,7 @@ import PNCryptCLITestSupport
         // Two messages left unchanged: exit 1 after the output and the summary.
         let unchangedLine = "pncrypt: 2 of 6 messages not rekeyed (see the status lines; --allow-failures to exit 0)\n"
         // The summary counts the statuses by reason: the stranger's key, and the line that is not JSON.
-        let byReason = #"; by reason: {"wrongKeyOrCorrupt":1,"invalidJSON":1}"# + "\n"
+        let byReason = #", by reason: {"wrongKeyOrCorrupt":1,"invalidJSON":1}"# + "\n"
         #expect(first.status == 1, "\(first.stderr)")
         #expect(first.stderr.hasSuffix("pncrypt: rekeyed 3, unchanged 2 (not decryptable), already new 1" + byReason
                                        + unchangedLine))
@@ -118,7 +118,8 @@ import PNCryptCLITestSupport
         let again = try CLI.run(["message", "rekey", "--key", "old-a", "-i", out.path],
                                 environment: ["PNCRYPT_TO_KEY": "new"])
         #expect(again.stdout == Array(try Data(contentsOf: out)))
-        #expect(again.stderr.hasSuffix("rekeyed 0, unchanged 2 (not decryptable), already new 4" + byReason + unchangedLine))
+        #expect(again.stderr.hasSuffix("rekeyed 0, unchanged 2 (not decryptable), already new 4" + byReason
+                                       + unchangedLine))
         let third = try CLI.run(["message", "rekey", "--key", "old-b", "--to-key", "new", "--jobs", "1",
                                  "-i", out.path])
         #expect(third.stdout == again.stdout)

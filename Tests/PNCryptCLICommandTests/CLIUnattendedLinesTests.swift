@@ -35,7 +35,7 @@ import PNCryptCLITestSupport
             let others = run.stderr.split(separator: "\n").filter { !$0.hasPrefix("{") }
             var expected = [
                 "pncrypt: 31 more status lines not shown (--statuses FILE writes every one)",
-                #"pncrypt: decrypted 0, not decrypted 51, of 51 lines; by reason: "#
+                #"pncrypt: decrypted 0, not decrypted 51, of 51 lines, by reason: "#
                     + #"{"wrongKeyOrCorrupt":50,"invalidJSON":1}"#,
             ]
             if extra.isEmpty {
@@ -54,7 +54,7 @@ import PNCryptCLITestSupport
         let envelopes = try CLI.run(["history", "decrypt", "--lines", "-k", "k", "--allow-failures"],
                                     stdin: Self.ndjson([history, history]))
         #expect(envelopes.status == 0, "\(envelopes.stderr)")
-        #expect(envelopes.stderr.hasSuffix("pncrypt: decrypted 4, not decrypted 2, of 6 messages; by reason: "
+        #expect(envelopes.stderr.hasSuffix("pncrypt: decrypted 4, not decrypted 2, of 6 messages, by reason: "
                                            + #"{"notBase64":2}"# + "\n"), "\(envelopes.stderr)")
     }
 
@@ -65,8 +65,13 @@ import PNCryptCLITestSupport
         #expect(run.status == 0, "\(run.stderr)")
         #expect(Self.statusLines(run.stderr).count == 20)
         #expect(run.stderr.hasSuffix("pncrypt: 5 more status lines not shown (--statuses FILE writes every one)\n"
-                                     + "pncrypt: rekeyed 2, unchanged 25 (not decryptable), already new 0; by reason: "
+                                     + "pncrypt: rekeyed 2, unchanged 25 (not decryptable), already new 0, by reason: "
                                      + #"{"wrongKeyOrCorrupt":25}"# + "\n"), "\(run.stderr)")
+        // Its three counts stay the only words that are numbers (commas stripped), as examples/spark_rekey.py
+        // reads them.
+        let summary = try #require(run.stderr.split(separator: "\n").last { $0.hasPrefix("pncrypt: rekeyed") })
+        let numbers = summary.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: [","])) }
+        #expect(numbers == [2, 25, 0], "\(summary)")
     }
 
     @Test("--statuses FILE keeps every status line (NDJSON with line numbers), all or nothing")
@@ -82,7 +87,8 @@ import PNCryptCLITestSupport
                                         + "file)\n"), "\(run.stderr)")
             let kept = try String(contentsOf: dir.appendingPathComponent("statuses.ndjson"), encoding: .utf8)
                 .split(separator: "\n").map { try JSONValue(parsing: String($0)) }
-            #expect(kept.map { $0["line"] } == (Array(1...30) + [32]).map { Optional(JSONValue.number(JSONNumber($0))) })
+            let numbers = (Array(1...30) + [32]).map { Optional(JSONValue.number(JSONNumber($0))) }
+            #expect(kept.map { $0["line"] } == numbers)
             #expect(kept.prefix(30).allSatisfy { $0["reason"] == "wrongKeyOrCorrupt" })
             #expect(kept.last?["reason"] == "invalidJSON")
             // The statuses on stderr are the file's first lines, byte for byte.
