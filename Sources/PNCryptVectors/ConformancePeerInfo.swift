@@ -23,16 +23,18 @@ public struct ConformancePeerInfo: Sendable {
         differences.first { Self.matches(id, $0.pattern) }?.reason
     }
 
-    /// Whether `id` matches `pattern`, in which `*` stands for any run of characters.
+    /// Whether `id` matches `pattern`, in which `*` stands for any run of characters. Compared as Unicode scalars,
+    /// not as Swift characters: a `*` followed by a combining mark is still a `*`, and spellings that Unicode calls
+    /// equivalent are different ids.
     static func matches(_ id: String, _ pattern: String) -> Bool {
-        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false)
-        var rest = Substring(id)
+        let parts = Array(pattern.unicodeScalars).split(separator: "*", omittingEmptySubsequences: false)
+        var rest = Array(id.unicodeScalars)[...]
         for (index, part) in parts.enumerated() {
             if index == 0 {
-                guard rest.hasPrefix(part) else { return false }
+                guard rest.starts(with: part) else { return false }
                 rest = rest.dropFirst(part.count)
             } else if index == parts.count - 1 {
-                return rest.hasSuffix(part)
+                return rest.count >= part.count && rest.suffix(part.count).elementsEqual(part)
             } else {
                 guard let found = rest.firstRange(of: part) else { return false }
                 rest = rest[found.upperBound...]
