@@ -77,39 +77,45 @@ done
 argument_parser=.build/checkouts/swift-argument-parser/Sources
 for extra in "${extras[@]}"; do
     flags=(-enable-testing -package-name pncrypt)
+    uses=()   # the extra modules this one imports (the library aside)
     case $extra in
         ArgumentParser*)
             if [ ! -d "$argument_parser/$extra" ]; then
                 echo "fuzz: resolving the package's dependencies (swift-argument-parser)" >&2
                 swift package resolve >&2
             fi
-            dir=$argument_parser/$extra; flags=() ;;
+            dir=$argument_parser/$extra; flags=(-suppress-warnings)   # not our code
+            [ "$extra" = ArgumentParser ] && uses=(ArgumentParserToolInfo) ;;
         # The command's @main as pncrypt_main (as SwiftPM builds a testable executable): libFuzzer has the main.
-        pncrypt) dir=Sources/pncrypt; flags+=(-Xfrontend -entry-point-function-name -Xfrontend pncrypt_main) ;;
+        pncrypt) dir=Sources/pncrypt; flags+=(-Xfrontend -entry-point-function-name -Xfrontend pncrypt_main)
+                 uses=(PNCryptFiles PNCryptVectors ArgumentParser) ;;
         *) dir=Sources/$extra ;;
     esac
     archive=$BUILD/lib$extra.a
-    if [ ! -f "$archive" ] || [ "$library" -nt "$archive" ] || [ -n "$(find "$dir" -newer "$archive" -type f | head -1)" ] \
-            || { [ -n "${previous:-}" ] && [ "$previous" -nt "$archive" ]; }; then
+    stale=0
+    if [ ! -f "$archive" ] || [ "$library" -nt "$archive" ] || [ -n "$(find "$dir" -newer "$archive" -type f | head -1)" ]; then
+        stale=1
+    fi
+    for use in "${uses[@]}"; do [ "$BUILD/lib$use.a" -nt "$archive" ] && stale=1; done
+    if [ "$stale" = 1 ]; then
         echo "fuzz: building the instrumented $extra" >&2
         rm -f "$archive"
-        sources=$(find "$dir" -name '*.swift' | sort)
-        # shellcheck disable=SC2086
+        mapfile -t sources < <(find "$dir" -name '*.swift' | sort)   # swift-argument-parser has spaces in its paths
         swiftc "${SWIFT_FLAGS[@]}" "${C_FLAGS[@]}" "${flags[@]}" -I "$BUILD" -module-name "$extra" -wmo \
             -emit-module -emit-module-path "$BUILD/$extra.swiftmodule" \
-            -emit-library -static -o "$archive" $sources 2>&1 \
+            -emit-library -static -o "$archive" "${sources[@]}" 2>&1 \
             | grep -v 'warning: Cannot export local symbol' >&2 || true
         [ -f "$archive" ] || { echo "fuzz: build failed ($extra)" >&2; exit 1; }
     fi
-    previous=$archive
 done
 # Highest first on the link line: each archive before the ones it uses.
 archives=()
 for (( i=${#extras[@]}-1; i>=0; i-- )); do archives+=("$BUILD/lib${extras[i]}.a"); done
-archives+=("${libraries[@]}")
+for (( i=${#libraries[@]}-1; i>=0; i-- )); do archives+=("${libraries[i]}"); done
 binary=$BUILD/fuzz-$target
-if [ ! -x "$binary" ] || [ "$library" -nt "$binary" ] || [ "Fuzz/$target.swift" -nt "$binary" ] || [ Fuzz/Common.swift -nt "$binary" ] \
-        || { [ -n "${previous:-}" ] && [ "$previous" -nt "$binary" ]; }; then
+stale=0
+for archive in "${archives[@]}" "Fuzz/$target.swift" Fuzz/Common.swift; do [ "$archive" -nt "$binary" ] && stale=1; done
+if [ ! -x "$binary" ] || [ "$stale" = 1 ]; then
     echo "fuzz: building $binary" >&2
     swiftc "${SWIFT_FLAGS[@]}" "${C_FLAGS[@]}" -I "$BUILD" -module-name "Fuzz_${target//-/_}" -package-name pncrypt \
         Fuzz/Common.swift "Fuzz/$target.swift" "${archives[@]}" -lcrypto -lz -o "$binary" 2>&1 \
@@ -126,5 +132,7 @@ seed_dirs=()
 dict=()
 [ -f "Fuzz/dicts/$target.dict" ] && dict=("-dict=Fuzz/dicts/$target.dict")
 echo "fuzz: running $target for ${seconds}s" >&2
+# A broken invariant stops the run through fatalError: no Swift backtracer (under ASan it reports itself).
+export SWIFT_BACKTRACE=enable=no
 exec "$binary" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$artifacts/" \
     -timeout=10 -rss_limit_mb=4096 "${dict[@]}" "$@" "$corpus" "${seed_dirs[@]}"
