@@ -78,13 +78,17 @@ func judge(_ answer: JSONValue, _ previous: JSONValue, _ input: [UInt8]) {
     if answer == previous, !ConformanceValues.same(answer, previous) { fail("equal values are not the same", input) }
     for style in JSONStyle.allCases where style.isExact {
         guard let again = try? JSONValue(parsing: answer.serialized(style: style)),
-              ConformanceValues.same(answer, again) else { fail("the answer written in \(style) is not the same", input) }
+              ConformanceValues.same(answer, again) else {
+            fail("the answer written in \(style) is not the same", input)
+        }
     }
 
     let data = answer["data"]
     let decoded = data?.stringValue.flatMap { try? Base64.decode($0) }
     if let decoded {
-        guard ConformanceRunner.compareBytes(data, decoded) == nil else { fail("compareBytes refused its bytes", input) }
+        guard ConformanceRunner.compareBytes(data, decoded) == nil else {
+            fail("compareBytes refused its bytes", input)
+        }
     }
     guard ConformanceRunner.compareBytes(data, (decoded ?? []) + [0]) != nil else {
         fail("compareBytes agreed with other bytes", input)
@@ -188,7 +192,8 @@ func checkText(_ text: ArraySlice<UInt8>, _ broken: (String) -> Never) {
         switch scalar {
         case "<", ">", "\"": broken("markup \(scalar) in text")
         case "&":
-            guard ["&amp;", "&lt;", "&gt;", "&quot;"].contains(where: { scalars.starts(with: $0.unicodeScalars) }) else {
+            let entities = ["&amp;", "&lt;", "&gt;", "&quot;"]
+            guard entities.contains(where: { scalars.starts(with: $0.unicodeScalars) }) else {
                 broken("an entity")
             }
         case "\n", "\t": break

@@ -93,7 +93,8 @@ for extra in "${extras[@]}"; do
     esac
     archive=$BUILD/lib$extra.a
     stale=0
-    if [ ! -f "$archive" ] || [ "$library" -nt "$archive" ] || [ -n "$(find "$dir" -newer "$archive" -type f | head -1)" ]; then
+    if [ ! -f "$archive" ] || [ "$library" -nt "$archive" ] \
+            || [ -n "$(find "$dir" -newer "$archive" -type f | head -1)" ]; then
         stale=1
     fi
     for use in "${uses[@]}"; do [ "$BUILD/lib$use.a" -nt "$archive" ] && stale=1; done

@@ -151,7 +151,7 @@ import PNCryptTestSupport
 
     /// Found by the `channel-keys` fuzz target: patterns were matched as Swift strings (a name Unicode calls
     /// canonically equivalent matched exactly; a `*` with a combining mark after it was one character, not a `*`).
-    @Test("patterns and channels are bytes: an equivalent spelling is another channel; a * before the last byte is refused")
+    @Test("patterns and channels are bytes: an equivalent spelling is another channel; * before the last byte refused")
     func patternsAreBytes() throws {
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
         let keys = try ChannelKeys([composed: KeyRing(["key-c"]), "*": KeyRing(["key-rest"])])

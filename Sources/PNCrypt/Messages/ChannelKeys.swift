@@ -17,8 +17,9 @@ import PNCryptCore
 /// (`café` composed and decomposed) are two channels.
 /// A channel is read with the keys of its own name when it has some, else with those of the longest prefix
 /// pattern that matches it (`*` is the shortest). A `*` byte anywhere but at the end is refused (a combining mark
-/// after it included): PubNub channel names cannot hold one. Within a channel's keys every rule of `KeyRing` applies (all readings, exactly one must
-/// qualify); a message is never tried with another channel's keys. Two channels may share a key.
+/// after it included): PubNub channel names cannot hold one. Within a channel's keys every rule of `KeyRing`
+/// applies (all readings, exactly one must qualify); a message is never tried with another channel's keys. Two
+/// channels may share a key.
 public struct ChannelKeys: Sendable {
     /// The patterns and their keys.
     public let rings: [String: KeyRing]
