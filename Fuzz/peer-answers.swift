@@ -6,8 +6,9 @@
 // standard error.
 //
 // Invariants: a line is taken only as a JSON object (as `PeerProcess` reads one). `hello` gives the peer's name and
-// version (or the placeholders), and exactly its declared differences that are neither empty nor `*`; each of them
-// matches the check id it spells with every `*` left out. Judging an answer: `ConformanceValues.same` is reflexive,
+// version (or the placeholders), and exactly the declared differences an independent reading on Unicode scalars
+// accepts (`FAMILY/CHECKS`, the family written out without `*`, checks not empty, a known outcome), refusing the
+// others; each covers, in its family only, the check id it spells with every `*` left out. Judging an answer: `ConformanceValues.same` is reflexive,
 // symmetric, true for equal values and for the same value written again in an exact style; `compareBytes` agrees
 // exactly when the `data` string decodes to the expected bytes; `pncryptReads` agrees only when pncrypt really
 // decrypts `data` to the plaintext, and agrees for a ciphertext pncrypt made of it. The reports: the JSON one
@@ -25,21 +26,42 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                         as: UTF8.self)
     guard let first = lines.first, let hello = peerLine(first) else { return 0 }
 
-    let info = ConformanceRunner.peerInfo(hello)
+    let (info, refused) = ConformanceRunner.peerInfo(hello)
     guard info.name == hello["name"]?.stringValue ?? "(unnamed)",
           info.version == hello["version"]?.stringValue ?? "(no version)" else { fail("name or version", input) }
-    var declared: [String] = []
+    // The declarations, read independently on Unicode scalars: `FAMILY/CHECKS` with a family written out (no `*`)
+    // and checks not empty, under a known outcome; anything else is refused.
+    var declared: [(family: [Unicode.Scalar], pattern: [Unicode.Scalar])] = []
+    var refusals = 0
+    let outcomes = Set(ConformanceDifference.Outcome.allCases.map(\.rawValue))
     for entry in hello["differences"]?.arrayValue ?? [] {
-        for pattern in entry["checks"]?.arrayValue ?? [] {
-            if let text = pattern.stringValue, !text.isEmpty, text != "*" { declared.append(text) }
+        let outcome = entry["outcome"]?.stringValue
+        for check in entry["checks"]?.arrayValue ?? [] {
+            let scalars = Array((check.stringValue ?? "").unicodeScalars)
+            guard check.stringValue != nil, let outcome, outcomes.contains(outcome),
+                  let slash = scalars.firstIndex(of: "/"), slash > 0, !scalars[..<slash].contains("*"),
+                  slash + 1 < scalars.count else {
+                refusals += 1
+                continue
+            }
+            declared.append((Array(scalars[..<slash]), Array(scalars[(slash + 1)...])))
         }
     }
-    guard info.differences.map(\.pattern) == declared else { fail("declared differences", input) }
-    for (pattern, _) in info.differences {
-        let literal = String(String.UnicodeScalarView(pattern.unicodeScalars.filter { $0 != "*" }))
-        guard info.declaredDifference(literal) != nil else {
-            fail("pattern \(Array(pattern.utf8)) does not match \(Array(literal.utf8)), the id it spells", input)
+    guard (refused != nil) == (refusals > 0) else {
+        fail("refused: \(refused ?? "nothing"), expected \(refusals) refusals", input)
+    }
+    guard info.differences.count == declared.count, zip(info.differences, declared).allSatisfy({
+        $0.family.unicodeScalars.elementsEqual($1.family) && $0.pattern.unicodeScalars.elementsEqual($1.pattern)
+    }) else {
+        fail("the declared differences are not the ones an independent reading accepts", input)
+    }
+    for difference in info.differences {
+        let literal = String(String.UnicodeScalarView(difference.pattern.unicodeScalars.filter { $0 != "*" }))
+        guard difference.covers(literal, family: difference.family) else {
+            fail("pattern \(Array(difference.pattern.utf8)) does not match \(Array(literal.utf8)), the id it spells",
+                 input)
         }
+        guard !difference.covers(literal, family: difference.family + "/") else { fail("another family", input) }
     }
 
     var checks: [ConformanceCheck] = []
@@ -59,7 +81,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                                    peerStderr: stderr)
     checkJSON(report, input)
     checkJUnit(report.junit(), input)
-    _ = report.text(verbose: true)
+    _ = report.text(verbose: true) { $0 }
     return 0
 }
 
