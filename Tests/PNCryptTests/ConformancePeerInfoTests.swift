@@ -20,4 +20,18 @@ import Testing
         #expect(ConformanceDifference.matches("anything", "*"))
     }
 
+    /// The family of a declaration was cut at the first `/` character: a `/` followed by a combining mark was not
+    /// found (a refusal), and a `*` followed by one passed as a family written out.
+    @Test("a declaration's family ends at the first / scalar and holds no * scalar; it compares as Unicode scalars")
+    func familiesAreScalars() throws {
+        let slash = try ConformanceDifference(check: "spec/\u{301}x", outcome: "rejects", reason: "r")
+        #expect(Array(slash.family.unicodeScalars) == Array("spec".unicodeScalars))
+        #expect(Array(slash.pattern.unicodeScalars) == Array("\u{301}x".unicodeScalars))
+        #expect(throws: ConformanceDifference.Refusal.self) {
+            try ConformanceDifference(check: "spec*\u{301}/x", outcome: "rejects", reason: "r")
+        }
+        let composed = try ConformanceDifference(check: "caf\u{E9}/x", outcome: "rejects", reason: "r")
+        #expect(composed.covers("x", family: "caf\u{E9}"))
+        #expect(!composed.covers("x", family: "cafe\u{301}"))
+    }
 }
