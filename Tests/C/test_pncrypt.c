@@ -297,6 +297,59 @@ static int run_vectors(const char *path) {
     return count;
 }
 
+/* ---- Pinned numbers --------------------------------------------------------------------------------------- */
+
+/* The vector files' sizes, as Vectors/README.md gives them (spec.json, negative.json, python-sdk.json's
+ * legacy-random-iv vectors; records/export.json's records): a file cut short fails here, not only an empty one. */
+enum { VECTORS_SPEC = 37, VECTORS_NEGATIVE = 161, VECTORS_SDK_RANDOM_IV = 80, VECTORS_RECORDS = 13 };
+
+/* The numbers the README promises stable (the C ABI: "the PNCRYPT_E_ numbers and the PNCRYPT_ON_ERROR_ values"),
+ * written out here by hand, not read from the header: a renumbered constant fails. scripts/test-c.sh checks that
+ * this table names every PNCRYPT_E_, PNCRYPT_ON_ERROR_ and PNCRYPT_REKEY_ constant of the header. */
+static const struct { const char *name; int value, pinned; } pinned_numbers[] = {
+    {"PNCRYPT_OK", PNCRYPT_OK, 0},
+    {"PNCRYPT_E_ARGUMENT", PNCRYPT_E_ARGUMENT, -1},
+    {"PNCRYPT_E_NOMEM", PNCRYPT_E_NOMEM, -2},
+    {"PNCRYPT_E_ENCRYPTION", PNCRYPT_E_ENCRYPTION, -10},
+    {"PNCRYPT_E_EMPTY_PLAINTEXT", PNCRYPT_E_EMPTY_PLAINTEXT, -11},
+    {"PNCRYPT_E_NOT_ENCRYPTABLE", PNCRYPT_E_NOT_ENCRYPTABLE, -12},
+    {"PNCRYPT_E_ENCRYPTION_FAILED", PNCRYPT_E_ENCRYPTION_FAILED, -13},
+    {"PNCRYPT_E_DECRYPTION", PNCRYPT_E_DECRYPTION, -20},
+    {"PNCRYPT_E_NOT_BASE64", PNCRYPT_E_NOT_BASE64, -21},
+    {"PNCRYPT_E_WRONG_KEY_OR_CORRUPT", PNCRYPT_E_WRONG_KEY_OR_CORRUPT, -22},
+    {"PNCRYPT_E_INVALID_UTF8", PNCRYPT_E_INVALID_UTF8, -23},
+    {"PNCRYPT_E_MALFORMED_HEADER", PNCRYPT_E_MALFORMED_HEADER, -24},
+    {"PNCRYPT_E_NOT_ENCRYPTED", PNCRYPT_E_NOT_ENCRYPTED, -25},
+    {"PNCRYPT_E_AMBIGUOUS", PNCRYPT_E_AMBIGUOUS, -26},
+    {"PNCRYPT_E_UNKNOWN_CRYPTOR", PNCRYPT_E_UNKNOWN_CRYPTOR, -30},
+    {"PNCRYPT_E_INVALID_ARGUMENT", PNCRYPT_E_INVALID_ARGUMENT, -40},
+    {"PNCRYPT_E_INVALID_KEY", PNCRYPT_E_INVALID_KEY, -41},
+    {"PNCRYPT_E_INVALID_IV", PNCRYPT_E_INVALID_IV, -42},
+    {"PNCRYPT_E_INVALID_VALUE", PNCRYPT_E_INVALID_VALUE, -43},
+    {"PNCRYPT_E_JSON", PNCRYPT_E_JSON, -50},
+    {"PNCRYPT_E_INVALID_JSON", PNCRYPT_E_INVALID_JSON, -51},
+    {"PNCRYPT_E_JSON_TOO_DEEP", PNCRYPT_E_JSON_TOO_DEEP, -52},
+    {"PNCRYPT_E_COMPRESSION", PNCRYPT_E_COMPRESSION, -60},
+    {"PNCRYPT_E_CORRUPT_COMPRESSED", PNCRYPT_E_CORRUPT_COMPRESSED, -61},
+    {"PNCRYPT_E_OUTPUT_LIMIT", PNCRYPT_E_OUTPUT_LIMIT, -62},
+    {"PNCRYPT_E_IO", PNCRYPT_E_IO, -70},
+    {"PNCRYPT_E_FILE_NOT_FOUND", PNCRYPT_E_FILE_NOT_FOUND, -71},
+    {"PNCRYPT_E_INTERNAL", PNCRYPT_E_INTERNAL, -99},
+    {"PNCRYPT_ON_ERROR_MARKER", PNCRYPT_ON_ERROR_MARKER, 0},
+    {"PNCRYPT_ON_ERROR_PASSTHROUGH", PNCRYPT_ON_ERROR_PASSTHROUGH, 1},
+    {"PNCRYPT_ON_ERROR_FAIL", PNCRYPT_ON_ERROR_FAIL, 2},
+    {"PNCRYPT_REKEY_FAILED", PNCRYPT_REKEY_FAILED, 0},
+    {"PNCRYPT_REKEY_REKEYED", PNCRYPT_REKEY_REKEYED, 1},
+    {"PNCRYPT_REKEY_CURRENT", PNCRYPT_REKEY_CURRENT, 2},
+};
+
+static void test_codes_are_pinned(void) {
+    for (size_t i = 0; i < sizeof pinned_numbers / sizeof pinned_numbers[0]; i++) {
+        CHECK(pinned_numbers[i].value == pinned_numbers[i].pinned, "%s is %d, pinned at %d", pinned_numbers[i].name,
+              pinned_numbers[i].value, pinned_numbers[i].pinned);
+    }
+}
+
 /* ---- Arguments -------------------------------------------------------------------------------------------- */
 
 static void test_arguments(void) {
@@ -1114,7 +1167,8 @@ static void test_random_iv_sdk_messages(const char *path) {
     }
     free(line);
     fclose(f);
-    CHECK(count >= 50, "only %d random-IV SDK vectors in %s", count, path);
+    CHECK(count == VECTORS_SDK_RANDOM_IV, "%d random-IV SDK vectors in %s, Vectors/README.md says %d", count, path,
+          VECTORS_SDK_RANDOM_IV);
 }
 
 /* 10,000 wrong keys on fixed ciphertexts (legacy one block and three, an SDK random-IV message, acrh): as text
@@ -1903,7 +1957,8 @@ static void test_records(const char *path) {
     }
     free(line);
     fclose(f);
-    CHECK(count >= 12 && missing > 0, "records: %d read", count);
+    CHECK(count == VECTORS_RECORDS && missing > 0, "records: %d read, %d in Vectors/records/export.json", count,
+          VECTORS_RECORDS);
     /* The batches over records whose field is /message (one pointer per call): every one but the missing one. */
     char *data = malloc(total + 1);
     size_t used = 0, batch_lengths[MAX];
@@ -2123,7 +2178,9 @@ int main(int argc, char **argv) {
         return 64;
     }
     int vectors = run_vectors(argv[1]);
-    CHECK(vectors > 0, "no vectors read from %s", argv[1]);
+    CHECK(vectors == VECTORS_SPEC + VECTORS_NEGATIVE, "%d vectors read from %s, Vectors/README.md says %d + %d",
+          vectors, argv[1], VECTORS_SPEC, VECTORS_NEGATIVE);
+    test_codes_are_pinned();
     test_arguments();
     test_fork_ivs();
     test_messages();
