@@ -154,6 +154,9 @@ import PNCryptCLITestSupport
         }
     }
 
+    /// What this sees is the memory at that moment: a copy still alive, or freed and not yet reused (the
+    /// allocator may have reused the memory of a buffer freed unwiped before the scan, so a missing wipe is caught
+    /// only while its bytes are still there; under AddressSanitizer, whose quarantine keeps freed memory, always).
     @Test("the key bytes the CLI read are wiped once the key holds them: one copy of each key in its memory",
           arguments: keySources.indices)
     func keyBytesWiped(source: Int) throws {
