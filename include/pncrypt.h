@@ -20,8 +20,9 @@
  * - Output pointers (`**out`) are set to NULL (and lengths to 0) first, then, on success, to a buffer the
  *   library allocated: release each with pncrypt_free() exactly once. Text outputs are NUL-terminated.
  * - Arguments the library can check are checked: a NULL pointer where one is required, a length that does not
- *   match the text (a NUL byte inside it), an unknown scheme or policy. These return PNCRYPT_E_ARGUMENT;
- *   nothing in this interface crashes the calling process on data or arguments it can check.
+ *   match the text (a NUL byte inside it), an unknown scheme or policy. These return PNCRYPT_E_ARGUMENT, before
+ *   anything else (a bad argument is the error whatever else is wrong: an invalid key, a legacy33 target, a map
+ *   with no keys); nothing in this interface crashes the calling process on data or arguments it can check.
  * - A pncrypt_module is read-only once shared: add its extra keys (pncrypt_module_add_key) first, while no other
  *   call uses it, then share it between threads freely (every other call only reads it). pncrypt_module_free()
  *   during another thread's call leaves that call its module until it returns (see there).

@@ -8,7 +8,8 @@
 #   3. built with -fsanitize=address (the test program; the library is the release build);
 #   4. under valgrind --leak-check=full --error-exitcode=1 (suppressions: Tests/C/valgrind.supp).
 # Prints "c: N passed, N failed" last (the counts of run 1; runs 2-4 must pass too or the script fails).
-# Also checks that only the header's pncrypt_ functions are exported (nm -D), compiles and runs the example
+# Also checks that the library exports exactly the header's pncrypt_ functions (nm -D), that every numbered
+# constant of the header is pinned by hand in test_pncrypt.c, compiles and runs the example
 # program of docs/c-and-python.md (its ```c block, extracted here, so the doc cannot drift from the library), and
 # runs the surface test the same four ways: every function of the header called with NULL pointers, zero lengths
 # and one-byte inputs (generated from the header by Tests/C/gen_surface_test.py, which fails on a function that
@@ -70,9 +71,25 @@ if grep -v -E '^(pncrypt_[a-z0-9_]+@@PNCRYPT_0|PNCRYPT_0)$' "$WORK/exported.txt"
     echo "c: symbols other than pncrypt_ are exported (above)" >&2
     status=1
 fi
-for function in $(grep -oE '\bpncrypt_[a-z0-9_]+\(' include/pncrypt.h | tr -d '(' | sort -u); do
-    grep -qx "$function@@PNCRYPT_0" "$WORK/exported.txt" || { echo "c: $function is not exported" >&2; status=1; }
-done
+# The exports are the header's functions exactly: a function exported but not declared is never called by the
+# surface test (it reads the header), so none may be.
+grep -oE '^PNCRYPT_API[^(]*\bpncrypt_[a-z0-9_]+\(' include/pncrypt.h | grep -oE 'pncrypt_[a-z0-9_]+' | sort -u \
+    | sed 's/$/@@PNCRYPT_0/' > "$WORK/declared.txt"
+grep -v -x 'PNCRYPT_0' "$WORK/exported.txt" > "$WORK/exported-functions.txt" || true
+if ! diff "$WORK/declared.txt" "$WORK/exported-functions.txt" >&2; then
+    echo "c: the library's exports (>) differ from the header's functions (<)" >&2
+    status=1
+fi
+# Every numbered constant of the header (codes, policies, rekey outcomes) is pinned in test_pncrypt.c's hand-written
+# table (pinned_numbers), which checks its value.
+grep -oE '^#define PNCRYPT_(OK|E_[A-Z0-9_]+|ON_ERROR_[A-Z_]+|REKEY_[A-Z_]+)\b' include/pncrypt.h | cut -d' ' -f2 \
+    | sort > "$WORK/constants.txt"
+grep -oE '^    \{"PNCRYPT_[A-Z0-9_]+", ' Tests/C/test_pncrypt.c | grep -oE 'PNCRYPT_[A-Z0-9_]+' | sort \
+    > "$WORK/pinned.txt"
+if ! diff "$WORK/constants.txt" "$WORK/pinned.txt" >&2; then
+    echo "c: the header's constants (<) differ from those pinned in Tests/C/test_pncrypt.c (>)" >&2
+    status=1
+fi
 # The documented example, as a reader copies it: compiled with the same warnings, run plainly and under env -i;
 # it prints the wire text (acrh, a PNED header) and the message it reads back.
 awk '/^```c$/ { inside = 1; next } /^```$/ { if (inside) exit } inside' docs/c-and-python.md > "$WORK/app.c"

@@ -5,6 +5,9 @@ header's conventions after each call (issue 46):
 
 - every int-returning call returns 0 or one of the header's PNCRYPT_E_ codes (no crash, no abort; the program
   runs under AddressSanitizer and valgrind in scripts/test-c.sh, so a bad read or write is a failure too);
+- a call with a bad argument (each shape's `bad` cases: a NULL module, map, required output or string, a NULL
+  pointer with a length, a SIZE_MAX length, a NUL byte inside a text, batch lengths that do not add up, an unknown
+  scheme, style, format, pointer or policy) fails with PNCRYPT_E_ARGUMENT, as the header's conventions say;
 - on failure every output the caller gave is NULL (buffers), 0 (lengths) or PNCRYPT_REKEY_FAILED (outcomes), and
   `err` holds the code returned and one NUL-terminated line;
 - on success the outputs are released (pncrypt_free, pncrypt_module_free), so a leak is reported.
@@ -67,6 +70,12 @@ class Shape:
         """C expression (a string) describing the current case, for failure messages."""
         return None
 
+    def bad(self):
+        """The indexes of the cases that are bad arguments, which the header says the call refuses with
+        PNCRYPT_E_ARGUMENT (a NULL pointer where one is required, a length that does not match the text or the
+        batch, an unknown scheme or policy)."""
+        return []
+
 
 class Module(Shape):
     """A module: NULL, an acrh module, a legacy33 module (made once; the call only reads it)."""
@@ -80,6 +89,9 @@ class Module(Shape):
 
     def args(self):
         return [self.var]
+
+    def bad(self):
+        return [0]
 
 
 class FreshModule(Module):
@@ -110,6 +122,9 @@ class ChannelMap(Shape):
     def args(self):
         return [self.var]
 
+    def bad(self):
+        return [0]
+
 
 class FreshChannelMap(ChannelMap):
     """A map the call may change or release: NULL, or a new empty map; `owned`: the call releases it."""
@@ -128,10 +143,11 @@ class FreshChannelMap(ChannelMap):
 class String(Shape):
     """A NUL-terminated string (scheme, style, format, key, path): each of `values` (None: NULL)."""
 
-    def __init__(self, values, ctype="const char *"):
+    def __init__(self, values, ctype="const char *", bad=()):
         super().__init__()
         self.values = values
         self.types = (ctype,)
+        self.bad_values = bad
 
     def decls(self):
         return [f"const char *{self.var} = NULL;"]
@@ -145,12 +161,15 @@ class String(Shape):
     def describe(self):
         return f'{self.var} ? {self.var} : "(NULL)"'
 
+    def bad(self):
+        return [i for i, v in enumerate(self.values) if v in self.bad_values]
+
 
 class Path(String):
     """A path: NULL, "", a missing file, the one-byte file, or (outputs) a file in the work folder."""
 
     def __init__(self, output):
-        super().__init__([None, ""])
+        super().__init__([None, ""], bad=[None])
         self.output = output
 
     def cases(self):
@@ -184,6 +203,12 @@ class Bytes(Shape):
 
     def describe(self):
         return f'{self.var} ? "data" : "(NULL)"'
+
+    def bad(self):
+        """NULL with a length, a length beyond any buffer; for a text (`const char *`), a NUL byte inside it."""
+        text = self.ptype.startswith("const char")
+        return [i for i, (p, n) in enumerate(self.values)
+                if (p is None and n != "0") or n == "SIZE_MAX" or (text and p is not None and b"\0" in p)]
 
 
 # A batch: data, data_len, lengths (count entries), count. The items of each case: NULL lengths when None.
@@ -229,16 +254,30 @@ class Batch(Shape):
     def args(self):
         return [self.var, f"{self.var}_len", f"{self.var}_lp", "batch_count"]
 
+    def bad(self):
+        """NULL data with a length, NULL lengths with a count, lengths that do not add up to data_len, a length
+        beyond any buffer."""
+        bad = []
+        for i, (data, n, lengths, count) in enumerate(BATCH_CASES):
+            if data is None and n != "0":
+                bad.append(i)
+            elif lengths is None and count != "0":
+                bad.append(i)
+            elif lengths is not None and ("SIZE_MAX" in lengths or sum(map(int, lengths)) != int(n)):
+                bad.append(i)
+        return bad
+
 
 class Array(Shape):
     """An array of `batch_count + extra` items the call writes (offsets, codes, outcomes), NULL or given: on the
     heap, exactly that size, so that a write past it is an AddressSanitizer report."""
 
-    def __init__(self, ctype, extra):
+    def __init__(self, ctype, extra, required=False):
         super().__init__()
         self.types = (ctype,)
         self.ctype = ctype
         self.extra = extra
+        self.required = required
 
     def decls(self):
         return [f"{self.ctype}{self.var} = NULL;"]
@@ -253,6 +292,9 @@ class Array(Shape):
 
     def after(self):
         return [f"free({self.var});"]
+
+    def bad(self):
+        return [0] if self.required else []
 
 
 class Out(Shape):
@@ -278,6 +320,9 @@ class Out(Shape):
 
     def on_failure(self):
         return [(f"{self.var} == NULL || {self.var}_value == NULL", f"{self.var} not NULL after a failure")]
+
+    def bad(self):
+        return [] if self.optional else [0]
 
     def on_success(self):
         # A success may leave an optional output NULL (nothing to say); a required one is set.
@@ -352,6 +397,10 @@ class Int(Shape):
     def args(self):
         return [self.var]
 
+    def bad(self):
+        """Policies that are not PNCRYPT_ON_ERROR_ values."""
+        return [i for i, v in enumerate(self.values) if not v.startswith("PNCRYPT_ON_ERROR_")]
+
 
 class Buffer(Shape):
     """A buffer for pncrypt_free: NULL, or one the library returned (pncrypt_encrypt's)."""
@@ -369,6 +418,7 @@ class Buffer(Shape):
 
 
 SCHEMES = [None, "", "x", "auto", "acrh", "legacy", "legacy-random-iv", "legacy33"]
+BAD_SCHEMES = ["", "x"]
 POLICIES = ["-1", "PNCRYPT_ON_ERROR_MARKER", "PNCRYPT_ON_ERROR_PASSTHROUGH", "PNCRYPT_ON_ERROR_FAIL", "3"]
 JSON_EXTRA = [(b"1", "1"), (b'""', "2")]
 # The record functions: NULL, an invalid pointer, the whole record, a field; a record with and without it.
@@ -381,16 +431,16 @@ SHAPES = {
     "pncrypt_version": {"returns": "version"},
     "pncrypt_version_number": {"returns": "version_number"},
     "pncrypt_module_new": {"params": [
-        ("cipher_key", String([None, "", "k", b"\xff"])), ("scheme", String(SCHEMES)),
+        ("cipher_key", String([None, "", "k", b"\xff"], bad=[None])), ("scheme", String(SCHEMES, bad=BAD_SCHEMES)),
         ("out", Out("pncrypt_module **", release="pncrypt_module_free")), ("err", Err())]},
     "pncrypt_module_free": {"params": [("module", FreshModule(owned=True))]},
     "pncrypt_module_add_key": {"params": [
-        ("module", FreshModule()), ("key", String([None, "", "k", b"\xff", "surface"])), ("err", Err())]},
+        ("module", FreshModule()), ("key", String([None, "", "k", b"\xff", "surface"], bad=[None])), ("err", Err())]},
     "pncrypt_encrypt": {"params": [
         ("m", Module()), (("data", "len"), Bytes("const uint8_t *")), ("base64_out", Out("char **")),
         ("err", Err())]},
     "pncrypt_decrypt": {"params": [
-        ("m", Module()), ("scheme", String(SCHEMES)), (("base64", "len"), Bytes("const char *", [(b"AAAA", "4")])),
+        ("m", Module()), ("scheme", String(SCHEMES, bad=BAD_SCHEMES)), (("base64", "len"), Bytes("const char *", [(b"AAAA", "4")])),
         ("out", Out("uint8_t **")), ("out_len", OutValue("size_t *", "0")), ("err", Err())]},
     "pncrypt_decrypt_text": {"same": "pncrypt_decrypt"},
     "pncrypt_encrypt_many": {"params": [
@@ -398,28 +448,28 @@ SHAPES = {
         ("base64_out", Out("char **")), ("base64_len", OutValue("size_t *", "0")),
         ("codes", Array("int *", 0)), ("status", Err())]},
     "pncrypt_decrypt_many": {"params": [
-        ("m", Module()), ("scheme", String(SCHEMES)),
+        ("m", Module()), ("scheme", String(SCHEMES, bad=BAD_SCHEMES)),
         (("data", "data_len", "lengths", "count"), Batch("const char *")), ("out", Out("uint8_t **")),
-        ("offsets", Array("size_t *", 1)), ("codes", Array("int *", 0)), ("status", Err())]},
+        ("offsets", Array("size_t *", 1, required=True)), ("codes", Array("int *", 0)), ("status", Err())]},
     "pncrypt_decrypt_many_text": {"same": "pncrypt_decrypt_many"},
     "pncrypt_rekey": {"params": [
         ("from", Module()), ("to", Module()), (("text", "len"), Bytes("const char *", [(b" ", "1"), (b'""', "2")])),
         ("text_out", Out("char **")), ("outcome", OutValue("int *", "PNCRYPT_REKEY_FAILED")), ("err", Err())]},
     "pncrypt_rekey_many": {"params": [
         ("from", Module()), ("to", Module()), (("data", "data_len", "lengths", "count"), Batch("const char *")),
-        ("out", Out("char **")), ("offsets", Array("size_t *", 1)), ("outcomes", Array("int *", 0)),
+        ("out", Out("char **")), ("offsets", Array("size_t *", 1, required=True)), ("outcomes", Array("int *", 0, required=True)),
         ("codes", Array("int *", 0)), ("status", Err())]},
     "pncrypt_encrypt_file": {"params": [
         ("m", Module()), ("in_path", Path(False)), ("out_path", Path(True)), ("err", Err())]},
     "pncrypt_decrypt_file": {"same": "pncrypt_encrypt_file"},
     "pncrypt_decrypt_file_scheme": {"params": [
-        ("m", Module()), ("scheme", String(SCHEMES)), ("in_path", Path(False)), ("out_path", Path(True)),
+        ("m", Module()), ("scheme", String(SCHEMES, bad=BAD_SCHEMES)), ("in_path", Path(False)), ("out_path", Path(True)),
         ("err", Err())]},
     "pncrypt_message_encrypt": {"params": [
         ("m", Module()), (("json", "len"), Bytes("const char *", JSON_EXTRA)), ("json_out", Out("char **")),
         ("err", Err())]},
     "pncrypt_message_encrypt_style": {"params": [
-        ("m", Module()), ("style", String([None, "", "x", "compact", "python", "kotlin"])),
+        ("m", Module()), ("style", String([None, "", "x", "compact", "python", "kotlin"], bad=[None, "", "x"])),
         (("json", "len"), Bytes("const char *", JSON_EXTRA)), ("json_out", Out("char **")), ("err", Err())]},
     "pncrypt_message_decrypt": {"params": [
         ("m", Module()), (("json", "len"), Bytes("const char *", JSON_EXTRA)), ("policy", Int(POLICIES)),
@@ -428,47 +478,47 @@ SHAPES = {
         ("m", Module()), (("json", "len"), Bytes("const char *", JSON_EXTRA)), ("policy", Int(POLICIES)),
         ("json_out", Out("char **")), ("status_json_out", Out("char **", optional=True)), ("status", Err())]},
     "pncrypt_envelope_decrypt": {"params": [
-        ("m", Module()), ("format", String([None, "", "x", "history", "v2", "subscribe"])),
+        ("m", Module()), ("format", String([None, "", "x", "history", "v2", "subscribe"], bad=["", "x"])),
         (("json", "len"), Bytes("const char *", JSON_EXTRA + [(b"[]", "2")])), ("policy", Int(POLICIES)),
         ("json_out", Out("char **")), ("statuses_out", Out("char **", optional=True)), ("status", Err())]},
     "pncrypt_field_encrypt": {"params": [
-        ("m", Module()), ("pointer", String(POINTERS)), ("style", String([None, "x", "compact"])),
+        ("m", Module()), ("pointer", String(POINTERS, bad=[None, "x"])), ("style", String([None, "x", "compact"], bad=["x"])),
         (("json", "len"), Bytes("const char *", RECORD_EXTRA)), ("json_out", Out("char **")), ("err", Err())]},
     "pncrypt_field_decrypt": {"params": [
-        ("m", Module()), ("pointer", String(POINTERS)), (("json", "len"), Bytes("const char *", RECORD_EXTRA)),
+        ("m", Module()), ("pointer", String(POINTERS, bad=[None, "x"])), (("json", "len"), Bytes("const char *", RECORD_EXTRA)),
         ("policy", Int(POLICIES)), ("json_out", Out("char **")),
         ("status_json_out", Out("char **", optional=True)), ("status", Err())]},
     "pncrypt_field_rekey": {"params": [
-        ("from", Module()), ("to", Module()), ("pointer", String(POINTERS)),
+        ("from", Module()), ("to", Module()), ("pointer", String(POINTERS, bad=[None, "x"])),
         (("json", "len"), Bytes("const char *", RECORD_EXTRA)), ("json_out", Out("char **")),
         ("outcome", OutValue("int *", "PNCRYPT_REKEY_FAILED")), ("err", Err())]},
     "pncrypt_field_encrypt_many": {"params": [
-        ("m", Module()), ("pointer", String(POINTERS)), ("style", String([None, "x"])),
+        ("m", Module()), ("pointer", String(POINTERS, bad=[None, "x"])), ("style", String([None, "x"], bad=["x"])),
         (("data", "data_len", "lengths", "count"), Batch("const char *")), ("out", Out("char **")),
-        ("offsets", Array("size_t *", 1)), ("codes", Array("int *", 0)), ("status", Err())]},
+        ("offsets", Array("size_t *", 1, required=True)), ("codes", Array("int *", 0)), ("status", Err())]},
     "pncrypt_field_decrypt_many": {"params": [
-        ("m", Module()), ("pointer", String(POINTERS)),
+        ("m", Module()), ("pointer", String(POINTERS, bad=[None, "x"])),
         (("data", "data_len", "lengths", "count"), Batch("const char *")), ("policy", Int(POLICIES)),
-        ("out", Out("char **")), ("offsets", Array("size_t *", 1)), ("codes", Array("int *", 0)),
+        ("out", Out("char **")), ("offsets", Array("size_t *", 1, required=True)), ("codes", Array("int *", 0)),
         ("status", Err())]},
     "pncrypt_field_rekey_many": {"params": [
-        ("from", Module()), ("to", Module()), ("pointer", String(POINTERS)),
+        ("from", Module()), ("to", Module()), ("pointer", String(POINTERS, bad=[None, "x"])),
         (("data", "data_len", "lengths", "count"), Batch("const char *")), ("out", Out("char **")),
-        ("offsets", Array("size_t *", 1)), ("outcomes", Array("int *", 0)), ("codes", Array("int *", 0)),
+        ("offsets", Array("size_t *", 1, required=True)), ("outcomes", Array("int *", 0, required=True)), ("codes", Array("int *", 0)),
         ("status", Err())]},
     "pncrypt_channel_keys_new": {"params": [
         ("out", Out("pncrypt_channel_keys **", release="pncrypt_channel_keys_free")), ("err", Err())]},
     "pncrypt_channel_keys_add": {"params": [
-        ("map", FreshChannelMap()), ("pattern", String([None, "", "a*b", "*", "ch", b"\xff"])),
+        ("map", FreshChannelMap()), ("pattern", String([None, "", "a*b", "*", "ch", b"\xff"], bad=[None, "", "a*b"])),
         ("module", Module()), ("err", Err())]},
     "pncrypt_channel_keys_free": {"params": [("map", FreshChannelMap(owned=True))]},
     "pncrypt_envelope_decrypt_channels": {"params": [
-        ("map", ChannelMap()), ("format", String([None, "x", "v2"])), ("channel", String([None, "ch"])),
+        ("map", ChannelMap()), ("format", String([None, "x", "v2"], bad=["x"])), ("channel", String([None, "ch"])),
         (("json", "len"), Bytes("const char *", JSON_EXTRA + [(b"[[],1,2]", "8")])),
         ("policy", Int(["-1", "PNCRYPT_ON_ERROR_PASSTHROUGH", "PNCRYPT_ON_ERROR_FAIL"])),
         ("json_out", Out("char **")), ("statuses_out", Out("char **", optional=True)), ("status", Err())]},
     "pncrypt_envelope_rekey_channels": {"params": [
-        ("map", ChannelMap()), ("format", String([None, "x"])), ("channel", String([None, "ch"])),
+        ("map", ChannelMap()), ("format", String([None, "x"], bad=["x"])), ("channel", String([None, "ch"])),
         ("only_channel", String([None, "ch"])), ("to", Module()),
         (("json", "len"), Bytes("const char *", JSON_EXTRA + [(b"[[],1,2]", "8")])),
         ("json_out", Out("char **")), ("statuses_out", Out("char **", optional=True)), ("status", Err())]},
@@ -615,9 +665,13 @@ def generate(header_text):
                     + "\", " + ", ".join(f"c{i}" for i in range(len(shapes))) + ");")
         body.append("current = label;")
         errs = [s for s in shapes if isinstance(s, Err)]
+        bad = " || ".join(f"c{i} == {k}" for i, s in enumerate(shapes) for k in s.bad())
         if ret == "int":
             body.append(f"int rc = {name}({args});")
             body.append("if (!known_code(rc)) fail_call(\"a code the header does not define\");")
+            if bad:
+                body.append(f"if (({bad}) && rc != PNCRYPT_E_ARGUMENT) {{ char why[96]; snprintf(why, sizeof why, "
+                            "\"a bad argument did not fail with PNCRYPT_E_ARGUMENT (%d)\", rc); fail_call(why); }")
             body.append("if (rc != 0) {")
             for s in shapes:
                 for condition, what in s.on_failure():
