@@ -481,36 +481,36 @@ SHAPES = {
 # and must report it: a non-zero return, or `status->code` (and the status JSON, the item codes) saying why, with the
 # original kept under PNCRYPT_ON_ERROR_PASSTHROUGH. A decrypting function without an entry stops the generator, so the
 # next entry point inherits the promise. Each entry is the C body of one check; `POLICY` loops over the policies.
+# A Base64 function (pncrypt_decrypt and its text form, one signature) on a JSON object and on Base64 of plain text.
+NEVER_ENCRYPTED_BASE64 = r"""
+        for (int i = 0; i < 2; i++) {
+            const char *t = i ? PLAIN_BASE64 : PLAIN_OBJECT; uint8_t *out = NULL; size_t n = 0; pncrypt_error e = {0};
+            int rc = FUNCTION(shared_acrh, NULL, t, strlen(t), &out, &n, &e);
+            promise(rc != 0 && e.code == rc && out == NULL, "plain text decrypted");
+            pncrypt_free(out);
+        }"""
+# A Base64 batch function (pncrypt_decrypt_many and its text form) on the same two items.
+NEVER_ENCRYPTED_BATCH = r"""
+        { uint8_t *out = NULL; size_t offsets[3]; int codes[2] = {0, 0}; pncrypt_error e = {0};
+          size_t lengths[2] = {strlen(PLAIN_OBJECT), strlen(PLAIN_BASE64)};
+          char data[128]; snprintf(data, sizeof data, "%s%s", PLAIN_OBJECT, PLAIN_BASE64);
+          int rc = FUNCTION(shared_acrh, NULL, data, strlen(data), lengths, 2, &out, offsets, codes, &e);
+          promise(rc == 0 && codes[0] != 0 && codes[1] != 0 && e.code == codes[0], "an item without a code");
+          pncrypt_free(out); }"""
+# A rekey batch (`CALL` its call up to the data) on two never-encrypted items, FIRST and SECOND.
+NEVER_ENCRYPTED_REKEY_BATCH = r"""
+        { char *out = NULL; size_t offsets[3]; int outcomes[2] = {-1, -1}, codes[2] = {0, 0}; pncrypt_error e = {0};
+          size_t lengths[2] = {strlen(FIRST), strlen(SECOND)};
+          char data[256]; snprintf(data, sizeof data, "%s%s", FIRST, SECOND);
+          int rc = CALL data, strlen(data), lengths, 2, &out, offsets, outcomes, codes, &e);
+          promise(rc == 0 && codes[0] != 0 && codes[1] != 0 && e.code == codes[0]
+                  && outcomes[0] == PNCRYPT_REKEY_FAILED && outcomes[1] == PNCRYPT_REKEY_FAILED, "an item rekeyed");
+          pncrypt_free(out); }"""
 NEVER_ENCRYPTED = {
-    "pncrypt_decrypt": r"""
-        for (int i = 0; i < 2; i++) {
-            const char *t = i ? PLAIN_BASE64 : PLAIN_OBJECT; uint8_t *out = NULL; size_t n = 0; pncrypt_error e = {0};
-            int rc = pncrypt_decrypt(shared_acrh, NULL, t, strlen(t), &out, &n, &e);
-            promise(rc != 0 && e.code == rc && out == NULL, "plain text decrypted");
-            pncrypt_free(out);
-        }""",
-    "pncrypt_decrypt_text": r"""
-        for (int i = 0; i < 2; i++) {
-            const char *t = i ? PLAIN_BASE64 : PLAIN_OBJECT; uint8_t *out = NULL; size_t n = 0; pncrypt_error e = {0};
-            int rc = pncrypt_decrypt_text(shared_acrh, NULL, t, strlen(t), &out, &n, &e);
-            promise(rc != 0 && e.code == rc && out == NULL, "plain text decrypted");
-            pncrypt_free(out);
-        }""",
-    "pncrypt_decrypt_many": r"""
-        { uint8_t *out = NULL; size_t offsets[3]; int codes[2] = {0, 0}; pncrypt_error e = {0};
-          size_t lengths[2] = {strlen(PLAIN_OBJECT), strlen(PLAIN_BASE64)};
-          char data[128]; snprintf(data, sizeof data, "%s%s", PLAIN_OBJECT, PLAIN_BASE64);
-          int rc = pncrypt_decrypt_many(shared_acrh, NULL, data, strlen(data), lengths, 2, &out, offsets, codes, &e);
-          promise(rc == 0 && codes[0] != 0 && codes[1] != 0 && e.code == codes[0], "an item without a code");
-          pncrypt_free(out); }""",
-    "pncrypt_decrypt_many_text": r"""
-        { uint8_t *out = NULL; size_t offsets[3]; int codes[2] = {0, 0}; pncrypt_error e = {0};
-          size_t lengths[2] = {strlen(PLAIN_OBJECT), strlen(PLAIN_BASE64)};
-          char data[128]; snprintf(data, sizeof data, "%s%s", PLAIN_OBJECT, PLAIN_BASE64);
-          int rc = pncrypt_decrypt_many_text(shared_acrh, NULL, data, strlen(data), lengths, 2, &out, offsets, codes,
-                                             &e);
-          promise(rc == 0 && codes[0] != 0 && codes[1] != 0 && e.code == codes[0], "an item without a code");
-          pncrypt_free(out); }""",
+    "pncrypt_decrypt": NEVER_ENCRYPTED_BASE64.replace("FUNCTION", "pncrypt_decrypt"),
+    "pncrypt_decrypt_text": NEVER_ENCRYPTED_BASE64.replace("FUNCTION", "pncrypt_decrypt_text"),
+    "pncrypt_decrypt_many": NEVER_ENCRYPTED_BATCH.replace("FUNCTION", "pncrypt_decrypt_many"),
+    "pncrypt_decrypt_many_text": NEVER_ENCRYPTED_BATCH.replace("FUNCTION", "pncrypt_decrypt_many_text"),
     "pncrypt_rekey": r"""
         for (int i = 0; i < 2; i++) {
             const char *t = i ? PLAIN_NUMBER : PLAIN_OBJECT; char *out = NULL; int outcome = -1; pncrypt_error e = {0};
@@ -519,15 +519,8 @@ NEVER_ENCRYPTED = {
                     "a plain message rekeyed");
             pncrypt_free(out);
         }""",
-    "pncrypt_rekey_many": r"""
-        { char *out = NULL; size_t offsets[3]; int outcomes[2] = {-1, -1}, codes[2] = {0, 0}; pncrypt_error e = {0};
-          size_t lengths[2] = {strlen(PLAIN_OBJECT), strlen(PLAIN_NUMBER)};
-          char data[128]; snprintf(data, sizeof data, "%s%s", PLAIN_OBJECT, PLAIN_NUMBER);
-          int rc = pncrypt_rekey_many(shared_acrh, shared_acrh, data, strlen(data), lengths, 2, &out, offsets,
-                                      outcomes, codes, &e);
-          promise(rc == 0 && codes[0] != 0 && codes[1] != 0 && e.code == codes[0]
-                  && outcomes[0] == PNCRYPT_REKEY_FAILED && outcomes[1] == PNCRYPT_REKEY_FAILED, "an item rekeyed");
-          pncrypt_free(out); }""",
+    "pncrypt_rekey_many": NEVER_ENCRYPTED_REKEY_BATCH.replace("FIRST", "PLAIN_OBJECT")
+    .replace("SECOND", "PLAIN_NUMBER").replace("CALL", "pncrypt_rekey_many(shared_acrh, shared_acrh,"),
     "pncrypt_decrypt_file": r"""
         { pncrypt_error e = {0};
           int rc = pncrypt_decrypt_file(shared_acrh, plain_path, out_path, &e);
@@ -560,7 +553,8 @@ NEVER_ENCRYPTED = {
         }""",
     "pncrypt_field_decrypt": r"""
         POLICY for (int i = 0; i < 2; i++) {
-            const char *t = i ? PLAIN_RECORD_NUMBER : PLAIN_RECORD; char *out = NULL, *json = NULL; pncrypt_error e = {0};
+            const char *t = i ? PLAIN_RECORD_NUMBER : PLAIN_RECORD;
+            char *out = NULL, *json = NULL; pncrypt_error e = {0};
             int rc = pncrypt_field_decrypt(m, "/message", t, strlen(t), policy, &out, &json, &e);
             promise_policy(policy, rc, e.code, out, t, "a plain field delivered as decrypted");
             promise(rc != 0 || (json != NULL && strstr(json, "\"notEncrypted\"") != NULL), "no status JSON");
@@ -588,15 +582,9 @@ NEVER_ENCRYPTED = {
                     "passthrough did not keep the record");
             pncrypt_free(out);
         }""",
-    "pncrypt_field_rekey_many": r"""
-        { char *out = NULL; size_t offsets[3]; int outcomes[2] = {-1, -1}, codes[2] = {0, 0}; pncrypt_error e = {0};
-          size_t lengths[2] = {strlen(PLAIN_RECORD), strlen(PLAIN_RECORD_NUMBER)};
-          char data[256]; snprintf(data, sizeof data, "%s%s", PLAIN_RECORD, PLAIN_RECORD_NUMBER);
-          int rc = pncrypt_field_rekey_many(shared_acrh, shared_acrh, "/message", data, strlen(data), lengths, 2, &out,
-                                            offsets, outcomes, codes, &e);
-          promise(rc == 0 && codes[0] == PNCRYPT_E_NOT_ENCRYPTED && codes[1] == PNCRYPT_E_NOT_ENCRYPTED
-                  && outcomes[0] == PNCRYPT_REKEY_FAILED && outcomes[1] == PNCRYPT_REKEY_FAILED, "a plain field rekeyed");
-          pncrypt_free(out); }""",
+    "pncrypt_field_rekey_many": NEVER_ENCRYPTED_REKEY_BATCH.replace("FIRST", "PLAIN_RECORD")
+    .replace("SECOND", "PLAIN_RECORD_NUMBER")
+    .replace("CALL", 'pncrypt_field_rekey_many(shared_acrh, shared_acrh, "/message",'),
     "pncrypt_envelope_decrypt_channels": r"""
         POLICY {
             const char *t = PLAIN_HISTORY; char *out = NULL, *lines = NULL; pncrypt_error e = {0};
@@ -606,8 +594,8 @@ NEVER_ENCRYPTED = {
         }""",
     "pncrypt_envelope_rekey_channels": r"""
         { const char *t = PLAIN_HISTORY; char *out = NULL, *lines = NULL; pncrypt_error e = {0};
-          int rc = pncrypt_envelope_rekey_channels(shared_map, NULL, "ch", NULL, shared_acrh, t, strlen(t), &out, &lines,
-                                                   &e);
+          int rc = pncrypt_envelope_rekey_channels(shared_map, NULL, "ch", NULL, shared_acrh, t, strlen(t), &out,
+                                                   &lines, &e);
           promise(rc == 0 && e.code == PNCRYPT_E_NOT_ENCRYPTED && lines != NULL && count_lines(lines) == 2,
                   "a plain message of a response rekeyed without a status");
           pncrypt_free(out); pncrypt_free(lines); }""",
@@ -677,12 +665,14 @@ def never_encrypted(names):
         if not decrypting(name):
             continue
         if name not in NEVER_ENCRYPTED:
-            fail(f"{name} (include/pncrypt.h) decrypts and has no entry in NEVER_ENCRYPTED (Tests/C/gen_surface_test.py)"
-                 f": call it with never-encrypted input and check that it reports a status")
+            fail(f"{name} (include/pncrypt.h) decrypts and has no entry in NEVER_ENCRYPTED "
+                 f"(Tests/C/gen_surface_test.py): call it with never-encrypted input and check that it reports a "
+                 f"status")
         body = NEVER_ENCRYPTED[name]
         if "POLICY" in body:
             body = body.replace("POLICY", POLICY_LOOP, 1) + " }"
-        out.append(f"static void never_encrypted_{name}(void) {{\n    current = \"never encrypted: {name}\";{body}\n}}\n\n")
+        out.append(f"static void never_encrypted_{name}(void) {{\n"
+                   f"    current = \"never encrypted: {name}\";{body}\n}}\n\n")
     for name in NEVER_ENCRYPTED:
         if name not in names:
             fail(f"NEVER_ENCRYPTED has an entry for {name}, which include/pncrypt.h does not declare: remove it")
@@ -858,7 +848,8 @@ def generate(header_text):
     out.append("    FILE *f = fopen(one_byte_path, \"wb\");\n    if (!f || fputc('x', f) == EOF || fclose(f) != 0) "
                "{ perror(one_byte_path); return 2; }\n")
     out.append("    snprintf(plain_path, sizeof plain_path, \"%s/plain\", argv[1]);\n")
-    out.append("    FILE *p = fopen(plain_path, \"wb\");\n    if (!p || fputs(\"hello world, never encrypted\", p) == EOF"
+    out.append("    FILE *p = fopen(plain_path, \"wb\");\n"
+               "    if (!p || fputs(\"hello world, never encrypted\", p) == EOF"
                " || fclose(p) != 0) { perror(plain_path); return 2; }\n")
     out.append("    current = \"setup\";\n    shared_acrh = new_module(\"acrh\");\n"
                "    shared_legacy33 = new_module(\"legacy33\");\n    shared_legacy = new_module(\"legacy\");\n"
@@ -871,7 +862,8 @@ def generate(header_text):
     out.append("    long before_promises = calls;\n")
     for name in NEVER_ENCRYPTED:
         out.append(f"    never_encrypted_{name}();\n")
-    out.append(f"    printf(\"never encrypted: {len(NEVER_ENCRYPTED)} functions, %ld checks\\n\", calls - before_promises);\n")
+    out.append(f"    printf(\"never encrypted: {len(NEVER_ENCRYPTED)} functions, %ld checks\\n\", "
+               "calls - before_promises);\n")
     out.append("    pncrypt_module_free(shared_acrh);\n    pncrypt_module_free(shared_legacy33);\n"
                "    pncrypt_module_free(shared_legacy);\n"
                "    pncrypt_channel_keys_free(shared_empty_map);\n    pncrypt_channel_keys_free(shared_map);\n")
