@@ -139,9 +139,10 @@ import PNCryptCLITestSupport
         let lines = refused.stderr.split(separator: "\n")
         #expect(lines.count == 2, "\(refused.stderr)")
         #expect(lines.first?.contains("cannot decrypt: wrong key, wrong scheme, or corrupt data") == true)
-        #expect(String(lines.last ?? "") == "pncrypt: hint: 'photo.enc' is raw ciphertext (it starts with a PNED header), decrypted "
-                + "as text as every input is without --binary: a binary plaintext (a file an SDK's encrypt_file "
-                + "wrote) needs --binary", "\(refused.stderr)")
+        let hint = "pncrypt: hint: 'photo.enc' is raw ciphertext (it starts with a PNED header), decrypted as text "
+            + "as every input is without --binary: a binary plaintext (a file an SDK's encrypt_file wrote) needs "
+            + "--binary"
+        #expect(String(lines.last ?? "") == hint, "\(refused.stderr)")
         // A wrong key gets the same two lines: the hint tells nothing about which check failed.
         let wrong = try CLI.run(["decrypt", "-k", "wrong", "-i", "photo.enc"], directory: dir)
         #expect(wrong.status == 1)
