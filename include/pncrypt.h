@@ -365,7 +365,7 @@ PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *sty
 
 /* What pncrypt_message_decrypt() delivers for a message it cannot decrypt. */
 #define PNCRYPT_ON_ERROR_MARKER      0  /* the string "DECRYPTION_ERROR" (iOS 3.4); non-strings too */
-#define PNCRYPT_ON_ERROR_PASSTHROUGH 1  /* the original message (current SDKs); non-strings pass without error */
+#define PNCRYPT_ON_ERROR_PASSTHROUGH 1  /* the original message (current SDKs); non-strings too, as NOT_ENCRYPTED */
 #define PNCRYPT_ON_ERROR_FAIL        2  /* nothing: the call returns the error (non-strings are errors) */
 
 /*
@@ -378,7 +378,9 @@ PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *sty
  * parsed; every leaf must decrypt, and a message with no string leaf ({} or []) is PNCRYPT_E_NOT_ENCRYPTED.
  * With PNCRYPT_ON_ERROR_MARKER or _PASSTHROUGH the call returns 0 and fills *json_out with the message to
  * deliver (compact JSON); `status->code` is 0 when the message was decrypted, else the decryption failure's
- * code with its message. With PNCRYPT_ON_ERROR_FAIL a failure is returned as the error.
+ * code with its message: a message that was not decrypted always has one, a message that is not a JSON string
+ * (never encrypted: an object, a number) PNCRYPT_E_NOT_ENCRYPTED, under _PASSTHROUGH too (delivered as it was).
+ * With PNCRYPT_ON_ERROR_FAIL a failure is returned as the error.
  * Ownership: *json_out is NUL-terminated, for pncrypt_free().
  * Errors (returned): PNCRYPT_E_ARGUMENT (also for an unknown policy); PNCRYPT_E_INVALID_JSON (the text does
  * not parse, whatever the policy); with _FAIL, the decryption codes.

@@ -525,6 +525,209 @@ SHAPES = {
     "pncrypt_free": {"params": [("buffer", Buffer())]},
 }
 
+# The promise "a message that was not decrypted always has a status" (issue 55, item 2), over every function of the
+# header that decrypts (its name says decrypt or rekey): each is called with input that was never encrypted (a JSON
+# object and a number where a message goes, plain text where Base64 goes, a plain file) under every policy it takes,
+# and must report it: a non-zero return, or `status->code` (and the status JSON, the item codes) saying why, with the
+# original kept under PNCRYPT_ON_ERROR_PASSTHROUGH. A decrypting function without an entry stops the generator, so the
+# next entry point inherits the promise. Each entry is the C body of one check; `POLICY` loops over the policies.
+# A Base64 function (pncrypt_decrypt and its text form, one signature) on a JSON object and on Base64 of plain text.
+NEVER_ENCRYPTED_BASE64 = r"""
+        for (int i = 0; i < 2; i++) {
+            const char *t = i ? PLAIN_BASE64 : PLAIN_OBJECT; uint8_t *out = NULL; size_t n = 0; pncrypt_error e = {0};
+            int rc = FUNCTION(shared_acrh, NULL, t, strlen(t), &out, &n, &e);
+            promise(rc != 0 && e.code == rc && out == NULL, "plain text decrypted");
+            pncrypt_free(out);
+        }"""
+# A Base64 batch function (pncrypt_decrypt_many and its text form) on the same two items.
+NEVER_ENCRYPTED_BATCH = r"""
+        { uint8_t *out = NULL; size_t offsets[3]; int codes[2] = {0, 0}; pncrypt_error e = {0};
+          size_t lengths[2] = {strlen(PLAIN_OBJECT), strlen(PLAIN_BASE64)};
+          char data[128]; snprintf(data, sizeof data, "%s%s", PLAIN_OBJECT, PLAIN_BASE64);
+          int rc = FUNCTION(shared_acrh, NULL, data, strlen(data), lengths, 2, &out, offsets, codes, &e);
+          promise(rc == 0 && codes[0] != 0 && codes[1] != 0 && e.code == codes[0], "an item without a code");
+          pncrypt_free(out); }"""
+# A rekey batch (`CALL` its call up to the data) on two never-encrypted items, FIRST and SECOND.
+NEVER_ENCRYPTED_REKEY_BATCH = r"""
+        { char *out = NULL; size_t offsets[3]; int outcomes[2] = {-1, -1}, codes[2] = {0, 0}; pncrypt_error e = {0};
+          size_t lengths[2] = {strlen(FIRST), strlen(SECOND)};
+          char data[256]; snprintf(data, sizeof data, "%s%s", FIRST, SECOND);
+          int rc = CALL data, strlen(data), lengths, 2, &out, offsets, outcomes, codes, &e);
+          promise(rc == 0 && codes[0] != 0 && codes[1] != 0 && e.code == codes[0]
+                  && outcomes[0] == PNCRYPT_REKEY_FAILED && outcomes[1] == PNCRYPT_REKEY_FAILED, "an item rekeyed");
+          pncrypt_free(out); }"""
+NEVER_ENCRYPTED = {
+    "pncrypt_decrypt": NEVER_ENCRYPTED_BASE64.replace("FUNCTION", "pncrypt_decrypt"),
+    "pncrypt_decrypt_text": NEVER_ENCRYPTED_BASE64.replace("FUNCTION", "pncrypt_decrypt_text"),
+    "pncrypt_decrypt_many": NEVER_ENCRYPTED_BATCH.replace("FUNCTION", "pncrypt_decrypt_many"),
+    "pncrypt_decrypt_many_text": NEVER_ENCRYPTED_BATCH.replace("FUNCTION", "pncrypt_decrypt_many_text"),
+    "pncrypt_rekey": r"""
+        for (int i = 0; i < 2; i++) {
+            const char *t = i ? PLAIN_NUMBER : PLAIN_OBJECT; char *out = NULL; int outcome = -1; pncrypt_error e = {0};
+            int rc = pncrypt_rekey(shared_acrh, shared_acrh, t, strlen(t), &out, &outcome, &e);
+            promise(rc != 0 && e.code == rc && outcome == PNCRYPT_REKEY_FAILED && out == NULL,
+                    "a plain message rekeyed");
+            pncrypt_free(out);
+        }""",
+    "pncrypt_rekey_many": NEVER_ENCRYPTED_REKEY_BATCH.replace("FIRST", "PLAIN_OBJECT")
+    .replace("SECOND", "PLAIN_NUMBER").replace("CALL", "pncrypt_rekey_many(shared_acrh, shared_acrh,"),
+    "pncrypt_decrypt_file": r"""
+        { pncrypt_error e = {0};
+          int rc = pncrypt_decrypt_file(shared_acrh, plain_path, out_path, &e);
+          promise(rc != 0 && e.code == rc, "a plain file decrypted"); remove(out_path); }""",
+    "pncrypt_decrypt_file_scheme": r"""
+        { pncrypt_error e = {0};
+          int rc = pncrypt_decrypt_file_scheme(shared_acrh, "auto", plain_path, out_path, &e);
+          promise(rc != 0 && e.code == rc, "a plain file decrypted"); remove(out_path); }""",
+    "pncrypt_message_decrypt": r"""
+        POLICY for (int i = 0; i < 2; i++) {
+            const char *t = i ? PLAIN_NUMBER : PLAIN_OBJECT; char *out = NULL; pncrypt_error e = {0};
+            int rc = pncrypt_message_decrypt(m, t, strlen(t), policy, &out, &e);
+            promise_policy(policy, rc, e.code, out, t, "a plain message delivered as decrypted");
+            pncrypt_free(out);
+        }""",
+    "pncrypt_message_decrypt_status": r"""
+        POLICY for (int i = 0; i < 2; i++) {
+            const char *t = i ? PLAIN_NUMBER : PLAIN_OBJECT; char *out = NULL, *json = NULL; pncrypt_error e = {0};
+            int rc = pncrypt_message_decrypt_status(m, t, strlen(t), policy, &out, &json, &e);
+            promise_policy(policy, rc, e.code, out, t, "a plain message delivered as decrypted");
+            promise(rc != 0 || (json != NULL && strstr(json, "\"notEncrypted\"") != NULL), "no status JSON");
+            pncrypt_free(out); pncrypt_free(json);
+        }""",
+    "pncrypt_envelope_decrypt": r"""
+        POLICY {
+            const char *t = PLAIN_HISTORY; char *out = NULL, *lines = NULL; pncrypt_error e = {0};
+            int rc = pncrypt_envelope_decrypt(m, NULL, t, strlen(t), policy, &out, &lines, &e);
+            promise_envelope(policy, rc, e.code, out, lines, "a plain message of a response without a status");
+            pncrypt_free(out); pncrypt_free(lines);
+        }""",
+    "pncrypt_field_decrypt": r"""
+        POLICY for (int i = 0; i < 2; i++) {
+            const char *t = i ? PLAIN_RECORD_NUMBER : PLAIN_RECORD;
+            char *out = NULL, *json = NULL; pncrypt_error e = {0};
+            int rc = pncrypt_field_decrypt(m, "/message", t, strlen(t), policy, &out, &json, &e);
+            promise_policy(policy, rc, e.code, out, t, "a plain field delivered as decrypted");
+            promise(rc != 0 || (json != NULL && strstr(json, "\"notEncrypted\"") != NULL), "no status JSON");
+            pncrypt_free(out); pncrypt_free(json);
+        }""",
+    "pncrypt_field_rekey": r"""
+        { char *out = NULL; int outcome = -1; pncrypt_error e = {0};
+          int rc = pncrypt_field_rekey(shared_acrh, shared_acrh, "/message", PLAIN_RECORD, strlen(PLAIN_RECORD), &out,
+                                       &outcome, &e);
+          promise(rc == PNCRYPT_E_NOT_ENCRYPTED && outcome == PNCRYPT_REKEY_FAILED && out == NULL,
+                  "a plain field rekeyed");
+          pncrypt_free(out); }""",
+    "pncrypt_field_decrypt_many": r"""
+        for (int p = 0; p < 2; p++) {
+            int policy = p ? PNCRYPT_ON_ERROR_PASSTHROUGH : PNCRYPT_ON_ERROR_MARKER;
+            char *out = NULL; size_t offsets[3]; int codes[2] = {0, 0}; pncrypt_error e = {0};
+            size_t lengths[2] = {strlen(PLAIN_RECORD), strlen(PLAIN_RECORD_NUMBER)};
+            char data[256]; snprintf(data, sizeof data, "%s%s", PLAIN_RECORD, PLAIN_RECORD_NUMBER);
+            int rc = pncrypt_field_decrypt_many(shared_acrh, "/message", data, strlen(data), lengths, 2, policy, &out,
+                                                offsets, codes, &e);
+            promise(rc == 0 && codes[0] == PNCRYPT_E_NOT_ENCRYPTED && codes[1] == PNCRYPT_E_NOT_ENCRYPTED
+                    && e.code == PNCRYPT_E_NOT_ENCRYPTED, "a plain field without a code");
+            promise(rc != 0 || !p || (out != NULL && offsets[1] - offsets[0] == strlen(PLAIN_RECORD)
+                                      && memcmp(out, PLAIN_RECORD, strlen(PLAIN_RECORD)) == 0),
+                    "passthrough did not keep the record");
+            pncrypt_free(out);
+        }""",
+    "pncrypt_field_rekey_many": NEVER_ENCRYPTED_REKEY_BATCH.replace("FIRST", "PLAIN_RECORD")
+    .replace("SECOND", "PLAIN_RECORD_NUMBER")
+    .replace("CALL", 'pncrypt_field_rekey_many(shared_acrh, shared_acrh, "/message",'),
+    "pncrypt_envelope_decrypt_channels": r"""
+        POLICY {
+            const char *t = PLAIN_HISTORY; char *out = NULL, *lines = NULL; pncrypt_error e = {0};
+            int rc = pncrypt_envelope_decrypt_channels(shared_map, NULL, "ch", t, strlen(t), policy, &out, &lines, &e);
+            promise_envelope(policy, rc, e.code, out, lines, "a plain message of a response without a status");
+            pncrypt_free(out); pncrypt_free(lines);
+        }""",
+    "pncrypt_envelope_rekey_channels": r"""
+        { const char *t = PLAIN_HISTORY; char *out = NULL, *lines = NULL; pncrypt_error e = {0};
+          int rc = pncrypt_envelope_rekey_channels(shared_map, NULL, "ch", NULL, shared_acrh, t, strlen(t), &out,
+                                                   &lines, &e);
+          promise(rc == 0 && e.code == PNCRYPT_E_NOT_ENCRYPTED && lines != NULL && count_lines(lines) == 2,
+                  "a plain message of a response rekeyed without a status");
+          pncrypt_free(out); pncrypt_free(lines); }""",
+}
+
+PROMISE_PRELUDE = r'''
+/* Never-encrypted input (issue 55): a JSON object and a number where a message goes, plain text where Base64 goes. */
+#define PLAIN_OBJECT "{\"cmd\":\"transfer\"}"
+#define PLAIN_NUMBER "42"
+#define PLAIN_BASE64 "aGVsbG8gd29ybGQ="
+#define PLAIN_HISTORY "[[{\"cmd\":\"transfer\"},42],1,2]"
+#define PLAIN_RECORD "{\"channel\":\"ch\",\"message\":{\"cmd\":\"transfer\"},\"timetoken\":\"1\"}"
+#define PLAIN_RECORD_NUMBER "{\"channel\":\"ch\",\"message\":42}"
+static char plain_path[4096];
+
+static void promise(int kept, const char *what) {
+    calls++;
+    if (!kept) fail_call(what);
+}
+
+static int count_lines(const char *text) {
+    int n = 0;
+    for (; text != NULL && *text; text++) n += *text == '\n';
+    return n;
+}
+
+/* A message call under `policy` on never-encrypted `input`: MARKER delivers "DECRYPTION_ERROR" and PASSTHROUGH the
+ * input as it was, both returning 0 with PNCRYPT_E_NOT_ENCRYPTED in the status; FAIL returns it. */
+static void promise_policy(int policy, int rc, int code, const char *out, const char *input, const char *what) {
+    if (policy == PNCRYPT_ON_ERROR_FAIL) {
+        promise(rc == PNCRYPT_E_NOT_ENCRYPTED && code == rc && out == NULL, what);
+    } else {
+        promise(rc == 0 && code == PNCRYPT_E_NOT_ENCRYPTED && out != NULL, what);
+        /* Every input here is compact JSON: passthrough gives it back as it was. */
+        if (rc == 0 && out != NULL && policy == PNCRYPT_ON_ERROR_PASSTHROUGH)
+            promise(strcmp(out, input) == 0, "passthrough did not keep the message as it was");
+    }
+}
+
+/* A response of two never-encrypted messages: two status lines, the first's code in the status. */
+static void promise_envelope(int policy, int rc, int code, const char *out, const char *lines, const char *what) {
+    if (policy == PNCRYPT_ON_ERROR_FAIL) {
+        promise(rc == PNCRYPT_E_NOT_ENCRYPTED && code == rc && out == NULL, what);
+    } else {
+        promise(rc == 0 && code == PNCRYPT_E_NOT_ENCRYPTED && count_lines(lines) == 2, what);
+        if (rc == 0 && policy == PNCRYPT_ON_ERROR_PASSTHROUGH)
+            promise(out != NULL && strcmp(out, PLAIN_HISTORY) == 0, "passthrough did not keep the response");
+    }
+}
+'''
+
+POLICY_LOOP = ("for (int mi = 0; mi < 2; mi++) for (int p = 0; p < 3; p++) { "
+               "pncrypt_module *m = mi ? shared_legacy : shared_acrh; (void)m; "
+               "int policy = p == 0 ? PNCRYPT_ON_ERROR_MARKER : p == 1 ? PNCRYPT_ON_ERROR_PASSTHROUGH "
+               ": PNCRYPT_ON_ERROR_FAIL;")
+
+
+def decrypting(name):
+    """Whether a header function decrypts (the promise's functions): its name says decrypt or rekey."""
+    return re.search(r"decrypt|rekey", name) is not None
+
+
+def never_encrypted(names):
+    """The C functions of the promise, one per decrypting function of the header, and their names."""
+    out = []
+    for name in names:
+        if not decrypting(name):
+            continue
+        if name not in NEVER_ENCRYPTED:
+            fail(f"{name} (include/pncrypt.h) decrypts and has no entry in NEVER_ENCRYPTED "
+                 f"(Tests/C/gen_surface_test.py): call it with never-encrypted input and check that it reports a "
+                 f"status")
+        body = NEVER_ENCRYPTED[name]
+        if "POLICY" in body:
+            body = body.replace("POLICY", POLICY_LOOP, 1) + " }"
+        out.append(f"static void never_encrypted_{name}(void) {{\n"
+                   f"    current = \"never encrypted: {name}\";{body}\n}}\n\n")
+    for name in NEVER_ENCRYPTED:
+        if name not in names:
+            fail(f"NEVER_ENCRYPTED has an entry for {name}, which include/pncrypt.h does not declare: remove it")
+    return out
+
 
 def normalize(ctype):
     ctype = re.sub(r"\s+", " ", ctype.strip())
@@ -596,6 +799,7 @@ static const char *current;
 static char sentinel;
 static pncrypt_module *shared_acrh;
 static pncrypt_module *shared_legacy33;
+static pncrypt_module *shared_legacy;
 static pncrypt_channel_keys *shared_empty_map;
 static pncrypt_channel_keys *shared_map;
 static char missing_path[4096];
@@ -624,7 +828,7 @@ def generate(header_text):
         if name not in header_names:
             fail(f"SHAPES has an entry for {name}, which include/pncrypt.h does not declare: remove it")
     codes = sorted({int(v) for v in re.findall(r"#define PNCRYPT_E_\w+\s+\((-\d+)\)", header_text)})
-    out = [PRELUDE]
+    out = [PRELUDE, PROMISE_PRELUDE]
     out.append("static int known_code(int rc) {\n    switch (rc) {\n")
     out.append("".join(f"    case {c}:\n" for c in [0] + codes))
     out.append("        return 1;\n    default:\n        return 0;\n    }\n}\n\n")
@@ -688,6 +892,8 @@ def generate(header_text):
             body += s.after()
         out.append("".join("        " + line + "\n" for line in body))
         out.append("    " + "}" * len(shapes) + "\n}\n\n")
+    promises = never_encrypted([name for _, name, _ in functions])
+    out += promises
     out.append("int main(int argc, char **argv) {\n")
     out.append("    if (argc != 2) { fprintf(stderr, \"usage: surface WORKDIR\\n\"); return 2; }\n")
     out.append("    snprintf(missing_path, sizeof missing_path, \"%s/missing\", argv[1]);\n")
@@ -695,15 +901,25 @@ def generate(header_text):
     out.append("    snprintf(out_path, sizeof out_path, \"%s/out\", argv[1]);\n")
     out.append("    FILE *f = fopen(one_byte_path, \"wb\");\n    if (!f || fputc('x', f) == EOF || fclose(f) != 0) "
                "{ perror(one_byte_path); return 2; }\n")
+    out.append("    snprintf(plain_path, sizeof plain_path, \"%s/plain\", argv[1]);\n")
+    out.append("    FILE *p = fopen(plain_path, \"wb\");\n"
+               "    if (!p || fputs(\"hello world, never encrypted\", p) == EOF"
+               " || fclose(p) != 0) { perror(plain_path); return 2; }\n")
     out.append("    current = \"setup\";\n    shared_acrh = new_module(\"acrh\");\n"
-               "    shared_legacy33 = new_module(\"legacy33\");\n"
+               "    shared_legacy33 = new_module(\"legacy33\");\n    shared_legacy = new_module(\"legacy\");\n"
                "    if (pncrypt_channel_keys_new(&shared_empty_map, NULL) != 0 || pncrypt_channel_keys_new(&shared_map,"
                " NULL) != 0\n        || pncrypt_channel_keys_add(shared_map, \"*\", shared_acrh, NULL) != 0)"
                " fail_call(\"cannot make the channel maps\");\n")
     for name in runners:
         out.append(f"    long before_{name} = calls;\n    surface_{name}();\n"
                    f"    printf(\"surface: {name}: %ld calls\\n\", calls - before_{name});\n")
+    out.append("    long before_promises = calls;\n")
+    for name in NEVER_ENCRYPTED:
+        out.append(f"    never_encrypted_{name}();\n")
+    out.append(f"    printf(\"never encrypted: {len(NEVER_ENCRYPTED)} functions, %ld checks\\n\", "
+               "calls - before_promises);\n")
     out.append("    pncrypt_module_free(shared_acrh);\n    pncrypt_module_free(shared_legacy33);\n"
+               "    pncrypt_module_free(shared_legacy);\n"
                "    pncrypt_channel_keys_free(shared_empty_map);\n    pncrypt_channel_keys_free(shared_map);\n")
     out.append(f"    printf(\"surface: {len(runners)} functions, %ld calls, %ld failed\\n\", calls, failures);\n")
     out.append("    return failures == 0 ? 0 : 1;\n}\n")
