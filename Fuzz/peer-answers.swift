@@ -7,11 +7,12 @@
 //
 // Invariants: a line is taken only as a JSON object (as `PeerProcess` reads one). `hello` gives the peer's name and
 // version (or the placeholders), and exactly the declared differences an independent reading on Unicode scalars
-// accepts (`FAMILY/CHECKS`, the family written out without `*`, checks not empty, a known outcome), refusing the
-// others; each covers, in its family only, the check id it spells with every `*` left out. Judging an answer: `ConformanceValues.same` is reflexive,
-// symmetric, true for equal values and for the same value written again in an exact style; `compareBytes` agrees
-// exactly when the `data` string decodes to the expected bytes; `pncryptReads` agrees only when pncrypt really
-// decrypts `data` to the plaintext, and agrees for a ciphertext pncrypt made of it. The reports: the JSON one
+// accepts (`FAMILY/CHECKS`, the family written out without `*`, checks not empty, a known outcome), refusing
+// the others; each covers, in its family only, the check id it spells with every `*` left out. Judging an answer:
+// `ConformanceValues.same` is reflexive, symmetric, true for equal values and for the same value written again in
+// an exact style; `compareBytes` agrees exactly when the `data` string decodes to the expected bytes;
+// `pncryptReads` agrees only when pncrypt really decrypts `data` to the plaintext, and agrees for a ciphertext
+// pncrypt made of it. The reports: the JSON one
 // parses and gives back every text of the peer exactly; the JUnit one is well-formed XML (balanced known elements,
 // no markup or control character from the peer's text).
 @testable import PNCryptVectors
