@@ -18,12 +18,13 @@ enum InputShape {
     /// names the offset.
     static let sniffLength = 1 << 16
 
-    /// Why `prefix` is a binary file and cannot be Base64 text, nil when it can be text: a `PNED` header at the
-    /// start, or a byte that text mode never accepts (outside the Base64 alphabet and `=`, ASCII white space and the
-    /// JSON quote text mode accepts around Base64).
+    /// Why `prefix` is a binary file and cannot be Base64 text, nil when it can be text: a byte that text mode never
+    /// accepts (outside the Base64 alphabet and `=`, ASCII white space and the JSON quote text mode accepts around
+    /// Base64), named as a `PNED` header when the input starts with one. `PNED` alone is no reason: it is Base64
+    /// text too (a ciphertext starting with the bytes 3C D1 03), and a real header's version byte is never text.
     static func binaryReason(_ prefix: some Collection<UInt8>) -> String? {
-        if prefix.starts(with: CryptorHeader.sentinel) { return "it starts with a PNED header" }
         guard let index = prefix.firstIndex(where: { !canBeText($0) }) else { return nil }
+        if prefix.starts(with: CryptorHeader.sentinel) { return "it starts with a PNED header" }
         let offset = prefix.distance(from: prefix.startIndex, to: index)
         return "byte \(hex(prefix[index])) at offset \(offset) cannot be Base64 text"
     }

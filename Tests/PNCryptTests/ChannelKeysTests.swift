@@ -146,6 +146,31 @@ import PNCryptTestSupport
         #expect(shared.keys(forChannel: "a")?.keys[0].isSame(as: shared.keys(forChannel: "b")!.keys[0]) == true)
     }
 
+    /// Found by the `channel-keys` fuzz target: patterns were matched as Swift strings (a name Unicode calls
+    /// canonically equivalent matched exactly; a `*` with a combining mark after it was one character, not a `*`).
+    @Test("patterns and channels are bytes: an equivalent spelling is another channel; * before the last byte refused")
+    func patternsAreBytes() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let keys = try ChannelKeys([composed: KeyRing(["key-c"]), "*": KeyRing(["key-rest"])])
+        #expect(keys.pattern(forChannel: composed).map { Array($0.utf8) } == Array(composed.utf8))
+        #expect(keys.pattern(forChannel: decomposed).map { Array($0.utf8) } == Array("*".utf8))
+        // A message of the decomposed channel under the composed channel's key is not read with that key.
+        let wire = try MessageCrypto(cipherKey: "key-c", scheme: .legacy).encrypt(.string("hi"))
+        let response: JSONValue = ["t": ["t": "17000000000000000", "r": 1],
+                                   "m": [["c": .string(decomposed), "d": wire], ["c": .string(composed), "d": wire]]]
+        let result = keys.decrypt(envelope: try Envelope(response, formats: [.subscribe]), policy: .passThrough)
+        #expect(result.statuses.map(\.index) == [0])
+        #expect(result.statuses.first?.channel.map { Array($0.utf8) } == Array(decomposed.utf8))
+        for bad in ["a*\u{301}", "*\u{301}", "x*\u{301}*"] {
+            #expect(ChannelKeys.problem(bad) != nil, "\(Array(bad.utf8))")
+            #expect(throws: PNCryptError.self, "\(Array(bad.utf8))") { try ChannelKeys([bad: KeyRing(["1"])]) }
+        }
+        #expect(ChannelKeys.problem("caf\u{E9}*") == nil)
+        let prefix = try ChannelKeys(["e\u{301}*": KeyRing(["1"])])
+        #expect(prefix.pattern(forChannel: "e\u{301}x").map { Array($0.utf8) } == Array("e\u{301}*".utf8))
+        #expect(prefix.pattern(forChannel: "\u{E9}x") == nil)
+    }
+
     @Test("rekey one channel: its messages move to the new key, the other channel's bytes stay identical")
     func rekeyOneChannel() throws {
         let vectors = try Vectors.load()
