@@ -15,7 +15,8 @@ package enum CLI {
     /// the test bundle (`swift test` builds it with the tests).
     package static let binary: URL = {
         if let named = ProcessInfo.processInfo.environment["PNCRYPT_BIN"], !named.isEmpty {
-            precondition(FileManager.default.isExecutableFile(atPath: named), "PNCRYPT_BIN=\(named) is not an executable")
+            precondition(FileManager.default.isExecutableFile(atPath: named),
+                         "PNCRYPT_BIN=\(named) is not an executable")
             return URL(fileURLWithPath: named)
         }
         let candidates = [Bundle.main.bundleURL,
