@@ -40,9 +40,23 @@ fi
 [ $# -ge 1 ] || { echo "usage: scripts/lib/build.sh PRODUCT... (pncrypt, libpncrypt, pncrypt-bench)" >&2; exit 64; }
 
 SCRATCH="${PNCRYPT_BUILD_SCRATCH:-.build-dist}"
+mkdir -p "$SCRATCH"
 # --disable-local-rpath: no $ORIGIN run path (the binaries need no library of their own folder; a package's
 # /usr/bin/pncrypt would otherwise look for libcrypto in /usr/bin first).
 FLAGS=(-c release --scratch-path "$SCRATCH" -Xswiftc -static-stdlib --disable-local-rpath)
+# Reproducible (scripts/check-reproducible.sh): the folder the checkout and the build folder are in is written
+# nowhere. -file-prefix-map rewrites it in the debug information and in #file strings (the build ID, and so the
+# stripped files' bytes, is computed over the debug information too): the checkout becomes ".", a build folder
+# outside it "build".
+scratch="$(cd "$SCRATCH" && pwd -P)"
+case "$scratch/" in
+    "$(pwd -P)"/*) ;;
+    *) FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$scratch=build") ;;
+esac
+FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$(pwd -P)=.")
+# Hardening (docs/security.md, "The release binaries"): full RELRO, the relocated data read-only and every symbol
+# bound at load time (-z relro -z now, BIND_NOW), and a non-executable stack.
+FLAGS+=(-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -z -Xlinker noexecstack)
 for product in "$@"; do
     link=()
     case "$product" in
