@@ -45,15 +45,24 @@ mkdir -p "$SCRATCH"
 # /usr/bin/pncrypt would otherwise look for libcrypto in /usr/bin first).
 FLAGS=(-c release --scratch-path "$SCRATCH" -Xswiftc -static-stdlib --disable-local-rpath)
 # Reproducible (scripts/check-reproducible.sh): the folder the checkout and the build folder are in is written
-# nowhere. -file-prefix-map rewrites it in the debug information and in #file strings (the build ID, and so the
-# stripped files' bytes, is computed over the debug information too): the checkout becomes ".", a build folder
-# outside it "build".
+# nowhere (the build ID, and so the stripped files' bytes, is computed over the debug information too).
+# - -file-prefix-map rewrites it in the debug information and in #file strings: the checkout becomes ".", a build
+#   folder outside it "build".
+# - No DWARF skeleton units for the imported C modules (-no-clang-module-breadcrumbs): they name the module cache's
+#   .pcm files, whose names are hashes of the compiler's arguments, folders included (gdb and valgrind never read
+#   them; the C types of OpenSSL and zlib are then not described to lldb).
+# - The compiler writes macro expansions (the standard library's @TaskLocal) to TMPDIR/swift-generated-sources,
+#   and how their path is split in the line table depends on what it shares with the checkout's: a TMPDIR inside
+#   the build folder gives the same split, and the same mapped path, in any folder.
 scratch="$(cd "$SCRATCH" && pwd -P)"
 case "$scratch/" in
     "$(pwd -P)"/*) ;;
     *) FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$scratch=build") ;;
 esac
-FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$(pwd -P)=.")
+FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$(pwd -P)=."
+        -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs)
+mkdir -p "$scratch/tmp"
+export TMPDIR="$scratch/tmp"
 # Hardening (docs/security.md, "The release binaries"): full RELRO, the relocated data read-only and every symbol
 # bound at load time (-z relro -z now, BIND_NOW), and a non-executable stack.
 FLAGS+=(-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -z -Xlinker noexecstack)
