@@ -18,7 +18,9 @@
 # folder, and compares every artifact with OUTDIR's (the packing: archive order, times, owners, the wheel's tools),
 # and checks that neither the checkout's nor the build folder's path is in the binaries or their debug files (the
 # compilation's share, which the full check proves by building in two places).
-# Environment: PNCRYPT_REPRO_DIR (where the full check's folders go; default a new folder under TMPDIR).
+# Environment: PNCRYPT_REPRO_DIR (where the full check's folders go; default a new folder under TMPDIR);
+# SOURCE_DATE_EPOCH and PNCRYPT_DEB_MAINTAINER (default: the last commit's time and author, as dist.sh's; --repack
+# needs the values OUTDIR was made with).
 set -euo pipefail
 case "${1:-}" in
     -h|--help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
@@ -32,7 +34,7 @@ ROOT="$PWD"
 VERSION="$(scripts/lib/build.sh --version)"
 NAME="pncrypt-$VERSION-linux-$(uname -m)"
 LIBFILE="libpncrypt.so.$VERSION"
-SOURCE_DATE_EPOCH="$(git log -1 --format=%ct)"
+SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}"
 PNCRYPT_DEB_MAINTAINER="${PNCRYPT_DEB_MAINTAINER:-$(git log -1 --format='%an <%ae>')}"
 export SOURCE_DATE_EPOCH PNCRYPT_DEB_MAINTAINER
 
