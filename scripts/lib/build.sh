@@ -51,6 +51,10 @@ FLAGS=(-c release --scratch-path "$SCRATCH" -Xswiftc -static-stdlib --disable-lo
 # - No DWARF skeleton units for the imported C modules (-no-clang-module-breadcrumbs): they name the module cache's
 #   .pcm files, whose names are hashes of the compiler's arguments, folders included (gdb and valgrind never read
 #   them; the C types of OpenSSL and zlib are then not described to lldb).
+# - No module hash (-disable-incremental-llvm-codegen): the .swift_modhash section hashes the compiler's input,
+#   paths included; it only lets a rebuild skip code generation for an unchanged module.
+# - Swift 6.3.1 gives withoutActuallyEscaping's run-time check the length of the unmapped source path (the text is
+#   the mapped one): the shipped code does not use it (Sources/PNCrypt/Messages/MessageStream.swift).
 # - The compiler writes macro expansions (the standard library's @TaskLocal) to TMPDIR/swift-generated-sources,
 #   and how their path is split in the line table depends on what it shares with the checkout's: a TMPDIR inside
 #   the build folder gives the same split, and the same mapped path, in any folder.
@@ -60,7 +64,8 @@ case "$scratch/" in
     *) FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$scratch=build") ;;
 esac
 FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$(pwd -P)=."
-        -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs)
+        -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
+        -Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen)
 mkdir -p "$scratch/tmp"
 export TMPDIR="$scratch/tmp"
 # Hardening (docs/security.md, "The release binaries"): full RELRO, the relocated data read-only and every symbol
