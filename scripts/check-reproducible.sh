@@ -106,7 +106,8 @@ for i in 0 1; do
     started=$(date +%s)
     (cd "$src" && env -u PNCRYPT_BUILD_SCRATCH scripts/dist.sh "$WORK/out$((i + 1))" > "$WORK/dist$((i + 1)).log" 2>&1) \
         || { tail -30 "$WORK/dist$((i + 1)).log" >&2; echo "check-reproducible: build $((i + 1)) failed" >&2; exit 1; }
-    times+=($(( $(date +%s) - started )))
+    elapsed=$(( $(date +%s) - started ))
+    times+=("$elapsed")
 done
 if compare "$WORK/out1" "$WORK/out2"; then
     echo "check-reproducible: $commit: two builds from clean (${times[0]} s and ${times[1]} s), the same bytes"
