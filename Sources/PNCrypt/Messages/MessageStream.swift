@@ -178,12 +178,13 @@ public struct MessageStream: Sendable {
     ///   - progress: called after each batch is written.
     /// - Throws: `invalidValue` for bad settings or a line longer than `maxLineLength`; `io` when reading fails;
     ///   the sink's error; with `stopOnFailure`, the first failed line's error.
-    package func run(reading read: Reader, to sink: ByteSink,
+    package func run(reading read: Reader, to sink: @escaping ByteSink,
                      statuses: @escaping (MessageStatus) -> Void = { _ in },
                      progress: ((Progress) -> Void)? = nil) throws(PNCryptError) -> Summary {
-        // `statuses` is escaping (the session keeps it) rather than passed through `withoutActuallyEscaping`,
-        // whose run-time check names this file with the length of its unmapped path (Swift 6.3.1): the release
-        // binaries would differ between checkouts in folders of different lengths (scripts/check-reproducible.sh).
+        // `sink` and `statuses` are escaping (the session keeps `statuses`; the reader's body captures `sink`)
+        // rather than passed through `withoutActuallyEscaping`, whose run-time check names this file with the
+        // length of its unmapped path (Swift 6.3.1): the release binaries would differ between checkouts in folders
+        // of different lengths (scripts/check-reproducible.sh).
         let session = try Session(self, statuses: statuses, progress: progress)
         try read(batchBytes) { (chunk) throws(PNCryptError) in
             try session.update(chunk, sink)
