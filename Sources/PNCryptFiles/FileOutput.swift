@@ -50,19 +50,26 @@ package final class FileOutput {
     /// without an input file): a path that leads to the same file is refused (`sameAsInput`, naming the input).
     /// Without `streams`, a path that is not a regular file is refused (`notRegular`) without being opened
     /// (opening a FIFO waits for a reader).
-    package init(_ path: String, input: (info: stat, name: String)?, streams: Bool, cleanupOnSignal: Bool)
+    package convenience init(_ path: String, input: (info: stat, name: String)?, streams: Bool,
+                             cleanupOnSignal: Bool) throws(FileError) {
+        try self.init(path, inputs: input.map { [$0] } ?? [], streams: streams, cleanupOnSignal: cleanupOnSignal)
+    }
+
+    /// `init(_:input:streams:cleanupOnSignal:)` for a run that reads several input files (`conformance --junit`):
+    /// a path that leads to any of them is refused.
+    package init(_ path: String, inputs: [(info: stat, name: String)], streams: Bool, cleanupOnSignal: Bool)
         throws(FileError) {
         (self.path, self.cleanupOnSignal) = (path, cleanupOnSignal)
         // Here for what `OutputTarget.open` does not compare (a device, a FIFO or a descriptor that is the input);
         // it compares a regular file's resolved location again, without a race through a swapped link.
-        if let input {
-            var output = stat()
-            if stat(path, &output) == 0 && output.st_dev == input.info.st_dev && output.st_ino == input.info.st_ino {
+        var output = stat()
+        if !inputs.isEmpty && stat(path, &output) == 0 {
+            for input in inputs where output.st_dev == input.info.st_dev && output.st_ino == input.info.st_ino {
                 throw .sameAsInput(input.name)
             }
         }
         let named = getenv("PNCRYPT_TEST_NAMED_TEMPORARY").map { String(cString: $0) == "1" } ?? false
-        let target = try OutputTarget.open(path, input: input, namedTemporary: named, openStreams: streams)
+        let target = try OutputTarget.open(path, inputs: inputs, namedTemporary: named, openStreams: streams)
         switch target {
         case .file(let output):
             (file, ownedDescriptor, canTakeBack) = (output, -1, true)

@@ -26,11 +26,11 @@ enum OutputTarget {
     /// A regular file to create or replace, all or nothing.
     case file(AtomicOutputFile)
 
-    /// Resolves `path` and opens what it leads to. `input` is the input file's `stat` and name: a path leading to the
-    /// same file is refused. With `namedTemporary`, the output is written under a temporary name even where the file
+    /// Resolves `path` and opens what it leads to. `inputs` are the input files' `stat` and names: a path leading to
+    /// one of them is refused. With `namedTemporary`, the output is written under a temporary name even where the file
     /// system offers `O_TMPFILE` (to test that path). Without `openStreams`, a device or FIFO is not opened (opening a
     /// FIFO waits for a reader): `.stream(-1)`.
-    static func open(_ path: String, input: (info: stat, name: String)? = nil, namedTemporary: Bool = false,
+    static func open(_ path: String, inputs: [(info: stat, name: String)] = [], namedTemporary: Bool = false,
                              openStreams: Bool = true) throws(FileError) -> OutputTarget {
         if let number = OutputPaths.descriptorNumber(path) { return .descriptor(number) }
         let resolved = try OutputPaths.resolve(path, openStreams: openStreams)
@@ -40,8 +40,9 @@ enum OutputTarget {
         case .stream(let fd):
             return .stream(fd)
         case .file(let location):
-            if let input, let existing = location.existing,
-               input.info.st_dev == existing.st_dev && input.info.st_ino == existing.st_ino {
+            if let existing = location.existing, let input = inputs.first(where: {
+                $0.info.st_dev == existing.st_dev && $0.info.st_ino == existing.st_ino
+            }) {
                 location.close()
                 throw .sameAsInput(input.name)
             }

@@ -9,13 +9,14 @@ import Synchronization
 import PNCryptPlatform
 
 /// What every signal that would end the process does: removes what the run created (the named temporary file,
-/// where the file system has no `O_TMPFILE`; a nameless one vanishes by itself) and exits 128 + signal, with no
+/// where the file system has no `O_TMPFILE`; a nameless one vanishes by itself), kills the process group of a child
+/// it started in a group of its own (`setChildGroup`: the conformance peer) and exits 128 + signal, with no
 /// backtrace. A crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS) does the same and prints one
 /// line, never registers or memory: these handlers replace the Swift runtime's backtracer.
 ///
 /// The handlers may only make async-signal-safe calls: the folder descriptor and the name wait in memory
-/// allocated before any handler is installed, and the handlers call only `unlinkat`, `write` and `_exit`. The name
-/// is changed only with the signals blocked. A signal the parent set to be ignored (`nohup`) stays ignored.
+/// allocated before any handler is installed, and the handlers call only `unlinkat`, `kill`, `write` and `_exit`.
+/// The name is changed only with the signals blocked. A signal the parent set to be ignored (`nohup`) stays ignored.
 /// One temporary at a time is registered (`FileOutput` with `cleanupOnSignal`): the CLI writes one output.
 package enum SignalCleanup {
     /// The signals whose default action ends the process, other than crashes.
@@ -67,11 +68,15 @@ package enum SignalCleanup {
         Signals.install({ number in
             let name = SignalCleanup.name
             if name[0] != 0 { unlinkat(SignalCleanup.folder, name, 0) }
+            let group = SignalCleanup.childGroup.load(ordering: .sequentiallyConsistent)
+            if group > 0 { kill(-group, SIGKILL) }
             _exit(128 + number)
         }, for: endings)
         Signals.install({ number in
             let name = SignalCleanup.name
             if name[0] != 0 { unlinkat(SignalCleanup.folder, name, 0) }
+            let group = SignalCleanup.childGroup.load(ordering: .sequentiallyConsistent)
+            if group > 0 { kill(-group, SIGKILL) }
             let digits = SignalCleanup.digits
             var count = 0
             if number >= 10 {
@@ -84,6 +89,16 @@ package enum SignalCleanup {
             _ = write(STDERR_FILENO, SignalCleanup.crashSuffix, strlen(SignalCleanup.crashSuffix))
             _exit(128 + number)
         }, for: crashes, flags: SA_ONSTACK)
+    }
+
+    /// The process group of a child the run started in a group of its own (the conformance peer), killed by any
+    /// signal that ends the process; 0 when there is none.
+    static let childGroup = Atomic<Int32>(0)
+
+    /// Makes `group` (a process group of the run's children, 0 for none) the group killed on a signal. Call it with
+    /// the signals blocked between starting the group and this call (`PeerProcess` does).
+    package static func setChildGroup(_ group: pid_t) {
+        childGroup.store(group, ordering: .sequentiallyConsistent)
     }
 
     /// Makes the named temporary of `file` (if it has one) the file removed on a signal.

@@ -1,4 +1,5 @@
-// `pncrypt conformance --peer CMD` (docs/conformance.md): what the peer says of itself.
+// `pncrypt conformance --peer CMD` (docs/conformance.md): what the peer says of itself, and the differences it
+// declares (each names a family, the checks, and the one outcome it excuses).
 
 import PNCrypt
 
@@ -14,13 +15,99 @@ public struct ConformancePeerInfo: Sendable {
     public var schemes: [String]?
     /// The publish style it claims (a `--style` name), when it names one.
     public var style: String?
-    /// The differences from pncrypt the adapter declares: check id patterns (`*` matches any run of characters)
-    /// and the reason for each.
-    public var differences: [(pattern: String, reason: String)]
+    /// The differences from pncrypt the adapter declares.
+    public var differences: [ConformanceDifference]
 
-    /// The reason declared for check `id`, if one of the patterns matches it.
-    public func declaredDifference(_ id: String) -> String? {
-        differences.first { Self.matches(id, $0.pattern) }?.reason
+    /// The declared difference that excuses a disagreement of check `id` in `family` whose shape is one of
+    /// `shapes`; nil when none does.
+    public func excuse(_ id: String, family: String, shapes: Set<ConformanceDifference.Outcome>)
+        -> ConformanceDifference? {
+        differences.first { $0.covers(id, family: family) && shapes.contains($0.outcome) }
+    }
+
+    /// The declared differences whose checks take in `id` (of `family`), whatever the outcome they excuse.
+    public func declarations(for id: String, family: String) -> [ConformanceDifference] {
+        differences.filter { $0.covers(id, family: family) }
+    }
+}
+
+/// A difference from pncrypt that a peer declares in `hello` (docs/conformance.md, "Known differences"): the
+/// checks it covers, named within one family, and the one outcome it excuses. A check it covers that disagrees in
+/// another way is a failure.
+public struct ConformanceDifference: Sendable, Hashable {
+    /// The shape of a disagreement that a declared difference can excuse. A disagreement that has none of these
+    /// shapes (a corrupted plaintext, other bytes, a wrong-key message read as a value, a dead or hung peer) is
+    /// never excused.
+    public enum Outcome: String, CaseIterable, Hashable, Sendable {
+        /// The peer accepts what must fail: a `decryption_error`, `unknown_cryptor` or `encryption_error` vector
+        /// was answered with a value. (Never a message under the wrong key: that must fail in every SDK.)
+        case accepts
+        /// The peer rejects what must succeed: an error answer, or a message marked as not decrypted.
+        case rejects
+        /// A string whose text is JSON came back as that JSON's value.
+        case jsonValue = "json-value"
+        /// Text came back as `null` (an SDK that parses its plaintexts as JSON and gives null when they are not).
+        case null
+        /// The value is the expected one with every number as a Double (integers beyond 2^53 rounded).
+        case numbersAsDoubles = "numbers-as-doubles"
+        /// A number, boolean or null came back as a string.
+        case scalarsAsText = "scalars-as-text"
+        /// The message came back as it was received (its ciphertext), not decrypted, with no error.
+        case asReceived = "as-received"
+        /// A publish body holds the expected value, in other bytes (another member order, other number spellings).
+        case sameValue = "same-value"
+
+        /// The outcomes' names, for error messages.
+        static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+    }
+
+    /// Why a peer's declaration was refused.
+    public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
+        /// One line saying what is wrong (the peer's text in it is not escaped: the caller escapes for terminals).
+        public var description: String
+    }
+
+    /// The family of the checks (a vector file's name, `publish`, `messages` or `envelopes`).
+    public var family: String
+    /// The check id pattern within the family (`*` matches any run of characters).
+    public var pattern: String
+    /// The one outcome it excuses.
+    public var outcome: Outcome
+    /// Why the SDK differs (the SDK code behind it).
+    public var reason: String
+
+    /// A declaration: `checks` entry `FAMILY/PATTERN`, where FAMILY is literal (no `*`) and PATTERN not empty, and
+    /// `outcome` one of `Outcome`'s names.
+    /// - Throws: `Refusal` for a pattern that names no family (`*`, `**`, `*-*`, `*/must-fail`), no checks, or an
+    ///   outcome that is missing or not known.
+    public init(check: String, outcome: String?, reason: String) throws(Refusal) {
+        guard let outcome else {
+            throw Refusal(description: "the declared difference for \"\(check)\" names no outcome it excuses "
+                          + "(\"outcome\": one of \(Outcome.names))")
+        }
+        guard let known = Outcome(rawValue: outcome) else {
+            throw Refusal(description: "the declared difference for \"\(check)\" has the outcome \"\(outcome)\", "
+                          + "which is not one of \(Outcome.names)")
+        }
+        guard let slash = check.firstIndex(of: "/"), slash != check.startIndex,
+              !check[..<slash].contains("*") else {
+            throw Refusal(description: "the declared difference \"\(check)\" names no family: a pattern is "
+                          + "FAMILY/CHECKS, with the family written out (spec, generated, negative, publish, "
+                          + "messages, envelopes, ...) and no \"*\" before the first \"/\"")
+        }
+        let rest = check[check.index(after: slash)...]
+        guard !rest.isEmpty else {
+            throw Refusal(description: "the declared difference \"\(check)\" names no checks after its family")
+        }
+        family = String(check[..<slash])
+        pattern = String(rest)
+        self.outcome = known
+        self.reason = reason
+    }
+
+    /// Whether the declaration's checks take in check `id` of `family`.
+    public func covers(_ id: String, family: String) -> Bool {
+        family == self.family && Self.matches(id, pattern)
     }
 
     /// Whether `id` matches `pattern`, in which `*` stands for any run of characters.

@@ -31,8 +31,11 @@ public struct ConformanceReport: Sendable {
     public var skipped: Int { checks.count { $0.outcome == .skipped } }
     /// Checks that disagreed where the peer declared a difference.
     public var known: Int { checks.count { $0.outcome == .known } }
-    /// Whether everything that ran agreed (and the run was not cut short).
-    public var agreed: Bool { failed == 0 && fatal == nil && passed > 0 }
+    /// Whether everything that ran agreed (and the run was not cut short): no failure, something passed, and the
+    /// declared differences excused no more checks than agreed (a peer cannot excuse its way to agreement).
+    public var agreed: Bool { failed == 0 && fatal == nil && passed > 0 && !excusesOutweigh }
+    /// Whether the declared differences excused more checks than agreed (then the run has not agreed).
+    public var excusesOutweigh: Bool { known > passed }
 
     /// Passed, failed and skipped counts per family, families in the order first seen.
     public var families: [(family: String, passed: Int, failed: Int, skipped: Int, known: Int)] {

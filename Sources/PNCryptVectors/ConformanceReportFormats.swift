@@ -5,16 +5,19 @@ import PNCrypt
 
 extension ConformanceReport {
     /// The report as text: the peer, one `FAIL` line per failing check (with what was sent and what came back), a
-    /// line per family, and `N passed, N failed, N skipped`.
-    public func text(verbose: Bool = false) -> String {
+    /// line per family, and `N passed, N failed, N skipped`. Every text that comes from the peer or a vector (its
+    /// name, errors, answers, standard error, check details) passes `escape`, which must give one line of it with
+    /// nothing a terminal acts on: the CLI passes its terminal escaper (control characters, newline included, as
+    /// `\xNN`), whatever the output is, so that no peer can write a line of the report.
+    public func text(verbose: Bool = false, escape: (String) -> String) -> String {
         var lines: [String] = []
         if let peer {
-            var about = "peer: \(peer.name) \(peer.version)"
-            if let style = peer.style { about += ", style \(style)" }
-            if let schemes = peer.schemes { about += ", schemes \(schemes.joined(separator: " "))" }
+            var about = "peer: \(escape(peer.name)) \(escape(peer.version))"
+            if let style = peer.style { about += ", style \(escape(style))" }
+            if let schemes = peer.schemes { about += ", schemes \(escape(schemes.joined(separator: " ")))" }
             lines.append(about)
         } else {
-            lines.append("peer: \(command) (no hello)")
+            lines.append("peer: \(escape(command)) (no hello)")
         }
         for check in checks where check.outcome == .failed || (verbose && check.outcome != .passed) {
             let tag = switch check.outcome {
@@ -22,26 +25,30 @@ extension ConformanceReport {
             case .known: "KNOWN"
             default: "SKIP"
             }
-            lines.append("\(tag) \(check.family) \(check.id): \(check.detail)")
-            if !check.sent.isEmpty { lines.append("  sent: \(check.sent)") }
-            if !check.got.isEmpty { lines.append("  got:  \(check.got)") }
+            lines.append("\(tag) \(escape(check.family)) \(escape(check.id)): \(escape(check.detail))")
+            if !check.sent.isEmpty { lines.append("  sent: \(escape(check.sent))") }
+            if !check.got.isEmpty { lines.append("  got:  \(escape(check.got))") }
         }
         for family in families {
-            lines.append("  \(family.family): \(family.passed) passed, \(family.failed) failed, "
+            lines.append("  \(escape(family.family)): \(family.passed) passed, \(family.failed) failed, "
                          + "\(family.skipped) skipped"
-                         + (family.known > 0 ? ", \(family.known) known differences" : ""))
+                         + (family.known > 0 ? ", \(family.known) known differences" : "")
+                         + (family.passed == 0 ? " (not covered: nothing in it agreed)" : ""))
         }
         if restarts > 0 { lines.append("the peer was started again \(restarts) time\(restarts == 1 ? "" : "s")") }
-        if let fatal { lines.append("stopped: \(fatal)") }
+        if let fatal { lines.append("stopped: \(escape(fatal))") }
         if !peerStderr.isEmpty && (fatal != nil || restarts > 0) {
-            lines.append("the peer's standard error ended with:")
             var tail = Substring(peerStderr)
             while tail.last == "\n" { tail = tail.dropLast() }
-            lines += tail.split(separator: "\n", omittingEmptySubsequences: false).suffix(20).map { "  | " + $0 }
+            lines.append("the peer's standard error ended with: \(escape(String(tail)))")
         }
         if known > 0 {
             lines.append("\(known) known difference\(known == 1 ? "" : "s") declared by the peer "
                          + "(--verbose lists them)")
+        }
+        if excusesOutweigh {
+            lines.append("not agreed: the declared differences excuse \(known) checks, more than the \(passed) "
+                         + "that agreed")
         }
         lines.append("\(passed) passed, \(failed) failed, \(skipped) skipped")
         return lines.joined(separator: "\n") + "\n"
@@ -74,7 +81,7 @@ extension ConformanceReport {
         root.append(.array(families.map { f in
             .object(["family": .string(f.family), "passed": .number(JSONNumber(f.passed)),
                      "failed": .number(JSONNumber(f.failed)), "skipped": .number(JSONNumber(f.skipped)),
-                     "known": .number(JSONNumber(f.known))])
+                     "known": .number(JSONNumber(f.known)), "covered": .bool(f.passed > 0)])
         }), forKey: "families")
         root.append(.array(checks.filter { $0.outcome == .failed }.map(check)), forKey: "failures")
         root.append(.array(checks.filter { $0.outcome == .known }.map(check)), forKey: "known_differences")

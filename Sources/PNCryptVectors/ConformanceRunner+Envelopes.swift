@@ -39,33 +39,48 @@ extension ConformanceRunner {
                                        "scheme": .string(scheme == "none" ? Scheme.headerlessPair.fixed.rawValue
                                                          : scheme),
                                        "key": .string(key), "body": .string(encrypted)]
-            judge(id + "/peer-decrypts", family, "peer-decrypts", ask(request)) { answer in
+            // The first message that disagrees is reported; every one must have the declared outcome's shape (a
+            // message that must fail but came back as a value has none).
+            let verdicts = { (answer: JSONValue) -> [(problem: String, shapes: Shapes)]? in
+                guard let got = answer["messages"]?.arrayValue, got.count == expected.count else { return nil }
+                return got.enumerated().compactMap { position, entry in
+                    Self.envelopeMessageVerdict(entry, position: position, expected: expected[position],
+                                                original: originals[position].value,
+                                                mustFail: failed.contains(expected[position].place))
+                }
+            }
+            judge(id + "/peer-decrypts", family, "peer-decrypts", ask(request), shapes: { answer in
+                // Another count of messages has no excusable shape.
+                guard let list = verdicts(answer) else { return [] }
+                return list.reduce(Set(ConformanceDifference.Outcome.allCases)) { $0.intersection($1.shapes) }
+            }) { answer in
                 guard let got = answer["messages"]?.arrayValue else { return #"no "messages" list in the answer"# }
                 guard got.count == expected.count else {
                     return "\(got.count) messages, expected \(expected.count)"
                 }
-                for (position, entry) in got.enumerated() {
-                    let want = expected[position]
-                    let value = entry["message"] ?? .null
-                    if failed.contains(want.place) {
-                        let marked = entry["error"] == .bool(true) || value == .string(DecryptionPolicy.markerText)
-                            || value == originals[position].value
-                        if !marked {
-                            return "message \(position) (\(want.place)) must fail to decrypt, got " + Self.cut(value)
-                        }
-                    } else {
-                        if entry["error"] == .bool(true) {
-                            return "message \(position) (\(want.place)): the peer reported a decryption error"
-                        }
-                        if !ConformanceValues.same(value, want.value) {
-                            return "message \(position) (\(want.place)) is " + Self.cut(value) + ", expected "
-                                + Self.cut(want.value)
-                        }
-                    }
-                }
-                return nil
+                return verdicts(answer)?.first?.problem
             }
         }
+    }
+
+    /// What is wrong with message `position` of an envelope answer (`entry`), and the shapes of that
+    /// disagreement; nil when it agrees. A message that must fail agrees when it is marked (an error flag, the
+    /// marker, or the message as received); one that came back as a value has no excusable shape.
+    static func envelopeMessageVerdict(_ entry: JSONValue, position: Int,
+                                       expected want: (place: String, value: JSONValue), original: JSONValue,
+                                       mustFail: Bool) -> (problem: String, shapes: Shapes)? {
+        let value = entry["message"] ?? .null
+        let flagged = entry["error"] == .bool(true)
+        if mustFail {
+            let marked = flagged || value == .string(DecryptionPolicy.markerText) || value == original
+            return marked ? nil : ("message \(position) (\(want.place)) must fail to decrypt, got " + cut(value), [])
+        }
+        if flagged {
+            return ("message \(position) (\(want.place)): the peer reported a decryption error", [.rejects])
+        }
+        guard !ConformanceValues.same(value, want.value) else { return nil }
+        return ("message \(position) (\(want.place)) is " + cut(value) + ", expected " + cut(want.value),
+                valueShapes(value, expected: want.value, received: original))
     }
 
     /// Where a message sits, as `failures` names it.

@@ -5,13 +5,22 @@ import PNCrypt
 extension ConformanceRunner {
     // MARK: Recording
 
+    typealias Shapes = Set<ConformanceDifference.Outcome>
+
+    /// Records a check. A failure whose disagreement has one of `shapes` and that a declared difference covering
+    /// the check excuses (that outcome) becomes known; any other failure stays a failure, declared or not.
     func record(id: String, family: String, direction: String, _ outcome: ConformanceCheck.Outcome,
-                        _ detail: String = "", exchanged: Bool = false) {
+                _ detail: String = "", exchanged: Bool = false, shapes: Shapes = []) {
         var outcome = outcome
         var detail = detail
-        if outcome == .failed, let reason = info?.declaredDifference(id) {
-            outcome = .known
-            detail = "known difference (\(reason)): \(detail)"
+        if outcome == .failed, let info {
+            if let excuse = info.excuse(id, family: family, shapes: shapes) {
+                outcome = .known
+                detail = "known difference (\(excuse.outcome.rawValue): \(excuse.reason)): \(detail)"
+            } else if let declared = info.declarations(for: id, family: family).first {
+                detail += " (the peer declares a difference here that excuses only \"\(declared.outcome.rawValue)\": "
+                    + "this disagreement is not that)"
+            }
         }
         checks.append(ConformanceCheck(id: id, family: family, direction: direction, outcome: outcome,
                                        detail: detail, sent: exchanged ? lastSent : "",
@@ -19,9 +28,13 @@ extension ConformanceRunner {
         if checks.count % 100 == 0 { progress?(checks.count) }
     }
 
-    /// Records a check from the peer's answer: `judge` returns nil when it agrees, else what is wrong.
+    /// Records a check from the peer's answer: `judge` returns nil when it agrees, else what is wrong. The shape of
+    /// a disagreement (what a declared difference may excuse): an error where a value was due `rejects`; a value
+    /// where a failure was due `accepts` (unless `shapes` says otherwise: a wrong key's answer has no excusable
+    /// shape); a wrong value whatever `shapes` finds in it; a broken peer none.
     func judge(_ id: String, _ family: String, _ direction: String, _ answer: Answer,
-                       expectFailure: Bool = false, _ judge: (JSONValue) -> String?) {
+               expectFailure: Bool = false, shapes: ((JSONValue) -> Shapes)? = nil,
+               _ judge: (JSONValue) -> String?) {
         switch answer {
         case .unsupported:
             record(id: id, family: family, direction: direction, .skipped, "the peer does not support it")
@@ -32,15 +45,74 @@ extension ConformanceRunner {
                 record(id: id, family: family, direction: direction, .passed)
             } else {
                 record(id: id, family: family, direction: direction, .failed, "the peer failed: \(message)",
-                       exchanged: true)
+                       exchanged: true, shapes: [.rejects])
             }
         case .value(let value):
             if let problem = judge(value) {
-                record(id: id, family: family, direction: direction, .failed, problem, exchanged: true)
+                let found = shapes?(value) ?? (expectFailure ? [.accepts] : [])
+                record(id: id, family: family, direction: direction, .failed, problem, exchanged: true,
+                       shapes: found)
             } else {
                 record(id: id, family: family, direction: direction, .passed)
             }
         }
+    }
+
+    /// The shapes of a disagreement where the peer gave `got` for the value `expected` (`received`: the message
+    /// as it was received, when there was one).
+    static func valueShapes(_ got: JSONValue, expected: JSONValue, received: JSONValue? = nil) -> Shapes {
+        var shapes: Shapes = []
+        if case .string(let text) = expected, let inner = try? JSONValue(parsing: text),
+           ConformanceValues.same(got, inner) {
+            shapes.insert(.jsonValue)
+        }
+        if got == .null { shapes.insert(.null) }
+        if ConformanceValues.same(got, expected, numbersAsDoubles: true) { shapes.insert(.numbersAsDoubles) }
+        if case .string(let text) = got, isScalarText(text, of: expected) { shapes.insert(.scalarsAsText) }
+        if let received, got == received { shapes.insert(.asReceived) }
+        return shapes
+    }
+
+    /// Whether `text` is how an SDK that hands over strings writes the scalar `value`: its JSON text; a number of
+    /// the same value to 14 significant digits (PHP writes a float with `precision` 14: 2^63 as
+    /// "9.2233720368548E+18"); `true` as "1" and `false` as "" (PHP's string conversion).
+    static func isScalarText(_ text: String, of value: JSONValue) -> Bool {
+        switch value {
+        case .number(let number):
+            guard text != number.literal else { return true }
+            guard let got = Double(text), let want = Double(number.literal), got.isFinite, want.isFinite else {
+                return false
+            }
+            // Rounding to 14 significant digits moves a number by at most 5e-14 of itself.
+            return got == want || abs(got - want) <= abs(want) * 6e-14
+        case .bool(let flag):
+            return text == (flag ? "true" : "false") || text == (flag ? "1" : "")
+        case .null:
+            return text == "null"
+        default:
+            return false
+        }
+    }
+
+    /// The shapes of a wrong `decrypt_text` answer for the plaintext `expected`: the text or value it gave, read as
+    /// `valueShapes` reads a value (the expected text as JSON when it is JSON).
+    static func textShapes(_ answer: JSONValue, expected: String) -> Shapes {
+        let got = answer["value"] ?? answer["text"] ?? .null
+        let want = (try? JSONValue(parsing: expected)) ?? .string(expected)
+        var shapes = valueShapes(got, expected: want)
+        if answer["text"] != nil { shapes.remove(.null) }
+        return shapes
+    }
+
+    /// The shapes of a publish body that is not the expected one: `same-value` when it holds the message's value,
+    /// `numbers-as-doubles` when it holds it with numbers as Doubles.
+    static func bodyShapes(_ answer: JSONValue, message: JSONValue, scheme: Scheme) -> Shapes {
+        guard let body = answer["body"]?.stringValue, let plaintext = plaintext(ofBody: body, scheme: scheme),
+              let value = try? JSONValue(parsing: plaintext) else { return [] }
+        var shapes: Shapes = []
+        if ConformanceValues.same(value, message) { shapes.insert(.sameValue) }
+        if ConformanceValues.same(value, message, numbersAsDoubles: true) { shapes.insert(.numbersAsDoubles) }
+        return shapes
     }
 
     // MARK: Comparisons
@@ -102,21 +174,26 @@ extension ConformanceRunner {
 /// JSON values compared as SDKs hold them: numbers by value, objects without regard to member order (Go sorts
 /// keys), a repeated key by its last value.
 enum ConformanceValues {
-    static func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
+    /// Whether `a` and `b` are the same value; with `numbersAsDoubles`, every number compared as the Double
+    /// nearest to it (integers too).
+    static func same(_ a: JSONValue, _ b: JSONValue, numbersAsDoubles: Bool = false) -> Bool {
         switch (a, b) {
         case (.number(let x), .number(let y)):
             if x.literal == y.literal { return true }
+            if numbersAsDoubles, let p = Double(x.literal), let q = Double(y.literal) { return p == q }
             // Integers exactly (an SDK keeps them of any size); anything else as the Double every SDK holds.
             if isInteger(x.literal) && isInteger(y.literal) { return canonical(x.literal) == canonical(y.literal) }
             if let p = Double(x.literal), let q = Double(y.literal) { return p == q }
             return false
         case (.array(let x), .array(let y)):
-            return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+            return x.count == y.count && zip(x, y).allSatisfy { same($0, $1, numbersAsDoubles: numbersAsDoubles) }
         case (.object(let x), .object(let y)):
             let left = lastValues(x), right = lastValues(y)
             guard left.count == right.count else { return false }
             for (key, value) in left {
-                guard let other = right[key], same(value, other) else { return false }
+                guard let other = right[key], same(value, other, numbersAsDoubles: numbersAsDoubles) else {
+                    return false
+                }
             }
             return true
         default:

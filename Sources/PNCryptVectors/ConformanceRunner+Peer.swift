@@ -6,7 +6,7 @@ extension ConformanceRunner {
     // MARK: The peer
 
     func start() throws(PeerProcess.Failure) {
-        peer = try PeerProcess(command: command)
+        peer = try PeerProcess(command: command, groupChanged: peerGroup)
     }
 
     /// Whether the peer said it has `op` (true when it listed no ops).
@@ -76,22 +76,33 @@ extension ConformanceRunner {
         }
     }
 
-    static func peerInfo(_ hello: JSONValue) -> ConformancePeerInfo {
+    /// What the peer said of itself in `hello`, and the first of its declared differences that is refused (a
+    /// pattern that names no family, an outcome missing or not known), which stops the run.
+    static func peerInfo(_ hello: JSONValue) -> (info: ConformancePeerInfo, refused: String?) {
         func strings(_ key: String) -> [String]? {
             hello[key]?.arrayValue.map { $0.compactMap(\.stringValue) }
         }
-        var differences: [(pattern: String, reason: String)] = []
+        var differences: [ConformanceDifference] = []
+        var refused: String?
         for entry in hello["differences"]?.arrayValue ?? [] {
             let reason = entry["reason"]?.stringValue ?? "(no reason given)"
+            let outcome = entry["outcome"]?.stringValue
             for pattern in entry["checks"]?.arrayValue ?? [] {
-                if let pattern = pattern.stringValue, !pattern.isEmpty, pattern != "*" {
-                    differences.append((pattern, reason))
+                do throws(ConformanceDifference.Refusal) {
+                    guard let pattern = pattern.stringValue else {
+                        throw ConformanceDifference.Refusal(description: "a declared difference's checks are "
+                                                            + "not all strings")
+                    }
+                    differences.append(try ConformanceDifference(check: pattern, outcome: outcome, reason: reason))
+                } catch {
+                    refused = refused ?? "\(error)"
                 }
             }
         }
-        return ConformancePeerInfo(name: hello["name"]?.stringValue ?? "(unnamed)",
-                                   version: hello["version"]?.stringValue ?? "(no version)",
-                                   ops: strings("ops"), schemes: strings("schemes"),
-                                   style: hello["style"]?.stringValue, differences: differences)
+        let info = ConformancePeerInfo(name: hello["name"]?.stringValue ?? "(unnamed)",
+                                       version: hello["version"]?.stringValue ?? "(no version)",
+                                       ops: strings("ops"), schemes: strings("schemes"),
+                                       style: hello["style"]?.stringValue, differences: differences)
+        return (info, refused)
     }
 }

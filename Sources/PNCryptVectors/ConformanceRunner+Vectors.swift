@@ -36,7 +36,8 @@ extension ConformanceRunner {
             }
             if let text = v.plaintext, !plaintext.isEmpty {
                 let request = Self.request(base, op: "decrypt_text", ["data": v.ciphertext ?? ""])
-                judge(id + "/peer-decrypts-text", family, "peer-decrypts", ask(request)) { answer in
+                judge(id + "/peer-decrypts-text", family, "peer-decrypts", ask(request),
+                      shapes: { Self.textShapes($0, expected: text) }) { answer in
                     Self.compareText(answer, text)
                 }
             }

@@ -46,16 +46,20 @@ public final class ConformanceRunner {
     var lastStderr: [UInt8] = []
     var requestID = 0
     let progress: ((Int) -> Void)?
+    let peerGroup: (pid_t) -> Void
     /// The last request line sent and the answer line received, for the report.
     var lastSent = ""
     var lastGot = ""
 
     /// A runner for the peer `command` (run as `/bin/sh -c command`); `progress` is told the number of checks done
-    /// now and then.
-    public init(command: String, options: Options = Options(), progress: ((Int) -> Void)? = nil) {
+    /// now and then; `peerGroup` the process group of each peer started and 0 when it is gone (`PeerProcess`), for
+    /// a signal handler that kills the peer before the program ends.
+    public init(command: String, options: Options = Options(), progress: ((Int) -> Void)? = nil,
+                peerGroup: @escaping (pid_t) -> Void = { _ in }) {
         self.command = command
         self.options = options
         self.progress = progress
+        self.peerGroup = peerGroup
     }
 
     /// Runs every check and returns the report. Never throws and never waits longer than the timeout per request:
@@ -76,7 +80,9 @@ public final class ConformanceRunner {
         if fatal == nil {
             switch ask(["op": "hello"], hello: true) {
             case .value(let hello):
-                info = Self.peerInfo(hello)
+                let read = Self.peerInfo(hello)
+                info = read.info
+                fatal = read.refused.map { "the peer's hello was refused: \($0)" }
             case .error(let message):
                 fatal = "the peer refused hello: \(message)"
             case .unsupported:
@@ -96,27 +102,41 @@ public final class ConformanceRunner {
                                  peerStderr: String(decoding: lastStderr, as: UTF8.self))
     }
 
-    func runAll() {
+    /// The files a run over `paths` reads: the vector files, the envelope vector files (a folder's `envelopes/`,
+    /// and files named `envelopes.json` or `recorded.json`), and the paths where there is no vector file or folder.
+    public static func inputFiles(_ paths: [String]) -> (vectors: [String], envelopes: [String], missing: [String]) {
         var files: [String] = []
         var envelopeFiles: [String] = []
-        for path in options.paths {
+        var missing: [String] = []
+        for path in paths {
             guard let listed = try? TestVectorChecker.files(at: path) else {
-                record(id: path, family: "files", direction: "read", .failed, "no vector file or folder there")
+                missing.append(path)
                 continue
             }
-            files += listed
+            for file in listed {
+                let family = family(of: file)
+                if family == "envelopes" || family == "recorded" {
+                    envelopeFiles.append(file)
+                } else {
+                    files.append(file)
+                }
+            }
             if VectorFiles.isDirectory(path) == true {
                 let folder = (path.hasSuffix("/") ? path : path + "/") + "envelopes"
                 if let more = try? TestVectorChecker.files(at: folder) { envelopeFiles += more }
             }
         }
+        return (files, envelopeFiles, missing)
+    }
+
+    func runAll() {
+        let (files, envelopeFiles, missing) = Self.inputFiles(options.paths)
+        for path in missing {
+            record(id: path, family: "files", direction: "read", .failed, "no vector file or folder there")
+        }
         var styleMessages: [(name: String, text: String)] = []
         for file in files {
             let family = Self.family(of: file)
-            if family == "envelopes" || family == "recorded" {
-                envelopeFiles.append(file)
-                continue
-            }
             let loaded: TestVectorFile
             do {
                 loaded = try TestVectorFile.load(path: file)

@@ -1,7 +1,9 @@
 // The peer of `pncrypt conformance`: a command started once through `/bin/sh -c`, one JSON request a line on its
 // standard input, one JSON answer a line on its standard output (docs/conformance.md). The peer is untrusted: it may
 // die, hang, write garbage or write without end, and none of that may hang the harness. Every wait is a poll() with
-// a deadline; a peer past it is killed with its whole process group. POSIX only (no Foundation).
+// a deadline; a peer past it is killed with its whole process group. Its standard error is read through a pipe
+// and only the last `stderrLimit` bytes are kept; its environment has no `PNCRYPT_` variable (no key reaches it).
+// POSIX only (no Foundation).
 import PNCrypt
 import PNCryptPlatform
 
@@ -38,75 +40,115 @@ public final class PeerProcess {
 
     /// The longest answer line taken (a 1 MiB plaintext in Base64 and its JSON are well under it).
     public static let maxLineLength = 64 << 20
+    /// How much of the peer's standard error is kept: the last 64 KiB (the rest is read and dropped).
+    public static let stderrLimit = 64 << 10
 
     /// The shell command the peer runs.
     public let command: String
     private var pid: pid_t = -1
     private var toPeer: Int32 = -1
     private var fromPeer: Int32 = -1
-    private var stderrFile: Int32 = -1
+    private var fromStderr: Int32 = -1
+    /// The last `stderrLimit` bytes (at most) the peer wrote to its standard error.
+    private var stderrKept: [UInt8] = []
     private var pending: [UInt8] = []
     private var status: Int32?
+    /// Told the peer's process group when it starts and 0 when it is gone (see `init`).
+    private let groupChanged: (pid_t) -> Void
 
-    /// Starts `/bin/sh -c command` in a process group of its own, its standard error kept in an unlinked temporary
-    /// file in `TMPDIR` (read back by `stderrTail`), standard input and output on pipes.
+    /// The signals that end a process and may come from outside at any time: blocked while the peer is started and
+    /// its group handed to `groupChanged`, so that no signal can end the harness between the two.
+    private static let asynchronousEndings: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
+                                                       SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR]
+
+    /// Starts `/bin/sh -c command` in a process group of its own, standard input, output and error on pipes (only the
+    /// last `stderrLimit` bytes of its standard error are kept, for `stderrTail`), in the environment of this process
+    /// without any `PNCRYPT_` variable (`PNCRYPT_KEY`, `PNCRYPT_TO_KEY` and whatever else pncrypt reads).
+    ///
+    /// `groupChanged` is told the peer's process group once it runs (with the signals that end a process blocked,
+    /// so that a handler that kills the group it was told cannot miss it) and 0 once it is killed: a program's
+    /// signal handler kills that group before the program ends (the CLI's does).
     /// - Throws: `Failure.notStarted`.
-    public init(command: String) throws(Failure) {
+    public init(command: String, groupChanged: @escaping (pid_t) -> Void = { _ in }) throws(Failure) {
         self.command = command
+        self.groupChanged = groupChanged
         var input: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
+        var errors: [Int32] = [-1, -1]
         guard pipe(&input) == 0 else { throw .notStarted("pipe: \(Self.lastError())") }
         guard pipe(&output) == 0 else {
             close(input[0]); close(input[1])
             throw .notStarted("pipe: \(Self.lastError())")
         }
-        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((folder + "/pncrypt-peer-stderr-XXXXXX").utf8CString)
-        let errFD = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if errFD >= 0 {
-            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        guard pipe(&errors) == 0 else {
+            for fd in input + output { close(fd) }
+            throw .notStarted("pipe: \(Self.lastError())")
         }
         // Only the copies made for the child (dup2 clears the flag) cross exec.
-        for fd in input + output + [errFD] where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        if errFD >= 0 { posix_spawn_file_actions_adddup2(&actions, errFD, 2) }
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group (killed whole on a timeout); SIGPIPE as by default, whatever the harness does.
+        // Its own process group (killed whole on a timeout); SIGPIPE as by default, whatever the harness does; no
+        // signal blocked (the harness blocks some while it starts the peer).
         var defaults = sigset_t()
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attributes,
+                                 Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let arguments = ["/bin/sh", "-c", command]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var environment: [UnsafeMutablePointer<CChar>?] = Self.peerEnvironment().map { strdup($0) } + [nil]
+        defer { for pointer in environment { free(pointer) } }
+        var blocked = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&blocked)
+        for signal in Self.asynchronousEndings { sigaddset(&blocked, signal) }
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         var child: pid_t = 0
-        let result = posix_spawn(&child, "/bin/sh", &actions, &attributes, &argv, environ)
+        let result = posix_spawn(&child, "/bin/sh", &actions, &attributes, &argv, &environment)
         close(input[0])
         close(output[1])
+        close(errors[1])
         guard result == 0 else {
-            close(input[1]); close(output[0])
-            if errFD >= 0 { close(errFD) }
+            close(input[1]); close(output[0]); close(errors[0])
             throw .notStarted("/bin/sh: \(String(cString: strerror(result)))")
         }
         pid = child
+        groupChanged(child)
         toPeer = input[1]
         fromPeer = output[0]
-        stderrFile = errFD
-        _ = fcntl(toPeer, F_SETFL, fcntl(toPeer, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fromPeer, F_SETFL, fcntl(fromPeer, F_GETFL) | O_NONBLOCK)
+        fromStderr = errors[0]
+        for fd in [toPeer, fromPeer, fromStderr] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
     }
 
     deinit {
         stop(grace: 0)
-        if stderrFile >= 0 { close(stderrFile) }
+    }
+
+    /// The environment a peer gets: this process's, without the variables named `PNCRYPT_...` (keys among them).
+    static func peerEnvironment() -> [String] {
+        var out: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let variable = String(cString: pointer)
+            if !variable.hasPrefix("PNCRYPT_") { out.append(variable) }
+            entry += 1
+        }
+        return out
     }
 
     /// Whether the process is still there to be asked.
@@ -140,7 +182,10 @@ public final class PeerProcess {
                 stop(grace: 0)
                 throw .timeout(seconds: timeout)
             }
-            var fds = [pollfd(fd: fromPeer, events: Int16(POLLIN), revents: 0)]
+            // The peer's standard error is read as it comes (a peer that fills the pipe must not block); once it is
+            // closed (-1), poll skips it.
+            var fds = [pollfd(fd: fromPeer, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: fromStderr, events: Int16(POLLIN), revents: 0)]
             if written < out.count { fds.append(pollfd(fd: toPeer, events: Int16(POLLOUT), revents: 0)) }
             // A signal may make the wait start again (SystemIO's one retry loop): the deadline is checked above.
             let milliseconds = Int32(min(left * 1000 + 1, 60_000))
@@ -151,7 +196,8 @@ public final class PeerProcess {
                 stop(grace: 0)
                 throw .died("cannot be polled: \(error)")
             }
-            if fds.count > 1 && fds[1].revents != 0 {
+            if fds[1].revents != 0 { drainStderr() }
+            if fds.count > 2 && fds[2].revents != 0 {
                 let from = written
                 let target = toPeer
                 let result = out.withUnsafeBytes { raw in
@@ -215,27 +261,59 @@ public final class PeerProcess {
             if Self.now() >= deadline { break }
             usleep(10_000)
         }
-        // The group goes, whether the shell itself exited or not: a child it left behind must not live on.
+        // The group goes, whether the shell itself exited or not: a child it left behind must not live on. (A child
+        // that left the group, by setsid or setpgid, is not reached here: the CLI kills those it adopted.)
         kill(-child, SIGKILL)
+        groupChanged(0)
         if !done {
             _ = try? SystemIO.retrying { waitpid(child, &waited, 0) }
         }
         status = waited
         pid = -1
         if fromPeer >= 0 { close(fromPeer); fromPeer = -1 }
+        drainStderr()
+        if fromStderr >= 0 {
+            close(fromStderr)
+            fromStderr = -1
+        }
         pending = []
         return describe(status)
     }
 
-    /// The last `limit` bytes the peer wrote to its standard error (for reports; untrusted text).
+    /// Reads what the peer's standard error holds now (at most 1 MiB a call: a peer that writes without end cannot
+    /// keep the harness here), keeping the last `stderrLimit` bytes. At its end (the peer closed it, or died), the
+    /// pipe is closed: a closed pipe would wake every poll at once.
+    private func drainStderr() {
+        guard fromStderr >= 0 else { return }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let source = fromStderr
+        for _ in 0..<16 {
+            let result = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemError) -> Int in try SystemIO.read(source, into: buffer) }
+            }
+            let n: Int
+            do throws(SystemError) {
+                n = try result.get()
+            } catch where error.code == EAGAIN {
+                return
+            } catch {
+                n = 0
+            }
+            guard n > 0 else {
+                close(fromStderr)
+                fromStderr = -1
+                return
+            }
+            stderrKept += chunk[0..<n]
+            if stderrKept.count > Self.stderrLimit { stderrKept.removeFirst(stderrKept.count - Self.stderrLimit) }
+        }
+    }
+
+    /// The last `limit` bytes the peer wrote to its standard error, of the last `stderrLimit` kept (for reports;
+    /// untrusted text).
     public func stderrTail(limit: Int = 2000) -> [UInt8] {
-        guard stderrFile >= 0 else { return [] }
-        let size = lseek(stderrFile, 0, SEEK_END)
-        guard size > 0 else { return [] }
-        let start = max(0, Int(size) - limit)
-        var buffer = [UInt8](repeating: 0, count: Int(size) - start)
-        let n = buffer.withUnsafeMutableBytes { pread(stderrFile, $0.baseAddress, $0.count, off_t(start)) }
-        return n > 0 ? Array(buffer[0..<n]) : []
+        if pid > 0 { drainStderr() }
+        return Array(stderrKept.suffix(limit))
     }
 
     private func describe(_ status: Int32?) -> String {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptVectors
+import PNCryptFiles
 import PNCryptPlatform
 
 /// `pncrypt conformance --peer CMD`: every vector run against another SDK's adapter, both ways. The harness is
@@ -53,32 +54,44 @@ struct ConformanceCommand: ParsableCommand {
 
     func run() throws {
         let terminal = isatty(STDERR_FILENO) == 1 && !json
+        // The report file, opened first: never over a vector file the run reads (as -o is never over the input).
+        let inputs = ConformanceRunner.inputFiles(paths)
+        let report = try junit.map { try OutputFile(path: $0, inputPath: nil, moreInputs: inputs.vectors
+                                                    + inputs.envelopes) }
+        // The peer dies with the run: its group on any signal that ends pncrypt, and, at the end, every child it
+        // left outside the group (PeerOrphans).
+        let adopted = PeerOrphans.adopt()
         let runner = ConformanceRunner(
             command: peer, options: ConformanceRunner.Options(paths: paths, timeout: timeout),
             progress: terminal ? { count in
                 try? POSIXIO.writeAll(STDERR_FILENO, Array("\r\(count) checks".utf8), "standard error")
-            } : nil)
-        let report = runner.run()
+            } : nil,
+            peerGroup: { SignalCleanup.setChildGroup($0) })
+        let result = runner.run()
+        if adopted { PeerOrphans.killAll() }
         if terminal { try? POSIXIO.writeAll(STDERR_FILENO, Array("\r\u{1B}[K".utf8), "standard error") }
-        if let junit {
-            let file = try OutputFile(path: junit, inputPath: nil)
+        if let report {
             do {
-                try file.write(Array(report.junit().utf8))
-                try file.commit()
+                try report.write(Array(result.junit().utf8))
+                try report.commit()
             } catch {
-                file.abandon()
+                report.abandon()
                 throw error
             }
         }
         // The peer's text is untrusted: on a terminal it passes the one escaper.
         if json {
-            let bytes = TerminalEscaper.json(report.json(allChecks: verbose), for: STDOUT_FILENO, raw: false)
+            let bytes = TerminalEscaper.json(result.json(allChecks: verbose), for: STDOUT_FILENO, raw: false)
             try POSIXIO.writeAll(STDOUT_FILENO, bytes, "output")
         } else {
-            var bytes = Array(report.text(verbose: verbose).utf8)
+            // Every text of the peer's is escaped to one line whatever the output: a pipe into a log is read too.
+            let text = result.text(verbose: verbose) { peerText in
+                String(decoding: TerminalEscaper.escaped(Array(peerText.utf8), layout: false), as: UTF8.self)
+            }
+            var bytes = Array(text.utf8)
             if isatty(STDOUT_FILENO) == 1 { bytes = TerminalEscaper.escaped(bytes, layout: true) }
             try POSIXIO.writeAll(STDOUT_FILENO, bytes, "output")
         }
-        if !report.agreed { throw ExitCode.dataFailure }
+        if !result.agreed { throw ExitCode.dataFailure }
     }
 }

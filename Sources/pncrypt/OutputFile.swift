@@ -26,9 +26,11 @@ final class OutputFile {
     private let output: FileOutput?
     private let durable: Bool
 
-    /// Opens the output. Refuses to write over the input file: the file named (`inputPath`), or with
-    /// `standardInput` the file standard input is (`< f`): compared by device and inode, not by name.
-    init(path: String?, inputPath: String?, standardInput: Bool = false, durable: Bool = false) throws {
+    /// Opens the output. Refuses to write over the input file: the file named (`inputPath`, and each of
+    /// `moreInputs` for a command that reads several), or with `standardInput` the file standard input is (`< f`):
+    /// compared by device and inode, not by name.
+    init(path: String?, inputPath: String?, moreInputs: [String] = [], standardInput: Bool = false,
+         durable: Bool = false) throws {
         self.durable = durable
         guard let path else {
             (output, fd, needsSpool) = (nil, STDOUT_FILENO, true)
@@ -42,9 +44,11 @@ final class OutputFile {
         } else {
             nil
         }
+        var inputs = input.map { [$0] } ?? []
+        for more in moreInputs where stat(more, &info) == 0 { inputs.append((info, "'\(more)'")) }
         let opened: FileOutput
         do throws(FileError) {
-            opened = try FileOutput(path, input: input, streams: true, cleanupOnSignal: true)
+            opened = try FileOutput(path, inputs: inputs, streams: true, cleanupOnSignal: true)
         } catch {
             throw CLIFailure(error)
         }

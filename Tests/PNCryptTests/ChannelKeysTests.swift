@@ -39,7 +39,7 @@ import PNCryptTestSupport
 
     /// The tree path and the text path (splice, or its fallback) on the same input, in one comparable form.
     static func bothPaths(_ reading: ChannelReading, _ text: [UInt8], _ formats: [EnvelopeFormat],
-                          _ policy: DecryptionPolicy, every: Bool) -> (tree: String, text: String) {
+                          _ policy: DecryptionPolicy) -> (tree: String, text: String) {
         func describe(_ format: EnvelopeFormat, _ text: [UInt8], _ statuses: [MessageStatus], _ count: Int)
             -> String {
             "\(format) \(count) " + String(decoding: text, as: UTF8.self) + "\n"
@@ -48,7 +48,7 @@ import PNCryptTestSupport
         let tree: String
         do throws(PNCryptError) {
             let envelope = try Envelope(parsing: text, formats: formats)
-            let result = reading.decrypt(envelope: envelope, policy: policy, statusForEveryFailure: every)
+            let result = reading.decrypt(envelope: envelope, policy: policy)
             tree = describe(envelope.format, result.envelope.json.serialized(), result.statuses, result.messages)
         } catch {
             tree = "error \(error.code): \(error.message)"
@@ -56,8 +56,7 @@ import PNCryptTestSupport
         let spliced: String
         do throws(PNCryptError) {
             let result = try text.withUnsafeBufferPointer { (buffer) throws(PNCryptError) in
-                try reading.decrypt(envelopeText: buffer, formats: formats, policy: policy,
-                                    statusForEveryFailure: every)
+                try reading.decrypt(envelopeText: buffer, formats: formats, policy: policy)
             }
             spliced = describe(result.format, result.text, result.statuses, result.messages)
         } catch {
@@ -92,12 +91,10 @@ import PNCryptTestSupport
             for (mapName, keys) in maps {
                 for v2Channel in [nil, "ch-a"] as [String?] {
                     for policy in DecryptionPolicy.allCases {
-                        for every in [false, true] {
-                            let template = MessageCrypto(keys: try KeyRing([a]))
-                            let reading = ChannelReading(keys, v2Channel: v2Channel, template: template)
-                            let (tree, spliced) = Self.bothPaths(reading, text, formats, policy, every: every)
-                            #expect(tree == spliced, "\(name), \(mapName), \(v2Channel ?? "-"), \(policy), \(every)")
-                        }
+                        let template = MessageCrypto(keys: try KeyRing([a]))
+                        let reading = ChannelReading(keys, v2Channel: v2Channel, template: template)
+                        let (tree, spliced) = Self.bothPaths(reading, text, formats, policy)
+                        #expect(tree == spliced, "\(name), \(mapName), \(v2Channel ?? "-"), \(policy)")
                     }
                 }
             }

@@ -4,7 +4,8 @@
 //   PUBNUB_JS=/path/to/javascript pncrypt conformance --peer "node examples/peers/pubnub_js.js"
 //
 // (a checkout of pubnub/javascript: its built lib/ is in the repository, and the crypto module this uses needs no
-// npm packages.)
+// npm packages, so nothing is installed offline but Node 18 or later: Debian's nodejs.) Measured so against tag
+// v11.0.2 with Node 20: 3,140 checks agree, 0 fail, 3,349 skipped, 284 known differences (`differences` below).
 //
 // Written against the SDK's public source (v11): PubNub.CryptoModule.legacyCryptoModule / aesCbcCryptoModule
 // (src/crypto/modules/NodeCryptoModule/nodeCryptoModule.ts) and the publish payload of src/core/endpoints/publish.ts
@@ -61,25 +62,36 @@ const b64 = (data) => Buffer.from(typeof data === 'string' ? Buffer.from(data, '
 
 // Where pubnub/javascript 11.0.2 differs from the vectors (found by running this adapter), with the SDK code or the
 // language rule behind each.
+// Each difference names the checks it covers as FAMILY/PATTERN (the family written out: a vector file's name,
+// 'publish', 'messages' or 'envelopes'; '*' any run of characters) and the one outcome it excuses
+// (docs/conformance.md, "Known differences"): a check it covers that disagrees in another way still fails.
 const differences = [
   { reason: 'the legacy cryptor\'s string path (core/components/cryptography, pnDecrypt) returns JSON.parse of the '
       + 'plaintext, or null when it is not JSON: a text that is not JSON cannot be read that way',
-    checks: ['gen-*legacy*-text-*/peer-decrypts-text', 'pysdk-string-legacy*/peer-decrypts-text',
-      'spec-*legacy*-yay/peer-decrypts-text', 'spec-*legacy*-mycipherkey/peer-decrypts-text',
-      'style-php-string-*/peer-decrypts-text'] },
+    outcome: 'null',
+    checks: ['generated/gen-*legacy*-text-*/peer-decrypts-text', 'python-sdk/pysdk-string-legacy*/peer-decrypts-text',
+      'spec/spec-*legacy*-yay/peer-decrypts-text', 'spec/spec-*legacy*-mycipherkey/peer-decrypts-text',
+      'styles/style-php-string-*/peer-decrypts-text'] },
   { reason: 'JavaScript numbers are doubles: JSON.parse rounds integers beyond 2^53',
-    checks: ['message-int-*', 'style-*-int-*/peer-decrypts-text'] },
+    outcome: 'numbers-as-doubles',
+    checks: ['publish/message-int-*', 'messages/message-int-*', 'styles/style-*-int-*/peer-decrypts-text'] },
   { reason: 'a JavaScript object lists integer-like keys first, in numeric order (ECMAScript property order)',
-    checks: ['message-object-key-order/*'] },
+    outcome: 'same-value',
+    checks: ['publish/message-object-key-order/*'] },
   { reason: 'a message whose value is null is delivered as received (payload ?? data in subscribe.ts)',
-    checks: ['message-literal-null/*'] },
+    outcome: 'as-received',
+    checks: ['messages/message-literal-null/*/peer-receives'] },
   { reason: 'a long-form header (0xFF, then two bytes) is misread: "Invalid initialization vector"',
-    checks: ['gen-*-header-long-form-*'] },
+    outcome: 'rejects',
+    checks: ['generated/gen-*-header-long-form-*'] },
   { reason: 'the header\'s version byte is not checked (CryptorHeader.tryParse)',
-    checks: ['neg-acrh-version-0/*', 'neg-acrh-version-255/*'] },
-  { reason: 'Base64 is decoded leniently (padding anywhere, or none)', checks: ['neg-*-notbase64-*/must-fail'] },
+    outcome: 'accepts',
+    checks: ['negative/neg-acrh-version-0/must-fail', 'negative/neg-acrh-version-255/must-fail'] },
+  { reason: 'Base64 is decoded leniently (padding anywhere, or none)', outcome: 'accepts',
+    checks: ['negative/neg-*-notbase64-*/must-fail'] },
   { reason: 'a PNED header with the legacy cryptor\'s id is an unknown cryptor to the SDK (Vectors/README.md)',
-    checks: ['gen-auto-legacy-id-header/*'] },
+    outcome: 'rejects',
+    checks: ['generated/gen-auto-legacy-id-header/*'] },
 ];
 
 const ops = {

@@ -196,9 +196,9 @@ struct LineWork: Sendable {
                 return
             }
             do throws(PNCryptError) {
-                // Read as under the marker policy, so that every line not delivered decrypted (a message that is
-                // not encrypted included) has a status, whatever the policy delivers; passthrough copies the line.
-                let result = try crypto.decrypt(jsonText: line, policy: .marker)
+                // Every line not delivered decrypted (a message that is not encrypted included) has a status;
+                // passthrough copies the line as it was.
+                let result = try crypto.decrypt(jsonText: line, policy: policy)
                 if let status = result.status {
                     fail(status.error, original: status.original)
                     if policy == .passThrough {
@@ -227,7 +227,7 @@ struct LineWork: Sendable {
             do throws(PNCryptError) {
                 // The splice path where the line allows, else the tree path: the same bytes either way.
                 let result = try crypto.decrypt(envelopeText: line.assumingMemoryBound(to: UInt8.self),
-                                                formats: formats, policy: policy, statusForEveryFailure: true)
+                                                formats: formats, policy: policy)
                 batch.messages += result.messages
                 result.statuses.forEach(fail)
                 output.append(contentsOf: result.text)

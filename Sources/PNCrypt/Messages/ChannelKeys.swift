@@ -117,9 +117,8 @@ package struct ChannelReading: Sendable {
 
     /// The tree path (`MessageCrypto.decrypt(envelope:...)` with this reading): every encrypted field read with
     /// its channel's keys.
-    func decrypt(envelope: Envelope, policy: DecryptionPolicy, statusForEveryFailure: Bool) -> DecryptedEnvelope {
-        template.decrypt(envelope: envelope, policy: policy, statusForEveryFailure: statusForEveryFailure,
-                         channels: self)
+    func decrypt(envelope: Envelope, policy: DecryptionPolicy) -> DecryptedEnvelope {
+        template.decrypt(envelope: envelope, policy: policy, channels: self)
     }
 }
 
@@ -138,7 +137,7 @@ extension ChannelKeys {
     public func decrypt(envelope: Envelope, channel: String? = nil, reading: ReadPolicy = .rule,
                         style: JSONStyle = .compact, policy: DecryptionPolicy) -> DecryptedEnvelope {
         ChannelReading(self, v2Channel: channel, reading: reading, style: style)
-            .decrypt(envelope: envelope, policy: policy, statusForEveryFailure: false)
+            .decrypt(envelope: envelope, policy: policy)
     }
 
     /// Moves every encrypted field of a response to `to` in `scheme`, each read only with the keys of its channel
@@ -208,9 +207,8 @@ extension ChannelReading {
     /// allows, else the tree; the same bytes and statuses either way.
     /// - Throws: what `Envelope(parsing:formats:)` throws.
     package func decrypt(envelopeText text: UnsafeBufferPointer<UInt8>,
-                         formats: [EnvelopeFormat] = EnvelopeFormat.allCases, policy: DecryptionPolicy,
-                         statusForEveryFailure: Bool = false) throws(PNCryptError) -> DecryptedEnvelopeText {
-        try template.decrypt(envelopeText: text, formats: formats, policy: policy,
-                             statusForEveryFailure: statusForEveryFailure, channels: self)
+                         formats: [EnvelopeFormat] = EnvelopeFormat.allCases, policy: DecryptionPolicy)
+        throws(PNCryptError) -> DecryptedEnvelopeText {
+        try template.decrypt(envelopeText: text, formats: formats, policy: policy, channels: self)
     }
 }
