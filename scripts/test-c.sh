@@ -35,6 +35,9 @@ python3 Tests/C/envelopes_to_lines.py Vectors/envelopes/envelopes.json Vectors/e
 python3 Tests/C/records_to_lines.py Vectors/records/export.json > "$WORK/record-vectors.txt"
 python3 Tests/C/channel_keys_to_lines.py Vectors/channel-keys/channel-keys.json > "$WORK/channel-key-vectors.txt"
 FLAGS=(-std=c99 -O1 -g -Wall -Wextra -Werror -pthread)
+# The tarball's relocatable pncrypt.pc gives no run path (scripts/lib/pkgconfig.sh says why): the prefix's lib
+# folder, absolute, as README's "Use from C" does (install-lib.sh's file gives the same one).
+FLAGS+=(-Wl,-rpath,"$(cd "$PREFIX/lib" && pwd)")
 # shellcheck disable=SC2046  # pkg-config output is meant to be split
 cc "${FLAGS[@]}" -o "$WORK/test_pncrypt" Tests/C/test_pncrypt.c $(pkg-config --cflags --libs pncrypt)
 # shellcheck disable=SC2046
