@@ -1,4 +1,7 @@
 // swift-tools-version:6.1
+// pncrypt: PubNub cipherKey message and file encryption, byte for byte as the PubNub SDKs do.
+// Copyright 2026 the pncrypt authors. Licensed under the Apache License, Version 2.0 (LICENSE, NOTICE).
+// SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
 // The cipher backend (Sources/PNCryptCore/Cipher/CipherBackend.swift): OpenSSL (system libcrypto) by default on

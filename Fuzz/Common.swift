@@ -72,9 +72,9 @@ func decryptTarget(_ scheme: Scheme, _ data: UnsafePointer<UInt8>, _ size: Int) 
     }
     let allowed: [PNCryptError.Code] = scheme == .acrh ? [.wrongKeyOrCorrupt, .malformedHeader, .unknownCryptor]
         : [.wrongKeyOrCorrupt]
-    let oneShot = attempt { () throws(PNCryptError) in try fuzzModule.decryptBinary(input, scheme: scheme) }
+    let oneShot = attempt { () throws(PNCryptError) in try fuzzModule.decryptBinary(input, reading: .only(scheme)) }
     let viaBase64 = attempt { () throws(PNCryptError) in
-        try fuzzModule.decrypt(Base64.encode(input), scheme: scheme)
+        try fuzzModule.decryptBytes(Base64.encode(input), reading: .only(scheme))
     }
     same(oneShot, viaBase64, input, "base64 decrypt")
     switch oneShot {
@@ -104,10 +104,10 @@ func decryptTarget(_ scheme: Scheme, _ data: UnsafePointer<UInt8>, _ size: Int) 
     // Streams: the file formats (legacy-random-iv, acrh), explicit and detected.
     if scheme == .legacyRandomIV || scheme == .acrh {
         let streamed = attempt { () throws(PNCryptError) in
-            try runStream(input, StreamDecryptor(key: fuzzKey, scheme: scheme), cuts: cuts(for: input))
+            try runStream(input, StreamDecryptor(key: fuzzKey, reading: .only(scheme)), cuts: cuts(for: input))
         }
         same(oneShot, streamed, input, "stream decrypt \(scheme)")
-        let auto = CryptoModule(key: fuzzKey, legacyScheme: .legacyRandomIV)
+        let auto = CryptoModule(key: fuzzKey, reading: .headerlessAs(.legacyRandomIV))
         let detected = attempt { () throws(PNCryptError) in try auto.decryptBinary(input) }
         let detectedStream = attempt { () throws(PNCryptError) in
             try runStream(input, StreamDecryptor(key: fuzzKey), cuts: cuts(for: input).reversed())
@@ -132,10 +132,10 @@ func roundTrip(_ scheme: Scheme, _ plaintext: [UInt8], ivSource: [UInt8]) {
             fail("encrypt \(scheme) failed: \(error)", plaintext)
         }
     case .success(let ciphertext):
-        guard (try? fuzzModule.decryptBinary(ciphertext, scheme: scheme)) == plaintext else {
+        guard (try? fuzzModule.decryptBinary(ciphertext, reading: .only(scheme))) == plaintext else {
             fail("decrypt(encrypt(x)) != x for \(scheme)", plaintext)
         }
-        guard (try? fuzzModule.decrypt(Base64.encode(ciphertext), scheme: scheme)) == plaintext else {
+        guard (try? fuzzModule.decryptBytes(Base64.encode(ciphertext), reading: .only(scheme))) == plaintext else {
             fail("base64 round trip for \(scheme)", plaintext)
         }
         guard scheme != .legacy33 else { return }
@@ -152,7 +152,7 @@ func roundTrip(_ scheme: Scheme, _ plaintext: [UInt8], ivSource: [UInt8]) {
         }
         let back = attempt { () throws(PNCryptError) in
             try runStream(file, StreamDecryptor(key: fuzzKey,
-                legacyScheme: scheme == .legacy ? .legacy : .legacyRandomIV),
+                reading: .headerlessAs(scheme == .legacy ? .legacy : .legacyRandomIV)),
                           cuts: cuts(for: file))
         }
         guard case .success(let opened) = back, opened == plaintext else {
@@ -170,4 +170,11 @@ func same(_ a: Result<[UInt8], PNCryptError>, _ b: Result<[UInt8], PNCryptError>
     case (.success, .failure(let y)): fail("\(what): one-shot succeeded, other failed: \(y)", input)
     case (.failure(let x), .success): fail("\(what): one-shot failed (\(x)), other succeeded", input)
     }
+}
+
+/// Whether `style` cannot write `value` as one JSON value (the PHP style's raw string message): in a record such a
+/// field is not delivered decrypted but fails with a status (issue 55 item 7), so that its plaintext cannot rewrite
+/// the record around it.
+func writesNonJSON(_ value: JSONValue, _ style: JSONStyle) -> Bool {
+    !style.isExact && (try? JSONValue(parsing: value.serialized(style: style))) == nil
 }

@@ -1,4 +1,4 @@
-// Fuzz target: decompression (Gzip.decompress, GzipDecompressor) of gzip, zlib and raw deflate data.
+// Fuzz target: decompression (Decompressor.decompress, Decompressor) of gzip, zlib and raw deflate data.
 //
 // The first byte picks the format. Invariants: errors are PNCryptError corruptCompressedData or
 // outputLimitExceeded with a one-line message and an offset inside the input; no more than the output limit is
@@ -9,17 +9,20 @@ import PNCrypt
 let limit = 1 << 20
 
 func decompressStreamed(_ bytes: [UInt8], _ format: CompressionFormat, cuts: [Int]) throws -> [UInt8] {
-    let decompressor = try GzipDecompressor(format: format, outputLimit: .bytes(limit), chunkSize: 4096)
+    let decompressor = try Decompressor(format: format, outputLimit: .bytes(limit), chunkSize: 4096)
     var out: [UInt8] = []
+    let sink: ByteSink = { (piece: UnsafeRawBufferPointer) throws(PNCryptError) in
+        out.append(contentsOf: piece)
+        if out.count > limit { fail("more than the output limit was handed out", bytes) }
+    }
     var start = 0
     for cut in cuts.sorted() + [bytes.count] where cut >= start && cut <= bytes.count {
-        try decompressor.update(bytes[start..<cut]) { piece in
-            out.append(contentsOf: piece)
-            if out.count > limit { fail("more than the output limit was handed out", bytes) }
+        try Array(bytes[start..<cut]).withUnsafeBytes { (piece) throws(PNCryptError) in
+            try decompressor.update(piece, sink)
         }
         start = cut
     }
-    try decompressor.finish()
+    try decompressor.finish(sink)
     return out
 }
 
@@ -40,7 +43,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(all.dropFirst())
     let format = CompressionFormat.allCases[Int(selector) % CompressionFormat.allCases.count]
 
-    let oneShot = outcome({ try Gzip.decompress(input, format: format, outputLimit: .bytes(limit)) }, input,
+    let oneShot = outcome({ try Decompressor.decompress(input, format: format, outputLimit: .bytes(limit)) }, input,
                           "one-shot \(format)")
     let streamed = outcome({ try decompressStreamed(input, format, cuts: cuts(for: input)) }, input,
         "streamed \(format)")
@@ -51,11 +54,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var originals = [input]
     if case .success(let out) = oneShot { originals.append(out) }
     for original in originals {
-        guard let packed = try? Gzip.compress(original, level: Int(selector >> 4) % 10) else {
+        guard let packed = try? Compressor.compress(original, level: Int(selector >> 4) % 10) else {
             fail("compress failed", input)
         }
         for readFormat in [CompressionFormat.gzip, .gzipOrZlib] {
-            guard (try? Gzip.decompress(packed, format: readFormat, outputLimit: .unlimited)) == original else {
+            guard (try? Decompressor.decompress(packed, format: readFormat, outputLimit: .unlimited)) == original else {
                 fail("decompress(compress(x)) != x reading \(readFormat)", input)
             }
         }

@@ -35,7 +35,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let styles = JSONStyle.allCases.filter(\.isExact)
     let style = styles[Int(selector >> 4) % styles.count]
     let crypto = MessageCrypto(keys: try! KeyRing(keys: [fuzzKey]), scheme: readScheme ?? .acrh,
-                               readScheme: readScheme, style: style)
+                               reading: readScheme.map(ReadPolicy.only) ?? .rule, style: style)
 
     // 1. The input as a received message's JSON text.
     switch attempt({ () throws(PNCryptError) in try crypto.decrypt(jsonText: input, policy: policy) }) {
@@ -45,7 +45,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let original = try! JSONValue(parsing: input)
         checkResult(result, original: original, policy: policy, input)
         // 2. A parsed message round-trips (legacy33 only for messages of strings).
-        switch attempt({ () throws(PNCryptError) in try crypto.encrypt(original, iv: nil) }) {
+        switch attempt({ () throws(PNCryptError) in try crypto.encrypt(original) }) {
         case .failure(let error):
             check(error, allowed: [.notEncryptable], inputCount: Int.max, input, context: "encrypt")
         case .success(let sealed):

@@ -20,8 +20,9 @@
  * - Output pointers (`**out`) are set to NULL (and lengths to 0) first, then, on success, to a buffer the
  *   library allocated: release each with pncrypt_free() exactly once. Text outputs are NUL-terminated.
  * - Arguments the library can check are checked: a NULL pointer where one is required, a length that does not
- *   match the text (a NUL byte inside it), an unknown scheme or policy. These return PNCRYPT_E_ARGUMENT;
- *   nothing in this interface crashes the calling process on data or arguments it can check.
+ *   match the text (a NUL byte inside it), an unknown scheme or policy. These return PNCRYPT_E_ARGUMENT, before
+ *   anything else (a bad argument is the error whatever else is wrong: an invalid key, a legacy33 target, a map
+ *   with no keys); nothing in this interface crashes the calling process on data or arguments it can check.
  * - A pncrypt_module is read-only once shared: add its extra keys (pncrypt_module_add_key) first, while no other
  *   call uses it, then share it between threads freely (every other call only reads it). pncrypt_module_free()
  *   during another thread's call leaves that call its module until it returns (see there).
@@ -364,7 +365,7 @@ PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *sty
 
 /* What pncrypt_message_decrypt() delivers for a message it cannot decrypt. */
 #define PNCRYPT_ON_ERROR_MARKER      0  /* the string "DECRYPTION_ERROR" (iOS 3.4); non-strings too */
-#define PNCRYPT_ON_ERROR_PASSTHROUGH 1  /* the original message (current SDKs); non-strings pass without error */
+#define PNCRYPT_ON_ERROR_PASSTHROUGH 1  /* the original message (current SDKs); non-strings too, as NOT_ENCRYPTED */
 #define PNCRYPT_ON_ERROR_FAIL        2  /* nothing: the call returns the error (non-strings are errors) */
 
 /*
@@ -377,7 +378,9 @@ PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *sty
  * parsed; every leaf must decrypt, and a message with no string leaf ({} or []) is PNCRYPT_E_NOT_ENCRYPTED.
  * With PNCRYPT_ON_ERROR_MARKER or _PASSTHROUGH the call returns 0 and fills *json_out with the message to
  * deliver (compact JSON); `status->code` is 0 when the message was decrypted, else the decryption failure's
- * code with its message. With PNCRYPT_ON_ERROR_FAIL a failure is returned as the error.
+ * code with its message: a message that was not decrypted always has one, a message that is not a JSON string
+ * (never encrypted: an object, a number) PNCRYPT_E_NOT_ENCRYPTED, under _PASSTHROUGH too (delivered as it was).
+ * With PNCRYPT_ON_ERROR_FAIL a failure is returned as the error.
  * Ownership: *json_out is NUL-terminated, for pncrypt_free().
  * Errors (returned): PNCRYPT_E_ARGUMENT (also for an unknown policy); PNCRYPT_E_INVALID_JSON (the text does
  * not parse, whatever the policy); with _FAIL, the decryption codes.

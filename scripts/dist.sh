@@ -7,26 +7,34 @@
 #   pncrypt-VERSION-linux-ARCH.tar.gz       one folder, pncrypt-VERSION-linux-ARCH/, to unpack anywhere:
 #                                           bin/pncrypt (stripped), lib/libpncrypt.so.VERSION (soname
 #                                           libpncrypt.so.MAJOR) and its two symlinks, include/pncrypt.h,
-#                                           lib/pkgconfig/pncrypt.pc (relocatable: prefix=${pcfiledir}/../..),
+#                                           lib/pkgconfig/pncrypt.pc (relocatable: prefix=${pcfiledir}/../..; no
+#                                           run path), lib/cmake/pncrypt/ (find_package(pncrypt); relocatable),
 #                                           share/man/man1/pncrypt.1, share/man/man3/libpncrypt.3, the bash, zsh and
-#                                           fish completions (where install.sh puts them), share/doc/pncrypt/copyright
+#                                           fish completions (where install.sh puts them), share/doc/pncrypt/
+#                                           (copyright, LICENSE, NOTICE)
 #   pncrypt-VERSION-linux-ARCH-debug.tar.gz what strip removed (symbols, debug information): bin/.debug/pncrypt.debug
 #                                           and lib/.debug/libpncrypt.so.VERSION.debug, for gdb and valgrind once
 #                                           unpacked over the tarball (CI's valgrind run of the C tests needs it)
 #   pncrypt_VERSION_DEBARCH.deb             the command: /usr/bin/pncrypt, man 1, completions
 #   libpncrypt0_VERSION_DEBARCH.deb         the shared library (/usr/lib/MULTIARCH/libpncrypt.so.MAJOR...)
-#   libpncrypt-dev_VERSION_DEBARCH.deb      pncrypt.h, pncrypt.pc, the libpncrypt.so symlink, man 3
-#   pncrypt-VERSION-py3-none-linux_ARCH.whl the Python binding with the same library inside
+#   libpncrypt-dev_VERSION_DEBARCH.deb      pncrypt.h, pncrypt.pc, the CMake package, the libpncrypt.so link, man 3
+#   pncrypt-VERSION-py3-none-manylinux_2_X_ARCH.whl
+#                                           the Python binding with the same library inside, and libcrypto and
+#                                           libz (scripts/build-wheel.sh: auditwheel repair)
 #   SHA256SUMS
 #
 # The build is scripts/lib/build.sh's (release, Swift runtime linked statically, one folder: .build-dist), shared
 # with scripts/install.sh and scripts/install-lib.sh: the command and the library are compiled once, with one set of
 # flags. The library is stripped of all but its dynamic symbols (strip --strip-unneeded), the command of all symbols;
-# both run once here before anything is packed. The .deb packages are made with dpkg-deb --root-owner-group (no
+# both run once here before anything is packed. The command is 0755, the library 0644 (it is loaded, not run).
+# The .deb packages (lintian-clean: scripts/test-dist.sh runs lintian) are made with dpkg-deb --root-owner-group (no
 # network); their Depends are computed by dpkg-shlibdeps from the libraries the binaries link (libc6 with its
 # version floor, libssl3, zlib1g, libstdc++6, libgcc-s1), with libssl3 and libssl3t64 (Debian 13, Ubuntu 24.04)
 # as alternatives. The wheel is scripts/build-wheel.sh's with PNCRYPT_WHEEL_LIB (pip builds it in an isolated
-# environment: setuptools from PyPI). scripts/test-dist.sh OUTDIR tests the artifacts as a user gets them.
+# environment: setuptools from PyPI; auditwheel from scripts/lib/wheel-tools.sh). scripts/test-dist.sh OUTDIR tests
+# the artifacts as a user gets them. Reproducible: the same commit gives the same bytes in any folder (the build's
+# paths are mapped away, scripts/lib/build.sh; archives sorted, owned by root, every time SOURCE_DATE_EPOCH's);
+# scripts/check-reproducible.sh builds twice and compares.
 # Needs swift, strip (binutils), dpkg-deb and dpkg-shlibdeps (dpkg-dev), python3 with pip, tar and gzip.
 # Environment: PNCRYPT_BUILD_SCRATCH (build folder), PNCRYPT_DEB_MAINTAINER (the packages' Maintainer; default:
 # the author of the last commit), SOURCE_DATE_EPOCH (the files' time; default: the last commit's).
@@ -92,7 +100,9 @@ strip --strip-unneeded "$WORK/$LIBFILE"
 for file in pncrypt "$LIBFILE"; do
     (cd "$WORK" && objcopy --add-gnu-debuglink="$file.debug" "$file")
 done
-chmod 0755 "$WORK/pncrypt" "$WORK/$LIBFILE"
+# The library is not run: 0644, as Debian's policy has shared libraries (lintian: shared-library-is-executable).
+chmod 0755 "$WORK/pncrypt"
+chmod 0644 "$WORK/$LIBFILE"
 reported="$(env -i "$WORK/pncrypt" --version)"
 [ "$reported" = "$VERSION" ] || { echo "dist.sh: pncrypt --version says '$reported', not $VERSION" >&2; exit 1; }
 soname="$(readelf -d "$WORK/$LIBFILE" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')"
@@ -101,6 +111,9 @@ for shell in bash zsh fish; do
     env -i "$WORK/pncrypt" --generate-completion-script "$shell" > "$WORK/completion.$shell"
     [ -s "$WORK/completion.$shell" ] || { echo "dist.sh: no $shell completion script" >&2; exit 1; }
 done
+# bash-completion sources the file, never runs it: without ArgumentParser's "#!/bin/bash" line (lintian:
+# bash-completion-with-hashbang).
+sed -i '1{/^#!/d}' "$WORK/completion.bash"
 
 # The files of each part under ROOT, in either layout (the tarball's PREFIX, the packages' /usr):
 #   put_command ROOT BINDIR MANDIR SHAREDIR ZSHDIR   the command and its completions (the man page differs:
@@ -119,7 +132,7 @@ put_command() {
 put_library() {
     local root=$1 libdir=$2
     install -d "$root/$libdir"
-    install -m 0755 "$WORK/$LIBFILE" "$root/$libdir/$LIBFILE"
+    install -m 0644 "$WORK/$LIBFILE" "$root/$libdir/$LIBFILE"
     ln -s "$LIBFILE" "$root/$libdir/$SONAME"
 }
 put_development() {
@@ -139,10 +152,13 @@ put_library "$T" lib
 put_development "$T" lib include share/man
 install -m 0644 docs/pncrypt.1 "$T/share/man/man1/pncrypt.1"
 install -m 0644 docs/libpncrypt.3 "$T/share/man/man3/libpncrypt.3"
+# Relocatable: pncrypt.pc through ${pcfiledir} (no run path: scripts/lib/pkgconfig.sh says why), the CMake package
+# through its own folder (an absolute run path, computed when CMake reads it).
 # shellcheck disable=SC2016  # ${pcfiledir} is pkg-config's own variable
 scripts/lib/pkgconfig.sh "$VERSION" '${pcfiledir}/../..' > "$T/lib/pkgconfig/pncrypt.pc"
+scripts/lib/cmake.sh "$VERSION" "$T/lib/cmake/pncrypt" --relative ../include
 install -d "$T/share/doc/pncrypt"
-install -m 0644 packaging/copyright "$T/share/doc/pncrypt/copyright"
+install -m 0644 packaging/copyright LICENSE NOTICE "$T/share/doc/pncrypt/"
 settle "$T"
 # pack TREE-PARENT FOLDER TARBALL
 pack() {
@@ -173,11 +189,18 @@ shlib_depends() {
     [ -n "$depends" ] || { echo "dist.sh: dpkg-shlibdeps found no dependencies of $1" >&2; exit 1; }
     echo "$depends" | sed -E 's/(^|, )libssl3(t64)? (\([^)]*\))/\1libssl3 \3 | libssl3t64 \3/'
 }
+# The packages' changelog (Debian's format; a native package's is changelog.gz): one entry per release, which points
+# at CHANGELOG.md. Its date is SOURCE_DATE_EPOCH's.
+debian_changelog() {
+    printf 'pncrypt (%s) unstable; urgency=medium\n\n  * pncrypt %s. What changed: CHANGELOG.md in the source.\n\n -- %s  %s\n' \
+        "$VERSION" "$VERSION" "$MAINTAINER" "$(LC_ALL=C date -u -R -d "@$SOURCE_DATE_EPOCH")"
+}
 # make_deb ROOT PACKAGE SECTION DEPENDS SUMMARY DESCRIPTION [EXTRA-CONTROL-LINES]
 make_deb() {
     local root=$1 package=$2 section=$3 depends=$4 summary=$5 description=$6 extra=${7:-}
     install -d "$root/usr/share/doc/$package" "$root/DEBIAN"
     install -m 0644 packaging/copyright "$root/usr/share/doc/$package/copyright"
+    debian_changelog | gzip -9n > "$root/usr/share/doc/$package/changelog.gz"
     (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
     {
         echo "Package: $package"
@@ -222,10 +245,11 @@ D="$WORK/deb/libpncrypt-dev"
 put_development "$D" "usr/lib/$MULTIARCH" usr/include usr/share/man
 gzip -9n < docs/libpncrypt.3 > "$D/usr/share/man/man3/libpncrypt.3.gz"
 scripts/lib/pkgconfig.sh "$VERSION" /usr "\${prefix}/lib/$MULTIARCH" > "$D/usr/lib/$MULTIARCH/pkgconfig/pncrypt.pc"
+scripts/lib/cmake.sh "$VERSION" "$D/usr/lib/$MULTIARCH/cmake/pncrypt" --absolute "/usr/lib/$MULTIARCH" /usr/include
 make_deb "$D" libpncrypt-dev libdevel "libpncrypt$MAJOR (= $VERSION), libssl-dev, zlib1g-dev" \
     "PubNub cipherKey encryption for C and other languages (development files)" \
-    "$ABOUT This package has the header pncrypt.h, the pkg-config file pncrypt.pc, the libpncrypt.so link and the \
-libpncrypt(3) manual page." "Multi-Arch: same"
+    "$ABOUT This package has the header pncrypt.h, the pkg-config file pncrypt.pc, the CMake package (find_package(pncrypt), \
+the imported target pncrypt::pncrypt), the libpncrypt.so link and the libpncrypt(3) manual page." "Multi-Arch: same"
 
 # 5. The wheel, with the library built above (no second build).
 WHEEL="$(PNCRYPT_WHEEL_LIB="$WORK/$LIBFILE" scripts/build-wheel.sh "$OUT")"

@@ -5,6 +5,7 @@
 #   PREFIX/lib/libpncrypt.so.MAJOR, libpncrypt.so  symlinks
 #   PREFIX/include/pncrypt.h
 #   PREFIX/lib/pkgconfig/pncrypt.pc
+#   PREFIX/lib/cmake/pncrypt/                  find_package(pncrypt): the imported target pncrypt::pncrypt
 #   PREFIX/share/man/man3/libpncrypt.3         the C API's man page (docs/libpncrypt.3)
 #
 #   scripts/install-lib.sh /usr/local
@@ -47,4 +48,5 @@ install -m 0644 include/pncrypt.h "$PREFIX/include/pncrypt.h"
 install -d "$PREFIX/share/man/man3"
 install -m 0644 docs/libpncrypt.3 "$PREFIX/share/man/man3/libpncrypt.3"
 scripts/lib/pkgconfig.sh "$VERSION" "$PREFIX" > "$PREFIX/lib/pkgconfig/pncrypt.pc"
+scripts/lib/cmake.sh "$VERSION" "$PREFIX/lib/cmake/pncrypt" --absolute "$PREFIX/lib" "$PREFIX/include"
 echo "$PREFIX/lib/libpncrypt.so.$VERSION"

@@ -106,7 +106,7 @@ public func pncrypt_envelope_decrypt_channels(_ map: OpaquePointer?, _ format: U
         }
         let formats = try envelopeFormats(format)
         let v2Channel = try channel.map { try stringArgument($0, "channel") }
-        var result = try withChannelKeys(map) { map in
+        var result = try argumentsFirst(json, len, "json") { try withChannelKeys(map) { map in
             let keys = try map.channelKeys()
             let template = MessageCrypto(keys: keys.rings.first!.value)
             let reading = ChannelReading(keys, v2Channel: v2Channel, template: template)
@@ -114,7 +114,7 @@ public func pncrypt_envelope_decrypt_channels(_ map: OpaquePointer?, _ format: U
             return try withJSONArgument(json, len, "json") { input in
                 try reading.decrypt(envelopeText: input, formats: formats, policy: policy == 1 ? .passThrough : .marker)
             }
-        }
+        } }
         defer { wipe(&result.text) }
         try checkChannel(result.format, v2Channel)
         if let first = result.statuses.first {
@@ -144,14 +144,14 @@ public func pncrypt_envelope_rekey_channels(_ map: OpaquePointer?, _ format: Uns
         let formats = try envelopeFormats(format)
         let v2Channel = try channel.map { try stringArgument($0, "channel") }
         let only = try onlyChannel.map { try stringArgument($0, "only_channel") }
-        let (key, scheme) = try CModule.with(to) { ($0.key, $0.scheme) }
-        let result = try withChannelKeys(map) { map in
+        let result = try argumentsFirst(json, len, "json") { try withChannelKeys(map) { map in
+            let (key, scheme) = try CModule.with(to) { ($0.key, $0.scheme) }
             let moving = try ChannelRekey(try map.channelKeys(), v2Channel: v2Channel, reading: .rule, to: key,
                                           scheme: scheme, only: only.map { [$0] })
             let envelope = try withJSONArgument(json, len, "json") { try Envelope(parsing: $0, formats: formats) }
             try checkChannel(envelope.format, v2Channel)
             return moving.rekey(envelope: envelope)
-        }
+        } }
         if let first = result.statuses.first { failure = CFailure(first.error).located(first) }
         out.pointee = try CBuffer.copy(result.envelope.json.serialized() + [0])
             .assumingMemoryBound(to: CChar.self)

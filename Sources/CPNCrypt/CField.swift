@@ -95,8 +95,9 @@ private func fieldBatchCall(_ status: CErrorOut, holding module: CModuleHandle, 
         let out = try outputArgument(out, "out")
         guard let offsets else { throw CFailure.argument("offsets is NULL") }
         if let missing { throw CFailure.argument("\(missing) is NULL") }
-        let work = try prepare(try pointerArgument(pointer))
-        let result = try fieldBatch(try BatchItems(data, dataLen, lengths, count), codes, work)
+        let field = try pointerArgument(pointer)
+        let items = try BatchItems(data, dataLen, lengths, count)
+        let result = try fieldBatch(items, codes, try prepare(field))
         try deliverBatch(result, out, offsets)
         return result.failure
     }
@@ -160,7 +161,9 @@ public func pncrypt_field_rekey(_ from: CModuleHandle, _ to: CModuleHandle, _ po
     return guarded(err, holding: from, to) {
         let out = try outputArgument(jsonOut, "json_out")
         let field = try pointerArgument(pointer)
-        let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to))
+        let rekey = try argumentsFirst(json, len, "json") {
+            try CRekey(from: try CModule.from(from), to: try CModule.from(to))
+        }
         let record = try bytesArgument(json, len, "json").assumingMemoryBound(to: UInt8.self)
         switch rekey.rekey.rekey(field: field, of: record) {
         case .rekeyed(let text):

@@ -99,8 +99,9 @@ public func pncrypt_module_new(_ cipherKey: CText, _ scheme: CText, _ out: Unsaf
                                _ err: CErrorOut) -> Int32 {
     guarded(err) {
         let out = try outputArgument(out, "out")
-        let key = try keyArgument(cipherKey, "cipher_key")
+        // The scheme first: an unknown scheme is an argument error, which comes before the key's (invalidKey).
         let scheme = try schemeArgument(scheme, default: .defaultForWriting, allowAuto: false) ?? .defaultForWriting
+        let key = try keyArgument(cipherKey, "cipher_key")
         let module = try CModule(key: key, scheme: scheme)
         out.pointee = OpaquePointer(Unmanaged.passRetained(module).toOpaque())
     }

@@ -75,13 +75,15 @@ public func pncrypt_rekey(_ from: CModuleHandle, _ to: CModuleHandle, _ text: CT
     outcome?.pointee = rekeyFailed
     return guarded(err, holding: from, to) {
         let out = try outputArgument(textOut, "text_out")
-        let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to))
-        let item = try bytesArgument(text, len, "text")
         var result = rekeyFailed
-        let sealed = try CBuffer.filled(capacity: rekey.capacity(for: item.count)) {
-            let (count, what) = try rekey.rekey(item, into: $0)
-            result = what
-            return count
+        let sealed = try argumentsFirst(text, len, "text") {
+            let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to))
+            let item = try bytesArgument(text, len, "text")
+            return try CBuffer.filled(capacity: rekey.capacity(for: item.count)) {
+                let (count, what) = try rekey.rekey(item, into: $0)
+                result = what
+                return count
+            }
         }
         out.pointee = sealed.buffer.assumingMemoryBound(to: CChar.self)
         outcome?.pointee = result
@@ -98,8 +100,8 @@ public func pncrypt_rekey_many(_ from: CModuleHandle, _ to: CModuleHandle, _ dat
         let out = try outputArgument(out, "out")
         guard let offsets else { throw CFailure.argument("offsets is NULL") }
         guard let outcomes else { throw CFailure.argument("outcomes is NULL") }
-        let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to))
         let items = try BatchItems(data, dataLen, lengths, count)
+        let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to))
         var capacity = 0
         for length in items.lengths {
             let (sum, overflow) = capacity.addingReportingOverflow(rekey.capacity(for: length))

@@ -343,6 +343,23 @@ func textArgument(_ pointer: UnsafeRawPointer?, _ count: Int, _ name: String) th
     return bytes
 }
 
+/// Runs `body`, which reads the text argument at `pointer` (`count` bytes), so that a bad argument is the call's
+/// error whatever else is wrong (the header's conventions: argument checks come first): NULL with a length and a
+/// length beyond any buffer before `body`; a NUL byte inside the text when `body` fails for another reason (a
+/// legacy33 target, a map with no keys, ...), checked only then, so a call that succeeds makes no extra pass.
+func argumentsFirst<R>(_ pointer: UnsafeRawPointer?, _ count: Int, _ name: String, _ body: () throws -> R)
+    throws -> R {
+    _ = try bytesArgument(pointer, count, name)
+    do {
+        return try body()
+    } catch let failure as CFailure where failure.code == ErrorCodes.argument {
+        throw failure
+    } catch {
+        _ = try textArgument(pointer, count, name)
+        throw error
+    }
+}
+
 /// JSON text of `len` bytes, lent to `body`. Text that parses holds no NUL byte (JSON allows none, not even inside
 /// a string), so the check that the length matches the text (`textArgument`'s) runs only when `body` reports
 /// invalid JSON, to name the argument instead: a message costs no extra pass over its bytes.

@@ -89,17 +89,19 @@ public struct ConformanceDifference: Sendable, Hashable {
             throw Refusal(description: "the declared difference for \"\(check)\" has the outcome \"\(outcome)\", "
                           + "which is not one of \(Outcome.names)")
         }
-        guard let slash = check.firstIndex(of: "/"), slash != check.startIndex,
-              !check[..<slash].contains("*") else {
+        // On Unicode scalars, as `matches`: a `/` or `*` followed by a combining mark is still one.
+        let scalars = check.unicodeScalars
+        guard let slash = scalars.firstIndex(of: "/"), slash != scalars.startIndex,
+              !scalars[..<slash].contains("*") else {
             throw Refusal(description: "the declared difference \"\(check)\" names no family: a pattern is "
                           + "FAMILY/CHECKS, with the family written out (spec, generated, negative, publish, "
                           + "messages, envelopes, ...) and no \"*\" before the first \"/\"")
         }
-        let rest = check[check.index(after: slash)...]
+        let rest = scalars[scalars.index(after: slash)...]
         guard !rest.isEmpty else {
             throw Refusal(description: "the declared difference \"\(check)\" names no checks after its family")
         }
-        family = String(check[..<slash])
+        family = String(scalars[..<slash])
         pattern = String(rest)
         self.outcome = known
         self.reason = reason
@@ -107,19 +109,21 @@ public struct ConformanceDifference: Sendable, Hashable {
 
     /// Whether the declaration's checks take in check `id` of `family`.
     public func covers(_ id: String, family: String) -> Bool {
-        family == self.family && Self.matches(id, pattern)
+        family.unicodeScalars.elementsEqual(self.family.unicodeScalars) && Self.matches(id, pattern)
     }
 
-    /// Whether `id` matches `pattern`, in which `*` stands for any run of characters.
+    /// Whether `id` matches `pattern`, in which `*` stands for any run of characters. Compared as Unicode scalars,
+    /// not as Swift characters: a `*` followed by a combining mark is still a `*`, and spellings that Unicode calls
+    /// equivalent are different ids.
     static func matches(_ id: String, _ pattern: String) -> Bool {
-        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false)
-        var rest = Substring(id)
+        let parts = Array(pattern.unicodeScalars).split(separator: "*", omittingEmptySubsequences: false)
+        var rest = Array(id.unicodeScalars)[...]
         for (index, part) in parts.enumerated() {
             if index == 0 {
-                guard rest.hasPrefix(part) else { return false }
+                guard rest.starts(with: part) else { return false }
                 rest = rest.dropFirst(part.count)
             } else if index == parts.count - 1 {
-                return rest.hasSuffix(part)
+                return rest.count >= part.count && rest.suffix(part.count).elementsEqual(part)
             } else {
                 guard let found = rest.firstRange(of: part) else { return false }
                 rest = rest[found.upperBound...]

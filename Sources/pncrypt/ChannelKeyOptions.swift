@@ -139,7 +139,7 @@ extension ReceivedOptions where Handling == MessageReadOptions {
         let reading = ChannelReading(keys, v2Channel: v2?.channel, template: template)
         let text = try data.readAll(limit: maxInput.limit)
         let result = try text.withUnsafeBufferPointer { (text) throws(PNCryptError) in
-            try reading.decrypt(envelopeText: text, formats: formats, policy: read.policy, statusForEveryFailure: true)
+            try reading.decrypt(envelopeText: text, formats: formats, policy: read.policy)
         }
         try v2?.check(result.format)
         try read.deliver(text: result.text, statuses: ChannelKeyOptions.advised(result.statuses),

@@ -36,9 +36,12 @@ struct Decrypt: ParsableCommand {
 
         Several TEXT arguments are decrypted one per line, in order, and only when all of them decrypt: if one \
         fails, nothing is written and the failure names it by position. A file given with -i that starts with a \
-        PNED header or holds a byte Base64 text never does is read as --binary reads it, with a note; a TEXT \
-        argument that names a file and is not Base64 is refused (give the file with -i). Line mode (NDJSON, one \
-        message per line) is pncrypt message decrypt --lines.
+        PNED header or holds a byte Base64 text never does is raw ciphertext (as an SDK's encrypt_file writes): \
+        it is not Base64-decoded, and without --binary it is still decrypted as text, so a binary plaintext is \
+        refused (the one decryption failure, and a hint naming --binary). The input's first bytes decide only how \
+        it is encoded, never whether the plaintext must be text. A TEXT argument that names a file and is not \
+        Base64 is refused (give the file with -i). Line mode (NDJSON, one message per line) is pncrypt message \
+        decrypt --lines.
 
         Examples:
           pncrypt decrypt --key enigma q/xJqqN6qbiZMXYmiQC1Fw==
@@ -71,8 +74,8 @@ struct Decrypt: ParsableCommand {
         if options.input.arguments.count > 1 && binary {
             throw ValidationError("--binary reads one file: give one path")
         }
-        // A file given with -i may be read as a file (`binaryFileReason`): then --gunzip is checked in `run`.
-        if gunzip && !binary && options.input.file.input == nil { throw ValidationError("--gunzip needs --binary") }
+        // A gzip plaintext is binary: text mode (whatever the input's encoding) never writes one.
+        if gunzip && !binary { throw ValidationError("--gunzip needs --binary") }
         if limits.maxSize != nil && !gunzip { throw ValidationError("--max-size goes with --gunzip") }
         if terminal.rawControl && binary {
             throw ValidationError("--raw-control goes with text mode (--binary writes bytes)")
@@ -90,28 +93,10 @@ struct Decrypt: ParsableCommand {
             return try decryptTexts(ring, options.input.arguments)
         }
         let data = options.input.resolved(binary: binary)
-        if !binary, let reason = try data.binaryFileReason() {
-            // A file an SDK's `encrypt_file` wrote, given without --binary: read as --binary reads it, with all of
-            // its checks (no file format for the scheme, binary output to a terminal).
-            if terminal.rawControl {
-                throw CLIFailure(.usage, "--raw-control goes with text mode, and \(data.describe) is a binary file "
-                                 + "(\(reason))")
-            }
-            do {
-                try Scheme.requireFileFormat(options.schemes.explicit)
-            } catch let error as ValidationError {
-                throw CLIFailure(.usage, error.message)
-            }
-            if options.output.output == nil { try options.force.check(descriptor: STDOUT_FILENO) }
-            data.noteReadAsBinary(reason)
-            binary = true
-        }
-        if gunzip && !binary {
-            throw CLIFailure(.usage, "--gunzip needs --binary (\(data.describe) was read as Base64 text)")
-        }
         let ring = try options.keys.ring(input: data)
         if binary { return try decryptFile(ring, data) }
-        try decryptText(ring, data)
+        // Detection decides the input's encoding only (raw ciphertext or Base64): either way it is text.
+        try decryptText(ring, data, raw: try data.rawCiphertextReason())
     }
 
     /// Several TEXT arguments: each decrypted as one text is, into memory (a message is small), and written one
@@ -150,35 +135,38 @@ struct Decrypt: ParsableCommand {
         }
     }
 
-    /// Decodes the Base64 of `data` into an unlinked 0600 temporary file (ciphertext only), chooses the one reading
-    /// that qualifies over all of it, and runs `body` with that reading and the file.
-    private func withChoice(_ ring: KeyRing, _ data: Input,
+    /// Copies the ciphertext of `data` into an unlinked 0600 temporary file (ciphertext only: the Base64 decoded,
+    /// or raw ciphertext as it is, `raw` saying why it is raw), chooses the one reading that qualifies as text over
+    /// all of it, and runs `body` with that reading and the file.
+    private func withChoice(_ ring: KeyRing, _ data: Input, raw: String? = nil,
                             _ body: (TextStreamDecryptor, TextStreamDecryptor.Choice, Int32) throws -> Void) throws {
         let fd = try InputFiles.unlinkedTemporary()
         defer { close(fd) }
-        let decoder = Base64StreamDecoder()
+        let stages: [any ByteStreamStage] = raw == nil ? [Base64StreamDecoder()] : []
         if let text = data.text {
-            try POSIXIO.writeAll(fd, try StreamPipeline.run(Array(text.utf8), through: [decoder]),
+            try POSIXIO.writeAll(fd, try StreamPipeline.run(Array(text.utf8), through: stages),
                                  "a temporary file")
         } else {
             let line = options.progress.line(for: data.filePath, showsLines: false)
-            try data.withDescriptor { try POSIXIO.stream(from: $0, through: [decoder], to: fd, progress: line) }
+            try data.withDescriptor { try POSIXIO.stream(from: $0, through: stages, to: fd, progress: line) }
         }
         let length = Int(lseek(fd, 0, SEEK_END))
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
         let reader = TextStreamDecryptor(ring: ring, reading: options.schemes.policy)
-        let choice = try explained({ head }) { try reader.choose(ciphertext: fd, length: length) }
+        let choice = try explained({ head }, hint: raw.map { data.rawAsTextHint($0) }) {
+            try reader.choose(ciphertext: fd, length: length)
+        }
         try body(reader, choice, fd)
     }
 
-    /// Decodes the Base64 into an unlinked 0600 temporary file (ciphertext only), chooses the one reading that
-    /// qualifies over all of it, and only then streams that reading's plaintext to the output: any size in
-    /// bounded memory, nothing written before the verdict.
-    /// Binary data read as text (standard input, a pipe, a file with a stray byte past the first 64 KiB) fails on
-    /// its first byte that is no character at all (`unexpected byte 0x01`): the failure names `--binary`.
-    private func decryptText(_ ring: KeyRing, _ data: Input) throws {
+    /// Copies the ciphertext into an unlinked 0600 temporary file (the Base64 decoded, or raw ciphertext as it is),
+    /// chooses the one reading that qualifies as text over all of it, and only then streams that reading's
+    /// plaintext to the output: any size in bounded memory, nothing written before the verdict.
+    /// Binary data read as Base64 text (standard input, a pipe, a file with a stray byte past the first 64 KiB) fails
+    /// on its first byte that is no character at all (`unexpected byte 0x01`): the failure names `--binary`.
+    private func decryptText(_ ring: KeyRing, _ data: Input, raw: String?) throws {
         do {
-            try withChoice(ring, data) { reader, choice, fd in
+            try withChoice(ring, data, raw: raw) { reader, choice, fd in
                 try OutputFile.produce(options.output, input: data) { out in
                     let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
                     try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
@@ -220,9 +208,10 @@ struct Decrypt: ParsableCommand {
 
     /// Runs `body`; when it fails under an explicit `--scheme` that is not the one of the data (a `PNED` header, or
     /// none), says so instead, with the option that reads it (a header is public: this tells nothing about the key).
-    /// Text that no key reads otherwise gets the one public failure and the command that says why (`diagnose`
-    /// reads text, not `--binary` files).
-    private func explained<R>(_ data: () throws -> [UInt8], _ body: () throws -> R) throws -> R {
+    /// Text that no key reads otherwise gets the one public failure and the command that says why, and `hint` (raw
+    /// ciphertext read as text: `--binary`), the same for every such failure.
+    private func explained<R>(_ data: () throws -> [UInt8], hint: String? = nil, _ body: () throws -> R) throws
+        -> R {
         do {
             return try body()
         } catch let error as PNCryptError {
@@ -238,6 +227,7 @@ struct Decrypt: ParsableCommand {
                 if error == CryptoModule.decryptionFailed && !binary {
                     var failure = CLIFailure(error)
                     failure.message += " (\(AllowFailuresOption.diagnoseHint))"
+                    failure.hint = hint
                     throw failure
                 }
                 throw error

@@ -14,6 +14,10 @@ struct Diagnose: ParsableCommand {
         Exits 0 when a reading works, 1 when none does. The plaintext itself is never printed, except in \
         --json with --show-plaintext.
 
+        A file given with -i that is raw ciphertext (a PNED header, or a byte Base64 never has) is not \
+        Base64-decoded, and is still diagnosed as text (a reading works when its plaintext is UTF-8), as \
+        decrypt reads it; --binary diagnoses a file as decrypt --binary reads it (the padding decides).
+
         Examples:
           pncrypt diagnose -k new -k old MTIzNDU2Nzg5MDEyMzQ1NjdnONoCgo0wbuMGGMmfMX0=
           pncrypt diagnose --key enigma --legacy-scheme legacy -i message.txt
@@ -24,6 +28,12 @@ struct Diagnose: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var client: ReadSchemeOptions
     @OptionGroup var maxInput: MaxInputOption
+
+    @Flag(help: ArgumentHelp("""
+        Diagnose a raw file (legacy, legacy-random-iv or acrh file format; the argument is its path) as decrypt \
+        --binary reads it: the padding decides.
+        """))
+    var binary = false
 
     @Flag(help: "Print the findings as one JSON object.")
     var json = false
@@ -36,15 +46,20 @@ struct Diagnose: ParsableCommand {
     }
 
     func run() throws {
+        if binary {
+            return try diagnoseFile(DataInputOptions.resolve(argument: input.text, file: input.input, binary: true))
+        }
         try refuseFileNameAsText(input.text)
         let data = try input.resolved()
-        if let reason = try data.binaryFileReason() {
-            return try diagnoseFile(data, reason: reason)
-        }
+        // Detection decides the input's encoding only (raw ciphertext or Base64): either way it is read as text.
+        let raw = try data.rawCiphertextReason()
         let text = try data.readAll(limit: maxInput.limit)
         let keys = try self.keys.resolveAll(input: data)
-        let diagnosis = Diagnosis(text: text, keys: keys)
-        let setting = try clientReading(text, keys: keys, diagnosis: diagnosis)
+        let diagnosis = raw == nil ? Diagnosis(text: text, keys: keys) : Diagnosis(ciphertext: text, keys: keys)
+        // The message a client receives: for raw ciphertext, its Base64.
+        let setting = try clientReading(raw == nil ? text : Base64.encodeBytes(text), keys: keys,
+                                        diagnosis: diagnosis)
+        let hint = diagnosis.decrypts ? nil : raw.map { "hint: " + data.rawAsTextHint($0) }
         if json {
             guard case .object(var object) = diagnosis.json else { return }
             if !showPlaintext, case .array(let attempts)? = object["attempts"] {
@@ -58,6 +73,7 @@ struct Diagnose: ParsableCommand {
             if !KeyShapeHints.hints.isEmpty {
                 object.append(.array(KeyShapeHints.hints.map { .string($0) }), forKey: "keyShapes")
             }
+            if let hint { object.append(.string(hint), forKey: "hint") }
             // With --show-plaintext the JSON carries decrypted text: on a terminal, DEL and C1 controls escaped.
             let bytes = Array(JSONValue.object(object).serializedString().utf8) + [0x0A]
             try POSIXIO.writeAll(STDOUT_FILENO, TerminalEscaper.json(bytes, for: STDOUT_FILENO, raw: false), "output")
@@ -65,23 +81,23 @@ struct Diagnose: ParsableCommand {
             // A key whose shape suggests a copy or file mistake (a BOM, white space, a line break) is named.
             let shapes = KeyShapeHints.hints.map { "\($0) (it is used exactly as given)" }
             let findings = diagnosis.findings + (setting.map { [$0.finding] } ?? []) + shapes
+                + (hint.map { [$0] } ?? [])
             try POSIXIO.printLine(findings.joined(separator: "\n"))
         }
         if !diagnosis.decrypts { throw ExitCode.dataFailure }
     }
 
-    /// A binary file (`-i PATH`, as an SDK's `encrypt_file` writes it; at most `--max-input` bytes, as any input
+    /// A binary file (`--binary`: as an SDK's `encrypt_file` writes it; at most `--max-input` bytes, as any input
     /// of diagnose): read as `decrypt --binary` reads it, with every key, on its head and last blocks
     /// (`FileDecryption.choose`: the padding decides; a file's plaintext need not be text). Says which key and file
     /// format read it, or why none does.
-    private func diagnoseFile(_ data: Input, reason: String) throws {
+    private func diagnoseFile(_ data: Input) throws {
         guard !showPlaintext else {
             throw CLIFailure(.usage, "--show-plaintext is for messages; decrypt a binary file with pncrypt decrypt")
         }
         let source = try InputSource(data)
         // Only its start and end are read, but diagnose takes no more than --max-input, whatever the input.
         if source.length > maxInput.limit { throw CLIFailure(.usage, data.refusal(limit: maxInput.limit)) }
-        data.noteReadAsBinary(reason)
         let ring = try keys.ring(input: data)
         var object: JSONObject = ["binary": .bool(true), "bytes": .number(JSONNumber(source.length))]
         var finding: String

@@ -28,11 +28,16 @@ struct CLIFailure: Error {
     var message: String
     /// A decryption failed: the report adds the keys' shape hint, if any (`KeyShapeHints`).
     var decryption: Bool
+    /// A line the report adds after the message, `hint: ...`: what the caller can change. A hint after the one
+    /// decryption failure depends only on what the caller gave (the key's shape, the input's encoding), never on
+    /// which check failed (docs/security.md, "One public failure").
+    var hint: String?
 
-    init(_ code: ExitCode, _ message: String, decryption: Bool = false) {
+    init(_ code: ExitCode, _ message: String, decryption: Bool = false, hint: String? = nil) {
         self.code = code
         self.message = message
         self.decryption = decryption
+        self.hint = hint
     }
 
     /// A library error: its SDK category first (as PubNub's contract scenarios name the outcomes), then what was
@@ -61,6 +66,13 @@ struct CLIFailure: Error {
         let limit = error.code == .outputLimitExceeded
             ? "; raise it with --max-size SIZE (or --max-size none for trusted data)" : ""
         self.init(code, prefix + error.message + hint + limit, decryption: error.category == .decryption)
+    }
+
+    /// This failure with `hint` (nil: as it is).
+    func hinted(_ hint: String?) -> CLIFailure {
+        var failure = self
+        if let hint { failure.hint = hint }
+        return failure
     }
 }
 

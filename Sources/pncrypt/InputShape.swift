@@ -3,10 +3,13 @@ import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
 
-// Binary files given as text (issue 47, item 2): a file the SDKs' `encrypt_file` wrote (`PNED...` or raw
-// ciphertext) given to `decrypt`, `inspect` or `diagnose` without `--binary` is recognized by its first bytes and read
-// as a file, as `age` tells armor from binary; a positional argument that names a file and is not Base64 is refused
-// with the option that reads it.
+// Input detection (issue 47, item 2; issue 55, item 1): a file the SDKs' `encrypt_file` wrote (`PNED...` or raw
+// ciphertext) given to `decrypt`, `inspect` or `diagnose` with `-i` is recognized by its first bytes, as `age` tells
+// armor from binary. Detection decides only how the input is *encoded* (raw bytes or Base64 text), never what the
+// plaintext must be: without `--binary` it is text (valid UTF-8, one reading), whatever the encoding, so whoever
+// supplies the file cannot move a caller who asked for text into bytes mode (a padding oracle, and garbage on
+// success). A binary plaintext is refused with the one decryption failure and a hint naming `--binary`. A positional
+// argument that names a file and is not Base64 is refused with the option that reads it.
 
 /// What an input's first bytes say it is: Base64 text, or a binary file.
 enum InputShape {
@@ -15,12 +18,13 @@ enum InputShape {
     /// names the offset.
     static let sniffLength = 1 << 16
 
-    /// Why `prefix` is a binary file and cannot be Base64 text, nil when it can be text: a `PNED` header at the
-    /// start, or a byte that text mode never accepts (outside the Base64 alphabet and `=`, ASCII white space and the
-    /// JSON quote text mode accepts around Base64).
+    /// Why `prefix` is a binary file and cannot be Base64 text, nil when it can be text: a byte that text mode never
+    /// accepts (outside the Base64 alphabet and `=`, ASCII white space and the JSON quote text mode accepts around
+    /// Base64), named as a `PNED` header when the input starts with one. `PNED` alone is no reason: it is Base64
+    /// text too (a ciphertext starting with the bytes 3C D1 03), and a real header's version byte is never text.
     static func binaryReason(_ prefix: some Collection<UInt8>) -> String? {
-        if prefix.starts(with: CryptorHeader.sentinel) { return "it starts with a PNED header" }
         guard let index = prefix.firstIndex(where: { !canBeText($0) }) else { return nil }
+        if prefix.starts(with: CryptorHeader.sentinel) { return "it starts with a PNED header" }
         let offset = prefix.distance(from: prefix.startIndex, to: index)
         return "byte \(hex(prefix[index])) at offset \(offset) cannot be Base64 text"
     }
@@ -37,10 +41,11 @@ enum InputShape {
 }
 
 extension Input {
-    /// Why this input is a binary file, nil when it is not one: only a regular file named with `-i PATH` is looked
-    /// at (its first `InputShape.sniffLength` bytes, read by offset: nothing is consumed); TEXT, standard input, a
-    /// pipe or a device are read as text, as before (`--binary` reads them as files).
-    func binaryFileReason() throws -> String? {
+    /// Why this input is raw ciphertext rather than Base64 text, nil when it is not: only a regular file named with
+    /// `-i PATH` is looked at (its first `InputShape.sniffLength` bytes, read by offset: nothing is consumed); TEXT,
+    /// standard input, a pipe or a device are Base64 text (`--binary` reads them as files). The answer decides the
+    /// input's encoding only: without `--binary`, raw ciphertext is still decrypted as text.
+    func rawCiphertextReason() throws -> String? {
         guard text == nil, let path = filePath else { return nil }
         let fd = try Self.open(path)
         defer { close(fd) }
@@ -55,9 +60,12 @@ extension Input {
         return InputShape.binaryReason(prefix)
     }
 
-    /// Says on standard error that the input was read as a binary file, and why (so that `--binary` is learnt).
-    func noteReadAsBinary(_ reason: String) {
-        CLI.note("\(describe) was read as a binary file (\(reason)), as --binary reads it")
+    /// The hint after the one decryption failure of raw ciphertext read as text (`reason`: why it is raw). The same
+    /// words for every such failure, whichever check failed: it says what the input's encoding is and what the
+    /// caller can change, nothing about the key or the plaintext.
+    func rawAsTextHint(_ reason: String) -> String {
+        "\(describe) is raw ciphertext (\(reason)), decrypted as text as every input is without --binary: a binary "
+            + "plaintext (a file an SDK's encrypt_file wrote) needs --binary"
     }
 }
 

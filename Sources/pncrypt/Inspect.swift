@@ -10,7 +10,10 @@ struct Inspect: ParsableCommand {
         for data without a header, what it would be if it is pncrypt or PubNub ciphertext (nothing without a \
         key can tell whether it is). Exits 1 with the reason when the input cannot be ciphertext (not Base64, \
         not whole blocks, header cut short, unknown cryptor). With a key (--key, --key-file or PNCRYPT_KEY; \
-        never asked for) it also says whether the plaintext is gzip; nothing of the plaintext is printed.
+        never asked for) it also says whether the plaintext is gzip; nothing of the plaintext is printed. Without \
+        --binary the plaintext is read as text, as decrypt reads it, whether the input is Base64 or raw \
+        ciphertext (a file given with -i that starts with a PNED header or holds a byte Base64 never has): a \
+        binary plaintext (gzip) is described with --binary.
 
         Any size is read in bounded memory: --binary reads the file's start and length; Base64 text is decoded \
         in chunks and only its first 1 MiB decoded is kept. With a key, larger text is described from its first \
@@ -29,20 +32,21 @@ struct Inspect: ParsableCommand {
     /// Optional here: with a key (--key, --key-file or PNCRYPT_KEY), also say whether the plaintext is gzip.
     @OptionGroup var keys: KeyOptions
 
-    mutating func run() throws {
+    func run() throws {
         if !binary { try refuseFileNameAsText(input.argument) }
         let data = input.resolved(binary: binary)
-        if !binary, let reason = try data.binaryFileReason() {
-            data.noteReadAsBinary(reason)
-            binary = true
-        }
+        // Detection decides the input's encoding only (raw ciphertext or Base64): either way the plaintext is
+        // described as text unless --binary.
+        let raw = binary ? nil : try data.rawCiphertextReason()
         let prefix: [UInt8]
         let totalLength: Int
         let inspection: Inspection
-        if binary {
-            // Only the start is read: files may be far larger than memory.
+        if binary || raw != nil {
+            // Only the start is read: files may be far larger than memory (raw ciphertext read as text keeps what
+            // Base64 text keeps).
             let source = try InputSource(data)
-            prefix = try source.read(at: 0, count: CryptorHeader.maximumFixedLength + 0xFFFF + 64)
+            prefix = try source.read(at: 0, count: binary ? CryptorHeader.maximumFixedLength + 0xFFFF + 64
+                                                          : Self.keptLength)
             totalLength = source.length
             inspection = try Self.inspect(prefix, totalLength: totalLength)
         } else {
@@ -57,7 +61,11 @@ struct Inspect: ParsableCommand {
         }
         if let key = try keys.resolveIfGiven(input: data) {
             if binary || totalLength <= prefix.count {
-                lines.append(try Self.describePlaintext(prefix, key: key, binary: binary))
+                do {
+                    lines.append(try Self.describePlaintext(prefix, key: key, binary: binary))
+                } catch let error as PNCryptError where error == CryptoModule.decryptionFailed {
+                    throw CLIFailure(error).hinted(raw.map { data.rawAsTextHint($0) })
+                }
             } else if inspection.header != nil {
                 // Only the start is kept: its first blocks are read as a file's are.
                 lines.append(try Self.describePlaintext(prefix, key: key, binary: true))
@@ -173,10 +181,10 @@ struct Inspect: ParsableCommand {
                 try prefix.withUnsafeBytes { try decryptor.update($0) { start += $0 } }
             }
         } else {
-            // The headerless rule as for text (a message's plaintext), else as bytes (gzip is not UTF-8).
-            let ring = try KeyRing(keys: [key])
-            start = try (try? ring.decrypt(prefix, content: .text))?.plaintext
-                ?? ring.decrypt(prefix, content: .bytes).plaintext
+            // Text, as decrypt reads it without --binary: a reading qualifies only with valid padding and UTF-8
+            // (reading as bytes when text fails would answer whether the padding is valid: a padding oracle). A
+            // gzip plaintext is binary: inspect --binary describes it.
+            start = try KeyRing(keys: [key]).decrypt(prefix, content: .text).plaintext
         }
         defer { wipe(&start) }
         switch CompressionFormat.detect(start) {

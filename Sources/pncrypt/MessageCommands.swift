@@ -87,7 +87,7 @@ struct MessageReadOptions: ParsableArguments {
     func decrypt(_ crypto: MessageCrypto, envelope text: [UInt8], formats: [EnvelopeFormat]) throws
         -> DecryptedEnvelopeText {
         try text.withUnsafeBufferPointer { (text) throws(PNCryptError) in
-            try crypto.decrypt(envelopeText: text, formats: formats, policy: policy, statusForEveryFailure: true)
+            try crypto.decrypt(envelopeText: text, formats: formats, policy: policy)
         }
     }
 

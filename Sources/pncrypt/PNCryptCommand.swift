@@ -80,6 +80,9 @@ struct PNCryptCommand: ParsableCommand {
         if !failure.message.isEmpty {
             CLI.printError(failure.message, layout: layout)
         }
+        if let hint = failure.hint {
+            CLI.printError("hint: " + hint)
+        }
         if failure.decryption, let hint = KeyShapeHints.line {
             CLI.printError(hint)
         }

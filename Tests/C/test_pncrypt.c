@@ -297,6 +297,59 @@ static int run_vectors(const char *path) {
     return count;
 }
 
+/* ---- Pinned numbers --------------------------------------------------------------------------------------- */
+
+/* The vector files' sizes, as Vectors/README.md gives them (spec.json, negative.json, python-sdk.json's
+ * legacy-random-iv vectors; records/export.json's records): a file cut short fails here, not only an empty one. */
+enum { VECTORS_SPEC = 37, VECTORS_NEGATIVE = 161, VECTORS_SDK_RANDOM_IV = 80, VECTORS_RECORDS = 13 };
+
+/* The numbers the README promises stable (the C ABI: "the PNCRYPT_E_ numbers and the PNCRYPT_ON_ERROR_ values"),
+ * written out here by hand, not read from the header: a renumbered constant fails. scripts/test-c.sh checks that
+ * this table names every PNCRYPT_E_, PNCRYPT_ON_ERROR_ and PNCRYPT_REKEY_ constant of the header. */
+static const struct { const char *name; int value, pinned; } pinned_numbers[] = {
+    {"PNCRYPT_OK", PNCRYPT_OK, 0},
+    {"PNCRYPT_E_ARGUMENT", PNCRYPT_E_ARGUMENT, -1},
+    {"PNCRYPT_E_NOMEM", PNCRYPT_E_NOMEM, -2},
+    {"PNCRYPT_E_ENCRYPTION", PNCRYPT_E_ENCRYPTION, -10},
+    {"PNCRYPT_E_EMPTY_PLAINTEXT", PNCRYPT_E_EMPTY_PLAINTEXT, -11},
+    {"PNCRYPT_E_NOT_ENCRYPTABLE", PNCRYPT_E_NOT_ENCRYPTABLE, -12},
+    {"PNCRYPT_E_ENCRYPTION_FAILED", PNCRYPT_E_ENCRYPTION_FAILED, -13},
+    {"PNCRYPT_E_DECRYPTION", PNCRYPT_E_DECRYPTION, -20},
+    {"PNCRYPT_E_NOT_BASE64", PNCRYPT_E_NOT_BASE64, -21},
+    {"PNCRYPT_E_WRONG_KEY_OR_CORRUPT", PNCRYPT_E_WRONG_KEY_OR_CORRUPT, -22},
+    {"PNCRYPT_E_INVALID_UTF8", PNCRYPT_E_INVALID_UTF8, -23},
+    {"PNCRYPT_E_MALFORMED_HEADER", PNCRYPT_E_MALFORMED_HEADER, -24},
+    {"PNCRYPT_E_NOT_ENCRYPTED", PNCRYPT_E_NOT_ENCRYPTED, -25},
+    {"PNCRYPT_E_AMBIGUOUS", PNCRYPT_E_AMBIGUOUS, -26},
+    {"PNCRYPT_E_UNKNOWN_CRYPTOR", PNCRYPT_E_UNKNOWN_CRYPTOR, -30},
+    {"PNCRYPT_E_INVALID_ARGUMENT", PNCRYPT_E_INVALID_ARGUMENT, -40},
+    {"PNCRYPT_E_INVALID_KEY", PNCRYPT_E_INVALID_KEY, -41},
+    {"PNCRYPT_E_INVALID_IV", PNCRYPT_E_INVALID_IV, -42},
+    {"PNCRYPT_E_INVALID_VALUE", PNCRYPT_E_INVALID_VALUE, -43},
+    {"PNCRYPT_E_JSON", PNCRYPT_E_JSON, -50},
+    {"PNCRYPT_E_INVALID_JSON", PNCRYPT_E_INVALID_JSON, -51},
+    {"PNCRYPT_E_JSON_TOO_DEEP", PNCRYPT_E_JSON_TOO_DEEP, -52},
+    {"PNCRYPT_E_COMPRESSION", PNCRYPT_E_COMPRESSION, -60},
+    {"PNCRYPT_E_CORRUPT_COMPRESSED", PNCRYPT_E_CORRUPT_COMPRESSED, -61},
+    {"PNCRYPT_E_OUTPUT_LIMIT", PNCRYPT_E_OUTPUT_LIMIT, -62},
+    {"PNCRYPT_E_IO", PNCRYPT_E_IO, -70},
+    {"PNCRYPT_E_FILE_NOT_FOUND", PNCRYPT_E_FILE_NOT_FOUND, -71},
+    {"PNCRYPT_E_INTERNAL", PNCRYPT_E_INTERNAL, -99},
+    {"PNCRYPT_ON_ERROR_MARKER", PNCRYPT_ON_ERROR_MARKER, 0},
+    {"PNCRYPT_ON_ERROR_PASSTHROUGH", PNCRYPT_ON_ERROR_PASSTHROUGH, 1},
+    {"PNCRYPT_ON_ERROR_FAIL", PNCRYPT_ON_ERROR_FAIL, 2},
+    {"PNCRYPT_REKEY_FAILED", PNCRYPT_REKEY_FAILED, 0},
+    {"PNCRYPT_REKEY_REKEYED", PNCRYPT_REKEY_REKEYED, 1},
+    {"PNCRYPT_REKEY_CURRENT", PNCRYPT_REKEY_CURRENT, 2},
+};
+
+static void test_codes_are_pinned(void) {
+    for (size_t i = 0; i < sizeof pinned_numbers / sizeof pinned_numbers[0]; i++) {
+        CHECK(pinned_numbers[i].value == pinned_numbers[i].pinned, "%s is %d, pinned at %d", pinned_numbers[i].name,
+              pinned_numbers[i].value, pinned_numbers[i].pinned);
+    }
+}
+
 /* ---- Arguments -------------------------------------------------------------------------------------------- */
 
 static void test_arguments(void) {
@@ -490,8 +543,10 @@ static void test_messages(void) {
     CHECK(pncrypt_message_decrypt(m, bad, strlen(bad), PNCRYPT_ON_ERROR_FAIL, &out, &status) <= -20
               && out == NULL && status.code <= -20, "fail: %d", status.code);
     const char *number = "42";
+    /* Never encrypted: passed through as it was, with its status (issue 55). */
     CHECK(pncrypt_message_decrypt(m, number, 2, PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &status) == 0
-              && status.code == 0 && strcmp(out, "42") == 0, "a non-string passes through");
+              && status.code == PNCRYPT_E_NOT_ENCRYPTED && strcmp(out, "42") == 0,
+          "a non-string passes through with its status: %d", status.code);
     pncrypt_free(out);
     CHECK(pncrypt_message_decrypt(m, number, 2, PNCRYPT_ON_ERROR_FAIL, &out, &status) == PNCRYPT_E_NOT_ENCRYPTED,
           "a non-string fails with _FAIL: %d", status.code);
@@ -1114,7 +1169,8 @@ static void test_random_iv_sdk_messages(const char *path) {
     }
     free(line);
     fclose(f);
-    CHECK(count >= 50, "only %d random-IV SDK vectors in %s", count, path);
+    CHECK(count == VECTORS_SDK_RANDOM_IV, "%d random-IV SDK vectors in %s, Vectors/README.md says %d", count, path,
+          VECTORS_SDK_RANDOM_IV);
 }
 
 /* 10,000 wrong keys on fixed ciphertexts (legacy one block and three, an SDK random-IV message, acrh): as text
@@ -1620,10 +1676,13 @@ static void test_free_during_call(const char *dir) {
 
 /* The padding sweep: a valid ciphertext of three blocks under each scheme with the last byte of its
  * second-to-last ciphertext block set to each of its 256 values, decrypted as bytes, as text and as a message,
- * with auto and with the scheme named. Bytes with auto and every named mode must answer as a named scheme does:
- * the plaintext (or, where the changed padding happens to be valid, garbage) or the one failure,
- * PNCRYPT_E_WRONG_KEY_OR_CORRUPT: never a third code that depends on the padding. The distribution is printed
- * ("padding: ...") for docs/security.md. */
+ * with auto and with the scheme named. Every mode of every scheme must give docs/security.md's figures exactly
+ * ("What success and failure reveal", written out below by hand), value for value: the unchanged ciphertext
+ * decrypts to the plaintext; as bytes, so does the one value that makes the padding 01, to the plaintext with
+ * its second block garbled; every other value, and that one as text or a message, is the one failure,
+ * PNCRYPT_E_WRONG_KEY_OR_CORRUPT, never a third code. The counts are printed ("padding: ...").
+ * Text's figure assumes the garbled block is not UTF-8 (about 1.7e-4 of random blocks are): a random-IV
+ * ciphertext whose garbled block is is made again with a fresh IV (the fixed-IV one is the same every run). */
 static int base64_value(char c) {
     if (c >= 'A' && c <= 'Z') return c - 'A';
     if (c >= 'a' && c <= 'z') return c - 'a' + 26;
@@ -1649,73 +1708,98 @@ static size_t base64_decode(const char *in, uint8_t *out) {
 enum { SWEEP_MODES = 5 };
 static const char *const sweep_modes[SWEEP_MODES] = {"bytes auto", "bytes named", "text auto", "text named",
                                                      "message auto"};
+/* docs/security.md's table, by mode (success, wrongKeyOrCorrupt, other): the same for acrh, legacy and
+ * legacy-random-iv. */
+static const int sweep_documented[SWEEP_MODES][3] = {{2, 254, 0}, {2, 254, 0}, {1, 255, 0}, {1, 255, 0},
+                                                     {1, 255, 0}};
+
+/* One decryption of the sweep in `mode`: its code; *out and *out_len get the bytes or text, NULL for a message. */
+static int sweep_decrypt(pncrypt_module *m, const char *scheme, int mode, const char *b64, uint8_t **out,
+                         size_t *out_len) {
+    char quoted[404];
+    char *msg = NULL;
+    const char *named = mode == 1 || mode == 3 ? scheme : NULL;
+    if (mode <= 1) return pncrypt_decrypt(m, named, b64, strlen(b64), out, out_len, NULL);
+    if (mode <= 3) return pncrypt_decrypt_text(m, named, b64, strlen(b64), out, out_len, NULL);
+    snprintf(quoted, sizeof quoted, "\"%s\"", b64);
+    int rc = pncrypt_message_decrypt(m, quoted, strlen(quoted), PNCRYPT_ON_ERROR_FAIL, &msg, NULL);
+    pncrypt_free(msg);
+    return rc;
+}
 
 static void test_padding_sweep(void) {
     static const char *const schemes[3] = {"acrh", "legacy", "legacy-random-iv"};
-    /* 40 bytes of JSON text: three blocks of ciphertext with its padding. */
+    /* 40 bytes of JSON text: three blocks of ciphertext with its padding (8 bytes of 08). */
     const char *json = "{\"text\":\"a padding sweep, three blocks\"}";
+    const size_t json_len = strlen(json), pad = 16 - json_len % 16;
     for (int s = 0; s < 3; s++) {
         pncrypt_module *m = NULL;
-        pncrypt_error err;
-        CHECK(pncrypt_module_new("sweep-key", schemes[s], &m, &err) == 0, "module %s", schemes[s]);
-        char *wire = NULL;
-        CHECK(pncrypt_encrypt(m, (const uint8_t *)json, strlen(json), &wire, &err) == 0, "encrypt %s", schemes[s]);
+        CHECK(pncrypt_module_new("sweep-key", schemes[s], &m, NULL) == 0, "module %s", schemes[s]);
         uint8_t raw[256];
-        size_t n = base64_decode(wire, raw);
-        CHECK(n >= 48 && n <= 200, "%s: %zu bytes of ciphertext", schemes[s], n);
-        size_t at = n - 16 - 1; /* the last byte of the second-to-last block */
-        uint8_t original = raw[at];
-        int ok[SWEEP_MODES] = {0}, wrong[SWEEP_MODES] = {0}, other[SWEEP_MODES] = {0}, other_code[SWEEP_MODES] = {0};
-        int wrong_plaintext = 0;
+        size_t n = 0, at = 0;
+        uint8_t original = 0, padded = 0;
+        int attempts = 0, garbled_is_text = 1;
+        char b64[400];
+        /* A ciphertext whose garbled block is not UTF-8 (see above). */
+        for (; garbled_is_text && attempts < 4; attempts++) {
+            char *wire = NULL;
+            CHECK(pncrypt_encrypt(m, (const uint8_t *)json, json_len, &wire, NULL) == 0, "encrypt %s", schemes[s]);
+            n = wire ? base64_decode(wire, raw) : 0;
+            pncrypt_free(wire);
+            if (n < 48 || n > 200) break;
+            at = n - 16 - 1; /* the last byte of the second-to-last block */
+            original = raw[at];
+            padded = (uint8_t)(original ^ pad ^ 0x01); /* the last plaintext byte becomes 01 */
+            raw[at] = padded;
+            base64_encode(raw, n, b64);
+            raw[at] = original;
+            uint8_t *out = NULL;
+            size_t out_len = 0;
+            garbled_is_text = pncrypt_decrypt(m, schemes[s], b64, strlen(b64), &out, &out_len, NULL) == 0
+                && valid_utf8(out, out_len);
+            pncrypt_free(out);
+        }
+        CHECK(n >= 48 && n <= 200 && !garbled_is_text, "%s: %zu bytes of ciphertext, %d attempts", schemes[s], n,
+              attempts);
+        int counts[SWEEP_MODES][3] = {{0}};
+        int mismatches = 0;
+        char first_mismatch[160] = "";
         for (int v = 0; v < 256; v++) {
             raw[at] = (uint8_t)v;
-            char b64[400], quoted[404];
             base64_encode(raw, n, b64);
-            snprintf(quoted, sizeof quoted, "\"%s\"", b64);
             for (int mode = 0; mode < SWEEP_MODES; mode++) {
                 uint8_t *out = NULL;
                 size_t out_len = 0;
-                char *msg = NULL;
-                int rc;
-                const char *scheme = mode == 1 || mode == 3 ? schemes[s] : NULL;
-                if (mode <= 1) {
-                    rc = pncrypt_decrypt(m, scheme, b64, strlen(b64), &out, &out_len, &err);
-                } else if (mode <= 3) {
-                    rc = pncrypt_decrypt_text(m, scheme, b64, strlen(b64), &out, &out_len, &err);
-                } else {
-                    rc = pncrypt_message_decrypt(m, quoted, strlen(quoted), PNCRYPT_ON_ERROR_FAIL, &msg, &err);
+                int rc = sweep_decrypt(m, schemes[s], mode, b64, &out, &out_len);
+                counts[mode][rc == 0 ? 0 : rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT ? 1 : 2]++;
+                /* What this value must give in this mode. */
+                int expect_ok = v == original || (mode <= 1 && v == padded);
+                int right = rc == (expect_ok ? 0 : PNCRYPT_E_WRONG_KEY_OR_CORRUPT);
+                if (right && rc == 0 && mode <= 3 && v == original) {
+                    right = out_len == json_len && memcmp(out, json, json_len) == 0;
+                } else if (right && rc == 0 && v == padded) {
+                    /* The first block and what is left of the last are the plaintext's; the second is garbled. */
+                    right = out_len == json_len + pad - 1 && memcmp(out, json, 16) == 0
+                        && memcmp(out + 32, json + 32, json_len - 32) == 0;
+                    for (size_t k = json_len; right && k < out_len; k++) right = out[k] == pad;
                 }
-                if (rc == 0) {
-                    ok[mode]++;
-                    /* The byte as it was: the plaintext, whole. */
-                    if (v == original && mode < 4 && (out_len != strlen(json) || memcmp(out, json, out_len) != 0))
-                        wrong_plaintext++;
-                } else if (rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT) {
-                    wrong[mode]++;
-                } else {
-                    other[mode]++;
-                    other_code[mode] = rc;
+                if (!right && mismatches++ == 0) {
+                    snprintf(first_mismatch, sizeof first_mismatch, "value %d (original %d, padding 01 at %d), "
+                             "%s: code %d, %zu bytes", v, original, padded, sweep_modes[mode], rc, out_len);
                 }
                 pncrypt_free(out);
-                pncrypt_free(msg);
             }
         }
         raw[at] = original;
-        CHECK(wrong_plaintext == 0, "%s: the unchanged ciphertext did not give the plaintext", schemes[s]);
+        CHECK(mismatches == 0, "%s: %d outcomes not as docs/security.md says, the first: %s", schemes[s], mismatches,
+              first_mismatch);
         for (int mode = 0; mode < SWEEP_MODES; mode++) {
+            const int *c = counts[mode], *d = sweep_documented[mode];
             printf("padding: shell C, %s, %s: %d success, %d wrongKeyOrCorrupt, %d other\n", sweep_modes[mode],
-                   schemes[s], ok[mode], wrong[mode], other[mode]);
-            if (other[mode]) printf("padding:   (%s, %s: another code, %d)\n", sweep_modes[mode], schemes[s],
-                                    other_code[mode]);
-            CHECK(ok[mode] >= 1 && ok[mode] + wrong[mode] + other[mode] == 256, "%s %s: counts", sweep_modes[mode],
-                  schemes[s]);
-            /* Bytes with auto and every named mode: success or the one failure, nothing else. */
-            if (mode != 2 && mode != 4) {
-                CHECK(other[mode] == 0, "%s %s: %d outcomes that are neither success nor wrongKeyOrCorrupt (code %d)",
-                      sweep_modes[mode], schemes[s], other[mode], other_code[mode]);
-            }
+                   schemes[s], c[0], c[1], c[2]);
+            CHECK(c[0] == d[0] && c[1] == d[1] && c[2] == d[2], "%s %s: %d / %d / %d, documented %d / %d / %d",
+                  sweep_modes[mode], schemes[s], c[0], c[1], c[2], d[0], d[1], d[2]);
         }
-        pncrypt_free(wire);
         pncrypt_module_free(m);
     }
 }
@@ -1875,7 +1959,8 @@ static void test_records(const char *path) {
     }
     free(line);
     fclose(f);
-    CHECK(count >= 12 && missing > 0, "records: %d read", count);
+    CHECK(count == VECTORS_RECORDS && missing > 0, "records: %d read, %d in Vectors/records/export.json", count,
+          VECTORS_RECORDS);
     /* The batches over records whose field is /message (one pointer per call): every one but the missing one. */
     char *data = malloc(total + 1);
     size_t used = 0, batch_lengths[MAX];
@@ -2095,7 +2180,9 @@ int main(int argc, char **argv) {
         return 64;
     }
     int vectors = run_vectors(argv[1]);
-    CHECK(vectors > 0, "no vectors read from %s", argv[1]);
+    CHECK(vectors == VECTORS_SPEC + VECTORS_NEGATIVE, "%d vectors read from %s, Vectors/README.md says %d + %d",
+          vectors, argv[1], VECTORS_SPEC, VECTORS_NEGATIVE);
+    test_codes_are_pinned();
     test_arguments();
     test_fork_ivs();
     test_messages();

@@ -219,8 +219,10 @@ import PNCryptCLITestSupport
         }
         let one = try #require(peaks[1]), four = try #require(peaks[4]), sixteen = try #require(peaks[16])
         // Before the shared budget (debug build): 72 MB with 1 job, 487 MB with 16. After: 73, 122 and 126 MB (a long
-        // line on the caller's thread and one on a worker's, and what each thread's malloc arena keeps).
-        #expect(sixteen < 2 * one + (16 << 20), "peak RSS \(one >> 20) / \(four >> 20) / \(sixteen >> 20) MiB")
+        // line on the caller's thread and one on a worker's, and what each thread's malloc arena keeps). The release
+        // build as shipped (what CI runs, PNCRYPT_BIN): 59, 122 and 122-139 MB on a loaded machine, where its smaller
+        // one-job peak left 16 MiB of slack too little: 32 MiB, still a quarter of the unbudgeted 487 MB's growth.
+        #expect(sixteen < 2 * one + (32 << 20), "peak RSS \(one >> 20) / \(four >> 20) / \(sixteen >> 20) MiB")
         #expect(sixteen < four + four / 4, "peak RSS \(one >> 20) / \(four >> 20) / \(sixteen >> 20) MiB")
     }
 

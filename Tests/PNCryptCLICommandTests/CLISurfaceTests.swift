@@ -50,21 +50,47 @@ struct CLISurfaceTests {
     /// Bytes that command a terminal: OSC (retitle), CSI (clear), BEL, a C1 CSI in UTF-8, DEL.
     static let attack: [UInt8] = Array("hi \u{1b}]0;pwned\u{07} \u{1b}[2J \u{9b}31m \u{7f} end".utf8)
 
+    /// One run of an attack: its arguments, and what the terminal must show when it works (that the run reached
+    /// the code it attacks: the hostile plaintext decrypted and shown escaped, say), nil when nothing particular.
+    struct Attack: ExpressibleByArrayLiteral, Sendable {
+        var arguments: [String]
+        var shows: String?
+        init(_ arguments: [String], shows: String?) {
+            self.arguments = arguments
+            self.shows = shows
+        }
+        init(arrayLiteral arguments: String...) {
+            self.init(arguments, shows: nil)
+        }
+    }
+
+    /// `attack` decrypted and shown on a terminal by `decrypt` (`\xNN`) and in JSON (`\u00NN`).
+    static let attackEscaped = #"hi \x1b]0;pwned\x07 \x1b[2J \xc2\x9b31m \x7f end"#
+    static let attackInJSON = #""hi \u001b]0;pwned\u0007 \u001b[2J \u009b31m \u007f end""#
+
     /// For each command, runs that make it write or name data it did not make: decrypted or decompressed bytes,
     /// lines copied from the input, vectors' ids and file names, arguments. `@NAME` is a file of the fixture.
-    static let attacks: [String: [[String]]] = [
+    static let attacks: [String: [Attack]] = [
         "encrypt": [["-k", "k", "-i", "@A"], ["-k", "k", "\u{1b}[2J"]],
-        "decrypt": [["-k", "k", "@CT-TEXT"], ["-k", "k", "-i", "@A"], ["-k", "k", "\u{1b}[2J"]],
-        "inspect": [["-k", "k", "@CT-TEXT"], ["-i", "@A"]],
-        "diagnose": [["-k", "k", "@CT-TEXT"], ["-k", "k2", "@CT-TEXT"], ["-k", "k", "-i", "@A"]],
+        "decrypt": [Attack(["-k", "k", "-i", "@CT-TEXT"], shows: attackEscaped), ["-k", "k", "-i", "@A"],
+                    ["-k", "k", "\u{1b}[2J"]],
+        "inspect": [Attack(["-k", "k", "-i", "@CT-TEXT"], shows: "plaintext: not gzip"), ["-i", "@A"]],
+        "diagnose": [Attack(["-k", "k", "-i", "@CT-TEXT"], shows: "decrypts with acrh and key #1"),
+                     Attack(["--json", "--show-plaintext", "-k", "k", "-i", "@CT-TEXT"],
+                            shows: #""plaintext":"# + attackInJSON),
+                     Attack(["-k", "k2", "-i", "@CT-TEXT"], shows: "wrong key or corrupted"),
+                     ["-k", "k", "-i", "@A"]],
         "message encrypt": [["-k", "k", "-i", "@RAWJ"], ["-k", "k", "-i", "@A"]],
-        "message decrypt": [["-k", "k", "-i", "@MSG"], ["-k", "k", "--lines", "-i", "@RAWJ"],
+        "message decrypt": [Attack(["-k", "k", "-i", "@MSG"], shows: attackInJSON),
+                            ["-k", "k", "--lines", "-i", "@RAWJ"],
                             ["-k", "k", "--on-error", "passthrough", "-i", "@RAWJ"]],
         "message rekey": [["-k", "k", "--to-key", "k3", "-i", "@RAWJ"], ["-k", "k", "--to-key", "k3", "-i", "@REC"]],
-        "history decrypt": [["-k", "k", "-i", "@HIST"], ["-k", "k", "--lines", "-i", "@REC"]],
+        "history decrypt": [Attack(["-k", "k", "-i", "@HIST"], shows: "[[" + attackInJSON + "," + attackInJSON),
+                            ["-k", "k", "--lines", "-i", "@REC"]],
         "history rekey": [["-k", "k", "--to-key", "k3", "-i", "@HIST-RAW"],
                           ["-k", "k", "--to-key", "k3", "--lines", "-i", "@RAWJ"]],
-        "subscribe decrypt": [["-k", "k", "-i", "@SUB"], ["-k", "k", "--lines", "-i", "@REC"]],
+        "subscribe decrypt": [Attack(["-k", "k", "-i", "@SUB"], shows: #""d":"# + attackInJSON),
+                              ["-k", "k", "--lines", "-i", "@REC"]],
         "subscribe rekey": [["-k", "k", "--to-key", "k3", "-i", "@SUB-RAW"]],
         "gzip": [["-d", "@A.gz"], ["-d", "@A"]],
         "gunzip": [["@A.gz"], ["@A"]],
@@ -180,9 +206,18 @@ struct CLISurfaceTests {
         try Self.fixture(in: dir)
         for attack in try #require(Self.attacks[command]) {
             let arguments = (command == "help" ? ["help"] : command.split(separator: " ").map(String.init))
-                + attack.map { $0.hasPrefix("@") ? dir.appendingPathComponent(String($0.dropFirst())).path : $0 }
+                + attack.arguments.map {
+                    $0.hasPrefix("@") ? dir.appendingPathComponent(String($0.dropFirst())).path : $0
+                }
             let run = try Self.onTerminal(arguments, in: dir)
             #expect(run.status != 128 + SIGSEGV && run.status < 128, "\(arguments): status \(run.status)")
+            if let shown = attack.shows {
+                // The run reached the code it attacks: the terminal shows what that code makes of the attack.
+                #expect(String(decoding: run.bytes, as: UTF8.self).contains(shown), """
+                    pncrypt \(arguments.joined(separator: " ")) did not show \(shown.debugDescription): \
+                    \(String(decoding: run.bytes.prefix(300), as: UTF8.self).debugDescription)
+                    """)
+            }
             let found = Self.controls(in: run.bytes)
             #expect(found.isEmpty, """
                 pncrypt \(arguments.joined(separator: " ")) wrote \(found) to the terminal: \
@@ -194,7 +229,8 @@ struct CLISurfaceTests {
     // MARK: - Key sources
 
     /// Every way a key reaches the CLI, found in the tree: the options whose value is a key (`--key`, `--to-key`)
-    /// or a key file (`--key-file`, `--to-key-file`), and the environment variables the help names for them.
+    /// or a key file (`--key-file`, `--to-key-file`), and every environment variable with KEY in its name that the
+    /// help names (a key, a key file, channel keys: whatever it holds).
     static func keySources() throws -> (flags: Set<String>, files: Set<String>, variables: Set<String>) {
         var flags = Set<String>()
         var files = Set<String>()
@@ -206,8 +242,21 @@ struct CLISurfaceTests {
             }
         }
         let help = String(decoding: try CLI.run(["--experimental-dump-help"]).stdout, as: UTF8.self)
-        let variables = Set(help.matches(of: /PNCRYPT_[A-Z_]*KEY\b/).map { String($0.output) })
-        return (flags, files, variables)
+        return (flags, files, keyVariables(in: help))
+    }
+
+    /// The environment variables `help` names that have to do with keys: `PNCRYPT_KEY`, and also
+    /// `PNCRYPT_KEY_FILE`, `PNCRYPT_CHANNEL_KEYS` or the like, should one be added.
+    static func keyVariables(in help: String) -> Set<String> {
+        Set(help.matches(of: /PNCRYPT_[A-Z0-9_]+/).map { String($0.output) }.filter { $0.contains("KEY") })
+    }
+
+    @Test("the walk finds every key variable a help text names, a key file's too")
+    func keyVariablesFound() {
+        let help = "a key: -k, PNCRYPT_KEY or PNCRYPT_KEY_FILE (PNCRYPT_TO_KEY, PNCRYPT_TO_KEY_FILE); "
+            + "PNCRYPT_PROGRESS_INTERVAL; channels: PNCRYPT_CHANNEL_KEYS."
+        #expect(Self.keyVariables(in: help) == ["PNCRYPT_KEY", "PNCRYPT_KEY_FILE", "PNCRYPT_TO_KEY",
+                                                "PNCRYPT_TO_KEY_FILE", "PNCRYPT_CHANNEL_KEYS"])
     }
 
     @Test("the key sources found are the ones this suite feeds (a new one fails here until it is added below)")

@@ -6,7 +6,8 @@ import PNCryptCLITestSupport
 
 /// A write that fails is an I/O error, exit 74, on every writer: never a decryption failure
 /// and never exit 0. Each command that writes runs with standard output on `/dev/full` (ENOSPC) and on a terminal
-/// whose other side has closed (EIO), and with `-o` on a full tmpfs (ENOSPC; the output and any temporary are gone).
+/// whose other side has closed (EIO), with `-o` past the file size limit (EFBIG, unprivileged), and with `-o` on a
+/// full tmpfs (ENOSPC; the output and any temporary are gone).
 /// EIO on `-o` is not produced: it needs a file system whose writes fail (a device-mapper `error` target, a FUSE
 /// file system), which a test cannot count on having; `-o` and standard output share the write paths checked here.
 @Suite(.tags(.cli)) struct CLIWriteErrorTests {
@@ -131,6 +132,32 @@ import PNCryptCLITestSupport
         // Writing there now fails with EIO, as the kernel does for a hung-up terminal.
         #expect(write(terminal, "x", 1) == -1 && errno == EIO)
         try Self.expectIOError(stdout: .descriptor(terminal), reason: "Input/output error")
+    }
+
+    /// A full disk without privileges: the file size limit (RLIMIT_FSIZE, `ulimit -f`) with SIGXFSZ ignored makes
+    /// a write past it fail with EFBIG, as a full file system fails one with ENOSPC, on every machine (CI included,
+    /// where the tmpfs test below may be skipped). 64 KiB: less than every writer's output. (The text path's
+    /// temporary file of ciphertext, as large as its output, meets the limit first: the same failure, earlier.)
+    @Test("-o past the file size limit (RLIMIT_FSIZE): every writer exits 74, the old file kept, nothing left")
+    func fileSizeLimitOnOutputFile() throws {
+        try withTemporaryDirectory { dir in
+            try Self.inputs(in: dir)
+            let output = dir.appendingPathComponent("out")
+            let old = Array("the file that was there\n".utf8)
+            for writer in Self.writers where writer.takesOutput {
+                try Data(old).write(to: output)
+                let before = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+                // 128 blocks of 512 bytes.
+                let script = #"trap '' XFSZ; ulimit -f 128 && exec "$@""#
+                let result = try runProcess("/bin/sh", ["-c", script, "sh", CLI.binary.path] + writer.arguments(dir)
+                                            + ["-o", output.path], environment: CLI.environment())
+                #expect(result.status == 74, "\(writer.name): exit \(result.status): \(result.stderr)")
+                #expect(result.stderr.contains("File too large"), "\(writer.name): \(result.stderr)")
+                #expect(Array(try Data(contentsOf: output)) == old, "\(writer.name): the old file changed")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == before,
+                        "\(writer.name)")
+            }
+        }
     }
 
     /// Root may mount a tmpfs (in a container, only with CAP_SYS_ADMIN).

@@ -11,13 +11,19 @@ package enum CLI {
     package typealias Result = ProcessResult
 
     /// The `pncrypt` executable the tests run: the one `PNCRYPT_BIN` names when it is set (CI sets it to the release
-    /// tarball's `bin/pncrypt`, the command as shipped, as the Python tests' `PNCRYPT_BIN` does), else the one beside
-    /// the test bundle (`swift test` builds it with the tests).
+    /// tarball's `bin/pncrypt`, the command as shipped, as the Python tests' `PNCRYPT_BIN` does), else `built`.
     package static let binary: URL = {
         if let named = ProcessInfo.processInfo.environment["PNCRYPT_BIN"], !named.isEmpty {
-            precondition(FileManager.default.isExecutableFile(atPath: named), "PNCRYPT_BIN=\(named) is not an executable")
+            precondition(FileManager.default.isExecutableFile(atPath: named),
+                         "PNCRYPT_BIN=\(named) is not an executable")
             return URL(fileURLWithPath: named)
         }
+        return built
+    }()
+
+    /// The `pncrypt` executable beside the test bundle (`swift test` builds it with the tests): unstripped, for the
+    /// tests of what installing it does to it.
+    package static let built: URL = {
         let candidates = [Bundle.main.bundleURL,
                           URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
             + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }

@@ -114,6 +114,13 @@ struct GzipLifecycleTests {
             }
         }
         #expect(tracker.opened == 2)
+        // Misuse is invalidValue (docs/testing.md, "Reliability"), never another code.
+        expectPNError(.invalidValue, "gzip compression level must be 0 through 9, got 11") {
+            _ = try Compressor(level: 11)
+        }
+        expectPNError(.invalidValue, "output limit must not be negative, got -5") {
+            _ = try Decompressor(outputLimit: -5)
+        }
         #expect(tracker.live == 0)
     }
 

@@ -109,10 +109,11 @@ struct DocSnippetTests {
         let history = try Envelope(parsing: Array(body.utf8), formats: EnvelopeFormat.history)
         let page = crypto.decrypt(envelope: history, policy: .passThrough)
         for status in page.statuses {
-            print(status.index ?? -1, status.error.code)   // one line per message that was not decrypted
+            print(status.index ?? -1, status.error.code)   // 1 notEncrypted: one line per message not decrypted
         }
         #expect(page.envelope.format == .v2)
         #expect(page.envelope.json[0]?[0] == "Hello World")
+        #expect(page.statuses.map(\.index) == [1] && page.statuses.first?.reason == .notEncrypted)
         #expect(page.envelope.json[2] == .number(JSONNumber(literal: "17000000000000001")!))
 
         let module = try CryptoModule(cipherKey: "enigma")

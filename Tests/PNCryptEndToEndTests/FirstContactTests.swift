@@ -114,15 +114,15 @@ import PNCryptCLITestSupport
             let prefix = dir.appendingPathComponent("prefix")
             let script = Package.root.appendingPathComponent("scripts/install.sh").path
             var environment = ProcessInfo.processInfo.environment
-            environment["PNCRYPT_INSTALL_BINARY"] = CLI.binary.path
+            environment["PNCRYPT_INSTALL_BINARY"] = CLI.built.path
             environment["TMPDIR"] = dir.path
             let run = try runProcess("/bin/bash", [script, prefix.path], environment: environment)
             #expect(run.status == 0, "\(run.stderr)")
             let installed = prefix.appendingPathComponent("bin/pncrypt")
             #expect(run.text == installed.path + "\n")
-            #expect(try Self.hasSymbolTable(CLI.binary))
+            #expect(try Self.hasSymbolTable(CLI.built))
             #expect(try !Self.hasSymbolTable(installed), "the installed pncrypt still has its symbol table")
-            let built = try FileManager.default.attributesOfItem(atPath: CLI.binary.path)[.size] as? Int ?? 0
+            let built = try FileManager.default.attributesOfItem(atPath: CLI.built.path)[.size] as? Int ?? 0
             let size = try FileManager.default.attributesOfItem(atPath: installed.path)[.size] as? Int ?? 0
             #expect(size > 0 && size < built)
             let version = try runProcess(installed.path, ["--version"])

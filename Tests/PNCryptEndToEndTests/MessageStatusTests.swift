@@ -26,8 +26,11 @@ import PNCryptCLITestSupport
         #expect(single.json.serializedString() == #"{"category":"decryption","reason":"wrongKeyOrCorrupt","#
             + #""message":"\#(CryptoModule.decryptionFailed.message)","original":"06UDjczkvAAYcqWfNwkOiQ=="}"#)
 
-        let history = try HistoryResponse([[42, Self.received], 1, 2])  // 42 passes through
-        let item = try #require(crypto.decrypt(history: history, policy: .passThrough).statuses.first)
+        // 42 passes through, with its own status (notEncrypted: issue 55), first.
+        let history = try HistoryResponse([[42, Self.received], 1, 2])
+        let statuses = crypto.decrypt(history: history, policy: .passThrough).statuses
+        #expect(statuses.map(\.reason) == [.notEncrypted, .wrongKeyOrCorrupt])
+        let item = try #require(statuses.last)
         #expect(item.json["index"] == 1)
         #expect(Self.without("index", item.json) == single.json)
 

@@ -39,7 +39,7 @@ import PNCryptTestSupport
 
     /// The tree path and the text path (splice, or its fallback) on the same input, in one comparable form.
     static func bothPaths(_ reading: ChannelReading, _ text: [UInt8], _ formats: [EnvelopeFormat],
-                          _ policy: DecryptionPolicy, every: Bool) -> (tree: String, text: String) {
+                          _ policy: DecryptionPolicy) -> (tree: String, text: String) {
         func describe(_ format: EnvelopeFormat, _ text: [UInt8], _ statuses: [MessageStatus], _ count: Int)
             -> String {
             "\(format) \(count) " + String(decoding: text, as: UTF8.self) + "\n"
@@ -48,7 +48,7 @@ import PNCryptTestSupport
         let tree: String
         do throws(PNCryptError) {
             let envelope = try Envelope(parsing: text, formats: formats)
-            let result = reading.decrypt(envelope: envelope, policy: policy, statusForEveryFailure: every)
+            let result = reading.decrypt(envelope: envelope, policy: policy)
             tree = describe(envelope.format, result.envelope.json.serialized(), result.statuses, result.messages)
         } catch {
             tree = "error \(error.code): \(error.message)"
@@ -56,8 +56,7 @@ import PNCryptTestSupport
         let spliced: String
         do throws(PNCryptError) {
             let result = try text.withUnsafeBufferPointer { (buffer) throws(PNCryptError) in
-                try reading.decrypt(envelopeText: buffer, formats: formats, policy: policy,
-                                    statusForEveryFailure: every)
+                try reading.decrypt(envelopeText: buffer, formats: formats, policy: policy)
             }
             spliced = describe(result.format, result.text, result.statuses, result.messages)
         } catch {
@@ -92,12 +91,10 @@ import PNCryptTestSupport
             for (mapName, keys) in maps {
                 for v2Channel in [nil, "ch-a"] as [String?] {
                     for policy in DecryptionPolicy.allCases {
-                        for every in [false, true] {
-                            let template = MessageCrypto(keys: try KeyRing([a]))
-                            let reading = ChannelReading(keys, v2Channel: v2Channel, template: template)
-                            let (tree, spliced) = Self.bothPaths(reading, text, formats, policy, every: every)
-                            #expect(tree == spliced, "\(name), \(mapName), \(v2Channel ?? "-"), \(policy), \(every)")
-                        }
+                        let template = MessageCrypto(keys: try KeyRing([a]))
+                        let reading = ChannelReading(keys, v2Channel: v2Channel, template: template)
+                        let (tree, spliced) = Self.bothPaths(reading, text, formats, policy)
+                        #expect(tree == spliced, "\(name), \(mapName), \(v2Channel ?? "-"), \(policy)")
                     }
                 }
             }
@@ -147,6 +144,31 @@ import PNCryptTestSupport
         // Two channels may share a key.
         let shared = try ChannelKeys(["a": ring("same"), "b": ring("same")])
         #expect(shared.keys(forChannel: "a")?.keys[0].isSame(as: shared.keys(forChannel: "b")!.keys[0]) == true)
+    }
+
+    /// Found by the `channel-keys` fuzz target: patterns were matched as Swift strings (a name Unicode calls
+    /// canonically equivalent matched exactly; a `*` with a combining mark after it was one character, not a `*`).
+    @Test("patterns and channels are bytes: an equivalent spelling is another channel; * before the last byte refused")
+    func patternsAreBytes() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let keys = try ChannelKeys([composed: KeyRing(["key-c"]), "*": KeyRing(["key-rest"])])
+        #expect(keys.pattern(forChannel: composed).map { Array($0.utf8) } == Array(composed.utf8))
+        #expect(keys.pattern(forChannel: decomposed).map { Array($0.utf8) } == Array("*".utf8))
+        // A message of the decomposed channel under the composed channel's key is not read with that key.
+        let wire = try MessageCrypto(cipherKey: "key-c", scheme: .legacy).encrypt(.string("hi"))
+        let response: JSONValue = ["t": ["t": "17000000000000000", "r": 1],
+                                   "m": [["c": .string(decomposed), "d": wire], ["c": .string(composed), "d": wire]]]
+        let result = keys.decrypt(envelope: try Envelope(response, formats: [.subscribe]), policy: .passThrough)
+        #expect(result.statuses.map(\.index) == [0])
+        #expect(result.statuses.first?.channel.map { Array($0.utf8) } == Array(decomposed.utf8))
+        for bad in ["a*\u{301}", "*\u{301}", "x*\u{301}*"] {
+            #expect(ChannelKeys.problem(bad) != nil, "\(Array(bad.utf8))")
+            #expect(throws: PNCryptError.self, "\(Array(bad.utf8))") { try ChannelKeys([bad: KeyRing(["1"])]) }
+        }
+        #expect(ChannelKeys.problem("caf\u{E9}*") == nil)
+        let prefix = try ChannelKeys(["e\u{301}*": KeyRing(["1"])])
+        #expect(prefix.pattern(forChannel: "e\u{301}x").map { Array($0.utf8) } == Array("e\u{301}*".utf8))
+        #expect(prefix.pattern(forChannel: "\u{E9}x") == nil)
     }
 
     @Test("rekey one channel: its messages move to the new key, the other channel's bytes stay identical")

@@ -8,10 +8,10 @@ import PNCryptTestSupport
 @Suite struct EnvelopeSpliceTests {
     /// The tree path's answer: the text written back, the statuses and the count, or the error.
     static func tree(_ crypto: MessageCrypto, _ text: [UInt8], _ formats: [EnvelopeFormat],
-                     _ policy: DecryptionPolicy, every: Bool) -> String {
+                     _ policy: DecryptionPolicy) -> String {
         do throws(PNCryptError) {
             let envelope = try Envelope(parsing: text, formats: formats)
-            let result = crypto.decrypt(envelope: envelope, policy: policy, statusForEveryFailure: every)
+            let result = crypto.decrypt(envelope: envelope, policy: policy)
             return describe(envelope.format, result.envelope.json.serialized(), result.statuses, result.messages)
         } catch {
             return "error \(error.code): \(error.message)"
@@ -20,11 +20,10 @@ import PNCryptTestSupport
 
     /// `decrypt(envelopeText:)`'s answer, in the same form.
     static func text(_ crypto: MessageCrypto, _ text: [UInt8], _ formats: [EnvelopeFormat],
-                     _ policy: DecryptionPolicy, every: Bool) -> String {
+                     _ policy: DecryptionPolicy) -> String {
         do throws(PNCryptError) {
             let result = try text.withUnsafeBufferPointer { (buffer) throws(PNCryptError) in
-                try crypto.decrypt(envelopeText: buffer, formats: formats, policy: policy,
-                                   statusForEveryFailure: every)
+                try crypto.decrypt(envelopeText: buffer, formats: formats, policy: policy)
             }
             return describe(result.format, result.text, result.statuses, result.messages)
         } catch {
@@ -46,7 +45,7 @@ import PNCryptTestSupport
         }
     }
 
-    static let policies: [(DecryptionPolicy, Bool)] = [(.marker, false), (.passThrough, false), (.passThrough, true)]
+    static let policies = DecryptionPolicy.allCases
 
     @Test("every envelope vector, made up or recorded: the splice path takes it and gives the tree path's bytes",
           arguments: EnvelopeVector.all + EnvelopeVector.recorded)
@@ -54,9 +53,8 @@ import PNCryptTestSupport
         let text = Array(v.encrypted.utf8)
         #expect(Self.spliced(text))
         let crypto = try MessageCrypto(cipherKey: v.key)
-        for (policy, every) in Self.policies {
-            #expect(Self.text(crypto, text, [], policy, every: every) == Self.tree(crypto, text, [], policy,
-                                                                                      every: every))
+        for policy in Self.policies {
+            #expect(Self.text(crypto, text, [], policy) == Self.tree(crypto, text, [], policy))
         }
         let result = try text.withUnsafeBufferPointer { (buffer) throws(PNCryptError) in
             try crypto.decrypt(envelopeText: buffer, policy: .passThrough)
@@ -110,9 +108,9 @@ import PNCryptTestSupport
         let bytes = Array(text.utf8)
         #expect(Self.spliced(bytes, formats) == spliced, "\(text)")
         let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .legacy)
-        for (policy, every) in Self.policies {
-            #expect(Self.text(crypto, bytes, formats, policy, every: every)
-                    == Self.tree(crypto, bytes, formats, policy, every: every), "\(text)")
+        for policy in Self.policies {
+            #expect(Self.text(crypto, bytes, formats, policy) == Self.tree(crypto, bytes, formats, policy),
+                    "\(text)")
         }
     }
 
@@ -123,8 +121,7 @@ import PNCryptTestSupport
                              [0xFF]] {
             let text = Array(#"[[""#.utf8) + bad + Array(#""],1,2]"#.utf8)
             #expect(!Self.spliced(text))
-            #expect(Self.text(crypto, text, [], .marker, every: false) == Self.tree(crypto, text, [], .marker,
-                                                                                      every: false))
+            #expect(Self.text(crypto, text, [], .marker) == Self.tree(crypto, text, [], .marker))
         }
     }
 }

@@ -32,7 +32,9 @@ import PNCryptTestSupport
         let kept = crypto.decrypt(history: history, policy: .passThrough)
         #expect(kept.response.items[1] == "AAAAAAAAAAAAAAAAAAAAAA==")
         #expect(kept.response.items[2] == ["x": 1])
-        #expect(kept.statuses.map(\.index) == [1])
+        // The object was never encrypted: kept as it was, and reported (issue 55), as under the marker.
+        #expect(kept.statuses.map(\.index) == [1, 2])
+        #expect(kept.statuses.map(\.reason) == [.wrongKeyOrCorrupt, .notEncrypted])
     }
 
     @Test("decrypts the message inside timetoken objects and keeps the timetoken exact")

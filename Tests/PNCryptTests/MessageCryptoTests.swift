@@ -143,12 +143,18 @@ import PNCryptTestSupport
         #expect(result.status?.error == CryptoModule.decryptionFailed)
     }
 
-    @Test("non-string messages pass through without a status under passthrough")
+    @Test("non-string messages pass through under passthrough, as they were, with a notEncrypted status (issue 55)")
     func nonStringPassThrough() throws {
         let crypto = try MessageCrypto(cipherKey: "enigma")
-        let result = crypto.decrypt(["plain": true], policy: .passThrough)
-        #expect(result.message == ["plain": true])
-        #expect(result.status == nil)
+        for message: JSONValue in [["cmd": "transfer"], 42, true, .null, [1, 2]] {
+            let result = crypto.decrypt(message, policy: .passThrough)
+            #expect(result.message == message)
+            #expect(result.status?.reason == .notEncrypted, "\(message)")
+            #expect(result.status?.original == message)
+            #expect(result.keyIndex == nil && result.scheme == nil)
+            let text = try crypto.decrypt(jsonText: message.serialized(), policy: .passThrough)
+            #expect(text == result)
+        }
     }
 
     @Test("Encodable values publish through the Codable bridge")

@@ -9,7 +9,8 @@ Where the library comes from, first match wins:
    temporary prefix (the shared build folder .build-dist stays, so a rebuild only relinks).
 
 The wheel is tagged py3-none-<platform> (the library is native code; the Python part is the same for every
-Python 3). At run time the library needs only libc, libcrypto (OpenSSL 3) and libz.
+Python 3). At run time the library needs only libc, libstdc++, libcrypto (OpenSSL 3) and libz. A release wheel is
+this one after `auditwheel repair` (scripts/build-wheel.sh): tagged manylinux, with its own libcrypto and libz.
 """
 import os
 import shutil
@@ -87,7 +88,7 @@ class BinaryDistribution(Distribution):
 
 
 class PlatformWheel(bdist_wheel):
-    """A platform wheel for any Python 3: py3-none-<platform>."""
+    """A platform wheel for any Python 3: py3-none-<platform> (auditwheel repair makes it manylinux)."""
 
     def get_tag(self):
         platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")

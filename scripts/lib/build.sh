@@ -40,9 +40,37 @@ fi
 [ $# -ge 1 ] || { echo "usage: scripts/lib/build.sh PRODUCT... (pncrypt, libpncrypt, pncrypt-bench)" >&2; exit 64; }
 
 SCRATCH="${PNCRYPT_BUILD_SCRATCH:-.build-dist}"
+mkdir -p "$SCRATCH"
 # --disable-local-rpath: no $ORIGIN run path (the binaries need no library of their own folder; a package's
 # /usr/bin/pncrypt would otherwise look for libcrypto in /usr/bin first).
 FLAGS=(-c release --scratch-path "$SCRATCH" -Xswiftc -static-stdlib --disable-local-rpath)
+# Reproducible (scripts/check-reproducible.sh): the folder the checkout and the build folder are in is written
+# nowhere (the build ID, and so the stripped files' bytes, is computed over the debug information too).
+# - -file-prefix-map rewrites it in the debug information and in #file strings: the checkout becomes ".", a build
+#   folder outside it "build".
+# - No DWARF skeleton units for the imported C modules (-no-clang-module-breadcrumbs): they name the module cache's
+#   .pcm files, whose names are hashes of the compiler's arguments, folders included (gdb and valgrind never read
+#   them; the C types of OpenSSL and zlib are then not described to lldb).
+# - No module hash (-disable-incremental-llvm-codegen): the .swift_modhash section hashes the compiler's input,
+#   paths included; it only lets a rebuild skip code generation for an unchanged module.
+# - Swift 6.3.1 gives withoutActuallyEscaping's run-time check the length of the unmapped source path (the text is
+#   the mapped one): the shipped code does not use it (Sources/PNCrypt/Messages/MessageStream.swift).
+# - The compiler writes macro expansions (the standard library's @TaskLocal) to TMPDIR/swift-generated-sources,
+#   and how their path is split in the line table depends on what it shares with the checkout's: a TMPDIR inside
+#   the build folder gives the same split, and the same mapped path, in any folder.
+scratch="$(cd "$SCRATCH" && pwd -P)"
+case "$scratch/" in
+    "$(pwd -P)"/*) ;;
+    *) FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$scratch=build") ;;
+esac
+FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$(pwd -P)=."
+        -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
+        -Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen)
+mkdir -p "$scratch/tmp"
+export TMPDIR="$scratch/tmp"
+# Hardening (docs/security.md, "The release binaries"): full RELRO, the relocated data read-only and every symbol
+# bound at load time (-z relro -z now, BIND_NOW), and a non-executable stack.
+FLAGS+=(-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -z -Xlinker noexecstack)
 for product in "$@"; do
     link=()
     case "$product" in

@@ -195,19 +195,19 @@ struct LineWork: Sendable {
             }) {
                 return
             }
-            // Read as under the marker policy, so that every line not delivered decrypted (a message that is not
-            // encrypted included) has a status, whatever the policy delivers; passthrough copies the line. Bare
-            // Base64 is the JSON string it would be, as for one message (`MessageCrypto.bareBase64`).
+            // Every line not delivered decrypted (a message that is not encrypted included) has a status;
+            // passthrough copies the line as it was. Bare Base64 is the JSON string it would be, as for one message
+            // (`MessageCrypto.bareBase64`).
             let result: DecryptedMessage
             do throws(PNCryptError) {
-                result = try crypto.decrypt(jsonText: line, policy: .marker)
+                result = try crypto.decrypt(jsonText: line, policy: policy)
             } catch {
                 guard error.code == .invalidJSON, let base64 = MessageCrypto.bareBase64(line) else {
                     fail(error)
                     output.append(contentsOf: policy == .marker ? marker : Array(line))
                     return
                 }
-                result = crypto.decrypt(.string(base64), policy: .marker)
+                result = crypto.decrypt(.string(base64), policy: policy)
             }
             if let status = result.status {
                 fail(status.error, original: status.original)
@@ -241,7 +241,7 @@ struct LineWork: Sendable {
             do throws(PNCryptError) {
                 // The splice path where the line allows, else the tree path: the same bytes either way.
                 let result = try crypto.decrypt(envelopeText: line.assumingMemoryBound(to: UInt8.self),
-                                                formats: formats, policy: policy, statusForEveryFailure: true)
+                                                formats: formats, policy: policy)
                 batch.messages += result.messages
                 result.statuses.forEach(fail)
                 output.append(contentsOf: result.text)

@@ -11,12 +11,15 @@ import PNCryptCore
 /// // a message of chat-a under key-b is the one public decryption failure, with a status naming chat-a
 /// ```
 ///
-/// A pattern is a channel's name, matched exactly; or a name ending in `*`, every channel whose name starts with
-/// the bytes before the `*` (`chat.*` matches `chat.1` and `chat.room`, not `chat`); or `*` alone, every channel.
+/// A pattern is a channel's name, matched exactly, byte for byte; or a name ending in `*`, every channel whose name
+/// starts with the bytes before the `*` (`chat.*` matches `chat.1` and `chat.room`, not `chat`); or `*` alone, every
+/// channel. Names are compared as bytes, as PubNub compares them: two spellings that Unicode calls equivalent
+/// (`café` composed and decomposed) are two channels.
 /// A channel is read with the keys of its own name when it has some, else with those of the longest prefix
-/// pattern that matches it (`*` is the shortest). A `*` anywhere but at the end is refused: PubNub channel names
-/// cannot hold one. Within a channel's keys every rule of `KeyRing` applies (all readings, exactly one must
-/// qualify); a message is never tried with another channel's keys. Two channels may share a key.
+/// pattern that matches it (`*` is the shortest). A `*` byte anywhere but at the end is refused (a combining mark
+/// after it included): PubNub channel names cannot hold one. Within a channel's keys every rule of `KeyRing`
+/// applies (all readings, exactly one must qualify); a message is never tried with another channel's keys. Two
+/// channels may share a key.
 public struct ChannelKeys: Sendable {
     /// The patterns and their keys.
     public let rings: [String: KeyRing]
@@ -34,23 +37,32 @@ public struct ChannelKeys: Sendable {
             if let problem = Self.problem(pattern) { throw PNCryptError(.invalidValue, problem) }
         }
         self.rings = rings
-        prefixes = rings.keys.filter { $0.hasSuffix("*") }.map { String($0.dropLast()) }
+        prefixes = rings.keys.filter { $0.utf8.last == Self.star }
+            .map { String(decoding: $0.utf8.dropLast(), as: UTF8.self) }
             .sorted { $0.utf8.count > $1.utf8.count }
     }
 
     /// What is wrong with `pattern` as a channel pattern, nil when nothing is.
     package static func problem(_ pattern: String) -> String? {
         if pattern.isEmpty { return "a channel pattern is empty: give a channel's name, name* or *" }
-        if pattern.dropLast().contains("*") {
+        if pattern.utf8.dropLast().contains(star) {
             return "channel pattern \(JSONValue.string(pattern)): * goes only at the end (name* or *)"
         }
         return nil
     }
 
-    /// The pattern whose keys read `channel`: its own name, else the longest prefix pattern, else nil.
+    /// The `*` of a prefix pattern.
+    private static let star = UInt8(ascii: "*")
+
+    /// The pattern whose keys read `channel`: its own name (the same bytes), else the longest prefix pattern, else
+    /// nil.
     /// - Parameter channel: a channel's name, as a response names it.
     public func pattern(forChannel channel: String) -> String? {
-        if rings[channel] != nil && !channel.hasSuffix("*") { return channel }
+        // A dictionary finds a key Unicode calls equivalent: only the same bytes are the channel's own name.
+        if let own = rings.index(forKey: channel), rings[own].key.utf8.elementsEqual(channel.utf8),
+           channel.utf8.last != Self.star {
+            return rings[own].key
+        }
         for prefix in prefixes where channel.utf8.starts(with: prefix.utf8) { return prefix + "*" }
         return nil
     }
@@ -117,9 +129,8 @@ package struct ChannelReading: Sendable {
 
     /// The tree path (`MessageCrypto.decrypt(envelope:...)` with this reading): every encrypted field read with
     /// its channel's keys.
-    func decrypt(envelope: Envelope, policy: DecryptionPolicy, statusForEveryFailure: Bool) -> DecryptedEnvelope {
-        template.decrypt(envelope: envelope, policy: policy, statusForEveryFailure: statusForEveryFailure,
-                         channels: self)
+    func decrypt(envelope: Envelope, policy: DecryptionPolicy) -> DecryptedEnvelope {
+        template.decrypt(envelope: envelope, policy: policy, channels: self)
     }
 }
 
@@ -138,7 +149,7 @@ extension ChannelKeys {
     public func decrypt(envelope: Envelope, channel: String? = nil, reading: ReadPolicy = .rule,
                         style: JSONStyle = .compact, policy: DecryptionPolicy) -> DecryptedEnvelope {
         ChannelReading(self, v2Channel: channel, reading: reading, style: style)
-            .decrypt(envelope: envelope, policy: policy, statusForEveryFailure: false)
+            .decrypt(envelope: envelope, policy: policy)
     }
 
     /// Moves every encrypted field of a response to `to` in `scheme`, each read only with the keys of its channel
@@ -208,9 +219,8 @@ extension ChannelReading {
     /// allows, else the tree; the same bytes and statuses either way.
     /// - Throws: what `Envelope(parsing:formats:)` throws.
     package func decrypt(envelopeText text: UnsafeBufferPointer<UInt8>,
-                         formats: [EnvelopeFormat] = EnvelopeFormat.allCases, policy: DecryptionPolicy,
-                         statusForEveryFailure: Bool = false) throws(PNCryptError) -> DecryptedEnvelopeText {
-        try template.decrypt(envelopeText: text, formats: formats, policy: policy,
-                             statusForEveryFailure: statusForEveryFailure, channels: self)
+                         formats: [EnvelopeFormat] = EnvelopeFormat.allCases, policy: DecryptionPolicy)
+        throws(PNCryptError) -> DecryptedEnvelopeText {
+        try template.decrypt(envelopeText: text, formats: formats, policy: policy, channels: self)
     }
 }

@@ -13,10 +13,8 @@ struct EnvelopeReading {
     private let crypto: MessageCrypto
     /// The readers by channel, if so.
     private let channels: ChannelReading?
-    /// What a message that is not decrypted becomes.
+    /// What a message that is not decrypted becomes (it has a status either way).
     private let policy: DecryptionPolicy
-    /// The policy messages are read with: `marker` when every failure gets a status (the command line's).
-    private let reading: DecryptionPolicy
     /// One status per message not decrypted, in the order read, each at its location.
     private(set) var statuses: [MessageStatus] = []
     /// The messages read.
@@ -33,11 +31,10 @@ struct EnvelopeReading {
     }
 
     /// A reading of a response's messages with `crypto` (or, given `channels`, each with its channel's keys).
-    init(_ crypto: MessageCrypto, channels: ChannelReading?, policy: DecryptionPolicy, statusForEveryFailure: Bool) {
+    init(_ crypto: MessageCrypto, channels: ChannelReading?, policy: DecryptionPolicy) {
         self.crypto = crypto
         self.channels = channels
         self.policy = policy
-        reading = statusForEveryFailure ? .marker : policy
     }
 
     /// Reads one message. `value` is the message (nil when its text does not parse: then nil, and the caller
@@ -64,7 +61,7 @@ struct EnvelopeReading {
         // The usual message straight to its text, with no value made; anything else the full way.
         if write(crypto) { return .written }
         guard let message = value() else { return nil }
-        let result = crypto.decrypt(message, policy: reading)
+        let result = crypto.decrypt(message, policy: policy)
         guard let status = result.status else { return .value(result.message) }
         statuses.append(status.located(location ?? locate()))
         return policy == .passThrough ? .original : .value(result.message)

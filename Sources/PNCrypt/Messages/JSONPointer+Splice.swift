@@ -19,4 +19,13 @@ extension JSONPointer {
         PNCryptError(.notEncrypted, "the field \(Self.quoted(description)) is not a JSON string, so it cannot be "
                      + "ciphertext")
     }
+
+    /// The error for a field whose decrypted message `style` would not write as one JSON value (the `php` style
+    /// writes a string message raw between quotes: with a quote, backslash or control character in it, the text is
+    /// not JSON and would rewrite the record around the field).
+    func notJSON(in style: JSONStyle) -> PNCryptError {
+        PNCryptError(.invalidValue, "the field \(Self.quoted(description)) decrypted, but the \(style.rawValue) "
+                     + "style would not write its message as one JSON value in the record (\(style.sdkName) writes a "
+                     + "string holding a quote, backslash or control character raw): choose another style")
+    }
 }

@@ -8,19 +8,18 @@ import PNCryptCore
 
 extension MessageCrypto {
     /// Decrypts every encrypted field of a response in one call (the others are kept as they are). Never throws:
-    /// a message that cannot be decrypted has a status and is delivered as `policy` says.
+    /// a message that is not decrypted has a status (one that is not encrypted too: `notEncrypted`) and is
+    /// delivered as `policy` says.
     public func decrypt(envelope: Envelope, policy: DecryptionPolicy) -> DecryptedEnvelope {
-        decrypt(envelope: envelope, policy: policy, statusForEveryFailure: false)
+        decrypt(envelope: envelope, policy: policy, channels: nil)
     }
 
-    /// As `decrypt(envelope:policy:)`; with `statusForEveryFailure` a message that is not encrypted has a status
-    /// under `passThrough` too (and is delivered as it was), as the command line reports it. With `channels`, each
-    /// message is read with its channel's keys (`ChannelReading`; this value's are not used).
-    package func decrypt(envelope: Envelope, policy: DecryptionPolicy, statusForEveryFailure: Bool,
-                         channels: ChannelReading? = nil) -> DecryptedEnvelope {
+    /// As `decrypt(envelope:policy:)`; with `channels`, each message is read with its channel's keys
+    /// (`ChannelReading`; this value's are not used).
+    package func decrypt(envelope: Envelope, policy: DecryptionPolicy, channels: ChannelReading?)
+        -> DecryptedEnvelope {
         var out = envelope
-        var reading = EnvelopeReading(self, channels: channels, policy: policy,
-                                      statusForEveryFailure: statusForEveryFailure)
+        var reading = EnvelopeReading(self, channels: channels, policy: policy)
         out.mapMessages { message, location in
             guard case .value(let value)? = reading.read({ message }, at: { location }, write: { _ in false }) else {
                 return message
@@ -31,22 +30,19 @@ extension MessageCrypto {
     }
 
     /// Decrypts a response given as text and writes it back: the same bytes as `Envelope(parsing:formats:)`,
-    /// `decrypt(envelope:policy:statusForEveryFailure:)` and `serialized(style: style)`, without the tree when the
+    /// `decrypt(envelope:policy:)` and `serialized(style: style)`, without the tree when the
     /// text allows (`EnvelopeSplice`).
     /// With `channels`, each message is read with its channel's keys (`ChannelReading`; this value's are not used).
     /// - Throws: what `Envelope(parsing:formats:)` throws.
     package func decrypt(envelopeText text: UnsafeBufferPointer<UInt8>,
                          formats: [EnvelopeFormat] = EnvelopeFormat.allCases, policy: DecryptionPolicy,
-                         statusForEveryFailure: Bool = false, channels: ChannelReading? = nil) throws(PNCryptError)
-        -> DecryptedEnvelopeText {
+                         channels: ChannelReading? = nil) throws(PNCryptError) -> DecryptedEnvelopeText {
         if style == .compact && leafScheme == nil,
-           let spliced = splice(text, formats: formats, policy: policy, statusForEveryFailure: statusForEveryFailure,
-                                channels: channels) {
+           let spliced = splice(text, formats: formats, policy: policy, channels: channels) {
             return spliced
         }
         let envelope = try Envelope(parsing: text, formats: formats)
-        let result = decrypt(envelope: envelope, policy: policy, statusForEveryFailure: statusForEveryFailure,
-                             channels: channels)
+        let result = decrypt(envelope: envelope, policy: policy, channels: channels)
         return DecryptedEnvelopeText(format: envelope.format, text: result.envelope.json.serialized(style: style),
                                      statuses: result.statuses, messages: result.messages)
     }
@@ -54,7 +50,7 @@ extension MessageCrypto {
     /// The splice path of `decrypt(envelopeText:...)`; nil when the scan gives up. Each field is read as the tree
     /// path reads it (`EnvelopeReading`), from its text.
     private func splice(_ text: UnsafeBufferPointer<UInt8>, formats: [EnvelopeFormat], policy: DecryptionPolicy,
-                        statusForEveryFailure: Bool, channels: ChannelReading?) -> DecryptedEnvelopeText? {
+                        channels: ChannelReading?) -> DecryptedEnvelopeText? {
         var scanner = EnvelopeSplice(text)
         let format: EnvelopeFormat, fields: [EnvelopeSplice.Field]
         do throws(EnvelopeSplice.Fallback) {
@@ -62,8 +58,7 @@ extension MessageCrypto {
         } catch {
             return nil
         }
-        var reading = EnvelopeReading(self, channels: channels, policy: policy,
-                                      statusForEveryFailure: statusForEveryFailure)
+        var reading = EnvelopeReading(self, channels: channels, policy: policy)
         var output: [UInt8] = []
         output.reserveCapacity(text.count + text.count / 4)
         var at = 0

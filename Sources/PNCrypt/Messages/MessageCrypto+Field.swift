@@ -91,12 +91,30 @@ extension MessageCrypto {
             } else {
                 result = try decrypt(jsonText: message, policy: .marker)
             }
+            var written: [UInt8] = []
+            defer { wipe(&written) }
+            if result.status == nil {
+                result.message.withSerialized(style: style) { written.append(contentsOf: $0) }
+                // The field is one JSON value in every style, so that the plaintext cannot rewrite the record around
+                // it: a style that writes the value otherwise (php writes a string message raw between quotes)
+                // fails the field, delivered as `policy` says. The whole document (`""`) has no record around it:
+                // it is written as a message is without a field.
+                if !style.isExact && !field.isWholeDocument && !written.withUnsafeBytes(isJSONText) {
+                    result = DecryptedMessage(message: .string(DecryptionPolicy.markerText),
+                                              status: MessageStatus(error: field.notJSON(in: style),
+                                                                    original: try JSONValue(parsing: message)))
+                }
+            }
             status = result.status
             if status != nil && policy == .passThrough {
                 output.append(contentsOf: message)
                 return
             }
-            result.message.withSerialized(style: style) { output.append(contentsOf: $0) }
+            if status == nil {
+                output.append(contentsOf: written)
+            } else {
+                result.message.withSerialized(style: style) { output.append(contentsOf: $0) }
+            }
         }
         return status
     }

@@ -111,16 +111,18 @@ public struct MessageCrypto: Sendable {
 
     // MARK: Receive
 
-    /// Decrypts a received message. Never throws: failures are reported in the result's `status`, and the message
-    /// delivered follows `policy`.
+    /// Decrypts a received message. Never throws: a message that is not delivered decrypted always has a `status`
+    /// saying why (a message that is not a JSON string, never encrypted, is `notEncrypted`, under every policy),
+    /// and the message delivered follows `policy`.
     public func decrypt(_ message: JSONValue, policy: DecryptionPolicy) -> DecryptedMessage {
         do throws(PNCryptError) {
             if let leafScheme {
                 return DecryptedMessage(message: try Legacy33Message.decrypt(message, keys: keys, scheme: leafScheme),
                                         scheme: leafScheme)
             }
+            // A message that is not a JSON string was never encrypted: it is not decrypted, so it has a status
+            // (`notEncrypted`) under every policy; `passThrough` delivers it as it was, as any failure.
             guard case .string(let text) = message else {
-                if policy == .passThrough { return DecryptedMessage(message: message) }
                 throw PNCryptError(.notEncrypted, "the message is not a JSON string, so it cannot be ciphertext")
             }
             let opened = try Self.withUTF8(text) { (base64) throws(PNCryptError) in try open(base64: base64) }

@@ -34,4 +34,7 @@ package protocol CipherBackend {
     /// A context keyed with `key` (32 bytes for AES-256, 16 for AES-128) for one direction. Decrypting contexts
     /// leave the PKCS#7 padding in place (`PKCS7.unpad` checks it in constant time).
     static func makeContext(aes256: Bool, key: SecretBytes, encrypting: Bool) -> Context
+    /// How many random bytes an encrypting context draws ahead for its IVs (wiped when the context is freed); 0
+    /// when the backend buffers none.
+    static var ivReserveSize: Int { get }
 }

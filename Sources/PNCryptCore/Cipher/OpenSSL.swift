@@ -75,6 +75,9 @@ package enum OpenSSL: CipherBackend {
         return out
     }
 
+    /// 2 KiB: 128 IVs per `RAND_bytes` call (`OpenSSLContext.randomIV(into:)`).
+    package static var ivReserveSize: Int { OpenSSLContext.ivReserveSize }
+
     /// A context keyed with `key` for AES-256-CBC (`aes256`) or AES-128-CBC, in one direction.
     package static func makeContext(aes256: Bool, key: SecretBytes, encrypting: Bool) -> OpenSSLContext {
         OpenSSLContext(cipher: aes256 ? aes256CBC : aes128CBC, key: key, encrypting: encrypting)
@@ -117,7 +120,7 @@ package final class OpenSSLContext: AESCBCCipher, @unchecked Sendable {
     private var ivReserve: UnsafeMutableRawPointer?
     private var ivReserveUsed = OpenSSLContext.ivReserveSize
     private var ivReserveGeneration = 0
-    private static let ivReserveSize = 2048
+    fileprivate static let ivReserveSize = 2048
 
     /// Writes 16 fresh bytes from OpenSSL's CSPRNG (`RAND_bytes`) to `output`, each byte handed out once.
     package func randomIV(into output: UnsafeMutableRawPointer) -> Bool {

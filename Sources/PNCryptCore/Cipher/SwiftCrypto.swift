@@ -37,6 +37,9 @@ package enum SwiftCryptoBackend: CipherBackend {
     /// MD5 of `bytes` (16 bytes).
     package static func md5(_ bytes: [UInt8]) -> [UInt8] { Array(Insecure.MD5.hash(data: bytes)) }
 
+    /// None: each IV is drawn from the system's generator when it is used (`fillRandom`).
+    package static var ivReserveSize: Int { 0 }
+
     /// `count` bytes from the system CSPRNG (`SystemRandomNumberGenerator`, which traps rather than fail).
     package static func randomBytes(_ count: Int) throws(PNCryptError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)

@@ -414,35 +414,31 @@ def _item_errors(status, codes):
     return errors
 
 
-class CryptoModule:
-    """A cipher key (str, or bytes that are valid UTF-8) and the scheme to encrypt with ("acrh" by default,
-    "legacy", "legacy-random-iv", "legacy33"), plus extra keys for decryption (`add_key`). Decryption reads a PNED
-    header when there is one, as the pncrypt CLI does. For what the SDKs wrote: `message_decrypt` for messages,
-    `decrypt(data)` for text (a str; `text=False` returns bytes)."""
+class _Handle:
+    """A library object a Python object holds (a module, a channel-key map): each C call on it is counted in
+    flight (`_call`), and close() during calls in other threads (ctypes releases the GIL during each one) leaves
+    them the object: it is freed (`_FREE`, the header's function) when the last of them returns, and every call that
+    begins after close() raises Error ("... is closed"). Every handle type of the binding is one of these
+    (test_trust.py enumerates them against the header's `_free` functions)."""
 
-    def __init__(self, cipher_key, scheme="acrh"):
+    _FREE = None  # the name of the header's function that releases the object
+    _CLOSED = "the object is closed"  # the message of a call after close()
+
+    def _start(self):
+        """Sets up the count before anything can fail (close() and __del__ then find it)."""
         self._handle = None
-        # The calls in flight (each holds the module: close() during one frees it when the last returns), and a
+        # The calls in flight (each holds the object: close() during one frees it when the last returns), and a
         # handle close() left to the last of them.
         self._lock = threading.Lock()
         self._calls = 0
         self._closing = None
-        status = _Status()
-        handle = ctypes.c_void_p()
-        key = _key(cipher_key)
-        code = _lib.pncrypt_module_new(key, None if scheme is None else scheme.encode("ascii"),
-                                       ctypes.byref(handle), ctypes.byref(status))
-        if code != 0:
-            raise status.error()
-        self._handle = handle.value
-        self.scheme = scheme or "acrh"
 
     def close(self):
-        """Releases the module (also done when it is garbage-collected). Safe while other threads' calls on it
-        are running: those finish normally (the module and its keys stay theirs), the module is freed when the
-        last of them returns, and every call that begins after close() raises Error ("the module is closed")."""
+        """Releases the object (also done when it is garbage-collected). Safe while other threads' calls on it
+        are running: those finish normally (the object and its keys stay theirs), it is freed when the last of
+        them returns, and every call that begins after close() raises Error ("... is closed")."""
         lock = getattr(self, "_lock", None)
-        if lock is None:  # __init__ failed before the module existed
+        if lock is None:  # __init__ failed before the object existed
             return
         with lock:
             handle, self._handle = self._handle, None
@@ -450,7 +446,7 @@ class CryptoModule:
                 self._closing = handle
                 return
         if handle:
-            _lib.pncrypt_module_free(handle)
+            getattr(_lib, self._FREE)(handle)
 
     def __del__(self):
         self.close()
@@ -462,11 +458,11 @@ class CryptoModule:
         self.close()
 
     def _enter(self):
-        """The handle, counted in flight until `_leave`; Error when the module is closed."""
+        """The handle, counted in flight until `_leave`; Error when the object is closed."""
         with self._lock:
             handle = self._handle
             if not handle:
-                raise Error(E_ARGUMENT, "the module is closed")
+                raise Error(E_ARGUMENT, self._CLOSED)
             self._calls += 1
             return handle
 
@@ -476,12 +472,12 @@ class CryptoModule:
             handle = self._closing if self._calls == 0 else None
             if handle:
                 self._closing = None
-        if handle:  # close() came during the calls: the last one out frees the module
-            _lib.pncrypt_module_free(handle)
+        if handle:  # close() came during the calls: the last one out frees the object
+            getattr(_lib, self._FREE)(handle)
 
     def _call(self, function, *args):
-        """`function(handle, *args)` with the module held for the call (ctypes releases the GIL during it, so
-        another thread may call close() meanwhile: the module is freed only when no call uses it)."""
+        """`function(handle, *args)` with the object held for the call (ctypes releases the GIL during it, so
+        another thread may call close() meanwhile: the object is freed only when no call uses it)."""
         handle = self._enter()
         try:
             return function(handle, *args)
@@ -489,12 +485,35 @@ class CryptoModule:
             self._leave()
 
     def _call_with(self, other, function, *args):
-        """`function(handle, other's handle, *args)`, both modules held for the call."""
+        """`function(handle, other's handle, *args)`, both objects held for the call."""
         handle = self._enter()
         try:
             return other._call(lambda other_handle: function(handle, other_handle, *args))
         finally:
             self._leave()
+
+
+class CryptoModule(_Handle):
+    """A cipher key (str, or bytes that are valid UTF-8) and the scheme to encrypt with ("acrh" by default,
+    "legacy", "legacy-random-iv", "legacy33"), plus extra keys for decryption (`add_key`). Decryption reads a PNED
+    header when there is one, as the pncrypt CLI does. For what the SDKs wrote: `message_decrypt` for messages,
+    `decrypt(data)` for text (a str; `text=False` returns bytes). close() (or `with`) releases it, also while
+    other threads' calls on it run (see _Handle.close)."""
+
+    _FREE = "pncrypt_module_free"
+    _CLOSED = "the module is closed"
+
+    def __init__(self, cipher_key, scheme="acrh"):
+        self._start()
+        status = _Status()
+        handle = ctypes.c_void_p()
+        key = _key(cipher_key)
+        code = _lib.pncrypt_module_new(key, None if scheme is None else scheme.encode("ascii"),
+                                       ctypes.byref(handle), ctypes.byref(status))
+        if code != 0:
+            raise status.error()
+        self._handle = handle.value
+        self.scheme = scheme or "acrh"
 
     def add_key(self, key):
         """Adds a key tried on decryption (str or UTF-8 bytes), for key rotation; the module still encrypts with
@@ -793,18 +812,22 @@ class CryptoModule:
         return text, lines
 
 
-class ChannelKeys:
+class ChannelKeys(_Handle):
     """Each channel's own cipher keys, for apps that give each channel its own key (pubnub/swift#161): a dict
     {pattern: keys}, where a pattern is a channel's name, "name*" (every channel starting with name) or "*" (every
     other channel), and keys are a key (str or UTF-8 bytes), a list of keys (rotation: all are tried), or a
     CryptoModule (its keys). A channel is read with its own name's keys, else the longest "name*", else "*";
     never with another channel's. Two channels may share a key. The envelope functions take the dict itself, or
-    a ChannelKeys made once for many calls (close() it, or use `with`, when done; not during a call)."""
+    a ChannelKeys made once for many calls; close() it (or use `with`) when done: close() wipes its keys, and
+    during other threads' calls it leaves them the map until the last returns (see _Handle.close)."""
+
+    _FREE = "pncrypt_channel_keys_free"
+    _CLOSED = "the channel keys are closed"
 
     def __init__(self, channel_keys):
         if not isinstance(channel_keys, dict):
             raise TypeError(f"channel_keys must be a dict, not {type(channel_keys).__name__}")
-        self._handle = None
+        self._start()
         status = _Status()
         handle = ctypes.c_void_p()
         if _lib.pncrypt_channel_keys_new(ctypes.byref(handle), ctypes.byref(status)) != 0:
@@ -820,9 +843,9 @@ class ChannelKeys:
     def _add(self, pattern, keys):
         status = _Status()
         name = _utf8(pattern, "a channel pattern")
+        add = lambda handle, module: _lib.pncrypt_channel_keys_add(handle, name, module, ctypes.byref(status))
         if isinstance(keys, CryptoModule):
-            code = keys._call(lambda module: _lib.pncrypt_channel_keys_add(self._handle, name, module,
-                                                                           ctypes.byref(status)))
+            code = self._call_with(keys, add)
         else:
             keys = [keys] if isinstance(keys, (str, bytes, bytearray, memoryview)) else list(keys)
             if not keys:
@@ -830,35 +853,18 @@ class ChannelKeys:
             with CryptoModule(keys[0]) as module:
                 for key in keys[1:]:
                     module.add_key(key)
-                code = module._call(lambda handle: _lib.pncrypt_channel_keys_add(self._handle, name, handle,
-                                                                                 ctypes.byref(status)))
+                code = self._call_with(module, add)
         if code != 0:
             raise status.error()
 
-    def close(self):
-        """Releases the map and wipes its keys (also done when it is garbage-collected)."""
-        handle, self._handle = getattr(self, "_handle", None), None
-        if handle:
-            _lib.pncrypt_channel_keys_free(handle)
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
 
 def _with_channel_keys(channel_keys, body):
-    """`body(handle)` with the C map of `channel_keys` (a ChannelKeys, or a dict made into one for the call)."""
+    """`body(handle)` with the C map of `channel_keys` (a ChannelKeys, held for the call; or a dict made into one
+    for the call)."""
     if isinstance(channel_keys, ChannelKeys):
-        if not channel_keys._handle:
-            raise Error(E_ARGUMENT, "the channel keys are closed")
-        return body(channel_keys._handle)
+        return channel_keys._call(body)
     with ChannelKeys(channel_keys) as made:
-        return body(made._handle)
+        return made._call(body)
 
 
 def envelope_decrypt_channels(json_text, channel_keys, on_error="passthrough", format=None, channel=None):

@@ -128,7 +128,9 @@ def test_message_policies():
     with pytest.raises(pncrypt.Error) as caught:
         m.message_decrypt(bad, on_error="fail")
     assert caught.value.code == pncrypt.E_WRONG_KEY_OR_CORRUPT
-    assert m.message_decrypt("42") == ("42", None)
+    # Never encrypted: passed through as it was, with its status (issue 55).
+    text, status = m.message_decrypt("42")
+    assert text == "42" and status.code == pncrypt.E_NOT_ENCRYPTED
     with pytest.raises(pncrypt.Error) as caught:
         m.message_decrypt('{"a":')
     assert caught.value.code == pncrypt.E_INVALID_JSON

@@ -7,6 +7,8 @@ run), and where the SDK picks a random IV the expected outcome is computed from 
 import base64
 import hashlib
 import json
+import os
+import re
 
 import pytest
 
@@ -283,3 +285,124 @@ def test_import_error_names_what_to_do(tmp_path):
                          cwd=str(tmp_path), check=False)
     assert run.returncode != 0
     assert "ImportError" in run.stderr and "install-lib.sh" in run.stderr and "PNCRYPT_LIB" in run.stderr
+
+
+# A message that was not decrypted always has a status (issue 55, item 2): every function of the binding, and of
+# pncrypt.spark, that decrypts (its name says decrypt or rekey) is called with input that was never encrypted (a
+# JSON object and a number where a message goes, plain text where Base64 goes) and must say so: an Error raised, or
+# a status, under every on_error it takes, for every scheme a module is made with. The table is checked against the
+# binding's own names, so a decrypting function added without an entry fails here.
+PLAIN_OBJECT = '{"cmd":"transfer"}'
+PLAIN_MESSAGES = [PLAIN_OBJECT, "42"]
+PLAIN_HISTORY = '[[{"cmd":"transfer"},42],1,2]'
+PLAIN_RECORDS = ['{"channel":"ch","message":{"cmd":"transfer"},"timetoken":"1"}', '{"channel":"ch","message":42}']
+PLAIN_TEXTS = [PLAIN_OBJECT, "aGVsbG8gd29ybGQ="]
+
+
+def _raises(call):
+    try:
+        call()
+    except pncrypt.Error as error:
+        return error.code != 0
+    return False
+
+
+def _message_statuses(module, on_error):
+    """message_decrypt: passthrough keeps the message as it was, the marker replaces it; both with a status."""
+    for field, inputs in ((None, PLAIN_MESSAGES), ("/message", PLAIN_RECORDS)):
+        for text in inputs:
+            if on_error == "fail":
+                assert _raises(lambda: module.message_decrypt(text, on_error="fail", field=field)), text
+                continue
+            out, status = module.message_decrypt(text, on_error=on_error, field=field)
+            assert status is not None and status.code != 0, (text, on_error, field)
+            assert _reason_ok(json.loads(status.json)["reason"], module), status.json
+            if on_error == "passthrough":
+                assert out == text
+
+
+def _reason_ok(reason, module):
+    """A message that is not a JSON string is notEncrypted; a legacy33 module reads the string leaves of an object,
+    so {"cmd":"transfer"} fails on its leaf "transfer" instead (still a status)."""
+    return reason == "notEncrypted" or (module.scheme == "legacy33" and bool(reason))
+
+
+def _envelope_statuses(module, call, on_error):
+    if on_error == "fail":
+        assert _raises(lambda: call("fail"))
+        return
+    out, statuses = call(on_error)
+    reasons = [json.loads(line)["reason"] for line in statuses]
+    assert len(reasons) == 2 and all(_reason_ok(reason, module) for reason in reasons), statuses
+    if on_error == "passthrough":
+        assert out == PLAIN_HISTORY
+
+
+# Where rekey moves messages (a legacy33 module is not a scheme to move to).
+_TO = pncrypt.CryptoModule("pncrypt-promise-new-key")
+
+
+def _spark_worker(make_worker, values):
+    """A pncrypt.spark worker's answer for `values`, as each Arrow batch gets it (no Spark needed)."""
+    return make_worker()(values)
+
+
+NEVER_ENCRYPTED = {
+    "CryptoModule.decrypt": lambda m, on_error: all(_raises(lambda: m.decrypt(t, text=text)) for t in PLAIN_TEXTS
+                                                    for text in (True, False)),
+    "CryptoModule.decrypt_many": lambda m, on_error: (
+        all(item is None for text in (True, False) for item in m.decrypt_many(PLAIN_TEXTS, on_error="none", text=text))
+        and all(item is None for item in m.decrypt_many(PLAIN_RECORDS, on_error="none", field="/message"))
+        and _raises(lambda: m.decrypt_many(PLAIN_TEXTS))),
+    "CryptoModule.decrypt_file": lambda m, on_error: _raises(lambda: m.decrypt_file(__file__, os.devnull + ".x")),
+    "CryptoModule.rekey": lambda m, on_error: (all(_raises(lambda: m.rekey(t, _TO)) for t in PLAIN_MESSAGES)
+                                               and all(_raises(lambda: m.rekey(r, _TO, field="/message"))
+                                                       for r in PLAIN_RECORDS)),
+    "CryptoModule.rekey_many": lambda m, on_error: (
+        m.rekey_many(PLAIN_MESSAGES, _TO).statuses == ["failed", "failed"]
+        and m.rekey_many(PLAIN_RECORDS, _TO, field="/message").statuses == ["failed", "failed"]),
+    "CryptoModule.message_decrypt": lambda m, on_error: _message_statuses(m, on_error) is None,
+    "CryptoModule.envelope_decrypt": lambda m, on_error: _envelope_statuses(
+        m, lambda policy: m.envelope_decrypt(PLAIN_HISTORY, on_error=policy), on_error) is None,
+    "envelope_decrypt_channels": lambda m, on_error: _envelope_statuses(
+        m, lambda policy: pncrypt.envelope_decrypt_channels(PLAIN_HISTORY, {"*": m}, on_error=policy, channel="ch"),
+        on_error) is None,
+    "envelope_rekey_channels": lambda m, on_error: [
+        json.loads(line)["reason"] for line in pncrypt.envelope_rekey_channels(PLAIN_HISTORY, {"*": m}, _TO,
+                                                                               channel="ch")[1]]
+    == ["notEncrypted", "notEncrypted"],
+    "spark.decrypt": lambda m, on_error: all(
+        statuses == ["failed", "failed"] and None not in reasons
+        for _, statuses, reasons in (
+            _spark_worker(pncrypt.spark._decrypt_worker([KEY], "auto", False, None), PLAIN_TEXTS),
+            _spark_worker(pncrypt.spark._decrypt_worker([KEY], "auto", True, None), PLAIN_TEXTS),
+            _spark_worker(pncrypt.spark._decrypt_worker([KEY], "auto", False, "/message"), PLAIN_RECORDS))),
+    "spark.rekey": lambda m, on_error: all(
+        statuses == ["failed", "failed"] and None not in reasons
+        for _, statuses, reasons in (
+            _spark_worker(pncrypt.spark._rekey_worker([KEY], KEY, "acrh", None), PLAIN_MESSAGES),
+            _spark_worker(pncrypt.spark._rekey_worker([KEY], KEY, "acrh", "/message"), PLAIN_RECORDS))),
+}
+
+
+def _decrypting_names():
+    """Every public function of the binding and of pncrypt.spark whose name says decrypt or rekey."""
+    import pncrypt.spark  # noqa: F401  (imports no pyspark: its workers run without Spark)
+    names = {f"CryptoModule.{name}" for name in dir(pncrypt.CryptoModule)
+             if not name.startswith("_") and re.search("decrypt|rekey", name)}
+    names |= {name for name in pncrypt.__all__ if re.search("decrypt|rekey", name)}
+    names |= {f"spark.{name}" for name in pncrypt.spark.__all__ if re.search("decrypt|rekey", name)}
+    return names
+
+
+def test_the_never_encrypted_table_names_every_decrypting_function():
+    assert _decrypting_names() == set(NEVER_ENCRYPTED)
+
+
+@pytest.mark.parametrize("scheme", ["acrh", "legacy", "legacy-random-iv", "legacy33"])
+@pytest.mark.parametrize("on_error", ["passthrough", "marker", "fail"])
+@pytest.mark.parametrize("name", sorted(NEVER_ENCRYPTED))
+def test_never_encrypted_input_has_a_status_everywhere(name, on_error, scheme):
+    import pncrypt.spark  # noqa: F401
+    with pncrypt.CryptoModule(KEY, scheme) as module:
+        assert NEVER_ENCRYPTED[name](module, on_error), f"{name} ({scheme}, on_error={on_error})"
