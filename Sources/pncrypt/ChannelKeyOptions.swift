@@ -132,7 +132,7 @@ extension ReceivedOptions where Handling == MessageReadOptions {
     /// `history decrypt` and `subscribe decrypt` with `--channel-key-file`: one response, each message read with
     /// its channel's keys.
     func decryptEnvelopes(formats: [EnvelopeFormat], channels: ChannelKeyOptions, v2: V2ChannelOption?) throws {
-        let data = input.resolved
+        let data = try input.resolved()
         guard let keys = try channels.resolve(self.keys, input: data, lines: lines) else { return }
         let template = MessageCrypto(keys: keys.rings.first!.value, scheme: read.reading.explicit ?? .defaultForWriting,
                                      reading: read.reading.policy, style: read.style)
@@ -152,7 +152,7 @@ extension ReceivedOptions where Handling == RekeyOptions {
     /// channel's keys and moved to the new key (with `--only-channel`, only that channel's).
     func rekeyEnvelopes(formats: [EnvelopeFormat], channels: ChannelKeyOptions, v2: V2ChannelOption?,
                         only: OnlyChannelOption) throws {
-        let data = input.resolved
+        let data = try input.resolved()
         guard let keys = try channels.resolve(self.keys, input: data, lines: lines) else { return }
         let moving = try ChannelRekey(keys, v2Channel: v2?.channel,
                                       reading: ReadPolicy(scheme: nil, legacyScheme: rekey.legacyScheme?.scheme),

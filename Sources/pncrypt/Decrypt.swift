@@ -162,13 +162,23 @@ struct Decrypt: ParsableCommand {
     /// Copies the ciphertext into an unlinked 0600 temporary file (the Base64 decoded, or raw ciphertext as it is),
     /// chooses the one reading that qualifies as text over all of it, and only then streams that reading's
     /// plaintext to the output: any size in bounded memory, nothing written before the verdict.
+    /// Binary data read as Base64 text (standard input, a pipe, a file with a stray byte past the first 64 KiB) fails
+    /// on its first byte that is no character at all (`unexpected byte 0x01`): the failure names `--binary`.
     private func decryptText(_ ring: KeyRing, _ data: Input, raw: String?) throws {
-        try withChoice(ring, data, raw: raw) { reader, choice, fd in
-            try OutputFile.produce(options.output, input: data) { out in
-                let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
-                try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
-                try POSIXIO.finish(out, through: escaper)
+        do {
+            try withChoice(ring, data, raw: raw) { reader, choice, fd in
+                try OutputFile.produce(options.output, input: data) { out in
+                    let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
+                    try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
+                    try POSIXIO.finish(out, through: escaper)
+                }
             }
+        } catch let error as PNCryptError where error.code == .notBase64 && error.message.contains("unexpected byte")
+                    && data.text == nil {
+            var failure = CLIFailure(error)
+            failure.message += "; \(data.describe) holds binary data, not Base64 text: give --binary to read it "
+                + "as a binary file"
+            throw failure
         }
     }
 

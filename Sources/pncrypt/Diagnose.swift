@@ -50,7 +50,7 @@ struct Diagnose: ParsableCommand {
             return try diagnoseFile(DataInputOptions.resolve(argument: input.text, file: input.input, binary: true))
         }
         try refuseFileNameAsText(input.text)
-        let data = input.resolved
+        let data = try input.resolved()
         // Detection decides the input's encoding only (raw ciphertext or Base64): either way it is read as text.
         let raw = try data.rawCiphertextReason()
         let text = try data.readAll(limit: maxInput.limit)

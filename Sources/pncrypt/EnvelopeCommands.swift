@@ -17,6 +17,7 @@ struct ReceivedOptions<Handling: ParsableArguments>: ParsableArguments {
 
     func validate() throws {
         try lines.validateChoice()
+        try lines.check(output)
         try maxInput.check(lines)
     }
 }
@@ -27,7 +28,7 @@ extension ReceivedOptions {
     /// read whole (within `--max-input`) and goes to `whole`.
     func eachResponse<Reader>(_ make: (Input) throws -> Reader, lines byLine: (Reader, Input) throws -> Void,
                               whole: (Reader, Input, [UInt8]) throws -> Void) throws {
-        let data = input.resolved
+        let data = try input.resolved()
         let reader = try make(data)
         if lines.lines { return try byLine(reader, data) }
         try whole(reader, data, try data.readAll(limit: maxInput.limit))
@@ -48,10 +49,12 @@ extension ReceivedOptions where Handling == MessageReadOptions {
     /// NDJSON of responses, one per line.
     func decryptEnvelopes(formats: [EnvelopeFormat]) throws {
         try eachResponse({ try read.crypto(keys, input: $0) }, lines: { crypto, data in
-            let summary = try Lines.run(.decryptEnvelopes(crypto, formats: formats, policy: read.policy),
-                                        jobs: lines.jobs, stopOnFailure: read.onError == .fail, input: data,
-                                        output: output, progress: lines.progress,
-                                        rawControl: read.terminal.rawControl)
+            let run = try Lines.run(.decryptEnvelopes(crypto, formats: formats, policy: read.policy), lines: lines,
+                                    stopOnFailure: read.onError == .fail, input: data, output: output,
+                                    rawControl: read.terminal.rawControl)
+            let summary = run.summary
+            run.summarize(decrypted: summary.messages - summary.failed, failed: summary.failed,
+                          of: summary.messages, "message")
             try read.failures.check(failed: summary.failed, of: summary.messages, "message")
         }, whole: { crypto, data, text in
             let result = try read.decrypt(crypto, envelope: text, formats: formats)
@@ -69,11 +72,11 @@ extension ReceivedOptions where Handling == RekeyOptions {
     /// message moved, everything else kept; a status line per message left unchanged, then the summary.
     func rekeyEnvelopes(formats: [EnvelopeFormat]) throws {
         try eachResponse({ try rekey.make(keys, input: $0) }, lines: { moving, data in
-            let summary = try Lines.run(.rekeyEnvelopes(moving, formats: formats), jobs: lines.jobs,
-                                        stopOnFailure: rekey.onError == .fail, input: data, output: output,
-                                        progress: lines.progress)
+            let run = try Lines.run(.rekeyEnvelopes(moving, formats: formats), lines: lines,
+                                    stopOnFailure: rekey.onError == .fail, input: data, output: output)
+            let summary = run.summary
             try rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.failed, alreadyNew: summary.alreadyNew,
-                             of: summary.messages)
+                             of: summary.messages, byReason: run.report.byReason)
         }, whole: { moving, data, text in
             let result = moving.rekey(envelope: try Envelope(parsing: text, formats: formats))
             try deliver(result, statuses: result.statuses, input: data)

@@ -61,7 +61,8 @@ struct CLIFailure: Error {
         case .invalidArgument: .usage
         case .io: error.code == .fileNotFound ? .noInput : .ioError
         }
-        // Every CLI path that decompresses takes --max-size (gunzip, decrypt --binary --gunzip: LimitOptions).
+        // Every CLI path that decompresses takes --max-size (gunzip, decrypt --binary --gunzip, gzip input to
+        // --lines: LimitOptions).
         let limit = error.code == .outputLimitExceeded
             ? "; raise it with --max-size SIZE (or --max-size none for trusted data)" : ""
         self.init(code, prefix + error.message + hint + limit, decryption: error.category == .decryption)

@@ -69,12 +69,17 @@ extension Input {
     }
 }
 
-/// A positional argument that names an existing file and is not Base64 text (`pncrypt decrypt photo.enc`): refused
-/// with the option that reads the file (exit 64).
-func refuseFileNameAsText(_ argument: String?) throws {
+/// A positional TEXT argument that names an existing regular file and is not text the command reads
+/// (`pncrypt decrypt photo.enc`, `pncrypt message decrypt export.ndjson`: a forgotten `-i`): refused with the option
+/// that reads the file (exit 64). The one rule of every command that takes TEXT: `decrypt`, `inspect` and `diagnose`
+/// read Base64 (`binaryHint`: the file may also be a binary one, `--binary`); the message, history and subscribe
+/// commands read JSON or bare Base64 (`orJSON`). `encrypt` takes any text as its plaintext, so it keeps TEXT.
+func refuseFileNameAsText(_ argument: String?, orJSON: Bool = false, binaryHint: Bool = true) throws {
     guard let argument, !argument.isEmpty, argument != "-" else { return }
     var info = stat()
     guard stat(argument, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
     guard (try? Base64.decode(argument)) == nil else { return }
-    throw CLIFailure(.usage, "'\(argument)' is a file: give it with -i \(argument) (or --binary for a binary file)")
+    if orJSON, (try? JSONValue(parsing: Array(argument.utf8))) != nil { return }
+    throw CLIFailure(.usage, "'\(argument)' is a file: give it with -i \(argument)"
+                     + (binaryHint ? " (or --binary for a binary file)" : ""))
 }

@@ -3,15 +3,20 @@ import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
 
-/// `--lines` and `--jobs`: line mode (NDJSON in, NDJSON out) for the message commands.
+/// `--lines`, `--jobs`, `--statuses` and `--max-size` (gzip input): line mode (NDJSON in, NDJSON out) for the
+/// message, history and subscribe commands.
 struct LineOptions: ParsableArguments {
-    @Flag(help: ArgumentHelp(
-        "Line mode: the input is NDJSON, one message per line; one output line per input line, in order. Blank "
-        + "lines stay blank; a line that fails prints a status line (JSON with its 1-based \"line\") on stderr and "
-        + "does not stop the run (unless --on-error fail); the run then ends with a summary line on stderr and "
-        + "exit status 1 (unless --allow-failures). CRLF line ends are kept; a last line without a newline "
-        + "gets one. To standard output lines are written as they are done (with --on-error fail they are held in "
-        + "an unlinked temporary file in TMPDIR until the run has succeeded); -o PATH is all or nothing."))
+    @Flag(help: ArgumentHelp("""
+        Line mode: the input is NDJSON, one message per line; one output line per input line, in order. Blank \
+        lines stay blank; a line that fails prints a status line (JSON with its 1-based "line") on stderr and \
+        does not stop the run (unless --on-error fail); at most \(StatusReport.shownLimit) go to stderr, then the \
+        count of the rest (--statuses FILE keeps every one). A run that ends writes a summary line on stderr, its \
+        failures counted by reason, and exits 1 when a line failed (unless --allow-failures). Gzip input (-i PATH \
+        or standard input starting with 1f 8b) is read as what it holds, at most --max-size of it; bare Base64 \
+        lines are read as the JSON strings they would be. CRLF line ends are kept; a last line without a newline \
+        gets one. To standard output lines are written as they are done (with --on-error fail they are held in \
+        an unlinked temporary file in TMPDIR until the run has succeeded); -o PATH is all or nothing.
+        """))
     var lines = false
 
     @Option(help: ArgumentHelp("With --lines: threads that handle batches of lines (default: the number of CPUs).",
@@ -19,6 +24,15 @@ struct LineOptions: ParsableArguments {
     var jobs: Int?
 
     @OptionGroup var progress: ProgressOptions
+
+    @Option(name: .customLong("statuses"), help: ArgumentHelp("""
+        With --lines: write every status line (NDJSON, each with its 1-based "line") to this file, which appears \
+        only when the run ends, as -o does; standard error shows at most \(StatusReport.shownLimit) of them, then \
+        the count of the rest.
+        """, valueName: "path"), completion: .file())
+    var statuses: String?
+
+    @OptionGroup var limits: LimitOptions
 
     func validate() throws {
         if let jobs, !(1...MessageStream.maximumJobs).contains(jobs) {
@@ -29,6 +43,17 @@ struct LineOptions: ParsableArguments {
     /// For encrypt and decrypt, where line mode is a choice.
     func validateChoice() throws {
         if jobs != nil && !lines { throw ValidationError("--jobs goes with --lines") }
+        if statuses != nil && !lines { throw ValidationError("--statuses goes with --lines") }
+        if limits.maxSize != nil && !lines {
+            throw ValidationError("--max-size goes with --lines (it bounds gzip input read as what it holds)")
+        }
+    }
+
+    /// `--statuses` and `-o` name two files.
+    func check(_ output: OutputOptions) throws {
+        if let statuses, statuses == output.output {
+            throw ValidationError("--statuses and -o name the same file: give two")
+        }
     }
 }
 
@@ -52,20 +77,29 @@ enum Lines {
         return hinted
     }
 
+    /// What a line-mode run did: the stream's summary, and its statuses counted by reason.
+    struct Run {
+        var summary: MessageStream.Summary
+        var report: StatusReport
+    }
+
     @discardableResult
-    static func run(_ operation: MessageStream.Operation, jobs: Int?, stopOnFailure: Bool, input: Input,
-                    output: OutputOptions, progress options: ProgressOptions,
-                    rawControl: Bool = false, field: JSONPointer? = nil) throws -> MessageStream.Summary {
-        let stream = MessageStream(operation, jobs: jobs ?? MessageStream.defaultJobs, stopOnFailure: stopOnFailure,
-                                   field: field)
-        let progress = options.line(for: input.filePath, showsLines: true)
+    static func run(_ operation: MessageStream.Operation, lines options: LineOptions, stopOnFailure: Bool,
+                    input: Input, output: OutputOptions, rawControl: Bool = false,
+                    field: JSONPointer? = nil) throws -> Run {
+        let stream = MessageStream(operation, jobs: options.jobs ?? MessageStream.defaultJobs,
+                                   stopOnFailure: stopOnFailure, field: field)
+        let progress = options.progress.line(for: input.filePath, showsLines: true)
         defer { progress.clear() }
+        let statuses = try StatusReport(path: options.statuses, input: input, durable: output.sync)
+        var failure: Error?
         let report: (MessageStatus) -> Void = { given in
             progress.clear()
-            let status = Self.hinted(given)
-            // Its "original" is input as it was: on a terminal, with DEL and C1 controls escaped too.
-            let line = TerminalEscaper.json(status.json.serialized() + [0x0A], for: STDERR_FILENO, raw: false)
-            try? POSIXIO.writeAll(STDERR_FILENO, line, "standard error")
+            do {
+                try statuses.report(Self.hinted(given))
+            } catch {
+                failure = failure ?? error
+            }
         }
         var summary = MessageStream.Summary()
         try OutputFile.produce(output, input: input, holdUntilVerified: stopOnFailure) { target, final in
@@ -94,18 +128,18 @@ enum Lines {
                 summary = session.summary
             } else {
                 summary = try input.withDescriptor { fd in
-                    let read: MessageStream.Reader = { (size, body) throws(PNCryptError) in
-                        try FileIO.pump(fd, chunkSize: size, body)
-                    }
-                    return try stream.run(reading: read, to: sink, statuses: report) { done in
-                        progress.update(bytes: done.bytes, lines: done.lines)
+                    let gzip = GzipInput(fd, limit: options.limits.limit)
+                    return try stream.run(reading: gzip.read, to: sink, statuses: report) { done in
+                        progress.update(bytes: gzip.consumed ?? done.bytes, lines: done.lines)
                     }
                 }
             }
+            if let failure { throw failure }
             try escaper?.finish(write)
             progress.clear()
         }
-        return summary
+        try statuses.finish()
+        return Run(summary: summary, report: statuses)
     }
 
     /// `message encrypt --lines`: a line that cannot be encrypted (not JSON) prints its status line, and the run
@@ -115,8 +149,8 @@ enum Lines {
                         output: OutputOptions) throws {
         let key = try keys.resolve(input: input, confirm: true)
         let crypto = MessageCrypto(keys: try KeyRing(keys: [key]), scheme: scheme, style: style)
-        let summary = try run(.encrypt(crypto, raw: verbatim), jobs: lines.jobs, stopOnFailure: false, input: input,
-                              output: output, progress: lines.progress, field: field)
+        let summary = try run(.encrypt(crypto, raw: verbatim), lines: lines, stopOnFailure: false, input: input,
+                              output: output, field: field).summary
         // As for one message, after the output: one line for the whole run, with the first change.
         if summary.changed > 0, let first = summary.firstChange {
             let count = summary.changed == 1 ? "1 message" : "\(summary.changed) messages"
@@ -131,10 +165,10 @@ enum Lines {
     static func decrypt(keys: KeyOptions, read: MessageReadOptions, lines: LineOptions, field: JSONPointer?,
                         input: Input, output: OutputOptions) throws {
         let crypto = try read.crypto(keys, input: input)
-        let summary = try run(.decrypt(crypto, policy: read.policy), jobs: lines.jobs,
-                              stopOnFailure: read.onError == .fail,
-                              input: input, output: output, progress: lines.progress,
-                              rawControl: read.terminal.rawControl, field: field)
+        let run = try run(.decrypt(crypto, policy: read.policy), lines: lines, stopOnFailure: read.onError == .fail,
+                          input: input, output: output, rawControl: read.terminal.rawControl, field: field)
+        let summary = run.summary
+        run.summarize(decrypted: summary.succeeded, failed: summary.failed, of: summary.lines - summary.blank, "line")
         try read.failures.checkLines(summary, verb: "decrypted")
     }
 
@@ -144,6 +178,15 @@ enum Lines {
         guard lines.lines else { return }
         if iv != nil { throw ValidationError("--iv is for one reproducible vector, not --lines") }
         if gzip { throw ValidationError("--gzip makes one publish body, not --lines") }
+    }
+}
+
+extension Lines.Run {
+    /// The closing summary of a decrypting run, written whatever the outcome (and with `--allow-failures`):
+    /// `pncrypt: decrypted 998, not decrypted 2, of 1000 lines, by reason: {"wrongKeyOrCorrupt":2}`.
+    func summarize(decrypted: Int, failed: Int, of total: Int, _ noun: String) {
+        CLI.printError("decrypted \(decrypted), not decrypted \(failed), of \(total.counting(noun))"
+                       + report.byReason)
     }
 }
 

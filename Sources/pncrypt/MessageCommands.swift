@@ -73,7 +73,7 @@ struct MessageReadOptions: ParsableArguments {
         do {
             result = try crypto.decrypt(jsonText: text, policy: .marker)
         } catch {
-            guard error.code == .invalidJSON, let base64 = Self.bareBase64(text) else { throw error }
+            guard error.code == .invalidJSON, let base64 = MessageCrypto.bareBase64(text) else { throw error }
             result = crypto.decrypt(.string(base64), policy: .marker)
         }
         if onError == .passthrough, let original = result.status?.original { result.message = original }
@@ -89,13 +89,6 @@ struct MessageReadOptions: ParsableArguments {
         try text.withUnsafeBufferPointer { (text) throws(PNCryptError) in
             try crypto.decrypt(envelopeText: text, formats: formats, policy: policy)
         }
-    }
-
-    /// The text without surrounding whitespace when it is bare Base64 (not JSON), else nil.
-    static func bareBase64(_ text: [UInt8]) -> String? {
-        let trimmed = PlainText.trimmingWhitespace(String(decoding: text, as: UTF8.self))
-        guard trimmed.utf8.count >= 4, trimmed.utf8.allSatisfy(Base64.isCharacter) else { return nil }
-        return trimmed
     }
 
     /// Prints each status as one JSON line on standard error, then writes `value` as JSON, unless a status and
@@ -198,6 +191,7 @@ struct MessageCommand: ParsableCommand {
                 throw ValidationError("--file-id makes one file message: not with --lines or --verbatim")
             }
             try Lines.validateEncrypt(lines: lines, iv: writing.iv, gzip: gzip)
+            try lines.check(output)
             try maxInput.check(lines)
             if failures.allowFailures && !lines.lines {
                 throw ValidationError("--allow-failures goes with --lines (one message either encrypts or fails)")
@@ -210,7 +204,7 @@ struct MessageCommand: ParsableCommand {
         }
 
         func run() throws {
-            let data = input.resolved
+            let data = try input.resolved()
             if lines.lines {
                 return try Lines.encrypt(keys: keys, scheme: writing.scheme, style: style, verbatim: verbatim,
                                          lines: lines, field: try field.pointer(), failures: failures, input: data,
@@ -317,7 +311,7 @@ struct MessageCommand: ParsableCommand {
 
         func run() throws {
             let (keys, read, output) = (options.keys, options.read, options.output)
-            let data = options.input.resolved
+            let data = try options.input.resolved()
             let pointer = try field.pointer()
             if options.lines.lines {
                 return try Lines.decrypt(keys: keys, read: read, lines: options.lines, field: pointer, input: data,

@@ -77,8 +77,10 @@ struct RekeyOptions: ParsableArguments {
 
     /// After the output: the summary line on standard error, then exit 1 when messages were left unchanged
     /// (unless `--allow-failures`).
-    func finish(rekeyed: Int, unchanged: Int, alreadyNew: Int, of total: Int) throws {
-        let text = "pncrypt: rekeyed \(rekeyed), unchanged \(unchanged) (not decryptable), already new \(alreadyNew)\n"
+    /// `byReason` (line mode): the statuses counted by reason (`StatusReport.byReason`).
+    func finish(rekeyed: Int, unchanged: Int, alreadyNew: Int, of total: Int, byReason: String = "") throws {
+        let text = "pncrypt: rekeyed \(rekeyed), unchanged \(unchanged) (not decryptable), already new \(alreadyNew)"
+            + byReason + "\n"
         try POSIXIO.writeAll(STDERR_FILENO, Array(text.utf8), "standard error")
         try failures.check(failed: unchanged, of: total, "message", "rekeyed")
     }
@@ -119,14 +121,20 @@ extension MessageCommand {
         @OptionGroup var rekey: RekeyOptions
         @OptionGroup var field: FieldOption
 
+        func validate() throws {
+            try lines.check(output)
+        }
+
         func run() throws {
-            let data = input.resolved
+            let data = try input.resolved()
             let pointer = try field.pointer()
             let rekey = try rekey.make(keys, input: data)
-            let summary = try Lines.run(.rekey(rekey), jobs: lines.jobs, stopOnFailure: self.rekey.onError == .fail,
-                                        input: data, output: output, progress: lines.progress, field: pointer)
+            let run = try Lines.run(.rekey(rekey), lines: lines, stopOnFailure: self.rekey.onError == .fail,
+                                    input: data, output: output, field: pointer)
+            let summary = run.summary
             try self.rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.unchanged,
-                                  alreadyNew: summary.alreadyNew, of: summary.lines - summary.blank)
+                                  alreadyNew: summary.alreadyNew, of: summary.lines - summary.blank,
+                                  byReason: run.report.byReason)
         }
     }
 }

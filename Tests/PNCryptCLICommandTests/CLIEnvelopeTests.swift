@@ -85,7 +85,7 @@ import PNCryptCLITestSupport
                                 stdin: archive)
         #expect(moved.status == 1)
         #expect(moved.stderr.contains("pncrypt: rekeyed \(4 * vectors.count), unchanged \(vectors.count) "
-                                      + "(not decryptable), already new 0\n"))
+                                      + "(not decryptable), already new 0, by reason: {"), "\(moved.stderr)")
         #expect(Self.locations(moved.stderr) == vectors.flatMap(\.failures))
         let back = try CLI.run(["history", "decrypt", "-k", "new key", "--lines", "--on-error", "passthrough",
                                 "--allow-failures"], stdin: moved.stdout)
@@ -94,7 +94,7 @@ import PNCryptCLITestSupport
                                  "--allow-failures"], stdin: moved.stdout)
         #expect(again.status == 0 && again.stdout == moved.stdout)
         #expect(again.stderr.contains("rekeyed 0, unchanged \(vectors.count) (not decryptable), already new "
-                                      + "\(4 * vectors.count)\n"))
+                                      + "\(4 * vectors.count), by reason: {"), "\(again.stderr)")
         // One response, not line mode; --on-error fail writes nothing.
         let one = try CLI.run(["history", "rekey", "-k", "enigma", "--to-key", "new key", "--on-error", "fail"],
                               stdin: Array(vectors[0].encrypted.utf8))

@@ -22,6 +22,40 @@ import PNCryptCLITestSupport
         #expect(result.text == "\"Hello World\"\n")
     }
 
+    @Test("every command that takes TEXT refuses a file name given as TEXT (a forgotten -i), exit 64")
+    func forgottenInputOption() throws {
+        try withTemporaryDirectory { dir in
+            try Data("{\"message\":\"x\"}\n".utf8).write(to: dir.appendingPathComponent("export.ndjson"))
+            var covered: [String] = []
+            for command in try CLISurfaceTests.commands() {
+                let name = command.path.joined(separator: " ")
+                guard command.positionals.contains(where: { $0.hasPrefix("text") }) else { continue }
+                // encrypt's TEXT is its plaintext: any text is one, a file's name too (textModeKeepsText).
+                if name == "encrypt" { continue }
+                let names = command.options.flatMap(\.names)
+                var arguments = command.path + ["-k", "k"]
+                if names.contains("--to-key") { arguments += ["--to-key", "k2"] }
+                // Line mode too, where it is a choice (`decrypt --lines` is a usage error naming message decrypt).
+                for lines in command.path.count == 2 && names.contains("--lines") ? [[], ["--lines"]] : [[]] {
+                    let result = try CLI.run(arguments + lines + ["export.ndjson"], directory: dir)
+                    #expect(result.status == 64, "\(name) \(lines): \(result.stderr)")
+                    #expect(result.stderr.hasPrefix("pncrypt: 'export.ndjson' is a file: give it with -i "
+                                                    + "export.ndjson"), "\(name) \(lines): \(result.stderr)")
+                    #expect(result.stdout.isEmpty, "\(name)")
+                }
+                covered.append(name)
+            }
+            #expect(Set(["decrypt", "inspect", "diagnose", "message encrypt", "message decrypt", "message rekey",
+                         "history decrypt", "history rekey", "subscribe decrypt", "subscribe rekey"])
+                        .isSubset(of: covered), "\(covered)")
+            // TEXT that is what the command reads stays TEXT, even when a file has that name.
+            try Data("not this".utf8).write(to: dir.appendingPathComponent("\"Hello World\""))
+            let message = try CLI.run(["message", "encrypt", "-k", "enigma", "--scheme", "legacy", "\"Hello World\""],
+                                      directory: dir)
+            #expect(message.text == "\"06UDjczkvAAYcqWfNwkOiQ==\"\n", "\(message.stderr)")
+        }
+    }
+
     @Test("a wrong --scheme names what the data is")
     func wrongScheme() throws {
         try withTemporaryDirectory { dir in

@@ -27,10 +27,16 @@ import PNCryptCLITestSupport
     func messageLines(scheme: Scheme) throws {
         let lines = try Self.sweep(scheme).map { "\"" + Base64.encode($0) + "\"\n" }.joined()
         for named in [[], ["--scheme", scheme.rawValue]] {
-            let result = try CLI.run(["message", "decrypt", "--lines", "-k", "sweep-key", "--allow-failures"] + named,
-                                     stdin: Array(lines.utf8))
+            // Every status is in the --statuses file (stderr holds the first 20).
+            let (result, kept) = try withTemporaryDirectory { dir in
+                let result = try CLI.run(["message", "decrypt", "--lines", "-k", "sweep-key", "--allow-failures",
+                                          "--statuses", "statuses.ndjson"] + named, stdin: Array(lines.utf8),
+                                         directory: dir)
+                return (result, try String(contentsOf: dir.appendingPathComponent("statuses.ndjson"),
+                                           encoding: .utf8))
+            }
             #expect(result.status == 0, "\(result.stderr)")
-            let statuses = result.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }
+            let statuses = kept.split(separator: "\n")
             let reasons = Set(statuses.compactMap { line -> String? in
                 guard let value = try? JSONValue(parsing: Array(line.utf8)) else { return "unparsed" }
                 return value["reason"]?.stringValue

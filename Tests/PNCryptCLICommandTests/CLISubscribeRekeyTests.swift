@@ -18,7 +18,8 @@ import PNCryptCLITestSupport
                                 stdin: input)
         #expect(moved.status == 1)
         #expect(moved.stderr.contains("pncrypt: rekeyed \(messages.reduce(0, +) - failures.count), unchanged "
-                                      + "\(failures.count) (not decryptable), already new 0\n"))
+                                      + "\(failures.count) (not decryptable), already new 0, by reason: {"),
+                "\(moved.stderr)")
         #expect(CLIEnvelopeTests.locations(moved.stderr) == failures)
         #expect(moved.text.split(separator: "\n").count == Self.vectors.count)
         // The new key gives every body back: what is not a message (presence, signals, objects) was left as it was.

@@ -14,6 +14,8 @@ struct CLISurfaceTests {
     struct Command {
         var path: [String]
         var options: [(names: [String], valueName: String?)]
+        /// The value names of its positional arguments (`text`, `text-or-path`, `path`).
+        var positionals: [String] = []
     }
 
     static func commands() throws -> [Command] {
@@ -32,7 +34,10 @@ struct CLISurfaceTests {
                     }
                     return names.isEmpty ? nil : (names, argument["valueName"] as? String)
                 }
-                found.append(Command(path: path, options: options))
+                let positionals = arguments.compactMap { argument -> String? in
+                    argument["kind"] as? String == "positional" ? argument["valueName"] as? String : nil
+                }
+                found.append(Command(path: path, options: options, positionals: positionals))
             }
             for sub in subcommands { walk(sub, path + [sub["commandName"] as? String ?? "?"]) }
         }

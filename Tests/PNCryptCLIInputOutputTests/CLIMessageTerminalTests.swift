@@ -45,7 +45,8 @@ extension CLIMessageTerminalTests {
         // --on-error fail holds the output in a temporary file first: it is escaped all the same.
         let held = try Terminal.run(["message", "decrypt", "--lines", "--key", "k", "--on-error", "fail", body])
         #expect(held.status == 0)
-        #expect(held.transcript == "\"a\\u007fb\\u009bc\\u001b\"\r\n", "\(held.transcript)")
+        #expect(held.transcript == "\"a\\u007fb\\u009bc\\u001b\"\r\n"
+                + "pncrypt: decrypted 1, not decrypted 0, of 1 line\r\n", "\(held.transcript)")
         for extra in [[], ["--raw-control"]] {
             let piped = try CLI.run(arguments + extra)
             #expect(piped.status == 0)
@@ -71,7 +72,8 @@ extension CLIMessageTerminalTests {
             let shown = try Terminal.run(["message", "decrypt", "--lines", "--jobs", "2", "--quiet", "--key",
                                           "k", "-i", "in.ndjson"], directory: dir)
             #expect(shown.status == 0)
-            #expect(shown.transcript == expected)
+            // Then the summary, on the same terminal (standard error).
+            #expect(shown.transcript == expected + "pncrypt: decrypted 20000, not decrypted 0, of 20000 lines\r\n")
         }
     }
 

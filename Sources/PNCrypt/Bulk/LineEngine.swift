@@ -195,26 +195,40 @@ struct LineWork: Sendable {
             }) {
                 return
             }
+            // Every line not delivered decrypted (a message that is not encrypted included) has a status;
+            // passthrough copies the line as it was. Bare Base64 is the JSON string it would be, as for one message
+            // (`MessageCrypto.bareBase64`).
+            let result: DecryptedMessage
             do throws(PNCryptError) {
-                // Every line not delivered decrypted (a message that is not encrypted included) has a status;
-                // passthrough copies the line as it was.
-                let result = try crypto.decrypt(jsonText: line, policy: policy)
-                if let status = result.status {
-                    fail(status.error, original: status.original)
-                    if policy == .passThrough {
-                        output.append(contentsOf: line)
-                        return
-                    }
-                }
-                result.message.withSerialized(style: crypto.style) { output.append(contentsOf: $0) }
+                result = try crypto.decrypt(jsonText: line, policy: policy)
             } catch {
-                fail(error)
-                if policy == .marker { output.append(contentsOf: marker) } else { output.append(contentsOf: line) }
+                guard error.code == .invalidJSON, let base64 = MessageCrypto.bareBase64(line) else {
+                    fail(error)
+                    output.append(contentsOf: policy == .marker ? marker : Array(line))
+                    return
+                }
+                result = crypto.decrypt(.string(base64), policy: policy)
             }
+            if let status = result.status {
+                fail(status.error, original: status.original)
+                if policy == .passThrough {
+                    output.append(contentsOf: line)
+                    return
+                }
+            }
+            result.message.withSerialized(style: crypto.style) { output.append(contentsOf: $0) }
         case .rekey(let rekey):
-            switch rekey.rekey(jsonText: line) {
+            // Bare Base64 is read as the JSON string it would be, and written back bare: the line keeps its form.
+            var outcome = rekey.rekey(jsonText: line)
+            var bare = false
+            if case .unchanged(let error) = outcome, error.code == .invalidJSON,
+               let base64 = MessageCrypto.bareBase64(line) {
+                outcome = rekey.rekey(.string(base64))
+                bare = true
+            }
+            switch outcome {
             case .rekeyed(let wire):
-                output.append(contentsOf: wire)
+                output.append(contentsOf: bare ? wire.dropFirst().dropLast() : wire[...])
                 batch.rekeyed += 1
             case .alreadyNew:
                 output.append(contentsOf: line)

@@ -152,6 +152,19 @@ public struct MessageCrypto: Sendable {
         return decrypt(try JSONValue(parsing: jsonText), policy: policy)
     }
 
+    /// The Base64 of `text` when it is bare Base64 (a wire message without its JSON quotes: Base64 characters that
+    /// decode to at least 16 bytes, one AES block, the shortest ciphertext; white space around it ignored), else
+    /// nil: what the one-message `message decrypt` and line mode (decrypt and rekey) take as the JSON string it would
+    /// be, after the text did not parse as JSON. A bare word (`hello`, `nope`) stays text that is not JSON, with its
+    /// hint.
+    package static func bareBase64(_ text: some Collection<UInt8>) -> String? {
+        let trimmed = text.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
+        guard trimmed.count >= 24, trimmed.allSatisfy(Base64.isCharacter) else { return nil }
+        let base64 = String(decoding: trimmed, as: UTF8.self)
+        guard let bytes = try? Base64.decode(base64), bytes.count >= 16 else { return nil }
+        return base64
+    }
+
     /// The fast path of `decrypt(jsonText:policy:)` (`openStringLiteral`), as the message delivered; nil when the
     /// text is not a plain string literal or decryption fails.
     @usableFromInline

@@ -41,13 +41,15 @@ public struct MessageStream: Sendable {
         /// still parse); otherwise it is written again in the crypto's style first. A line that cannot be
         /// encrypted gives an empty output line and a status without the plaintext.
         case encrypt(MessageCrypto, raw: Bool)
-        /// Decrypts each line's wire message (a JSON string of Base64, or a `legacy33` object) as
-        /// `MessageCrypto.decrypt(jsonText:policy:)` does; the output line is the message in the crypto's style.
+        /// Decrypts each line's wire message (a JSON string of Base64, or a `legacy33` object; bare Base64 is the
+        /// JSON string it would be) as `MessageCrypto.decrypt(jsonText:policy:)` does; the output line is the
+        /// message in the crypto's style.
         /// Every line not delivered decrypted (a message that is not encrypted included) has a status and gets what
         /// `policy` delivers: the marker, or the line copied as it was.
         case decrypt(MessageCrypto, policy: DecryptionPolicy)
         /// Moves each line's message to a new key and scheme (see `MessageRekey`); messages already new and
-        /// messages that cannot be moved are copied as they were, the latter with a status.
+        /// messages that cannot be moved are copied as they were, the latter with a status. A bare Base64 line is
+        /// read as the JSON string it would be, and a rekeyed one is written bare.
         case rekey(MessageRekey)
         /// Decrypts each line's response (an `Envelope` of one of `formats`) as `MessageCrypto.decrypt(envelope:
         /// policy:)` does; the output line is the response in the crypto's style. Every message not delivered

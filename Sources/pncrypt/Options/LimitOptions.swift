@@ -1,12 +1,14 @@
 import ArgumentParser
 import PNCrypt
 
-/// `--max-size SIZE|none`, the decompression-bomb guard of `gunzip` and `decrypt --binary --gunzip`: a byte count
+/// `--max-size SIZE|none`, the decompression-bomb guard of `gunzip`, `decrypt --binary --gunzip` and line mode's
+/// gzip input (`GzipInput`): a byte count
 /// with an optional binary suffix K, M or G (`10M` is 10 * 2^20 bytes), or `none` for no limit.
 struct LimitOptions: ParsableArguments {
     @Option(name: .customLong("max-size"), help: ArgumentHelp("""
-        Refuse decompressed output larger than SIZE bytes (decompression-bomb guard): a number with an optional \
-        K, M or G suffix (binary: 10M = 10485760 bytes), or none for no limit. Default: 1G (1 GiB).
+        Refuse more than SIZE bytes of decompressed data (decompression-bomb guard; with --lines, of gzip input \
+        read as what it holds): a number with an optional K, M or G suffix (binary: 10M = 10485760 bytes), or \
+        none for no limit. Default: 1G (1 GiB).
         """, valueName: "size"), transform: Self.parse)
     var maxSize: DecompressionLimit?
 
