@@ -37,6 +37,6 @@ final class GzipInput {
             compressedBytes += Int64(chunk.count)
             try decompressor.update(chunk, body)
         }
-        try decompressor?.finish { _ in }
+        try decompressor?.finish(body)
     }
 }
