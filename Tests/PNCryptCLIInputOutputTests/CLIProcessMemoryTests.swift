@@ -154,13 +154,33 @@ import PNCryptCLITestSupport
         }
     }
 
-    /// What this sees is the memory at that moment: a copy still alive, or freed and not yet reused (the
-    /// allocator may have reused the memory of a buffer freed unwiped before the scan, so a missing wipe is caught
-    /// only while its bytes are still there; under AddressSanitizer, whose quarantine keeps freed memory, always).
+    /// A shared object whose `free` keeps the memory as it is (it frees nothing), made with the system's C
+    /// compiler: preloaded into a run, every buffer the run freed is still in its memory when the scan looks, so a
+    /// buffer freed without its wipe is seen (with the system allocator, its memory may be reused before the scan).
+    static let keepFreed: String = {
+        let dir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pncrypt-keep-freed-\(getpid())")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let source = dir.appendingPathComponent("keep-freed.c").path
+        let library = dir.appendingPathComponent("keep-freed.so").path
+        FileManager.default.createFile(atPath: source, contents: Data("void free(void *p) { (void)p; }\n".utf8))
+        let cc = ProcessInfo.processInfo.environment["CC"] ?? "cc"
+        let result = try? runProcess("/usr/bin/env", [cc, "-shared", "-fPIC", "-O2", "-o", library, source])
+        return result?.status == 0 ? library : ""
+    }()
+
+    /// What this sees is the memory at that moment: a copy still alive, or freed (the run frees nothing while the
+    /// test looks: `keepFreed` is preloaded, so a buffer freed unwiped keeps its bytes). A run without the
+    /// preload is checked too: the system allocator's own behaviour is the one shipped.
     @Test("the key bytes the CLI read are wiped once the key holds them: one copy of each key in its memory",
-          arguments: keySources.indices)
-    func keyBytesWiped(source: Int) throws {
-        let (name, arguments, environment, keys) = Self.keySources[source]
+          arguments: keySources.indices, [true, false])
+    func keyBytesWiped(source: Int, keepingFreed: Bool) throws {
+        let (name, arguments, given, keys) = Self.keySources[source]
+        var environment = given
+        if keepingFreed {
+            try #require(!Self.keepFreed.isEmpty, "cannot build the keep-freed preload with the C compiler (CC, cc)")
+            environment["LD_PRELOAD"] = Self.keepFreed
+        }
         try withTemporaryDirectory { dir in
             try Data((Self.secretKey("file") + "\n").utf8).write(to: dir.appendingPathComponent("key"))
             try Data((Self.secretKey("to-file") + "\n").utf8).write(to: dir.appendingPathComponent("to-key"))
@@ -181,7 +201,8 @@ import PNCryptCLITestSupport
             let (run, fed) = try Self.startFed(arguments(dir), input: input, in: dir, environment: environment)
             for key in keys {
                 // The key's own storage (`CipherKey`, wiped when released) holds it once; nothing else does.
-                #expect(try Self.occurrences(of: Array(key.utf8), inMemoryOf: run.pid) == 1, "\(name): \(key)")
+                #expect(try Self.occurrences(of: Array(key.utf8), inMemoryOf: run.pid) == 1,
+                        "\(name), freed memory kept: \(keepingFreed): \(key)")
             }
             try run.feed(Array(input.dropFirst(fed)))
             run.closeInput()
