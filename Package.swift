@@ -91,7 +91,7 @@ let package = Package(
         ),
         // gzip, zlib and raw deflate as stream stages of the core. The only target that links zlib.
         .target(name: "PNCryptCompression", dependencies: ["PNCryptPlatform", "PNCryptBase", "PNCryptCore", "CZlib"]),
-        // Messages, bulk work (line engine, rekey), diagnosis; re-exports the three layers below it.
+        // Messages, bulk work (line engine, rekey), diagnosis; re-exports the four layers below it.
         .target(
             name: "PNCrypt",
             dependencies: ["PNCryptPlatform", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression"]
@@ -127,7 +127,8 @@ let package = Package(
         // The tests (docs/testing.md): one target per layer, each depending only on its layer, the ones below it and
         // the test support (LayerTests checks it), then the shells' tests, by kind.
         // What several test targets share (paths, processes, the expect-error helper, the seeded generator, file
-        // descriptors, tags): on the bottom layer only, so that every layer's tests can use it.
+        // descriptors, tags, the vector files read as JSON): on the base and JSON layers, the two below the core, so
+        // that every layer's tests can use it (the base's tests reach JSON only through it).
         .target(
             name: "PNCryptTestSupport", dependencies: ["PNCryptBase", "PNCryptJSON"], path: "Tests/PNCryptTestSupport"
         ),

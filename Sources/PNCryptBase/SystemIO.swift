@@ -1,5 +1,6 @@
 // The package's POSIX reads and writes that retry when a signal interrupts them (EINTR): the one EINTR loop of
-// PNCrypt, which the files layer, the core's streams, the vector checker and the CLI call instead of their own.
+// PNCrypt, which the files layer, the vector checker, the CLI and the bench call instead of their own (the
+// library's stream stages do no I/O: they take chunks).
 //
 // Ownership: the caller owns every descriptor and buffer; nothing here opens, closes, allocates or keeps one.
 import PNCryptPlatform

@@ -60,11 +60,6 @@ struct LineOptions: ParsableArguments {
 /// The line-mode driver of `message encrypt|decrypt|rekey`: input (TEXT, -i PATH or stdin) through a
 /// `MessageStream` into the output, status lines and progress on standard error.
 enum Lines {
-    /// Runs `operation` over the input; returns the summary. With `stopOnFailure`, output that cannot be taken back
-    /// (standard output, a device, a FIFO) waits in an unlinked temporary file until the run has succeeded.
-    /// `rawControl` is `--raw-control` (the decrypting commands have it): without it, output to a terminal goes
-    /// through a `TerminalLineEscaper`, whatever the operation (rekeying and encrypting copy lines they cannot
-    /// change as they are, and those are the input's bytes); elsewhere the sink is the plain write.
     /// The hint for a line that is not JSON from its first byte (`hello`, bare text): each line is one JSON text.
     static let unquotedHint = "; each line is one JSON text: a string message is \"...\" in quotes"
 
@@ -83,6 +78,11 @@ enum Lines {
         var report: StatusReport
     }
 
+    /// Runs `operation` over the input; returns the summary. With `stopOnFailure`, output that cannot be taken back
+    /// (standard output, a device, a FIFO) waits in an unlinked temporary file until the run has succeeded.
+    /// `rawControl` is `--raw-control` (the decrypting commands have it): without it, output to a terminal goes
+    /// through a `TerminalLineEscaper`, whatever the operation (rekeying and encrypting copy lines they cannot
+    /// change as they are, and those are the input's bytes); elsewhere the sink is the plain write.
     @discardableResult
     static func run(_ operation: MessageStream.Operation, lines options: LineOptions, stopOnFailure: Bool,
                     input: Input, output: OutputOptions, rawControl: Bool = false,
