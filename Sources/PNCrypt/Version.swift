@@ -1,6 +1,5 @@
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 /// pncrypt's version, set here and nowhere else: `pncrypt --version` and the C library's `pncrypt_version()` read
 /// it, and `scripts/install-lib.sh` reads the three numbers below (keep each `static let` on its own line) for the

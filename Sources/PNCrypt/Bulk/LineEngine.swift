@@ -9,7 +9,6 @@
 import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 import PNCryptPlatform
 

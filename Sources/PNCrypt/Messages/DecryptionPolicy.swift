@@ -1,6 +1,5 @@
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 /// What a client receives for a message that cannot be decrypted (docs/formats.md section 4.2).
 public enum DecryptionPolicy: String, CaseIterable, Hashable, Sendable {

@@ -1,7 +1,6 @@
 import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 /// Why a message will or will not decrypt: every key tried with every scheme that could apply, each result
 /// checked for padding, UTF-8 and JSON, and explained in plain words.

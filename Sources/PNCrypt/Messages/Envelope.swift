@@ -1,7 +1,6 @@
 import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 /// A response that carries messages: a history (v2), fetch messages (v3) or subscribe response, read by its
 /// structure (docs/formats.md section 6).

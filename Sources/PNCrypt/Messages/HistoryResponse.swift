@@ -1,7 +1,6 @@
 import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 /// A history (v2) response: `[[msg, msg, ...], start, end]` (docs/formats.md section 6).
 ///

@@ -1,7 +1,6 @@
 import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 /// iOS 3.3 message encryption (docs/formats.md section 4.1): no JSON serialization before encrypting; each string leaf
 /// is

@@ -6,7 +6,6 @@
 import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 
 extension MessageCrypto {

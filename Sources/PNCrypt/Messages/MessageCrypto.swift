@@ -1,7 +1,6 @@
 import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 /// Encrypts messages for publishing and decrypts received ones (docs/formats.md section 4).
 ///

@@ -1,7 +1,6 @@
 import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 /// Moves one received message to a new key and scheme (key rotation, or off the fixed-IV legacy scheme).
 ///

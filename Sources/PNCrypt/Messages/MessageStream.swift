@@ -1,7 +1,6 @@
 import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
-import PNCryptCompression
 
 import PNCryptPlatform
 
