@@ -4,7 +4,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
-// The cipher backend (Sources/PNCryptCore/Cipher/CipherBackend.swift): OpenSSL (system libcrypto) by default on
+// The cipher backend (Sources/PNCryptCore/Backend/CipherBackend.swift): OpenSSL (system libcrypto) by default on
 // Linux; swift-crypto on Apple platforms (no libcrypto there), chosen by platform condition, and anywhere with the
 // `SwiftCrypto` trait (`swift build --traits SwiftCrypto`), which also drops the default `OpenSSL` trait, so nothing
 // links libcrypto. The platforms are the ones the platform seam (Sources/PNCryptPlatform) has a C library for:

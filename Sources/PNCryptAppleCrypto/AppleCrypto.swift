@@ -1,4 +1,4 @@
-// swift-crypto on Apple platforms, where it is the cipher backend (PNCryptCore/Cipher/CipherBackend.swift): this
+// swift-crypto on Apple platforms, where it is the cipher backend (PNCryptCore/Backend/CipherBackend.swift): this
 // target only carries Package.swift's platform condition on the two products, which the core cannot name twice
 // (once for the platforms, once for the `SwiftCrypto` trait). Elsewhere it is an empty module.
 
