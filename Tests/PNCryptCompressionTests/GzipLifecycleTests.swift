@@ -171,4 +171,17 @@ struct GzipLifecycleTests {
         #expect(wiped.withLock { $0 }.contains(1 << 15))
         #expect(allZero.withLock { $0 })
     }
+
+    @Test("finish twice, or update after finish, throws invalidValue for the compression stages")
+    func finishTwiceThrows() throws {
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        let plaintext = (0..<100_003).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let stages: [any ByteStreamStage] = [try Compressor(), try Decompressor()]
+        let packed = try StreamPipeline.run(plaintext, through: stages)
+        #expect(packed == plaintext)
+        for stage in stages {
+            #expect(expectPNError { try stage.finish { _ in } }?.code == .invalidValue)
+            #expect(expectPNError { try stage.update(empty) { _ in } }?.code == .invalidValue)
+        }
+    }
 }

@@ -159,6 +159,25 @@ import PNCryptFiles
         let sizes = try Self.wipes { _ = try module.encryptBinary(plaintext, scheme: .legacy) }
         #expect(sizes.contains(40), "\(sizes)")
     }
+
+    @Test("the writer wipes plaintext it leaves behind when a message outgrows stack memory")
+    func writerWipesWhenGrowing() throws {
+        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .acrh)
+        let message: JSONValue = ["text": .string(String(repeating: "secret ", count: 500))]
+        let length = message.serialized().count
+        let sizes = Mutex<[Int]>([])
+        try Wiping.$observer.withValue({ buffer in
+            let zero = buffer.allSatisfy { $0 == 0 }
+            sizes.withLock { $0.append(zero ? buffer.count : -buffer.count) }
+        }) {
+            _ = try crypto.publishBody(message)
+        }
+        let wiped = sizes.withLock { $0 }
+        #expect(wiped.allSatisfy { $0 >= 0 }, "a wiped buffer still held data: \(wiped)")
+        #expect(wiped.contains(length), "\(wiped)")
+        // Before growing, the stack memory held the text written so far: wiped too.
+        #expect(wiped.contains { $0 > 0 && $0 < length && $0 <= JSONWriter.stackBytes }, "\(wiped)")
+    }
 }
 
 #if canImport(Glibc)

@@ -1,7 +1,6 @@
-import Synchronization
 import Testing
+import PNCryptBase
 import PNCryptJSON
-import PNCrypt
 import PNCryptTestSupport
 
 /// The JSON codec's fast paths: strings scanned 8 bytes at a time (parser and writer), stacks and output that
@@ -194,25 +193,6 @@ struct JSONFastPathTests {
         // A failure deep inside, with values on every stack, is reported and nothing leaks (ASan in CI).
         let broken = String(text.dropLast(200)) + "]"
         #expect(parseError(broken)?.code == .invalidJSON)
-    }
-
-    @Test("the writer wipes plaintext it leaves behind when a message outgrows stack memory")
-    func writerWipesWhenGrowing() throws {
-        let crypto = try MessageCrypto(cipherKey: "enigma", scheme: .acrh)
-        let message: JSONValue = ["text": .string(String(repeating: "secret ", count: 500))]
-        let length = message.serialized().count
-        let sizes = Mutex<[Int]>([])
-        try Wiping.$observer.withValue({ buffer in
-            let zero = buffer.allSatisfy { $0 == 0 }
-            sizes.withLock { $0.append(zero ? buffer.count : -buffer.count) }
-        }) {
-            _ = try crypto.publishBody(message)
-        }
-        let wiped = sizes.withLock { $0 }
-        #expect(wiped.allSatisfy { $0 >= 0 }, "a wiped buffer still held data: \(wiped)")
-        #expect(wiped.contains(length), "\(wiped)")
-        // Before growing, the stack memory held the text written so far: wiped too.
-        #expect(wiped.contains { $0 > 0 && $0 < length && $0 <= JSONWriter.stackBytes }, "\(wiped)")
     }
 
     @Test("short ASCII strings built and read as String words match the standard library's")
