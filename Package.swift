@@ -137,7 +137,7 @@ let package = Package(
             name: "PNCryptCLITestSupport", dependencies: ["PNCryptCore", "PNCryptTestSupport"],
             path: "Tests/PNCryptCLITestSupport"
         ),
-        .testTarget(name: "PNCryptBaseTests", dependencies: ["PNCryptBase"]),
+        .testTarget(name: "PNCryptBaseTests", dependencies: ["PNCryptBase", "PNCryptTestSupport"]),
         .testTarget(name: "PNCryptJSONTests", dependencies: ["PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]),
         .testTarget(
             name: "PNCryptCoreTests", dependencies: ["PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]

@@ -3,9 +3,9 @@
 import PNCrypt
 
 /// One check of a conformance run.
-public struct ConformanceCheck: Hashable, Sendable {
+package struct ConformanceCheck: Hashable, Sendable {
     /// How a check ended.
-    public enum Outcome: String, Hashable, Sendable {
+    package enum Outcome: String, Hashable, Sendable {
         /// The peer and pncrypt agreed.
         case passed
         /// They disagreed, or the peer failed to answer.
@@ -18,17 +18,17 @@ public struct ConformanceCheck: Hashable, Sendable {
     }
 
     /// The vector id (or message id) and what was checked, e.g. `gen-legacy-k-0017-text/peer-decrypts`.
-    public var id: String
+    package var id: String
     /// The family: the vector file's name (`generated`, `negative`, ...), or `publish`, `messages`, `envelopes`.
-    public var family: String
+    package var family: String
     /// Which way: `peer-decrypts`, `pncrypt-decrypts`, `peer-encrypts` (bytes compared), `must-fail`, ...
-    public var direction: String
+    package var direction: String
     /// How it ended.
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// For a failure or a skip: why. Holds text from the peer: escape it for a terminal.
-    public var detail: String
+    package var detail: String
     /// What was sent to the peer (the request line, cut), when it was.
-    public var sent: String
+    package var sent: String
     /// What came back (the answer line, cut), when something did.
-    public var got: String
+    package var got: String
 }

@@ -4,29 +4,29 @@
 import PNCrypt
 
 /// What the peer said of itself (`hello`).
-public struct ConformancePeerInfo: Sendable {
+package struct ConformancePeerInfo: Sendable {
     /// The SDK's name.
-    public var name: String
+    package var name: String
     /// The SDK's version.
-    public var version: String
+    package var version: String
     /// The ops it supports; nil when it did not say (all are tried).
-    public var ops: [String]?
+    package var ops: [String]?
     /// The schemes it supports; nil when it did not say (all are tried).
-    public var schemes: [String]?
+    package var schemes: [String]?
     /// The publish style it claims (a `--style` name), when it names one.
-    public var style: String?
+    package var style: String?
     /// The differences from pncrypt the adapter declares.
-    public var differences: [ConformanceDifference]
+    package var differences: [ConformanceDifference]
 
     /// The declared difference that excuses a disagreement of check `id` in `family` whose shape is one of
     /// `shapes`; nil when none does.
-    public func excuse(_ id: String, family: String, shapes: Set<ConformanceDifference.Outcome>)
+    package func excuse(_ id: String, family: String, shapes: Set<ConformanceDifference.Outcome>)
         -> ConformanceDifference? {
         differences.first { $0.covers(id, family: family) && shapes.contains($0.outcome) }
     }
 
     /// The declared differences whose checks take in `id` (of `family`), whatever the outcome they excuse.
-    public func declarations(for id: String, family: String) -> [ConformanceDifference] {
+    package func declarations(for id: String, family: String) -> [ConformanceDifference] {
         differences.filter { $0.covers(id, family: family) }
     }
 }
@@ -34,11 +34,11 @@ public struct ConformancePeerInfo: Sendable {
 /// A difference from pncrypt that a peer declares in `hello` (docs/conformance.md, "Known differences"): the
 /// checks it covers, named within one family, and the one outcome it excuses. A check it covers that disagrees in
 /// another way is a failure.
-public struct ConformanceDifference: Sendable, Hashable {
+package struct ConformanceDifference: Sendable, Hashable {
     /// The shape of a disagreement that a declared difference can excuse. A disagreement that has none of these
     /// shapes (a corrupted plaintext, other bytes, a wrong-key message read as a value, a dead or hung peer) is
     /// never excused.
-    public enum Outcome: String, CaseIterable, Hashable, Sendable {
+    package enum Outcome: String, CaseIterable, Hashable, Sendable {
         /// The peer accepts what must fail: a `decryption_error`, `unknown_cryptor` or `encryption_error` vector
         /// was answered with a value. (Never a message under the wrong key: that must fail in every SDK.)
         case accepts
@@ -62,25 +62,25 @@ public struct ConformanceDifference: Sendable, Hashable {
     }
 
     /// Why a peer's declaration was refused.
-    public struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
+    package struct Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         /// One line saying what is wrong (the peer's text in it is not escaped: the caller escapes for terminals).
-        public var description: String
+        package var description: String
     }
 
     /// The family of the checks (a vector file's name, `publish`, `messages` or `envelopes`).
-    public var family: String
+    package var family: String
     /// The check id pattern within the family (`*` matches any run of characters).
-    public var pattern: String
+    package var pattern: String
     /// The one outcome it excuses.
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// Why the SDK differs (the SDK code behind it).
-    public var reason: String
+    package var reason: String
 
     /// A declaration: `checks` entry `FAMILY/PATTERN`, where FAMILY is literal (no `*`) and PATTERN not empty, and
     /// `outcome` one of `Outcome`'s names.
     /// - Throws: `Refusal` for a pattern that names no family (`*`, `**`, `*-*`, `*/must-fail`), no checks, or an
     ///   outcome that is missing or not known.
-    public init(check: String, outcome: String?, reason: String) throws(Refusal) {
+    package init(check: String, outcome: String?, reason: String) throws(Refusal) {
         guard let outcome else {
             throw Refusal(description: "the declared difference for \"\(check)\" names no outcome it excuses "
                           + "(\"outcome\": one of \(Outcome.names))")
@@ -108,7 +108,7 @@ public struct ConformanceDifference: Sendable, Hashable {
     }
 
     /// Whether the declaration's checks take in check `id` of `family`.
-    public func covers(_ id: String, family: String) -> Bool {
+    package func covers(_ id: String, family: String) -> Bool {
         family.unicodeScalars.elementsEqual(self.family.unicodeScalars) && Self.matches(id, pattern)
     }
 

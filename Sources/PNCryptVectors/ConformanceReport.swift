@@ -9,36 +9,36 @@
 import PNCrypt
 
 /// The result of a conformance run.
-public struct ConformanceReport: Sendable {
+package struct ConformanceReport: Sendable {
     /// The peer command.
-    public var command: String
+    package var command: String
     /// What the peer said of itself; nil when it never answered `hello`.
-    public var peer: ConformancePeerInfo?
+    package var peer: ConformancePeerInfo?
     /// Every check, in the order run.
-    public var checks: [ConformanceCheck]
+    package var checks: [ConformanceCheck]
     /// Why the run stopped early (the peer could not be started, or kept dying), when it did.
-    public var fatal: String?
+    package var fatal: String?
     /// How often the peer was started again after it died, hung or wrote garbage.
-    public var restarts: Int
+    package var restarts: Int
     /// The peer's last words on standard error when it died or hung (untrusted text).
-    public var peerStderr: String
+    package var peerStderr: String
 
     /// Checks that passed.
-    public var passed: Int { checks.count { $0.outcome == .passed } }
+    package var passed: Int { checks.count { $0.outcome == .passed } }
     /// Checks that failed.
-    public var failed: Int { checks.count { $0.outcome == .failed } }
+    package var failed: Int { checks.count { $0.outcome == .failed } }
     /// Checks that were skipped.
-    public var skipped: Int { checks.count { $0.outcome == .skipped } }
+    package var skipped: Int { checks.count { $0.outcome == .skipped } }
     /// Checks that disagreed where the peer declared a difference.
-    public var known: Int { checks.count { $0.outcome == .known } }
+    package var known: Int { checks.count { $0.outcome == .known } }
     /// Whether everything that ran agreed (and the run was not cut short): no failure, something passed, and the
     /// declared differences excused no more checks than agreed (a peer cannot excuse its way to agreement).
-    public var agreed: Bool { failed == 0 && fatal == nil && passed > 0 && !excusesOutweigh }
+    package var agreed: Bool { failed == 0 && fatal == nil && passed > 0 && !excusesOutweigh }
     /// Whether the declared differences excused more checks than agreed (then the run has not agreed).
-    public var excusesOutweigh: Bool { known > passed }
+    package var excusesOutweigh: Bool { known > passed }
 
     /// Passed, failed and skipped counts per family, families in the order first seen.
-    public var families: [(family: String, passed: Int, failed: Int, skipped: Int, known: Int)] {
+    package var families: [(family: String, passed: Int, failed: Int, skipped: Int, known: Int)] {
         var order: [String] = []
         var counts: [String: (Int, Int, Int, Int)] = [:]
         for check in checks {

@@ -9,7 +9,7 @@ extension ConformanceReport {
     /// name, errors, answers, standard error, check details) passes `escape`, which must give one line of it with
     /// nothing a terminal acts on: the CLI passes its terminal escaper (control characters, newline included, as
     /// `\xNN`), whatever the output is, so that no peer can write a line of the report.
-    public func text(verbose: Bool = false, escape: (String) -> String) -> String {
+    package func text(verbose: Bool = false, escape: (String) -> String) -> String {
         var lines: [String] = []
         if let peer {
             var about = "peer: \(escape(peer.name)) \(escape(peer.version))"
@@ -56,7 +56,7 @@ extension ConformanceReport {
 
     /// The report as one JSON document: `peer`, `passed`, `failed`, `skipped`, `families`, `failures` (every failing
     /// check with `sent` and `got`), `fatal`, `restarts`; with `allChecks`, `checks` too.
-    public func json(allChecks: Bool = false) -> [UInt8] {
+    package func json(allChecks: Bool = false) -> [UInt8] {
         func check(_ c: ConformanceCheck) -> JSONValue {
             .object(["id": .string(c.id), "family": .string(c.family), "direction": .string(c.direction),
                      "outcome": .string(c.outcome.rawValue), "detail": .string(c.detail),
@@ -94,7 +94,7 @@ extension ConformanceReport {
 
     /// The report as JUnit XML: one `<testsuite>` per family, one `<testcase>` per check (`classname` the family and
     /// direction), a `<failure>` with the detail, request and answer, `<skipped>` with the reason.
-    public func junit() -> String {
+    package func junit() -> String {
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         let name = "pncrypt conformance: " + (peer.map { "\($0.name) \($0.version)" } ?? command)
         let errors = fatal == nil ? 0 : 1

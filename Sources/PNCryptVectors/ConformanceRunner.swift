@@ -6,18 +6,18 @@ import PNCrypt
 import PNCryptPlatform
 
 /// Runs the vector files against a peer process (`pncrypt conformance --peer CMD`).
-public final class ConformanceRunner {
+package final class ConformanceRunner {
     /// The settings of a run.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The vector files or folders (`Vectors` by default; `envelopes/` under a folder is read too).
-        public var paths: [String]
+        package var paths: [String]
         /// Seconds the peer has to answer one request before it is killed (the first, `hello`, at least 10).
-        public var timeout: Double
+        package var timeout: Double
         /// How often a peer that died, hung or wrote garbage is started again before the run gives up.
-        public var maxRestarts: Int
+        package var maxRestarts: Int
 
         /// Settings with the defaults: `Vectors`, 10 s, 3 restarts.
-        public init(paths: [String] = ["Vectors"], timeout: Double = 10, maxRestarts: Int = 3) {
+        package init(paths: [String] = ["Vectors"], timeout: Double = 10, maxRestarts: Int = 3) {
             self.paths = paths
             self.timeout = timeout
             self.maxRestarts = maxRestarts
@@ -54,7 +54,7 @@ public final class ConformanceRunner {
     /// A runner for the peer `command` (run as `/bin/sh -c command`); `progress` is told the number of checks done
     /// now and then; `peerGroup` the process group of each peer started and 0 when it is gone (`PeerProcess`), for
     /// a signal handler that kills the peer before the program ends.
-    public init(command: String, options: Options = Options(), progress: ((Int) -> Void)? = nil,
+    package init(command: String, options: Options = Options(), progress: ((Int) -> Void)? = nil,
                 peerGroup: @escaping (pid_t) -> Void = { _ in }) {
         self.command = command
         self.options = options
@@ -64,7 +64,7 @@ public final class ConformanceRunner {
 
     /// Runs every check and returns the report. Never throws and never waits longer than the timeout per request:
     /// what goes wrong is in the report.
-    public func run() -> ConformanceReport {
+    package func run() -> ConformanceReport {
         // Writing to a peer that closed its input must be an EPIPE, not the end of this process.
         let savedPipe = signal(SIGPIPE, SIG_IGN)
         defer {
@@ -104,7 +104,7 @@ public final class ConformanceRunner {
 
     /// The files a run over `paths` reads: the vector files, the envelope vector files (a folder's `envelopes/`,
     /// and files named `envelopes.json` or `recorded.json`), and the paths where there is no vector file or folder.
-    public static func inputFiles(_ paths: [String]) -> (vectors: [String], envelopes: [String], missing: [String]) {
+    package static func inputFiles(_ paths: [String]) -> (vectors: [String], envelopes: [String], missing: [String]) {
         var files: [String] = []
         var envelopeFiles: [String] = []
         var missing: [String] = []

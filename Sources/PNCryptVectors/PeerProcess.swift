@@ -8,9 +8,9 @@ import PNCrypt
 import PNCryptPlatform
 
 /// One running peer process.
-public final class PeerProcess {
+package final class PeerProcess {
     /// Why a request got no answer.
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         /// The peer did not answer within the timeout; it was killed.
         case timeout(seconds: Double)
         /// The peer closed its output or exited (with its wait status, when known).
@@ -23,7 +23,7 @@ public final class PeerProcess {
         case notStarted(String)
 
         /// One line saying what happened (peer text in it is not escaped: the caller escapes for terminals).
-        public var description: String {
+        package var description: String {
             switch self {
             case .timeout(let seconds): "no answer within \(Self.seconds(seconds)) (the peer was killed)"
             case .died(let how): "the peer \(how)"
@@ -39,12 +39,12 @@ public final class PeerProcess {
     }
 
     /// The longest answer line taken (a 1 MiB plaintext in Base64 and its JSON are well under it).
-    public static let maxLineLength = 64 << 20
+    package static let maxLineLength = 64 << 20
     /// How much of the peer's standard error is kept: the last 64 KiB (the rest is read and dropped).
-    public static let stderrLimit = 64 << 10
+    package static let stderrLimit = 64 << 10
 
     /// The shell command the peer runs.
-    public let command: String
+    package let command: String
     private var pid: pid_t = -1
     private var toPeer: Int32 = -1
     private var fromPeer: Int32 = -1
@@ -69,7 +69,7 @@ public final class PeerProcess {
     /// so that a handler that kills the group it was told cannot miss it) and 0 once it is killed: a program's
     /// signal handler kills that group before the program ends (the CLI's does).
     /// - Throws: `Failure.notStarted`.
-    public init(command: String, groupChanged: @escaping (pid_t) -> Void = { _ in }) throws(Failure) {
+    package init(command: String, groupChanged: @escaping (pid_t) -> Void = { _ in }) throws(Failure) {
         self.command = command
         self.groupChanged = groupChanged
         var input: [Int32] = [-1, -1]
@@ -152,12 +152,12 @@ public final class PeerProcess {
     }
 
     /// Whether the process is still there to be asked.
-    public var isRunning: Bool { pid > 0 }
+    package var isRunning: Bool { pid > 0 }
 
     /// Sends one line (`request` and a newline) and returns the next line the peer writes, parsed, within `timeout`
     /// seconds. On a timeout, the peer's death or a line that is not a JSON object, the peer is stopped (killed if
     /// need be) and the failure thrown; it must be started again to be asked more.
-    public func ask(_ request: [UInt8], timeout: Double) throws(Failure) -> JSONValue {
+    package func ask(_ request: [UInt8], timeout: Double) throws(Failure) -> JSONValue {
         guard isRunning else { throw .died("is not running") }
         let deadline = Self.now() + timeout
         var out = request
@@ -248,7 +248,7 @@ public final class PeerProcess {
     /// Ends the peer: closes its input, waits up to `grace` seconds for it to exit, then kills its process group.
     /// Returns how it ended ("exited with status 3", "was killed by signal 9").
     @discardableResult
-    public func stop(grace: Double) -> String {
+    package func stop(grace: Double) -> String {
         guard pid > 0 else { return describe(status) }
         if toPeer >= 0 { close(toPeer); toPeer = -1 }
         let deadline = Self.now() + grace
@@ -311,7 +311,7 @@ public final class PeerProcess {
 
     /// The last `limit` bytes the peer wrote to its standard error, of the last `stderrLimit` kept (for reports;
     /// untrusted text).
-    public func stderrTail(limit: Int = 2000) -> [UInt8] {
+    package func stderrTail(limit: Int = 2000) -> [UInt8] {
         if pid > 0 { drainStderr() }
         return Array(stderrKept.suffix(limit))
     }

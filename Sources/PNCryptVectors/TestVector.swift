@@ -4,9 +4,9 @@
 import PNCrypt
 
 /// One cross-SDK test vector, as stored in `Vectors/*.json` (format in `Vectors/README.md`).
-public struct TestVector: Codable, Hashable, Sendable {
+package struct TestVector: Codable, Hashable, Sendable {
     /// What a vector expects of the library.
-    public enum Expectation: String, Codable, Hashable, Sendable {
+    package enum Expectation: String, Codable, Hashable, Sendable {
         /// Decrypting gives the plaintext; with a known IV, encrypting gives the ciphertext.
         case ok
         /// Decrypting fails with a decryption error.
@@ -18,41 +18,41 @@ public struct TestVector: Codable, Hashable, Sendable {
     }
 
     /// Unique id across all vector files.
-    public var id: String
+    package var id: String
     /// A `Scheme` raw value, or `auto` (decrypt as a module: header if present, else `legacy`; decrypt only).
-    public var scheme: String
+    package var scheme: String
     /// The cipherKey.
-    public var key: String
+    package var key: String
     /// The IV in hex, when the encryption is deterministic.
-    public var iv: String?
+    package var iv: String?
     /// Plaintext as UTF-8 text.
-    public var plaintext: String?
+    package var plaintext: String?
     /// Plaintext as Base64 of arbitrary bytes.
-    public var plaintextB64: String?
+    package var plaintextB64: String?
     /// The scheme's output bytes in Base64.
-    public var ciphertext: String?
+    package var ciphertext: String?
     /// What should happen.
-    public var expect: Expectation
+    package var expect: Expectation
     /// For negatives: the expected `PNCryptError.Code` name.
-    public var reason: String?
+    package var reason: String?
     /// Where the vector came from.
-    public var source: String?
+    package var source: String?
     /// With `auto`: how headerless data is read (the module's legacy cryptor): `legacy` (the default),
     /// `legacy-random-iv`, `none` (a module with only the acrh cryptor), or `rule` (none named: both legacy
     /// readings, the headerless rule).
-    public var legacyScheme: String?
+    package var legacyScheme: String?
     /// What the plaintext must be: `bytes` (the default: a module's `decryptBinary`) or `text` (valid UTF-8:
     /// `KeyRing.decrypt` with `.text`).
-    public var content: String?
+    package var content: String?
     /// `binary` (the default: one-shot calls) or `stream` (the stream encryptor and decryptor, in small chunks).
-    public var mode: String?
+    package var mode: String?
     /// The contract scenario a vector comes from, when it does (informative).
-    public var scenario: String?
+    package var scenario: String?
     /// A `JSONStyle` raw value (`go`, `ruby`, `php`, `kotlin`): the plaintext is `message` written in that style, and
     /// publishing `message` as a message in that style under `scheme` gives `ciphertext` (Vectors/styles.json).
-    public var style: String?
+    package var style: String?
     /// With `style`: the message given to the SDK, as JSON text.
-    public var message: String?
+    package var message: String?
 
     enum CodingKeys: String, CodingKey {
         case id, scheme, key, iv, plaintext, plaintextB64 = "plaintext_b64", ciphertext, expect, reason, source
@@ -60,7 +60,7 @@ public struct TestVector: Codable, Hashable, Sendable {
     }
 
     /// A vector with the given fields (the others absent).
-    public init(id: String, scheme: String, key: String, iv: String? = nil, plaintext: String? = nil,
+    package init(id: String, scheme: String, key: String, iv: String? = nil, plaintext: String? = nil,
                 plaintextB64: String? = nil, ciphertext: String? = nil, expect: Expectation, reason: String? = nil,
                 source: String? = nil, legacyScheme: String? = nil, mode: String? = nil, scenario: String? = nil,
                 style: String? = nil, message: String? = nil) {
@@ -83,7 +83,7 @@ public struct TestVector: Codable, Hashable, Sendable {
     }
 
     /// The plaintext bytes, from `plaintext` or `plaintextB64`.
-    public func plaintextBytes() throws(PNCryptError) -> [UInt8]? {
+    package func plaintextBytes() throws(PNCryptError) -> [UInt8]? {
         if let plaintext { return Array(plaintext.utf8) }
         if let plaintextB64 { return try Base64.decode(plaintextB64) }
         return nil

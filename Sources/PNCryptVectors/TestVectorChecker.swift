@@ -4,19 +4,19 @@
 import PNCrypt
 
 /// Runs test vectors against this library.
-public enum TestVectorChecker {
+package enum TestVectorChecker {
     /// A failed vector and why.
-    public struct Failure: Hashable, Sendable, CustomStringConvertible {
+    package struct Failure: Hashable, Sendable, CustomStringConvertible {
         /// The vector's id.
-        public var id: String
+        package var id: String
         /// What went wrong.
-        public var message: String
+        package var message: String
         /// `id: message`.
-        public var description: String { "\(id): \(message)" }
+        package var description: String { "\(id): \(message)" }
     }
 
     /// The `.json` files a path names: the file itself, or the files in a folder, sorted.
-    public static func files(at path: String) throws(PNCryptError) -> [String] {
+    package static func files(at path: String) throws(PNCryptError) -> [String] {
         guard let isDirectory = VectorFiles.isDirectory(path) else {
             throw PNCryptError(.fileNotFound, "no vector file or folder at '\(path)'")
         }
@@ -26,7 +26,7 @@ public enum TestVectorChecker {
     }
 
     /// Checks one vector; nil when it passes.
-    public static func check(_ vector: TestVector) -> Failure? {
+    package static func check(_ vector: TestVector) -> Failure? {
         do {
             try run(vector)
             return nil

@@ -3,17 +3,17 @@
 import PNCrypt
 
 /// A vector file: `{"description", "source", "vectors": [...]}`.
-public struct TestVectorFile: Codable, Sendable {
+package struct TestVectorFile: Codable, Sendable {
     /// What the file holds.
-    public var description: String?
+    package var description: String?
     /// The default source of its vectors.
-    public var source: String?
+    package var source: String?
     /// The vectors.
-    public var vectors: [TestVector]
+    package var vectors: [TestVector]
 
     /// Reads and parses a vector file.
     /// - Throws: `io` when it cannot be read, `invalidJSON` when it is not a vector file.
-    public static func load(path: String) throws(PNCryptError) -> TestVectorFile {
+    package static func load(path: String) throws(PNCryptError) -> TestVectorFile {
         guard let data = VectorFiles.contents(of: path) else {
             throw PNCryptError(.fileNotFound, "cannot read vector file '\(path)'")
         }

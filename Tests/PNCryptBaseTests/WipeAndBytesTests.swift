@@ -58,7 +58,9 @@ import Testing
         #expect(made == [0, 1, 2, 3])
         var thrown: PNCryptError?
         do throws(PNCryptError) {
-            _ = try makeBytes(capacity: 4) { (_) throws(PNCryptError) -> Int in throw PNCryptError(.invalidValue, "no") }
+            _ = try makeBytes(capacity: 4) { (_) throws(PNCryptError) -> Int in
+                throw PNCryptError(.invalidValue, "no")
+            }
         } catch {
             thrown = error
         }
