@@ -33,7 +33,7 @@ let package = Package(
     products: [
         .library(name: "PNCrypt", targets: ["PNCrypt"]),
         .executable(name: "pncrypt", targets: ["pncrypt"]),
-        // The C interface (include/pncrypt.h). scripts/install-lib.sh builds it with the Swift runtime linked
+        // The C interface (include/pncrypt.h). scripts/build/install_lib.sh builds it with the Swift runtime linked
         // statically, exports only the pncrypt_ symbols and installs it as libpncrypt.so.0.
         .library(name: "libpncrypt", type: .dynamic, targets: ["CPNCrypt"]),
         .executable(name: "pncrypt-bench", targets: ["pncrypt-bench"]),
@@ -111,7 +111,9 @@ let package = Package(
         ),
         // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API; the header's error codes and
         // `pncrypt_error` come from the header itself (CPNCryptHeader).
-        .target(name: "CPNCrypt", dependencies: ["PNCryptPlatform", "PNCrypt", "PNCryptFiles", "CPNCryptHeader"]),
+        // libpncrypt.map: the version script the release build links the library with (scripts/build/lib/build.sh).
+        .target(name: "CPNCrypt", dependencies: ["PNCryptPlatform", "PNCrypt", "PNCryptFiles", "CPNCryptHeader"],
+                exclude: ["libpncrypt.map"]),
         // include/pncrypt.h as a Clang module (declarations only): its constants and types for the C library, and
         // the C entry points for Swift callers (the bench).
         .systemLibrary(name: "CPNCryptHeader", path: "Sources/CPNCryptHeader"),

@@ -1,4 +1,4 @@
-// Shared helpers of the fuzz targets (compiled into every target by scripts/fuzz.sh; not part of SwiftPM).
+// Shared helpers of the fuzz targets (compiled into every target by scripts/checks/fuzz.sh; not part of SwiftPM).
 import PNCrypt
 
 #if canImport(Glibc)

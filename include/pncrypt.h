@@ -51,7 +51,7 @@
 extern "C" {
 #endif
 
-/* Marks the exported functions. Everything else in the library is hidden (scripts/install-lib.sh links it with
+/* Marks the exported functions. Everything else in the library is hidden (scripts/build/install_lib.sh links it with
  * a version script that exports only the pncrypt_ symbols). */
 #ifndef PNCRYPT_API
 #  if defined(__GNUC__) && __GNUC__ >= 4
@@ -64,7 +64,7 @@ extern "C" {
 /* ---- Version ---------------------------------------------------------------------------------------------- */
 
 /* Copies of Sources/PNCrypt/Version.swift, the one place the version is set (VersionTests and the C tests check
- * that they agree, and scripts/install-lib.sh refuses to install when they do not). */
+ * that they agree, and scripts/build/install_lib.sh refuses to install when they do not). */
 #define PNCRYPT_VERSION_MAJOR 0
 #define PNCRYPT_VERSION_MINOR 2
 #define PNCRYPT_VERSION_PATCH 0

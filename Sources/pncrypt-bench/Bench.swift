@@ -39,7 +39,7 @@ struct Bench: ParsableCommand {
     var json = false
 
     @Option(help: ArgumentHelp("Only the message path: time exactly N encryptions and N decryptions per scheme "
-                               + "(for scripts/compare.sh and profilers).", valueName: "N"))
+                               + "(for scripts/bench/compare.sh and profilers).", valueName: "N"))
     var messages: Int?
 
     @Option(help: ArgumentHelp("With --messages: only this scheme (legacy, legacy-random-iv or acrh).",

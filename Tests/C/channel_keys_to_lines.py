@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Turns Vectors/channel-keys/channel-keys.json (scripts/gen_channel_key_vectors.py: bodies whose messages the Python
+"""Turns Vectors/channel-keys/channel-keys.json (scripts/vectors/gen_channel_key_vectors.py: bodies whose messages the Python
 SDK encrypted, each channel under its own key) into the line format Tests/C/test_pncrypt.c reads for its
-per-channel key test (run by scripts/test-c.sh at test time, so the C test reads the vector file as it is).
+per-channel key test (run by scripts/checks/test_c.sh at test time, so the C test reads the vector file as it is).
 
 One body per line, 6 tab-separated fields, text in lowercase hex:
     format  key_a_hex  key_b_hex  encrypted_hex  decrypted_hex  status_prefix_hex

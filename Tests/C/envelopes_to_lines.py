@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns Vectors/envelopes/envelopes.json (and recorded.json, same format) into the line format Tests/C/test_pncrypt.c
-reads for its envelope test (run by scripts/test-c.sh at test time, so the C test reads the vector files as they
+reads for its envelope test (run by scripts/checks/test_c.sh at test time, so the C test reads the vector files as they
 are).
 
 One vector per line, 6 tab-separated fields, text in lowercase hex:

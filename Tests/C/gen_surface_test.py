@@ -4,7 +4,7 @@
 header's conventions after each call (issue 46):
 
 - every int-returning call returns 0 or one of the header's PNCRYPT_E_ codes (no crash, no abort; the program
-  runs under AddressSanitizer and valgrind in scripts/test-c.sh, so a bad read or write is a failure too);
+  runs under AddressSanitizer and valgrind in scripts/checks/test_c.sh, so a bad read or write is a failure too);
 - a call with a bad argument (each shape's `bad` cases: a NULL module, map, required output or string, a NULL
   pointer with a length, a SIZE_MAX length, a NUL byte inside a text, batch lengths that do not add up, an unknown
   scheme, style, format, pointer or policy) fails with PNCRYPT_E_ARGUMENT, as the header's conventions say;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns Vectors/records/export.json (a record export the PubNub Python SDK encrypted;
-scripts/gen_record_vectors.py) into
-the line format Tests/C/test_pncrypt.c reads for its --field test (run by scripts/test-c.sh at test time).
+scripts/vectors/gen_record_vectors.py) into
+the line format Tests/C/test_pncrypt.c reads for its --field test (run by scripts/checks/test_c.sh at test time).
 
 One record per line, 6 tab-separated fields, text in lowercase hex ("-" for none: a record without the field):
     scheme  key_hex  pointer_hex  record_hex  decrypted_hex  plaintext_hex

@@ -9,7 +9,7 @@
  * Vectors/envelopes/envelopes.json in the format of Tests/C/envelopes_to_lines.py; RECORDS.txt is
  * Vectors/records/export.json in the format of Tests/C/records_to_lines.py; CHANNEL-KEY-VECTORS.txt is
  * Vectors/channel-keys/channel-keys.json in the format of Tests/C/channel_keys_to_lines.py.
- * scripts/test-c.sh builds this program with pkg-config and
+ * scripts/checks/test_c.sh builds this program with pkg-config and
  * runs it plainly, under `env -i`, under AddressSanitizer and under valgrind. The last line printed is
  * "N passed, N failed"; the exit status is 0 only when nothing failed.
  */
@@ -304,7 +304,7 @@ static int run_vectors(const char *path) {
 enum { VECTORS_SPEC = 37, VECTORS_NEGATIVE = 161, VECTORS_SDK_RANDOM_IV = 80, VECTORS_RECORDS = 13 };
 
 /* The numbers the README promises stable (the C ABI: "the PNCRYPT_E_ numbers and the PNCRYPT_ON_ERROR_ values"),
- * written out here by hand, not read from the header: a renumbered constant fails. scripts/test-c.sh checks that
+ * written out here by hand, not read from the header: a renumbered constant fails. scripts/checks/test_c.sh checks that
  * this table names every PNCRYPT_E_, PNCRYPT_ON_ERROR_ and PNCRYPT_REKEY_ constant of the header. */
 static const struct { const char *name; int value, pinned; } pinned_numbers[] = {
     {"PNCRYPT_OK", PNCRYPT_OK, 0},

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns Vectors/*.json into the line format Tests/C/test_pncrypt.c reads (run by scripts/test-c.sh at test time,
+"""Turns Vectors/*.json into the line format Tests/C/test_pncrypt.c reads (run by scripts/checks/test_c.sh at test time,
 so the C test always reads the vector files as they are; nothing is copied by hand).
 
 One vector per line, 8 tab-separated fields, byte strings in lowercase hex ("-" when absent):

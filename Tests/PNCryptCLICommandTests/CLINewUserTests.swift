@@ -149,7 +149,7 @@ import PNCryptCLITestSupport
         #expect(section("\"SEE ALSO\"")?.contains(".Xr gzip 1") == true)
     }
 
-    @Test("scripts/install.sh --help and scripts/install-lib.sh --help print help and exit 0, installing nothing")
+    @Test("scripts/build/install.sh and install_lib.sh: --help prints help and exits 0, installing nothing")
     func installScriptsHelp() throws {
         try withTemporaryDirectory { dir in
             // A PATH with the few tools a script's start needs and no swift: a script that took --help for a
@@ -163,8 +163,8 @@ import PNCryptCLITestSupport
             }
             let work = dir.appendingPathComponent("work")
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-            for script in ["install.sh", "install-lib.sh"] {
-                let path = Package.root.appendingPathComponent("scripts/\(script)").path
+            for script in ["install.sh", "install_lib.sh"] {
+                let path = Package.root.appendingPathComponent("scripts/build/\(script)").path
                 for flag in ["--help", "-h"] {
                     let result = try runProcess("/bin/bash", [path, flag], environment: ["PATH": tools.path],
                                                 directory: work)

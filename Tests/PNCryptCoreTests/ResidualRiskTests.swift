@@ -4,7 +4,7 @@ import PNCryptCore
 import PNCryptTestSupport
 
 /// docs/security.md's residual-risk table states how many of 10,000 wrong keys get a
-/// plaintext back, per mode and readings, as `scripts/residual-risk.py` measured them through C and Python. The
+/// plaintext back, per mode and readings, as `scripts/checks/residual_risk.py` measured them through C and Python. The
 /// rows whose ciphertext has a fixed IV are certain (the same keys, the same ciphertext every run): the Swift
 /// library must give exactly the table's figures, so the table stays true when the decision procedure changes.
 @Suite struct ResidualRiskTests {

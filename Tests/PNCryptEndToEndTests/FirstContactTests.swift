@@ -73,7 +73,7 @@ import PNCryptCLITestSupport
     func installBeforeTheTour() throws {
         let lines = Self.shellLines(try Self.readme())
         let firstBare = try #require(lines.firstIndex { $0.hasPrefix("pncrypt ") })
-        let install = lines.firstIndex { $0.hasPrefix("scripts/install.sh ") && $0.contains("PATH=") }
+        let install = lines.firstIndex { $0.hasPrefix("scripts/build/install.sh ") && $0.contains("PATH=") }
         #expect(install.map { $0 < firstBare } == true, "\(lines[firstBare])")
     }
 
@@ -108,11 +108,11 @@ import PNCryptCLITestSupport
         #expect(checked > 0)
     }
 
-    @Test("scripts/install.sh installs a stripped pncrypt that runs, with its man page and completions")
+    @Test("scripts/build/install.sh installs a stripped pncrypt that runs, with its man page and completions")
     func installStripped() throws {
         try withTemporaryDirectory { dir in
             let prefix = dir.appendingPathComponent("prefix")
-            let script = Package.root.appendingPathComponent("scripts/install.sh").path
+            let script = Package.root.appendingPathComponent("scripts/build/install.sh").path
             var environment = ProcessInfo.processInfo.environment
             environment["PNCRYPT_INSTALL_BINARY"] = CLI.built.path
             environment["TMPDIR"] = dir.path

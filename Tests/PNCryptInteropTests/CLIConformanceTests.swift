@@ -12,8 +12,8 @@ import PNCryptCLITestSupport
        .tags(.cli, .interop, .slow), .notInQuickRun,
        .enabled(if: InteropSwitch.enabled, "interop skipped because PNCRYPT_SKIP_INTEROP=1"))
 struct CLIConformanceTests {
-    /// The Python with pubnub==10.8.0 (`PNCRYPT_PYTHON`, else `.venv`, made by scripts/make_venv.sh as the interop
-    /// suite makes it).
+    /// The Python with pubnub==10.8.0 (`PNCRYPT_PYTHON`, else `.venv`, made by scripts/build/make_venv.sh as the
+    /// interop suite makes it).
     static func python() throws -> String {
         _ = try PythonPeer.shared()   // creates or checks .venv, or throws saying what to install
         let env = ProcessInfo.processInfo.environment["PNCRYPT_PYTHON"] ?? ""

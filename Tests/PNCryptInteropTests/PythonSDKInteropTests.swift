@@ -55,7 +55,7 @@ enum Interop {
         }
     }
 
-    /// The SDK scheme names and `via` choices are the peer's (see `scripts/pubnub_peer.py`).
+    /// The SDK scheme names and `via` choices are the peer's (see `scripts/vectors/pubnub_peer.py`).
     static let messageSchemes: [Scheme] = [.legacy, .legacyRandomIV, .acrh]
     /// The three file formats: fixed-IV legacy (the SDK's module with a static-IV legacy cryptor), random-IV legacy
     /// and acrh.
@@ -100,7 +100,7 @@ enum Interop {
 }
 
 /// Round-trips between pncrypt and the real PubNub Python SDK (`pubnub==10.8.0` from PyPI, in `.venv`), driven
-/// through one `scripts/pubnub_peer.py` process. Seeded: set `PNCRYPT_INTEROP_SEED` to replay a failure (every
+/// through one `scripts/vectors/pubnub_peer.py` process. Seeded: set `PNCRYPT_INTEROP_SEED` to replay a failure (every
 /// failure message names the seed and the case). Skipped only with `PNCRYPT_SKIP_INTEROP=1` outside CI.
 @Suite("PythonSDK interop: pncrypt against the PubNub Python SDK 10.8.0", .serialized, .tags(.interop), .notInQuickRun,
        .enabled(if: InteropSwitch.enabled, "interop skipped because PNCRYPT_SKIP_INTEROP=1"))

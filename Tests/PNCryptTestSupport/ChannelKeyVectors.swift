@@ -2,9 +2,9 @@ import Foundation
 import Testing
 import PNCryptJSON
 
-/// Vectors/channel-keys/channel-keys.json (scripts/gen_channel_key_vectors.py): each channel's key, and for each
-/// format (v3, subscribe) the body the real PubNub Python SDK's messages make, its decrypted body (passthrough) and
-/// statuses. Read by the library's and the CLI's channel-key tests.
+/// Vectors/channel-keys/channel-keys.json (scripts/vectors/gen_channel_key_vectors.py): each channel's key, and for
+/// each format (v3, subscribe) the body the real PubNub Python SDK's messages make, its decrypted body
+/// (passthrough) and statuses. Read by the library's and the CLI's channel-key tests.
 package struct ChannelKeyVectors {
     package var keys: [String: String]
     package var bodies: [String: (encrypted: JSONValue, decrypted: JSONValue, statuses: [JSONValue])]

@@ -2,8 +2,8 @@ import Foundation
 import PNCryptJSON
 import Testing
 
-/// One vector of Vectors/envelopes/envelopes.json (scripts/gen_envelope_vectors.py): a response whose messages the
-/// PubNub Python SDK encrypted in place, one of them with another key. Read here, below the messages layer, so that
+/// One vector of Vectors/envelopes/envelopes.json (scripts/vectors/gen_envelope_vectors.py): a response whose messages
+/// the PubNub Python SDK encrypted in place, one of them with another key. Read here, below the messages layer, so that
 /// the messages layer's tests and the CLI's read the one file the same way.
 package struct EnvelopeVector: CustomTestStringConvertible, Sendable {
     package var id: String
@@ -21,7 +21,7 @@ package struct EnvelopeVector: CustomTestStringConvertible, Sendable {
 
     package static let all: [EnvelopeVector] = load(path)
 
-    /// Vectors/envelopes/recorded.json (scripts/gen_recorded_envelopes.py): bodies recorded from the network by
+    /// Vectors/envelopes/recorded.json (scripts/vectors/gen_recorded_envelopes.py): bodies recorded from the network by
     /// PubNub SDKs' integration tests, their messages encrypted in place by the PubNub Python SDK (fixed IV,
     /// random IV, acrh), one of them (in a body with two or more) with another key.
     package static let recorded: [EnvelopeVector] = load(Package.vectors.appendingPathComponent(

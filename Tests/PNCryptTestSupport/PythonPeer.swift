@@ -1,14 +1,14 @@
 import Foundation
 import PNCryptJSON
 
-/// The real PubNub Python SDK as a peer process (`scripts/pubnub_peer.py`, one JSON request per line on its
+/// The real PubNub Python SDK as a peer process (`scripts/vectors/pubnub_peer.py`, one JSON request per line on its
 /// stdin, one JSON reply per line on its stdout), for the interop suite. One process serves a whole test run.
 ///
 /// The Python comes from `PNCRYPT_PYTHON` when set, otherwise from `<repo>/.venv`, which is created (or checked)
-/// with `scripts/make_venv.sh` (pip-installs `pubnub==10.8.0` from PyPI). When that fails, every interop test
+/// with `scripts/build/make_venv.sh` (pip-installs `pubnub==10.8.0` from PyPI). When that fails, every interop test
 /// fails with `PythonPeer.SetupError`, which says what to install or run.
 package final class PythonPeer: @unchecked Sendable {
-    /// The SDK version the suite checks (pinned in `scripts/make_venv.sh`).
+    /// The SDK version the suite checks (pinned in `scripts/build/make_venv.sh`).
     package static let sdkVersion = "10.8.0"
 
     /// Why the peer could not be started: the message says what to do.
@@ -49,12 +49,12 @@ package final class PythonPeer: @unchecked Sendable {
     private static let howToFix = """
         The interop suite needs Python 3 (>= 3.9) with the venv module and access to PyPI, to create .venv with \
         pubnub==\(sdkVersion): apt-get install python3 python3-venv (Debian/Ubuntu) or brew install python \
-        (macOS), then run scripts/make_venv.sh (honours HTTPS_PROXY / PIP_INDEX_URL), or point PNCRYPT_PYTHON \
+        (macOS), then run scripts/build/make_venv.sh (honours HTTPS_PROXY / PIP_INDEX_URL), or point PNCRYPT_PYTHON \
         at a python that has pubnub==\(sdkVersion) installed. To skip the suite on a developer machine only: \
         PNCRYPT_SKIP_INTEROP=1 swift test (refused in CI).
         """
 
-    /// `PNCRYPT_PYTHON`, or the repository's `.venv/bin/python` after `scripts/make_venv.sh` made sure it has the
+    /// `PNCRYPT_PYTHON`, or the repository's `.venv/bin/python` after `scripts/build/make_venv.sh` made sure it has the
     /// pinned packages (idempotent: quick when the venv is already complete).
     private static func findPython() throws -> String {
         let env = ProcessInfo.processInfo.environment
@@ -64,17 +64,17 @@ package final class PythonPeer: @unchecked Sendable {
             }
             return python
         }
-        let script = Package.root.appendingPathComponent("scripts/make_venv.sh").path
+        let script = Package.root.appendingPathComponent("scripts/build/make_venv.sh").path
         let venv = Package.root.appendingPathComponent(".venv").path
         let result: (status: Int32, output: String)
         do {
             result = try runTool("/bin/bash", [script, venv])
         } catch {
-            throw SetupError(description: "could not run scripts/make_venv.sh: \(error). \(howToFix)")
+            throw SetupError(description: "could not run scripts/build/make_venv.sh: \(error). \(howToFix)")
         }
         guard result.status == 0 else {
             throw SetupError(description: """
-                scripts/make_venv.sh could not create \(venv) with pubnub==\(sdkVersion) (exit \(result.status)):
+                scripts/build/make_venv.sh could not create \(venv) with pubnub==\(sdkVersion) (exit \(result.status)):
                 \(result.output.trimmingCharacters(in: .whitespacesAndNewlines))
                 \(howToFix)
                 """)
@@ -90,7 +90,7 @@ package final class PythonPeer: @unchecked Sendable {
 
     private init(python: String) throws {
         signal(SIGPIPE, SIG_IGN)
-        let script = Package.root.appendingPathComponent("scripts/pubnub_peer.py").path
+        let script = Package.root.appendingPathComponent("scripts/vectors/pubnub_peer.py").path
         var env = ProcessInfo.processInfo.environment
         env["PYTHONIOENCODING"] = "utf-8"
         env["PYTHONUTF8"] = "1"

@@ -2,15 +2,15 @@
 
 Where the library comes from, first match wins:
 
-1. PNCRYPT_WHEEL_LIB=PATH: an already built libpncrypt.so (for example what `scripts/install-lib.sh PREFIX`
+1. PNCRYPT_WHEEL_LIB=PATH: an already built libpncrypt.so (for example what `scripts/build/install_lib.sh PREFIX`
    installed as PREFIX/lib/libpncrypt.so.0): copied as it is (no second build).
 2. The repository this folder sits in (bindings/python of a pncrypt checkout; or PNCRYPT_SOURCE_DIR) and a Swift
-   toolchain on PATH: `scripts/install-lib.sh` builds it in release, the Swift runtime linked statically, into a
+   toolchain on PATH: `scripts/build/install_lib.sh` builds it in release, the Swift runtime linked statically, into a
    temporary prefix (the shared build folder .build-dist stays, so a rebuild only relinks).
 
 The wheel is tagged py3-none-<platform> (the library is native code; the Python part is the same for every
 Python 3). At run time the library needs only libc, libstdc++, libcrypto (OpenSSL 3) and libz. A release wheel is
-this one after `auditwheel repair` (scripts/build-wheel.sh): tagged manylinux, with its own libcrypto and libz.
+this one after `auditwheel repair` (scripts/build/build_wheel.sh): tagged manylinux, with its own libcrypto and libz.
 """
 import os
 import shutil
@@ -35,7 +35,7 @@ def _repository():
     """The pncrypt checkout this folder belongs to, or None (an sdist unpacked elsewhere)."""
     root = os.environ.get("PNCRYPT_SOURCE_DIR") or os.path.normpath(os.path.join(HERE, "..", ".."))
     if os.path.exists(os.path.join(root, "Package.swift")) and os.path.exists(
-            os.path.join(root, "scripts", "install-lib.sh")):
+            os.path.join(root, "scripts", "build", "install_lib.sh")):
         return root
     return None
 
@@ -51,15 +51,15 @@ def _build_library(work):
     if root is None:
         sys.exit("pncrypt: no libpncrypt to bundle: build from a pncrypt checkout (bindings/python) with a Swift "
                  "toolchain on PATH (PNCRYPT_SOURCE_DIR names the checkout when the build runs elsewhere), or set "
-                 "PNCRYPT_WHEEL_LIB to a built libpncrypt.so (scripts/install-lib.sh PREFIX makes one)")
+                 "PNCRYPT_WHEEL_LIB to a built libpncrypt.so (scripts/build/install_lib.sh PREFIX makes one)")
     if shutil.which("swift") is None:
         sys.exit("pncrypt: building libpncrypt needs a Swift toolchain on PATH (https://swift.org/install); "
                  "or set PNCRYPT_WHEEL_LIB to a built libpncrypt.so, or install a prebuilt wheel "
-                 "(scripts/build-wheel.sh makes one)")
+                 "(scripts/build/build_wheel.sh makes one)")
     prefix = os.path.join(work, "prefix")
-    print("pncrypt: building libpncrypt with scripts/install-lib.sh (release; several minutes the first time)",
+    print("pncrypt: building libpncrypt with scripts/build/install_lib.sh (release; several minutes the first time)",
           file=sys.stderr)
-    subprocess.run([os.path.join(root, "scripts", "install-lib.sh"), prefix], check=True,
+    subprocess.run([os.path.join(root, "scripts", "build", "install_lib.sh"), prefix], check=True,
                    stdout=sys.stderr)
     return os.path.realpath(os.path.join(prefix, "lib", BUNDLED))
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """pubnub_python.py: the PubNub Python SDK (pubnub==10.8.0) as a `pncrypt conformance` peer.
 
-    scripts/make_venv.sh                                    # once: .venv with pubnub==10.8.0
+    scripts/build/make_venv.sh                                    # once: .venv with pubnub==10.8.0
     pncrypt conformance --peer ".venv/bin/python examples/peers/pubnub_python.py" --junit report.xml
 
 Measured so with Python 3.11 (the venv's packages from PyPI, as CI has them): 6,108 checks agree, 0 fail,

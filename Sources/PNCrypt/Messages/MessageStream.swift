@@ -185,7 +185,7 @@ public struct MessageStream: Sendable {
         // `sink` and `statuses` are escaping (the session keeps `statuses`; the reader's body captures `sink`)
         // rather than passed through `withoutActuallyEscaping`, whose run-time check names this file with the
         // length of its unmapped path (Swift 6.3.1): the release binaries would differ between checkouts in folders
-        // of different lengths (scripts/check-reproducible.sh).
+        // of different lengths (scripts/checks/check_reproducible.sh).
         let session = try Session(self, statuses: statuses, progress: progress)
         try read(batchBytes) { (chunk) throws(PNCryptError) in
             try session.update(chunk, sink)

@@ -37,7 +37,7 @@ __all__ = ["ChannelKeys", "CryptoModule", "Error", "InvalidKeyError", "RekeyResu
            "envelope_rekey_channels", "library_version", "reason", "POLICIES", "__version__"]
 
 # The error codes of pncrypt.h (stable across versions), E_ARGUMENT ... E_INTERNAL, and its other constants:
-# generated from the header (scripts/gen-python-constants.py), never copied by hand.
+# generated from the header (scripts/build/gen_python_constants.py), never copied by hand.
 from ._constants import *  # noqa: F401,F403 (E_..., OK, REKEY_..., ON_ERROR_..., ERROR_MESSAGE_SIZE)
 
 # The library's name of each code (PNCryptError.Code, include/pncrypt.h): the "reason" of its status JSON. The
@@ -145,8 +145,8 @@ def _load():
     except OSError as error:
         raise ImportError(
             f"pncrypt: cannot load libpncrypt ({error}). Looked at: {'; '.join(tried)}. Install a pncrypt wheel "
-            "(scripts/build-wheel.sh makes one), or `pip install ./bindings/python` from a pncrypt checkout with "
-            "Swift installed, or build it with scripts/install-lib.sh PREFIX and set "
+            "(scripts/build/build_wheel.sh makes one), or `pip install ./bindings/python` from a pncrypt checkout with "
+            "Swift installed, or build it with scripts/build/install_lib.sh PREFIX and set "
             "PNCRYPT_LIB=PREFIX/lib/libpncrypt.so.0. The library needs libcrypto (OpenSSL 3) and libz.") from error
     P = ctypes.POINTER
     status = P(_Status)

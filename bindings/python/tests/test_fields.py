@@ -1,7 +1,7 @@
 """field= (an RFC 6901 JSON Pointer) on the message functions, their batch forms and pncrypt.spark's workers: one
 field of each JSON record (a line of a record export) encrypted, decrypted or rekeyed, every other byte kept. The
 records' messages are encrypted by the real PubNub Python SDK (pubnub==10.8.0): now, and in Vectors/records/export.json
-(scripts/gen_record_vectors.py). Run: PNCRYPT_LIB=PREFIX/lib/libpncrypt.so python -m pytest."""
+(scripts/vectors/gen_record_vectors.py). Run: PNCRYPT_LIB=PREFIX/lib/libpncrypt.so python -m pytest."""
 import base64
 import json
 import pathlib

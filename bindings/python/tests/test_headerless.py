@@ -14,8 +14,8 @@ import pncrypt
 import sdk_support  # noqa: F401  (silences the SDK)
 from pubnub.crypto_core import PubNubLegacyCryptor
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "scripts"))
-from headerless_texts import texts  # noqa: E402  (the generator of the vectors and of scripts/headerless_check.py)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "scripts" / "vectors"))
+from headerless_texts import texts  # noqa: E402  (the generator of the vectors and of scripts/checks/headerless_check.py)
 
 KEY = "sdk-key"
 def sdk_encrypt(text, random_iv):

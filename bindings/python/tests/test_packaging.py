@@ -25,7 +25,7 @@ def test_a_library_that_cannot_load_is_an_import_error_saying_what_was_tried_and
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: pncrypt: cannot load libpncrypt"), last
     assert "PNCRYPT_LIB=/nonexistent/libpncrypt.so.0" in last
-    assert "scripts/build-wheel.sh" in last and "pip install ./bindings/python" in last
+    assert "scripts/build/build_wheel.sh" in last and "pip install ./bindings/python" in last
 
 
 def test_pncrypt_lib_overrides_the_bundled_library():

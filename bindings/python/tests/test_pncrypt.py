@@ -1,4 +1,4 @@
-"""The Python binding against the real PubNub Python SDK (pubnub==10.8.0, in the venv of scripts/make_venv.sh)
+"""The Python binding against the real PubNub Python SDK (pubnub==10.8.0, in the venv of scripts/build/make_venv.sh)
 and the spec.json vectors (Vectors/spec.json). Run: PNCRYPT_LIB=PREFIX/lib/libpncrypt.so python -m pytest."""
 import base64
 import json

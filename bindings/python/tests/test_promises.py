@@ -284,7 +284,7 @@ def test_import_error_names_what_to_do(tmp_path):
     run = subprocess.run([sys.executable, "-c", "import pncrypt"], capture_output=True, text=True, env=env,
                          cwd=str(tmp_path), check=False)
     assert run.returncode != 0
-    assert "ImportError" in run.stderr and "install-lib.sh" in run.stderr and "PNCRYPT_LIB" in run.stderr
+    assert "ImportError" in run.stderr and "install_lib.sh" in run.stderr and "PNCRYPT_LIB" in run.stderr
 
 
 # A message that was not decrypted always has a status (issue 55, item 2): every function of the binding, and of

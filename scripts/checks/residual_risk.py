@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Measures the residual risk table of docs/security.md: how often a wrong key yields a plaintext, per mode
+(bytes, text, message) and per number of readings, through the Python binding (libpncrypt, so the C library and
+the Swift library's one decision procedure under it) and the pncrypt CLI.
+
+    PNCRYPT_LIB=PREFIX/lib/libpncrypt.so.0 .venv/bin/python scripts/checks/residual_risk.py [--trials N]
+        [--cli PATH [--cli-trials N] [--cli-only]]
+
+Each row decrypts a ciphertext made under one key with N other keys ("wrong-key-0", ...), the same keys every
+run; acrh ciphertexts get a fresh random IV each run, so their counts move by a few around N/255. "delivered" counts trials that returned a plaintext (with
+success), "ambiguous" those refused as ambiguous. With --cli, the CLI is measured too, on foreign ciphertexts:
+--binary on files of an IV and one block (one process each, so keep --cli-trials small), `decrypt` (text) on as
+many one-block texts, and `message decrypt --lines` on N messages of one block (auto) and of three blocks
+(--scheme legacy), each in one run. Not part of the tests (it takes minutes); rerun it when the decision
+changes.
+"""
+import argparse
+import base64
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bindings", "python"))
+import pncrypt  # noqa: E402
+
+KEY = "residual-risk-key"
+
+
+def deterministic_blocks(label, count):
+    """`count` 16-byte blocks that are the same every run (SHA-256 in counter mode over `label`)."""
+    return [hashlib.sha256(f"{label}/{i}".encode()).digest()[:16] for i in range(count)]
+
+
+def cases():
+    """(name, module scheme, decrypt scheme, Base64 text, readings) for ciphertexts made under KEY."""
+    acrh = pncrypt.CryptoModule(KEY)
+    legacy = pncrypt.CryptoModule(KEY, "legacy")
+    legacy33 = pncrypt.CryptoModule(KEY, "legacy33")
+    one = b'"hi"'  # one block of plaintext: JSON text, UTF-8
+    three = json.dumps({"text": "x" * 30}).encode()  # three blocks
+    return [
+        ("acrh (PNED header), 1 block", "acrh", "auto", acrh.encrypt(one), "one"),
+        ("acrh (PNED header), 3 blocks", "acrh", "auto", acrh.encrypt(three), "one"),
+        ("legacy, 1 block, auto", "acrh", "auto", legacy.encrypt(one), "one"),
+        ("legacy, 3 blocks, auto", "acrh", "auto", legacy.encrypt(three), "two (fixed IV, IV first)"),
+        ("legacy, 3 blocks, scheme legacy", "acrh", "legacy", legacy.encrypt(three), "one"),
+        ("legacy33 module, 1 block", "legacy33", "auto", legacy33.encrypt(one), "one"),
+        ("legacy33 module, 3 blocks", "legacy33", "auto", legacy33.encrypt(three), "one"),
+    ]
+
+
+def measure_library(trials):
+    rows = []
+    for name, module_scheme, scheme, text, readings in cases():
+        counts = {"bytes": [0, 0], "text": [0, 0], "message": [0, 0]}
+        wire = json.dumps(text)
+        for k in range(trials):
+            m = pncrypt.CryptoModule(f"wrong-key-{k}", module_scheme)
+            for mode, as_text in (("bytes", False), ("text", True)):
+                result = m.decrypt_many([text], scheme=scheme, on_error="return", text=as_text)[0]
+                if not isinstance(result, pncrypt.Error):
+                    counts[mode][0] += 1
+                elif result.code == pncrypt.E_AMBIGUOUS:
+                    counts[mode][1] += 1
+            if scheme == "auto":
+                _, status = m.message_decrypt(wire, on_error="marker")
+                if status is None:
+                    counts["message"][0] += 1
+                elif status.code == pncrypt.E_AMBIGUOUS:
+                    counts["message"][1] += 1
+        rows.append((name, readings, counts, scheme == "auto"))
+    # Two wrong keys on a one-reading ciphertext: two readings, each a wrong key.
+    text = pncrypt.CryptoModule(KEY).encrypt(b'"hi"')
+    counts = {"bytes": [0, 0], "text": [0, 0], "message": [0, 0]}
+    for k in range(trials):
+        m = pncrypt.CryptoModule(f"wrong-key-{k}")
+        m.add_key(f"other-wrong-key-{k}")
+        for mode, as_text in (("bytes", False), ("text", True)):
+            result = m.decrypt_many([text], on_error="return", text=as_text)[0]
+            if not isinstance(result, pncrypt.Error):
+                counts[mode][0] += 1
+            elif result.code == pncrypt.E_AMBIGUOUS:
+                counts[mode][1] += 1
+        _, status = m.message_decrypt(json.dumps(text), on_error="marker")
+        if status is None:
+            counts["message"][0] += 1
+        elif status.code == pncrypt.E_AMBIGUOUS:
+            counts["message"][1] += 1
+    rows.append(("acrh, 1 block, two wrong keys", "two (one per key)", counts, True))
+    return rows
+
+
+def measure_cli(cli, trials, cli_trials):
+    blocks = deterministic_blocks("residual-risk-cli", max(trials, cli_trials))
+    with tempfile.TemporaryDirectory() as folder:
+        # --binary reads a headerless file as the legacy random-IV file format: an IV and one block is one
+        # reading.
+        delivered_bytes = 0
+        ivs = deterministic_blocks("residual-risk-cli-iv", cli_trials)
+        for i in range(cli_trials):
+            path = os.path.join(folder, "block")
+            with open(path, "wb") as f:
+                f.write(ivs[i] + blocks[i])
+            run = subprocess.run([cli, "decrypt", "--binary", "--key", KEY, "-i", path], capture_output=True)
+            delivered_bytes += run.returncode == 0
+        messages = []
+        for size, scheme in ((1, []), (3, ["--scheme", "legacy"])):
+            pool = blocks if size == 1 else deterministic_blocks(f"residual-risk-cli-{size}", size * trials)
+            data = [b"".join(pool[i:i + size]) for i in range(0, size * trials, size)]
+            lines = "".join(json.dumps(base64.b64encode(b).decode()) + "\n" for b in data)
+            run = subprocess.run([cli, "message", "decrypt", "--lines", "--key", KEY, "--on-error", "passthrough",
+                                  "--allow-failures"] + scheme, input=lines.encode(), capture_output=True)
+            messages.append(trials - sum(1 for line in run.stderr.decode().splitlines() if line.startswith("{")))
+        texts = "".join(base64.b64encode(b).decode() + "\n" for b in blocks[:cli_trials])
+        delivered_text = 0
+        for line in texts.splitlines():
+            run_text = subprocess.run([cli, "decrypt", "--key", KEY, line], capture_output=True)
+            delivered_text += run_text.returncode == 0
+    return delivered_bytes, delivered_text, messages
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=10_000)
+    parser.add_argument("--cli", help="path of the pncrypt binary to measure too")
+    parser.add_argument("--cli-trials", type=int, default=1_000, help="one process per trial: bytes and text")
+    parser.add_argument("--cli-only", action="store_true", help="skip the library rows")
+    args = parser.parse_args()
+    rows = [] if args.cli_only else measure_library(args.trials)
+    if rows:
+        print(f"library (C and Python over the Swift library), {args.trials} wrong keys per row:")
+        print("case | readings | bytes delivered/ambiguous | text | message (JSON)")
+    for name, readings, counts, message in rows:
+        cells = [f"{counts[m][0]}/{counts[m][1]}" for m in ("bytes", "text")]
+        cells.append(f"{counts['message'][0]}/{counts['message'][1]}" if message else "-")
+        print(f"{name} | {readings} | " + " | ".join(cells))
+    if args.cli:
+        b, t, m = measure_cli(args.cli, args.trials, args.cli_trials)
+        print(f"cli, foreign ciphertexts, one key: --binary (IV + 1 block) {b} of {args.cli_trials}; "
+              f"text (1 block) {t} of {args.cli_trials}; message --lines (1 block) {m[0]} of {args.trials}")
+        print(f"cli, three-block foreign ciphertexts, --scheme legacy: message --lines {m[1]} of {args.trials}")
+
+
+if __name__ == "__main__":
+    main()
