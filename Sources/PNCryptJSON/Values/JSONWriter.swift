@@ -1,70 +1,5 @@
 import PNCryptBase
 
-/// How `JSONValue.serialized(style:)` lays out text, named after the SDK whose bytes it reproduces (docs/formats.md
-/// section 4).
-///
-/// All styles write numbers as their literal text, object members in document order, and escape `"` as
-/// `\"`, `\` as `\\`, U+0008 U+000C U+000A U+000D U+0009 as `\b \f \n \r \t`, and other U+0000–U+001F as
-/// `\u00XX`. Hex digits are lowercase. The raw values are the names used on the command line.
-public enum JSONStyle: String, CaseIterable, Hashable, Sendable {
-    /// JavaScript `JSON.stringify(v)`: no spaces, raw UTF-8 (U+007F, U+2028, U+2029 too).
-    case compact
-    /// `NSJSONSerialization` (Objective-C SDK): as `compact`, but `/` is written `\/`.
-    case apple
-    /// Python `json.dumps(v)` defaults: separators `", "` and `": "`; `ensure_ascii`, so every character
-    /// from U+007F up is written `\uXXXX` (astral characters as a surrogate pair, `😀` as `\ud83d\ude00`).
-    /// Empty containers are `[]` and `{}`.
-    case python
-    /// As `compact`, but every non-ASCII character (U+0080 up) written `\uXXXX`, astral ones as surrogate
-    /// pairs: what the C# SDK encrypts. U+007F stays raw.
-    case ascii
-    /// The Go SDK (v9): Go's `encoding/json` (object keys sorted by their bytes, a repeated key keeps its last
-    /// value; `<`, `>`, `&`, U+2028, U+2029 escaped; integers exact, other numbers as Go prints a `float64`:
-    /// `3.0` as `3`, `1e21` as `1e+21`), then every non-ASCII character written as `\u` and the low 16 bits of
-    /// its code point, so characters outside the BMP are corrupted (`🙂` U+1F642 becomes `\uf642`).
-    case go
-    /// The Ruby SDK (v5): `to_json`: as `compact` for strings; a repeated key keeps its first position and last
-    /// value; integers exact; other numbers as Ruby prints a `Float` (`3.0`, `1.0e+21`, `1.5e-07`).
-    case ruby
-    /// The PHP SDK (v9): `json_encode` defaults (`/` as `\/`, non-ASCII as `\uXXXX` with surrogate pairs;
-    /// integers beyond 64 bits and other numbers as PHP prints a `float`: `3.0` as `3`, `1.0e+21`), a repeated
-    /// key keeps its first position and last value; a string message (at the top) is written raw between
-    /// quotes, not escaped at all (often not JSON: see `isMessageText`).
-    case php
-    /// The Kotlin and Java SDKs (`pubnub-kotlin` v13, `pubnub-gson` v13 over the same core): Gson with HTML
-    /// escaping off (`"`, `\`, control characters, U+2028 and U+2029 escaped; `/`, `<`, `>`, `&`, `=`, `'`, U+007F
-    /// and other non-ASCII raw UTF-8), an object member whose value is `null` dropped (`null` in an array kept), a
-    /// repeated key keeping its first position and last value; integers exact, other numbers as Java prints a
-    /// `Double` (JDK 19 and later: `3.0`, `0.001`, `1.0E7`, `1.5E-7`, `4.9E-324`).
-    case kotlin
-}
-
-extension JSONValue {
-    /// The JSON text of this value as UTF-8 bytes, laid out as `style` says.
-    ///
-    /// Never fails: every `JSONValue` has a JSON text. Integers are written with all their digits.
-    public func serialized(style: JSONStyle = .compact) -> [UInt8] {
-        withUnsafeTemporaryAllocation(byteCount: JSONWriter.stackBytes, alignment: 16) { scratch in
-            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: false))
-            writer.write(self)
-            return writer.output.array()
-        }
-    }
-
-    /// Writes this value's JSON text and runs `body` over it, without making an array (the message path). The
-    /// text is plaintext that callers encrypt: every byte of it is wiped once `body` returns.
-    @inlinable
-    package func withSerialized<R, E: Error>(style: JSONStyle, _ body: (UnsafeRawBufferPointer) throws(E) -> R)
-        throws(E) -> R {
-        try JSONWriter.withSerialized(self, style: style, body)
-    }
-
-    /// The JSON text of this value as a `String`, laid out as `style` says; see `serialized(style:)`.
-    public func serializedString(style: JSONStyle = .compact) -> String {
-        String(decoding: serialized(style: style), as: UTF8.self)
-    }
-}
-
 /// The writer behind `JSONValue.serialized(style:)`: appends UTF-8 to one buffer, which starts on the stack.
 ///
 /// Ownership: the output is a `ByteBuffer` (ByteBuffers.swift); each string's UTF-8 is read through the
@@ -77,7 +12,7 @@ package struct JSONWriter: ~Copyable {
 
     @usableFromInline
     package var output: ByteBuffer
-    private let spaced: Bool
+    let spaced: Bool
     /// Whether this style writes a compact text with no escaped string as that text (`.compact`).
     package let copiesVerbatim: Bool
     /// Bytes 0-63 and 64-127 that this style does not copy as they are, one bit each.
@@ -245,17 +180,17 @@ package struct JSONWriter: ~Copyable {
     }
 
     @inline(__always)
-    private mutating func separator() {
+    mutating func separator() {
         output.append(UInt8(ascii: ","))
         if spaced { output.append(UInt8(ascii: " ")) }
     }
 
     @inline(__always)
-    private mutating func append(_ text: StaticString) {
+    mutating func append(_ text: StaticString) {
         output.append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private mutating func write(_ number: borrowing JSONNumber) {
+    mutating func write(_ number: borrowing JSONNumber) {
         switch number.storage {
         case .int(let value):
             write(int: value)
@@ -302,7 +237,7 @@ package struct JSONWriter: ~Copyable {
         }
     }
 
-    private mutating func write(_ string: borrowing String) {
+    mutating func write(_ string: borrowing String) {
         // Short ASCII strings (most keys and many values) straight from the String's own words.
         if smallStrings && writeSmallASCII(SmallASCII.words(of: string)) { return }
         // A native string's UTF-8 in place (borrowed: no copy, so the walk retains no string); `withUTF8` needs a
@@ -324,7 +259,7 @@ package struct JSONWriter: ~Copyable {
     /// byte lowest; what follows the string does not matter) when it needs no escape; false, with nothing
     /// written, otherwise.
     @inline(__always)
-    private mutating func writeShortASCII(_ low: UInt64, _ high: UInt64, count: Int) -> Bool {
+    mutating func writeShortASCII(_ low: UInt64, _ high: UInt64, count: Int) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         // Only the first `count` bytes count.
         let lowValid: UInt64 = count >= 8 ? ~0 : (1 << (count << 3)) &- 1
@@ -352,7 +287,7 @@ package struct JSONWriter: ~Copyable {
     /// The high bit of each byte of `word` (memory order, the first byte lowest) that is special in this style,
     /// and maybe of bytes after the first such one: the lowest bit set is exact (see the parser's `plainRunStops`).
     @inline(__always)
-    private func specialBytes(_ word: UInt64) -> UInt64 {
+    func specialBytes(_ word: UInt64) -> UInt64 {
         asciiSpecialBytes(word) | word & highMask & (0x0101_0101_0101_0101 &* 0x80)
     }
 
@@ -368,7 +303,7 @@ package struct JSONWriter: ~Copyable {
 
     /// `utf8`, which needs no escape in this style, between quotes.
     @inline(__always)
-    private mutating func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+    mutating func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
         let count = utf8.count
         output.append(maximum: count + 2) { out in
             out[0] = UInt8(ascii: "\"")
@@ -378,7 +313,7 @@ package struct JSONWriter: ~Copyable {
         }
     }
 
-    private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         let count = utf8.count
         // The common case: nothing to escape. Find the first special byte, 8 bytes at a time while eight are left,
         // then one by one.
@@ -478,102 +413,5 @@ package struct JSONWriter: ~Copyable {
             out[5] = hex[Int(unit & 0xF)]
             return 6
         }
-    }
-}
-
-// MARK: - Text written without a value (JSONParser.transcode)
-
-extension JSONWriter {
-    /// Runs `body` over the JSON text in `bytes` written in `style`: what `JSONValue(parsing:)` and then
-    /// `withSerialized(style:)` give, without making the value (`JSONParser.transcode`); `readable` bytes from
-    /// `bytes`' start may be loaded. False, with `body` not run, when `bytes` is not one JSON text (exactly when
-    /// parsing it throws) or `style` is an SDK style (`JSONStyle.isExact` false: those reorder members, so only a
-    /// value can be written in them). The text is plaintext: wiped once `body` returns, as `withSerialized` does.
-    /// Not generic: callers in other modules run it specialized.
-    package static func withTranscoded(_ bytes: UnsafeRawBufferPointer, readable: Int, style: JSONStyle,
-                                       _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
-        guard style.isExact else { return false }
-        return withUnsafeTemporaryAllocation(byteCount: stackBytes, alignment: 16) { scratch in
-            var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: true))
-            do {
-                try JSONParser.transcode(bytes.assumingMemoryBound(to: UInt8.self),
-                                         maxDepth: JSONValue.defaultMaxDepth, readable: readable, into: &writer,
-                                         writing: true)
-            } catch {
-                return false
-            }
-            writer.output.withBytes(body)
-            return true
-        }
-    }
-
-    /// One structural byte: `{`, `}`, `[` or `]`.
-    @inline(__always)
-    package mutating func writeStructure(_ byte: UInt8) {
-        output.append(byte)
-    }
-
-    /// What comes between two elements or members.
-    @inline(__always)
-    package mutating func writeSeparator() {
-        separator()
-    }
-
-    /// What comes after a key.
-    @inline(__always)
-    package mutating func writeKeySeparator() {
-        output.append(UInt8(ascii: ":"))
-        if spaced { output.append(UInt8(ascii: " ")) }
-    }
-
-    /// The string whose UTF-8 is `utf8` (valid UTF-8), as `write(_:)` writes that `String`.
-    @inline(__always)
-    package mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
-        writeEscaped(utf8)
-    }
-
-    /// The string whose UTF-8 is `utf8` (valid UTF-8; `ascii`: only ASCII), as `write(_:)` writes that `String`.
-    /// `readable`: how many bytes from `utf8`'s start may be loaded (at least its count + 16: a document's text and
-    /// its padding), so that the string is scanned a word at a time to its end.
-    @inline(__always)
-    package mutating func writeString(utf8: UnsafeBufferPointer<UInt8>, readable: Int, ascii: Bool) {
-        let count = utf8.count
-        guard let base = utf8.baseAddress, readable >= count + 16 else { return writeEscaped(utf8) }
-        let raw = UnsafeRawPointer(base)
-        if ascii && count <= 16 {
-            if writeShortASCII(UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)),
-                               UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-                               count: count) { return }
-            return writeEscaped(utf8)
-        }
-        // Whether a byte needs writing other than as itself, a word at a time, the bytes past the string masked off.
-        var index = 0
-        while index < count {
-            var found = specialBytes(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
-            if count - index < 8 { found &= (1 << ((count - index) << 3)) &- 1 }
-            if found != 0 { return writeEscaped(utf8) }
-            index += 8
-        }
-        writeQuoted(utf8)
-    }
-
-    /// `string`, as the walk writes it.
-    package mutating func writeString(_ string: String) {
-        write(string)
-    }
-
-    /// `number`, as the walk writes it.
-    package mutating func writeNumber(_ number: JSONNumber) {
-        write(number)
-    }
-
-    /// `text`, a compact JSON text with no escaped string, as it is (`copiesVerbatim`).
-    package mutating func writeVerbatim(_ text: UnsafeBufferPointer<UInt8>) {
-        output.append(text)
-    }
-
-    /// `true`, `false` or `null`.
-    package mutating func writeLiteral(_ word: StaticString) {
-        append(word)
     }
 }
