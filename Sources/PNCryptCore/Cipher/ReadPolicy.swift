@@ -47,7 +47,7 @@ public enum ReadPolicy: Hashable, Sendable {
     /// Spark's `scheme`). One name maps as `init(scheme:legacyScheme:)` does; a list is `anyOf`.
     /// - Throws: `invalidValue`, one line saying what to change: an unknown name, an empty item, a name given
     ///   twice, beside `auto` a scheme `auto` already reads, `legacyScheme` in a list without `auto`.
-    package init(naming text: String, legacyScheme: Scheme? = nil) throws(PNCryptError) {
+    public init(naming text: String, legacyScheme: Scheme? = nil) throws(PNCryptError) {
         let items = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         var auto = false
         var schemes: [Scheme] = []
