@@ -70,7 +70,7 @@ public enum ReadPolicy: Hashable, Sendable {
         }
         if let read = schemes.first(where: { auto && ReadList.autoReads($0) }) {
             throw ReadList.invalid("names \(read) beside auto, which already reads it",
-                                   hint: "beside auto name only schemes auto does not read (legacy33)")
+                                   hint: "beside auto name only schemes auto does not read, as in auto,legacy33")
         }
         if legacyScheme != nil && !auto {
             throw ReadList.invalid("has no auto for --legacy-scheme to apply to",
