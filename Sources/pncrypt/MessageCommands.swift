@@ -304,7 +304,7 @@ struct MessageCommand: ParsableCommand {
 
             Example:
               pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'
-              pncrypt message decrypt --key enigma --scheme auto,legacy33 --lines -i mixed.ndjson  # iOS 3.3 too
+              pncrypt message decrypt -k enigma --scheme auto,legacy33 --lines -i a.ndjson
             """)
 
         @OptionGroup var options: DecryptOptions
