@@ -34,12 +34,12 @@ SEED = 59
 FIXED_IV = b"0123456789012345"
 
 
-def is_utf8(data):
+def text_of(data):
+    """`data` as text, None when it is not UTF-8."""
     try:
-        data.decode("utf-8")
-        return True
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        return False
+        return None
 
 
 def ambiguous_word():
@@ -56,7 +56,7 @@ def ambiguous_word():
             other = pnref.cbc_decrypt(key_legacy, FIXED_IV, sealed)
         except pnref.PNError:
             continue
-        if is_utf8(other):
+        if text_of(other) is not None:
             return word, sealed, other, tries
 
 
@@ -64,7 +64,7 @@ def main():
     spec = json.load(open(SPEC))["vectors"]
     vectors = []
     for v in spec:
-        if v["expect"] != "ok" or v["scheme"] == "auto" or not is_utf8(pnref.plaintext_of(v)):
+        if v["expect"] != "ok" or v["scheme"] == "auto" or text_of(pnref.plaintext_of(v)) is None:
             continue
         vectors.append({"id": "readings-" + v["id"][len("spec-"):], "scheme": LIST, "legacy_scheme": "rule",
                         "content": "text", "key": v["key"], "plaintext": v["plaintext"],
