@@ -170,6 +170,20 @@ PNCRYPT_API void pncrypt_module_free(pncrypt_module *module);
  */
 PNCRYPT_API int pncrypt_module_add_key(pncrypt_module *module, const char *key, pncrypt_error *err);
 
+/*
+ * Sets how the module reads received messages (pncrypt_message_decrypt() and _status, and the field, record,
+ * batch and envelope decryptions): `scheme` as the `scheme` of pncrypt_decrypt(). NULL or "auto" is the default
+ * (a PNED header, else both legacy readings; a legacy33 module reads iOS 3.3 string leaves); one scheme reads only
+ * it; a list of readings joined by commas, such as "auto,legacy33", reads an archive that mixes iOS 3.3 messages
+ * with later ones in one pass: a JSON string is read by every reading of the list at once and delivered only when
+ * exactly one (key, scheme) reading qualifies (today's messages as JSON text, a legacy33 string leaf as UTF-8
+ * text; two that do are the one decryption failure), and an array or object by its string leaves (legacy33). The
+ * module still encrypts with its own scheme. Call it before the module is shared, as pncrypt_module_add_key().
+ * Errors: PNCRYPT_E_ARGUMENT (NULL module; an unknown scheme; a list with an empty item, a name given twice, or
+ * beside "auto" a scheme auto already reads: the message says what to change).
+ */
+PNCRYPT_API int pncrypt_module_set_reading(pncrypt_module *module, const char *scheme, pncrypt_error *err);
+
 /* ---- Bytes <-> Base64 text -------------------------------------------------------------------------------- */
 
 /*
@@ -193,7 +207,10 @@ PNCRYPT_API int pncrypt_encrypt(pncrypt_module *m, const uint8_t *data, size_t l
  * fixed-IV reading. One key's two readings are never PNCRYPT_E_AMBIGUOUS as bytes: the answer is the plaintext or
  * PNCRYPT_E_WRONG_KEY_OR_CORRUPT, as with the scheme named (two keys that both qualify still are ambiguous).
  * Binary data written with the fixed IV looks like random-IV data here and comes back 16 bytes short: name the
- * scheme for it. An explicit scheme reads only its own format (with every key).
+ * scheme for it. An explicit scheme reads only its own format (with every key). A list of readings joined by
+ * commas ("auto,legacy33": iOS 3.3 data beside later data) tries every reading each item allows at once, and a
+ * plaintext is delivered only when exactly one qualifies (two are PNCRYPT_E_AMBIGUOUS); a list names every reading
+ * itself (the module's own scheme adds none), and one that names a reading twice is PNCRYPT_E_ARGUMENT.
  * Ownership: *out holds *out_len plaintext bytes (followed by one NUL byte not counted in *out_len, for
  * convenience), for pncrypt_free().
  * Errors: PNCRYPT_E_ARGUMENT; PNCRYPT_E_NOT_BASE64; the decryption codes (-2x, PNCRYPT_E_AMBIGUOUS among them);

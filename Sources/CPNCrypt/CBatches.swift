@@ -87,7 +87,7 @@ func decryptMany(_ module: CModuleHandle, _ scheme: CText, _ data: CText, _ data
         let out = try outputArgument(out, "out")
         guard let offsets else { throw CFailure.argument("offsets is NULL") }
         let module = try CModule.from(module)
-        let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
+        let reading = try readingArgument(scheme, legacy: module.legacy)
         let items = try BatchItems(data, dataLen, lengths, count)
         // A plaintext is never longer than its Base64 text: the item lengths bound the whole. The loop is eachItem's,
         // without an untyped throw per failed item: a failure costs its code (typed, no boxing, no dynamic cast)
@@ -102,7 +102,7 @@ func decryptMany(_ module: CModuleHandle, _ scheme: CText, _ data: CText, _ data
                     code = ErrorCodes.argument
                 } else {
                     do throws(PNCryptError) {
-                        var plaintext = try module.decrypt(text: item, scheme: scheme, content: content)
+                        var plaintext = try module.decrypt(text: item, reading: reading, content: content)
                         plaintext.withUnsafeBytes {
                             if let source = $0.baseAddress {
                                 (buffer + end).copyMemory(from: source, byteCount: $0.count)

@@ -38,8 +38,8 @@ func decryptOne(_ module: CModuleHandle, _ scheme: CText, _ base64: CText, _ len
         let out = try outputArgument(out, "out")
         guard let outLen else { throw CFailure.argument("out_len is NULL") }
         let module = try CModule.from(module)
-        let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
-        var plaintext = try module.decrypt(text: try textArgument(base64, len, "base64"), scheme: scheme,
+        let reading = try readingArgument(scheme, legacy: module.legacy)
+        var plaintext = try module.decrypt(text: try textArgument(base64, len, "base64"), reading: reading,
                                            content: content)
         defer { wipe(&plaintext) }
         out.pointee = try CBuffer.copy(plaintext).assumingMemoryBound(to: UInt8.self)
@@ -48,17 +48,17 @@ func decryptOne(_ module: CModuleHandle, _ scheme: CText, _ base64: CText, _ len
 }
 
 extension CModule {
-    /// Base64, then the library's one decision procedure (`KeyRing.decrypt`) over every key of the module and, for
-    /// `auto` (nil), every reading of the data: a PNED header, else both legacy readings (legacy33 for a legacy33
-    /// module). The plaintext comes back only when exactly one reading qualifies as `content`. The caller wipes it.
+    /// Base64, then the library's one decision procedure (`KeyRing.decrypt`) over every key of the module and the
+    /// readings `reading` allows (`readingArgument`): for `auto`, every reading of the data: a PNED header, else both
+    /// legacy readings (legacy33 for a legacy33 module); for a list, every reading of its items. The plaintext comes
+    /// back only when exactly one reading qualifies as `content`. The caller wipes it.
     /// As text, the one key-dependent failure also says that a binary plaintext is read as bytes (the same words
     /// for every such failure, so it tells nothing about which check failed).
-    func decrypt(text: UnsafeRawBufferPointer, scheme: Scheme?, content: KeyRing.Content) throws(PNCryptError)
+    func decrypt(text: UnsafeRawBufferPointer, reading: ReadPolicy, content: KeyRing.Content) throws(PNCryptError)
         -> [UInt8] {
         let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
         do {
-            return try ring.decrypt(ciphertext, reading: ReadPolicy(scheme: scheme, legacyScheme: legacy),
-                                    content: content).plaintext
+            return try ring.decrypt(ciphertext, reading: reading, content: content).plaintext
         } catch where content == .text && error == CryptoModule.decryptionFailed {
             throw PNCryptError(error.code, error.message + CFailure.binaryPlaintextHint, offset: error.offset)
         }

@@ -49,9 +49,14 @@ final class CModule: Sendable {
                                             + " reading ambiguous)")
                 }
                 let ring = try KeyRing(keys: keys.ring.keys + [extra])
-                keys = (ring, MessageCrypto(keys: ring, scheme: scheme))
+                keys = (ring, MessageCrypto(keys: ring, scheme: scheme, reading: keys.messages.reading))
             }
         }.get()
+    }
+
+    /// Sets how messages are read (`pncrypt_module_set_reading`): `reading` for every message call.
+    func readMessages(_ reading: ReadPolicy) {
+        keys.withLock { $0.messages.reading = reading }
     }
 
     /// A reference to the module a C caller passes, taken for the length of one call (nil for NULL): a
@@ -112,6 +117,14 @@ public func pncrypt_module_add_key(_ module: CModuleHandle, _ cipherKey: CText, 
     guarded(err, holding: module) {
         let module = try CModule.from(module)
         try module.add(try keyArgument(cipherKey, "key"))
+    }
+}
+
+@_cdecl("pncrypt_module_set_reading")
+public func pncrypt_module_set_reading(_ module: CModuleHandle, _ scheme: CText, _ err: CErrorOut) -> Int32 {
+    guarded(err, holding: module) {
+        let module = try CModule.from(module)
+        module.readMessages(try readingArgument(scheme, legacy: nil))
     }
 }
 

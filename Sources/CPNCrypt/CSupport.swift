@@ -449,6 +449,23 @@ func schemeArgument(_ pointer: UnsafePointer<CChar>?, default defaultValue: Sche
     return scheme
 }
 
+/// A `scheme` argument of the decrypting calls as the policy it names: NULL, "auto" or one scheme as
+/// `schemeArgument` reads them (with `legacy`, how the module's `auto` reads headerless data), or a list joined by
+/// commas ("auto,legacy33"), read by the library's one parser of lists (`ReadPolicy(naming:)`): a list names every
+/// reading itself, so the module's own scheme adds none. A list that cannot be read is PNCRYPT_E_ARGUMENT, its
+/// message the library's one line.
+func readingArgument(_ pointer: UnsafePointer<CChar>?, legacy: Scheme?) throws -> ReadPolicy {
+    if let pointer, strchr(pointer, Int32(UInt8(ascii: ","))) != nil {
+        let names = String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+        do throws(PNCryptError) {
+            return try ReadPolicy(naming: names)
+        } catch {
+            throw CFailure.argument(error.message)
+        }
+    }
+    return ReadPolicy(scheme: try schemeArgument(pointer, default: nil, allowAuto: true), legacyScheme: legacy)
+}
+
 // MARK: Files
 
 /// The file functions over the files layer the CLI's `-o` uses (`FileOutput`, `InputSource`): the output is

@@ -135,7 +135,7 @@ extension ReceivedOptions where Handling == MessageReadOptions {
         let data = try input.resolved()
         guard let keys = try channels.resolve(self.keys, input: data, lines: lines) else { return }
         let template = MessageCrypto(keys: keys.rings.first!.value, scheme: read.reading.explicit ?? .defaultForWriting,
-                                     reading: read.reading.policy, style: read.style)
+                                     reading: try read.reading.policy, style: read.style)
         let reading = ChannelReading(keys, v2Channel: v2?.channel, template: template)
         let text = try data.readAll(limit: maxInput.limit)
         let result = try text.withUnsafeBufferPointer { (text) throws(PNCryptError) in

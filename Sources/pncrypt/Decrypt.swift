@@ -152,7 +152,7 @@ struct Decrypt: ParsableCommand {
         }
         let length = Int(lseek(fd, 0, SEEK_END))
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
-        let reader = TextStreamDecryptor(ring: ring, reading: options.schemes.policy)
+        let reader = TextStreamDecryptor(ring: ring, reading: try options.schemes.policy)
         let choice = try explained({ head }, hint: raw.map { data.rawAsTextHint($0) }) {
             try reader.choose(ciphertext: fd, length: length)
         }
@@ -189,7 +189,7 @@ struct Decrypt: ParsableCommand {
         // its output waits when it goes where it cannot be taken back (standard output, a device, a FIFO).
         try OutputFile.produce(options.output, input: data, binary: options.force, holdUntilVerified: gunzip) { out in
             let choice = try explained({ try source.read(at: 0, count: StreamDecryptor.headLength) }) {
-                try FileDecryption.choose(source, ring: ring, reading: options.schemes.policy)
+                try FileDecryption.choose(source, ring: ring, reading: try options.schemes.policy)
             }
             if options.schemes.scheme == .auto, options.schemes.headerless == nil, choice.scheme.row.iv == .prefix {
                 CLI.note("no PNED header, and the first 16 bytes read with the fixed IV look like a decrypted IV: "

@@ -103,7 +103,7 @@ struct Diagnose: ParsableCommand {
         var finding: String
         var decrypts = false
         do {
-            let choice = try FileDecryption.choose(source, ring: ring, reading: client.policy)
+            let choice = try FileDecryption.choose(source, ring: ring, reading: try client.policy)
             decrypts = true
             let key = ring.keys.count == 1 ? "the key" : "key #\(choice.keyIndex + 1)"
             finding = "decrypts as a file with \(choice.scheme) and \(key) (the padding of its last block is "
@@ -165,7 +165,7 @@ struct Diagnose: ParsableCommand {
         guard client.scheme != .auto || client.legacyScheme != nil else { return nil }
         let setting = client.legacyScheme.map { "--legacy-scheme \($0)" } ?? "--scheme \(client.scheme)"
         let crypto = MessageCrypto(keys: try KeyRing(keys: keys), scheme: client.explicit ?? .defaultForWriting,
-                                   reading: client.policy)
+                                   reading: try client.policy)
         // The message as received: a JSON string, or the bare Base64 text.
         let message = (try? JSONValue(parsing: text)) ?? .string(PlainText.trimmingWhitespace(
             String(decoding: text, as: UTF8.self)))

@@ -63,7 +63,7 @@ struct MessageReadOptions: ParsableArguments {
 
     func crypto(_ keys: KeyOptions, input: Input) throws -> MessageCrypto {
         MessageCrypto(keys: try keys.ring(input: input), scheme: reading.explicit ?? .defaultForWriting,
-                      reading: reading.policy, style: style)
+                      reading: try reading.policy, style: style)
     }
 
     /// Decrypts one received message (JSON text, or bare Base64 taken as the JSON string it would be). Every
@@ -304,6 +304,7 @@ struct MessageCommand: ParsableCommand {
 
             Example:
               pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'
+              pncrypt message decrypt -k enigma --scheme auto,legacy33 --lines -i a.ndjson
             """)
 
         @OptionGroup var options: DecryptOptions

@@ -419,6 +419,9 @@ class Buffer(Shape):
 
 SCHEMES = [None, "", "x", "auto", "acrh", "legacy", "legacy-random-iv", "legacy33"]
 BAD_SCHEMES = ["", "x"]
+# What the decrypting calls' `scheme` and pncrypt_module_set_reading() take: a scheme, or a list of readings.
+READINGS = SCHEMES + ["auto,legacy33", "legacy,legacy33", "auto,auto", "auto,legacy", "auto,"]
+BAD_READINGS = BAD_SCHEMES + ["auto,auto", "auto,legacy", "auto,"]
 POLICIES = ["-1", "PNCRYPT_ON_ERROR_MARKER", "PNCRYPT_ON_ERROR_PASSTHROUGH", "PNCRYPT_ON_ERROR_FAIL", "3"]
 JSON_EXTRA = [(b"1", "1"), (b'""', "2")]
 # The record functions: NULL, an invalid pointer, the whole record, a field; a record with and without it.
@@ -436,11 +439,13 @@ SHAPES = {
     "pncrypt_module_free": {"params": [("module", FreshModule(owned=True))]},
     "pncrypt_module_add_key": {"params": [
         ("module", FreshModule()), ("key", String([None, "", "k", b"\xff", "surface"], bad=[None])), ("err", Err())]},
+    "pncrypt_module_set_reading": {"params": [
+        ("module", FreshModule()), ("scheme", String(READINGS, bad=BAD_READINGS)), ("err", Err())]},
     "pncrypt_encrypt": {"params": [
         ("m", Module()), (("data", "len"), Bytes("const uint8_t *")), ("base64_out", Out("char **")),
         ("err", Err())]},
     "pncrypt_decrypt": {"params": [
-        ("m", Module()), ("scheme", String(SCHEMES, bad=BAD_SCHEMES)), (("base64", "len"), Bytes("const char *", [(b"AAAA", "4")])),
+        ("m", Module()), ("scheme", String(READINGS, bad=BAD_READINGS)), (("base64", "len"), Bytes("const char *", [(b"AAAA", "4")])),
         ("out", Out("uint8_t **")), ("out_len", OutValue("size_t *", "0")), ("err", Err())]},
     "pncrypt_decrypt_text": {"same": "pncrypt_decrypt"},
     "pncrypt_encrypt_many": {"params": [
@@ -448,7 +453,7 @@ SHAPES = {
         ("base64_out", Out("char **")), ("base64_len", OutValue("size_t *", "0")),
         ("codes", Array("int *", 0)), ("status", Err())]},
     "pncrypt_decrypt_many": {"params": [
-        ("m", Module()), ("scheme", String(SCHEMES, bad=BAD_SCHEMES)),
+        ("m", Module()), ("scheme", String(READINGS, bad=BAD_READINGS)),
         (("data", "data_len", "lengths", "count"), Batch("const char *")), ("out", Out("uint8_t **")),
         ("offsets", Array("size_t *", 1, required=True)), ("codes", Array("int *", 0)), ("status", Err())]},
     "pncrypt_decrypt_many_text": {"same": "pncrypt_decrypt_many"},

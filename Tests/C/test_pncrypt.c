@@ -1264,6 +1264,81 @@ static void test_legacy33_auto(void) {
     pncrypt_module_free(m);
 }
 
+/* Issue 59, item 7: a list of readings, "auto,legacy33", reads iOS 3.3 data beside later data in one call, with
+ * the one decision over every reading of the list (Vectors/readings.json); pncrypt_module_set_reading() does the
+ * same for messages. */
+static void test_reading_lists(void) {
+    pncrypt_module *m = NULL;
+    pncrypt_error err;
+    uint8_t *out = NULL;
+    size_t out_len = 0;
+    char *json = NULL, *modern = NULL;
+    CHECK(pncrypt_module_new("enigma", "acrh", &m, &err) == 0, "module");
+    /* spec.json's legacy33 "Hello World" (pubnub/objective-c v3.4.3) and the module's own acrh text. */
+    static const char ios33[] = "UzIyeVhanI+QnyaNqVob2A==";
+    CHECK(pncrypt_encrypt(m, (const uint8_t *)"today's", 7, &modern, &err) == 0, "encrypt");
+    int rc = pncrypt_decrypt_text(m, "auto,legacy33", ios33, strlen(ios33), &out, &out_len, &err);
+    CHECK(rc == 0 && out_len == 11 && memcmp(out, "Hello World", 11) == 0, "iOS 3.3 text with the list: rc %d (%s)",
+          rc, err.message);
+    pncrypt_free(out);
+    out = NULL;
+    rc = pncrypt_decrypt_text(m, "auto,legacy33", modern, strlen(modern), &out, &out_len, &err);
+    CHECK(rc == 0 && out_len == 7 && memcmp(out, "today's", 7) == 0, "acrh text with the list: rc %d (%s)", rc,
+          err.message);
+    pncrypt_free(out);
+    out = NULL;
+    rc = pncrypt_decrypt_text(m, "legacy33", modern, strlen(modern), &out, &out_len, &err);
+    CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && strstr(err.message, "not a whole number"),
+          "acrh text as legacy33 alone fails as before: rc %d (%s)", rc, err.message);
+    /* Both legacy (15 bytes of UTF-8) and legacy33 ("gmgav") read this: ambiguous under the list. */
+    static const char both[] = "lrLRTcyN7e9GMUAo9cJxFA==";
+    rc = pncrypt_decrypt_text(m, "auto,legacy33", both, strlen(both), &out, &out_len, &err);
+    CHECK(rc == PNCRYPT_E_AMBIGUOUS && out == NULL, "two readings of the list: rc %d (%s)", rc, err.message);
+    rc = pncrypt_decrypt_text(m, "legacy33", both, strlen(both), &out, &out_len, &err);
+    CHECK(rc == 0 && out_len == 5 && memcmp(out, "gmgav", 5) == 0, "legacy33 alone: rc %d (%s)", rc, err.message);
+    pncrypt_free(out);
+    out = NULL;
+    rc = pncrypt_decrypt(m, "auto,auto", both, strlen(both), &out, &out_len, &err);
+    CHECK(rc == PNCRYPT_E_ARGUMENT && strstr(err.message, "names auto twice"), "auto twice: rc %d (%s)", rc,
+          err.message);
+    /* Messages: the module's reading. Before it is set, the iOS 3.3 leaf is no message. */
+    static const char leaf[] = "\"UzIyeVhanI+QnyaNqVob2A==\"";
+    static const char object[] = "[\"0ZRaiDryY0rdklgVVU80pQ==\",{\"food\":\"zu9G3gtmiAxYLpehtuQngw==\"}]";
+    static const char ambiguous[] = "\"DcKD1fpHi3rSu3L+8qhjWQ==\"";
+    rc = pncrypt_message_decrypt(m, leaf, strlen(leaf), PNCRYPT_ON_ERROR_FAIL, &json, &err);
+    CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT, "an iOS 3.3 leaf with auto: rc %d", rc);
+    rc = pncrypt_message_decrypt(m, ambiguous, strlen(ambiguous), PNCRYPT_ON_ERROR_FAIL, &json, &err);
+    CHECK(rc == 0 && strcmp(json, "30643283711") == 0, "legacy message with auto: rc %d (%s)", rc, err.message);
+    pncrypt_free(json);
+    json = NULL;
+    CHECK(pncrypt_module_set_reading(m, "auto,legacy", &err) == PNCRYPT_E_ARGUMENT
+          && strstr(err.message, "beside auto"), "auto,legacy refused: %s", err.message);
+    CHECK(pncrypt_module_set_reading(m, "auto,legacy33", &err) == 0, "set_reading: %s", err.message);
+    rc = pncrypt_message_decrypt(m, leaf, strlen(leaf), PNCRYPT_ON_ERROR_FAIL, &json, &err);
+    CHECK(rc == 0 && strcmp(json, "\"Hello World\"") == 0, "an iOS 3.3 leaf with the list: rc %d (%s)", rc,
+          err.message);
+    pncrypt_free(json);
+    json = NULL;
+    rc = pncrypt_message_decrypt(m, object, strlen(object), PNCRYPT_ON_ERROR_FAIL, &json, &err);
+    CHECK(rc == 0 && strcmp(json, "[\"seven\",{\"food\":\"Cheeseburger\"}]") == 0,
+          "an iOS 3.3 object with the list: rc %d (%s)", rc, err.message);
+    pncrypt_free(json);
+    json = NULL;
+    char *sealed = NULL;
+    CHECK(pncrypt_message_encrypt(m, "{\"a\":1}", 7, &sealed, &err) == 0, "message encrypt");
+    rc = pncrypt_message_decrypt(m, sealed, strlen(sealed), PNCRYPT_ON_ERROR_FAIL, &json, &err);
+    CHECK(rc == 0 && strcmp(json, "{\"a\":1}") == 0, "an acrh message with the list: rc %d (%s)", rc, err.message);
+    pncrypt_free(json);
+    json = NULL;
+    pncrypt_free(sealed);
+    /* The legacy reading is JSON (30643283711), the legacy33 one UTF-8: the one failure, nothing delivered. */
+    rc = pncrypt_message_decrypt(m, ambiguous, strlen(ambiguous), PNCRYPT_ON_ERROR_FAIL, &json, &err);
+    CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && json == NULL, "two readings of a message: rc %d (%s)", rc,
+          err.message);
+    pncrypt_free(modern);
+    pncrypt_module_free(m);
+}
+
 /* Issue 47: the text functions' one decryption error names the bytes functions, in the same words for a binary
  * plaintext and for a wrong key (they tell nothing about which check failed); the bytes function reads it. */
 static void test_text_failure_names_the_bytes_functions(void) {
@@ -2195,6 +2270,7 @@ int main(int argc, char **argv) {
     test_wrong_keys();
     test_one_block_foreign();
     test_legacy33_auto();
+    test_reading_lists();
     test_legacy33_nothing_encrypted();
     test_text_failure_names_the_bytes_functions();
     test_message_not_json();

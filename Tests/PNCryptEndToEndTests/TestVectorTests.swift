@@ -7,7 +7,7 @@ import PNCryptTestSupport
 @Suite struct TestVectorTests {
     @Test("every vector file in Vectors/ passes", arguments: ["spec.json", "negative.json", "generated.json",
                                                            "large.json", "python-sdk.json", "contract.json",
-                                                           "styles.json", "headerless.json"])
+                                                           "styles.json", "headerless.json", "readings.json"])
     func vectorFile(_ name: String) throws {
         let vectors = try Package.vectors(name, as: TestVector.self)
         #expect(vectors.count == Self.counts[name], "\(name): \(vectors.count), pinned \(Self.counts[name] ?? 0)")
@@ -21,7 +21,7 @@ import PNCryptTestSupport
     /// grown without its README) fails, not only an empty one.
     static let counts = ["spec.json": 37, "negative.json": 161, "generated.json": 587, "large.json": 2,
                          "python-sdk.json": 190, "contract.json": 44, "styles.json": 429, "headerless.json": 240,
-                         "envelopes/envelopes.json": 12, "envelopes/recorded.json": 47]
+                         "readings.json": 26, "envelopes/envelopes.json": 12, "envelopes/recorded.json": 47]
 
     @Test("Vectors/README.md gives each file's count as pinned here")
     func readmeCounts() throws {
@@ -45,7 +45,7 @@ import PNCryptTestSupport
     func allFilesListed() throws {
         let files = try TestVectorChecker.files(at: Package.vectors.path).map { $0.split(separator: "/").last! }
         #expect(files.sorted() == ["contract.json", "generated.json", "headerless.json", "large.json", "negative.json",
-                                   "python-sdk.json", "spec.json", "styles.json"])
+                                   "python-sdk.json", "readings.json", "spec.json", "styles.json"])
     }
 
     @Test("vector ids are unique across files")

@@ -157,7 +157,8 @@ import PNCryptTestSupport
                              scheme: .legacyRandomIV)
         }?.code == .invalidValue)
         // A reading rekey cannot take: the error names it and the readings it can take, in the API's terms.
-        for reading in [ReadPolicy.only(.acrh), .only(.legacy), .headerlessAs(.acrh), .headerlessAs(.legacy33)] {
+        for reading in [ReadPolicy.only(.acrh), .only(.legacy), .headerlessAs(.acrh), .headerlessAs(.legacy33),
+                        try ReadPolicy(naming: "auto,legacy33")] {
             let error = expectPNError { () throws(PNCryptError) in
                 try MessageRekey(from: KeyRing(["a"]), reading: reading, to: CipherKey("b"))
             }
@@ -168,6 +169,7 @@ import PNCryptTestSupport
             switch reading {
             case .only(let scheme): #expect(text.contains("cannot read with .only(\(scheme))"), "\(text)")
             case .headerlessAs(let scheme): #expect(text.contains("with .headerlessAs(\(scheme))"), "\(text)")
+            case .anyOf(let list): #expect(text.contains("cannot read with the list \(list)"), "\(text)")
             case .rule: Issue.record(".rule is accepted")
             }
         }

@@ -49,6 +49,12 @@ def cases():
         ("legacy, 3 blocks, scheme legacy", "acrh", "legacy", legacy.encrypt(three), "one"),
         ("legacy33 module, 1 block", "legacy33", "auto", legacy33.encrypt(one), "one"),
         ("legacy33 module, 3 blocks", "legacy33", "auto", legacy33.encrypt(three), "one"),
+        # Lists of readings (issue 59, item 7): auto's readings and legacy33's at once.
+        ("legacy33, 1 block, auto,legacy33", "acrh", "auto,legacy33", legacy33.encrypt(one),
+         "two (legacy, legacy33)"),
+        ("legacy, 3 blocks, auto,legacy33", "acrh", "auto,legacy33", legacy.encrypt(three),
+         "three (both legacy IVs, legacy33)"),
+        ("acrh (PNED header), 1 block, auto,legacy33", "acrh", "auto,legacy33", acrh.encrypt(one), "one"),
     ]
 
 
@@ -57,21 +63,23 @@ def measure_library(trials):
     for name, module_scheme, scheme, text, readings in cases():
         counts = {"bytes": [0, 0], "text": [0, 0], "message": [0, 0]}
         wire = json.dumps(text)
+        # A list of readings is the module's reading of messages too.
+        listed = "," in scheme
         for k in range(trials):
-            m = pncrypt.CryptoModule(f"wrong-key-{k}", module_scheme)
+            m = pncrypt.CryptoModule(f"wrong-key-{k}", module_scheme, reading=scheme if listed else None)
             for mode, as_text in (("bytes", False), ("text", True)):
                 result = m.decrypt_many([text], scheme=scheme, on_error="return", text=as_text)[0]
                 if not isinstance(result, pncrypt.Error):
                     counts[mode][0] += 1
                 elif result.code == pncrypt.E_AMBIGUOUS:
                     counts[mode][1] += 1
-            if scheme == "auto":
+            if scheme == "auto" or listed:
                 _, status = m.message_decrypt(wire, on_error="marker")
                 if status is None:
                     counts["message"][0] += 1
                 elif status.code == pncrypt.E_AMBIGUOUS:
                     counts["message"][1] += 1
-        rows.append((name, readings, counts, scheme == "auto"))
+        rows.append((name, readings, counts, scheme == "auto" or listed))
     # Two wrong keys on a one-reading ciphertext: two readings, each a wrong key.
     text = pncrypt.CryptoModule(KEY).encrypt(b'"hi"')
     counts = {"bytes": [0, 0], "text": [0, 0], "message": [0, 0]}

@@ -37,7 +37,7 @@ extension MessageCrypto {
     package func decrypt(envelopeText text: UnsafeBufferPointer<UInt8>,
                          formats: [EnvelopeFormat] = EnvelopeFormat.allCases, policy: DecryptionPolicy,
                          channels: ChannelReading? = nil) throws(PNCryptError) -> DecryptedEnvelopeText {
-        if style == .compact && leafScheme == nil,
+        if style == .compact && !readsLeaves,
            let spliced = splice(text, formats: formats, policy: policy, channels: channels) {
             return spliced
         }

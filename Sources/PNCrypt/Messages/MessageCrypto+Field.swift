@@ -84,7 +84,7 @@ extension MessageCrypto {
                 return
             }
             var result: DecryptedMessage
-            if leafScheme == nil && message.first != UInt8(ascii: "\"") && !field.isWholeDocument {
+            if !readsLeaves && message.first != UInt8(ascii: "\"") && !field.isWholeDocument {
                 let original = try JSONValue(parsing: message)
                 result = DecryptedMessage(message: .string(DecryptionPolicy.markerText),
                                           status: MessageStatus(error: field.notAString, original: original))

@@ -47,6 +47,12 @@ extension MessageCrypto {
                 parsed.append(consume value)
                 return isMessage
             }
+            // A string leaf of an iOS 3.3 message (a list of readings with `legacy33`) is raw UTF-8 text, the
+            // string it was: never parsed.
+            if match.scheme.row.message == .stringLeaves {
+                let leaf = String(decoding: UnsafeRawBufferPointer(rebasing: plain[0..<match.count]), as: UTF8.self)
+                return (.string(leaf), match.keyIndex, match.scheme)
+            }
             guard let value = parsed.take(match.position) else { throw CryptoModule.decryptionFailed }
             return (value, match.keyIndex, match.scheme)
         }
@@ -135,11 +141,11 @@ extension MessageCrypto {
     }
 
     /// The content of `text` when the fast paths take it: one JSON string of Base64 characters, white space
-    /// around it, and no leaf scheme (`leafScheme`). With the content's first and last bytes Base64 characters,
+    /// around it, and no string leaves read (`readsLeaves`). With the content's first and last bytes Base64 characters,
     /// decoding trims and strips nothing, and with line breaks refused it accepts only Base64 characters: exactly
     /// the literals that are plain JSON strings.
     private func base64Literal(_ text: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        guard leafScheme == nil else { return nil }
+        guard !readsLeaves else { return nil }
         var start = 0
         var end = text.count
         while start < end, isSpace(text[start]) { start += 1 }

@@ -47,10 +47,19 @@ public struct MessageCrypto: Sendable {
     /// The scheme whose messages are string leaves (`Scheme.MessageForm.stringLeaves`: `legacy33`) that this
     /// value writes or reads; nil when its messages are whole.
     var leafScheme: Scheme? {
+        if reading.list != nil { return nil }
         if scheme.row.message == .stringLeaves { return scheme }
         if let only = reading.scheme, only.row.message == .stringLeaves { return only }
         return nil
     }
+
+    /// The string-leaves scheme of a list of readings (`--scheme auto,legacy33`), else nil: an array or object
+    /// message is read as its string leaves, a string message by every reading of the list at once.
+    var listLeafScheme: Scheme? { reading.list?.leafScheme }
+
+    /// Whether messages may be read as string leaves (`leafScheme`, `listLeafScheme`): the fast paths, which read
+    /// whole messages only, step aside.
+    var readsLeaves: Bool { leafScheme != nil || listLeafScheme != nil }
 
     // MARK: Publish
 
@@ -121,6 +130,10 @@ public struct MessageCrypto: Sendable {
             }
             // A message that is not a JSON string was never encrypted: it is not decrypted, so it has a status
             // (`notEncrypted`) under every policy; `passThrough` delivers it as it was, as any failure.
+            if let leaves = listLeafScheme, message.stringValue == nil {
+                return DecryptedMessage(message: try Legacy33Message.decrypt(message, keys: keys, scheme: leaves),
+                                        scheme: leaves)
+            }
             guard case .string(let text) = message else {
                 throw PNCryptError(.notEncrypted, "the message is not a JSON string, so it cannot be ciphertext")
             }

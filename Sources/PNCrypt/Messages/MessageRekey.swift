@@ -64,6 +64,7 @@ public struct MessageRekey: Sendable {
                 case .rule: ".rule"
                 case .headerlessAs(let scheme): ".headerlessAs(\(scheme))"
                 case .only(let scheme): ".only(\(scheme))"
+                case .anyOf(let list): "the list \(list)"
                 }
                 throw PNCryptError(.invalidValue, "rekey cannot read with \(given): it reads a PNED header by its"
                                    + " cryptor and headerless data by the rule (.rule, the default) or as one legacy"

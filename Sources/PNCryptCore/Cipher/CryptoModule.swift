@@ -150,9 +150,11 @@ extension CryptoModule {
 
     /// The readings `decrypt` tries under `policy`: with `.only`, that format alone; otherwise the `PNED` header's
     /// cryptor, and for headerless data the policy's headerless scheme (or the rule's two) and the module's own
-    /// `scheme` when it is headerless (`legacy`, `legacy-random-iv`, `legacy33`).
+    /// `scheme` when it is headerless (`legacy`, `legacy-random-iv`, `legacy33`); a list (`anyOf`), its readings.
     package func readings<C: Collection<UInt8>>(of input: C, reading policy: ReadPolicy) throws(PNCryptError)
         -> Cryptor.Readings where C.Index == Int {
+        // A list of readings names every reading itself: the module's scheme adds none.
+        if policy.list != nil { return try Cryptor.readings(of: input, reading: policy) }
         let policy = ReadPolicy(scheme: policy.scheme, legacyScheme: headerlessReading(policy))
         return try Cryptor.readings(of: input, reading: policy, also: scheme.hasHeader ? nil : scheme)
     }

@@ -94,6 +94,7 @@ package enum Cryptor {
     package static func readings<C: Collection<UInt8>>(of input: C, reading policy: ReadPolicy,
                                                        also: Scheme? = nil) throws(PNCryptError) -> Readings
         where C.Index == Int {
+        if case .anyOf(let list) = policy { return try listReadings(of: input, list: list) }
         let explicit = policy.scheme
         // The usual cases first, in a small body: a headerless scheme named, or the header pncrypt and every SDK
         // write. The rest (other headers, detection, both legacy readings, errors) is out of line.
@@ -118,6 +119,29 @@ package enum Cryptor {
             return Readings(legacyReading(fixed, count: count, from: 0), legacyReading(random, count: count, from: 0))
         }
         return try detectedReadings(of: input, scheme: explicit, legacyScheme: policy.legacyScheme, also: also)
+    }
+
+    /// The readings of a list (`ReadPolicy.anyOf`): every reading each item allows, once each. An item the data's
+    /// format rules out (a header missing, a length that is not whole blocks for it) adds none; when every item is
+    /// ruled out, the first item's reason is the error.
+    @inline(never)
+    private static func listReadings<C: Collection<UInt8>>(of input: C, list: ReadList) throws(PNCryptError)
+        -> Readings where C.Index == Int {
+        var all: [Reading] = []
+        var firstError: PNCryptError?
+        for policy in list.policies {
+            do throws(PNCryptError) {
+                for reading in try readings(of: input, reading: policy) where !all.contains(reading) {
+                    all.append(reading)
+                }
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        guard !all.isEmpty else { throw firstError! }
+        // At most three: a header rules out every headerless reading (26 + 16n bytes is never whole blocks), and
+        // headerless data has three readings at most (legacy, legacy-random-iv, legacy33).
+        return Readings(all[0], all.count > 1 ? all[1] : nil, all.count > 2 ? all[2] : nil)
     }
 
     /// `readings` for input that is neither read as a named headerless scheme nor starts with the `acrh` header.
@@ -161,25 +185,41 @@ package enum Cryptor {
         return usable
     }
 
-    /// One or two readings (headerless data may be read both ways), held inline: working out how to read a
-    /// message allocates nothing.
+    /// One to three readings (headerless data may be read both ways; a list of readings adds a third), held
+    /// inline: working out how to read a message allocates nothing.
     package struct Readings: RandomAccessCollection {
         private let first: Reading
         private let second: Reading?
+        private let third: Reading?
 
-        package init(_ first: Reading, _ second: Reading? = nil) {
+        package init(_ first: Reading, _ second: Reading? = nil, _ third: Reading? = nil) {
             self.first = first
             self.second = second
+            self.third = second == nil ? nil : third
         }
 
         package var startIndex: Int { 0 }
-        package var endIndex: Int { second == nil ? 1 : 2 }
-        package subscript(position: Int) -> Reading { position == 0 ? first : second! }
+        package var endIndex: Int { second == nil ? 1 : third == nil ? 2 : 3 }
+        package subscript(position: Int) -> Reading {
+            switch position {
+            case 0: first
+            case 1: second!
+            default: third!
+            }
+        }
 
-        /// Both legacy readings of headerless data (`Scheme.headerlessPair`): the headerless rule may be needed.
+        /// Both legacy readings of headerless data (`Scheme.headerlessPair`), and nothing else: the headerless
+        /// rule may be needed, and they share one decryption per key (`Decision.SharedPair`).
         package var isHeaderlessPair: Bool {
-            guard let second else { return false }
+            guard let second, third == nil else { return false }
             return first.scheme.partner == second.scheme
+        }
+
+        /// Both legacy readings of headerless data are among these (alone, or beside another reading in a list):
+        /// the headerless rule's checks run on them.
+        package var holdsHeaderlessPair: Bool {
+            let (fixed, random) = Scheme.headerlessPair
+            return contains { $0.scheme == fixed } && contains { $0.scheme == random }
         }
     }
 

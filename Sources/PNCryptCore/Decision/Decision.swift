@@ -18,7 +18,8 @@ import PNCryptBase
 /// |---|---|
 /// | `.bytes` | its padding is valid |
 /// | `.text` | its padding is valid and its plaintext is valid UTF-8 |
-/// | `.json` (messages) | its padding is valid and its plaintext is valid UTF-8 and one JSON text |
+/// | `.json` (messages) | its padding is valid and its plaintext is valid UTF-8 and one JSON text (a `legacy33`
+/// reading's: valid UTF-8, an iOS 3.3 message's string leaf being raw text) |
 ///
 /// The rules are the same whether one reading was possible or several. None qualifying is the one public
 /// failure, `PNCryptError.decryptionFailed` (public as `CryptoModule.decryptionFailed`); several is `ambiguous`,
@@ -63,7 +64,7 @@ package enum Decision {
         switch content {
         case .bytes: verdict.padding
         case .text: verdict.padding && verdict.utf8
-        case .json: verdict.padding && verdict.utf8 && verdict.json
+        case .json: verdict.padding && verdict.utf8 && (verdict.json || verdict.scheme.row.message == .stringLeaves)
         }
     }
 
@@ -277,8 +278,8 @@ extension Decision {
                                  json: JSONCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let capacity = input.count + Cryptor.blockSize
-        let pair = readings.isHeaderlessPair
-        if pair, let shared = SharedPair(readings) {
+        let pair = readings.holdsHeaderlessPair
+        if readings.isHeaderlessPair, let shared = SharedPair(readings) {
             return try openPairs(input, keys: keys, pair: shared, content: content, into: output, json: json)
         }
         return try withScratch(capacity) { (scratch) throws(PNCryptError) in

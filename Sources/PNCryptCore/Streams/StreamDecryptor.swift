@@ -23,7 +23,8 @@ public final class StreamDecryptor: ByteStreamStage {
 
     /// A stream decryptor with `key` that reads as `reading` says (`ReadPolicy`; `.headerlessAs(.acrh)`:
     /// headerless data refused, as by a module with no legacy cryptor).
-    /// - Throws: `invalidValue` for `legacy33` (`.only` or `.headerlessAs`), which has no file format.
+    /// - Throws: `invalidValue` for `legacy33` (`.only` or `.headerlessAs`), which has no file format, and for a list
+    ///   of readings (`anyOf`): a file is read as one format.
     public init(key: CipherKey, reading: ReadPolicy = .rule) throws(PNCryptError) {
         try Self.checkFormats(reading)
         self.key = key
@@ -31,6 +32,10 @@ public final class StreamDecryptor: ByteStreamStage {
     }
 
     private static func checkFormats(_ policy: ReadPolicy) throws(PNCryptError) {
+        if let list = policy.list {
+            throw PNCryptError(.invalidValue, "a file (--binary) is read as one format, not the list \(list):"
+                               + " name one scheme, or auto")
+        }
         try StreamEncryptor.checkFileFormat(policy.scheme)
         guard policy.legacyScheme?.row.hasFileFormat ?? true else {
             throw PNCryptError(.invalidValue, "the legacy scheme of a file is \(Scheme.fileFormatNames(or: "or"))"

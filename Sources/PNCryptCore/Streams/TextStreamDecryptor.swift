@@ -77,11 +77,11 @@ package struct TextStreamDecryptor: Sendable {
         // Both legacy readings: the headerless rule looks at the fixed-IV reading's first block and, for text
         // of at most `pairJSONLimit` bytes, whether each reading is one JSON text; both readings keep their
         // plaintext for that (wiped after), so the work does not depend on which one is right.
-        let pair = readings.isHeaderlessPair
+        let pair = readings.holdsHeaderlessPair
         // Both legacy readings in one decryption (`Decision.SharedPair`): the random-IV reading's plaintext is the
         // fixed-IV reading's after its first 16 bytes, with the same padding, so each key's fixed-IV stream feeds
         // both readings' checks.
-        let shared = pair ? Decision.SharedPair(readings) : nil
+        let shared = readings.isHeaderlessPair ? Decision.SharedPair(readings) : nil
         for (keyIndex, key) in ring.keys.enumerated() {
             var leader: Candidate?
             var follower: Candidate?

@@ -158,6 +158,7 @@ def _load():
         "pncrypt_module_free": ([ctypes.c_void_p], None),
         "pncrypt_encrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, out, status], ctypes.c_int),
         "pncrypt_module_add_key": ([ctypes.c_void_p, ctypes.c_char_p, status], ctypes.c_int),
+        "pncrypt_module_set_reading": ([ctypes.c_void_p, ctypes.c_char_p, status], ctypes.c_int),
         "pncrypt_decrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, out,
                              P(ctypes.c_size_t), status], ctypes.c_int),
         "pncrypt_decrypt_text": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, out,
@@ -265,7 +266,11 @@ _SCHEMES = {"auto": None, None: None, "acrh": b"acrh", "legacy": b"legacy",
 
 
 def _scheme(name):
-    """A decryption scheme for the library: NULL for "auto" and None, else the name's bytes."""
+    """A decryption scheme for the library: NULL for "auto" and None, else the name's bytes. A list of readings
+    is a str joined by commas ("auto,legacy33") or a list or tuple of names (["auto", "legacy33"]); the library
+    reads it (an Error E_ARGUMENT says what is wrong with one)."""
+    if isinstance(name, (list, tuple)):
+        name = ",".join(name)
     return _SCHEMES[name] if name in _SCHEMES else name.encode("utf-8")
 
 
@@ -503,7 +508,11 @@ class CryptoModule(_Handle):
     _FREE = "pncrypt_module_free"
     _CLOSED = "the module is closed"
 
-    def __init__(self, cipher_key, scheme="acrh"):
+    def __init__(self, cipher_key, scheme="acrh", reading=None):
+        """`scheme` is the scheme to encrypt with. `reading` is how `message_decrypt` (and the message batches
+        and envelopes) read messages: None or "auto" (a PNED header, else both legacy readings), one scheme, or a
+        list of readings, "auto,legacy33" or ["auto", "legacy33"]: an archive mixing iOS 3.3 messages with later
+        ones read in one pass, each message delivered only when exactly one reading of the list qualifies."""
         self._start()
         status = _Status()
         handle = ctypes.c_void_p()
@@ -514,6 +523,10 @@ class CryptoModule(_Handle):
             raise status.error()
         self._handle = handle.value
         self.scheme = scheme or "acrh"
+        if reading is not None and _lib.pncrypt_module_set_reading(self._handle, _scheme(reading),
+                                                                   ctypes.byref(status)) != 0:
+            self.close()
+            raise status.error()
 
     def add_key(self, key):
         """Adds a key tried on decryption (str or UTF-8 bytes), for key rotation; the module still encrypts with
@@ -543,8 +556,9 @@ class CryptoModule(_Handle):
         headerless data of two blocks or more is read as files are: the random-IV reading (the SDKs' binary
         format) when the fixed-IV reading's first block is a decrypted IV (noise), otherwise the fixed-IV one;
         binary data written with the fixed IV therefore needs the scheme named ("legacy", "legacy-random-iv") to
-        read exactly one. CBC has no integrity check: as bytes, where one reading is left (a PNED header, one
-        headerless block, an explicit scheme), a wrong key or a foreign ciphertext passes the padding check about
+        read exactly one. A list of readings, "auto,legacy33" or ["auto", "legacy33"], tries every reading of
+        each (iOS 3.3 data beside later data) and exactly one must qualify. CBC has no integrity check: as bytes,
+        where one reading is left (a PNED header, one headerless block, an explicit scheme), a wrong key or a foreign ciphertext passes the padding check about
         once in 256 and its garbage is returned; text (the default) narrows that to garbage that is also UTF-8
         (docs/security.md, "Residual risk")."""
         raw = data.encode("utf-8") if type(data) is str else _utf8(data, "data")

@@ -255,7 +255,9 @@ def _encrypt_worker(key, scheme, in_place, field):
 def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="mark", field=None):
     """Decrypts column `col` (Base64 wire texts) with any of `keys` (a list: the first is tried like the others;
     a row is decrypted only when exactly one key's reading qualifies). `scheme` "auto" reads a PNED header when
-    there is one, else legacy. `output` (default `<col>_decrypted`) is a string column (the plaintext must be
+    there is one, else legacy; a list of readings, "auto,legacy33" or ["auto", "legacy33"], reads iOS 3.3 rows
+    beside later ones in one pass (with field=, the records' messages too), each row decrypted only when exactly
+    one reading of the list qualifies. `output` (default `<col>_decrypted`) is a string column (the plaintext must be
     valid UTF-8, or the row fails), or binary with binary=True, where only the padding is checked (a foreign row
     that one reading allows passes about once in 256, with garbage: see the module's docstring). A failed row's
     output is null.
@@ -269,6 +271,8 @@ def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="m
         raise ValueError("pncrypt.spark.decrypt: output must differ from col (a failed row keeps its input)")
     if field is not None and binary:
         raise ValueError("pncrypt.spark.decrypt: field= gives records (text), not binary=True")
+    if _is_list(scheme):
+        pncrypt.CryptoModule(keys[0], reading=scheme).close()  # a list that cannot be read fails here
     make_worker = _decrypt_worker(keys, scheme, binary, _field_check(field))
     from pyspark.sql.types import BinaryType, StringType
     return df.mapInArrow(_mapper("decrypt", col, output, on_error, make_worker, binary=binary),
@@ -279,7 +283,8 @@ def _decrypt_worker(keys, scheme, binary, field):
     """`decrypt`'s worker factory (see `_encrypt_worker`)."""
 
     def make_worker():
-        module = _module(keys)
+        # Records' messages are read as the module reads messages: a list of readings is its reading.
+        module = _module(keys, reading=scheme if field is not None and _is_list(scheme) else None)
 
         def batch(values):
             if field is None:
@@ -358,8 +363,13 @@ def _keys(keys):
     return keys
 
 
-def _module(keys):
-    module = pncrypt.CryptoModule(keys[0])
+def _is_list(scheme):
+    """Whether `scheme` is a list of readings ("auto,legacy33", or a list or tuple of names)."""
+    return isinstance(scheme, (list, tuple)) or (isinstance(scheme, str) and "," in scheme)
+
+
+def _module(keys, reading=None):
+    module = pncrypt.CryptoModule(keys[0], reading=reading)
     for key in keys[1:]:
         module.add_key(key)
     return module
