@@ -66,6 +66,13 @@ struct MessageReadOptions: ParsableArguments {
                       reading: reading.policy, style: style)
     }
 
+    /// `crypto(_:input:)`, or with `channels` the template of their reading (its keys, any channel's, not used).
+    func crypto(_ keys: KeyOptions, channels: RecordChannels?, input: Input) throws -> MessageCrypto {
+        guard let channels else { return try crypto(keys, input: input) }
+        return MessageCrypto(keys: channels.anyRing, scheme: reading.explicit ?? .defaultForWriting,
+                             reading: reading.policy, style: style)
+    }
+
     /// Decrypts one received message (JSON text, or bare Base64 taken as the JSON string it would be). Every
     /// failure has its status, whatever `--on-error` says; passthrough delivers the original message.
     func decrypt(_ crypto: MessageCrypto, message text: [UInt8]) throws -> DecryptedMessage {
@@ -308,23 +315,35 @@ struct MessageCommand: ParsableCommand {
 
         @OptionGroup var options: DecryptOptions
         @OptionGroup var field: FieldOption
+        @OptionGroup var channels: RecordChannelOptions
+
+        func validate() throws {
+            try channels.check(field)
+        }
 
         func run() throws {
             let (keys, read, output) = (options.keys, options.read, options.output)
             let data = try options.input.resolved()
             let pointer = try field.pointer()
+            let byChannel = try channels.resolve(keys, input: data)
             if options.lines.lines {
-                return try Lines.decrypt(keys: keys, read: read, lines: options.lines, field: pointer, input: data,
-                                         output: output)
+                return try Lines.decrypt(keys: keys, read: read, lines: options.lines, field: pointer,
+                                         channels: byChannel, input: data, output: output)
             }
-            let crypto = try read.crypto(keys, input: data)
+            let crypto = try read.crypto(keys, channels: byChannel, input: data)
             if let pointer {
                 let text = try data.readAll(limit: options.maxInput.limit)
-                let record = try FieldOption.onRecord { () throws(PNCryptError) in
+                let record = try byChannel.map { channels in
+                    try FieldOption.onRecord { () throws(PNCryptError) in
+                        try channels.keys.decrypt(field: pointer, of: text, channelField: channels.channelField,
+                                                  reading: crypto.reading, style: crypto.style, policy: read.policy)
+                    }
+                } ?? FieldOption.onRecord { () throws(PNCryptError) in
                     try crypto.decrypt(field: pointer, of: text, policy: read.policy)
                 }
-                return try read.deliver(text: record.text, statuses: record.status.map { [$0] } ?? [], total: 1,
-                                        input: data, output: output)
+                return try read.deliver(text: record.text,
+                                        statuses: ChannelKeyOptions.advised(record.status.map { [$0] } ?? []),
+                                        total: 1, input: data, output: output)
             }
             let result = try read.decrypt(crypto, message: try data.readAll(limit: options.maxInput.limit))
             try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], total: 1, input: data,
