@@ -33,9 +33,9 @@ public func pncrypt_field_decrypt_channels(_ map: OpaquePointer?, _ pointer: CTe
                                            _ statusJSONOut: CTextOut, _ status: CErrorOut) -> Int32 {
     fieldDecryptCall(status, holding: nil, pointer, json, len, policy, jsonOut, statusJSONOut) { field, input, how in
         let channelField = try channelFieldArgument(channelPointer)
-        return try withChannelKeys(map) { map in
-            try recordReading(map).decrypt(field: field, of: input, channelField: channelField, policy: how)
-        }
+        // The text argument's checks come before the map's (a map with no keys is not the first thing wrong).
+        let reading = try argumentsFirst(json, len, "json") { try withChannelKeys(map) { try recordReading($0) } }
+        return try reading.decrypt(field: field, of: input, channelField: channelField, policy: how)
     }
 }
 
