@@ -124,8 +124,8 @@ public func pncrypt_field_encrypt(_ module: CModuleHandle, _ pointer: CText, _ s
 @_cdecl("pncrypt_field_decrypt")
 public func pncrypt_field_decrypt(_ module: CModuleHandle, _ pointer: CText, _ json: CText, _ len: Int, _ policy: Int32,
                                   _ jsonOut: CTextOut, _ statusJSONOut: CTextOut, _ status: CErrorOut) -> Int32 {
-    fieldDecryptCall(status, holding: module, pointer, json, len, policy, jsonOut, statusJSONOut) { field, input, reading in
-        try CModule.with(module) { try $0.messages.decrypt(field: field, of: input, policy: reading) }
+    fieldDecryptCall(status, holding: module, pointer, json, len, policy, jsonOut, statusJSONOut) { field, input, how in
+        try CModule.with(module) { try $0.messages.decrypt(field: field, of: input, policy: how) }
     }
 }
 

@@ -307,10 +307,15 @@ struct MessageCommand: ParsableCommand {
             key, corrupt) prints one status line on stderr, for example \
             {"category":"decryption","reason":"wrongKeyOrCorrupt","message":"...","original":"..."}. \
             Such a run exits 1: with --on-error marker or passthrough after writing the output, with fail with \
-            nothing on stdout; --allow-failures makes it exit 0. Several --key options are tried in order.
+            nothing on stdout; --allow-failures makes it exit 0. Several --key options are tried in order. A record \
+            export whose channels have keys of their own: --field /message with --channel-key-file CHANNEL=PATH \
+            for each channel reads each record only with the keys of the channel it names (--channel-field, \
+            /channel by default); a record under another channel's key is not decrypted.
 
-            Example:
+            Examples:
               pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'
+              pncrypt message decrypt --lines --field /message --channel-key-file ch-a=a.key \\
+                  --channel-key-file ch-b=b.key -i export.ndjson -o messages.ndjson
             """)
 
         @OptionGroup var options: DecryptOptions

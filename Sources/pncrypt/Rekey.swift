@@ -111,8 +111,13 @@ extension MessageCommand {
             blank; CRLF line ends are kept. Lines are handled by --jobs threads and written in input order. \
             -o PATH is all or nothing; to standard output, lines are written as they are done.
 
-            Example:
+            With --field POINTER and --channel-key-file CHANNEL=PATH (instead of --key), each record is read only \
+            with the old keys of its channel (--channel-field, /channel by default) and moved to the new key.
+
+            Examples:
               pncrypt message rekey --key-file old.key --to-key-file new.key -i a.ndjson
+              pncrypt message rekey --field /message --channel-key-file ch-a=a.key --channel-key-file ch-b=b.key \\
+                  --to-key-file new.key -i export.ndjson -o export.new.ndjson
             """)
 
         @OptionGroup var keys: KeyOptions

@@ -2082,7 +2082,8 @@ static void test_channel_records(char **fields) {
     CHECK(status.code == PNCRYPT_E_WRONG_KEY_OR_CORRUPT, "records: status %d", status.code);
     pncrypt_free(out);
 
-    /* The foreign record alone: with _FAIL its failure; with _PASSTHROUGH the record as it was, a status naming ch-a. */
+    /* The foreign record alone: with _FAIL its failure; with _PASSTHROUGH the record as it was, a status naming
+     * ch-a. */
     size_t at = 0;
     for (int i = 0; i < wrong; i++) at += lengths[i];
     const char *record = (const char *)export.bytes + at;
