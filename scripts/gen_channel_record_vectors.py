@@ -16,14 +16,11 @@ draws IVs at random, so the file changes on every run; the vectors stay valid.
 
 import json
 import os
-import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from gen_channel_key_vectors import KEYS, ROOT, sdk_ciphertexts
+
 OUT = os.path.join(ROOT, "Vectors", "channel-keys", "records.json")
 
-KEYS = {"ch-a": "key-a 🔑", "ch-b": "key-b"}
 # (channel, the key's channel, scheme, message), in timetoken order, the channels interleaved as in an export
 MESSAGES = [
     ("ch-a", "ch-a", "acrh", {"text": "hello from a", "n": 1}),
@@ -40,19 +37,13 @@ def compact(value):
 
 
 def main():
-    requests = [{"op": "publish_payload", "scheme": scheme, "key": KEYS[key_channel], "message": message}
-                for (_, key_channel, scheme, message) in MESSAGES]
-    peer = subprocess.run([sys.executable, os.path.join(HERE, "pubnub_peer.py")], check=True, text=True,
-                          input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True)
-    replies = [json.loads(line) for line in peer.stdout.splitlines()]
-    assert len(replies) == len(MESSAGES) and all(r["ok"] for r in replies), replies
     export, decrypted, statuses = [], [], []
-    for number, ((channel, _, _, message), reply) in enumerate(zip(MESSAGES, replies)):
+    for number, ((channel, _, _, message), wire) in enumerate(zip(MESSAGES, sdk_ciphertexts(MESSAGES, KEYS))):
         timetoken = 17000000000000001 + number
         # Python's json.dumps spacing, the timetoken an exact 17-digit number, as a script's export writes them.
         head = f'{{"channel": {json.dumps(channel)}, "message": '
         tail = f', "timetoken": {timetoken}, "publisher": "sdk-{number}"}}'
-        export.append(head + json.dumps(reply["base64"]) + tail)
+        export.append(head + json.dumps(wire) + tail)
         if number == WRONG:
             decrypted.append(export[-1])
             statuses.append({"line": number + 1, "channel": channel, "reason": "wrongKeyOrCorrupt"})

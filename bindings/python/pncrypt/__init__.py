@@ -804,14 +804,7 @@ class CryptoModule(_Handle):
         else:
             code = self._call(_lib.pncrypt_message_decrypt_status, raw, len(raw), policy, out,
                               ctypes.byref(status_json), status)
-        if code != 0:
-            raise status.error()
-        text = _take(out).decode("utf-8")
-        if status.code == 0:
-            return text, None
-        error = status.error()
-        error.json = _take(status_json).decode("utf-8") if status_json.value else None
-        return text, error
+        return _decrypted_with_status(code, status, out, status_json)
 
     def envelope_decrypt(self, json_text, on_error="passthrough", format=None):
         """Decrypts every encrypted field of a response: a history (v2), fetch messages (v3) or subscribe
@@ -831,6 +824,19 @@ class CryptoModule(_Handle):
         text = _take(out).decode("utf-8")
         lines = _take(statuses).decode("utf-8").splitlines() if statuses.value else []
         return text, lines
+
+
+def _decrypted_with_status(code, status, out, status_json):
+    """A message or record decryption's (text, status): raises the call's error; status None when decrypted, else
+    the Error with its status JSON."""
+    if code != 0:
+        raise status.error()
+    text = _take(out).decode("utf-8")
+    if status.code == 0:
+        return text, None
+    error = status.error()
+    error.json = _take(status_json).decode("utf-8") if status_json.value else None
+    return text, error
 
 
 def _rekey_result(batch):
@@ -961,14 +967,7 @@ def message_decrypt_channels(json_text, channel_keys, field, on_error="passthrou
     code = _with_channel_keys(channel_keys, lambda handle: _lib.pncrypt_field_decrypt_channels(
         handle, pointer, where, raw, len(raw), policy, ctypes.byref(out), ctypes.byref(status_json),
         ctypes.byref(status)))
-    if code != 0:
-        raise status.error()
-    text = _take(out).decode("utf-8")
-    if status.code == 0:
-        return text, None
-    error = status.error()
-    error.json = _take(status_json).decode("utf-8") if status_json.value else None
-    return text, error
+    return _decrypted_with_status(code, status, out, status_json)
 
 
 def decrypt_many_channels(records, channel_keys, field, on_error="raise", channel_field=None):
