@@ -14,6 +14,10 @@ is not UTF-8 or not JSON; which check failed is never told), "ambiguous", "malfo
 the action that computes the DataFrame raises instead, on the first failed row (naming its partition, row and
 reason, never its content).
 
+A key per channel: `decrypt` and `rekey` take channel_keys={"ch-a": key_a, "ch-b": key_b, "*": rest} instead of
+keys=, and read each row only with the keys of its channel, the string in column `channel_col` ("channel"): a row
+under another channel's key is "failed" (wrongKeyOrCorrupt), even though that key is in the job.
+
 In local mode Spark's Python workers run PYSPARK_PYTHON, or `python3` when it is not set, which is not the
 driver's Python when that is a virtual environment's: the functions then give the workers the driver's
 interpreter (classic Spark; PYSPARK_PYTHON unset), or fail at once naming PYSPARK_PYTHON when the workers' Python
