@@ -314,8 +314,7 @@ struct MessageCommand: ParsableCommand {
 
             Examples:
               pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'
-              pncrypt message decrypt --lines --field /message --channel-key-file ch-a=a.key \\
-                  --channel-key-file ch-b=b.key -i export.ndjson -o messages.ndjson
+              pncrypt message decrypt --lines --field /message --channel-key-file ch=ch.key
             """)
 
         @OptionGroup var options: DecryptOptions

@@ -114,10 +114,8 @@ extension MessageCommand {
             With --field POINTER and --channel-key-file CHANNEL=PATH (instead of --key), each record is read only \
             with the old keys of its channel (--channel-field, /channel by default) and moved to the new key.
 
-            Examples:
+            Example:
               pncrypt message rekey --key-file old.key --to-key-file new.key -i a.ndjson
-              pncrypt message rekey --field /message --channel-key-file ch-a=a.key --channel-key-file ch-b=b.key \\
-                  --to-key-file new.key -i export.ndjson -o export.new.ndjson
             """)
 
         @OptionGroup var keys: KeyOptions
