@@ -580,6 +580,41 @@ PNCRYPT_API int pncrypt_envelope_rekey_channels(pncrypt_channel_keys *map, const
                                                 size_t len, char **json_out, char **statuses_out,
                                                 pncrypt_error *status);
 
+/*
+ * Records read with their channel's keys (an export: {"channel":"ch","message":"<Base64>","timetoken":"..."} a
+ * record), as `pncrypt message decrypt|rekey --field POINTER --channel-key-file C=PATH` reads them: the record
+ * calls (pncrypt_field_decrypt(), _rekey() and their _many batches) with each record's message read only with the
+ * keys of the channel the record names, chosen as for a response's messages. `channel_pointer` is where each
+ * record names its channel (a JSON Pointer; NULL for "/channel"); a record without it, or where it is not a JSON
+ * string, is PNCRYPT_E_INVALID_VALUE naming that pointer (never read with another channel's keys). A message
+ * under another channel's key is the one decryption failure (PNCRYPT_E_WRONG_KEY_OR_CORRUPT); a channel no
+ * pattern matches is PNCRYPT_E_INVALID_KEY ("no key for channel ..."), delivered as a failed field is. A status
+ * JSON names the record's channel ("channel"). Rekey moves each record to the first key of `to` in its scheme (a
+ * legacy33 module is refused), as pncrypt_envelope_rekey_channels() does. Otherwise every argument, output,
+ * ownership rule and error is the module-based call's; an invalid `channel_pointer` is PNCRYPT_E_ARGUMENT, a
+ * NULL map PNCRYPT_E_ARGUMENT, a map with no keys PNCRYPT_E_INVALID_VALUE.
+ */
+PNCRYPT_API int pncrypt_field_decrypt_channels(pncrypt_channel_keys *map, const char *pointer,
+                                               const char *channel_pointer, const char *json, size_t len,
+                                               int policy, char **json_out, char **status_json_out,
+                                               pncrypt_error *status);
+
+PNCRYPT_API int pncrypt_field_rekey_channels(pncrypt_channel_keys *map, pncrypt_module *to, const char *pointer,
+                                             const char *channel_pointer, const char *json, size_t len,
+                                             char **json_out, int *outcome, pncrypt_error *err);
+
+PNCRYPT_API int pncrypt_field_decrypt_channels_many(pncrypt_channel_keys *map, const char *pointer,
+                                                    const char *channel_pointer, const char *data,
+                                                    size_t data_len, const size_t *lengths, size_t count,
+                                                    int policy, char **out, size_t *offsets, int *codes,
+                                                    pncrypt_error *status);
+
+PNCRYPT_API int pncrypt_field_rekey_channels_many(pncrypt_channel_keys *map, pncrypt_module *to,
+                                                  const char *pointer, const char *channel_pointer,
+                                                  const char *data, size_t data_len, const size_t *lengths,
+                                                  size_t count, char **out, size_t *offsets, int *outcomes,
+                                                  int *codes, pncrypt_error *status);
+
 /* ---- Memory ----------------------------------------------------------------------------------------------- */
 
 /* Wipes, then frees, a buffer the library returned (plaintext included). NULL is ignored. Pass each buffer

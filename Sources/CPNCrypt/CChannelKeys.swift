@@ -21,7 +21,7 @@ final class CChannelKeys: Sendable {
 }
 
 /// Runs `body` with the map held for the call.
-private func withChannelKeys<R>(_ pointer: OpaquePointer?, _ body: (CChannelKeys) throws -> R) throws -> R {
+func withChannelKeys<R>(_ pointer: OpaquePointer?, _ body: (CChannelKeys) throws -> R) throws -> R {
     let held = try CChannelKeys.hold(pointer)
     defer { held.release() }
     return try body(held.takeUnretainedValue())

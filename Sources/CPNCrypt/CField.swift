@@ -6,7 +6,7 @@ import PNCryptPlatform
 
 /// The `pointer` argument: a JSON Pointer (RFC 6901); an invalid one is `PNCRYPT_E_ARGUMENT` saying what a pointer
 /// looks like.
-private func pointerArgument(_ pointer: UnsafePointer<CChar>?) throws -> JSONPointer {
+func pointerArgument(_ pointer: UnsafePointer<CChar>?) throws -> JSONPointer {
     let text = try stringArgument(pointer, "pointer")
     do {
         return try JSONPointer(text)
@@ -27,7 +27,7 @@ private func fieldStyleArgument(_ pointer: UnsafePointer<CChar>?) throws -> JSON
 }
 
 /// The `policy` argument of the field decryptions.
-private func fieldPolicyArgument(_ policy: Int32, allowFail: Bool) throws -> DecryptionPolicy {
+func fieldPolicyArgument(_ policy: Int32, allowFail: Bool) throws -> DecryptionPolicy {
     switch policy {
     case policyMarker: return .marker
     case policyPassThrough: return .passThrough
@@ -71,7 +71,7 @@ private func fieldBatch(_ items: BatchItems, _ codes: UnsafeMutablePointer<Int32
 }
 
 /// A failed item of a batch: why, and what it leaves in the output.
-private struct FieldItemFailure: Error {
+struct FieldItemFailure: Error {
     var error: any Error
     var left: [UInt8]
 }
@@ -87,7 +87,7 @@ private func deliverBatch(_ result: (output: [UInt8], offsets: [Int], failure: C
 /// A field batch (`pncrypt_field_*_many`): `out`, `offsets` and the output named `missing` (NULL when it is
 /// required) checked, the pointer read, then `prepare` reads the call's own arguments and gives each record's work;
 /// every item is tried (`fieldBatch`) and the output handed over.
-private func fieldBatchCall(_ status: CErrorOut, holding module: CModuleHandle, _ other: CModuleHandle = nil,
+func fieldBatchCall(_ status: CErrorOut, holding module: CModuleHandle, _ other: CModuleHandle = nil,
                             field pointer: CText, items data: CText, _ dataLen: Int, _ lengths: CLengths,
                             _ count: Int, _ out: CTextOut, _ offsets: COffsets, _ codes: CCodes,
                             missing: String? = nil, _ prepare: (JSONPointer) throws -> FieldItemWork) -> Int32 {
@@ -104,7 +104,7 @@ private func fieldBatchCall(_ status: CErrorOut, holding module: CModuleHandle, 
 }
 
 /// One record's work in a field batch: its index and bytes in, its new bytes out, or a throw with what it leaves.
-private typealias FieldItemWork = (Int, UnsafeBufferPointer<UInt8>) throws(FieldItemFailure) -> [UInt8]
+typealias FieldItemWork = (Int, UnsafeBufferPointer<UInt8>) throws(FieldItemFailure) -> [UInt8]
 
 @_cdecl("pncrypt_field_encrypt")
 public func pncrypt_field_encrypt(_ module: CModuleHandle, _ pointer: CText, _ style: CText, _ json: CText, _ len: Int,
@@ -124,15 +124,25 @@ public func pncrypt_field_encrypt(_ module: CModuleHandle, _ pointer: CText, _ s
 @_cdecl("pncrypt_field_decrypt")
 public func pncrypt_field_decrypt(_ module: CModuleHandle, _ pointer: CText, _ json: CText, _ len: Int, _ policy: Int32,
                                   _ jsonOut: CTextOut, _ statusJSONOut: CTextOut, _ status: CErrorOut) -> Int32 {
+    fieldDecryptCall(status, holding: module, pointer, json, len, policy, jsonOut, statusJSONOut) { field, input, how in
+        try CModule.with(module) { try $0.messages.decrypt(field: field, of: input, policy: how) }
+    }
+}
+
+/// One field decryption (`pncrypt_field_decrypt`, `pncrypt_field_decrypt_channels`): the output and pointer
+/// arguments checked, then `decrypt` gives the record (the pointer, the record, the policy), which is handed over
+/// with its status: a field not decrypted is the call's failure with `_FAIL`, else reported as it is delivered.
+func fieldDecryptCall(_ status: CErrorOut, holding module: CModuleHandle, _ pointer: CText, _ json: CText,
+                      _ len: Int, _ policy: Int32, _ jsonOut: CTextOut, _ statusJSONOut: CTextOut,
+                      _ decrypt: (JSONPointer, UnsafeBufferPointer<UInt8>, DecryptionPolicy) throws
+                          -> DecryptedRecord) -> Int32 {
     statusJSONOut?.pointee = nil
     return guardedDelivering(status, holding: module) {
         var failure: CFailure?
         let out = try outputArgument(jsonOut, "json_out")
         let field = try pointerArgument(pointer)
         let reading = try fieldPolicyArgument(policy, allowFail: true)
-        let record = try withJSONArgument(json, len, "json") { input in
-            try CModule.with(module) { try $0.messages.decrypt(field: field, of: input, policy: reading) }
-        }
+        let record = try withJSONArgument(json, len, "json") { input in try decrypt(field, input, reading) }
         if let recordStatus = record.status {
             if policy == policyFail { throw CFailure(recordStatus.error) }
             // Delivered with a decryption failure: the call succeeds, the status says why the field is not plaintext.
@@ -157,15 +167,25 @@ public func pncrypt_field_decrypt(_ module: CModuleHandle, _ pointer: CText, _ j
 public func pncrypt_field_rekey(_ from: CModuleHandle, _ to: CModuleHandle, _ pointer: CText, _ json: CText, _ len: Int,
                                 _ jsonOut: CTextOut, _ outcome: UnsafeMutablePointer<Int32>?,
                                 _ err: CErrorOut) -> Int32 {
+    fieldRekeyCall(err, holding: from, to, pointer, json, len, jsonOut, outcome) {
+        let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to)).rekey
+        return { field, record in rekey.rekey(field: field, of: record) }
+    }
+}
+
+/// One field moved (`pncrypt_field_rekey`, `pncrypt_field_rekey_channels`): the output and pointer arguments
+/// checked, `make` (run with the text argument checked first) gives what moves a record, and the new record, a copy
+/// of a current one, or the reason it cannot be moved is handed over.
+func fieldRekeyCall(_ err: CErrorOut, holding from: CModuleHandle, _ to: CModuleHandle, _ pointer: CText,
+                    _ json: CText, _ len: Int, _ jsonOut: CTextOut, _ outcome: UnsafeMutablePointer<Int32>?,
+                    _ make: () throws -> (JSONPointer, UnsafeBufferPointer<UInt8>) -> MessageRekey.Outcome) -> Int32 {
     outcome?.pointee = rekeyFailed
     return guarded(err, holding: from, to) {
         let out = try outputArgument(jsonOut, "json_out")
         let field = try pointerArgument(pointer)
-        let rekey = try argumentsFirst(json, len, "json") {
-            try CRekey(from: try CModule.from(from), to: try CModule.from(to))
-        }
+        let rekey = try argumentsFirst(json, len, "json") { try make() }
         let record = try bytesArgument(json, len, "json").assumingMemoryBound(to: UInt8.self)
-        switch rekey.rekey.rekey(field: field, of: record) {
+        switch rekey(field, record) {
         case .rekeyed(let text):
             out.pointee = try CBuffer.copy(text).assumingMemoryBound(to: CChar.self)
             outcome?.pointee = rekeyRekeyed
@@ -206,19 +226,27 @@ public func pncrypt_field_decrypt_many(_ module: CModuleHandle, _ pointer: CText
                    codes) { field in
         let reading = try fieldPolicyArgument(policy, allowFail: false)
         let crypto = try CModule.from(module).messages
-        // A record without the field is copied as it was; a field that does not decrypt gets what `policy` says.
-        return { (_, record) throws(FieldItemFailure) in
-            let decrypted: DecryptedRecord
-            do throws(PNCryptError) {
-                decrypted = try crypto.decrypt(field: field, of: record, policy: reading)
-            } catch {
-                throw FieldItemFailure(error: error, left: Array(record))
-            }
-            if let recordStatus = decrypted.status {
-                throw FieldItemFailure(error: recordStatus.error, left: decrypted.text)
-            }
-            return decrypted.text
+        return decryptItems { (record) throws(PNCryptError) in
+            try crypto.decrypt(field: field, of: record, policy: reading)
         }
+    }
+}
+
+/// A field decryption batch's work, `decrypt` giving each record: a record without the field is copied as it was;
+/// a field that does not decrypt gets what the policy says.
+func decryptItems(_ decrypt: @escaping (UnsafeBufferPointer<UInt8>) throws(PNCryptError) -> DecryptedRecord)
+    -> FieldItemWork {
+    { (_, record) throws(FieldItemFailure) in
+        let decrypted: DecryptedRecord
+        do throws(PNCryptError) {
+            decrypted = try decrypt(record)
+        } catch {
+            throw FieldItemFailure(error: error, left: Array(record))
+        }
+        if let recordStatus = decrypted.status {
+            throw FieldItemFailure(error: recordStatus.error, left: decrypted.text)
+        }
+        return decrypted.text
     }
 }
 
@@ -229,21 +257,26 @@ public func pncrypt_field_rekey_many(_ from: CModuleHandle, _ to: CModuleHandle,
                                      _ status: CErrorOut) -> Int32 {
     fieldBatchCall(status, holding: from, to, field: pointer, items: data, dataLen, lengths, count, out, offsets,
                    codes, missing: outcomes == nil ? "outcomes" : nil) { field in
-        let outcomes = outcomes!  // not NULL: checked as `missing`
         let rekey = try CRekey(from: try CModule.from(from), to: try CModule.from(to)).rekey
-        // A record that cannot be moved is copied unchanged.
-        return { (index, record) throws(FieldItemFailure) in
-            outcomes[index] = rekeyFailed
-            switch rekey.rekey(field: field, of: record) {
-            case .rekeyed(let text):
-                outcomes[index] = rekeyRekeyed
-                return text
-            case .alreadyNew:
-                outcomes[index] = rekeyCurrent
-                return Array(record)
-            case .unchanged(let error):
-                throw FieldItemFailure(error: error, left: Array(record))
-            }
+        return rekeyItems(outcomes!) { record in rekey.rekey(field: field, of: record) }  // not NULL: `missing`
+    }
+}
+
+/// A field rekey batch's work, `rekey` moving each record, its outcome in `outcomes`: a record that cannot be
+/// moved is copied unchanged.
+func rekeyItems(_ outcomes: UnsafeMutablePointer<Int32>,
+                _ rekey: @escaping (UnsafeBufferPointer<UInt8>) -> MessageRekey.Outcome) -> FieldItemWork {
+    { (index, record) throws(FieldItemFailure) in
+        outcomes[index] = rekeyFailed
+        switch rekey(record) {
+        case .rekeyed(let text):
+            outcomes[index] = rekeyRekeyed
+            return text
+        case .alreadyNew:
+            outcomes[index] = rekeyCurrent
+            return Array(record)
+        case .unchanged(let error):
+            throw FieldItemFailure(error: error, left: Array(record))
         }
     }
 }

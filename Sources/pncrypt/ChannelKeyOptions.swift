@@ -35,13 +35,25 @@ struct ChannelKeyOptions: ParsableArguments {
     /// a key. Refuses `--key`, `--key-file` and `--lines` beside it.
     func resolve(_ keys: KeyOptions, input: Input, lines: LineOptions) throws -> ChannelKeys? {
         guard given else { return nil }
+        try Self.refuseOtherKeys(keys)
+        if lines.lines {
+            throw CLIFailure(.usage, "--channel-key-file reads one response, not --lines")
+        }
+        return try Self.channelKeys(channelKeyFile, input: input)
+    }
+
+    /// Refuses `--key` and `--key-file` beside `--channel-key-file`.
+    static func refuseOtherKeys(_ keys: KeyOptions) throws {
         if !keys.key.isEmpty || !keys.keyFile.isEmpty {
             throw CLIFailure(.usage, "--channel-key-file gives every key of the run: not with --key or --key-file"
                              + " (for every other channel: --channel-key-file '*=PATH')")
         }
-        if lines.lines {
-            throw CLIFailure(.usage, "--channel-key-file reads one response, not --lines")
-        }
+    }
+
+    /// The keys of `--channel-key-file CHANNEL=PATH` arguments: each file read as `--key-file` is; a key that is
+    /// not a key, or the same key twice for one channel, is refused (exit 64) naming its source; two channels may
+    /// share a key.
+    static func channelKeys(_ channelKeyFile: [String], input: Input) throws -> ChannelKeys {
         var order: [String] = []
         var given: [String: [GivenKey]] = [:]
         defer {

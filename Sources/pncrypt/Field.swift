@@ -33,7 +33,13 @@ struct FieldOption: ParsableArguments {
         do {
             return try body()
         } catch where error.code == .invalidValue {
-            throw CLIFailure(.badJSON, error.message + " (the record lacks the field --field names)")
+            throw CLIFailure(.badJSON, error.message + lacking(error))
         }
+    }
+
+    /// Which option names the field a record lacks: `--channel-field` for its channel, else `--field`.
+    static func lacking(_ error: PNCryptError) -> String {
+        let option = error.message.hasPrefix(RecordChannels.channelFailurePrefix) ? "--channel-field" : "--field"
+        return " (the record lacks the field \(option) names)"
     }
 }

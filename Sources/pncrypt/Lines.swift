@@ -86,17 +86,18 @@ enum Lines {
     @discardableResult
     static func run(_ operation: MessageStream.Operation, lines options: LineOptions, stopOnFailure: Bool,
                     input: Input, output: OutputOptions, rawControl: Bool = false,
-                    field: JSONPointer? = nil) throws -> Run {
+                    field: JSONPointer? = nil, channels: RecordChannels? = nil) throws -> Run {
         let stream = MessageStream(operation, jobs: options.jobs ?? MessageStream.defaultJobs,
-                                   stopOnFailure: stopOnFailure, field: field)
+                                   stopOnFailure: stopOnFailure, field: field, channels: channels)
         let progress = options.progress.line(for: input.filePath, showsLines: true)
         defer { progress.clear() }
         let statuses = try StatusReport(path: options.statuses, input: input, durable: output.sync)
         var failure: Error?
+        let advise = channels != nil
         let report: (MessageStatus) -> Void = { given in
             progress.clear()
             do {
-                try statuses.report(Self.hinted(given))
+                try statuses.report(advise ? ChannelKeyOptions.advised([Self.hinted(given)])[0] : Self.hinted(given))
             } catch {
                 failure = failure ?? error
             }
@@ -162,11 +163,13 @@ enum Lines {
     /// `message decrypt --lines`: every line not delivered decrypted prints its status line; `--on-error fail`
     /// stops at the first (its error ends the run) with nothing written; otherwise such lines end the run with a
     /// summary and exit 1 once the output is written, unless `--allow-failures`.
+    /// With `channels`, each record is read with its channel's keys (`keys` gives none).
     static func decrypt(keys: KeyOptions, read: MessageReadOptions, lines: LineOptions, field: JSONPointer?,
-                        input: Input, output: OutputOptions) throws {
-        let crypto = try read.crypto(keys, input: input)
+                        channels: RecordChannels? = nil, input: Input, output: OutputOptions) throws {
+        let crypto = try read.crypto(keys, channels: channels, input: input)
         let run = try run(.decrypt(crypto, policy: read.policy), lines: lines, stopOnFailure: read.onError == .fail,
-                          input: input, output: output, rawControl: read.terminal.rawControl, field: field)
+                          input: input, output: output, rawControl: read.terminal.rawControl, field: field,
+                          channels: channels)
         let summary = run.summary
         run.summarize(decrypted: summary.succeeded, failed: summary.failed, of: summary.lines - summary.blank, "line")
         try read.failures.checkLines(summary, verb: "decrypted")

@@ -66,6 +66,13 @@ struct MessageReadOptions: ParsableArguments {
                       reading: try reading.policy, style: style)
     }
 
+    /// `crypto(_:input:)`, or with `channels` the template of their reading (its keys, any channel's, not used).
+    func crypto(_ keys: KeyOptions, channels: RecordChannels?, input: Input) throws -> MessageCrypto {
+        guard let channels else { return try crypto(keys, input: input) }
+        return MessageCrypto(keys: channels.anyRing, scheme: reading.explicit ?? .defaultForWriting,
+                             reading: try reading.policy, style: style)
+    }
+
     /// Decrypts one received message (JSON text, or bare Base64 taken as the JSON string it would be). Every
     /// failure has its status, whatever `--on-error` says; passthrough delivers the original message.
     func decrypt(_ crypto: MessageCrypto, message text: [UInt8]) throws -> DecryptedMessage {
@@ -300,32 +307,48 @@ struct MessageCommand: ParsableCommand {
             key, corrupt) prints one status line on stderr, for example \
             {"category":"decryption","reason":"wrongKeyOrCorrupt","message":"...","original":"..."}. \
             Such a run exits 1: with --on-error marker or passthrough after writing the output, with fail with \
-            nothing on stdout; --allow-failures makes it exit 0. Several --key options are tried in order.
+            nothing on stdout; --allow-failures makes it exit 0. Several --key options are tried in order. A record \
+            export whose channels have keys of their own: --field /message with --channel-key-file CHANNEL=PATH \
+            for each channel reads each record only with the keys of the channel it names (--channel-field, \
+            /channel by default); a record under another channel's key is not decrypted.
 
-            Example:
+            Examples:
               pncrypt message decrypt --key enigma '"06UDjczkvAAYcqWfNwkOiQ=="'
               pncrypt message decrypt -k enigma --scheme auto,legacy33 --lines -i a.ndjson
+              pncrypt message decrypt --lines --field /message --channel-key-file ch=ch.key
             """)
 
         @OptionGroup var options: DecryptOptions
         @OptionGroup var field: FieldOption
+        @OptionGroup var channels: RecordChannelOptions
+
+        func validate() throws {
+            try channels.check(field)
+        }
 
         func run() throws {
             let (keys, read, output) = (options.keys, options.read, options.output)
             let data = try options.input.resolved()
             let pointer = try field.pointer()
+            let byChannel = try channels.resolve(keys, input: data)
             if options.lines.lines {
-                return try Lines.decrypt(keys: keys, read: read, lines: options.lines, field: pointer, input: data,
-                                         output: output)
+                return try Lines.decrypt(keys: keys, read: read, lines: options.lines, field: pointer,
+                                         channels: byChannel, input: data, output: output)
             }
-            let crypto = try read.crypto(keys, input: data)
+            let crypto = try read.crypto(keys, channels: byChannel, input: data)
             if let pointer {
                 let text = try data.readAll(limit: options.maxInput.limit)
-                let record = try FieldOption.onRecord { () throws(PNCryptError) in
+                let record = try byChannel.map { channels in
+                    try FieldOption.onRecord { () throws(PNCryptError) in
+                        try channels.keys.decrypt(field: pointer, of: text, channelField: channels.channelField,
+                                                  reading: crypto.reading, style: crypto.style, policy: read.policy)
+                    }
+                } ?? FieldOption.onRecord { () throws(PNCryptError) in
                     try crypto.decrypt(field: pointer, of: text, policy: read.policy)
                 }
-                return try read.deliver(text: record.text, statuses: record.status.map { [$0] } ?? [], total: 1,
-                                        input: data, output: output)
+                return try read.deliver(text: record.text,
+                                        statuses: ChannelKeyOptions.advised(record.status.map { [$0] } ?? []),
+                                        total: 1, input: data, output: output)
             }
             let result = try read.decrypt(crypto, message: try data.readAll(limit: options.maxInput.limit))
             try read.deliver(result.message, statuses: result.status.map { [$0] } ?? [], total: 1, input: data,

@@ -69,9 +69,10 @@ struct RekeyOptions: ParsableArguments {
     }
 
     /// The rekeying the options ask for, from the old keys of `keys`.
-    func make(_ keys: KeyOptions, input: Input) throws -> MessageRekey {
+    /// With `channels`, the template of their rekeying (its old keys, any channel's, are not used).
+    func make(_ keys: KeyOptions, channels: RecordChannels? = nil, input: Input) throws -> MessageRekey {
         let reading = ReadPolicy(scheme: nil, legacyScheme: legacyScheme?.scheme)
-        return try MessageRekey(from: try keys.ring(input: input), reading: reading,
+        return try MessageRekey(from: try channels?.anyRing ?? keys.ring(input: input), reading: reading,
                                 to: try toKey.resolve(), scheme: toScheme)
     }
 
@@ -110,6 +111,9 @@ extension MessageCommand {
             blank; CRLF line ends are kept. Lines are handled by --jobs threads and written in input order. \
             -o PATH is all or nothing; to standard output, lines are written as they are done.
 
+            With --field POINTER and --channel-key-file CHANNEL=PATH (instead of --key), each record is read only \
+            with the old keys of its channel (--channel-field, /channel by default) and moved to the new key.
+
             Example:
               pncrypt message rekey --key-file old.key --to-key-file new.key -i a.ndjson
             """)
@@ -120,17 +124,20 @@ extension MessageCommand {
         @OptionGroup var lines: LineOptions
         @OptionGroup var rekey: RekeyOptions
         @OptionGroup var field: FieldOption
+        @OptionGroup var channels: RecordChannelOptions
 
         func validate() throws {
             try lines.check(output)
+            try channels.check(field)
         }
 
         func run() throws {
             let data = try input.resolved()
             let pointer = try field.pointer()
-            let rekey = try rekey.make(keys, input: data)
+            let byChannel = try channels.resolve(keys, input: data)
+            let rekey = try rekey.make(keys, channels: byChannel, input: data)
             let run = try Lines.run(.rekey(rekey), lines: lines, stopOnFailure: self.rekey.onError == .fail,
-                                    input: data, output: output, field: pointer)
+                                    input: data, output: output, field: pointer, channels: byChannel)
             let summary = run.summary
             try self.rekey.finish(rekeyed: summary.rekeyed, unchanged: summary.unchanged,
                                   alreadyNew: summary.alreadyNew, of: summary.lines - summary.blank,

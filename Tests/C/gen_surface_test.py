@@ -527,6 +527,28 @@ SHAPES = {
         ("only_channel", String([None, "ch"])), ("to", Module()),
         (("json", "len"), Bytes("const char *", JSON_EXTRA + [(b"[[],1,2]", "8")])),
         ("json_out", Out("char **")), ("statuses_out", Out("char **", optional=True)), ("status", Err())]},
+    "pncrypt_field_decrypt_channels": {"params": [
+        ("map", ChannelMap()), ("pointer", String(POINTERS, bad=[None, "x"])),
+        ("channel_pointer", String([None, "x", "/a"], bad=["x"])),
+        (("json", "len"), Bytes("const char *", RECORD_EXTRA)), ("policy", Int(POLICIES)),
+        ("json_out", Out("char **")), ("status_json_out", Out("char **", optional=True)), ("status", Err())]},
+    "pncrypt_field_rekey_channels": {"params": [
+        ("map", ChannelMap()), ("to", Module()), ("pointer", String(POINTERS, bad=[None, "x"])),
+        ("channel_pointer", String([None, "x", "/a"], bad=["x"])),
+        (("json", "len"), Bytes("const char *", RECORD_EXTRA)), ("json_out", Out("char **")),
+        ("outcome", OutValue("int *", "PNCRYPT_REKEY_FAILED")), ("err", Err())]},
+    "pncrypt_field_decrypt_channels_many": {"params": [
+        ("map", ChannelMap()), ("pointer", String(POINTERS, bad=[None, "x"])),
+        ("channel_pointer", String([None, "x"], bad=["x"])),
+        (("data", "data_len", "lengths", "count"), Batch("const char *")), ("policy", Int(POLICIES)),
+        ("out", Out("char **")), ("offsets", Array("size_t *", 1, required=True)), ("codes", Array("int *", 0)),
+        ("status", Err())]},
+    "pncrypt_field_rekey_channels_many": {"params": [
+        ("map", ChannelMap()), ("to", Module()), ("pointer", String(POINTERS, bad=[None, "x"])),
+        ("channel_pointer", String([None, "x"], bad=["x"])),
+        (("data", "data_len", "lengths", "count"), Batch("const char *")), ("out", Out("char **")),
+        ("offsets", Array("size_t *", 1, required=True)), ("outcomes", Array("int *", 0, required=True)),
+        ("codes", Array("int *", 0)), ("status", Err())]},
     "pncrypt_free": {"params": [("buffer", Buffer())]},
 }
 
@@ -561,6 +583,36 @@ NEVER_ENCRYPTED_REKEY_BATCH = r"""
           promise(rc == 0 && codes[0] != 0 && codes[1] != 0 && e.code == codes[0]
                   && outcomes[0] == PNCRYPT_REKEY_FAILED && outcomes[1] == PNCRYPT_REKEY_FAILED, "an item rekeyed");
           pncrypt_free(out); }"""
+# The record calls' checks, module or channel map (CALL: the function and its arguments before the record).
+NEVER_ENCRYPTED_FIELD = r"""
+        POLICY for (int i = 0; i < 2; i++) {
+            const char *t = i ? PLAIN_RECORD_NUMBER : PLAIN_RECORD;
+            char *out = NULL, *json = NULL; pncrypt_error e = {0};
+            int rc = CALL t, strlen(t), policy, &out, &json, &e);
+            promise_policy(policy, rc, e.code, out, t, "a plain field delivered as decrypted");
+            promise(rc != 0 || (json != NULL && strstr(json, "\"notEncrypted\"") != NULL), "no status JSON");
+            pncrypt_free(out); pncrypt_free(json);
+        }"""
+NEVER_ENCRYPTED_FIELD_REKEY = r"""
+        { char *out = NULL; int outcome = -1; pncrypt_error e = {0};
+          int rc = CALL PLAIN_RECORD, strlen(PLAIN_RECORD), &out, &outcome, &e);
+          promise(rc == PNCRYPT_E_NOT_ENCRYPTED && outcome == PNCRYPT_REKEY_FAILED && out == NULL,
+                  "a plain field rekeyed");
+          pncrypt_free(out); }"""
+NEVER_ENCRYPTED_FIELD_BATCH = r"""
+        for (int p = 0; p < 2; p++) {
+            int policy = p ? PNCRYPT_ON_ERROR_PASSTHROUGH : PNCRYPT_ON_ERROR_MARKER;
+            char *out = NULL; size_t offsets[3]; int codes[2] = {0, 0}; pncrypt_error e = {0};
+            size_t lengths[2] = {strlen(PLAIN_RECORD), strlen(PLAIN_RECORD_NUMBER)};
+            char data[256]; snprintf(data, sizeof data, "%s%s", PLAIN_RECORD, PLAIN_RECORD_NUMBER);
+            int rc = CALL data, strlen(data), lengths, 2, policy, &out, offsets, codes, &e);
+            promise(rc == 0 && codes[0] == PNCRYPT_E_NOT_ENCRYPTED && codes[1] == PNCRYPT_E_NOT_ENCRYPTED
+                    && e.code == PNCRYPT_E_NOT_ENCRYPTED, "a plain field without a code");
+            promise(rc != 0 || !p || (out != NULL && offsets[1] - offsets[0] == strlen(PLAIN_RECORD)
+                                      && memcmp(out, PLAIN_RECORD, strlen(PLAIN_RECORD)) == 0),
+                    "passthrough did not keep the record");
+            pncrypt_free(out);
+        }"""
 NEVER_ENCRYPTED = {
     "pncrypt_decrypt": NEVER_ENCRYPTED_BASE64.replace("FUNCTION", "pncrypt_decrypt"),
     "pncrypt_decrypt_text": NEVER_ENCRYPTED_BASE64.replace("FUNCTION", "pncrypt_decrypt_text"),
@@ -606,40 +658,23 @@ NEVER_ENCRYPTED = {
             promise_envelope(policy, rc, e.code, out, lines, "a plain message of a response without a status");
             pncrypt_free(out); pncrypt_free(lines);
         }""",
-    "pncrypt_field_decrypt": r"""
-        POLICY for (int i = 0; i < 2; i++) {
-            const char *t = i ? PLAIN_RECORD_NUMBER : PLAIN_RECORD;
-            char *out = NULL, *json = NULL; pncrypt_error e = {0};
-            int rc = pncrypt_field_decrypt(m, "/message", t, strlen(t), policy, &out, &json, &e);
-            promise_policy(policy, rc, e.code, out, t, "a plain field delivered as decrypted");
-            promise(rc != 0 || (json != NULL && strstr(json, "\"notEncrypted\"") != NULL), "no status JSON");
-            pncrypt_free(out); pncrypt_free(json);
-        }""",
-    "pncrypt_field_rekey": r"""
-        { char *out = NULL; int outcome = -1; pncrypt_error e = {0};
-          int rc = pncrypt_field_rekey(shared_acrh, shared_acrh, "/message", PLAIN_RECORD, strlen(PLAIN_RECORD), &out,
-                                       &outcome, &e);
-          promise(rc == PNCRYPT_E_NOT_ENCRYPTED && outcome == PNCRYPT_REKEY_FAILED && out == NULL,
-                  "a plain field rekeyed");
-          pncrypt_free(out); }""",
-    "pncrypt_field_decrypt_many": r"""
-        for (int p = 0; p < 2; p++) {
-            int policy = p ? PNCRYPT_ON_ERROR_PASSTHROUGH : PNCRYPT_ON_ERROR_MARKER;
-            char *out = NULL; size_t offsets[3]; int codes[2] = {0, 0}; pncrypt_error e = {0};
-            size_t lengths[2] = {strlen(PLAIN_RECORD), strlen(PLAIN_RECORD_NUMBER)};
-            char data[256]; snprintf(data, sizeof data, "%s%s", PLAIN_RECORD, PLAIN_RECORD_NUMBER);
-            int rc = pncrypt_field_decrypt_many(shared_acrh, "/message", data, strlen(data), lengths, 2, policy, &out,
-                                                offsets, codes, &e);
-            promise(rc == 0 && codes[0] == PNCRYPT_E_NOT_ENCRYPTED && codes[1] == PNCRYPT_E_NOT_ENCRYPTED
-                    && e.code == PNCRYPT_E_NOT_ENCRYPTED, "a plain field without a code");
-            promise(rc != 0 || !p || (out != NULL && offsets[1] - offsets[0] == strlen(PLAIN_RECORD)
-                                      && memcmp(out, PLAIN_RECORD, strlen(PLAIN_RECORD)) == 0),
-                    "passthrough did not keep the record");
-            pncrypt_free(out);
-        }""",
+    "pncrypt_field_decrypt": NEVER_ENCRYPTED_FIELD.replace("CALL", 'pncrypt_field_decrypt(m, "/message",'),
+    "pncrypt_field_decrypt_channels": NEVER_ENCRYPTED_FIELD
+    .replace("CALL", 'pncrypt_field_decrypt_channels(shared_map, "/message", NULL,'),
+    "pncrypt_field_rekey": NEVER_ENCRYPTED_FIELD_REKEY
+    .replace("CALL", 'pncrypt_field_rekey(shared_acrh, shared_acrh, "/message",'),
+    "pncrypt_field_rekey_channels": NEVER_ENCRYPTED_FIELD_REKEY
+    .replace("CALL", 'pncrypt_field_rekey_channels(shared_map, shared_acrh, "/message", NULL,'),
+    "pncrypt_field_decrypt_many": NEVER_ENCRYPTED_FIELD_BATCH
+    .replace("CALL", 'pncrypt_field_decrypt_many(shared_acrh, "/message",'),
+    "pncrypt_field_decrypt_channels_many": NEVER_ENCRYPTED_FIELD_BATCH
+    .replace("CALL", 'pncrypt_field_decrypt_channels_many(shared_map, "/message", NULL,'),
     "pncrypt_field_rekey_many": NEVER_ENCRYPTED_REKEY_BATCH.replace("FIRST", "PLAIN_RECORD")
     .replace("SECOND", "PLAIN_RECORD_NUMBER")
     .replace("CALL", 'pncrypt_field_rekey_many(shared_acrh, shared_acrh, "/message",'),
+    "pncrypt_field_rekey_channels_many": NEVER_ENCRYPTED_REKEY_BATCH.replace("FIRST", "PLAIN_RECORD")
+    .replace("SECOND", "PLAIN_RECORD_NUMBER")
+    .replace("CALL", 'pncrypt_field_rekey_channels_many(shared_map, shared_acrh, "/message", NULL,'),
     "pncrypt_envelope_decrypt_channels": r"""
         POLICY {
             const char *t = PLAIN_HISTORY; char *out = NULL, *lines = NULL; pncrypt_error e = {0};

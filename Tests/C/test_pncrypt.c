@@ -2128,6 +2128,109 @@ static pncrypt_channel_keys *channel_map(const char *a_pattern, const char *a_ke
     return map;
 }
 
+/* Records read with their channel's keys (pncrypt_field_*_channels) on Vectors/channel-keys/records.json: a
+ * two-channel export whose messages the Python SDK encrypted, one record of ch-a under ch-b's key (`wrong`, a key of
+ * the same map). Each record decrypts with its channel's key and that one is the failure, its status naming ch-a;
+ * a module holding both keys reads it (the map is what refuses); a record naming no channel fails naming the
+ * pointer; rekeying moves every other record, which the new key alone then reads. */
+static void test_channel_records(char **fields) {
+    blob a = unhex(fields[1]), b = unhex(fields[2]), export = unhex(fields[3]), decrypted = unhex(fields[4]);
+    blob which = unhex(fields[5]);
+    int wrong = atoi((const char *)which.bytes);
+    size_t lengths[16], count = 0;
+    for (size_t start = 0, i = 0; i < export.len && count < 16; i++) {
+        if (export.bytes[i] == '\n') { lengths[count++] = i + 1 - start; start = i + 1; }
+    }
+    pncrypt_error status;
+    pncrypt_channel_keys *map = channel_map("ch-a", (const char *)a.bytes, "ch-b", (const char *)b.bytes);
+    char *out = NULL;
+    size_t offsets[17];
+    int codes[16];
+    int rc = pncrypt_field_decrypt_channels_many(map, "/message", NULL, (const char *)export.bytes, export.len,
+                                                 lengths, count, PNCRYPT_ON_ERROR_PASSTHROUGH, &out, offsets, codes,
+                                                 &status);
+    CHECK(rc == 0 && count == 5 && out != NULL && offsets[count] == decrypted.len
+              && memcmp(out, decrypted.bytes, decrypted.len) == 0, "records: rc %d (%s)", rc, status.message);
+    for (size_t i = 0; i < count; i++)
+        CHECK(codes[i] == ((int)i == wrong ? PNCRYPT_E_WRONG_KEY_OR_CORRUPT : 0), "records: item %zu code %d", i,
+              codes[i]);
+    CHECK(status.code == PNCRYPT_E_WRONG_KEY_OR_CORRUPT, "records: status %d", status.code);
+    pncrypt_free(out);
+
+    /* The foreign record alone: with _FAIL its failure; with _PASSTHROUGH the record as it was, a status naming
+     * ch-a. */
+    size_t at = 0;
+    for (int i = 0; i < wrong; i++) at += lengths[i];
+    const char *record = (const char *)export.bytes + at;
+    size_t record_len = lengths[wrong] - 1;
+    out = (char *)"not reset";
+    rc = pncrypt_field_decrypt_channels(map, "/message", "/channel", record, record_len, PNCRYPT_ON_ERROR_FAIL, &out,
+                                        NULL, &status);
+    CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && out == NULL, "records: foreign record: rc %d", rc);
+    char *json = NULL;
+    rc = pncrypt_field_decrypt_channels(map, "/message", NULL, record, record_len, PNCRYPT_ON_ERROR_PASSTHROUGH, &out,
+                                        &json, &status);
+    CHECK(rc == 0 && out != NULL && strlen(out) == record_len && memcmp(out, record, record_len) == 0 && json != NULL
+              && strstr(json, "\"channel\":\"ch-a\"") != NULL && strstr(json, "wrongKeyOrCorrupt") != NULL,
+          "records: foreign record kept: rc %d %s", rc, json ? json : "(null)");
+    pncrypt_free(out);
+    pncrypt_free(json);
+    /* A module with both keys reads it: the map is what refuses. */
+    pncrypt_module *both = NULL;
+    CHECK(pncrypt_module_new((const char *)a.bytes, NULL, &both, &status) == 0
+              && pncrypt_module_add_key(both, (const char *)b.bytes, &status) == 0, "records: both keys");
+    rc = pncrypt_field_decrypt(both, "/message", record, record_len, PNCRYPT_ON_ERROR_FAIL, &out, NULL, &status);
+    CHECK(rc == 0, "records: one ring of both keys: rc %d (%s)", rc, status.message);
+    pncrypt_free(out);
+    pncrypt_module_free(both);
+    /* No channel where the pointer says: PNCRYPT_E_INVALID_VALUE naming it, whatever the policy. */
+    out = (char *)"not reset";
+    rc = pncrypt_field_decrypt_channels(map, "/message", "/room", record, record_len, PNCRYPT_ON_ERROR_PASSTHROUGH,
+                                        &out, NULL, &status);
+    CHECK(rc == PNCRYPT_E_INVALID_VALUE && out == NULL && strstr(status.message, "\"/room\"") != NULL,
+          "records: no channel field: rc %d (%s)", rc, status.message);
+
+    /* Rekey: every record but the foreign one moves; the new key alone then reads them. */
+    pncrypt_module *to = NULL;
+    CHECK(pncrypt_module_new("the new key", "acrh", &to, &status) == 0, "records: new module");
+    int outcomes[16];
+    rc = pncrypt_field_rekey_channels_many(map, to, "/message", NULL, (const char *)export.bytes, export.len, lengths,
+                                           count, &out, offsets, outcomes, codes, &status);
+    CHECK(rc == 0 && status.code == PNCRYPT_E_WRONG_KEY_OR_CORRUPT, "records: rekey: rc %d (%s)", rc, status.message);
+    for (size_t i = 0; i < count; i++)
+        CHECK(outcomes[i] == ((int)i == wrong ? PNCRYPT_REKEY_FAILED : PNCRYPT_REKEY_REKEYED), "records: outcome %zu",
+              i);
+    if (rc == 0 && out) {
+        pncrypt_channel_keys *after = channel_map("*", "the new key", NULL, NULL);
+        size_t moved[16];
+        for (size_t i = 0; i < count; i++) moved[i] = offsets[i + 1] - offsets[i];
+        char *back = NULL;
+        size_t back_offsets[17];
+        rc = pncrypt_field_decrypt_channels_many(after, "/message", NULL, out, offsets[count], moved, count,
+                                                 PNCRYPT_ON_ERROR_PASSTHROUGH, &back, back_offsets, codes, &status);
+        CHECK(rc == 0 && back != NULL && back_offsets[count] == decrypted.len
+                  && memcmp(back, decrypted.bytes, decrypted.len) == 0,
+              "records: rekeyed export read back: rc %d (%s)", rc, status.message);
+        pncrypt_free(back);
+        pncrypt_channel_keys_free(after);
+        /* One record by the single call: the same outcome. */
+        int outcome = -1;
+        char *one = NULL;
+        rc = pncrypt_field_rekey_channels(map, to, "/message", NULL, (const char *)export.bytes, lengths[0] - 1, &one,
+                                          &outcome, &status);
+        CHECK(rc == 0 && outcome == PNCRYPT_REKEY_REKEYED && one != NULL, "records: rekey one: rc %d", rc);
+        pncrypt_free(one);
+        pncrypt_free(out);
+    }
+    pncrypt_module_free(to);
+    pncrypt_channel_keys_free(map);
+    free(a.bytes);
+    free(b.bytes);
+    free(export.bytes);
+    free(decrypted.bytes);
+    free(which.bytes);
+}
+
 static void test_channel_keys(const char *path) {
     FILE *f = fopen(path, "r");
     CHECK(f != NULL, "cannot open %s", path);
@@ -2136,7 +2239,13 @@ static void test_channel_keys(const char *path) {
     size_t cap = 0;
     int count = 0;
     char *fields[6];
+    int records = 0;
     while (read_fields(f, &line, &cap, fields, 6) == 6) {
+        if (strcmp(fields[0], "records") == 0) {
+            test_channel_records(fields);
+            records++;
+            continue;
+        }
         blob a = unhex(fields[1]), b = unhex(fields[2]), encrypted = unhex(fields[3]), decrypted = unhex(fields[4]);
         blob prefix = unhex(fields[5]);
         const char *json = (const char *)encrypted.bytes;
@@ -2207,7 +2316,7 @@ static void test_channel_keys(const char *path) {
     }
     free(line);
     fclose(f);
-    CHECK(count == 2, "channel key vectors: %d read from %s", count, path);
+    CHECK(count == 2 && records == 1, "channel key vectors: %d and %d records read from %s", count, records, path);
 
     /* v2 names no channel: refused without one, read with it; an empty map, a bad pattern, a pattern twice. */
     pncrypt_error err;

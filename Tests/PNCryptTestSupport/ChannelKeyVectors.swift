@@ -23,3 +23,34 @@ package struct ChannelKeyVectors {
         return ChannelKeyVectors(keys: keys, bodies: bodies)
     }
 }
+
+/// Vectors/channel-keys/records.json (scripts/vectors/gen_channel_record_vectors.py): a two-channel record export whose
+/// messages the real PubNub Python SDK encrypted, each channel under its own key, one record of ch-a under ch-b's
+/// key; the lines decrypted (passthrough) and the one status. Read by the library's and the CLI's record tests.
+package struct ChannelRecordVectors {
+    package var keys: [String: String]
+    /// The export's lines and the messages the SDK was given, in order.
+    package var export: [String]
+    package var decrypted: [String]
+    package var messages: [JSONValue]
+    /// Each expected status: its line, channel and reason.
+    package var statuses: [JSONValue]
+
+    /// The export as NDJSON (each line with its newline).
+    package var exportText: [UInt8] { Array(export.map { $0 + "\n" }.joined().utf8) }
+    /// The decrypted lines as NDJSON.
+    package var decryptedText: [UInt8] { Array(decrypted.map { $0 + "\n" }.joined().utf8) }
+
+    package static func load() throws -> ChannelRecordVectors {
+        let data = try Data(contentsOf: Package.vectors.appendingPathComponent("channel-keys/records.json"))
+        let root = try #require(try JSONValue(parsing: Array(data)).objectValue)
+        var keys: [String: String] = [:]
+        for (channel, key) in try #require(root["keys"]?.objectValue) { keys[channel] = key.stringValue }
+        func strings(_ name: String) throws -> [String] {
+            try #require(root[name]?.arrayValue).map { try #require($0.stringValue) }
+        }
+        return ChannelRecordVectors(keys: keys, export: try strings("export"), decrypted: try strings("decrypted"),
+                                    messages: try #require(root["messages"]?.arrayValue),
+                                    statuses: try #require(root["statuses"]?.arrayValue))
+    }
+}

@@ -33,7 +33,8 @@ python3 Tests/C/vectors_to_lines.py Vectors/python-sdk.json > "$WORK/sdk-vectors
 python3 Tests/C/envelopes_to_lines.py Vectors/envelopes/envelopes.json Vectors/envelopes/recorded.json \
     > "$WORK/envelope-vectors.txt"
 python3 Tests/C/records_to_lines.py Vectors/records/export.json > "$WORK/record-vectors.txt"
-python3 Tests/C/channel_keys_to_lines.py Vectors/channel-keys/channel-keys.json > "$WORK/channel-key-vectors.txt"
+python3 Tests/C/channel_keys_to_lines.py Vectors/channel-keys/channel-keys.json Vectors/channel-keys/records.json \
+    > "$WORK/channel-key-vectors.txt"
 FLAGS=(-std=c99 -O1 -g -Wall -Wextra -Werror -pthread)
 # The tarball's relocatable pncrypt.pc gives no run path (scripts/build/lib/pkgconfig.sh says why): the prefix's lib
 # folder, absolute, as README's "Use from C" does (install_lib.sh's file gives the same one).

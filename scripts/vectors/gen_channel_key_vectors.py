@@ -34,14 +34,20 @@ MESSAGES = [
 WRONG = 1   # the index in MESSAGES of the message under the wrong channel's key
 
 
-def main():
-    requests = [{"op": "publish_payload", "scheme": scheme, "key": KEYS[key_channel], "message": message}
-                for (_, key_channel, scheme, message) in MESSAGES]
+def sdk_ciphertexts(messages, keys):
+    """The SDK's publish body (Base64) of each (channel, the key's channel, scheme, message) of `messages`, under
+    `keys[the key's channel]` (scripts/vectors/pubnub_peer.py's publish_payload)."""
+    requests = [{"op": "publish_payload", "scheme": scheme, "key": keys[key_channel], "message": message}
+                for (_, key_channel, scheme, message) in messages]
     peer = subprocess.run([sys.executable, os.path.join(HERE, "pubnub_peer.py")], check=True, text=True,
                           input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True)
     replies = [json.loads(line) for line in peer.stdout.splitlines()]
-    assert len(replies) == len(MESSAGES) and all(r["ok"] for r in replies), replies
-    ciphertexts = [r["base64"] for r in replies]
+    assert len(replies) == len(messages) and all(r["ok"] for r in replies), replies
+    return [r["base64"] for r in replies]
+
+
+def main():
+    ciphertexts = sdk_ciphertexts(MESSAGES, KEYS)
 
     v3 = {"status": 200, "error": False, "error_message": "", "channels": {}}
     v3_plain = json.loads(json.dumps(v3))

@@ -45,6 +45,8 @@ struct LineWork: Sendable {
     let stopOnFailure: Bool
     /// The field of each record that holds the message (`MessageStream.field`), nil for lines that are messages.
     let field: JSONPointer?
+    /// With `field`: what reads each record with its channel's keys (`MessageStream.channels`), nil otherwise.
+    let records: RecordKeys?
     /// Shared by every worker of the run.
     let budget: LineBudget
     /// Whether a long line waits for room in `budget` (a worker's), or never does (the caller's thread, which hands
@@ -55,10 +57,11 @@ struct LineWork: Sendable {
     private let marker: [UInt8]
 
     init(operation: MessageStream.Operation, stopOnFailure: Bool, field: JSONPointer? = nil,
-         budget: LineBudget = LineBudget(), waitsForBudget: Bool = false) {
+         records: RecordKeys? = nil, budget: LineBudget = LineBudget(), waitsForBudget: Bool = false) {
         self.operation = operation
         self.stopOnFailure = stopOnFailure
         self.field = field
+        self.records = records
         self.budget = budget
         self.waitsForBudget = waitsForBudget
         if case .decrypt(let crypto, _) = operation {
@@ -90,8 +93,8 @@ struct LineWork: Sendable {
             .decryptEnvelopes(own(crypto), formats: formats, policy: policy)
         case .rekeyEnvelopes(let rekey, let formats): .rekeyEnvelopes(own(rekey), formats: formats)
         }
-        return LineWork(operation: operation, stopOnFailure: stopOnFailure, field: field, budget: budget,
-                        waitsForBudget: true)
+        return LineWork(operation: operation, stopOnFailure: stopOnFailure, field: field,
+                        records: records?.withOwnKeys(own), budget: budget, waitsForBudget: true)
     }
 
     /// Whether the batch's input is plaintext (wiped once handled) or its output is (wiped once written).

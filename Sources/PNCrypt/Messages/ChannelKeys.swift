@@ -113,11 +113,7 @@ package struct ChannelReading: Sendable {
     /// failure when its channel has no keys.
     package func crypto(at location: inout Envelope.Location) -> Result<MessageCrypto, PNCryptError> {
         if location.channel == nil { location.channel = v2Channel }
-        guard let channel = location.channel, let ring = keys.keys(forChannel: channel) else {
-            return .failure(ChannelKeys.missing(location.channel))
-        }
-        return .success(MessageCrypto(keys: ring, scheme: template.scheme, reading: template.reading,
-                                      style: template.style))
+        return crypto(forChannel: location.channel)
     }
 
     /// What a message whose channel has no keys is delivered as, and its status.
@@ -201,16 +197,34 @@ package struct ChannelRekey: Sendable {
             var location = location
             if location.channel == nil { location.channel = v2Channel }
             if let only, !(location.channel.map(only.contains) ?? false) { return message }
-            guard let channel = location.channel, let pattern = keys.pattern(forChannel: channel),
-                  let rekey = rekeys[pattern] else {
-                let error = ChannelKeys.missing(location.channel)
+            switch rekey(forChannel: location.channel) {
+            case .success(let rekey):
+                return rekey.rekey(message, at: location, counting: &result)
+            case .failure(let error):
                 result.statuses.append(MessageStatus(error: error, original: message).located(location))
                 return message
             }
-            return rekey.rekey(message, at: location, counting: &result)
         }
         result.envelope = out
         return result
+    }
+
+    /// The same rekeying with keys of its own (`CipherKey.withOwnContexts`), for a worker thread.
+    /// - Throws: what `init` throws (not for keys and settings it was made with).
+    package func withOwnKeys(_ own: (KeyRing) -> KeyRing) throws(PNCryptError) -> ChannelRekey {
+        guard let template = rekeys.values.first else { return self }
+        return try ChannelRekey(try ChannelKeys(keys.rings.mapValues(own)), v2Channel: v2Channel,
+                                reading: template.reading, to: template.to.withOwnContexts(),
+                                scheme: template.scheme, only: only)
+    }
+
+    /// What moves the messages of `channel` (its old keys), or the failure when no pattern matches it (or no
+    /// channel is named): the one choice of a message's old keys by its channel, for responses and records.
+    package func rekey(forChannel channel: String?) -> Result<MessageRekey, PNCryptError> {
+        guard let channel, let pattern = keys.pattern(forChannel: channel), let rekey = rekeys[pattern] else {
+            return .failure(ChannelKeys.missing(channel))
+        }
+        return .success(rekey)
     }
 }
 

@@ -74,6 +74,12 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
         self.tokens = tokens
     }
 
+    /// The pointer to the record's member `key` (`/key`), for a key that holds no `/` or `~`.
+    init(member key: String) {
+        tokens = [key]
+        description = "/" + key
+    }
+
     /// Whether the pointer is `""`: the whole document (the field-wise calls then act on the whole text).
     public var isWholeDocument: Bool { tokens.isEmpty }
 

@@ -133,6 +133,14 @@ public struct MessageStream: Sendable {
     /// the marker policy puts the marker in the place of a field that is there but does not decrypt), encrypt
     /// writes an empty line. The pointer `""` is the same as nil.
     public var field: JSONPointer?
+    /// With `field`, for `decrypt` and `rekey`: each record's message read only with the keys of the record's
+    /// channel (`RecordChannels`: the channel is the JSON string at its `channelField`), as
+    /// `ChannelKeys.decrypt(field:of:channelField:reading:style:policy:)` and `rekey(field:of:...)` read one
+    /// record. The operation's keys are then not used: its crypto gives the reading and style (decrypt), its
+    /// `MessageRekey` the reading, new key and scheme (rekey). A record under another channel's key fails as any
+    /// undecryptable one; a record that names no channel there fails naming the pointer (copied as it was); a
+    /// channel with no keys fails with `invalidKey`. Nil: every record read with the operation's keys.
+    public var channels: RecordChannels?
     /// Bytes of input per batch (about). Default 64 KiB.
     package var batchBytes = 1 << 16
 
@@ -154,13 +162,16 @@ public struct MessageStream: Sendable {
     ///   - maxLineLength: the longest line accepted, in bytes.
     ///   - field: the field of each line's record that holds the message (see `field`), nil for lines that are
     ///     messages.
+    ///   - channels: with `field`, each record read with its channel's keys (see `channels`).
     public init(_ operation: Operation, jobs: Int = MessageStream.defaultJobs, stopOnFailure: Bool = false,
-                maxLineLength: Int = MessageStream.defaultMaxLineLength, field: JSONPointer? = nil) {
+                maxLineLength: Int = MessageStream.defaultMaxLineLength, field: JSONPointer? = nil,
+                channels: RecordChannels? = nil) {
         self.operation = operation
         self.jobs = jobs
         self.stopOnFailure = stopOnFailure
         self.maxLineLength = maxLineLength
         self.field = field
+        self.channels = channels
     }
 
     // MARK: Running
@@ -293,6 +304,14 @@ public struct MessageStream: Sendable {
                     throw PNCryptError(.invalidValue, "a field goes with encrypt, decrypt and rekey, not envelopes")
                 }
             }
+            var records: RecordKeys?
+            if let channels = stream.channels {
+                guard field != nil else {
+                    throw PNCryptError(.invalidValue, "channel keys by record need the message's field (field:"
+                                       + " /message), not the whole line")
+                }
+                records = try RecordKeys(channels, operation: stream.operation)
+            }
             self.stream = stream
             self.statuses = statuses
             self.progress = progress
@@ -301,7 +320,7 @@ public struct MessageStream: Sendable {
             // Synchronous: the caller is one of the jobs (it handles batches while it waits). Async: every job is
             // a worker thread, so the task only awaits.
             engine = try LineEngine(work: LineWork(operation: stream.operation, stopOnFailure: stream.stopOnFailure,
-                                                   field: field),
+                                                   field: field, records: records),
                                     workers: async ? stream.jobs : stream.jobs - 1, batchBytes: stream.batchBytes,
                                     maxBatches: maxBatches)
         }

@@ -15,7 +15,18 @@ struct InputOptions: ParsableArguments {
     var input: String? { file.input }
 
     func validate() throws {
-        if text != nil && input != nil { throw ValidationError("give either TEXT or -i PATH, not both") }
+        if let text, input != nil { throw ValidationError(Self.bothGiven(text)) }
+    }
+
+    /// The refusal of TEXT beside `-i PATH`. TEXT that follows a `--name` argument may be the value of an option
+    /// the command does not have (the parser then reads the value as TEXT): the refusal says so.
+    static func bothGiven(_ text: String, arguments: [String] = CommandLine.arguments) -> String {
+        let refusal = "give either TEXT or -i PATH, not both"
+        guard let at = arguments.lastIndex(of: text), at > 1 else { return refusal }
+        let before = arguments[at - 1]
+        guard before.hasPrefix("--"), before.count > 2, !before.contains("=") else { return refusal }
+        return refusal + ": '\(text)' was read as TEXT, after \(before); if it is that option's value, this command"
+            + " has no option \(before) (--help lists its options)"
     }
 
     /// The input; TEXT that names an existing file and is not JSON or Base64 (a forgotten `-i`) is refused, exit 64

@@ -33,8 +33,9 @@ import os
 import subprocess
 import threading
 
-__all__ = ["ChannelKeys", "CryptoModule", "Error", "InvalidKeyError", "RekeyResult", "envelope_decrypt_channels",
-           "envelope_rekey_channels", "library_version", "reason", "POLICIES", "__version__"]
+__all__ = ["ChannelKeys", "CryptoModule", "Error", "InvalidKeyError", "RekeyResult", "decrypt_many_channels",
+           "envelope_decrypt_channels", "envelope_rekey_channels", "library_version", "message_decrypt_channels",
+           "reason", "rekey_channels", "rekey_many_channels", "POLICIES", "__version__"]
 
 # The error codes of pncrypt.h (stable across versions), E_ARGUMENT ... E_INTERNAL, and its other constants:
 # generated from the header (scripts/build/gen_python_constants.py), never copied by hand.
@@ -211,6 +212,18 @@ def _load():
         "pncrypt_envelope_rekey_channels": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                              ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, out, out, status],
                                             ctypes.c_int),
+        "pncrypt_field_decrypt_channels": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                            ctypes.c_size_t, ctypes.c_int, out, out, status], ctypes.c_int),
+        "pncrypt_field_rekey_channels": ([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                          ctypes.c_char_p, ctypes.c_size_t, out, P(ctypes.c_int), status],
+                                         ctypes.c_int),
+        "pncrypt_field_decrypt_channels_many": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                                 ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, out,
+                                                 ctypes.c_void_p, ctypes.c_void_p, status], ctypes.c_int),
+        "pncrypt_field_rekey_channels_many": ([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                               ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, out,
+                                               ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, status],
+                                              ctypes.c_int),
         "pncrypt_free": ([ctypes.c_void_p], None),
     }
     for name, (argtypes, restype) in signatures.items():
@@ -297,6 +310,30 @@ def _pointer(field):
     if not isinstance(field, str):
         raise TypeError(f"field must be a str (a JSON Pointer such as \"/message\"), not {type(field).__name__}")
     return field.encode("utf-8")
+
+
+def _record_batch(items, on_error, invoke):
+    """One record batch call: the records (str), the codes, the outcomes (rekey) and the status. `invoke(data,
+    lengths, count, out, offsets, outcomes, codes, status)` makes the library call (addresses for the arrays).
+    on_error as for `CryptoModule.decrypt_many`: "raise" raises the first failed item's Error, "none" puts None in
+    its place, "return" its Error, "keep" leaves what the library wrote."""
+    data, lengths = _pack(items, "record")
+    count = len(lengths)
+    offsets = array.array(_SIZE_T, bytes(ctypes.sizeof(ctypes.c_size_t) * (count + 1)))
+    codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
+    outcomes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
+    status, out, _ = _scratch()
+    code = invoke(data, _address(lengths), count, out, _address(offsets), _address(outcomes), _address(codes), status)
+    if code != 0:
+        raise status.error()
+    records = _split_records(_take(out, offsets[count]), offsets, count)
+    if status.code != 0 and on_error != "keep":
+        errors = _item_errors(status, codes)
+        if on_error == "raise":
+            raise errors[0]
+        for error in errors:
+            records[error.index] = None if on_error == "none" else error
+    return records, codes.tolist(), outcomes.tolist(), status
 
 
 def _split_records(blob, offsets, count):
@@ -604,32 +641,18 @@ class CryptoModule(_Handle):
         """One field batch call (pncrypt_field_encrypt_many / _decrypt_many / _rekey_many): the records (str), the
         codes, the outcomes (rekey) and the status. on_error as for `decrypt_many`: "raise" raises the first failed
         item's Error, "none" puts None in its place, "return" its Error, "keep" leaves what the library wrote."""
-        data, lengths = _pack(items, "record")
-        count = len(lengths)
-        offsets = array.array(_SIZE_T, bytes(ctypes.sizeof(ctypes.c_size_t) * (count + 1)))
-        codes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
-        outcomes = array.array(_INT, bytes(ctypes.sizeof(ctypes.c_int) * count))
-        status, out, _ = _scratch()
         pointer = _pointer(field)
-        if function is _lib.pncrypt_field_rekey_many:
-            code = self._call_with(to, function, pointer, data, len(data), _address(lengths), count, out,
-                                   _address(offsets), _address(outcomes), _address(codes), status)
-        elif function is _lib.pncrypt_field_decrypt_many:
-            code = self._call(function, pointer, data, len(data), _address(lengths), count, extra, out,
-                              _address(offsets), _address(codes), status)
-        else:
-            code = self._call(function, pointer, extra, data, len(data), _address(lengths), count, out,
-                              _address(offsets), _address(codes), status)
-        if code != 0:
-            raise status.error()
-        records = _split_records(_take(out, offsets[count]), offsets, count)
-        if status.code != 0 and on_error != "keep":
-            errors = _item_errors(status, codes)
-            if on_error == "raise":
-                raise errors[0]
-            for error in errors:
-                records[error.index] = None if on_error == "none" else error
-        return records, codes.tolist(), outcomes.tolist(), status
+
+        def invoke(data, lengths, count, out, offsets, outcomes, codes, status):
+            if function is _lib.pncrypt_field_rekey_many:
+                return self._call_with(to, function, pointer, data, len(data), lengths, count, out, offsets, outcomes,
+                                       codes, status)
+            if function is _lib.pncrypt_field_decrypt_many:
+                return self._call(function, pointer, data, len(data), lengths, count, extra, out, offsets, codes,
+                                  status)
+            return self._call(function, pointer, extra, data, len(data), lengths, count, out, offsets, codes, status)
+
+        return _record_batch(items, on_error, invoke)
 
     def decrypt_many(self, texts, scheme="auto", on_error="raise", text=True, field=None):
         """Decrypts each Base64 text (str or bytes) as `decrypt` does, in one library call, and returns the
@@ -716,10 +739,8 @@ class CryptoModule(_Handle):
         failed), `.failed` (how many did). With field= (a JSON Pointer), the texts are JSON records and each one's
         field is moved (as `rekey(..., field=)`); a record without the field fails, unchanged."""
         if field is not None:
-            records, codes, outcomes, status = self._field_batch(_lib.pncrypt_field_rekey_many, texts, field, None,
-                                                                 "keep", to=to)
-            message = status.message.decode("utf-8", "replace") if status.code else ""
-            return RekeyResult(records, [_OUTCOMES[o] for o in outcomes], codes, outcomes.count(0), message)
+            return _rekey_result(self._field_batch(_lib.pncrypt_field_rekey_many, texts, field, None, "keep",
+                                                   to=to))
         data, lengths = _pack(texts, "text")
         count = len(lengths)
         offsets = array.array(_SIZE_T, bytes(ctypes.sizeof(ctypes.c_size_t) * (count + 1)))
@@ -797,14 +818,7 @@ class CryptoModule(_Handle):
         else:
             code = self._call(_lib.pncrypt_message_decrypt_status, raw, len(raw), policy, out,
                               ctypes.byref(status_json), status)
-        if code != 0:
-            raise status.error()
-        text = _take(out).decode("utf-8")
-        if status.code == 0:
-            return text, None
-        error = status.error()
-        error.json = _take(status_json).decode("utf-8") if status_json.value else None
-        return text, error
+        return _decrypted_with_status(code, status, out, status_json)
 
     def envelope_decrypt(self, json_text, on_error="passthrough", format=None):
         """Decrypts every encrypted field of a response: a history (v2), fetch messages (v3) or subscribe
@@ -824,6 +838,26 @@ class CryptoModule(_Handle):
         text = _take(out).decode("utf-8")
         lines = _take(statuses).decode("utf-8").splitlines() if statuses.value else []
         return text, lines
+
+
+def _decrypted_with_status(code, status, out, status_json):
+    """A message or record decryption's (text, status): raises the call's error; status None when decrypted, else
+    the Error with its status JSON."""
+    if code != 0:
+        raise status.error()
+    text = _take(out).decode("utf-8")
+    if status.code == 0:
+        return text, None
+    error = status.error()
+    error.json = _take(status_json).decode("utf-8") if status_json.value else None
+    return text, error
+
+
+def _rekey_result(batch):
+    """A record rekey batch's (records, codes, outcomes, status) as a RekeyResult."""
+    records, codes, outcomes, status = batch
+    message = status.message.decode("utf-8", "replace") if status.code else ""
+    return RekeyResult(records, [_OUTCOMES[o] for o in outcomes], codes, outcomes.count(0), message)
 
 
 class ChannelKeys(_Handle):
@@ -924,3 +958,75 @@ def envelope_rekey_channels(json_text, channel_keys, to, only_channel=None, form
     text = _take(out).decode("utf-8")
     lines = _take(statuses).decode("utf-8").splitlines() if statuses.value else []
     return text, lines
+
+
+def _channel_field(channel_field):
+    """A `channel_field=` argument: None ("/channel") or a JSON Pointer."""
+    return None if channel_field is None else _pointer(channel_field)
+
+
+def message_decrypt_channels(json_text, channel_keys, field, on_error="passthrough", channel_field=None):
+    """CryptoModule.message_decrypt(..., field=) with the record's message read only with the keys of the record's
+    channel (`channel_keys`: a dict as ChannelKeys takes, or a ChannelKeys): the JSON string at `channel_field`
+    (a JSON Pointer; default "/channel", as in an export). A message under another channel's key fails
+    (E_WRONG_KEY_OR_CORRUPT), as does one whose channel has no keys (E_INVALID_KEY, "no key for channel ..."); the
+    status JSON names the channel. A record without a channel there (or where it is not a string) raises
+    E_INVALID_VALUE naming the pointer, as does one without the field. Returns (json_text, status) as
+    message_decrypt does; on_error="fail" raises instead."""
+    policy = _policy(on_error)
+    raw = _utf8(json_text, "json_text")
+    pointer, where = _pointer(field), _channel_field(channel_field)
+    status, out = _Status(), ctypes.c_void_p()
+    status_json = ctypes.c_void_p()
+    code = _with_channel_keys(channel_keys, lambda handle: _lib.pncrypt_field_decrypt_channels(
+        handle, pointer, where, raw, len(raw), policy, ctypes.byref(out), ctypes.byref(status_json),
+        ctypes.byref(status)))
+    return _decrypted_with_status(code, status, out, status_json)
+
+
+def decrypt_many_channels(records, channel_keys, field, on_error="raise", channel_field=None):
+    """CryptoModule.decrypt_many(..., field=) with each record read only with its channel's keys (as
+    message_decrypt_channels reads one), in one library call: returns the records (str) with their field
+    decrypted; on_error "raise", "none" or "return" as decrypt_many says for a failed record."""
+    if on_error not in ("raise", "none", "return"):
+        raise Error(E_ARGUMENT, 'on_error must be "raise", "none" or "return"')
+    return _channel_batch(records, channel_keys, field, channel_field, on_error)[0]
+
+
+def _channel_batch(records, channel_keys, field, channel_field, on_error, to=None):
+    """One pncrypt_field_decrypt_channels_many (or, with `to`, _rekey_channels_many) call: as _record_batch."""
+    pointer, where = _pointer(field), _channel_field(channel_field)
+
+    def invoke(data, lengths, count, out, offsets, outcomes, codes, status):
+        if to is None:
+            return _with_channel_keys(channel_keys, lambda handle: _lib.pncrypt_field_decrypt_channels_many(
+                handle, pointer, where, data, len(data), lengths, count, POLICIES["passthrough"], out, offsets, codes,
+                status))
+        return _with_channel_keys(channel_keys, lambda handle: to._call(
+            lambda module: _lib.pncrypt_field_rekey_channels_many(handle, module, pointer, where, data, len(data),
+                                                                  lengths, count, out, offsets, outcomes, codes,
+                                                                  status)))
+
+    return _record_batch(records, on_error, invoke)
+
+
+def rekey_channels(json_text, channel_keys, to, field, channel_field=None):
+    """CryptoModule.rekey(..., field=) with the record's message read only with the old keys of its channel (as
+    message_decrypt_channels reads it), moved to the first key of `to` (a CryptoModule) in its scheme. Returns the
+    record; raises Error when it cannot be moved (another channel's key, a channel with no keys: E_INVALID_KEY; no
+    channel field: E_INVALID_VALUE)."""
+    raw = _utf8(json_text, "json_text")
+    pointer, where = _pointer(field), _channel_field(channel_field)
+    status, out = _Status(), ctypes.c_void_p()
+    code = _with_channel_keys(channel_keys, lambda handle: to._call(
+        lambda module: _lib.pncrypt_field_rekey_channels(handle, module, pointer, where, raw, len(raw),
+                                                         ctypes.byref(out), None, ctypes.byref(status))))
+    if code != 0:
+        raise status.error()
+    return _take(out).decode("utf-8")
+
+
+def rekey_many_channels(records, channel_keys, to, field, channel_field=None):
+    """rekey_channels for many records in one library call; never raises for a record. Returns a RekeyResult, as
+    CryptoModule.rekey_many(..., field=) does."""
+    return _rekey_result(_channel_batch(records, channel_keys, field, channel_field, "keep", to=to))

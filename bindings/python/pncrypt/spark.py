@@ -14,6 +14,10 @@ is not UTF-8 or not JSON; which check failed is never told), "ambiguous", "malfo
 the action that computes the DataFrame raises instead, on the first failed row (naming its partition, row and
 reason, never its content).
 
+A key per channel: `decrypt` and `rekey` take channel_keys={"ch-a": key_a, "ch-b": key_b, "*": rest} instead of
+keys=, and read each row only with the keys of its channel, the string in column `channel_col` ("channel"): a row
+under another channel's key is "failed" (wrongKeyOrCorrupt), even though that key is in the job.
+
 In local mode Spark's Python workers run PYSPARK_PYTHON, or `python3` when it is not set, which is not the
 driver's Python when that is a virtual environment's: the functions then give the workers the driver's
 interpreter (classic Spark; PYSPARK_PYTHON unset), or fail at once naming PYSPARK_PYTHON when the workers' Python
@@ -34,6 +38,7 @@ headerless block, an explicit scheme) and was made under another key passes the 
 it is "ok" with garbage (about 20 of 5,000 foreign rows). Text (the default) also needs valid UTF-8, which keeps
 such garbage out far more often (docs/security.md, "Residual risk", has the measured figures).
 """
+import json
 import os
 import subprocess
 import sys
@@ -139,11 +144,11 @@ def _partition_id():
     return context.partitionId() if context is not None else -1
 
 
-def _mapper(action, col, output, on_error, make_worker, binary=False):
+def _mapper(action, col, output, on_error, make_worker, binary=False, channel_col=None):
     """The function mapInArrow runs on each partition: per Arrow batch, the values of `col` go through
-    `work(values) -> (outputs, statuses, reasons)` (one library batch call), and the batch comes back with
-    `output`, the status and the reason columns. `make_worker()` builds the modules once per partition, on the
-    worker."""
+    `work(values) -> (outputs, statuses, reasons)` (one library batch call; with `channel_col`,
+    `work(values, channels)`), and the batch comes back with `output`, the status and the reason columns.
+    `make_worker()` builds the modules once per partition, on the worker."""
 
     def run(batches):
         import pyarrow as pa
@@ -153,7 +158,10 @@ def _mapper(action, col, output, on_error, make_worker, binary=False):
         for batch in batches:
             names = batch.schema.names
             values = batch.column(names.index(col)).to_pylist()
-            outputs, statuses, reasons = work(values)
+            if channel_col is None:
+                outputs, statuses, reasons = work(values)
+            else:
+                outputs, statuses, reasons = work(values, batch.column(names.index(channel_col)).to_pylist())
             if on_error == "fail" and "failed" in statuses:
                 first = statuses.index("failed")
                 raise RowFailed(action, partition, seen + first, reasons[first])
@@ -252,7 +260,8 @@ def _encrypt_worker(key, scheme, in_place, field):
     return make_worker
 
 
-def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="mark", field=None):
+def decrypt(df, col, keys=None, output=None, scheme="auto", binary=False, on_error="mark", field=None,
+            channel_keys=None, channel_col="channel"):
     """Decrypts column `col` (Base64 wire texts) with any of `keys` (a list: the first is tried like the others;
     a row is decrypted only when exactly one key's reading qualifies). `scheme` "auto" reads a PNED header when
     there is one, else legacy; a list of readings, "auto,legacy33" or ["auto", "legacy33"], reads iOS 3.3 rows
@@ -263,14 +272,25 @@ def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="m
     output is null.
     With field= (an RFC 6901 JSON Pointer, "/message"), `col` holds JSON records whose field is the wire message (a
     JSON string of Base64): `output` holds the record with the field replaced by the decrypted message (compact
-    JSON), every other byte kept; a record without the field, or whose field does not decrypt, is "failed"."""
-    keys = _keys(keys)
+    JSON), every other byte kept; a record without the field, or whose field does not decrypt, is "failed".
+    With channel_keys= (instead of keys: a dict {pattern: keys} as pncrypt.ChannelKeys takes), each row is read
+    only with the keys of its channel, the string in column `channel_col` ("channel" by default; patterns "name",
+    "name*", "*" as for envelopes): a row under another channel's key fails ("wrongKeyOrCorrupt"), as does a row
+    whose channel has no keys ("invalidKey") or is null ("invalidValue"). Each row's message must then be JSON
+    (as a record's): `output` holds it as compact JSON (with field=, the record as above); scheme="auto" only."""
     output = output or f"{col}_decrypted"
     _check(df, col, output, on_error)
     if output == col:
         raise ValueError("pncrypt.spark.decrypt: output must differ from col (a failed row keeps its input)")
     if field is not None and binary:
         raise ValueError("pncrypt.spark.decrypt: field= gives records (text), not binary=True")
+    if channel_keys is not None:
+        _channel_check(df, keys, channel_keys, channel_col, scheme == "auto" and not binary)
+        from pyspark.sql.types import StringType
+        make_worker = _channel_worker(channel_keys, _field_check(field))
+        return df.mapInArrow(_mapper("decrypt", col, output, on_error, make_worker, channel_col=channel_col),
+                             _schema(df, output, StringType()))
+    keys = _keys(keys)
     if _is_list(scheme):
         pncrypt.CryptoModule(keys[0], reading=scheme).close()  # a list that cannot be read fails here
     make_worker = _decrypt_worker(keys, scheme, binary, _field_check(field))
@@ -311,16 +331,27 @@ def _decrypt_worker(keys, scheme, binary, field):
     return make_worker
 
 
-def rekey(df, col, keys, to_key, to_scheme="acrh", output=None, on_error="mark", field=None):
+def rekey(df, col, keys=None, to_key=None, to_scheme="acrh", output=None, on_error="mark", field=None,
+          channel_keys=None, channel_col="channel"):
     """Re-encrypts column `col` (Base64 wire texts) from any of `keys` to `to_key` in `to_scheme`, in place by
     default (`output` names another column instead). Statuses: "ok" (rekeyed), "current" (already under
     `to_key` and `to_scheme`: unchanged), "failed" (unchanged). Idempotent: a second run reports "current".
     With field= (an RFC 6901 JSON Pointer, "/message"), `col` holds JSON records and each one's field (a JSON
-    string of Base64) is moved, every other byte kept; a record without the field is "failed", unchanged."""
-    keys = _keys(keys)
+    string of Base64) is moved, every other byte kept; a record without the field is "failed", unchanged.
+    With channel_keys= (instead of keys), each row is read only with the old keys of its channel, the string in
+    column `channel_col`, as `decrypt` reads it; a row that cannot be read so is "failed", unchanged."""
     output = output or col
     _check(df, col, output, on_error)
+    if to_key is None:
+        raise ValueError("pncrypt.spark.rekey: to_key is required (the new key)")
     pncrypt.CryptoModule(to_key, scheme=to_scheme).close()
+    if channel_keys is not None:
+        _channel_check(df, keys, channel_keys, channel_col, True)
+        from pyspark.sql.types import StringType
+        make_worker = _channel_worker(channel_keys, _field_check(field), to_key, to_scheme)
+        return df.mapInArrow(_mapper("rekey", col, output, on_error, make_worker, channel_col=channel_col),
+                             _schema(df, output, StringType()))
+    keys = _keys(keys)
     make_worker = _rekey_worker(keys, to_key, to_scheme, _field_check(field))
     from pyspark.sql.types import StringType
     return df.mapInArrow(_mapper("rekey", col, output, on_error, make_worker), _schema(df, output, StringType()))
@@ -353,7 +384,65 @@ def _rekey_worker(keys, to_key, to_scheme, field):
     return make_worker
 
 
+def _channel_check(df, keys, channel_keys, channel_col, supported):
+    """The channel arguments, checked on the driver: channel_keys instead of keys, the channel column there, the
+    patterns and keys valid (pncrypt.ChannelKeys refuses them here, not on the workers)."""
+    if keys is not None:
+        raise ValueError("pncrypt.spark: give keys= or channel_keys=, not both (channel_keys={'*': key} reads every "
+                         "other channel)")
+    if not supported:
+        raise ValueError("pncrypt.spark.decrypt: channel_keys= reads messages (JSON text) by the rule: not with "
+                         "binary=True or a scheme")
+    if channel_col not in df.columns:
+        raise ValueError(f"pncrypt.spark: no channel column {channel_col!r} in the DataFrame (columns: "
+                         f"{', '.join(df.columns)}; channel_col= names it)")
+    pncrypt.ChannelKeys(channel_keys).close()
+
+
+def _channel_worker(channel_keys, field, to_key=None, to_scheme="acrh"):
+    """The worker factory of decrypt (`to_key` None) and rekey with channel keys: each row becomes the record
+    {"m": <the row's value>, "c": <its channel>} (the value as a JSON string, or with `field` the record itself,
+    its pointer under "/m"), read by the library's record call with the channel at "/c" (last, so that a value
+    cannot name another channel); the row's output is what the library gives in the value's place."""
+
+    def make_worker():
+        keys = pncrypt.ChannelKeys(channel_keys)
+        target = None if to_key is None else pncrypt.CryptoModule(to_key, scheme=to_scheme)
+        pointer = "/m" + (field or "")
+
+        def work(values, channels):
+            outputs = [None] * len(values) if target is None else list(values)
+            statuses = ["failed"] * len(values)
+            reasons = [_NOT_ENCRYPTED] * len(values)
+            todo = _present(values)
+            tails = [',"c":' + json.dumps(channels[i], ensure_ascii=False) + "}" for i in todo]
+            records = [_HEAD + (values[i] if field else json.dumps(values[i], ensure_ascii=False)) + tail
+                       for i, tail in zip(todo, tails)]
+            if not records:
+                return outputs, statuses, reasons
+            out, codes, outcomes, _ = pncrypt._channel_batch(records, keys, pointer, "/c", "keep", to=target)
+            for i, text, tail, code, outcome in zip(todo, out, tails, codes, outcomes):
+                if code:
+                    reasons[i] = pncrypt.reason(code)
+                    continue
+                inner = text[len(_HEAD):len(text) - len(tail)]
+                outputs[i] = json.loads(inner) if target is not None and not field else inner
+                statuses[i] = "current" if target is not None and outcome == pncrypt.REKEY_CURRENT else "ok"
+                reasons[i] = None
+            return outputs, statuses, reasons
+
+        return work
+
+    return make_worker
+
+
+# The start of the record a channel worker makes of a row.
+_HEAD = '{"m":'
+
+
 def _keys(keys):
+    if keys is None:
+        raise ValueError("pncrypt.spark: keys= is required (or channel_keys= for a key per channel)")
     if isinstance(keys, (str, bytes)):
         keys = [keys]
     keys = list(keys)

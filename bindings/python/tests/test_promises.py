@@ -321,6 +321,22 @@ def _message_statuses(module, on_error):
                 assert out == text
 
 
+def _channel_record_statuses(module, on_error):
+    """message_decrypt_channels (every channel read with the module's keys, "*"), as _message_statuses checks
+    message_decrypt's records."""
+    for text in PLAIN_RECORDS:
+        call = lambda policy: pncrypt.message_decrypt_channels(text, {"*": module}, "/message", on_error=policy)
+        if on_error == "fail":
+            assert _raises(lambda: call("fail")), text
+            continue
+        out, status = call(on_error)
+        assert status is not None and status.code != 0, (text, on_error)
+        assert _reason_ok(json.loads(status.json)["reason"], module), status.json
+        assert json.loads(status.json)["channel"] == "ch", status.json
+        if on_error == "passthrough":
+            assert out == text
+
+
 def _reason_ok(reason, module):
     """A message that is not a JSON string is notEncrypted; a legacy33 module reads the string leaves of an object,
     so {"cmd":"transfer"} fails on its leaf "transfer" instead (still a status)."""
@@ -371,17 +387,28 @@ NEVER_ENCRYPTED = {
         json.loads(line)["reason"] for line in pncrypt.envelope_rekey_channels(PLAIN_HISTORY, {"*": m}, _TO,
                                                                                channel="ch")[1]]
     == ["notEncrypted", "notEncrypted"],
+    "message_decrypt_channels": lambda m, on_error: _channel_record_statuses(m, on_error) is None,
+    "decrypt_many_channels": lambda m, on_error: all(
+        item is None for item in pncrypt.decrypt_many_channels(PLAIN_RECORDS, {"*": m}, "/message", on_error="none")),
+    "rekey_channels": lambda m, on_error: all(_raises(lambda: pncrypt.rekey_channels(r, {"*": m}, _TO, "/message"))
+                                              for r in PLAIN_RECORDS),
+    "rekey_many_channels": lambda m, on_error: pncrypt.rekey_many_channels(
+        PLAIN_RECORDS, {"*": m}, _TO, "/message").statuses == ["failed", "failed"],
     "spark.decrypt": lambda m, on_error: all(
         statuses == ["failed", "failed"] and None not in reasons
         for _, statuses, reasons in (
             _spark_worker(pncrypt.spark._decrypt_worker([KEY], "auto", False, None), PLAIN_TEXTS),
             _spark_worker(pncrypt.spark._decrypt_worker([KEY], "auto", True, None), PLAIN_TEXTS),
-            _spark_worker(pncrypt.spark._decrypt_worker([KEY], "auto", False, "/message"), PLAIN_RECORDS))),
+            _spark_worker(pncrypt.spark._decrypt_worker([KEY], "auto", False, "/message"), PLAIN_RECORDS),
+            pncrypt.spark._channel_worker({"*": KEY}, None)()(PLAIN_TEXTS, ["ch", "ch"]),
+            pncrypt.spark._channel_worker({"*": KEY}, "/message")()(PLAIN_RECORDS, ["ch", "ch"]))),
     "spark.rekey": lambda m, on_error: all(
         statuses == ["failed", "failed"] and None not in reasons
         for _, statuses, reasons in (
             _spark_worker(pncrypt.spark._rekey_worker([KEY], KEY, "acrh", None), PLAIN_MESSAGES),
-            _spark_worker(pncrypt.spark._rekey_worker([KEY], KEY, "acrh", "/message"), PLAIN_RECORDS))),
+            _spark_worker(pncrypt.spark._rekey_worker([KEY], KEY, "acrh", "/message"), PLAIN_RECORDS),
+            pncrypt.spark._channel_worker({"*": KEY}, None, KEY)()(PLAIN_MESSAGES, ["ch", "ch"]),
+            pncrypt.spark._channel_worker({"*": KEY}, "/message", KEY)()(PLAIN_RECORDS, ["ch", "ch"]))),
 }
 
 

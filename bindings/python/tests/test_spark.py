@@ -310,3 +310,39 @@ def test_field_of_records_through_decrypt_rekey_and_encrypt(spark):
     module = pncrypt.CryptoModule(NEW)
     for i, (record, wire) in sealed.items():
         assert module.message_decrypt(wire, field="/message") == (record, None), i
+
+
+def test_channel_column_reads_each_row_with_its_channel_keys(spark):
+    """channel_keys= with a channel column: the two-channel export of Vectors/channel-keys/records.json (the SDK's
+    messages, one record of ch-a under ch-b's key) as records (field=) and as wire texts; the foreign row fails
+    although its key is in the run; rekey moves the others, which the new key alone then reads."""
+    import pathlib
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+    vectors = json.loads((pathlib.Path(__file__).resolve().parents[3] / "Vectors" / "channel-keys" / "records.json")
+                         .read_text(encoding="utf-8"))
+    keys, wrong = vectors["keys"], vectors["statuses"][0]["line"] - 1
+    rows = [(i, json.loads(line)["channel"], line, json.loads(line)["message"])
+            for i, line in enumerate(vectors["export"])]
+    schema = StructType([StructField("id", LongType(), False), StructField("channel", StringType(), True),
+                         StructField("record", StringType(), True), StructField("wire", StringType(), True)])
+    df = spark.createDataFrame(rows, schema).repartition(2)
+    records = by_id(pnspark.decrypt(df, "record", channel_keys=keys, field="/message"), "record_decrypted",
+                    "pncrypt_status", "pncrypt_reason")
+    for i, line in enumerate(vectors["decrypted"]):
+        assert records[i] == ((None, "failed", "wrongKeyOrCorrupt") if i == wrong else (line, "ok", None)), i
+    wires = by_id(pnspark.decrypt(df, "wire", channel_keys=keys), "wire_decrypted", "pncrypt_status")
+    for i, message in enumerate(vectors["messages"]):
+        expected = (None, "failed") if i == wrong else (json.dumps(message, separators=(",", ":"),
+                                                                   ensure_ascii=False), "ok")
+        assert wires[i] == expected, i
+    moved = pnspark.rekey(df, "wire", channel_keys=keys, to_key=NEW).localCheckpoint(eager=True)
+    assert [s for _, (s,) in sorted(by_id(moved, "pncrypt_status").items())] == \
+        ["failed" if i == wrong else "ok" for i in range(len(rows))]
+    back = by_id(pnspark.decrypt(moved, "wire", channel_keys={"*": NEW}), "wire_decrypted")
+    assert [back[i][0] for i in range(len(rows)) if i != wrong] == \
+        [json.dumps(m, separators=(",", ":"), ensure_ascii=False) for i, m in enumerate(vectors["messages"])
+         if i != wrong]
+    with pytest.raises(ValueError):
+        pnspark.decrypt(df, "wire", keys=[NEW], channel_keys=keys)
+    with pytest.raises(ValueError):
+        pnspark.decrypt(df, "wire", channel_keys=keys, channel_col="room")
