@@ -40,6 +40,11 @@ final class CModule: Sendable {
         keys = Locked((ring, MessageCrypto(keys: ring, scheme: scheme)))
     }
 
+    /// What the message calls require of a plaintext (`pncrypt_module_set_plaintext`).
+    func set(plaintext: PlaintextRule) {
+        keys.withLock { $0.messages.plaintext = plaintext }
+    }
+
     /// Adds a key tried on decryption (never used to encrypt).
     func add(_ extra: CipherKey) throws {
         try keys.withLock { keys in
@@ -49,7 +54,9 @@ final class CModule: Sendable {
                                             + " reading ambiguous)")
                 }
                 let ring = try KeyRing(keys: keys.ring.keys + [extra])
-                keys = (ring, MessageCrypto(keys: ring, scheme: scheme))
+                var messages = MessageCrypto(keys: ring, scheme: scheme)
+                messages.plaintext = keys.messages.plaintext
+                keys = (ring, messages)
             }
         }.get()
     }
@@ -112,6 +119,19 @@ public func pncrypt_module_add_key(_ module: CModuleHandle, _ cipherKey: CText, 
     guarded(err, holding: module) {
         let module = try CModule.from(module)
         try module.add(try keyArgument(cipherKey, "key"))
+    }
+}
+
+@_cdecl("pncrypt_module_set_plaintext")
+public func pncrypt_module_set_plaintext(_ module: CModuleHandle, _ plaintext: CText, _ err: CErrorOut) -> Int32 {
+    guarded(err, holding: module) {
+        let module = try CModule.from(module)
+        let name = try stringArgument(plaintext, "plaintext")
+        guard let rule = PlaintextRule(rawValue: name) else {
+            throw CFailure.argument("unknown plaintext '\(name.prefix(40))' (known: "
+                                    + PlaintextRule.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        module.set(plaintext: rule)
     }
 }
 

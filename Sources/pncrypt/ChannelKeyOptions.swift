@@ -134,8 +134,9 @@ extension ReceivedOptions where Handling == MessageReadOptions {
     func decryptEnvelopes(formats: [EnvelopeFormat], channels: ChannelKeyOptions, v2: V2ChannelOption?) throws {
         let data = try input.resolved()
         guard let keys = try channels.resolve(self.keys, input: data, lines: lines) else { return }
-        let template = MessageCrypto(keys: keys.rings.first!.value, scheme: read.reading.explicit ?? .defaultForWriting,
+        var template = MessageCrypto(keys: keys.rings.first!.value, scheme: read.reading.explicit ?? .defaultForWriting,
                                      reading: read.reading.policy, style: read.style)
+        template.plaintext = read.plaintext
         let reading = ChannelReading(keys, v2Channel: v2?.channel, template: template)
         let text = try data.readAll(limit: maxInput.limit)
         let result = try text.withUnsafeBufferPointer { (text) throws(PNCryptError) in

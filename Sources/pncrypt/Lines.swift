@@ -165,7 +165,8 @@ enum Lines {
     static func decrypt(keys: KeyOptions, read: MessageReadOptions, lines: LineOptions, field: JSONPointer?,
                         input: Input, output: OutputOptions) throws {
         let crypto = try read.crypto(keys, input: input)
-        let run = try run(.decrypt(crypto, policy: read.policy), lines: lines, stopOnFailure: read.onError == .fail,
+        let policy = read.policy(for: field == nil ? .message : .record)
+        let run = try run(.decrypt(crypto, policy: policy), lines: lines, stopOnFailure: read.onError == .fail,
                           input: input, output: output, rawControl: read.terminal.rawControl, field: field)
         let summary = run.summary
         run.summarize(decrypted: summary.succeeded, failed: summary.failed, of: summary.lines - summary.blank, "line")

@@ -116,8 +116,10 @@ package struct ChannelReading: Sendable {
         guard let channel = location.channel, let ring = keys.keys(forChannel: channel) else {
             return .failure(ChannelKeys.missing(location.channel))
         }
-        return .success(MessageCrypto(keys: ring, scheme: template.scheme, reading: template.reading,
-                                      style: template.style))
+        var crypto = MessageCrypto(keys: ring, scheme: template.scheme, reading: template.reading,
+                                   style: template.style)
+        crypto.plaintext = template.plaintext
+        return .success(crypto)
     }
 
     /// What a message whose channel has no keys is delivered as, and its status.

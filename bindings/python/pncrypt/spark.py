@@ -252,7 +252,7 @@ def _encrypt_worker(key, scheme, in_place, field):
     return make_worker
 
 
-def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="mark", field=None):
+def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="mark", field=None, plaintext="json"):
     """Decrypts column `col` (Base64 wire texts) with any of `keys` (a list: the first is tried like the others;
     a row is decrypted only when exactly one key's reading qualifies). `scheme` "auto" reads a PNED header when
     there is one, else legacy. `output` (default `<col>_decrypted`) is a string column (the plaintext must be
@@ -261,7 +261,9 @@ def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="m
     output is null.
     With field= (an RFC 6901 JSON Pointer, "/message"), `col` holds JSON records whose field is the wire message (a
     JSON string of Base64): `output` holds the record with the field replaced by the decrypted message (compact
-    JSON), every other byte kept; a record without the field, or whose field does not decrypt, is "failed"."""
+    JSON), every other byte kept; a record without the field, or whose field does not decrypt, is "failed".
+    plaintext="text" (with field=): a field whose plaintext is UTF-8 but not JSON (a publisher that encrypted a raw
+    string) is decrypted to a JSON string instead of failing, as `pncrypt.CryptoModule(..., plaintext="text")`."""
     keys = _keys(keys)
     output = output or f"{col}_decrypted"
     _check(df, col, output, on_error)
@@ -269,23 +271,24 @@ def decrypt(df, col, keys, output=None, scheme="auto", binary=False, on_error="m
         raise ValueError("pncrypt.spark.decrypt: output must differ from col (a failed row keeps its input)")
     if field is not None and binary:
         raise ValueError("pncrypt.spark.decrypt: field= gives records (text), not binary=True")
-    make_worker = _decrypt_worker(keys, scheme, binary, _field_check(field))
+    pncrypt.CryptoModule("k", plaintext=plaintext).close()  # an unknown plaintext fails here, on the driver
+    make_worker = _decrypt_worker(keys, scheme, binary, _field_check(field), plaintext)
     from pyspark.sql.types import BinaryType, StringType
     return df.mapInArrow(_mapper("decrypt", col, output, on_error, make_worker, binary=binary),
                          _schema(df, output, BinaryType() if binary else StringType()))
 
 
-def _decrypt_worker(keys, scheme, binary, field):
+def _decrypt_worker(keys, scheme, binary, field, plaintext="json"):
     """`decrypt`'s worker factory (see `_encrypt_worker`)."""
 
     def make_worker():
-        module = _module(keys)
+        module = _module(keys, plaintext)
 
         def batch(values):
             if field is None:
                 return module._decrypt_batch(values, scheme, not binary)
             return module._field_batch(pncrypt._lib.pncrypt_field_decrypt_many, values, field,
-                                       pncrypt.POLICIES["passthrough"], "none")[:2]
+                                       pncrypt.ON_ERROR_DEFAULT, "none")[:2]
 
         def work(values):
             todo = _present(values)
@@ -358,8 +361,8 @@ def _keys(keys):
     return keys
 
 
-def _module(keys):
-    module = pncrypt.CryptoModule(keys[0])
+def _module(keys, plaintext="json"):
+    module = pncrypt.CryptoModule(keys[0], plaintext=plaintext)
     for key in keys[1:]:
         module.add_key(key)
     return module
