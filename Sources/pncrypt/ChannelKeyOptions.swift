@@ -59,12 +59,13 @@ struct ChannelKeyOptions: ParsableArguments {
                 throw CLIFailure(.usage, "--channel-key-file \(pattern)=- reads the key from standard input: give"
                                  + " the data as TEXT, a file or -i PATH")
             }
-            let key = GivenKey(bytes: try KeyOptions.read(keyFile: path), source: "channel key file '\(argument)'")
+            let key = GivenKey(bytes: try KeyOptions.read(keyFile: path), source: "channel key file '\(argument)'",
+                               fromFile: true)
             if given[pattern] == nil { order.append(pattern) }
             given[pattern, default: []].append(key)
         }
         var rings: [String: KeyRing] = [:]
-        var hints: [(CipherKey, String)] = []
+        var hints: [FailureHint.Key] = []
         for pattern in order {
             let sources = given[pattern]!
             let ciphers = try sources.map { try $0.cipherKey() }
@@ -73,7 +74,7 @@ struct ChannelKeyOptions: ParsableArguments {
                                  + " each key once (per channel: a key given twice makes every reading ambiguous)")
             }
             rings[pattern] = try KeyRing(keys: ciphers)
-            hints += zip(ciphers, sources.map(\.source))
+            hints += zip(ciphers, sources).map { key, given in given.hintKey(key) }
         }
         KeyShapeHints.record(hints)
         return try ChannelKeys(rings)

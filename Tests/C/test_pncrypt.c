@@ -1273,8 +1273,9 @@ static void test_text_failure_names_the_bytes_functions(void) {
     pncrypt_error err, err_wrong;
     CHECK(pncrypt_module_new("binary-key", "acrh", &m, &err) == 0, "module");
     CHECK(pncrypt_module_new("another-key", "acrh", &wrong, &err) == 0, "second module");
-    uint8_t binary[64];
-    for (int i = 0; i < 64; i++) binary[i] = (uint8_t)(0x80 + i);
+    /* Longer than any message (issue 59.8): a binary plaintext is plausible, so the hint names the bytes calls. */
+    static uint8_t binary[40000];
+    for (int i = 0; i < (int)sizeof binary; i++) binary[i] = (uint8_t)(0x80 + i % 64);
     char *text = NULL;
     CHECK(pncrypt_encrypt(m, binary, sizeof binary, &text, &err) == 0, "encrypt");
     uint8_t *out = NULL;
@@ -1288,6 +1289,22 @@ static void test_text_failure_names_the_bytes_functions(void) {
     rc = pncrypt_decrypt(m, NULL, text, strlen(text), &out, &out_len, &err);
     CHECK(rc == 0 && out_len == sizeof binary && memcmp(out, binary, out_len) == 0, "as bytes: rc %d", rc);
     pncrypt_free(out);
+    pncrypt_free(text);
+    /* A message-sized text and a plain wrong key: no binary hint; a key that ends with a newline: the library's key
+     * hint (issue 59.8). */
+    const char small[] = "hello";
+    text = NULL;
+    CHECK(pncrypt_encrypt(m, (const uint8_t *)small, strlen(small), &text, &err) == 0, "encrypt small");
+    rc = pncrypt_decrypt_text(wrong, NULL, text, strlen(text), &out, &out_len, &err_wrong);
+    CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && strstr(err_wrong.message, "hint") == NULL
+              && strstr(err_wrong.message, "pncrypt_decrypt or") == NULL, "plain wrong key: %s", err_wrong.message);
+    pncrypt_module *newline = NULL;
+    CHECK(pncrypt_module_new("binary-key\n", "acrh", &newline, &err) == 0, "module with a newline");
+    rc = pncrypt_decrypt_text(newline, NULL, text, strlen(text), &out, &out_len, &err_wrong);
+    CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT
+              && strstr(err_wrong.message, "cipher_key: the key ends with a line break") != NULL,
+          "key with a newline: %s", err_wrong.message);
+    pncrypt_module_free(newline);
     pncrypt_free(text);
     pncrypt_module_free(wrong);
     pncrypt_module_free(m);
