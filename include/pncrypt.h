@@ -184,6 +184,17 @@ PNCRYPT_API int pncrypt_module_add_key(pncrypt_module *module, const char *key, 
  */
 PNCRYPT_API int pncrypt_module_set_reading(pncrypt_module *module, const char *scheme, pncrypt_error *err);
 
+/*
+ * What the module's message calls (pncrypt_message_decrypt, _status, pncrypt_field_decrypt, _many,
+ * pncrypt_envelope_decrypt) require of a plaintext, for every reading alike: "json" (the default: UTF-8 JSON
+ * text, which a wrong key practically never gives) or "text" (UTF-8: a plaintext that is not JSON, from a
+ * publisher that encrypted a raw string, is delivered as a JSON string, as the SDKs return it; a wrong key
+ * passes this more often: docs/security.md, "Residual risk"). `pncrypt message decrypt --plaintext`. Call it
+ * before the module is shared, as pncrypt_module_add_key().
+ * Errors: PNCRYPT_E_ARGUMENT (NULL module or plaintext, an unknown name).
+ */
+PNCRYPT_API int pncrypt_module_set_plaintext(pncrypt_module *module, const char *plaintext, pncrypt_error *err);
+
 /* ---- Bytes <-> Base64 text -------------------------------------------------------------------------------- */
 
 /*
@@ -384,6 +395,9 @@ PNCRYPT_API int pncrypt_message_encrypt_style(pncrypt_module *m, const char *sty
 #define PNCRYPT_ON_ERROR_MARKER      0  /* the string "DECRYPTION_ERROR" (iOS 3.4); non-strings too */
 #define PNCRYPT_ON_ERROR_PASSTHROUGH 1  /* the original message (current SDKs); non-strings too, as NOT_ENCRYPTED */
 #define PNCRYPT_ON_ERROR_FAIL        2  /* nothing: the call returns the error (non-strings are errors) */
+/* The library's default for the record calls (pncrypt_field_decrypt, _many): _PASSTHROUGH, the field kept as it
+ * was (the marker would destroy a record's original value), as `pncrypt message decrypt --field` does. */
+#define PNCRYPT_ON_ERROR_DEFAULT     3
 
 /*
  * Decrypts a received message: `len` bytes of JSON text at `json`. A JSON string is decrypted with every key (a
@@ -444,7 +458,8 @@ PNCRYPT_API int pncrypt_field_encrypt(pncrypt_module *m, const char *pointer, co
  * Decrypts the field, which must be a JSON string holding the ciphertext, as pncrypt_message_decrypt() decrypts
  * a message, and puts the decrypted message (compact JSON) in its place. A field that is not a string is
  * PNCRYPT_E_NOT_ENCRYPTED, a decryption failure like the others: with PNCRYPT_ON_ERROR_MARKER or _PASSTHROUGH
- * the call returns 0 with the record whose field is "DECRYPTION_ERROR" or as it was, `status->code` saying why;
+ * (or _DEFAULT, which is _PASSTHROUGH here) the call returns 0 with the record whose field is "DECRYPTION_ERROR"
+ * or as it was, `status->code` saying why;
  * with PNCRYPT_ON_ERROR_FAIL the failure is returned. *status_json_out (NULL to skip) receives the status as
  * pncrypt_message_decrypt_status() gives it, NULL when the field was decrypted.
  * Ownership: *json_out and *status_json_out are NUL-terminated, for pncrypt_free().
@@ -473,8 +488,8 @@ PNCRYPT_API int pncrypt_field_rekey(pncrypt_module *from, pncrypt_module *to, co
  * else the first failed item's code with "item N: ". *out holds the resulting records back to back,
  * NUL-terminated, for pncrypt_free(); item i is out[offsets[i]] .. out[offsets[i + 1] - 1] (`offsets`: count + 1
  * entries). A failed item is: for encryption, empty (nothing of a plaintext is copied); for decryption, the
- * record with the field's failure delivered as `policy` says (PNCRYPT_ON_ERROR_MARKER or _PASSTHROUGH; _FAIL is
- * PNCRYPT_E_ARGUMENT here), or the record as it was when it has no such field; for rekey, the record unchanged
+ * record with the field's failure delivered as `policy` says (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH or _DEFAULT;
+ * _FAIL is PNCRYPT_E_ARGUMENT here), or the record as it was when it has no such field; for rekey, the record unchanged
  * (`outcomes`, count ints, required, as for pncrypt_rekey_many()).
  */
 PNCRYPT_API int pncrypt_field_encrypt_many(pncrypt_module *m, const char *pointer, const char *style,

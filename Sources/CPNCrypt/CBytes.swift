@@ -52,14 +52,17 @@ extension CModule {
     /// readings `reading` allows (`readingArgument`): for `auto`, every reading of the data: a PNED header, else both
     /// legacy readings (legacy33 for a legacy33 module); for a list, every reading of its items. The plaintext comes
     /// back only when exactly one reading qualifies as `content`. The caller wipes it.
-    /// As text, the one key-dependent failure also says that a binary plaintext is read as bytes (the same words
-    /// for every such failure, so it tells nothing about which check failed).
+    /// As text, the one key-dependent failure also says that a binary plaintext is read as bytes when the library's
+    /// rule finds one plausible (`FailureHint.binaryPlaintextPlausible`: longer than any message, and no key of an
+    /// unusual shape; the same words for every such failure, so it tells nothing about which check failed).
     func decrypt(text: UnsafeRawBufferPointer, reading: ReadPolicy, content: KeyRing.Content) throws(PNCryptError)
         -> [UInt8] {
         let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
         do {
             return try ring.decrypt(ciphertext, reading: reading, content: content).plaintext
-        } catch where content == .text && error == CryptoModule.decryptionFailed {
+        } catch where content == .text && error == CryptoModule.decryptionFailed
+                    && FailureHint.binaryPlaintextPlausible(raw: false, ciphertextCount: ciphertext.count,
+                                                            keyHint: keyHint) {
             throw PNCryptError(error.code, error.message + CFailure.binaryPlaintextHint, offset: error.offset)
         }
     }

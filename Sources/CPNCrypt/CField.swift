@@ -32,8 +32,9 @@ func fieldPolicyArgument(_ policy: Int32, allowFail: Bool) throws -> DecryptionP
     case policyMarker: return .marker
     case policyPassThrough: return .passThrough
     case policyFail where allowFail: return .marker
+    case policyDefault: return .default(for: .record)
     default:
-        throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH"
+        throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH, _DEFAULT"
                                 + (allowFail ? " or _FAIL)" : "; a batch tries every item)"))
     }
 }

@@ -19,6 +19,11 @@ final class CModule: Sendable {
     let crypto: CryptoModule
     /// The ring and the messages read with it, replaced together by `add` under the lock.
     private let keys: Locked<(ring: KeyRing, messages: MessageCrypto)>
+    /// Every key as `FailureHint` takes it (`cipher_key`, then `key #2`...), for the hint a decryption failure
+    /// carries (`CFailure.hinted(by:)`).
+    private let hintKeys: Locked<[FailureHint.Key]>
+    /// The keys' hint (`FailureHint.keys`), nil when no key has an unusual shape.
+    var keyHint: String? { FailureHint.keys(hintKeys.withLock { $0 }) }
     /// Every key of the module, `key` first: decryption goes through the ring (the library's one procedure).
     var ring: KeyRing { keys.withLock { $0.ring } }
     /// Messages in `scheme`, read with every key and, headerless, both legacy readings (see `legacy`).
@@ -30,7 +35,8 @@ final class CModule: Sendable {
     /// random-IV format for a legacy-random-iv module, else nil: the headerless rule for files.
     let fileLegacy: Scheme?
 
-    init(key: CipherKey, scheme: Scheme) throws(PNCryptError) {
+    init(key: CipherKey, scheme: Scheme, namesFile: Bool = false) throws(PNCryptError) {
+        hintKeys = Locked([FailureHint.Key(key, source: "cipher_key", namesFile: namesFile)])
         self.key = key
         self.scheme = scheme
         crypto = CryptoModule(key: key, scheme: scheme)
@@ -40,8 +46,13 @@ final class CModule: Sendable {
         keys = Locked((ring, MessageCrypto(keys: ring, scheme: scheme)))
     }
 
-    /// Adds a key tried on decryption (never used to encrypt).
-    func add(_ extra: CipherKey) throws {
+    /// What the message calls require of a plaintext (`pncrypt_module_set_plaintext`).
+    func set(plaintext: PlaintextRule) {
+        keys.withLock { $0.messages.plaintext = plaintext }
+    }
+
+    /// Adds a key tried on decryption (never used to encrypt); `namesFile`: its text also names a file.
+    func add(_ extra: CipherKey, namesFile: Bool = false) throws {
         try keys.withLock { keys in
             Result { () throws -> Void in
                 guard !keys.ring.keys.contains(where: { $0.isSame(as: extra) }) else {
@@ -49,7 +60,11 @@ final class CModule: Sendable {
                                             + " reading ambiguous)")
                 }
                 let ring = try KeyRing(keys: keys.ring.keys + [extra])
-                keys = (ring, MessageCrypto(keys: ring, scheme: scheme, reading: keys.messages.reading))
+                var messages = MessageCrypto(keys: ring, scheme: scheme, reading: keys.messages.reading)
+                messages.plaintext = keys.messages.plaintext
+                keys = (ring, messages)
+                hintKeys.withLock { $0.append(FailureHint.Key(extra, source: "key #\(ring.keys.count)",
+                                                              namesFile: namesFile)) }
             }
         }.get()
     }
@@ -107,7 +122,7 @@ public func pncrypt_module_new(_ cipherKey: CText, _ scheme: CText, _ out: Unsaf
         // The scheme first: an unknown scheme is an argument error, which comes before the key's (invalidKey).
         let scheme = try schemeArgument(scheme, default: .defaultForWriting, allowAuto: false) ?? .defaultForWriting
         let key = try keyArgument(cipherKey, "cipher_key")
-        let module = try CModule(key: key, scheme: scheme)
+        let module = try CModule(key: key, scheme: scheme, namesFile: namesFile(cipherKey))
         out.pointee = OpaquePointer(Unmanaged.passRetained(module).toOpaque())
     }
 }
@@ -116,7 +131,26 @@ public func pncrypt_module_new(_ cipherKey: CText, _ scheme: CText, _ out: Unsaf
 public func pncrypt_module_add_key(_ module: CModuleHandle, _ cipherKey: CText, _ err: CErrorOut) -> Int32 {
     guarded(err, holding: module) {
         let module = try CModule.from(module)
-        try module.add(try keyArgument(cipherKey, "key"))
+        try module.add(try keyArgument(cipherKey, "key"), namesFile: namesFile(cipherKey))
+    }
+}
+
+/// Whether a key argument (already checked) also names an existing file, for the key hint.
+private func namesFile(_ key: CText) -> Bool {
+    guard let key else { return false }
+    return InputFiles.namesRegularFile(Array(UnsafeRawBufferPointer(start: key, count: strlen(key))))
+}
+
+@_cdecl("pncrypt_module_set_plaintext")
+public func pncrypt_module_set_plaintext(_ module: CModuleHandle, _ plaintext: CText, _ err: CErrorOut) -> Int32 {
+    guarded(err, holding: module) {
+        let module = try CModule.from(module)
+        let name = try stringArgument(plaintext, "plaintext")
+        guard let rule = PlaintextRule(rawValue: name) else {
+            throw CFailure.argument("unknown plaintext '\(name.prefix(40))' (known: "
+                                    + PlaintextRule.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        module.set(plaintext: rule)
     }
 }
 

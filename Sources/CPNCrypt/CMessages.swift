@@ -37,10 +37,11 @@ public func pncrypt_message_encrypt_style(_ module: CModuleHandle, _ style: CTex
     }
 }
 
-/// `PNCRYPT_ON_ERROR_MARKER`, `_PASSTHROUGH`, `_FAIL`.
+/// `PNCRYPT_ON_ERROR_MARKER`, `_PASSTHROUGH`, `_FAIL`, `_DEFAULT` (the record calls: the library's default).
 let policyMarker: Int32 = 0
 let policyPassThrough: Int32 = 1
 let policyFail: Int32 = 2
+let policyDefault: Int32 = 3
 
 @_cdecl("pncrypt_message_decrypt")
 public func pncrypt_message_decrypt(_ module: CModuleHandle, _ json: CText, _ len: Int, _ policy: Int32,

@@ -44,6 +44,14 @@ struct CFailure: Error {
 
     static func argument(_ message: String) -> CFailure { CFailure(ErrorCodes.argument, message) }
 
+    /// The one decryption failure with the hint of `module`'s keys (`FailureHint.keys`: a key's shape, a key that
+    /// names a file), as the CLI's `hint:` line says it; any other failure as it is. The hint depends only on the
+    /// keys, so every failure with them gets the same words.
+    func hinted(by module: CModule?) -> CFailure {
+        guard code == PNCRYPT_E_WRONG_KEY_OR_CORRUPT, let hint = module?.keyHint else { return self }
+        return CFailure(code, message + "; hint: " + hint)
+    }
+
     /// Any error an entry point's body can throw, as the C interface reports it.
     static func from(_ error: any Error) -> CFailure {
         switch error {
@@ -193,7 +201,13 @@ func guarded(_ err: UnsafeMutableRawPointer?, holding module: OpaquePointer?, _ 
         first?.release()
         second?.release()
     }
-    return guarded(err, body)
+    return guarded(err) {
+        do {
+            try body()
+        } catch {
+            throw CFailure.from(error).hinted(by: first?.takeUnretainedValue())
+        }
+    }
 }
 
 /// `guarded(_:holding:_:_:)` for an entry point that can succeed and still report a failure (a batch's first failed
@@ -202,7 +216,9 @@ func guarded(_ err: UnsafeMutableRawPointer?, holding module: OpaquePointer?, _ 
 func guardedDelivering(_ status: CErrorOut, holding module: CModuleHandle, _ other: CModuleHandle = nil,
                        _ body: () throws -> CFailure?) -> Int32 {
     var failure: CFailure?
-    let code = guarded(status, holding: module, other) { failure = try body() }
+    let code = guarded(status, holding: module, other) {
+        failure = try body()?.hinted(by: try? CModule.from(module))
+    }
     if code == 0, let failure { ErrorRecord(pointer: status).set(failure) }
     return code
 }

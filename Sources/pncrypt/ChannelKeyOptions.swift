@@ -71,12 +71,13 @@ struct ChannelKeyOptions: ParsableArguments {
                 throw CLIFailure(.usage, "--channel-key-file \(pattern)=- reads the key from standard input: give"
                                  + " the data as TEXT, a file or -i PATH")
             }
-            let key = GivenKey(bytes: try KeyOptions.read(keyFile: path), source: "channel key file '\(argument)'")
+            let key = GivenKey(bytes: try KeyOptions.read(keyFile: path), source: "channel key file '\(argument)'",
+                               fromFile: true)
             if given[pattern] == nil { order.append(pattern) }
             given[pattern, default: []].append(key)
         }
         var rings: [String: KeyRing] = [:]
-        var hints: [(CipherKey, String)] = []
+        var hints: [FailureHint.Key] = []
         for pattern in order {
             let sources = given[pattern]!
             let ciphers = try sources.map { try $0.cipherKey() }
@@ -85,7 +86,7 @@ struct ChannelKeyOptions: ParsableArguments {
                                  + " each key once (per channel: a key given twice makes every reading ambiguous)")
             }
             rings[pattern] = try KeyRing(keys: ciphers)
-            hints += zip(ciphers, sources.map(\.source))
+            hints += zip(ciphers, sources).map { key, given in given.hintKey(key) }
         }
         KeyShapeHints.record(hints)
         return try ChannelKeys(rings)
@@ -146,8 +147,9 @@ extension ReceivedOptions where Handling == MessageReadOptions {
     func decryptEnvelopes(formats: [EnvelopeFormat], channels: ChannelKeyOptions, v2: V2ChannelOption?) throws {
         let data = try input.resolved()
         guard let keys = try channels.resolve(self.keys, input: data, lines: lines) else { return }
-        let template = MessageCrypto(keys: keys.rings.first!.value, scheme: read.reading.explicit ?? .defaultForWriting,
+        var template = MessageCrypto(keys: keys.rings.first!.value, scheme: read.reading.explicit ?? .defaultForWriting,
                                      reading: try read.reading.policy, style: read.style)
+        template.plaintext = read.plaintext
         let reading = ChannelReading(keys, v2Channel: v2?.channel, template: template)
         let text = try data.readAll(limit: maxInput.limit)
         let result = try text.withUnsafeBufferPointer { (text) throws(PNCryptError) in

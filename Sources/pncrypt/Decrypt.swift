@@ -153,7 +153,11 @@ struct Decrypt: ParsableCommand {
         let length = Int(lseek(fd, 0, SEEK_END))
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
         let reader = TextStreamDecryptor(ring: ring, reading: try options.schemes.policy)
-        let choice = try explained({ head }, hint: raw.map { data.rawAsTextHint($0) }) {
+        // The library's rule says when a binary plaintext is plausible (raw input, or longer than any message).
+        let binary = FailureHint.binaryPlaintextPlausible(raw: raw != nil, ciphertextCount: length,
+                                                          keyHint: KeyShapeHints.line)
+        let hint = binary ? raw.map { data.rawAsTextHint($0) } ?? data.longTextHint : nil
+        let choice = try explained({ head }, hint: hint) {
             try reader.choose(ciphertext: fd, length: length)
         }
         try body(reader, choice, fd)

@@ -7,8 +7,10 @@ struct FieldOption: ParsableArguments {
     @Option(name: .customLong("field"), help: ArgumentHelp("""
         The message is this field of each record (an RFC 6901 JSON Pointer: /message, /payload/text, /items/0; \
         ~1 stands for / and ~0 for ~ in a key): only that field is encrypted, decrypted or rekeyed, every other \
-        byte of the record is kept. In line mode (--lines; rekey always) a record without it prints a status line \
-        naming the line and the pointer; otherwise it is an error (exit 65). A key repeated in one object: the \
+        byte of the record is kept. A field that is not decrypted (never encrypted, damaged, wrong key) is kept \
+        as it was, with its status line (--on-error marker writes "DECRYPTION_ERROR" in its place). In line \
+        mode (--lines; rekey always) a record without it prints a status line naming the line and the pointer; \
+        otherwise it is an error (exit 65). A key repeated in one object: the \
         last counts. "" is the whole record (as without --field).
         """, valueName: "pointer"))
     var field: String?

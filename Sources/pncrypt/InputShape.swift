@@ -67,6 +67,14 @@ extension Input {
         "\(describe) is raw ciphertext (\(reason)), decrypted as text as every input is without --binary: a binary "
             + "plaintext (a file an SDK's encrypt_file wrote) needs --binary"
     }
+
+    /// The hint for Base64 text whose ciphertext is longer than any message (`FailureHint.messageLimit`), where a
+    /// binary plaintext is plausible: the same words for every such failure.
+    var longTextHint: String {
+        "\(describe) holds a ciphertext longer than any message (over \(FailureHint.messageLimit / 1024) KiB), "
+            + "decrypted as text as every input is without --binary: a binary plaintext (a file an SDK's "
+            + "encrypt_file wrote) needs --binary"
+    }
 }
 
 /// A positional TEXT argument that names an existing regular file and is not text the command reads

@@ -1,4 +1,5 @@
 import PNCrypt
+import PNCryptFiles
 import PNCryptPlatform
 
 // Keys are exact: every key source hands over the bytes it was given, and `CipherKey(bytes:)` refuses those that
@@ -10,6 +11,14 @@ import PNCryptPlatform
 struct GivenKey {
     var bytes: [UInt8]
     var source: String
+    /// Read from a file (its contents are the key), not given as text.
+    var fromFile = false
+
+    /// The key as `FailureHint` takes it, for the hint after a decryption failure: a key given as text that also
+    /// names an existing file is said to (`InputFiles.namesRegularFile`).
+    func hintKey(_ key: CipherKey) -> FailureHint.Key {
+        FailureHint.Key(key, source: source, namesFile: !fromFile && InputFiles.namesRegularFile(bytes))
+    }
 
     /// The cipher key, or a usage failure (exit 64) naming the source when the bytes are not a key (not UTF-8,
     /// empty).
@@ -88,19 +97,23 @@ enum RawArguments {
     }
 }
 
-/// The keys used for reading in this run and what their shape suggests (`CipherKey.shapeHint`), for the one-line
-/// hint that follows a decryption failure (`PNCryptCommand.report`). Written once, before any work, on the main
-/// thread.
+/// The keys used for reading in this run and what their shape suggests (the library's `FailureHint`, as every
+/// shell words it), for the one-line hint that follows a decryption failure (`PNCryptCommand.report`). Written
+/// once, before any work, on the main thread.
 enum KeyShapeHints {
     nonisolated(unsafe) static var hints: [String] = []
+    nonisolated(unsafe) static var keys: [FailureHint.Key] = []
 
     /// Records the hint of each key that has one.
-    static func record(_ keys: [(CipherKey, String)]) {
-        hints = keys.compactMap { key, source in key.shapeHint.map { "\(source): \($0)" } }
+    static func record(_ keys: [FailureHint.Key]) {
+        self.keys = keys
+        hints = keys.compactMap { key in
+            FailureHint.shape(of: key.key, namesFile: key.namesFile).map { "\(key.source): \($0)" }
+        }
     }
 
     /// The hint line, nil when no key has an unusual shape.
     static var line: String? {
-        hints.isEmpty ? nil : "hint: " + hints.joined(separator: "; ") + " (keys are used exactly as given)"
+        FailureHint.keys(keys).map { "hint: " + $0 }
     }
 }

@@ -167,7 +167,8 @@ enum Lines {
     static func decrypt(keys: KeyOptions, read: MessageReadOptions, lines: LineOptions, field: JSONPointer?,
                         channels: RecordChannels? = nil, input: Input, output: OutputOptions) throws {
         let crypto = try read.crypto(keys, channels: channels, input: input)
-        let run = try run(.decrypt(crypto, policy: read.policy), lines: lines, stopOnFailure: read.onError == .fail,
+        let policy = read.policy(for: field == nil ? .message : .record)
+        let run = try run(.decrypt(crypto, policy: policy), lines: lines, stopOnFailure: read.onError == .fail,
                           input: input, output: output, rawControl: read.terminal.rawControl, field: field,
                           channels: channels)
         let summary = run.summary

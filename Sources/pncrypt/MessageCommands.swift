@@ -3,6 +3,7 @@ import PNCrypt
 import PNCryptPlatform
 
 extension JSONStyle: ExpressibleByArgument {}
+extension PlaintextRule: ExpressibleByArgument {}
 
 /// `--on-error`: what to deliver for a message that is not delivered decrypted (not encrypted, wrong key,
 /// corrupt). Under every value each such message prints one status line on standard error, and the run exits 1
@@ -46,31 +47,43 @@ struct MessageReadOptions: ParsableArguments {
 
     @Option(name: .customLong("on-error"), help: """
         What to deliver for a message that is not delivered decrypted (not encrypted, wrong key, corrupt): \
-        marker: "DECRYPTION_ERROR" (iOS 3.4); passthrough: the original message (current SDKs); fail: nothing. \
+        marker: "DECRYPTION_ERROR" (iOS 3.4; the default for a whole message); passthrough: the original message \
+        (current SDKs; the default with --field, where the record keeps its field as it was); fail: nothing. \
         Under each, every such message prints one status line on stderr and the run exits 1 (unless \
         --allow-failures).
         """)
-    var onError: OnError = .marker
+    var onError: OnError?
 
     @OptionGroup var failures: AllowFailuresOption
 
     @Option(help: "How the decrypted JSON is written.")
     var style: JSONStyle = .compact
 
+    @Option(name: .customLong("plaintext"), help: ArgumentHelp("""
+        What a plaintext must be. json (default): UTF-8 JSON text, which a wrong key practically never gives. text: \
+        also UTF-8 that is not JSON (a publisher that encrypted a raw string), delivered as a JSON string, as the \
+        SDKs return it; a wrong key passes this check more often (docs/security.md, "Residual risk").
+        """, valueName: "json|text"))
+    var plaintext: PlaintextRule = .json
+
     func validate() throws {
-        try failures.validate(with: onError.rawValue)
+        try failures.validate(with: onError?.rawValue ?? "")
     }
 
     func crypto(_ keys: KeyOptions, input: Input) throws -> MessageCrypto {
-        MessageCrypto(keys: try keys.ring(input: input), scheme: reading.explicit ?? .defaultForWriting,
-                      reading: try reading.policy, style: style)
+        var crypto = MessageCrypto(keys: try keys.ring(input: input), scheme: reading.explicit ?? .defaultForWriting,
+                                   reading: try reading.policy, style: style)
+        crypto.plaintext = plaintext
+        return crypto
     }
 
     /// `crypto(_:input:)`, or with `channels` the template of their reading (its keys, any channel's, not used).
     func crypto(_ keys: KeyOptions, channels: RecordChannels?, input: Input) throws -> MessageCrypto {
         guard let channels else { return try crypto(keys, input: input) }
-        return MessageCrypto(keys: channels.anyRing, scheme: reading.explicit ?? .defaultForWriting,
-                             reading: try reading.policy, style: style)
+        var crypto = MessageCrypto(keys: channels.anyRing, scheme: reading.explicit ?? .defaultForWriting,
+                                   reading: try reading.policy, style: style)
+        crypto.plaintext = plaintext
+        return crypto
     }
 
     /// Decrypts one received message (JSON text, or bare Base64 taken as the JSON string it would be). Every
@@ -83,12 +96,22 @@ struct MessageReadOptions: ParsableArguments {
             guard error.code == .invalidJSON, let base64 = MessageCrypto.bareBase64(text) else { throw error }
             result = crypto.decrypt(.string(base64), policy: .marker)
         }
-        if onError == .passthrough, let original = result.status?.original { result.message = original }
+        if policy == .passThrough, let original = result.status?.original { result.message = original }
         return result
     }
 
-    /// What a message not delivered decrypted becomes under `--on-error` (fail delivers nothing at all).
-    var policy: DecryptionPolicy { onError == .passthrough ? .passThrough : .marker }
+    /// What a whole message not delivered decrypted becomes under `--on-error` (fail delivers nothing at all).
+    var policy: DecryptionPolicy { policy(for: .message) }
+
+    /// What a message or a record's field (`target`) not delivered decrypted becomes: as `--on-error` says, else
+    /// the library's default for the target (the marker for a message, the field kept for a record).
+    func policy(for target: DecryptionPolicy.Target) -> DecryptionPolicy {
+        switch onError {
+        case .passthrough: .passThrough
+        case .marker, .fail: .marker
+        case nil: .default(for: target)
+        }
+    }
 
     /// Decrypts every message of a response given as text, as `decrypt(_:message:)` does for one.
     func decrypt(_ crypto: MessageCrypto, envelope text: [UInt8], formats: [EnvelopeFormat]) throws
@@ -302,9 +325,11 @@ struct MessageCommand: ParsableCommand {
             // Written out as for `decrypt`: more than 12 options would shorten it to `[<options>]`.
             usage: "pncrypt message decrypt [--key <key> ...] [--key-file <path> ...] [--lines] [<options>] [<text>]",
             discussion: """
-            Only JSON strings are decrypted (bare Base64 is taken as the string it would be); the plaintext is \
-            parsed as JSON, or kept as a string. A message that is not delivered decrypted (not encrypted, wrong \
-            key, corrupt) prints one status line on stderr, for example \
+            Only JSON strings are decrypted (bare Base64 is taken as the string it would be); the plaintext must \
+            be JSON text (what makes a wrong key certain to fail), delivered as its value; with --plaintext text, \
+            UTF-8 that is not JSON is delivered as a JSON string, as the SDKs return a raw string. A message that \
+            is not delivered decrypted (not encrypted, wrong key, corrupt) prints one status line on stderr, for \
+            example \
             {"category":"decryption","reason":"wrongKeyOrCorrupt","message":"...","original":"..."}. \
             Such a run exits 1: with --on-error marker or passthrough after writing the output, with fail with \
             nothing on stdout; --allow-failures makes it exit 0. Several --key options are tried in order. A record \
@@ -341,10 +366,11 @@ struct MessageCommand: ParsableCommand {
                 let record = try byChannel.map { channels in
                     try FieldOption.onRecord { () throws(PNCryptError) in
                         try channels.keys.decrypt(field: pointer, of: text, channelField: channels.channelField,
-                                                  reading: crypto.reading, style: crypto.style, policy: read.policy)
+                                                  reading: crypto.reading, style: crypto.style,
+                                                  plaintext: crypto.plaintext, policy: read.policy(for: .record))
                     }
                 } ?? FieldOption.onRecord { () throws(PNCryptError) in
-                    try crypto.decrypt(field: pointer, of: text, policy: read.policy)
+                    try crypto.decrypt(field: pointer, of: text, policy: read.policy(for: .record))
                 }
                 return try read.deliver(text: record.text,
                                         statuses: ChannelKeyOptions.advised(record.status.map { [$0] } ?? []),

@@ -338,6 +338,7 @@ static const struct { const char *name; int value, pinned; } pinned_numbers[] = 
     {"PNCRYPT_ON_ERROR_MARKER", PNCRYPT_ON_ERROR_MARKER, 0},
     {"PNCRYPT_ON_ERROR_PASSTHROUGH", PNCRYPT_ON_ERROR_PASSTHROUGH, 1},
     {"PNCRYPT_ON_ERROR_FAIL", PNCRYPT_ON_ERROR_FAIL, 2},
+    {"PNCRYPT_ON_ERROR_DEFAULT", PNCRYPT_ON_ERROR_DEFAULT, 3},
     {"PNCRYPT_REKEY_FAILED", PNCRYPT_REKEY_FAILED, 0},
     {"PNCRYPT_REKEY_REKEYED", PNCRYPT_REKEY_REKEYED, 1},
     {"PNCRYPT_REKEY_CURRENT", PNCRYPT_REKEY_CURRENT, 2},
@@ -1347,8 +1348,9 @@ static void test_text_failure_names_the_bytes_functions(void) {
     pncrypt_error err, err_wrong;
     CHECK(pncrypt_module_new("binary-key", "acrh", &m, &err) == 0, "module");
     CHECK(pncrypt_module_new("another-key", "acrh", &wrong, &err) == 0, "second module");
-    uint8_t binary[64];
-    for (int i = 0; i < 64; i++) binary[i] = (uint8_t)(0x80 + i);
+    /* Longer than any message (issue 59.8): a binary plaintext is plausible, so the hint names the bytes calls. */
+    static uint8_t binary[40000];
+    for (int i = 0; i < (int)sizeof binary; i++) binary[i] = (uint8_t)(0x80 + i % 64);
     char *text = NULL;
     CHECK(pncrypt_encrypt(m, binary, sizeof binary, &text, &err) == 0, "encrypt");
     uint8_t *out = NULL;
@@ -1362,6 +1364,22 @@ static void test_text_failure_names_the_bytes_functions(void) {
     rc = pncrypt_decrypt(m, NULL, text, strlen(text), &out, &out_len, &err);
     CHECK(rc == 0 && out_len == sizeof binary && memcmp(out, binary, out_len) == 0, "as bytes: rc %d", rc);
     pncrypt_free(out);
+    pncrypt_free(text);
+    /* A message-sized text and a plain wrong key: no binary hint; a key that ends with a newline: the library's key
+     * hint (issue 59.8). */
+    const char small[] = "hello";
+    text = NULL;
+    CHECK(pncrypt_encrypt(m, (const uint8_t *)small, strlen(small), &text, &err) == 0, "encrypt small");
+    rc = pncrypt_decrypt_text(wrong, NULL, text, strlen(text), &out, &out_len, &err_wrong);
+    CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && strstr(err_wrong.message, "hint") == NULL
+              && strstr(err_wrong.message, "pncrypt_decrypt or") == NULL, "plain wrong key: %s", err_wrong.message);
+    pncrypt_module *newline = NULL;
+    CHECK(pncrypt_module_new("binary-key\n", "acrh", &newline, &err) == 0, "module with a newline");
+    rc = pncrypt_decrypt_text(newline, NULL, text, strlen(text), &out, &out_len, &err_wrong);
+    CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT
+              && strstr(err_wrong.message, "cipher_key: the key ends with a line break") != NULL,
+          "key with a newline: %s", err_wrong.message);
+    pncrypt_module_free(newline);
     pncrypt_free(text);
     pncrypt_module_free(wrong);
     pncrypt_module_free(m);
@@ -1417,6 +1435,46 @@ static void test_message_not_json(void) {
             CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && out == NULL, "%s, not JSON: rc %d", schemes[i], rc);
         }
         pncrypt_free(out);
+        out = NULL;
+        /* "text" (issue 59.4): the raw string is delivered as a JSON string, in a message, a record's field and
+         * a response; a module with another key still fails; an unknown name is an argument error. */
+        pncrypt_module *text = NULL, *other = NULL;
+        pncrypt_module_new("enigma", schemes[i], &text, &err);
+        pncrypt_module_new("another", schemes[i], &other, &err);
+        CHECK(pncrypt_module_set_plaintext(text, "text", &err) == 0 && pncrypt_module_set_plaintext(other, "text",
+                                                                                                    &err) == 0,
+              "set_plaintext text: %s", err.message);
+        CHECK(pncrypt_module_set_plaintext(text, "yaml", &err) == PNCRYPT_E_ARGUMENT
+                  && strstr(err.message, "json, text") != NULL, "set_plaintext yaml: %s", err.message);
+        rc = pncrypt_message_decrypt(text, wire, strlen(wire), PNCRYPT_ON_ERROR_FAIL, &out, &err);
+        CHECK(rc == 0 && out && strcmp(out, "\"not json at all\"") == 0, "%s, text: rc %d %s", schemes[i], rc,
+              out ? out : err.message);
+        pncrypt_free(out);
+        out = NULL;
+        char record[300];
+        snprintf(record, sizeof record, "{\"message\":%s,\"t\":1}", wire);
+        rc = pncrypt_field_decrypt(text, "/message", record, strlen(record), PNCRYPT_ON_ERROR_FAIL, &out, NULL,
+                                   &err);
+        CHECK(rc == 0 && out && strcmp(out, "{\"message\":\"not json at all\",\"t\":1}") == 0,
+              "%s, text field: rc %d %s", schemes[i], rc, out ? out : err.message);
+        pncrypt_free(out);
+        out = NULL;
+        if (strcmp(schemes[i], "legacy33") != 0) {
+            rc = pncrypt_message_decrypt(other, wire, strlen(wire), PNCRYPT_ON_ERROR_FAIL, &out, &err);
+            CHECK(rc == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && out == NULL, "%s, text, another key: rc %d", schemes[i],
+                  rc);
+            pncrypt_free(out);
+            out = NULL;
+            char response[300];
+            snprintf(response, sizeof response, "[[%s],1,2]", wire);
+            rc = pncrypt_envelope_decrypt(text, NULL, response, strlen(response), PNCRYPT_ON_ERROR_FAIL, &out, NULL,
+                                          &err);
+            CHECK(rc == 0 && out && strncmp(out, "[[\"not json at all\"],", 21) == 0, "%s, text response: %s",
+                  schemes[i], out ? out : err.message);
+            pncrypt_free(out);
+        }
+        pncrypt_module_free(text);
+        pncrypt_module_free(other);
         pncrypt_free(sealed);
         pncrypt_module_free(m);
     }
@@ -2093,6 +2151,28 @@ static void test_records(const char *path) {
         pncrypt_free(back);
     }
     pncrypt_free(out);
+    /* The library's default for a record (issue 59.5): a field never encrypted, or whose ciphertext is damaged,
+     * is kept as it was, its status saying why; the marker only when asked for. Singly and in a batch. */
+    static const char *kept[] = {"{\"message\":\"hello\",\"t\":1}",
+                                 "{\"message\":\"06UDjczkvAAYcqWfNwkOiQ==\",\"t\":1}"};
+    for (int i = 0; i < 2; i++) {
+        char *as_was = NULL, *kept_status = NULL;
+        rc = pncrypt_field_decrypt(to, "/message", kept[i], strlen(kept[i]), PNCRYPT_ON_ERROR_DEFAULT, &as_was,
+                                   &kept_status, &err);
+        CHECK(rc == 0 && err.code <= -20 && as_was && strcmp(as_was, kept[i]) == 0 && kept_status != NULL,
+              "field default keeps %s: rc %d code %d gave %s", kept[i], rc, err.code, as_was ? as_was : "(null)");
+        pncrypt_free(as_was);
+        pncrypt_free(kept_status);
+        as_was = NULL;
+        size_t kept_len = strlen(kept[i]), kept_offsets[2];
+        int kept_code = 0;
+        rc = pncrypt_field_decrypt_many(to, "/message", kept[i], kept_len, &kept_len, 1, PNCRYPT_ON_ERROR_DEFAULT,
+                                        &as_was, kept_offsets, &kept_code, &err);
+        CHECK(rc == 0 && kept_code <= -20 && as_was && strcmp(as_was, kept[i]) == 0,
+              "field_many default keeps %s: rc %d code %d gave %s", kept[i], rc, kept_code,
+              as_was ? as_was : "(null)");
+        pncrypt_free(as_was);
+    }
     /* An invalid pointer is an argument error saying what a pointer looks like. */
     out = NULL;
     rc = pncrypt_field_decrypt(to, "message", "{}", 2, PNCRYPT_ON_ERROR_MARKER, &out, NULL, &err);

@@ -110,6 +110,40 @@ struct CLIFieldTests {
         #expect(allowed.stderr.contains(#""line":3"#))
     }
 
+    @Test("decrypt --field keeps a field it cannot decrypt as it was, with its status; the marker when asked")
+    func decryptKeepsWhatFails() throws {
+        let records = try Self.export().compactMap { $0 }
+        // A field never encrypted, an SDK ciphertext damaged (a middle character changed), and SDK records read
+        // with another key: none may lose its value by default.
+        let sdk = try Self.split(records[0].line).field
+        var damaged = Array(sdk.utf8)
+        damaged[damaged.count / 2] = damaged[damaged.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B")
+            : UInt8(ascii: "A")
+        let lines = [#"{"channel":"ch","message":"a plain note","timetoken":"1"}"#,
+                     #"{"channel":"ch","message":{"text":"never encrypted"}}"#,
+                     records[0].line.replacingOccurrences(of: sdk, with: String(decoding: damaged, as: UTF8.self))]
+        for line in lines {
+            let kept = try CLI.run(["message", "decrypt", "--key", Self.key, "--field", "/message", line])
+            #expect(kept.status == 1 && kept.text == line + "\n", "\(line): \(kept.stderr)")
+            #expect(kept.stderr.contains(#""category":"decryption""#), "\(line): \(kept.stderr)")
+            let marked = try CLI.run(["message", "decrypt", "--key", Self.key, "--field", "/message",
+                                      "--on-error", "marker", line])
+            #expect(marked.status == 1 && marked.text.contains(#""message":"DECRYPTION_ERROR""#), "\(line)")
+        }
+        let input = lines.joined(separator: "\n") + "\n" + Self.lines(records, \.line)
+        let wrong = try CLI.run(["message", "decrypt", "--key", "another-key", "--lines", "--field", "/message"],
+                                stdin: Array(input.utf8))
+        #expect(wrong.status == 1 && wrong.text == input)
+        #expect(!wrong.text.contains("DECRYPTION_ERROR"))
+        #expect(wrong.stderr.contains("\(lines.count + records.count) of \(lines.count + records.count) lines not"))
+        let marked = try CLI.run(["message", "decrypt", "--key", "another-key", "--lines", "--field", "/message",
+                                  "--on-error", "marker"], stdin: Array(input.utf8))
+        #expect(marked.text.split(separator: "\n").allSatisfy { $0.contains(#""DECRYPTION_ERROR""#) })
+        // A whole message keeps the iOS marker by default.
+        let whole = try CLI.run(["message", "decrypt", "--key", "another-key", "--allow-failures", sdk])
+        #expect(whole.status == 0 && whole.text == "\"DECRYPTION_ERROR\"\n")
+    }
+
     @Test("decrypt --field without --lines: one record; a record without the field is an error naming it")
     func decryptSingle() throws {
         for record in try Self.export().compactMap({ $0 }) {

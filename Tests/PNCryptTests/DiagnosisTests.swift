@@ -16,8 +16,9 @@ import PNCryptTestSupport
             "decrypts with legacy-random-iv and key #2; "
                 + "a client set to a static IV (legacy) shows DECRYPTION_ERROR for it",
             "key #2 is not the first key: the sender still uses an older or different key",
-            "the plaintext (4 bytes) is text but not JSON: clients deliver it as a plain string;"
-                + " pncrypt's message decryption refuses it (a message must be JSON text)",
+            "the plaintext (4 bytes) is UTF-8 but not JSON: give --plaintext text if the publisher encrypted a raw"
+                + " string (Python, Spark: plaintext=\"text\"; C: pncrypt_module_set_plaintext); clients deliver"
+                + " it as a plain string, a message must be JSON text by default",
         ])
         #expect(d.decrypts && !d.isAmbiguous)
     }
@@ -60,9 +61,7 @@ import PNCryptTestSupport
                 + " without DECRYPTION_ERROR",
             "every serializer but the Python SDK writes these bytes: they hardly tell which SDK sent the message",
             "- legacy with key #1: the plaintext (24 bytes) is JSON: an object",
-            "- legacy-random-iv with key #1: the plaintext (8 bytes) is text but not JSON: "
-                + "clients deliver it as a plain string; pncrypt's message decryption refuses it (a message must be"
-                + " JSON text)",
+            "- legacy-random-iv with key #1: the plaintext (8 bytes) is UTF-8 but not JSON",
             "legacy and legacy-random-iv differ only in the first block: read with the other scheme, "
                 + "a message loses its first 16 bytes or gains 16 bytes of garbage",
             "the headerless rule reads it as legacy (what pncrypt decrypt gives without --scheme): the fixed-IV"

@@ -5,6 +5,7 @@ the Swift library's one decision procedure under it) and the pncrypt CLI.
 
     PNCRYPT_LIB=PREFIX/lib/libpncrypt.so.0 .venv/bin/python scripts/checks/residual_risk.py [--trials N]
         [--cli PATH [--cli-trials N] [--cli-only]]
+    python3 scripts/checks/residual_risk.py --text-rule     # exact figures per length, no library needed
 
 Each row decrypts a ciphertext made under one key with N other keys ("wrong-key-0", ...), the same keys every
 run; acrh ciphertexts get a fresh random IV each run, so their counts move by a few around N/255. "delivered" counts trials that returned a plaintext (with
@@ -24,7 +25,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bindings", "python"))
-import pncrypt  # noqa: E402
+try:
+    import pncrypt  # noqa: E402
+except Exception as error:  # --text-rule needs no library; the measurements say why it is missing
+    pncrypt = None
+    _IMPORT_ERROR = error
 
 KEY = "residual-risk-key"
 
@@ -130,13 +135,89 @@ def measure_cli(cli, trials, cli_trials):
     return delivered_bytes, delivered_text, messages
 
 
+# RFC 3629's UTF-8, as an automaton: the states a byte sequence can be in (0: between characters; otherwise what
+# the next bytes must be), and for each state and byte the next state (None: invalid). The library's check
+# (`isValidUTF8`) accepts exactly this language: no overlong forms, no surrogates, nothing above U+10FFFF.
+def _utf8_step(state, byte):
+    continuation = 0x80 <= byte <= 0xBF
+    if state == "start":
+        if byte <= 0x7F:
+            return "start"
+        if 0xC2 <= byte <= 0xDF:
+            return "cont1"
+        if byte == 0xE0:
+            return "e0"
+        if byte == 0xED:
+            return "ed"
+        if 0xE1 <= byte <= 0xEF:
+            return "cont2"
+        if byte == 0xF0:
+            return "f0"
+        if 0xF1 <= byte <= 0xF3:
+            return "cont3"
+        if byte == 0xF4:
+            return "f4"
+        return None
+    ranges = {"cont1": (0x80, 0xBF, "start"), "cont2": (0x80, 0xBF, "cont1"), "cont3": (0x80, 0xBF, "cont2"),
+              "e0": (0xA0, 0xBF, "cont1"), "ed": (0x80, 0x9F, "cont1"), "f0": (0x90, 0xBF, "cont2"),
+              "f4": (0x80, 0x8F, "cont2")}
+    low, high, after = ranges[state]
+    return after if continuation and low <= byte <= high else None
+
+
+def utf8_probabilities(longest):
+    """[P(n random bytes are valid UTF-8) for n in 0...longest], exactly (fractions of 256^n, as floats)."""
+    from fractions import Fraction
+    states = ["start", "cont1", "cont2", "cont3", "e0", "ed", "f0", "f4"]
+    table = {s: {} for s in states}
+    for s in states:
+        for byte in range(256):
+            t = _utf8_step(s, byte)
+            if t is not None:
+                table[s][t] = table[s].get(t, 0) + 1
+    vector = {s: Fraction(int(s == "start")) for s in states}
+    result = [Fraction(1)]
+    for _ in range(longest):
+        nxt = {s: Fraction(0) for s in states}
+        for s, p in vector.items():
+            if p:
+                for t, count in table[s].items():
+                    nxt[t] += p * count / 256
+        vector = nxt
+        result.append(vector["start"])
+    return result
+
+
+def text_rule_figures(blocks=(1, 2, 3, 4, 8, 16, 64)):
+    """The chance that one wrong key's reading passes the text rule (PKCS#7 padding, then UTF-8 over the whole
+    decrypted body: `--plaintext text`, text mode) for a ciphertext of each length, exactly: the decrypted blocks
+    of a wrong key are uniform random bytes, padding p (1 to 16) is valid with chance 256^-p and the rest must be
+    valid UTF-8 (the padding bytes are ASCII). Returns [(blocks, padding only, padding and UTF-8)]."""
+    utf8 = utf8_probabilities(16 * max(blocks))
+    rows = []
+    for n in blocks:
+        padding = sum(2.0 ** (-8 * p) for p in range(1, 17))
+        text = sum(2.0 ** (-8 * p) * float(utf8[16 * n - p]) for p in range(1, 17))
+        rows.append((n, padding, text))
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=10_000)
     parser.add_argument("--cli", help="path of the pncrypt binary to measure too")
     parser.add_argument("--cli-trials", type=int, default=1_000, help="one process per trial: bytes and text")
     parser.add_argument("--cli-only", action="store_true", help="skip the library rows")
+    parser.add_argument("--text-rule", action="store_true",
+                        help="print the exact per-length chance a wrong key passes padding and UTF-8, and stop")
     args = parser.parse_args()
+    if args.text_rule:
+        print("ciphertext blocks (bytes) | padding | padding and UTF-8 (the text rule, --plaintext text)")
+        for n, padding, text in text_rule_figures():
+            print(f"{n} ({16 * n}) | {padding:.3g} | {text:.3g}")
+        return
+    if pncrypt is None and not args.cli_only:
+        sys.exit(f"residual_risk.py: the Python binding does not load ({_IMPORT_ERROR}): set PNCRYPT_LIB")
     rows = [] if args.cli_only else measure_library(args.trials)
     if rows:
         print(f"library (C and Python over the Swift library), {args.trials} wrong keys per row:")

@@ -64,8 +64,10 @@ extension ChannelReading {
         guard let channel, let ring = keys.keys(forChannel: channel) else {
             return .failure(ChannelKeys.missing(channel))
         }
-        return .success(MessageCrypto(keys: ring, scheme: template.scheme, reading: template.reading,
-                                      style: template.style))
+        var crypto = MessageCrypto(keys: ring, scheme: template.scheme, reading: template.reading,
+                                   style: template.style)
+        crypto.plaintext = template.plaintext
+        return .success(crypto)
     }
 
     /// `MessageCrypto.appendDecrypted(field:of:policy:to:)` with the keys of the record's channel (at
@@ -167,13 +169,17 @@ extension ChannelKeys {
     ///   - channelField: where the record names its channel (`/channel`).
     ///   - reading: how messages are read (`MessageCrypto.reading`).
     ///   - style: how the decrypted message is written (`MessageCrypto.style`).
-    ///   - policy: what a field that is not delivered decrypted becomes.
+    ///   - plaintext: what a plaintext must be (`MessageCrypto.plaintext`).
+    ///   - policy: what a field that is not delivered decrypted becomes (`DecryptionPolicy.default(for: .record)`:
+    ///     kept as it was).
     /// - Throws: `invalidJSON` when the record does not parse; `invalidValue` naming the pointer when the record
     ///   has no such field, or no channel (a JSON string) at `channelField`. Decryption failures are not thrown.
     public func decrypt(field: JSONPointer, of record: some Collection<UInt8>, channelField: JSONPointer = .channel,
-                        reading: ReadPolicy = .rule, style: JSONStyle = .compact, policy: DecryptionPolicy)
-        throws(PNCryptError) -> DecryptedRecord {
-        let channels = ChannelReading(self, v2Channel: nil, reading: reading, style: style)
+                        reading: ReadPolicy = .rule, style: JSONStyle = .compact, plaintext: PlaintextRule = .json,
+                        policy: DecryptionPolicy = .default(for: .record)) throws(PNCryptError) -> DecryptedRecord {
+        var template = ChannelReading(self, v2Channel: nil, reading: reading, style: style).template
+        template.plaintext = plaintext
+        let channels = ChannelReading(self, v2Channel: nil, template: template)
         return try withBytes(record) { (bytes) throws(PNCryptError) -> DecryptedRecord in
             try channels.decrypt(field: field, of: bytes.assumingMemoryBound(to: UInt8.self),
                                  channelField: channelField, policy: policy)

@@ -157,7 +157,7 @@ package struct Diagnosis: Sendable {
                 lines.append("key #\(match.keyNumber) is not the first key: the sender still uses an older or"
                              + " different key")
             }
-            lines.append(Self.describePlaintext(match))
+            lines.append(Self.describePlaintext(match, alone: true))
             if let plaintext = match.plaintext {
                 if let writers = JSONStyle.writersFinding(plaintext) { lines.append(writers) }
                 if let depad = JSONStyle.phpDepadFinding(plaintext) { lines.append(depad) }
@@ -175,7 +175,8 @@ package struct Diagnosis: Sendable {
                 }
             }
             for match in matches {
-                lines.append("- \(match.scheme) with key #\(match.keyNumber): " + Self.describePlaintext(match))
+                lines.append("- \(match.scheme) with key #\(match.keyNumber): "
+                             + Self.describePlaintext(match, alone: false))
             }
             if let fixed = matches.first(where: { $0.scheme.row.iv == .fixed && $0.scheme.partner != nil }),
                let partner = fixed.scheme.partner,
@@ -233,15 +234,19 @@ package struct Diagnosis: Sendable {
         scheme.readers
     }
 
-    private static func describePlaintext(_ match: Attempt) -> String {
+    private static func describePlaintext(_ match: Attempt, alone: Bool) -> String {
         let count = match.plaintext?.count ?? 0
         guard let json = match.json else {
             if let plaintext = match.plaintext, plaintext.withUnsafeBytes({ isPHPRawString($0) }) {
                 return "the plaintext (\(count.counting("byte"))) is a string between quotes, unescaped (not JSON):"
                     + " the PHP SDK's form of a string message; pncrypt reads the string between the quotes"
             }
-            return "the plaintext (\(count.counting("byte"))) is text but not JSON: clients deliver it as a plain"
-                + " string; pncrypt's message decryption refuses it (a message must be JSON text)"
+            let what = "the plaintext (\(count.counting("byte"))) is UTF-8 but not JSON"
+            // The one reading that qualifies: not being JSON is the only reason a message is not delivered.
+            guard alone else { return what }
+            return what + ": give --plaintext text if the publisher encrypted a raw string (Python, Spark:"
+                + " plaintext=\"text\"; C: pncrypt_module_set_plaintext); clients deliver it as a plain string,"
+                + " a message must be JSON text by default"
         }
         let kind = switch json {
         case .string: "a string"

@@ -57,11 +57,12 @@ extension MessageCrypto {
     /// - Parameters:
     ///   - field: where the message is (`/message`).
     ///   - record: one JSON text.
-    ///   - policy: what a field that is not delivered decrypted becomes.
+    ///   - policy: what a field that is not delivered decrypted becomes; by default it is kept as it was
+    ///     (`DecryptionPolicy.default(for: .record)`).
     /// - Throws: `invalidJSON` when the record does not parse; `invalidValue` naming the pointer when the record
     ///   has no such field. Decryption failures are not thrown.
-    public func decrypt(field: JSONPointer, of record: some Collection<UInt8>, policy: DecryptionPolicy)
-        throws(PNCryptError) -> DecryptedRecord {
+    public func decrypt(field: JSONPointer, of record: some Collection<UInt8>,
+                        policy: DecryptionPolicy = .default(for: .record)) throws(PNCryptError) -> DecryptedRecord {
         try withBytes(record) { (bytes) throws(PNCryptError) -> DecryptedRecord in
             var output: [UInt8] = []
             let status = try appendDecrypted(field: field, of: bytes.assumingMemoryBound(to: UInt8.self),

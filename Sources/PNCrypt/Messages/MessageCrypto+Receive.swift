@@ -35,6 +35,7 @@ extension MessageCrypto {
     /// `lineBreaks` false refuses CR and LF inside (raw in a JSON string literal, they are not JSON).
     func open(base64: UnsafeRawBufferPointer, lineBreaks: Bool = true) throws(PNCryptError) -> Opened {
         try withOpening(base64: base64, lineBreaks: lineBreaks) { (sealed, plain) throws(PNCryptError) -> Opened in
+            if plaintext == .text { return try openText(sealed, into: plain) }
             // The JSON check of every reading parses; the winner's value is kept (one parse per reading), in
             // inline slots: no array per message.
             var parsed = ParsedReadings()
@@ -56,6 +57,20 @@ extension MessageCrypto {
             guard let value = parsed.take(match.position) else { throw CryptoModule.decryptionFailed }
             return (value, match.keyIndex, match.scheme)
         }
+    }
+
+    /// `open(base64:)` under `PlaintextRule.text`: the readings decided for text (padding and UTF-8; JSON only as
+    /// the headerless rule's first step), then the winner's message (`PlaintextRule.message`).
+    @inline(never)
+    private func openText(_ sealed: UnsafeRawBufferPointer, into plain: UnsafeMutableRawBufferPointer)
+        throws(PNCryptError) -> Opened {
+        let match = try keys.decrypt(sealed, reading: reading, content: .text, into: plain.baseAddress!,
+                                     json: isMessageText(_:readable:))
+        guard let value = PlaintextRule.message(UnsafeRawBufferPointer(rebasing: plain[0..<match.count]),
+                                                readable: match.count, rule: .text) else {
+            throw CryptoModule.decryptionFailed
+        }
+        return (value, match.keyIndex, match.scheme)
     }
 
     /// A message's value from one reading's plaintext: a JSON text, or PHP's raw string form (`isMessageText`:
@@ -171,8 +186,8 @@ extension MessageCrypto {
             // The readings are decided as on the full path (`isMessageText` checks JSON without making a value);
             // the winner's text is then written. Writing it during the check instead reads the usual single
             // reading once, but ran 5-8 % slower in time here (docs/performance.md).
-            let match = try keys.decrypt(sealed, reading: reading, content: .json, into: plain.baseAddress!,
-                                         json: isMessageText(_:readable:))
+            let match = try keys.decrypt(sealed, reading: reading, content: plaintext.content,
+                                         into: plain.baseAddress!, json: isMessageText(_:readable:))
             return JSONWriter.withTranscoded(UnsafeRawBufferPointer(rebasing: plain[0..<match.count]),
                                              readable: match.count, style: style, body)
         }

@@ -28,6 +28,9 @@ public struct MessageCrypto: Sendable {
     public var reading: ReadPolicy
     /// How messages are written as JSON before encryption (their bytes differ between SDKs).
     public var style: JSONStyle
+    /// What a received message's plaintext must be (`.json`, the default; `.text` also delivers a UTF-8
+    /// plaintext that is not JSON, as a JSON string). Every reading is checked by the same rule.
+    public var plaintext: PlaintextRule = .json
 
     /// Message encryption with one key.
     public init(cipherKey: String, scheme: Scheme = .defaultForWriting, reading: ReadPolicy = .rule,

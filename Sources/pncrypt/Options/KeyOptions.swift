@@ -38,7 +38,7 @@ struct KeyOptions: ParsableArguments {
             throw CLIFailure(.usage, "\(given[again].source) is the same key as \(given[first].source): give each"
                              + " key once (a key given twice makes every reading ambiguous)")
         }
-        KeyShapeHints.record(Array(zip(keys, given.map(\.source))))
+        KeyShapeHints.record(zip(keys, given).map { key, given in given.hintKey(key) })
         return keys
     }
 
@@ -69,7 +69,7 @@ struct KeyOptions: ParsableArguments {
                 throw CLIFailure(.usage, "--key-file - reads the key from standard input: give the data as TEXT, "
                                  + "a file or -i PATH")
             }
-            keys.append(GivenKey(bytes: try Self.read(keyFile: path), source: "key file '\(path)'"))
+            keys.append(GivenKey(bytes: try Self.read(keyFile: path), source: "key file '\(path)'", fromFile: true))
         }
         if keys.isEmpty, let environment = RawArguments.environment("PNCRYPT_KEY") {
             keys = [GivenKey(bytes: environment, source: "PNCRYPT_KEY")]

@@ -160,6 +160,7 @@ def _load():
         "pncrypt_encrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, out, status], ctypes.c_int),
         "pncrypt_module_add_key": ([ctypes.c_void_p, ctypes.c_char_p, status], ctypes.c_int),
         "pncrypt_module_set_reading": ([ctypes.c_void_p, ctypes.c_char_p, status], ctypes.c_int),
+        "pncrypt_module_set_plaintext": ([ctypes.c_void_p, ctypes.c_char_p, status], ctypes.c_int),
         "pncrypt_decrypt": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, out,
                              P(ctypes.c_size_t), status], ctypes.c_int),
         "pncrypt_decrypt_text": ([ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, out,
@@ -545,11 +546,16 @@ class CryptoModule(_Handle):
     _FREE = "pncrypt_module_free"
     _CLOSED = "the module is closed"
 
-    def __init__(self, cipher_key, scheme="acrh", reading=None):
+    def __init__(self, cipher_key, scheme="acrh", reading=None, plaintext="json"):
         """`scheme` is the scheme to encrypt with. `reading` is how `message_decrypt` (and the message batches
         and envelopes) read messages: None or "auto" (a PNED header, else both legacy readings), one scheme, or a
         list of readings, "auto,legacy33" or ["auto", "legacy33"]: an archive mixing iOS 3.3 messages with later
-        ones read in one pass, each message delivered only when exactly one reading of the list qualifies."""
+        ones read in one pass, each message delivered only when exactly one reading of the list qualifies.
+        `plaintext` is what the message methods (message_decrypt, envelope_decrypt, field=) require of a plaintext,
+        for every reading alike: "json" (the default: UTF-8 JSON text, which a wrong key practically never gives) or
+        "text" (UTF-8: a plaintext that is not JSON, from a publisher that encrypted a raw string, is returned as a
+        JSON string, as the SDKs return it; a wrong key passes this more often: docs/security.md, "Residual
+        risk"), as `pncrypt message decrypt --plaintext`."""
         self._start()
         status = _Status()
         handle = ctypes.c_void_p()
@@ -562,8 +568,15 @@ class CryptoModule(_Handle):
         self.scheme = scheme or "acrh"
         if reading is not None and _lib.pncrypt_module_set_reading(self._handle, _scheme(reading),
                                                                    ctypes.byref(status)) != 0:
+            error = status.error()
             self.close()
-            raise status.error()
+            raise error
+        self.plaintext = plaintext
+        if plaintext != "json":
+            if self._call(_lib.pncrypt_module_set_plaintext, _utf8(plaintext, "plaintext"), ctypes.byref(status)):
+                error = status.error()
+                self.close()
+                raise error
 
     def add_key(self, key):
         """Adds a key tried on decryption (str or UTF-8 bytes), for key rotation; the module still encrypts with
@@ -798,7 +811,7 @@ class CryptoModule(_Handle):
             raise status.error()
         return _take(out).decode("utf-8")
 
-    def message_decrypt(self, json_text, on_error="passthrough", field=None):
+    def message_decrypt(self, json_text, on_error=None, field=None):
         """Decrypts a received message's JSON text. Returns (json_text, status): status is None when it was
         decrypted, else an Error saying why, whose `json` is the status in the one status form
         ('{"category":"decryption","reason":...,"message":...,"original":...}'; the text is then
@@ -807,8 +820,13 @@ class CryptoModule(_Handle):
         With field= (an RFC 6901 JSON Pointer: "/message"), `json_text` is a record (one line of an export) whose
         field holds the wire message (a JSON string of Base64): the record is returned with the field replaced by
         the decrypted message (compact JSON; or "DECRYPTION_ERROR", or the field as it was, as on_error says),
-        every other byte kept. A record without the field raises E_INVALID_VALUE naming the pointer."""
-        policy = _policy(on_error)
+        every other byte kept. A record without the field raises E_INVALID_VALUE naming the pointer.
+        on_error=None (the default) is "passthrough" for a message, and for a record the library's default
+        (ON_ERROR_DEFAULT: the field kept as it was, as `pncrypt message decrypt --field` does)."""
+        if on_error is None:
+            policy = ON_ERROR_DEFAULT if field is not None else ON_ERROR_PASSTHROUGH
+        else:
+            policy = _policy(on_error)
         raw = _utf8(json_text, "json_text")
         status, out, _ = _scratch()
         status_json = ctypes.c_void_p()

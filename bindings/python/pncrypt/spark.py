@@ -261,7 +261,7 @@ def _encrypt_worker(key, scheme, in_place, field):
 
 
 def decrypt(df, col, keys=None, output=None, scheme="auto", binary=False, on_error="mark", field=None,
-            channel_keys=None, channel_col="channel"):
+            channel_keys=None, channel_col="channel", plaintext="json"):
     """Decrypts column `col` (Base64 wire texts) with any of `keys` (a list: the first is tried like the others;
     a row is decrypted only when exactly one key's reading qualifies). `scheme` "auto" reads a PNED header when
     there is one, else legacy; a list of readings, "auto,legacy33" or ["auto", "legacy33"], reads iOS 3.3 rows
@@ -277,14 +277,21 @@ def decrypt(df, col, keys=None, output=None, scheme="auto", binary=False, on_err
     only with the keys of its channel, the string in column `channel_col` ("channel" by default; patterns "name",
     "name*", "*" as for envelopes): a row under another channel's key fails ("wrongKeyOrCorrupt"), as does a row
     whose channel has no keys ("invalidKey") or is null ("invalidValue"). Each row's message must then be JSON
-    (as a record's): `output` holds it as compact JSON (with field=, the record as above); scheme="auto" only."""
+    (as a record's): `output` holds it as compact JSON (with field=, the record as above); scheme="auto" only.
+    plaintext="text" (with field=): a field whose plaintext is UTF-8 but not JSON (a publisher that encrypted a raw
+    string) is decrypted to a JSON string instead of failing, as `pncrypt.CryptoModule(..., plaintext="text")`;
+    not with channel_keys= (the channel calls read JSON messages)."""
     output = output or f"{col}_decrypted"
     _check(df, col, output, on_error)
     if output == col:
         raise ValueError("pncrypt.spark.decrypt: output must differ from col (a failed row keeps its input)")
     if field is not None and binary:
         raise ValueError("pncrypt.spark.decrypt: field= gives records (text), not binary=True")
+    pncrypt.CryptoModule("k", plaintext=plaintext).close()  # an unknown plaintext fails here, on the driver
     if channel_keys is not None:
+        if plaintext != "json":
+            raise ValueError("pncrypt.spark.decrypt: channel_keys= reads JSON messages: not with plaintext="
+                             f"{plaintext!r} (decrypt each channel's rows with keys= and plaintext= instead)")
         _channel_check(df, keys, channel_keys, channel_col, scheme == "auto" and not binary)
         from pyspark.sql.types import StringType
         make_worker = _channel_worker(channel_keys, _field_check(field))
@@ -293,24 +300,25 @@ def decrypt(df, col, keys=None, output=None, scheme="auto", binary=False, on_err
     keys = _keys(keys)
     if _is_list(scheme):
         pncrypt.CryptoModule(keys[0], reading=scheme).close()  # a list that cannot be read fails here
-    make_worker = _decrypt_worker(keys, scheme, binary, _field_check(field))
+    make_worker = _decrypt_worker(keys, scheme, binary, _field_check(field), plaintext)
     from pyspark.sql.types import BinaryType, StringType
     return df.mapInArrow(_mapper("decrypt", col, output, on_error, make_worker, binary=binary),
                          _schema(df, output, BinaryType() if binary else StringType()))
 
 
-def _decrypt_worker(keys, scheme, binary, field):
+def _decrypt_worker(keys, scheme, binary, field, plaintext="json"):
     """`decrypt`'s worker factory (see `_encrypt_worker`)."""
 
     def make_worker():
         # Records' messages are read as the module reads messages: a list of readings is its reading.
-        module = _module(keys, reading=scheme if field is not None and _is_list(scheme) else None)
+        module = _module(keys, reading=scheme if field is not None and _is_list(scheme) else None,
+                         plaintext=plaintext)
 
         def batch(values):
             if field is None:
                 return module._decrypt_batch(values, scheme, not binary)
             return module._field_batch(pncrypt._lib.pncrypt_field_decrypt_many, values, field,
-                                       pncrypt.POLICIES["passthrough"], "none")[:2]
+                                       pncrypt.ON_ERROR_DEFAULT, "none")[:2]
 
         def work(values):
             todo = _present(values)
@@ -457,8 +465,8 @@ def _is_list(scheme):
     return isinstance(scheme, (list, tuple)) or (isinstance(scheme, str) and "," in scheme)
 
 
-def _module(keys, reading=None):
-    module = pncrypt.CryptoModule(keys[0], reading=reading)
+def _module(keys, reading=None, plaintext="json"):
+    module = pncrypt.CryptoModule(keys[0], reading=reading, plaintext=plaintext)
     for key in keys[1:]:
         module.add_key(key)
     return module

@@ -127,3 +127,33 @@ def test_spark_workers_take_field():
     sealed, statuses, _ = pnspark._encrypt_worker("new-key", "acrh", False, "/message")()(plain)
     assert statuses == ["ok"] * len(plain)
     assert pncrypt.CryptoModule("new-key").decrypt_many(sealed, field="/message") == plain
+
+
+def damaged(wire):
+    """An SDK ciphertext with one middle Base64 character changed."""
+    middle = len(wire) // 2
+    return wire[:middle] + ("B" if wire[middle] == "A" else "A") + wire[middle + 1:]
+
+
+def test_default_keeps_fields_not_decrypted():
+    """Issue 59.5: by default a record's field that is not decrypted (never encrypted, damaged, another key) keeps
+    its value, with a status saying why: the library's default for a record (ON_ERROR_DEFAULT), in message_decrypt,
+    the batch call and pncrypt.spark's workers; "marker" only when asked for."""
+    sdk_wire = sdk_module("legacy", KEY).encrypt(json.dumps("Hello World"))
+    records = [SHAPE % '"a plain note"', SHAPE % '{"text":"never encrypted"}', SHAPE % json.dumps(damaged(sdk_wire))]
+    m = pncrypt.CryptoModule(KEY, "legacy")
+    other = pncrypt.CryptoModule("another-key", "legacy")
+    for record in records + [SHAPE % json.dumps(sdk_wire)]:
+        module = other if record == SHAPE % json.dumps(sdk_wire) else m
+        text, status = module.message_decrypt(record, field="/message")
+        assert text == record and status is not None and status.code <= pncrypt.E_DECRYPTION
+        marked, _ = module.message_decrypt(record, on_error="marker", field="/message")
+        assert '"DECRYPTION_ERROR"' in marked
+        kept = module._field_batch(pncrypt._lib.pncrypt_field_decrypt_many, [record], "/message",
+                                   pncrypt.ON_ERROR_DEFAULT, "keep")[0]
+        assert kept == [record]
+    # A whole message keeps the binding's own default (passthrough).
+    assert other.message_decrypt(json.dumps(sdk_wire))[0] == json.dumps(sdk_wire)
+    outputs, statuses, reasons = pnspark._decrypt_worker([KEY], "auto", False, "/message")()(records)
+    assert statuses == ["failed"] * 3 and outputs == [None] * 3
+    assert reasons == ["notBase64", "notEncrypted", "wrongKeyOrCorrupt"]

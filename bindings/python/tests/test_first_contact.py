@@ -6,6 +6,8 @@ import os
 import pathlib
 import re
 
+import pytest
+
 import pncrypt
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[3]
@@ -69,7 +71,8 @@ def test_decrypt_reads_text_by_default_and_bytes_is_the_explicit_choice():
     m = pncrypt.CryptoModule("enigma")
     assert m.decrypt(m.encrypt("hello")) == "hello"
     assert m.decrypt_many(m.encrypt_many(["a", "b"])) == ["a", "b"]
-    binary = bytes(range(256))
+    # Longer than any message (issue 59.8): a binary plaintext is plausible, so the hint names text=False.
+    binary = bytes(range(256)) * 160
     sealed = m.encrypt(binary)
     failures = []
     for module, call in [(m, lambda mod: mod.decrypt(sealed)),
@@ -85,3 +88,26 @@ def test_decrypt_reads_text_by_default_and_bytes_is_the_explicit_choice():
     assert message.endswith("(read as text: a binary plaintext needs text=False)"), message
     assert m.decrypt(sealed, text=False) == binary
     assert m.decrypt_many([sealed], text=False) == [binary]
+
+
+def test_failure_hints_come_from_the_library():
+    """Issue 59.8: the hints that follow the one decryption failure are the library's (the CLI's words): a key that
+    ends with a newline says so; a plain wrong key on a message-sized text gets no binary hint (a binary plaintext
+    is plausible only for data longer than any message); the same words whatever check failed."""
+    sealed = pncrypt.CryptoModule("enigma").encrypt("hello")
+    with pytest.raises(pncrypt.Error) as raised:
+        pncrypt.CryptoModule("enigma\n").decrypt(sealed)
+    assert raised.value.code == pncrypt.E_WRONG_KEY_OR_CORRUPT
+    assert "cipher_key: the key ends with a line break" in raised.value.message, raised.value.message
+    assert "text=False" not in raised.value.message
+    with pytest.raises(pncrypt.Error) as raised:
+        pncrypt.CryptoModule("wrong key").decrypt(sealed)
+    assert "hint" not in raised.value.message and "text=False" not in raised.value.message, raised.value.message
+    # A key that is also a file's name: the key is that text.
+    _, status = pncrypt.CryptoModule(__file__).message_decrypt('"%s"' % sealed)
+    assert status is not None and "the key is also the name of a file" in status.message, status.message
+    with pytest.raises(pncrypt.Error) as raised:
+        m = pncrypt.CryptoModule("enigma")
+        m.add_key(" old-key")
+        m.decrypt(pncrypt.CryptoModule("third").encrypt("hello"))
+    assert "key #2: the key starts with white space" in raised.value.message, raised.value.message
