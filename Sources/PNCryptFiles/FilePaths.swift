@@ -25,8 +25,9 @@ extension FilePath {
         withPlatformString { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
     }
 
-    /// The path as a message shows it: its text, with every byte that is not part of valid UTF-8 and every control
-    /// character as `\xNN` (`in\xfe.txt`, `a\x0ab`): never U+FFFD, never raw bytes, always on one line.
+    /// The path as a message shows it: its text, with every byte that is not part of valid UTF-8 as `\xNN`
+    /// (`in\xfe.txt`): never U+FFFD, never bytes a terminal could not show. Its control characters stay, as in
+    /// every message: the CLI's escaper shows them on a terminal (`TerminalEscaper`); a pipe gets them as they are.
     package var shown: String { ShownBytes.text(bytes) }
 }
 
@@ -43,25 +44,27 @@ extension FilePath.Component {
 /// Bytes on their way to a person (a terminal, a message): every control character but (with `layout`) newline
 /// and tab is shown as `\xNN`, its bytes in lowercase hex: C0 controls (ESC is `\x1b`), DEL (`\x7f`), C1 controls
 /// in UTF-8 (U+009B is `\xc2\x9b`) and every byte that is not part of valid UTF-8 (a lone 0x9B is a control on 8-bit
-/// terminals). Everything else, non-ASCII text included, passes unchanged. The one rule for paths in messages
-/// (`FilePath.shown`) and for the CLI's text on a terminal (`TerminalEscaper`).
+/// terminals). Everything else, non-ASCII text included, passes unchanged. The one rule for the CLI's text on a
+/// terminal (`TerminalEscaper`) and, for its bytes that are not UTF-8, for paths in messages (`FilePath.shown`).
 package enum ShownBytes {
-    /// `bytes` shown as text on one line (newline and tab escaped too).
+    /// `bytes` as text: each byte that is not part of valid UTF-8 as `\xNN`, the rest (control characters too) as
+    /// it is.
     package static func text(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
-        _ = escape(bytes, layout: false, final: true, into: &out)
+        _ = escape(bytes, layout: true, controls: false, final: true, into: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends the shown form of `bytes` to `out`; `layout` keeps newline and tab. Without `final`, a UTF-8
-    /// sequence cut by the end of `bytes` is left for the next call: returns where it starts (`bytes.count` when
-    /// everything was written).
-    package static func escape(_ bytes: [UInt8], layout: Bool, final: Bool, into out: inout [UInt8]) -> Int {
+    /// Appends the shown form of `bytes` to `out`; `layout` keeps newline and tab; without `controls`, only bytes
+    /// that are not UTF-8 are escaped. Without `final`, a UTF-8 sequence cut by the end of `bytes` is left for the
+    /// next call: returns where it starts (`bytes.count` when everything was written).
+    package static func escape(_ bytes: [UInt8], layout: Bool, controls: Bool = true, final: Bool,
+                               into out: inout [UInt8]) -> Int {
         var i = 0
         let n = bytes.count
         while i < n {
             let b = bytes[i]
-            if (layout && (b == 0x0A || b == 0x09)) || (b >= 0x20 && b < 0x7F) {
+            if (layout && (b == 0x0A || b == 0x09)) || (b >= 0x20 && b < 0x7F) || (!controls && b < 0x80) {
                 out.append(b)
                 i += 1
                 continue
@@ -81,7 +84,7 @@ package enum ShownBytes {
             if i + length > n && !final && bytes[(i + 1)...].allSatisfy({ $0 & 0xC0 == 0x80 }) { return i }
             let sequence = bytes[i..<min(i + length, n)]
             if sequence.count == length, String(validating: sequence, as: UTF8.self) != nil {
-                if b == 0xC2 && bytes[i + 1] < 0xA0 {
+                if controls && b == 0xC2 && bytes[i + 1] < 0xA0 {
                     // A C1 control character (U+0080 to U+009F).
                     hex(b, into: &out)
                     hex(bytes[i + 1], into: &out)
