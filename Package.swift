@@ -160,7 +160,9 @@ let package = Package(
         // The files layer: the library's streams over file descriptors.
         .testTarget(
             name: "PNCryptFilesTests",
-            dependencies: ["PNCryptFiles", "PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]
+            dependencies: [
+                "PNCryptFiles", "PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport", systemPackage,
+            ]
         ),
         // The messages layer (messages, bulk, envelopes, diagnosis); PNCryptVectors reads the vector files.
         .testTarget(

@@ -74,6 +74,22 @@ for need in $needs; do
         *) echo "fuzz: Fuzz/$target.swift needs '$need', which this script cannot build" >&2; exit 1 ;;
     esac
 done
+# swift-system's SystemPackage, which the files layer and the shells above it import (paths as bytes): SwiftPM's
+# own build of it (not instrumented: not our code), its module beside ours and its objects in one archive, last on
+# the link line.
+if [ ${#extras[@]} -gt 0 ]; then
+    system_include=.build/checkouts/swift-system/Sources/CSystem/include
+    C_FLAGS+=(-I "$system_include" -Xcc -fmodule-map-file="$system_include/module.modulemap")
+    if [ ! -f "$BUILD/libSystemPackage.a" ] || [ ! -f "$BUILD/SystemPackage.swiftmodule" ]; then
+        echo "fuzz: building swift-system (SystemPackage)" >&2
+        swift build --target SystemPackage >&2
+        bin=$(swift build --show-bin-path)
+        cp "$bin/Modules/SystemPackage.swiftmodule" "$BUILD/"
+        rm -f "$BUILD/libSystemPackage.a"
+        ar rcs "$BUILD/libSystemPackage.a" "$bin"/SystemPackage.build/*.o "$bin"/CSystem.build/*.o
+    fi
+    libraries=("$BUILD/libSystemPackage.a" "${libraries[@]}")
+fi
 argument_parser=.build/checkouts/swift-argument-parser/Sources
 for extra in "${extras[@]}"; do
     flags=(-enable-testing -package-name pncrypt)

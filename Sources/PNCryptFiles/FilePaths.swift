@@ -28,7 +28,12 @@ extension FilePath {
     /// The path as a message shows it: its text, with every byte that is not part of valid UTF-8 as `\xNN`
     /// (`in\xfe.txt`): never U+FFFD, never bytes a terminal could not show. Its control characters stay, as in
     /// every message: the CLI's escaper shows them on a terminal (`TerminalEscaper`); a pipe gets them as they are.
-    package var shown: String { ShownBytes.text(bytes) }
+    package var shown: String {
+        var bytes = self.bytes
+        // A trailing `/` is kept as `/.` (`init(bytes:)`): shown as it was given.
+        if bytes.count > 2 && bytes.suffix(2).elementsEqual("/.".utf8) { bytes.removeLast() }
+        return ShownBytes.text(bytes)
+    }
 }
 
 extension FilePath.Component {

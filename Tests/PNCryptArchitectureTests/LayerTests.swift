@@ -52,12 +52,12 @@ import PNCryptBase
     ]
 
     /// The products of other packages and the only targets that may use each: swift-crypto, the cipher core (and
-    /// the bench's baselines); swift-system (paths as bytes, descriptors), the files layer, where it enters, and the
-    /// shells above it, never a layer of the library.
+    /// the bench's baselines); swift-system (paths as bytes, descriptors), the files layer, where it enters, its
+    /// tests, and the shells above it, never a layer of the library.
     static let productUsers: [String: Set<String>] = [
         "Crypto": ["PNCryptAppleCrypto", "PNCryptCore", "pncrypt-bench"],
         "_CryptoExtras": ["PNCryptAppleCrypto", "PNCryptCore", "pncrypt-bench"],
-        "SystemPackage": ["PNCryptFiles", "PNCryptVectors", "pncrypt", "CPNCrypt"],
+        "SystemPackage": ["PNCryptFiles", "PNCryptVectors", "pncrypt", "CPNCrypt", "PNCryptFilesTests"],
     ]
 
     struct Target {
