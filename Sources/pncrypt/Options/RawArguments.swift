@@ -86,7 +86,7 @@ enum RawArguments {
             guard found.count == 1 else {
                 let names = found.map { "'\(FilePath(bytes: $0).shown)'" }.joined(separator: " and ")
                 throw CLIFailure(.usage, found.isEmpty
-                                 ? "cannot read the bytes of the argument '\(value)' from the command line"
+                                 ? "cannot read a path argument's bytes from the command line"
                                  : "cannot tell which of \(names) is the path argument (they differ only in bytes "
                                  + "that are not UTF-8): give it first after the command, or spell one otherwise "
                                  + "(./NAME)")
