@@ -68,7 +68,7 @@ add_extra() { local m; for m in "${extras[@]}"; do [ "$m" = "$1" ] && return; do
 for need in $needs; do
     case $need in
         PNCryptFiles) add_extra PNCryptFiles ;;
-        PNCryptVectors) add_extra PNCryptVectors ;;
+        PNCryptVectors) add_extra PNCryptFiles; add_extra PNCryptVectors ;;
         pncrypt) add_extra PNCryptFiles; add_extra PNCryptVectors; add_extra ArgumentParserToolInfo
                  add_extra ArgumentParser; add_extra pncrypt ;;
         *) echo "fuzz: Fuzz/$target.swift needs '$need', which this script cannot build" >&2; exit 1 ;;
@@ -105,6 +105,7 @@ for extra in "${extras[@]}"; do
         # The command's @main as pncrypt_main (as SwiftPM builds a testable executable): libFuzzer has the main.
         pncrypt) dir=Sources/pncrypt; flags+=(-Xfrontend -entry-point-function-name -Xfrontend pncrypt_main)
                  uses=(PNCryptFiles PNCryptVectors ArgumentParser) ;;
+        PNCryptVectors) dir=Sources/PNCryptVectors; uses=(PNCryptFiles) ;;
         *) dir=Sources/$extra ;;
     esac
     archive=$BUILD/lib$extra.a
