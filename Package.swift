@@ -24,6 +24,9 @@ let swiftCryptoDependencies: [Target.Dependency] = [
     .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
 ]
 
+// swift-system's `SystemPackage` (`FilePath`, `FileDescriptor`, `Errno`): the files layer and the shells above it.
+let systemPackage: Target.Dependency = .product(name: "SystemPackage", package: "swift-system")
+
 let package = Package(
     name: "pncrypt",
     // Apple platforms: the oldest releases with the standard library's Synchronization module (`Atomic`, used by
@@ -50,6 +53,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // AES._CBC is underscored API (_CryptoExtras): pinned exactly.
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+        // The files layer's paths (`FilePath`: the bytes of a path, not a decoded string), descriptors and errno.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .systemLibrary(
@@ -98,22 +103,29 @@ let package = Package(
         ),
         // The files layer of the shells (not part of the library): the one all-or-nothing output (temporaries,
         // commit, owner, mode, ACLs and extended attributes, signal cleanup) and input sources, for the CLI and the
-        // C library alike.
-        .target(name: "PNCryptFiles", dependencies: ["PNCryptPlatform", "PNCryptBase", "PNCryptCore"]),
+        // C library alike. Paths are swift-system's `FilePath` (bytes, exactly as given) from here up: swift-system
+        // enters the package in this layer, and only the shells above it use it.
+        .target(
+            name: "PNCryptFiles",
+            dependencies: ["PNCryptPlatform", "PNCryptBase", "PNCryptCore", systemPackage]
+        ),
         // The cross-SDK vector checker (Vectors/*.json) for `pncrypt vectors check` and the tests; not in the library.
-        .target(name: "PNCryptVectors", dependencies: ["PNCryptPlatform", "PNCrypt"]),
+        .target(name: "PNCryptVectors", dependencies: ["PNCryptPlatform", "PNCrypt", "PNCryptFiles", systemPackage]),
         .executableTarget(
             name: "pncrypt",
             dependencies: [
-                "PNCryptPlatform", "PNCrypt", "PNCryptFiles", "PNCryptVectors",
+                "PNCryptPlatform", "PNCrypt", "PNCryptFiles", "PNCryptVectors", systemPackage,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The @_cdecl functions of include/pncrypt.h, over the PNCrypt public API; the header's error codes and
         // `pncrypt_error` come from the header itself (CPNCryptHeader).
         // libpncrypt.map: the version script the release build links the library with (scripts/build/lib/build.sh).
-        .target(name: "CPNCrypt", dependencies: ["PNCryptPlatform", "PNCrypt", "PNCryptFiles", "CPNCryptHeader"],
-                exclude: ["libpncrypt.map"]),
+        .target(
+            name: "CPNCrypt",
+            dependencies: ["PNCryptPlatform", "PNCrypt", "PNCryptFiles", "CPNCryptHeader", systemPackage],
+            exclude: ["libpncrypt.map"]
+        ),
         // include/pncrypt.h as a Clang module (declarations only): its constants and types for the C library, and
         // the C entry points for Swift callers (the bench).
         .systemLibrary(name: "CPNCryptHeader", path: "Sources/CPNCryptHeader"),
@@ -151,7 +163,9 @@ let package = Package(
         // The files layer: the library's streams over file descriptors.
         .testTarget(
             name: "PNCryptFilesTests",
-            dependencies: ["PNCryptFiles", "PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport"]
+            dependencies: [
+                "PNCryptFiles", "PNCryptCore", "PNCryptJSON", "PNCryptBase", "PNCryptTestSupport", systemPackage,
+            ]
         ),
         // The messages layer (messages, bulk, envelopes, diagnosis); PNCryptVectors reads the vector files.
         .testTarget(

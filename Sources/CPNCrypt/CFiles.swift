@@ -2,14 +2,15 @@
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 @_cdecl("pncrypt_encrypt_file")
 public func pncrypt_encrypt_file(_ module: CModuleHandle, _ inPath: CText, _ outPath: CText,
                                  _ err: CErrorOut) -> Int32 {
     guarded(err, holding: module) {
         let module = try CModule.from(module)
-        let input = try stringArgument(inPath, "in_path")
-        let output = try stringArgument(outPath, "out_path")
+        let input = try pathArgument(inPath, "in_path")
+        let output = try pathArgument(outPath, "out_path")
         // As `pncrypt encrypt --binary --scheme <scheme>`.
         let encryptor = try StreamEncryptor(key: module.key, scheme: module.scheme)
         try FileTransform.run(input: input, output: output, stages: [encryptor])
@@ -28,8 +29,8 @@ public func pncrypt_decrypt_file_scheme(_ module: CModuleHandle, _ scheme: CText
     guarded(err, holding: module) {
         let module = try CModule.from(module)
         let scheme = try schemeArgument(scheme, default: nil, allowAuto: true)
-        let input = try stringArgument(inPath, "in_path")
-        let output = try stringArgument(outPath, "out_path")
+        let input = try pathArgument(inPath, "in_path")
+        let output = try pathArgument(outPath, "out_path")
         // As `pncrypt decrypt --binary [--scheme <scheme>]`, by the same routine (`FileDecryption.choose`: the key
         // chosen on the file's head and last blocks before anything is decrypted, exactly one key must qualify).
         // Headerless files are read in the module's legacy file format (`CModule.fileLegacy`).

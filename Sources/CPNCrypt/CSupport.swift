@@ -7,6 +7,7 @@ import CPNCryptHeader
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 /// A failure of the C layer itself, or a PNCrypt error, as the C interface reports it.
 struct CFailure: Error {
@@ -429,6 +430,13 @@ struct BatchItems {
 }
 
 /// A required NUL-terminated string.
+/// A path given as a NUL-terminated string: its bytes exactly (never decoded: a path that is not UTF-8 names that
+/// file).
+func pathArgument(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> FilePath {
+    guard let pointer else { throw CFailure.argument("\(name) is NULL") }
+    return FilePath(bytes: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+}
+
 func stringArgument(_ pointer: UnsafePointer<CChar>?, _ name: String) throws -> String {
     guard let pointer else { throw CFailure.argument("\(name) is NULL") }
     return String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
@@ -492,27 +500,27 @@ func readingArgument(_ pointer: UnsafePointer<CChar>?, legacy: Scheme?) throws -
 /// `StreamPipeline.run`, which wipes its read buffer.
 enum FileTransform {
     /// Streams the file at `inPath` through `stages` into `outPath` (encryption: the input is read once).
-    static func run(input inPath: String, output outPath: String, stages: [any ByteStreamStage]) throws {
+    static func run(input inPath: FilePath, output outPath: FilePath, stages: [any ByteStreamStage]) throws {
         let fd = try files { () throws(FileError) in try InputFiles.open(inPath) }
         defer { close(fd) }
-        try run(fd, named: "'\(inPath)'", output: outPath, stages: stages)
+        try run(fd, named: "'\(inPath.shown)'", output: outPath, stages: stages)
     }
 
     /// The input at `path` as a source that can be read more than once (decryption chooses the key on the last
     /// blocks first): a regular file, else (a FIFO, a device) a copy in an unlinked 0600 temporary file.
-    static func source(_ path: String) throws -> InputSource {
-        try files { () throws(FileError) in try InputSource(path: path, name: "'\(path)'") }
+    static func source(_ path: FilePath) throws -> InputSource {
+        try files { () throws(FileError) in try InputSource(path: path, name: "'\(path.shown)'") }
     }
 
     /// Streams `source` from its start through `stages` into `outPath`, to the length it had when it was opened
     /// (the snapshot its last blocks were checked in: nothing appended since is read).
-    static func run(_ source: InputSource, output outPath: String, stages: [any ByteStreamStage]) throws {
+    static func run(_ source: InputSource, output outPath: FilePath, stages: [any ByteStreamStage]) throws {
         let start = try files { () throws(FileError) in try source.fromStart() }
         try run(start.fd, named: source.name, output: outPath, stages: stages, length: start.length)
     }
 
     /// Streams `input` (a regular file to `length`, else to the end it has when the stream begins) into `outPath`.
-    private static func run(_ input: Int32, named name: String, output outPath: String,
+    private static func run(_ input: Int32, named name: String, output outPath: FilePath,
                             stages: [any ByteStreamStage], length: Int? = nil) throws {
         var info = stat()
         let hasInput = fstat(input, &info) == 0

@@ -5,6 +5,7 @@
 import PNCryptCore
 
 import PNCryptPlatform
+import SystemPackage
 
 /// Output to a path that appears only on `commit()`, for every shell.
 ///
@@ -27,7 +28,7 @@ package final class FileOutput {
     /// Whether bytes written to `fd` can still be thrown away (a regular file: yes; a device, a FIFO, a process
     /// descriptor: no).
     package let canTakeBack: Bool
-    private let path: String
+    private let path: FilePath
     private let file: AtomicOutputFile?
     /// A descriptor this object opened and must close (a device, a FIFO, a duplicate), else -1.
     private var ownedDescriptor: Int32
@@ -50,20 +51,20 @@ package final class FileOutput {
     /// without an input file): a path that leads to the same file is refused (`sameAsInput`, naming the input).
     /// Without `streams`, a path that is not a regular file is refused (`notRegular`) without being opened
     /// (opening a FIFO waits for a reader).
-    package convenience init(_ path: String, input: (info: stat, name: String)?, streams: Bool,
+    package convenience init(_ path: FilePath, input: (info: stat, name: String)?, streams: Bool,
                              cleanupOnSignal: Bool) throws(FileError) {
         try self.init(path, inputs: input.map { [$0] } ?? [], streams: streams, cleanupOnSignal: cleanupOnSignal)
     }
 
     /// `init(_:input:streams:cleanupOnSignal:)` for a run that reads several input files (`conformance --junit`):
     /// a path that leads to any of them is refused.
-    package init(_ path: String, inputs: [(info: stat, name: String)], streams: Bool, cleanupOnSignal: Bool)
+    package init(_ path: FilePath, inputs: [(info: stat, name: String)], streams: Bool, cleanupOnSignal: Bool)
         throws(FileError) {
         (self.path, self.cleanupOnSignal) = (path, cleanupOnSignal)
         // Here for what `OutputTarget.open` does not compare (a device, a FIFO or a descriptor that is the input);
         // it compares a regular file's resolved location again, without a race through a swapped link.
         var output = stat()
-        if !inputs.isEmpty && stat(path, &output) == 0 {
+        if !inputs.isEmpty && path.withPlatformString({ stat($0, &output) }) == 0 {
             for input in inputs where output.st_dev == input.info.st_dev && output.st_ino == input.info.st_ino {
                 throw .sameAsInput(input.name)
             }
@@ -77,14 +78,14 @@ package final class FileOutput {
         case .descriptor(let number) where streams:
             let copy = fcntl(number, F_DUPFD_CLOEXEC, 0)
             guard copy >= 0 else {
-                throw FileError(.cannotCreate, "cannot open output '\(path)': \(OutputPaths.reason())")
+                throw FileError(.cannotCreate, "cannot open output '\(path.shown)': \(OutputPaths.reason())")
             }
             (file, ownedDescriptor, canTakeBack) = (nil, copy, false)
         case .stream(let opened) where streams:
             (file, ownedDescriptor, canTakeBack) = (nil, opened, false)
         case .descriptor, .stream:
             if case .stream(let opened) = target, opened >= 0 { close(opened) }
-            throw FileError(.notRegular, "the output '\(path)' is not a regular file (a device, a FIFO or a "
+            throw FileError(.notRegular, "the output '\(path.shown)' is not a regular file (a device, a FIFO or a "
                                   + "descriptor)")
         }
         fd = file?.fd ?? ownedDescriptor
@@ -96,10 +97,9 @@ package final class FileOutput {
     /// that was killed where the file system has no `O_TMPFILE`, or belonging to a run still going. They may hold
     /// plaintext. With each, its owner (nil when it cannot be read): only a file the caller owns can be its own
     /// run's; a name is no proof, anyone who can write to the folder can choose it.
-    package var otherTemporaries: [(path: String, owner: uid_t?)] {
+    package var otherTemporaries: [(path: FilePath, owner: uid_t?)] {
         guard let file else { return [] }
-        let folder = file.directoryPath.isEmpty ? "" : file.directoryPath + "/"
-        return file.otherTemporaries().map { (folder + $0.name, $0.owner) }
+        return file.otherTemporaries().map { (file.directoryPath.appending($0.name), $0.owner) }
     }
 
     /// Makes the output final: gives a file its access (the replaced file's, else `newMode`) and puts it in place;
@@ -113,10 +113,10 @@ package final class FileOutput {
             if durable && fsync(fd) != 0 && errno != EINVAL && errno != EROFS {
                 let reason = OutputPaths.reason()
                 close(fd)
-                throw FileError(.io, "cannot write '\(path)': \(reason)")
+                throw FileError(.io, "cannot write '\(path.shown)': \(reason)")
             }
             guard close(fd) == 0 || errno == EINTR else {
-                throw FileError(.io, "cannot write '\(path)': \(OutputPaths.reason())")
+                throw FileError(.io, "cannot write '\(path.shown)': \(OutputPaths.reason())")
             }
             return
         }

@@ -4,19 +4,24 @@
 import PNCryptBase
 import PNCryptCore
 import PNCryptPlatform
+import SystemPackage
 
 /// Opening, copying and reading input files.
 package enum InputFiles {
-    /// Opens an input file for reading; the caller closes the descriptor.
-    package static func open(_ path: String) throws(FileError) -> Int32 {
-        let fd = PNCryptPlatform.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let reason = OutputPaths.reason()
-            if errno == ENOENT { throw FileError(.missing, "input file '\(path)' does not exist") }
-            let kind: FileError.Kind = [EACCES, ENOTDIR, ELOOP].contains(errno) ? .cannotOpen : .io
-            throw FileError(kind, "cannot open input file '\(path)': \(reason)")
+    /// Opens an input file for reading (the path's bytes, exactly); the caller closes the descriptor.
+    package static func open(_ path: FilePath) throws(FileError) -> Int32 {
+        do {
+            return try FileDescriptor.open(path, .readOnly, options: .closeOnExec, retryOnInterrupt: true).rawValue
+        } catch let error as Errno {
+            if error == .noSuchFileOrDirectory {
+                throw FileError(.missing, "input file '\(path.shown)' does not exist")
+            }
+            let kind: FileError.Kind = [Errno.permissionDenied, .notDirectory, .tooManySymbolicLinkLevels]
+                .contains(error) ? .cannotOpen : .io
+            throw FileError(kind, "cannot open input file '\(path.shown)': \(error)")
+        } catch {
+            throw FileError(.io, "cannot open input file '\(path.shown)': \(error)")
         }
-        return fd
     }
 
     /// A new 0600 file in `TMPDIR` (else `/tmp`) with no name (unlinked at once), closed on exec; the caller closes

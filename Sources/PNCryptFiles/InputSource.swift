@@ -4,6 +4,7 @@
 import PNCryptBase
 import PNCryptCore
 import PNCryptPlatform
+import SystemPackage
 
 /// Input that can be read more than once: a regular file, or else standard input (or a FIFO, a device) copied
 /// first into an unlinked 0600 temporary file. Used where the input is ciphertext (decrypting a file chooses the
@@ -19,7 +20,7 @@ package final class InputSource {
     package let name: String
 
     /// Opens the file at `path`, or standard input when `path` is nil; `name` is what messages call it.
-    package init(path: String?, name: String) throws(FileError) {
+    package init(path: FilePath?, name: String) throws(FileError) {
         self.name = name
         guard let path else {
             (fd, length) = try Self.copy(STDIN_FILENO, name: name)

@@ -15,6 +15,7 @@ import PNCryptBase
 import PNCryptCore
 
 import PNCryptPlatform
+import SystemPackage
 
 /// What an output path leads to.
 enum OutputTarget {
@@ -30,7 +31,7 @@ enum OutputTarget {
     /// one of them is refused. With `namedTemporary`, the output is written under a temporary name even where the file
     /// system offers `O_TMPFILE` (to test that path). Without `openStreams`, a device or FIFO is not opened (opening a
     /// FIFO waits for a reader): `.stream(-1)`.
-    static func open(_ path: String, inputs: [(info: stat, name: String)] = [], namedTemporary: Bool = false,
+    static func open(_ path: FilePath, inputs: [(info: stat, name: String)] = [], namedTemporary: Bool = false,
                              openStreams: Bool = true) throws(FileError) -> OutputTarget {
         if let number = OutputPaths.descriptorNumber(path) { return .descriptor(number) }
         let resolved = try OutputPaths.resolve(path, openStreams: openStreams)
@@ -56,9 +57,9 @@ struct OutputLocation {
     /// The folder, opened `O_PATH | O_DIRECTORY`.
     let directory: Int32
     /// The folder as a path, for messages (as the user named it, links followed).
-    let directoryPath: String
+    let directoryPath: FilePath
     /// The file's name in the folder.
-    let name: String
+    let name: FilePath.Component
     /// The existing file, opened `O_PATH | O_NOFOLLOW`, else -1.
     let existingFD: Int32
     /// The existing file's `stat`, nil for a new file.
@@ -84,7 +85,9 @@ enum OutputPaths {
 
     /// The descriptor a path names without naming a file: `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
     /// `/proc/self/fd/N`, `/proc/thread-self/fd/N` or `/proc/<this pid>/fd/N`.
-    static func descriptorNumber(_ path: String) -> Int32? {
+    static func descriptorNumber(_ path: FilePath) -> Int32? {
+        // Decoded only to compare with ASCII names: a byte that is not UTF-8 becomes U+FFFD, which none holds.
+        let path = String(decoding: path.bytes, as: UTF8.self)
         switch path {
         case "/dev/stdout": return 1
         case "/dev/stderr": return 2
@@ -100,40 +103,36 @@ enum OutputPaths {
     static func reason() -> String { String(cString: strerror(errno)) }
 
     /// Walks `path` one component at a time on `O_PATH` descriptors, following symbolic links (at most 40, as the
-    /// kernel does) under the protected-symlinks rule, and opens what the last component names.
-    static func resolve(_ path: String, openStreams: Bool) throws(FileError) -> Resolved {
+    /// kernel does) under the protected-symlinks rule, and opens what the last component names. Every name is the
+    /// path's bytes, exactly (`FilePath`); a path ending in `/` ends in `.` (`FilePath(bytes:)`): a folder.
+    static func resolve(_ path: FilePath, openStreams: Bool) throws(FileError) -> Resolved {
         func fail(_ message: String) -> FileError {
-            FileError(.cannotCreate, "cannot create output file '\(path)': \(message)")
+            FileError(.cannotCreate, "cannot create output file '\(path.shown)': \(message)")
         }
         guard !path.isEmpty else { throw fail("the path is empty") }
-        if path.hasSuffix("/") { throw fail("it names a directory") }
-        var directory = PNCryptPlatform.open(path.hasPrefix("/") ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
+        var directory = PNCryptPlatform.open(path.isAbsolute ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { throw fail(reason()) }
-        var directoryPath = path.hasPrefix("/") ? "/" : ""
-        var pending = Array(path.split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed())
+        var directoryPath: FilePath = path.isAbsolute ? "/" : ""
+        var pending = Array(path.components.reversed())
         var links = 0
         var keep = false
         defer { if !keep { close(directory) } }
-        func enter(_ fd: Int32, _ shown: String) {
+        func enter(_ fd: Int32, _ shown: FilePath) {
             close(directory)
             directory = fd
             directoryPath = shown
         }
-        func join(_ name: String) -> String {
-            directoryPath.isEmpty ? name : directoryPath.hasSuffix("/") ? directoryPath + name
-                : directoryPath + "/" + name
-        }
         while let component = pending.popLast() {
             let last = pending.isEmpty
-            if component == "." || component == ".." {
+            if component.kind != .regular {
                 if last { throw fail("it names a directory") }
-                if component == "." { continue }
+                if component.kind == .currentDirectory { continue }
                 let parent = openat(directory, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)
                 guard parent >= 0 else { throw fail(reason()) }
-                enter(parent, join(".."))
+                enter(parent, directoryPath.appending(component))
                 continue
             }
-            let fd = openat(directory, component, O_PATH | O_NOFOLLOW | O_CLOEXEC)
+            let fd = component.withPlatformString { openat(directory, $0, O_PATH | O_NOFOLLOW | O_CLOEXEC) }
             guard fd >= 0 else {
                 guard errno == ENOENT && last else { throw fail(reason()) }
                 keep = true
@@ -156,31 +155,31 @@ enum OutputPaths {
                 let sticky = folder.st_mode & S_ISVTX != 0 && folder.st_mode & 0o002 != 0
                 if sticky && info.st_uid != geteuid() && info.st_uid != folder.st_uid {
                     throw FileError(.cannotCreate, """
-                        refusing to follow the symbolic link '\(join(component))' (owned by uid \(info.st_uid) in \
-                        the sticky world-writable folder '\(directoryPath.isEmpty ? "." : directoryPath)', which \
-                        neither you nor the folder's owner own)
+                        refusing to follow the symbolic link '\(directoryPath.appending(component).shown)' (owned \
+                        by uid \(info.st_uid) in the sticky world-writable folder \
+                        '\(directoryPath.isEmpty ? "." : directoryPath.shown)', which neither you nor the folder's \
+                        owner own)
                         """)
                 }
                 var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
                 let count = readlinkat(fd, "", &buffer, buffer.count - 1)
                 guard count > 0 else { throw fail(count == 0 ? "a symbolic link is empty" : reason()) }
-                let destination = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                if destination.hasPrefix("/") {
-                    let rest = ([destination] + pending.reversed()).joined(separator: "/")
+                let destination = FilePath(bytes: buffer[0..<count].map { UInt8(bitPattern: $0) })
+                if destination.isAbsolute {
+                    var rest = destination
+                    rest.append(pending.reversed())
                     if let number = descriptorNumber(rest) { return .descriptor(number) }
                     let root = PNCryptPlatform.open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
                     guard root >= 0 else { throw fail(reason()) }
                     enter(root, "/")
                 }
-                if last && destination.hasSuffix("/") { throw fail("it names a directory") }
-                pending += destination.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-                    .reversed()
+                pending += destination.components.reversed()
             case S_IFDIR:
                 if last {
                     close(fd)
                     throw fail("it is a directory")
                 }
-                enter(fd, join(component))
+                enter(fd, directoryPath.appending(component))
             case S_IFREG:
                 guard last else {
                     close(fd)
@@ -195,7 +194,9 @@ enum OutputPaths {
                 guard openStreams else { return .stream(-1) }
                 do throws(SystemError) {
                     return .stream(try SystemIO.retrying {
-                        openat(directory, component, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
+                        component.withPlatformString {
+                            openat(directory, $0, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
+                        }
                     })
                 } catch {
                     throw fail(error.description)
@@ -206,7 +207,7 @@ enum OutputPaths {
     }
 
     /// The names in a folder that look like output temporaries (`.<name>.pncrypt-<random>.tmp`).
-    static func temporaries(in directory: Int32) -> [(name: String, owner: uid_t?)] {
+    static func temporaries(in directory: Int32) -> [(name: FilePath.Component, owner: uid_t?)] {
         let fd = openat(directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return [] }
         guard let stream = fdopendir(fd) else {
@@ -214,12 +215,11 @@ enum OutputPaths {
             return []
         }
         defer { closedir(stream) }
-        var found: [(name: String, owner: uid_t?)] = []
+        var found: [(name: FilePath.Component, owner: uid_t?)] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name.hasPrefix("."), name.hasSuffix(".tmp"), name.contains(".pncrypt-") else { continue }
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard bytes.first == UInt8(ascii: "."), bytes.count > 4, bytes.suffix(4).elementsEqual(".tmp".utf8),
+                  bytes.firstRange(of: Array(".pncrypt-".utf8)) != nil, let name = component(bytes) else { continue }
             var info = stat()
             let owner = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) {
@@ -228,7 +228,12 @@ enum OutputPaths {
             }
             found.append((name, owner))
         }
-        return found.sorted { $0.name < $1.name }
+        return found.sorted { $0.name.bytes.lexicographicallyPrecedes($1.name.bytes) }
+    }
+
+    /// The file name of exactly `bytes` (no `/`, no NUL), nil for an empty one.
+    static func component(_ bytes: [UInt8]) -> FilePath.Component? {
+        FilePath.Component(platformString: bytes.map { CChar(bitPattern: $0) } + [0])
     }
 }
 
@@ -241,41 +246,48 @@ final class AtomicOutputFile {
     /// The target's folder (an `O_PATH` descriptor), for `unlinkat` of `temporaryName`.
     let directory: Int32
     /// The folder as a path, for messages.
-    let directoryPath: String
+    let directoryPath: FilePath
     /// The temporary's name in `directory` while it has one (the named fallback), else nil: the one name a
     /// signal handler must remove.
-    private(set) var temporaryName: String?
+    private(set) var temporaryName: FilePath.Component?
     /// The name used to link a nameless file in before renaming it over an existing one.
-    private let linkName: String
-    private let name: String
-    private let reportedAs: String
+    private let linkName: FilePath.Component
+    private let name: FilePath.Component
+    private let reportedAs: FilePath
     private let existing: stat?
     private var existingFD: Int32
     private var open = true
 
-    init(_ location: OutputLocation, reportedAs path: String, namedTemporary: Bool) throws(FileError) {
+    init(_ location: OutputLocation, reportedAs path: FilePath, namedTemporary: Bool) throws(FileError) {
         (directory, directoryPath, name, reportedAs) = (location.directory, location.directoryPath, location.name,
                                                         path)
         (existing, existingFD) = (location.existing, location.existingFD)
         func fail(_ message: String) -> FileError {
             location.close()
-            return FileError(.cannotCreate, "cannot create output file '\(path)': \(message)")
+            return FileError(.cannotCreate, "cannot create output file '\(path.shown)': \(message)")
         }
         // From here every failure closes the folder and the existing file (no deinit runs for a failed init).
         if let existing {
             // Never replace a file the caller could not have written to.
-            if faccessat(location.directory, location.name, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) != 0 {
+            if location.name.withPlatformString({
+                faccessat(location.directory, $0, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW)
+            }) != 0 {
                 let text = OutputPaths.reason()
                 location.close()
-                throw FileError(.cannotCreate, "refusing to replace '\(path)': \(text)")
+                throw FileError(.cannotCreate, "refusing to replace '\(path.shown)': \(text)")
             }
             if let problem = Self.ownershipProblem(existing) {
                 location.close()
-                throw FileError(.cannotCreate, "refusing to replace '\(path)': \(problem)")
+                throw FileError(.cannotCreate, "refusing to replace '\(path.shown)': \(problem)")
             }
         }
-        let prefix = "." + (location.name.utf8.count > 200 ? "" : location.name) + ".pncrypt-"
-        linkName = prefix + Self.randomSuffix() + ".tmp"
+        // `.<name>.pncrypt-<random>.tmp`, the name's bytes as they are.
+        let prefix = Array(".".utf8) + (location.name.bytes.count > 200 ? [] : location.name.bytes)
+            + Array(".pncrypt-".utf8)
+        func temporary() -> FilePath.Component {
+            OutputPaths.component(prefix + Array((Self.randomSuffix() + ".tmp").utf8))!
+        }
+        linkName = temporary()
         if !namedTemporary {
             let nameless = openat(location.directory, ".", OutputPaths.O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o600)
             if nameless >= 0 {
@@ -286,11 +298,13 @@ final class AtomicOutputFile {
             guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { throw fail(OutputPaths.reason()) }
         }
         for attempt in 0..<100 {
-            let candidate = attempt == 0 ? linkName : prefix + Self.randomSuffix() + ".tmp"
+            let candidate = attempt == 0 ? linkName : temporary()
             // EINTR is retried by SystemIO (the one EINTR loop); a name taken (EEXIST) tries another.
             do throws(SystemError) {
                 let named = try SystemIO.retrying {
-                    openat(location.directory, candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                    candidate.withPlatformString {
+                        openat(location.directory, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                    }
                 }
                 (fd, temporaryName) = (named, candidate)
                 return
@@ -336,7 +350,7 @@ final class AtomicOutputFile {
 
     /// Other temporaries in the folder (`.<name>.pncrypt-<random>.tmp`): left by a run that was killed where the
     /// file system has no `O_TMPFILE`, or belonging to a run still going.
-    func otherTemporaries() -> [(name: String, owner: uid_t?)] {
+    func otherTemporaries() -> [(name: FilePath.Component, owner: uid_t?)] {
         OutputPaths.temporaries(in: directory).filter { $0.name != temporaryName }
     }
 
@@ -356,7 +370,7 @@ final class AtomicOutputFile {
 
     private func finish(newMode: mode_t, durable: Bool) throws(FileError) {
         func fail(_ what: String) -> FileError {
-            FileError(.io, "cannot \(what) of '\(reportedAs)': \(OutputPaths.reason())")
+            FileError(.io, "cannot \(what) of '\(reportedAs.shown)': \(OutputPaths.reason())")
         }
         if let existing {
             // Owner first (it clears set-user-ID bits), then the attributes (an ACL sets the group bits), then mode.
@@ -371,34 +385,43 @@ final class AtomicOutputFile {
 
     private func place(durable: Bool) throws(FileError) {
         func fail(_ what: String) -> FileError {
-            FileError(.io, "cannot move output into place at '\(reportedAs)': \(what)")
+            FileError(.io, "cannot move output into place at '\(reportedAs.shown)': \(what)")
         }
         if let temporaryName {
             // Linux closes the descriptor even when close reports an error: never close it twice.
             let closed = close(fd)
             open = false
             guard closed == 0 else {
-                throw FileError(.io, "cannot write '\(reportedAs)': \(OutputPaths.reason())")
+                throw FileError(.io, "cannot write '\(reportedAs.shown)': \(OutputPaths.reason())")
             }
-            guard renameat(directory, temporaryName, directory, name) == 0 else { throw fail(OutputPaths.reason()) }
+            guard rename(temporaryName, to: name) else { throw fail(OutputPaths.reason()) }
             self.temporaryName = nil
         } else {
             if existing == nil && link(as: name) { return try flushFolder(durable) }
             guard errno == EEXIST || existing != nil else { throw fail(OutputPaths.reason()) }
             guard link(as: linkName) else { throw fail(OutputPaths.reason()) }
             temporaryName = linkName
-            guard renameat(directory, linkName, directory, name) == 0 else { throw fail(OutputPaths.reason()) }
+            guard rename(linkName, to: name) else { throw fail(OutputPaths.reason()) }
             temporaryName = nil
         }
         try flushFolder(durable)
     }
 
+    /// Renames `source` to `target` in the folder (replacing it).
+    private func rename(_ source: FilePath.Component, to target: FilePath.Component) -> Bool {
+        source.withPlatformString { from in
+            target.withPlatformString { to in renameat(directory, from, directory, to) == 0 }
+        }
+    }
+
     /// Links the nameless file in as `target` (without replacing anything).
-    private func link(as target: String) -> Bool {
-        if linkat(fd, "", directory, target, OutputPaths.AT_EMPTY_PATH) == 0 { return true }
-        // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH before Linux 6.10; /proc/self/fd works for everyone.
-        guard errno == ENOENT || errno == EPERM || errno == EINVAL else { return false }
-        return linkat(AT_FDCWD, "/proc/self/fd/\(fd)", directory, target, AT_SYMLINK_FOLLOW) == 0
+    private func link(as target: FilePath.Component) -> Bool {
+        target.withPlatformString { target in
+            if linkat(fd, "", directory, target, OutputPaths.AT_EMPTY_PATH) == 0 { return true }
+            // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH before Linux 6.10; /proc/self/fd works for everyone.
+            guard errno == ENOENT || errno == EPERM || errno == EINVAL else { return false }
+            return linkat(AT_FDCWD, "/proc/self/fd/\(fd)", directory, target, AT_SYMLINK_FOLLOW) == 0
+        }
     }
 
     private func flushFolder(_ durable: Bool) throws(FileError) {
@@ -407,13 +430,13 @@ final class AtomicOutputFile {
         guard folder >= 0 else { return }
         defer { close(folder) }
         guard fsync(folder) == 0 || errno == EINVAL else {
-            throw FileError(.io, "cannot flush the directory of '\(reportedAs)': \(OutputPaths.reason())")
+            throw FileError(.io, "cannot flush the directory of '\(reportedAs.shown)': \(OutputPaths.reason())")
         }
     }
 
     /// Throws the output away: the temporary is removed, the path left as it was.
     func abandon() {
-        if let temporaryName { unlinkat(directory, temporaryName, 0) }
+        if let temporaryName { _ = temporaryName.withPlatformString { unlinkat(directory, $0, 0) } }
         temporaryName = nil
         if open { close(fd) }
         open = false
@@ -501,10 +524,10 @@ enum ExtendedAttributes {
 
     /// Makes the attributes of `target` those of `sourceFD` (an `O_PATH` descriptor): sets each one the source
     /// has, removes each one it lacks. Any attribute that cannot be read or kept fails the copy.
-    static func copy(from sourceFD: Int32, to target: Int32, reportedAs path: String) throws(FileError) {
+    static func copy(from sourceFD: Int32, to target: Int32, reportedAs path: FilePath) throws(FileError) {
         func fail(_ what: String) -> FileError {
             let reason = OutputPaths.reason()
-            return FileError(.cannotCreate, "refusing to replace '\(path)': cannot keep \(what): \(reason)")
+            return FileError(.cannotCreate, "refusing to replace '\(path.shown)': cannot keep \(what): \(reason)")
         }
         // Reading attributes needs a readable descriptor: the O_PATH one is reopened through /proc, or for a file
         // the caller cannot read, read by its /proc path.

@@ -104,7 +104,7 @@ package enum SignalCleanup {
     /// Makes the named temporary of `file` (if it has one) the file removed on a signal.
     static func register(_ file: AtomicOutputFile) {
         guard let temporary = file.temporaryName else { return }
-        let bytes = Array(temporary.utf8)
+        let bytes = temporary.bytes
         guard !bytes.isEmpty, bytes.count <= Int(NAME_MAX) else { return }
         let buffer = name
         whileBlocked {

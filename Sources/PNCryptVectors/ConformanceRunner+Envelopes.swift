@@ -1,15 +1,17 @@
 // The conformance checks of envelopes: the peer decrypts each envelope vector's response body and gives its
 // messages in document order.
 import PNCrypt
+import PNCryptFiles
+import SystemPackage
 
 extension ConformanceRunner {
     // MARK: Envelopes
 
-    func checkEnvelopes(_ file: String) {
+    func checkEnvelopes(_ file: FilePath) {
         let family = "envelopes"
         guard let data = VectorFiles.contents(of: file), let root = try? JSONValue(parsing: data),
               let vectors = root["vectors"]?.arrayValue else {
-            record(id: file, family: family, direction: "read", .failed, "not an envelope vector file")
+            record(id: file.shown, family: family, direction: "read", .failed, "not an envelope vector file")
             return
         }
         for vector in vectors {
@@ -20,7 +22,7 @@ extension ConformanceRunner {
                   let envelopeFormat = EnvelopeFormat(rawValue: format),
                   let before = try? JSONValue(parsing: encrypted), let after = try? JSONValue(parsing: decrypted)
             else {
-                record(id: "\(file)", family: family, direction: "read", .failed, "a vector lacks its fields")
+                record(id: file.shown, family: family, direction: "read", .failed, "a vector lacks its fields")
                 continue
             }
             guard scheme == "none" || supports(scheme: scheme) else {

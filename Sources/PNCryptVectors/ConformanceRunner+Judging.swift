@@ -1,6 +1,8 @@
 // The conformance run's judging: recording a check (a declared difference makes a failure known), judging the
 // peer's answer, and comparing bytes, texts and values as SDKs hold them.
 import PNCrypt
+import PNCryptFiles
+import SystemPackage
 
 extension ConformanceRunner {
     // MARK: Recording
@@ -158,8 +160,8 @@ extension ConformanceRunner {
         }
     }
 
-    static func family(of path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+    static func family(of path: FilePath) -> String {
+        let name = path.lastComponent?.shown ?? path.shown
         return name.hasSuffix(".json") ? String(name.dropLast(5)) : name
     }
 

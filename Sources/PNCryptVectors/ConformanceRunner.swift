@@ -4,20 +4,22 @@
 // and comparing, ConformanceRunner+Judging.swift.
 import PNCrypt
 import PNCryptPlatform
+import PNCryptFiles
+import SystemPackage
 
 /// Runs the vector files against a peer process (`pncrypt conformance --peer CMD`).
 package final class ConformanceRunner {
     /// The settings of a run.
     package struct Options: Sendable {
         /// The vector files or folders (`Vectors` by default; `envelopes/` under a folder is read too).
-        package var paths: [String]
+        package var paths: [FilePath]
         /// Seconds the peer has to answer one request before it is killed (the first, `hello`, at least 10).
         package var timeout: Double
         /// How often a peer that died, hung or wrote garbage is started again before the run gives up.
         package var maxRestarts: Int
 
         /// Settings with the defaults: `Vectors`, 10 s, 3 restarts.
-        package init(paths: [String] = ["Vectors"], timeout: Double = 10, maxRestarts: Int = 3) {
+        package init(paths: [FilePath] = ["Vectors"], timeout: Double = 10, maxRestarts: Int = 3) {
             self.paths = paths
             self.timeout = timeout
             self.maxRestarts = maxRestarts
@@ -104,10 +106,11 @@ package final class ConformanceRunner {
 
     /// The files a run over `paths` reads: the vector files, the envelope vector files (a folder's `envelopes/`,
     /// and files named `envelopes.json` or `recorded.json`), and the paths where there is no vector file or folder.
-    package static func inputFiles(_ paths: [String]) -> (vectors: [String], envelopes: [String], missing: [String]) {
-        var files: [String] = []
-        var envelopeFiles: [String] = []
-        var missing: [String] = []
+    package static func inputFiles(_ paths: [FilePath])
+        -> (vectors: [FilePath], envelopes: [FilePath], missing: [FilePath]) {
+        var files: [FilePath] = []
+        var envelopeFiles: [FilePath] = []
+        var missing: [FilePath] = []
         for path in paths {
             guard let listed = try? TestVectorChecker.files(at: path) else {
                 missing.append(path)
@@ -122,7 +125,7 @@ package final class ConformanceRunner {
                 }
             }
             if VectorFiles.isDirectory(path) == true {
-                let folder = (path.hasSuffix("/") ? path : path + "/") + "envelopes"
+                let folder = path.appending("envelopes")
                 if let more = try? TestVectorChecker.files(at: folder) { envelopeFiles += more }
             }
         }
@@ -132,7 +135,7 @@ package final class ConformanceRunner {
     func runAll() {
         let (files, envelopeFiles, missing) = Self.inputFiles(options.paths)
         for path in missing {
-            record(id: path, family: "files", direction: "read", .failed, "no vector file or folder there")
+            record(id: path.shown, family: "files", direction: "read", .failed, "no vector file or folder there")
         }
         var styleMessages: [(name: String, text: String)] = []
         for file in files {
@@ -141,7 +144,7 @@ package final class ConformanceRunner {
             do {
                 loaded = try TestVectorFile.load(path: file)
             } catch {
-                record(id: file, family: family, direction: "read", .failed, "\(error)")
+                record(id: file.shown, family: family, direction: "read", .failed, "\(error)")
                 continue
             }
             for vector in loaded.vectors {

@@ -2,6 +2,8 @@
 // the public API only.
 
 import PNCrypt
+import PNCryptFiles
+import SystemPackage
 
 /// Runs test vectors against this library.
 package enum TestVectorChecker {
@@ -16,13 +18,13 @@ package enum TestVectorChecker {
     }
 
     /// The `.json` files a path names: the file itself, or the files in a folder, sorted.
-    package static func files(at path: String) throws(PNCryptError) -> [String] {
+    package static func files(at path: FilePath) throws(PNCryptError) -> [FilePath] {
         guard let isDirectory = VectorFiles.isDirectory(path) else {
-            throw PNCryptError(.fileNotFound, "no vector file or folder at '\(path)'")
+            throw PNCryptError(.fileNotFound, "no vector file or folder at '\(path.shown)'")
         }
         guard isDirectory else { return [path] }
-        let folder = path.hasSuffix("/") ? path : path + "/"
-        return VectorFiles.names(in: path).filter { $0.hasSuffix(".json") }.sorted().map { folder + $0 }
+        return VectorFiles.names(in: path).filter { $0.extension == "json" }
+            .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.map { path.appending($0) }
     }
 
     /// Checks one vector; nil when it passes.

@@ -1,6 +1,8 @@
 // A vector file (`Vectors/*.json`), decoded with PNCrypt's own JSON; its vectors are TestVector.swift's.
 
 import PNCrypt
+import PNCryptFiles
+import SystemPackage
 
 /// A vector file: `{"description", "source", "vectors": [...]}`.
 package struct TestVectorFile: Codable, Sendable {
@@ -13,14 +15,14 @@ package struct TestVectorFile: Codable, Sendable {
 
     /// Reads and parses a vector file.
     /// - Throws: `io` when it cannot be read, `invalidJSON` when it is not a vector file.
-    package static func load(path: String) throws(PNCryptError) -> TestVectorFile {
+    package static func load(path: FilePath) throws(PNCryptError) -> TestVectorFile {
         guard let data = VectorFiles.contents(of: path) else {
-            throw PNCryptError(.fileNotFound, "cannot read vector file '\(path)'")
+            throw PNCryptError(.fileNotFound, "cannot read vector file '\(path.shown)'")
         }
         do {
             return try JSONValueDecoder().decode(TestVectorFile.self, from: try JSONValue(parsing: data))
         } catch {
-            throw PNCryptError(.invalidJSON, "'\(path)' is not a vector file: \(error)")
+            throw PNCryptError(.invalidJSON, "'\(path.shown)' is not a vector file: \(error)")
         }
     }
 }

@@ -2,11 +2,12 @@
 // and directory stream opened here is closed before the function returns.
 import PNCrypt
 import PNCryptPlatform
+import SystemPackage
 
 enum VectorFiles {
-    /// The whole content of the file at `path`, or nil when it cannot be opened or read.
-    static func contents(of path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// The whole content of the file at `path` (its bytes, exactly), or nil when it cannot be opened or read.
+    static func contents(of path: FilePath) -> [UInt8]? {
+        let fd = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var out: [UInt8] = []
@@ -21,22 +22,22 @@ enum VectorFiles {
     }
 
     /// Whether `path` is a folder; nil when nothing is there.
-    static func isDirectory(_ path: String) -> Bool? {
+    static func isDirectory(_ path: FilePath) -> Bool? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard path.withPlatformString({ stat($0, &info) }) == 0 else { return nil }
         return info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// The names in the folder at `path` (without `.` and `..`), unsorted; empty when it cannot be read.
-    static func names(in path: String) -> [String] {
-        guard let directory = opendir(path) else { return [] }
+    static func names(in path: FilePath) -> [FilePath.Component] {
+        guard let directory = path.withPlatformString({ opendir($0) }) else { return [] }
         defer { closedir(directory) }
-        var names: [String] = []
+        var names: [FilePath.Component] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { FilePath.Component(platformString: $0) }
             }
-            if name != "." && name != ".." { names.append(name) }
+            if let name, name.kind == .regular { names.append(name) }
         }
         return names
     }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptPlatform
+import PNCryptFiles
+import SystemPackage
 
 /// `--channel-key-file CHANNEL=PATH` of `history decrypt|rekey` and `subscribe decrypt|rekey`: each channel's own
 /// keys (`ChannelKeys`), read as `--key-file` reads a key.
@@ -59,20 +61,24 @@ struct ChannelKeyOptions: ParsableArguments {
         defer {
             for pattern in given.keys { for index in given[pattern]!.indices { given[pattern]![index].wipe() } }
         }
-        for argument in channelKeyFile {
-            guard let equals = argument.firstIndex(of: "=") else {
-                throw CLIFailure(.usage, "--channel-key-file '\(argument)': expected CHANNEL=PATH")
+        // Each `CHANNEL=PATH` as the bytes given (`RawArguments`): the path is the bytes after the first `=`.
+        let raw = try RawArguments.values(channelKeyFile, long: "--channel-key-file", what: "the path")
+        for (argument, bytes) in zip(channelKeyFile, raw) {
+            let shown = ShownBytes.text(bytes)
+            guard let equals = argument.firstIndex(of: "="), let split = bytes.firstIndex(of: UInt8(ascii: "="))
+            else {
+                throw CLIFailure(.usage, "--channel-key-file '\(shown)': expected CHANNEL=PATH")
             }
-            let pattern = String(argument[..<equals]), path = String(argument[argument.index(after: equals)...])
+            let pattern = String(argument[..<equals]), path = FilePath(bytes: bytes[(split + 1)...])
             if let problem = ChannelKeys.problem(pattern) {
-                throw CLIFailure(.usage, "--channel-key-file '\(argument)': \(problem)")
+                throw CLIFailure(.usage, "--channel-key-file '\(shown)': \(problem)")
             }
             if path == "-" && input.isStandardInput {
                 throw CLIFailure(.usage, "--channel-key-file \(pattern)=- reads the key from standard input: give"
                                  + " the data as TEXT, a file or -i PATH")
             }
-            let key = GivenKey(bytes: try KeyOptions.read(keyFile: path), source: "channel key file '\(argument)'",
-                               fromFile: true)
+            let key = GivenKey(bytes: try KeyOptions.read(keyFile: path),
+                               source: "channel key file '\(shown)'", fromFile: true)
             if given[pattern] == nil { order.append(pattern) }
             given[pattern, default: []].append(key)
         }

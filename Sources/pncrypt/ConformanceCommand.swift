@@ -3,6 +3,7 @@ import PNCrypt
 import PNCryptVectors
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 /// `pncrypt conformance --peer CMD`: every vector run against another SDK's adapter, both ways. The harness is
 /// `ConformanceRunner` (PNCryptVectors); this command only reads the options and writes the report.
@@ -55,9 +56,11 @@ struct ConformanceCommand: ParsableCommand {
     func run() throws {
         let terminal = isatty(STDERR_FILENO) == 1 && !json
         // The report file, opened first: never over a vector file the run reads (as -o is never over the input).
+        let paths = try RawArguments.positionalPaths(self.paths)
         let inputs = ConformanceRunner.inputFiles(paths)
-        let report = try junit.map { try OutputFile(path: $0, inputPath: nil, moreInputs: inputs.vectors
-                                                    + inputs.envelopes) }
+        let report = try RawArguments.path(junit, long: "--junit").map {
+            try OutputFile(path: $0, inputPath: nil, moreInputs: inputs.vectors + inputs.envelopes)
+        }
         // The peer dies with the run: its group on any signal that ends pncrypt, and, at the end, every child it
         // left outside the group (PeerOrphans).
         let adopted = PeerOrphans.adopt()

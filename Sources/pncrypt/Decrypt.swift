@@ -92,7 +92,7 @@ struct Decrypt: ParsableCommand {
             let ring = try options.keys.ring(input: Input(text: options.input.arguments[0], path: nil))
             return try decryptTexts(ring, options.input.arguments)
         }
-        let data = options.input.resolved(binary: binary)
+        let data = try options.input.resolved(binary: binary)
         let ring = try options.keys.ring(input: data)
         if binary { return try decryptFile(ring, data) }
         // Detection decides the input's encoding only (raw ciphertext or Base64): either way it is text.

@@ -47,7 +47,7 @@ struct Diagnose: ParsableCommand {
 
     func run() throws {
         if binary {
-            return try diagnoseFile(DataInputOptions.resolve(argument: input.text, file: input.input, binary: true))
+            return try diagnoseFile(DataInputOptions.resolve(argument: input.text, file: input.file, binary: true))
         }
         try refuseFileNameAsText(input.text)
         let data = try input.resolved()

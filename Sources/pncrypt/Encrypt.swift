@@ -34,7 +34,7 @@ struct Encrypt: ParsableCommand {
     }
 
     func run() throws {
-        let source = options.input.resolved(binary: binary)
+        let source = try options.input.resolved(binary: binary)
         options.input.noteIfTextNamesAFile(binary: binary)
         let key = try options.keys.resolve(input: source, confirm: true)
         if binary {

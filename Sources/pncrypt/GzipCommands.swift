@@ -41,10 +41,10 @@ struct GzipCommand: ParsableCommand {
 
     func run() throws {
         guard !decompress else {
-            return try GunzipCommand.decompress(input.resolved, to: output, limit: limits.limit, raw: false,
+            return try GunzipCommand.decompress(try input.resolved, to: output, limit: limits.limit, raw: false,
                                                 terminal: terminal, progress: progress)
         }
-        try OutputFile.stream(input.resolved, through: [try Compressor(level: level ?? Compressor.defaultLevel)],
+        try OutputFile.stream(try input.resolved, through: [try Compressor(level: level ?? Compressor.defaultLevel)],
                               to: output, binary: force, progress: progress)
     }
 }
@@ -80,7 +80,7 @@ struct GunzipCommand: ParsableCommand {
     }
 
     func run() throws {
-        try Self.decompress(input.resolved, to: output, limit: limits.limit, raw: raw, terminal: terminal,
+        try Self.decompress(try input.resolved, to: output, limit: limits.limit, raw: raw, terminal: terminal,
                             progress: progress)
     }
 

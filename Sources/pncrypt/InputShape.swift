@@ -2,6 +2,7 @@ import ArgumentParser
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 // Input detection (issue 47, item 2; issue 55, item 1): a file the SDKs' `encrypt_file` wrote (`PNED...` or raw
 // ciphertext) given to `decrypt`, `inspect` or `diagnose` with `-i` is recognized by its first bytes, as `age` tells
@@ -83,11 +84,20 @@ extension Input {
 /// read Base64 (`binaryHint`: the file may also be a binary one, `--binary`); the message, history and subscribe
 /// commands read JSON or bare Base64 (`orJSON`). `encrypt` takes any text as its plaintext, so it keeps TEXT.
 func refuseFileNameAsText(_ argument: String?, orJSON: Bool = false, binaryHint: Bool = true) throws {
-    guard let argument, !argument.isEmpty, argument != "-" else { return }
-    var info = stat()
-    guard stat(argument, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+    guard let argument, let file = regularFile(named: argument) else { return }
     guard (try? Base64.decode(argument)) == nil else { return }
     if orJSON, (try? JSONValue(parsing: Array(argument.utf8))) != nil { return }
-    throw CLIFailure(.usage, "'\(argument)' is a file: give it with -i \(argument)"
+    throw CLIFailure(.usage, "'\(file.shown)' is a file: give it with -i \(file.shown)"
                      + (binaryHint ? " (or --binary for a binary file)" : ""))
+}
+
+/// The path a positional TEXT `argument` is, by the bytes the command line gave (`RawArguments`), when it names an
+/// existing regular file; nil otherwise (`-`, empty, no such file, or bytes the command line cannot tell).
+func regularFile(named argument: String) -> FilePath? {
+    guard !argument.isEmpty, argument != "-", let path = try? RawArguments.positionalPaths([argument])[0] else {
+        return nil
+    }
+    var info = stat()
+    guard path.withPlatformString({ stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    return path
 }

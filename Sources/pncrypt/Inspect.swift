@@ -34,7 +34,7 @@ struct Inspect: ParsableCommand {
 
     func run() throws {
         if !binary { try refuseFileNameAsText(input.argument) }
-        let data = input.resolved(binary: binary)
+        let data = try input.resolved(binary: binary)
         // Detection decides the input's encoding only (raw ciphertext or Base64): either way the plaintext is
         // described as text unless --binary.
         let raw = binary ? nil : try data.rawCiphertextReason()

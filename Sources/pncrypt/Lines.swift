@@ -2,6 +2,7 @@ import ArgumentParser
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 /// `--lines`, `--jobs`, `--statuses` and `--max-size` (gzip input): line mode (NDJSON in, NDJSON out) for the
 /// message, history and subscribe commands.
@@ -49,9 +50,14 @@ struct LineOptions: ParsableArguments {
         }
     }
 
+    /// The bytes `--statuses` was given (`RawArguments`), nil without it.
+    var statusesPath: FilePath? {
+        get throws { try RawArguments.path(statuses, long: "--statuses") }
+    }
+
     /// `--statuses` and `-o` name two files.
     func check(_ output: OutputOptions) throws {
-        if let statuses, statuses == output.output {
+        if let statuses = try statusesPath, statuses == (try output.path) {
             throw ValidationError("--statuses and -o name the same file: give two")
         }
     }
@@ -91,7 +97,7 @@ enum Lines {
                                    stopOnFailure: stopOnFailure, field: field, channels: channels)
         let progress = options.progress.line(for: input.filePath, showsLines: true)
         defer { progress.clear() }
-        let statuses = try StatusReport(path: options.statuses, input: input, durable: output.sync)
+        let statuses = try StatusReport(path: try options.statusesPath, input: input, durable: output.sync)
         var failure: Error?
         let advise = channels != nil
         let report: (MessageStatus) -> Void = { given in

@@ -8,10 +8,8 @@ extension DataInputOptions {
     /// Text mode with an argument that names an existing file (`pncrypt encrypt photo.jpg`): the name is
     /// encrypted as text, as asked, with a note that `-i` or `--binary` was probably meant.
     func noteIfTextNamesAFile(binary: Bool) {
-        guard !binary, let argument, !argument.isEmpty, argument != "-" else { return }
-        var info = stat()
-        guard stat(argument, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
-        CLI.note("'\(argument)' is also a file: its name was taken as the TEXT; for the file's contents give "
-                 + "-i \(argument) (text) or --binary \(argument) (a file format)")
+        guard !binary, let argument, let file = regularFile(named: argument) else { return }
+        CLI.note("'\(file.shown)' is also a file: its name was taken as the TEXT; for the file's contents give "
+                 + "-i \(file.shown) (text) or --binary \(file.shown) (a file format)")
     }
 }

@@ -1,6 +1,7 @@
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 /// Output that appears only when the command succeeds: standard output, or `-o PATH` through the files layer's
 /// `FileOutput` (shared with the C library), which holds every promise about output files: a file appears only on
@@ -29,7 +30,7 @@ final class OutputFile {
     /// Opens the output. Refuses to write over the input file: the file named (`inputPath`, and each of
     /// `moreInputs` for a command that reads several), or with `standardInput` the file standard input is (`< f`):
     /// compared by device and inode, not by name.
-    init(path: String?, inputPath: String?, moreInputs: [String] = [], standardInput: Bool = false,
+    init(path: FilePath?, inputPath: FilePath?, moreInputs: [FilePath] = [], standardInput: Bool = false,
          durable: Bool = false) throws {
         self.durable = durable
         guard let path else {
@@ -38,14 +39,16 @@ final class OutputFile {
         }
         var info = stat()
         let input: (info: stat, name: String)? = if let inputPath {
-            stat(inputPath, &info) == 0 ? (info, "'\(inputPath)'") : nil
+            inputPath.withPlatformString { stat($0, &info) } == 0 ? (info, "'\(inputPath.shown)'") : nil
         } else if standardInput && fstat(STDIN_FILENO, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
             (info, "(standard input is that file)")
         } else {
             nil
         }
         var inputs = input.map { [$0] } ?? []
-        for more in moreInputs where stat(more, &info) == 0 { inputs.append((info, "'\(more)'")) }
+        for more in moreInputs where more.withPlatformString({ stat($0, &info) }) == 0 {
+            inputs.append((info, "'\(more.shown)'"))
+        }
         let opened: FileOutput
         do throws(FileError) {
             opened = try FileOutput(path, inputs: inputs, streams: true, cleanupOnSignal: true)
@@ -57,11 +60,11 @@ final class OutputFile {
             // Only a file of the caller's can be a run of theirs; anyone who can write to the folder can choose
             // the name.
             if leftover.owner == geteuid() {
-                CLI.warning("'\(leftover.path)' looks like the temporary file of an interrupted pncrypt run "
+                CLI.warning("'\(leftover.path.shown)' looks like the temporary file of an interrupted pncrypt run "
                             + "(or of one still running); it may hold plaintext: remove it if no run is going")
             } else {
                 let owner = leftover.owner.map { "is owned by uid \($0), not by you" } ?? "has an owner not known"
-                CLI.warning("'\(leftover.path)' has the name of a pncrypt temporary file but \(owner); "
+                CLI.warning("'\(leftover.path.shown)' has the name of a pncrypt temporary file but \(owner); "
                             + "it was left alone")
             }
         }
@@ -102,7 +105,7 @@ extension OutputFile {
     /// is a terminal decides how text is written.
     static func produce(_ output: OutputOptions, input: Input, binary: ForceOption? = nil,
                         holdUntilVerified: Bool = false, _ body: (Int32, _ final: Int32) throws -> Void) throws {
-        let out = try OutputFile(path: output.output, inputPath: input.filePath, standardInput: input.isStandardInput,
+        let out = try OutputFile(path: try output.path, inputPath: input.filePath, standardInput: input.isStandardInput,
                                  durable: output.sync)
         try binary?.check(descriptor: out.fd)
         let spool = holdUntilVerified && out.needsSpool ? try Spool() : nil

@@ -24,13 +24,4 @@ enum PlainText {
               let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         return String(scalars[first...last])
     }
-
-    /// The last part of a path, as `NSString.lastPathComponent`: `Vectors/spec.json` gives `spec.json`; trailing
-    /// slashes are dropped (`a/b/` gives `b`), `/` stays `/`.
-    static func lastPathComponent(_ path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard trimmed != "/", let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
-        return String(trimmed[trimmed.index(after: slash)...])
-    }
 }

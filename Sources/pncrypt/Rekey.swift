@@ -1,6 +1,8 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptPlatform
+import PNCryptFiles
+import SystemPackage
 
 /// The new key of `rekey`: `--to-key`, `--to-key-file`, or `PNCRYPT_TO_KEY`.
 struct ToKeyOptions: ParsableArguments {
@@ -24,8 +26,8 @@ struct ToKeyOptions: ParsableArguments {
         var given: GivenKey
         if let toKey {
             given = GivenKey(bytes: try RawArguments.values([toKey], long: "--to-key")[0], source: "--to-key")
-        } else if let toKeyFile {
-            given = GivenKey(bytes: try KeyOptions.read(keyFile: toKeyFile), source: "key file '\(toKeyFile)'")
+        } else if let path = try RawArguments.path(toKeyFile, long: "--to-key-file") {
+            given = GivenKey(bytes: try KeyOptions.read(keyFile: path), source: "key file '\(path.shown)'")
         } else if let environment = RawArguments.environment("PNCRYPT_TO_KEY") {
             given = GivenKey(bytes: environment, source: "PNCRYPT_TO_KEY")
         } else {

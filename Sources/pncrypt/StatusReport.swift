@@ -1,5 +1,6 @@
 import PNCrypt
 import PNCryptPlatform
+import SystemPackage
 
 /// The status lines of a line-mode run (issue 59, item 3): at most `shownLimit` of them on standard error, then one
 /// line with the count of the rest; every one, as NDJSON, in the `--statuses FILE` (an `OutputFile`: it appears
@@ -16,7 +17,7 @@ final class StatusReport {
     private(set) var total = 0
 
     /// A report; `path` is `--statuses FILE` (refused over the input file, as `-o` is).
-    init(path: String?, input: Input, durable: Bool) throws {
+    init(path: FilePath?, input: Input, durable: Bool) throws {
         file = try path.map {
             try OutputFile(path: $0, inputPath: input.filePath, standardInput: input.isStandardInput,
                            durable: durable)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptPlatform
+import PNCryptFiles
 
 /// `--raw-control` of the commands that write data they did not make to a terminal (`decrypt`, `message decrypt`,
 /// `history decrypt`, `gunzip`, `gzip -d`).
@@ -67,55 +68,11 @@ final class TerminalEscaper: ByteStreamStage {
         try withBytes(out, sink)
     }
 
-    /// Appends the escaped form of `bytes` to `out`; without `final`, a sequence cut at the end waits in `pending`.
+    /// Appends the escaped form of `bytes` to `out` (the one rule, `ShownBytes`); without `final`, a sequence cut
+    /// at the end waits in `pending`.
     private func escape(_ bytes: [UInt8], final: Bool, into out: inout [UInt8]) {
-        var i = 0
-        let n = bytes.count
-        while i < n {
-            let b = bytes[i]
-            if (layout && (b == 0x0A || b == 0x09)) || (b >= 0x20 && b < 0x7F) {
-                out.append(b)
-                i += 1
-                continue
-            }
-            let length = switch b {
-            case 0xC2...0xDF: 2
-            case 0xE0...0xEF: 3
-            case 0xF0...0xF4: 4
-            default: 1
-            }
-            if length == 1 {
-                Self.hex(b, into: &out)
-                i += 1
-                continue
-            }
-            if i + length > n && !final {
-                // Wait for the rest, unless what is there already cannot start a sequence.
-                if bytes[(i + 1)...].allSatisfy({ $0 & 0xC0 == 0x80 }) {
-                    pending = Array(bytes[i...])
-                    break
-                }
-            }
-            let sequence = bytes[i..<min(i + length, n)]
-            if sequence.count == length, String(validating: sequence, as: UTF8.self) != nil {
-                if b == 0xC2 && bytes[i + 1] < 0xA0 {
-                    // A C1 control character (U+0080 to U+009F).
-                    Self.hex(b, into: &out)
-                    Self.hex(bytes[i + 1], into: &out)
-                } else {
-                    out += sequence
-                }
-                i += length
-            } else {
-                Self.hex(b, into: &out)
-                i += 1
-            }
-        }
-    }
-
-    private static func hex(_ byte: UInt8, into out: inout [UInt8]) {
-        out += [UInt8(ascii: "\\"), UInt8(ascii: "x")]
-        Hex.append(CollectionOfOne(byte), to: &out)
+        let end = ShownBytes.escape(bytes, layout: layout, final: final, into: &out)
+        if end < bytes.count { pending = Array(bytes[end...]) }
     }
 }
 

@@ -2,6 +2,8 @@ import ArgumentParser
 import PNCrypt
 import PNCryptVectors
 import PNCryptPlatform
+import PNCryptFiles
+import SystemPackage
 
 struct VectorsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,11 +28,11 @@ struct VectorsCommand: ParsableCommand {
         func run() throws {
             var passed = 0
             var failed = 0
-            for path in paths {
+            for path in try RawArguments.positionalPaths(paths) {
                 for file in try TestVectorChecker.files(at: path) {
                     for vector in try TestVectorFile.load(path: file).vectors {
                         if let failure = TestVectorChecker.check(vector) {
-                            try POSIXIO.printLine("FAIL \(PlainText.lastPathComponent(file)) \(failure)")
+                            try POSIXIO.printLine("FAIL \(file.lastComponent?.shown ?? file.shown) \(failure)")
                             failed += 1
                         } else {
                             passed += 1

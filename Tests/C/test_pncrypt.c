@@ -2437,6 +2437,47 @@ static void test_channel_keys(const char *path) {
     pncrypt_module_free(m);
 }
 
+/* ---- Paths that are not UTF-8 (issue 55, item 9) ---------------------------------------------------------- */
+
+/* A path is its bytes: `in\xfe.bin` is read and `out\xff.bin` written, never the files their lossy decodings
+ * name (`in\xef\xbf\xbd.bin`, U+FFFD), which hold decoys here; a missing one is named escaped in the message. */
+static void test_paths_not_utf8(const char *dir) {
+    char folder[2048], in[4096], out[4096], back[4096], decoy_in[4096], decoy_out[4096], missing[4096];
+    CHECK(strlen(dir) < 2000, "work folder path too long");
+    snprintf(folder, sizeof folder, "%s/bytes", dir);
+    CHECK(mkdir(folder, 0700) == 0, "mkdir %s", folder);
+    snprintf(in, sizeof in, "%s/in\xfe.bin", folder);
+    snprintf(out, sizeof out, "%s/out\xff.bin", folder);
+    snprintf(back, sizeof back, "%s/back\xff.bin", folder);
+    snprintf(decoy_in, sizeof decoy_in, "%s/in\xef\xbf\xbd.bin", folder);
+    snprintf(decoy_out, sizeof decoy_out, "%s/out\xef\xbf\xbd.bin", folder);
+    snprintf(missing, sizeof missing, "%s/missing\xfe.bin", folder);
+    CHECK(write_file(in, "the real one", 12) == 0, "write in");
+    CHECK(write_file(decoy_in, "the decoy", 9) == 0, "write decoy in");
+    CHECK(write_file(decoy_out, "decoy out", 9) == 0, "write decoy out");
+    pncrypt_module *m = NULL;
+    pncrypt_error err;
+    CHECK(pncrypt_module_new("file-key", "acrh", &m, NULL) == 0, "module");
+    int rc = pncrypt_encrypt_file(m, in, out, &err);
+    CHECK(rc == 0, "encrypt_file to out\\xff: %d %s", rc, err.message);
+    rc = pncrypt_decrypt_file(m, out, back, &err);
+    size_t len = 0;
+    unsigned char *got = read_file(back, &len);
+    CHECK(rc == 0 && got && len == 12 && memcmp(got, "the real one", 12) == 0, "decrypt_file: %d %s", rc,
+          err.message);
+    free(got);
+    got = read_file(decoy_out, &len);
+    CHECK(got && len == 9 && memcmp(got, "decoy out", 9) == 0, "the U+FFFD-named output was written");
+    free(got);
+    rc = pncrypt_encrypt_file(m, missing, out, &err);
+    CHECK(rc == PNCRYPT_E_FILE_NOT_FOUND && strstr(err.message, "missing\\xfe.bin") != NULL
+              && strstr(err.message, "\xef\xbf\xbd") == NULL, "missing input named escaped: %d %s", rc, err.message);
+    pncrypt_module_free(m);
+    const char *names[] = {in, out, back, decoy_in, decoy_out};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(names[i]);
+    CHECK(rmdir(folder) == 0, "the folder holds only the files named");
+}
+
 int main(int argc, char **argv) {
     if (argc != 7) {
         fprintf(stderr, "usage: test_pncrypt VECTORS.txt WORKDIR SDK-VECTORS.txt ENVELOPE-VECTORS.txt RECORDS.txt "
@@ -2454,6 +2495,7 @@ int main(int argc, char **argv) {
     test_files(argv[2]);
     test_fifo_input(argv[2]);
     test_growing_input(argv[2]);
+    test_paths_not_utf8(argv[2]);
     test_threads();
     test_random_iv_sdk_messages(argv[3]);
     test_wrong_keys();

@@ -51,10 +51,13 @@ import PNCryptBase
         "CPNCryptHeader": ["CPNCrypt", "pncrypt-bench", "PNCryptCLibraryTests"],
     ]
 
-    /// The products of other packages that only the cipher core (and the bench's baselines) may use.
+    /// The products of other packages and the only targets that may use each: swift-crypto, the cipher core (and
+    /// the bench's baselines); swift-system (paths as bytes, descriptors), the files layer, where it enters, its
+    /// tests, and the shells above it, never a layer of the library.
     static let productUsers: [String: Set<String>] = [
         "Crypto": ["PNCryptAppleCrypto", "PNCryptCore", "pncrypt-bench"],
         "_CryptoExtras": ["PNCryptAppleCrypto", "PNCryptCore", "pncrypt-bench"],
+        "SystemPackage": ["PNCryptFiles", "PNCryptVectors", "pncrypt", "CPNCrypt", "PNCryptFilesTests"],
     ]
 
     struct Target {

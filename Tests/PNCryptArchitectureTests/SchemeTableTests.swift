@@ -135,7 +135,7 @@ import PNCryptCLITestSupport
 
     @Test("each row has vectors, and every one of them passes", arguments: Scheme.allCases)
     func vectors(_ scheme: Scheme) throws {
-        let files = try TestVectorChecker.files(at: Package.vectors.path)
+        let files = try TestVectorChecker.files(at: .init(Package.vectors.path))
         let vectors = try files.flatMap { try TestVectorFile.load(path: $0).vectors }
             .filter { $0.scheme == scheme.rawValue }
         #expect(vectors.contains { $0.expect == .ok && $0.ciphertext != nil && (try? $0.plaintextBytes()) != nil })

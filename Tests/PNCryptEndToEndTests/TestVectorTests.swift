@@ -43,7 +43,7 @@ import PNCryptTestSupport
 
     @Test("every file in Vectors/ is covered above")
     func allFilesListed() throws {
-        let files = try TestVectorChecker.files(at: Package.vectors.path).map { $0.split(separator: "/").last! }
+        let files = try TestVectorChecker.files(at: .init(Package.vectors.path)).compactMap { $0.lastComponent?.string }
         #expect(files.sorted() == ["contract.json", "generated.json", "headerless.json", "large.json", "negative.json",
                                    "python-sdk.json", "readings.json", "spec.json", "styles.json"])
     }
@@ -51,7 +51,7 @@ import PNCryptTestSupport
     @Test("vector ids are unique across files")
     func uniqueIDs() throws {
         var seen = Set<String>()
-        for file in try TestVectorChecker.files(at: Package.vectors.path) {
+        for file in try TestVectorChecker.files(at: .init(Package.vectors.path)) {
             for vector in try TestVectorFile.load(path: file).vectors {
                 #expect(seen.insert(vector.id).inserted, "duplicate id \(vector.id)")
             }

@@ -68,12 +68,28 @@ add_extra() { local m; for m in "${extras[@]}"; do [ "$m" = "$1" ] && return; do
 for need in $needs; do
     case $need in
         PNCryptFiles) add_extra PNCryptFiles ;;
-        PNCryptVectors) add_extra PNCryptVectors ;;
+        PNCryptVectors) add_extra PNCryptFiles; add_extra PNCryptVectors ;;
         pncrypt) add_extra PNCryptFiles; add_extra PNCryptVectors; add_extra ArgumentParserToolInfo
                  add_extra ArgumentParser; add_extra pncrypt ;;
         *) echo "fuzz: Fuzz/$target.swift needs '$need', which this script cannot build" >&2; exit 1 ;;
     esac
 done
+# swift-system's SystemPackage, which the files layer and the shells above it import (paths as bytes): SwiftPM's
+# own build of it (not instrumented: not our code), its module beside ours and its objects in one archive, last on
+# the link line.
+if [ ${#extras[@]} -gt 0 ]; then
+    system_include=.build/checkouts/swift-system/Sources/CSystem/include
+    C_FLAGS+=(-I "$system_include" -Xcc -fmodule-map-file="$system_include/module.modulemap")
+    if [ ! -f "$BUILD/libSystemPackage.a" ] || [ ! -f "$BUILD/SystemPackage.swiftmodule" ]; then
+        echo "fuzz: building swift-system (SystemPackage)" >&2
+        swift build --target SystemPackage >&2
+        bin=$(swift build --show-bin-path)
+        cp "$bin/Modules/SystemPackage.swiftmodule" "$BUILD/"
+        rm -f "$BUILD/libSystemPackage.a"
+        ar rcs "$BUILD/libSystemPackage.a" "$bin"/SystemPackage.build/*.o "$bin"/CSystem.build/*.o
+    fi
+    libraries=("$BUILD/libSystemPackage.a" "${libraries[@]}")
+fi
 argument_parser=.build/checkouts/swift-argument-parser/Sources
 for extra in "${extras[@]}"; do
     flags=(-enable-testing -package-name pncrypt)
@@ -89,6 +105,7 @@ for extra in "${extras[@]}"; do
         # The command's @main as pncrypt_main (as SwiftPM builds a testable executable): libFuzzer has the main.
         pncrypt) dir=Sources/pncrypt; flags+=(-Xfrontend -entry-point-function-name -Xfrontend pncrypt_main)
                  uses=(PNCryptFiles PNCryptVectors ArgumentParser) ;;
+        PNCryptVectors) dir=Sources/PNCryptVectors; uses=(PNCryptFiles) ;;
         *) dir=Sources/$extra ;;
     esac
     archive=$BUILD/lib$extra.a

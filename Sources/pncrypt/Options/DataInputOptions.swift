@@ -1,4 +1,5 @@
 import ArgumentParser
+import SystemPackage
 
 /// Input of `encrypt`, `decrypt` and `inspect`: the positional argument is TEXT, or with `--binary` a file path
 /// (as `openssl enc -in` and `gzip FILE`); else `-i PATH`, else standard input.
@@ -18,12 +19,13 @@ struct DataInputOptions: ParsableArguments {
     }
 
     /// The input: with `binary`, the argument is a path.
-    func resolved(binary: Bool) -> Input {
-        Self.resolve(argument: argument, file: file.input, binary: binary)
+    func resolved(binary: Bool) throws -> Input {
+        try Self.resolve(argument: argument, file: file, binary: binary)
     }
 
-    /// The input of a positional `argument` and `-i` `file`: with `binary`, the argument is a path.
-    static func resolve(argument: String?, file: String?, binary: Bool) -> Input {
-        binary ? Input(text: nil, path: argument ?? file) : Input(text: argument, path: file)
+    /// The input of a positional `argument` and `-i` `file`: with `binary`, the argument is a path (its bytes).
+    static func resolve(argument: String?, file: InputFileOption, binary: Bool) throws -> Input {
+        guard binary, let argument else { return Input(text: binary ? nil : argument, path: try file.path) }
+        return Input(text: nil, path: try RawArguments.positionalPaths([argument])[0])
     }
 }

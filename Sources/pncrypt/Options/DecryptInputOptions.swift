@@ -17,7 +17,7 @@ struct DecryptInputOptions: ParsableArguments {
     }
 
     /// The input of one argument (or none): with `binary`, the argument is a path.
-    func resolved(binary: Bool) -> Input {
-        DataInputOptions.resolve(argument: arguments.first, file: file.input, binary: binary)
+    func resolved(binary: Bool) throws -> Input {
+        try DataInputOptions.resolve(argument: arguments.first, file: file, binary: binary)
     }
 }

@@ -12,5 +12,10 @@ struct FileInputOptions: ParsableArguments {
         if path != nil && file.input != nil { throw ValidationError("give the input file once: PATH or -i PATH") }
     }
 
-    var resolved: Input { Input(text: nil, path: path ?? file.input) }
+    /// The input; a path is the bytes the command line gave (`RawArguments`).
+    var resolved: Input {
+        get throws {
+            Input(text: nil, path: try path.map { try RawArguments.positionalPaths([$0])[0] } ?? file.path)
+        }
+    }
 }

@@ -1,21 +1,22 @@
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 /// Where a command's input comes from, once its arguments are read: TEXT, a file (`-` is standard input), or
-/// standard input.
+/// standard input. A path is the bytes the command line gave (`RawArguments`), exactly.
 struct Input {
     var text: String?
-    var path: String?
+    var path: FilePath?
 
     /// The input is standard input.
     var isStandardInput: Bool { text == nil && filePath == nil }
 
     /// The file named, nil for TEXT and standard input.
-    var filePath: String? { path == "-" ? nil : path }
+    var filePath: FilePath? { path == "-" ? nil : path }
 
-    /// What the input is called in messages.
-    var describe: String { filePath.map { "'\($0)'" } ?? "standard input" }
+    /// What the input is called in messages (a path as `FilePath.shown` shows it).
+    var describe: String { filePath.map { "'\($0.shown)'" } ?? "standard input" }
 
     /// The whole input in memory, at most `limit` bytes (`--max-input`): larger input is refused (exit 64) having
     /// read no more than `limit` bytes of it. A regular file is read as it was when it was opened (a snapshot).
@@ -58,7 +59,7 @@ struct Input {
     }
 
     /// Opens an input file for reading (the files layer's `InputFiles.open`).
-    static func open(_ path: String) throws -> Int32 {
+    static func open(_ path: FilePath) throws -> Int32 {
         try InputFiles.open(path)
     }
 }

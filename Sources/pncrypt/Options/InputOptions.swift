@@ -33,6 +33,6 @@ struct InputOptions: ParsableArguments {
     /// (`refuseFileNameAsText`, the rule of every command that takes TEXT).
     func resolved() throws -> Input {
         try refuseFileNameAsText(text, orJSON: true, binaryHint: false)
-        return Input(text: text, path: input)
+        return Input(text: text, path: try file.path)
     }
 }

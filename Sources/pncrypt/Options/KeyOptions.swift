@@ -1,6 +1,8 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptPlatform
+import PNCryptFiles
+import SystemPackage
 
 /// Where the cipher keys come from: `-k/--key` and `--key-file` (both repeatable, in that order), else
 /// `PNCRYPT_KEY`, else a prompt on the terminal.
@@ -64,12 +66,13 @@ struct KeyOptions: ParsableArguments {
         var keys = try RawArguments.values(key, long: "--key", short: "-k").enumerated().map { index, bytes in
             GivenKey(bytes: bytes, source: key.count == 1 ? "--key" : "--key #\(index + 1)")
         }
-        for path in keyFile {
+        for path in try RawArguments.paths(keyFile, long: "--key-file") {
             if path == "-" && input.isStandardInput {
                 throw CLIFailure(.usage, "--key-file - reads the key from standard input: give the data as TEXT, "
                                  + "a file or -i PATH")
             }
-            keys.append(GivenKey(bytes: try Self.read(keyFile: path), source: "key file '\(path)'", fromFile: true))
+            keys.append(GivenKey(bytes: try Self.read(keyFile: path), source: "key file '\(path.shown)'",
+                                 fromFile: true))
         }
         if keys.isEmpty, let environment = RawArguments.environment("PNCRYPT_KEY") {
             keys = [GivenKey(bytes: environment, source: "PNCRYPT_KEY")]
@@ -79,8 +82,17 @@ struct KeyOptions: ParsableArguments {
 
     /// The key in a file, read to its end (a pipe or a FIFO too), without one trailing newline (LF or CRLF), as
     /// bytes: `GivenKey.cipherKey` refuses them when they are not UTF-8.
-    static func read(keyFile path: String) throws -> [UInt8] {
-        let fd = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC)
+    static func read(keyFile path: FilePath) throws -> [UInt8] {
+        let fd: Int32
+        if path == "-" {
+            fd = dup(STDIN_FILENO)
+        } else {
+            do {
+                fd = try FileDescriptor.open(path, .readOnly, options: .closeOnExec, retryOnInterrupt: true).rawValue
+            } catch let error as Errno {
+                throw failure(path, error)
+            }
+        }
         guard fd >= 0 else { throw failure(path) }
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -94,7 +106,7 @@ struct KeyOptions: ParsableArguments {
             bytes += chunk[0..<n]
         }
         guard bytes.count <= maximumKeyFileLength else {
-            throw CLIFailure(.usage, "key file '\(path)' is longer than \(maximumKeyFileLength) bytes: not a key")
+            throw CLIFailure(.usage, "key file '\(path.shown)' is longer than \(maximumKeyFileLength) bytes: not a key")
         }
         if bytes.last == 0x0A {
             bytes.removeLast()
@@ -104,8 +116,10 @@ struct KeyOptions: ParsableArguments {
     }
 
     /// A key file that cannot be opened or read: missing or unreadable is a missing input (66), the rest I/O (74).
-    private static func failure(_ path: String) -> CLIFailure {
-        let code: ExitCode = [ENOENT, EACCES, ENOTDIR, EISDIR, ELOOP].contains(errno) ? .noInput : .ioError
-        return CLIFailure(code, "cannot read key file '\(path)': \(POSIXIO.lastError())")
+    private static func failure(_ path: FilePath, _ error: Errno = Errno(rawValue: errno)) -> CLIFailure {
+        let missing: [Errno] = [.noSuchFileOrDirectory, .permissionDenied, .notDirectory, .isDirectory,
+                                .tooManySymbolicLinkLevels]
+        return CLIFailure(missing.contains(error) ? .noInput : .ioError,
+                          "cannot read key file '\(path.shown)': \(error)")
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PNCrypt
+import SystemPackage
 
 /// Output: `-o PATH`, else standard output.
 struct OutputOptions: ParsableArguments {
@@ -12,6 +13,11 @@ struct OutputOptions: ParsableArguments {
         + "standard output.",
         valueName: "path"), completion: .file())
     var output: String?
+
+    /// The bytes `-o` was given (`RawArguments`), nil without `-o`.
+    var path: FilePath? {
+        get throws { try RawArguments.path(output, long: "--output", short: "-o") }
+    }
 
     @Flag(name: .customLong("sync"), help: ArgumentHelp(
         "With -o: flush the output to disk (fsync the file, then its directory after the rename) before exiting, "

@@ -271,6 +271,30 @@ def test_files_both_ways(scheme, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["opened.bin", "plain.bin", "sealed.bin"]
 
 
+def test_file_paths_are_bytes(tmp_path):
+    """A path is its bytes (issue 55, item 9): a name that is not UTF-8, given as bytes or as the str Python
+    decodes it to (surrogateescape, os.fsencode's inverse), reads and writes that file, never the one U+FFFD
+    names (a decoy here); a missing one is named escaped, as every shell shows such a path."""
+    folder = os.fsencode(tmp_path)
+    src, dst, back = folder + b"/in\xfe.bin", folder + b"/out\xff.bin", folder + b"/back\xff.bin"
+    with open(src, "wb") as f:
+        f.write(b"the real one")
+    for name, text in [(b"in\xef\xbf\xbd.bin", b"the decoy"), (b"out\xef\xbf\xbd.bin", b"decoy out")]:
+        with open(folder + b"/" + name, "wb") as f:
+            f.write(text)
+    ours = pncrypt.CryptoModule(KEY, "acrh")
+    ours.encrypt_file(os.fsdecode(src), dst)
+    ours.decrypt_file(dst, os.fsdecode(back))
+    with open(back, "rb") as f:
+        assert f.read() == b"the real one"
+    with open(folder + b"/out\xef\xbf\xbd.bin", "rb") as f:
+        assert f.read() == b"decoy out"
+    with pytest.raises(pncrypt.Error) as caught:
+        ours.encrypt_file(folder + b"/missing\xfe.bin", dst)
+    assert caught.value.code == pncrypt.E_FILE_NOT_FOUND
+    assert "missing\\xfe.bin" in caught.value.message and "\ufffd" not in caught.value.message
+
+
 def test_legacy_file_to_sdk(tmp_path):
     """pncrypt's legacy file format (today the random-IV one, as SDK file sharing writes; the fixed-IV format
     once `--binary --scheme legacy` writes it) reads in the SDK configured for that format."""
