@@ -197,7 +197,9 @@ struct CLIPathBytesTests {
             return (command + arguments + [option, "$N1"], true)
         case "--channel-key-file":
             arguments.removeSubrange(0...1)
-            return (command + arguments + [option, "*=$N1"], true)
+            // A record export's channels (message decrypt|rekey): the records' message field is named.
+            let records = command.first == "message" ? ["--field", "/message"] : []
+            return (command + arguments + records + [option, "*=$N1"], true)
         case "--output", "--junit":
             return (command + arguments + [option, "$N1"], false)
         case "--statuses":
