@@ -1,19 +1,11 @@
 import PNCryptBase
-import Synchronization
+import PNCryptTestSupport
 import Testing
 
 /// The one wipe (`wipe`, and its test hook `Wiping.observer`), the scratch and copy helpers that wipe what they
 /// copied, and `counting`.
 @Suite struct WipeAndBytesTests {
-    /// The sizes of the buffers wiped while `body` runs, negative for a buffer that did not hold zeros after.
-    static func wipes(_ body: () throws -> Void) rethrows -> [Int] {
-        let sizes = Mutex<[Int]>([])
-        try Wiping.$observer.withValue({ buffer in
-            let zero = buffer.allSatisfy { $0 == 0 }
-            sizes.withLock { $0.append(zero ? buffer.count : -buffer.count) }
-        }) { try body() }
-        return sizes.withLock { $0 }
-    }
+    static func wipes(_ body: () throws -> Void) rethrows -> [Int] { try wipedBuffers(body) }
 
     @Test("wipe zeroes the bytes it is given, and only those, and shows them to the observer")
     func wipeZeroes() {

@@ -12,14 +12,7 @@ import PNCryptFiles
 @Suite struct KeyHygieneTests {
     /// The sizes of the buffers wiped while `body` ran in this task, failing the test on a buffer not all zero.
     static func wipes(_ body: () throws -> Void) rethrows -> [Int] {
-        let seen = Mutex<[Int]>([])
-        try Wiping.$observer.withValue({ buffer in
-            let zero = buffer.allSatisfy { $0 == 0 }
-            seen.withLock { $0.append(zero ? buffer.count : -buffer.count) }
-        }) {
-            try body()
-        }
-        let sizes = seen.withLock { $0 }
+        let sizes = try wipedBuffers(body)
         #expect(sizes.allSatisfy { $0 >= 0 }, "a wiped buffer still held data: \(sizes)")
         return sizes
     }
