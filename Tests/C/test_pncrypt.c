@@ -276,24 +276,44 @@ static int read_fields(FILE *f, char **line, size_t *cap, char *fields[], int ma
     return n;
 }
 
+/* A file of vector lines (what the *_to_lines.py scripts write): tab-separated fields, a line at a time. */
+typedef struct {
+    FILE *f;
+    char *line;
+    size_t cap;
+} vector_lines;
+
+/* Opens `path`; 0 (and a failed check) when it cannot. */
+static int vector_lines_open(vector_lines *v, const char *path) {
+    v->line = NULL;
+    v->cap = 0;
+    v->f = fopen(path, "r");
+    CHECK(v->f != NULL, "cannot open %s", path);
+    return v->f != NULL;
+}
+
+/* The next line's fields (at most `max`): their count, or -1 at the end. */
+static int vector_lines_next(vector_lines *v, char *fields[], int max) {
+    return read_fields(v->f, &v->line, &v->cap, fields, max);
+}
+
+static void vector_lines_close(vector_lines *v) {
+    free(v->line);
+    fclose(v->f);
+}
+
 static int run_vectors(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        printf("cannot open %s\n", path);
-        return -1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
+    vector_lines v;
+    if (!vector_lines_open(&v, path)) return -1;
     int count = 0;
     char *fields[8];
     int n;
-    while ((n = read_fields(f, &line, &cap, fields, 8)) >= 0) {
+    while ((n = vector_lines_next(&v, fields, 8)) >= 0) {
         CHECK(n == 8, "vector line %d has %d fields", count + 1, n);
         if (n == 8) run_vector(fields);
         count++;
     }
-    free(line);
-    fclose(f);
+    vector_lines_close(&v);
     return count;
 }
 
@@ -1106,15 +1126,12 @@ static char *message_base64(pncrypt_module *m, const char *json) {
  * text, the plaintext, unless the fixed-IV reading (taken alone with an explicit scheme) is UTF-8 too: then
  * ambiguous. As a message, the message. */
 static void test_random_iv_sdk_messages(const char *path) {
-    FILE *f = fopen(path, "r");
-    CHECK(f != NULL, "cannot open %s", path);
-    if (!f) return;
-    char *line = NULL;
-    size_t cap = 0;
+    vector_lines v;
+    if (!vector_lines_open(&v, path)) return;
     int count = 0;
     char *fields[8];
     int n;
-    while ((n = read_fields(f, &line, &cap, fields, 8)) >= 0) {
+    while ((n = vector_lines_next(&v, fields, 8)) >= 0) {
         if (n != 8 || strcmp(fields[1], "legacy-random-iv") != 0) continue;
         blob key = unhex(fields[2]), plain = unhex(fields[4]), text = unhex(fields[5]);
         pncrypt_module *m = NULL;
@@ -1168,8 +1185,7 @@ static void test_random_iv_sdk_messages(const char *path) {
         free(text.bytes);
         count++;
     }
-    free(line);
-    fclose(f);
+    vector_lines_close(&v);
     CHECK(count == VECTORS_SDK_RANDOM_IV, "%d random-IV SDK vectors in %s, Vectors/README.md says %d", count, path,
           VECTORS_SDK_RANDOM_IV);
 }
@@ -1945,14 +1961,11 @@ static void test_padding_sweep(void) {
  * line, the foreign message's, with its place, and FAIL returns that failure (none of either without a foreign
  * message); the wrong format is refused. */
 static void test_envelopes(const char *path) {
-    FILE *f = fopen(path, "r");
-    CHECK(f != NULL, "cannot open %s", path);
-    if (!f) return;
-    char *line = NULL;
-    size_t cap = 0;
+    vector_lines v;
+    if (!vector_lines_open(&v, path)) return;
     int count = 0;
     char *fields[6];
-    while (read_fields(f, &line, &cap, fields, 6) == 6) {
+    while (vector_lines_next(&v, fields, 6) == 6) {
         blob key = unhex(fields[2]), encrypted = unhex(fields[3]), decrypted = unhex(fields[4]);
         blob prefix = unhex(fields[5]);
         pncrypt_module *m = NULL;
@@ -2000,8 +2013,7 @@ static void test_envelopes(const char *path) {
         free(prefix.bytes);
         count++;
     }
-    free(line);
-    fclose(f);
+    vector_lines_close(&v);
     CHECK(count == 12 + 47, "envelope vectors: %d read from %s", count, path);   /* envelopes.json, recorded.json */
 }
 
@@ -2012,19 +2024,17 @@ static void test_envelopes(const char *path) {
  * decrypted record (bytes outside the field kept); rekey moves the field; a record without the field fails naming
  * the pointer; the batch forms give the same records. */
 static void test_records(const char *path) {
-    FILE *f = fopen(path, "r");
-    CHECK(f != NULL, "cannot open %s", path);
-    if (!f) return;
+    vector_lines v;
+    if (!vector_lines_open(&v, path)) return;
     pncrypt_module *to = NULL, *all = NULL;
     pncrypt_error err;
     CHECK(pncrypt_module_new("new-key", "acrh", &to, &err) == 0, "records: new module: %s", err.message);
-    char *line = NULL, *fields[6];
-    size_t cap = 0;
+    char *fields[6];
     int count = 0, missing = 0, n;
     enum { MAX = 64 };
     char *records[MAX], *expected[MAX];
     size_t lengths[MAX], total = 0;
-    while ((n = read_fields(f, &line, &cap, fields, 6)) >= 0 && count < MAX) {
+    while ((n = vector_lines_next(&v, fields, 6)) >= 0 && count < MAX) {
         CHECK(n == 6, "record line %d has %d fields", count + 1, n);
         if (n != 6) continue;
         blob key = unhex(fields[1]), pointer = unhex(fields[2]), record = unhex(fields[3]);
@@ -2090,8 +2100,7 @@ static void test_records(const char *path) {
         free(plaintext.bytes);
         count++;
     }
-    free(line);
-    fclose(f);
+    vector_lines_close(&v);
     CHECK(count == VECTORS_RECORDS && missing > 0, "records: %d read, %d in Vectors/records/export.json", count,
           VECTORS_RECORDS);
     /* The batches over records whose field is /message (one pointer per call): every one but the missing one. */
@@ -2312,15 +2321,12 @@ static void test_channel_records(char **fields) {
 }
 
 static void test_channel_keys(const char *path) {
-    FILE *f = fopen(path, "r");
-    CHECK(f != NULL, "cannot open %s", path);
-    if (!f) return;
-    char *line = NULL;
-    size_t cap = 0;
+    vector_lines v;
+    if (!vector_lines_open(&v, path)) return;
     int count = 0;
     char *fields[6];
     int records = 0;
-    while (read_fields(f, &line, &cap, fields, 6) == 6) {
+    while (vector_lines_next(&v, fields, 6) == 6) {
         if (strcmp(fields[0], "records") == 0) {
             test_channel_records(fields);
             records++;
@@ -2394,8 +2400,7 @@ static void test_channel_keys(const char *path) {
         free(prefix.bytes);
         count++;
     }
-    free(line);
-    fclose(f);
+    vector_lines_close(&v);
     CHECK(count == 2 && records == 1, "channel key vectors: %d and %d records read from %s", count, records, path);
 
     /* v2 names no channel: refused without one, read with it; an empty map, a bad pattern, a pattern twice. */
