@@ -23,6 +23,16 @@ import PNCryptTestSupport
         #expect(d.decrypts && !d.isAmbiguous)
     }
 
+    @Test("an iOS 3.3 string leaf is raw text by design: no --plaintext text advice for it")
+    func legacy33Leaf() throws {
+        let crypto = try MessageCrypto(cipherKey: "k", scheme: .legacy33)
+        let wire = String(decoding: try crypto.encrypt(JSONValue.string("hello")).serialized(), as: UTF8.self)
+        let d = try diagnose(String(wire.dropFirst().dropLast()), ["k"])
+        #expect(d.findings.contains("the plaintext (5 bytes) is UTF-8 but not JSON: an iOS 3.3 string leaf, read as"
+                                    + " text"), "\(d.findings)")
+        #expect(!d.findings.contains { $0.contains("--plaintext text") }, "\(d.findings)")
+    }
+
     @Test("an unknown cryptor cannot be decrypted by any key")
     func unknownCryptor() throws {
         let d = try diagnose("UE5FRAFBQ1JCEAAAAAAAAAAAAAAAAAAAAABbjKTFb0xLzByXntZkq2G7lHIGg5ZdQd73GwVG6o3ftw==",

@@ -242,6 +242,8 @@ package struct Diagnosis: Sendable {
                     + " the PHP SDK's form of a string message; pncrypt reads the string between the quotes"
             }
             let what = "the plaintext (\(count.counting("byte"))) is UTF-8 but not JSON"
+            // An iOS 3.3 message's string leaf is raw text (its reading qualifies as UTF-8 text): not a failure.
+            if match.scheme.row.message == .stringLeaves { return what + ": an iOS 3.3 string leaf, read as text" }
             // The one reading that qualifies: not being JSON is the only reason a message is not delivered.
             guard alone else { return what }
             return what + ": give --plaintext text if the publisher encrypted a raw string (Python, Spark:"
