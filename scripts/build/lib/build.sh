@@ -59,11 +59,13 @@ FLAGS=(-c release --scratch-path "$SCRATCH" -Xswiftc -static-stdlib --disable-lo
 #   and how their path is split in the line table depends on what it shares with the checkout's: a TMPDIR inside
 #   the build folder gives the same split, and the same mapped path, in any folder.
 scratch="$(cd "$SCRATCH" && pwd -P)"
+# - The C targets (swift-system's CSystem shims) get the same maps through clang's -ffile-prefix-map.
 case "$scratch/" in
     "$(pwd -P)"/*) ;;
-    *) FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$scratch=build") ;;
+    *) FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$scratch=build" -Xcc "-ffile-prefix-map=$scratch=build") ;;
 esac
-FLAGS+=(-Xswiftc -file-prefix-map -Xswiftc "$(pwd -P)=."
+FLAGS+=(-Xcc "-ffile-prefix-map=$(pwd -P)=."
+        -Xswiftc -file-prefix-map -Xswiftc "$(pwd -P)=."
         -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
         -Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen)
 mkdir -p "$scratch/tmp"
