@@ -163,7 +163,8 @@ import PNCryptCLITestSupport
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let source = dir.appendingPathComponent("keep-freed.c").path
         let library = dir.appendingPathComponent("keep-freed.so").path
-        FileManager.default.createFile(atPath: source, contents: Data("void free(void *p) { (void)p; }\n".utf8))
+        guard FileManager.default.createFile(atPath: source, contents: Data("void free(void *p) { (void)p; }\n".utf8))
+        else { return "" }
         let cc = ProcessInfo.processInfo.environment["CC"] ?? "cc"
         let result = try? runProcess("/usr/bin/env", [cc, "-shared", "-fPIC", "-O2", "-o", library, source])
         return result?.status == 0 ? library : ""
