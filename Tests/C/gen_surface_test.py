@@ -535,7 +535,7 @@ SHAPES = {
     "pncrypt_field_decrypt_channels": {"params": [
         ("map", ChannelMap()), ("pointer", String(POINTERS, bad=[None, "x"])),
         ("channel_pointer", String([None, "x", "/a"], bad=["x"])),
-        (("json", "len"), Bytes("const char *", RECORD_EXTRA)), ("policy", Int(POLICIES)),
+        (("json", "len"), Bytes("const char *", RECORD_EXTRA)), ("policy", Int(FIELD_POLICIES)),
         ("json_out", Out("char **")), ("status_json_out", Out("char **", optional=True)), ("status", Err())]},
     "pncrypt_field_rekey_channels": {"params": [
         ("map", ChannelMap()), ("to", Module()), ("pointer", String(POINTERS, bad=[None, "x"])),
@@ -545,7 +545,7 @@ SHAPES = {
     "pncrypt_field_decrypt_channels_many": {"params": [
         ("map", ChannelMap()), ("pointer", String(POINTERS, bad=[None, "x"])),
         ("channel_pointer", String([None, "x"], bad=["x"])),
-        (("data", "data_len", "lengths", "count"), Batch("const char *")), ("policy", Int(POLICIES)),
+        (("data", "data_len", "lengths", "count"), Batch("const char *")), ("policy", Int(FIELD_POLICIES)),
         ("out", Out("char **")), ("offsets", Array("size_t *", 1, required=True)), ("codes", Array("int *", 0)),
         ("status", Err())]},
     "pncrypt_field_rekey_channels_many": {"params": [
