@@ -42,7 +42,7 @@ struct PNCryptCommand: ParsableCommand {
           pncrypt inspect --binary photo.jpg.enc
         """,
         version: PNCryptVersion.string,
-        subcommands: [Encrypt.self, Decrypt.self, Inspect.self, Diagnose.self, MessageCommand.self,
+        subcommands: [EncryptCommand.self, DecryptCommand.self, InspectCommand.self, DiagnoseCommand.self, MessageCommand.self,
                       HistoryCommand.self, SubscribeCommand.self, GzipCommand.self, GunzipCommand.self,
                       VectorsCommand.self, ConformanceCommand.self]
     )

@@ -226,6 +226,57 @@ struct CLISurfaceTests {
         }
     }
 
+    // MARK: - One declaration an option
+
+    /// The options spelled alike in several commands that mean different things there, each with why; every other
+    /// option is declared once (one option group), so it has one help text wherever it appears.
+    static let differentByCommand: [String: String] = [
+        "--binary": "encrypt and decrypt write or read a file format; inspect and diagnose read one",
+        "--gzip": "encrypt compresses a file; message encrypt writes a compressed publish body",
+        "--json": "conformance writes its report as JSON; diagnose its diagnosis",
+        "--lines": "decrypt has it only to point at message decrypt --lines",
+        "--scheme": "the commands that encrypt name the scheme to write; those that decrypt what to read",
+        "--style": "message encrypt writes the message before encryption; the decrypting commands write the result",
+    ]
+
+    /// Each long option of the tree with the help texts it has, and the commands it is in.
+    static func helpTexts() throws -> [String: (texts: Set<String>, commands: Set<String>)] {
+        let result = try CLI.run(["--experimental-dump-help"])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        var found: [String: (texts: Set<String>, commands: Set<String>)] = [:]
+        func walk(_ command: [String: Any], _ path: [String]) {
+            for argument in command["arguments"] as? [[String: Any]] ?? [] {
+                let names = argument["names"] as? [[String: Any]] ?? []
+                guard let long = names.first(where: { $0["kind"] as? String == "long" })?["name"] as? String,
+                      long != "help", long != "version" else { continue }
+                let text = (argument["abstract"] as? String ?? "") + "|" + (argument["valueName"] as? String ?? "")
+                found["--" + long, default: ([], [])].texts.insert(text)
+                found["--" + long, default: ([], [])].commands.insert(path.joined(separator: " "))
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                walk(sub, path + [sub["commandName"] as? String ?? "?"])
+            }
+        }
+        walk(try #require(root["command"] as? [String: Any]), [])
+        return found
+    }
+
+    @Test("an option in several commands is declared once (one help text), unless listed as meaning different things")
+    func optionsDeclaredOnce() throws {
+        let options = try Self.helpTexts()
+        #expect(options["--on-error"]?.commands.count == 6 && options["--legacy-scheme"]?.commands.count == 8,
+                "the walk finds the options shared by the reading commands")
+        for (long, found) in options.sorted(by: { $0.key < $1.key }) where found.texts.count > 1 {
+            #expect(Self.differentByCommand[long] != nil, """
+                \(long) has \(found.texts.count) help texts in \(found.commands.sorted()): declare it once (an option \
+                group in Sources/pncrypt/Options/), or list it in differentByCommand with why it differs
+                """)
+        }
+        for long in Self.differentByCommand.keys {
+            #expect((options[long]?.texts.count ?? 0) > 1, "\(long) is listed as differing but has one help text")
+        }
+    }
+
     // MARK: - Key sources
 
     /// Every way a key reaches the CLI, found in the tree: the options whose value is a key (`--key`, `--to-key`)

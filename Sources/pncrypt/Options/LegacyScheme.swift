@@ -20,3 +20,15 @@ struct LegacyScheme: ExpressibleByArgument, CustomStringConvertible {
 
     var description: String { scheme.rawValue }
 }
+
+/// `--legacy-scheme`, declared once for every command that reads headerless data: the decrypting commands (with
+/// `--scheme auto`, `ReadSchemeOptions`) and rekey (`RekeyOptions`).
+struct LegacySchemeOption: ParsableArguments {
+    @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
+        Read data without a PNED header as legacy (fixed IV) or legacy-random-iv only, as the sending clients are \
+        set (with --scheme auto where a command has --scheme). Without it both are tried, and the headerless rule \
+        tells them apart by the fixed-IV reading's first 16 bytes (text: legacy; a decrypted IV: \
+        legacy-random-iv; see docs/formats.md): a message is taken only when exactly one reading qualifies.
+        """, valueName: "scheme"))
+    var legacyScheme: LegacyScheme?
+}

@@ -10,12 +10,10 @@ struct ReadSchemeOptions: ParsableArguments {
         """, valueName: "scheme"))
     var scheme: ReadScheme = .auto
 
-    @Option(name: .customLong("legacy-scheme"), help: ArgumentHelp("""
-        With auto: read data without a PNED header as legacy (fixed IV) or legacy-random-iv, as the sending \
-        clients are set. Without it both are tried, and the headerless rule tells them apart by the fixed-IV \
-        reading's first 16 bytes (text: legacy; a decrypted IV: legacy-random-iv; see docs/formats.md).
-        """, valueName: "scheme"))
-    var legacyScheme: LegacyScheme?
+    @OptionGroup var legacy: LegacySchemeOption
+
+    /// `--legacy-scheme`, nil for both readings.
+    var legacyScheme: LegacyScheme? { legacy.legacyScheme }
 
     /// The scheme to read, nil for `auto`.
     var explicit: Scheme? { scheme.scheme }

@@ -3,8 +3,9 @@ import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
 
-struct Decrypt: ParsableCommand {
+struct DecryptCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "decrypt",
         abstract: "Decrypt Base64 text, or a file with --binary.",
         // Written out because with more than 12 options ArgumentParser shortens the usage to `[<options>]`: the
         // key options stay visible (both repeat).

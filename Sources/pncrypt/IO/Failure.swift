@@ -1,5 +1,6 @@
 import ArgumentParser
 import PNCrypt
+import PNCryptFiles
 import PNCryptPlatform
 
 /// The exit statuses of pncrypt, from sysexits.h; README and docs/cli.md ("Exit status") and `pncrypt --help` list
@@ -97,5 +98,20 @@ enum CLI {
         var bytes = Array(text.utf8)
         if isatty(STDERR_FILENO) == 1 { bytes = TerminalEscaper.escaped(bytes, layout: layout) }
         try? POSIXIO.writeAll(STDERR_FILENO, Array("pncrypt: ".utf8) + bytes + [0x0A], "standard error")
+    }
+}
+
+extension CLIFailure {
+    /// An input that could not be opened or read, or an output that could not be opened or put in place: 66 when
+    /// the input is missing or cannot be opened, 73 when the output cannot be created, 64 over the input file,
+    /// else 74.
+    init(_ error: FileError) {
+        let code: ExitCode = switch error.kind {
+        case .missing, .cannotOpen: .noInput
+        case .cannotCreate, .notRegular: .cannotCreate
+        case .sameAsInput: .usage
+        case .io: .ioError
+        }
+        self.init(code, error.message)
     }
 }

@@ -1,8 +1,9 @@
 import ArgumentParser
 import PNCrypt
 
-struct Encrypt: ParsableCommand {
+struct EncryptCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "encrypt",
         abstract: "Encrypt text to Base64, or a file with --binary.",
         discussion: """
         Text mode encrypts the input bytes exactly as given and prints the Base64 text and one newline, \
@@ -48,16 +49,5 @@ struct Encrypt: ParsableCommand {
             try OutputFile.stream(source, through: [encryptor, LineEnd()], to: options.output,
                                   progress: options.progress)
         }
-    }
-}
-
-/// Passes a stream through and ends it with a newline (after the text of `encrypt`).
-final class LineEnd: ByteStreamStage {
-    func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
-        if input.count > 0 { try sink(input) }
-    }
-
-    func finish(_ sink: ByteSink) throws(PNCryptError) {
-        try withUnsafeBytes(of: UInt8(ascii: "\n")) { (newline) throws(PNCryptError) in try sink(newline) }
     }
 }

@@ -2,8 +2,9 @@ import ArgumentParser
 import PNCrypt
 import PNCryptFiles
 
-struct Inspect: ParsableCommand {
+struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Say what ciphertext is, without a key.",
         discussion: """
         Prints the PNED header fields (version, cryptor id, metadata length, IV in hex) and the ciphertext size; \

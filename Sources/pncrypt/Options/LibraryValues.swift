@@ -1,6 +1,12 @@
 import ArgumentParser
 import PNCrypt
 
+// The library's types that are option values, spelled as the library spells them.
+
+extension EnvelopeFormat: ExpressibleByArgument {}
+extension JSONStyle: ExpressibleByArgument {}
+extension PlaintextRule: ExpressibleByArgument {}
+
 /// A scheme name on the command line: the values are `Scheme`'s own (its table says what each one is).
 extension Scheme: ExpressibleByArgument {
     /// Refuses a scheme that has no file format (`Scheme.Row.hasFileFormat`), for the commands that read or

@@ -5,16 +5,10 @@ import PNCrypt
 /// record of an export read only with the keys of the record's own channel (`RecordChannels`), as the envelope
 /// commands read each message of a response.
 struct RecordChannelOptions: ParsableArguments {
-    @Option(name: .customLong("channel-key-file"), help: ArgumentHelp("""
-        With --field: CHANNEL=PATH, a key of the records of CHANNEL (the channel each record names at \
-        --channel-field), read from the file PATH as --key-file reads one (repeatable; a channel given twice has \
-        both keys). CHANNEL ends at the first =; it is a channel's name, name* (every channel whose name starts \
-        with name) or * (every other channel); a channel's own name comes first, then the longest name*, then *. \
-        Each record's message is read only with its channel's keys: under another channel's key it is not \
-        decrypted (a status line naming its channel), nor is a record whose channel has no key or that names no \
-        channel. Not with --key or --key-file (PNCRYPT_KEY is not read).
-        """, valueName: "channel=path"), completion: .file())
-    var channelKeyFile: [String] = []
+    @OptionGroup var files: ChannelKeyOptions
+
+    /// `--channel-key-file`'s arguments.
+    var channelKeyFile: [String] { files.channelKeyFile }
 
     @Option(name: .customLong("channel-field"), help: ArgumentHelp("""
         With --channel-key-file: where each record names its channel (an RFC 6901 JSON Pointer; default \

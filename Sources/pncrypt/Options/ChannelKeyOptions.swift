@@ -4,16 +4,19 @@ import PNCryptPlatform
 import PNCryptFiles
 import SystemPackage
 
-/// `--channel-key-file CHANNEL=PATH` of `history decrypt|rekey` and `subscribe decrypt|rekey`: each channel's own
-/// keys (`ChannelKeys`), read as `--key-file` reads a key.
+/// `--channel-key-file CHANNEL=PATH`, declared once: each channel's own keys (`ChannelKeys`), read as `--key-file`
+/// reads a key, for `history decrypt|rekey` and `subscribe decrypt|rekey` (a response's messages) and, through
+/// `RecordChannelOptions`, `message decrypt|rekey --field` (an export's records).
 struct ChannelKeyOptions: ParsableArguments {
     @Option(name: .customLong("channel-key-file"), help: ArgumentHelp("""
-        CHANNEL=PATH: a key of the messages of CHANNEL, read from the file PATH as --key-file reads one \
-        (repeatable; a channel given twice has both keys, as --key-file twice). CHANNEL ends at the first =; it \
-        is a channel's name, name* (every channel whose name starts with name) or * (every other channel); a \
-        channel's own name comes first, then the longest name*, then *. Each message is read only with its \
-        channel's keys: under another channel's key it is not decrypted (a status line naming its channel), and \
-        a channel with no key fails the same way. Not with --key or --key-file (PNCRYPT_KEY is not read), nor --lines.
+        CHANNEL=PATH: a key of the messages of CHANNEL (with --field, of the records whose --channel-field names \
+        CHANNEL), read from the file PATH as --key-file reads one (repeatable; a channel given twice has both \
+        keys, as --key-file twice). CHANNEL ends at the first =; it is a channel's name, name* (every channel \
+        whose name starts with name) or * (every other channel); a channel's own name comes first, then the \
+        longest name*, then *. Each message is read only with its channel's keys: under another channel's key it \
+        is not decrypted (a status line naming its channel), and a channel with no key, or a record that names no \
+        channel, fails the same way. Not with --key or --key-file (PNCRYPT_KEY is not read); for a history or \
+        subscribe response, not with --lines.
         """, valueName: "channel=path"), completion: .file())
     var channelKeyFile: [String] = []
 
@@ -113,75 +116,5 @@ struct ChannelKeyOptions: ParsableArguments {
             }
             return advised
         }
-    }
-}
-
-/// `--channel` of the history commands: the channel of a v2 response, whose body does not name it.
-struct V2ChannelOption: ParsableArguments {
-    @Option(name: .customLong("channel"), help: ArgumentHelp("""
-        With --channel-key-file: the channel a v2 history response ([[messages], start, end]) was fetched from; \
-        its body does not name it, and such a response is refused without it. Not for v3, which names its \
-        channels.
-        """, valueName: "name"))
-    var channel: String?
-
-    /// Refuses a v2 response without `--channel` and a v3 one with it (after the format is known).
-    func check(_ format: EnvelopeFormat) throws {
-        if format == .v2 && channel == nil {
-            throw CLIFailure(.usage, "a history (v2) response does not name its channel: give --channel NAME (the"
-                             + " channel it was fetched from) to read it with --channel-key-file")
-        }
-        if format != .v2, channel != nil {
-            throw CLIFailure(.usage, "--channel names the channel of a v2 response; this \(format) response names"
-                             + " its channels: leave --channel out")
-        }
-    }
-}
-
-/// `--only-channel` of the rekey commands: move one channel's messages, copy the others as they are.
-struct OnlyChannelOption: ParsableArguments {
-    @Option(name: .customLong("only-channel"), help: ArgumentHelp("""
-        With --channel-key-file: move only the messages of this channel (its exact name; repeatable) to the new \
-        key; every other message is copied byte for byte, not read (its channel needs no key) and not counted.
-        """, valueName: "name"))
-    var onlyChannel: [String] = []
-}
-
-extension ReceivedOptions where Handling == MessageReadOptions {
-    /// `history decrypt` and `subscribe decrypt` with `--channel-key-file`: one response, each message read with
-    /// its channel's keys.
-    func decryptEnvelopes(formats: [EnvelopeFormat], channels: ChannelKeyOptions, v2: V2ChannelOption?) throws {
-        let data = try input.resolved()
-        guard let keys = try channels.resolve(self.keys, input: data, lines: lines) else { return }
-        var template = MessageCrypto(keys: keys.rings.first!.value, scheme: read.reading.explicit ?? .defaultForWriting,
-                                     reading: try read.reading.policy, style: read.style)
-        template.plaintext = read.plaintext
-        let reading = ChannelReading(keys, v2Channel: v2?.channel, template: template)
-        let text = try data.readAll(limit: maxInput.limit)
-        let result = try text.withUnsafeBufferPointer { (text) throws(PNCryptError) in
-            try reading.decrypt(envelopeText: text, formats: formats, policy: read.policy)
-        }
-        try v2?.check(result.format)
-        try read.deliver(text: result.text, statuses: ChannelKeyOptions.advised(result.statuses),
-                         total: result.messages, input: data, output: output)
-    }
-}
-
-extension ReceivedOptions where Handling == RekeyOptions {
-    /// `history rekey` and `subscribe rekey` with `--channel-key-file`: one response, each message read with its
-    /// channel's keys and moved to the new key (with `--only-channel`, only that channel's).
-    func rekeyEnvelopes(formats: [EnvelopeFormat], channels: ChannelKeyOptions, v2: V2ChannelOption?,
-                        only: OnlyChannelOption) throws {
-        let data = try input.resolved()
-        guard let keys = try channels.resolve(self.keys, input: data, lines: lines) else { return }
-        let moving = try ChannelRekey(keys, v2Channel: v2?.channel,
-                                      reading: ReadPolicy(scheme: nil, legacyScheme: rekey.legacyScheme?.scheme),
-                                      to: try rekey.toKey.resolve(), scheme: rekey.toScheme,
-                                      only: only.onlyChannel.isEmpty ? nil : Set(only.onlyChannel))
-        let text = try data.readAll(limit: maxInput.limit)
-        let envelope = try Envelope(parsing: text, formats: formats)
-        try v2?.check(envelope.format)
-        let result = moving.rekey(envelope: envelope)
-        try deliver(result, statuses: ChannelKeyOptions.advised(result.statuses), input: data)
     }
 }

@@ -3,8 +3,9 @@ import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
 
-struct Diagnose: ParsableCommand {
+struct DiagnoseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "diagnose",
         abstract: "Explain why a message will or will not decrypt.",
         discussion: """
         Tries every scheme with every key (in the order given), checks padding, UTF-8 and JSON, and says in plain \
