@@ -42,9 +42,9 @@ struct PNCryptCommand: ParsableCommand {
           pncrypt inspect --binary photo.jpg.enc
         """,
         version: PNCryptVersion.string,
-        subcommands: [EncryptCommand.self, DecryptCommand.self, InspectCommand.self, DiagnoseCommand.self, MessageCommand.self,
-                      HistoryCommand.self, SubscribeCommand.self, GzipCommand.self, GunzipCommand.self,
-                      VectorsCommand.self, ConformanceCommand.self]
+        subcommands: [EncryptCommand.self, DecryptCommand.self, InspectCommand.self, DiagnoseCommand.self,
+                      MessageCommand.self, HistoryCommand.self, SubscribeCommand.self, GzipCommand.self,
+                      GunzipCommand.self, VectorsCommand.self, ConformanceCommand.self]
     )
 
     /// Runs the command line. The one error path: every failure prints one line, `pncrypt: <what was wrong>`, and
