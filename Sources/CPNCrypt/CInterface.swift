@@ -1,8 +1,10 @@
 // The C entry points of include/pncrypt.h, one file per section of the header: modules and memory here, then
 // CBytes, CBatches, CRekey, CFiles, CMessages, CEnvelopes, CField (records), CChannelKeys (a key per channel); what
-// they share (arguments, buffers, failures) is CSupport.swift. Each one checks its arguments, calls the PNCrypt public
-// API (the same calls the pncrypt CLI makes, so its formats and decryption rules hold here too), and hands results
-// over in buffers from CBuffer. No Swift error and no nil pointer the caller can pass escapes as a crash.
+// they share is CArguments.swift (arguments), CBuffer.swift (buffers), CErrors.swift (failures), CGuarded.swift (one
+// entry point run) and FileTransform.swift (the file functions' plumbing). Each one checks its arguments, calls the
+// PNCrypt public API (the same calls the pncrypt CLI makes, so its formats and decryption rules hold here too), and
+// hands results over in buffers from CBuffer. No Swift error and no nil pointer the caller can pass escapes as a
+// crash.
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform

@@ -1,6 +1,7 @@
 // The one all-or-nothing output of the shells: the CLI's `-o` and the C library's `pncrypt_*_file` open, commit
 // and abandon their output here, and nowhere else. Where the path leads and how a file appears whole are in
-// OutputFiles.swift; what a signal leaves behind is in SignalCleanup.swift.
+// OutputTarget.swift (over OutputPaths.swift, AtomicOutputFile.swift and ExtendedAttributes.swift); what a signal
+// leaves behind is in SignalCleanup.swift.
 
 import PNCryptCore
 

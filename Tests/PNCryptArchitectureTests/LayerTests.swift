@@ -421,7 +421,7 @@ import PNCryptBase
             // temporaries' loop over candidate names.
             ("EINTR", { target, file in
                 (target == "PNCryptBase" && file == "SystemIO.swift")
-                    || (target == "PNCryptFiles" && ["FileOutput.swift", "OutputFiles.swift"].contains(file))
+                    || (target == "PNCryptFiles" && ["FileOutput.swift", "AtomicOutputFile.swift"].contains(file))
             }),
             // The one concurrency primitive: locks, condition variables and threads.
             ("pthread_mutex_", locked),
