@@ -56,12 +56,19 @@ import PNCryptCLITestSupport
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         try Self.fixture(in: dir)
-        // The --on-error values the command takes, as its help lists them (`--on-error <passthrough|fail>`).
+        // The --on-error values the command takes: those its help lists (`--on-error <marker|passthrough|fail>`,
+        // one declaration for every command), but marker for rekey, which keeps what it cannot move and refuses it.
         let commandHelp = try CLI.run(command.split(separator: " ").map(String.init) + ["--help"])
         let listed = commandHelp.text.firstMatch(of: /--on-error <([a-z|]+)>/).map {
             $0.1.split(separator: "|").map(String.init)
         }
-        let policies: [String?] = listed ?? [nil]
+        let rekey = command.hasSuffix("rekey")
+        if rekey {
+            let marker = try CLI.run(command.split(separator: " ").map(String.init) + ["--on-error", "marker"])
+            #expect(marker.status == 64 && marker.stderr.contains("--on-error passthrough or fail"),
+                    "\(command) --on-error marker: \(marker.status) \(marker.stderr)")
+        }
+        let policies: [String?] = listed.map { $0.filter { !rekey || $0 != "marker" } } ?? [nil]
         for (arguments, stdin, statuses) in try #require(Self.runs[command]) {
             for policy in policies {
                 let resolved = command.split(separator: " ").map(String.init)
