@@ -1,6 +1,7 @@
 // The extended attributes (POSIX ACLs included) a replaced output file keeps (`AtomicOutputFile.commit`), copied by
 // xattr calls looked up at run time.
 
+import PNCryptBase
 import PNCryptPlatform
 import SystemPackage
 
@@ -16,16 +17,12 @@ enum ExtendedAttributes {
     private typealias PathGet = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeMutableRawPointer?,
                                                 Int) -> Int
 
-    private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
-        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: type) }
-    }
-
-    private static let flist = symbol("flistxattr", as: List.self)
-    private static let fget = symbol("fgetxattr", as: Get.self)
-    private static let fset = symbol("fsetxattr", as: Set.self)
-    private static let fremove = symbol("fremovexattr", as: Remove.self)
-    private static let plist = symbol("listxattr", as: PathList.self)
-    private static let pget = symbol("getxattr", as: PathGet.self)
+    private static let flist = CLibrary.function("flistxattr", as: List.self)
+    private static let fget = CLibrary.function("fgetxattr", as: Get.self)
+    private static let fset = CLibrary.function("fsetxattr", as: Set.self)
+    private static let fremove = CLibrary.function("fremovexattr", as: Remove.self)
+    private static let plist = CLibrary.function("listxattr", as: PathList.self)
+    private static let pget = CLibrary.function("getxattr", as: PathGet.self)
 
     /// A file whose attributes are read: an open descriptor, or a path (`/proc/self/fd/N` of an `O_PATH` one).
     private enum Source {

@@ -3,6 +3,7 @@
 // they live for the life of the process. Installed by a program's `main` (the CLI's), never by the C library: a
 // library does not take over its host's signals.
 
+import PNCryptBase
 import PNCryptCore
 import Synchronization
 
@@ -30,13 +31,7 @@ package enum SignalCleanup {
     static let crashes: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS]
 
     /// SIGRTMIN...SIGRTMAX as glibc sets them (it keeps the first few for itself).
-    static let realTimeRange: ClosedRange<Int32> = {
-        typealias Bound = @convention(c) () -> Int32
-        let handle = UnsafeMutableRawPointer(bitPattern: 0)
-        guard let low = dlsym(handle, "__libc_current_sigrtmin"), let high = dlsym(handle, "__libc_current_sigrtmax")
-        else { return 34...64 }
-        return unsafeBitCast(low, to: Bound.self)()...unsafeBitCast(high, to: Bound.self)()
-    }()
+    static let realTimeRange: ClosedRange<Int32> = CLibrary.realTimeSignals() ?? 34...64
 
     /// The name of the temporary file in `folder`, as a C string; an empty string when there is none.
     nonisolated(unsafe) static let name: UnsafeMutablePointer<CChar> = {

@@ -343,8 +343,24 @@ import PNCryptBase
     }
 
     /// Files that ask the platform for what a C library offers rather than to import it: the wipe primitive
-    /// (`explicit_bzero`, `memset_s` on Darwin) and glibc's `mallopt`, looked up by name in the line engine.
-    static let platformChoices: Set<String> = ["Wipe.swift", "LineEngine.swift"]
+    /// (`explicit_bzero`, `memset_s` on Darwin) and glibc's `mallopt`, looked up by name with the other C functions
+    /// the platform module does not declare (`CLibrary`).
+    static let platformChoices: Set<String> = ["Wipe.swift", "CLibrary.swift"]
+
+    @Test("C functions are looked up by name in one file (PNCryptBase/CLibrary.swift), behind named calls")
+    func oneFileLooksUpCFunctions() throws {
+        var lookers: [String] = []
+        for (name, files) in try Self.sources() {
+            for file in files {
+                let code = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+                    .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+                if code.contains(where: { $0.contains("dlsym(") || $0.contains("dlopen(") }) {
+                    lookers.append(name + "/" + file.lastPathComponent)
+                }
+            }
+        }
+        #expect(lookers == ["PNCryptBase/CLibrary.swift"], "\(lookers.sorted())")
+    }
 
     /// Swift source files of each target under `folder` (Sources, or Tests), by target name.
     static func sources(in folder: String = "Sources") throws -> [String: [URL]] {

@@ -193,17 +193,8 @@ final class LineEngine: Sendable {
     /// own peak: measured on 16 lines of 4 MiB, peak RSS 185 MB with 1 job, 386 MB with 4 and 611-767 MB with 16.
     /// Fixed at 1 MiB (which also stops the raising), a block that large is always its own mapping and goes back
     /// when freed: 186 MB with 16 jobs. Done once per process, when the first engine with workers starts; the
-    /// process's smaller allocations are served as before. (`mallopt` is declared in `malloc.h`, which the Glibc
-    /// module leaves out: found by name.)
-    private static let fixMmapThreshold: Void = {
-        #if canImport(Glibc)
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") {
-            _ = unsafeBitCast(symbol, to: Mallopt.self)(mmapThreshold, 1 << 20)
-        }
-        #endif
-    }()
+    /// process's smaller allocations are served as before (`CLibrary.setMmapThreshold`, a no-op beside glibc).
+    private static let fixMmapThreshold: Void = { CLibrary.setMmapThreshold(1 << 20) }()
 
     /// Input bytes of batches submitted and not yet taken back.
     var bytesInFlight: Int { state.withLock { $0.bytesInFlight } }

@@ -1,3 +1,4 @@
+import PNCrypt
 import PNCryptPlatform
 
 /// The children a conformance peer leaves outside its process group (`setsid`, `setpgid`), which killing the
@@ -8,17 +9,7 @@ import PNCryptPlatform
 /// handler cannot walk `/proc`); elsewhere than Linux, a child that left the group is not reached.
 enum PeerOrphans {
     /// Makes this process the reaper of its descendants' orphans; false where that cannot be done.
-    static func adopt() -> Bool {
-        #if os(Linux)
-        // prctl is variadic, which Swift cannot call: through its address with the five words it reads.
-        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-        let subreaper: Int32 = 36   // PR_SET_CHILD_SUBREAPER
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return false }
-        return unsafeBitCast(symbol, to: Prctl.self)(subreaper, 1, 0, 0, 0) == 0
-        #else
-        return false
-        #endif
-    }
+    static func adopt() -> Bool { CLibrary.becomeChildSubreaper() }
 
     /// Kills every child of this process and reaps it, then those that became its children as they died, at most
     /// `rounds` times over; returns how many were killed. Call it only when no child should live on.
