@@ -77,86 +77,97 @@ class Shape:
         return []
 
 
-class Module(Shape):
+class Shared(Shape):
+    """An object the call only reads (a pointer of `types`' one type): NULL, a bad argument, or each of `shared`,
+    the names of C variables made once."""
+    shared = ()
+
+    def decls(self):
+        return [f"{self.types[0]}{self.var} = NULL;"]
+
+    def cases(self):
+        return [f"{self.var} = NULL;"] + [f"{self.var} = {name};" for name in self.shared]
+
+    def args(self):
+        return [self.var]
+
+    def bad(self):
+        return [0]
+
+
+class Fresh:
+    """Mixed into a Shared shape the call may change or release: NULL, or `make` (C code that sets `{var}` to a
+    new one for this call); `owned`: the call releases it, else `free` (a C function) releases it after the
+    call."""
+    make = None
+    free = None
+
+    def __init__(self, owned=False):
+        super().__init__()
+        self.owned = owned
+
+    def cases(self):
+        return [f"{self.var} = NULL;", self.make.format(var=self.var)]
+
+    def after(self):
+        return [] if self.owned else [f"{self.free}({self.var});"]
+
+
+class Module(Shared):
     """A module: NULL, an acrh module, a legacy33 module (made once; the call only reads it)."""
     types = ("pncrypt_module *",)
-
-    def decls(self):
-        return [f"pncrypt_module *{self.var} = NULL;"]
-
-    def cases(self):
-        return [f"{self.var} = NULL;", f"{self.var} = shared_acrh;", f"{self.var} = shared_legacy33;"]
-
-    def args(self):
-        return [self.var]
-
-    def bad(self):
-        return [0]
+    shared = ("shared_acrh", "shared_legacy33")
 
 
-class FreshModule(Module):
+class FreshModule(Fresh, Module):
     """A module the call may change or release: NULL, or a new acrh module for this call; `owned`: the call
     releases it (pncrypt_module_free), else it is freed after the call."""
-
-    def __init__(self, owned=False):
-        super().__init__()
-        self.owned = owned
-
-    def cases(self):
-        return [f"{self.var} = NULL;", f'{self.var} = new_module("acrh");']
-
-    def after(self):
-        return [] if self.owned else [f"pncrypt_module_free({self.var});"]
+    make = '{var} = new_module("acrh");'
+    free = "pncrypt_module_free"
 
 
-class ChannelMap(Shape):
+class ChannelMap(Shared):
     """A channel-key map: NULL, an empty one, one whose "*" has an acrh module's key (made once; read only)."""
     types = ("pncrypt_channel_keys *",)
+    shared = ("shared_empty_map", "shared_map")
 
-    def decls(self):
-        return [f"pncrypt_channel_keys *{self.var} = NULL;"]
+
+class FreshChannelMap(Fresh, ChannelMap):
+    """A map the call may change or release: NULL, or a new empty map; `owned`: the call releases it."""
+    make = "{var} = NULL; pncrypt_channel_keys_new(&{var}, NULL);"
+    free = "pncrypt_channel_keys_free"
+
+
+class Values(Shape):
+    """One variable set to each of `values` in turn, written in C by `literal`."""
+
+    def __init__(self, values):
+        super().__init__()
+        self.values = values
+
+    def literal(self, value):
+        return value
 
     def cases(self):
-        return [f"{self.var} = NULL;", f"{self.var} = shared_empty_map;", f"{self.var} = shared_map;"]
+        return [f"{self.var} = {self.literal(v)};" for v in self.values]
 
     def args(self):
         return [self.var]
 
-    def bad(self):
-        return [0]
 
-
-class FreshChannelMap(ChannelMap):
-    """A map the call may change or release: NULL, or a new empty map; `owned`: the call releases it."""
-
-    def __init__(self, owned=False):
-        super().__init__()
-        self.owned = owned
-
-    def cases(self):
-        return [f"{self.var} = NULL;", f"{self.var} = NULL; pncrypt_channel_keys_new(&{self.var}, NULL);"]
-
-    def after(self):
-        return [] if self.owned else [f"pncrypt_channel_keys_free({self.var});"]
-
-
-class String(Shape):
+class String(Values):
     """A NUL-terminated string (scheme, style, format, key, path): each of `values` (None: NULL)."""
 
     def __init__(self, values, ctype="const char *", bad=()):
-        super().__init__()
-        self.values = values
+        super().__init__(values)
         self.types = (ctype,)
         self.bad_values = bad
 
     def decls(self):
         return [f"const char *{self.var} = NULL;"]
 
-    def cases(self):
-        return [f"{self.var} = {c_string(v)};" for v in self.values]
-
-    def args(self):
-        return [self.var]
+    def literal(self, value):
+        return c_string(value)
 
     def describe(self):
         return f'{self.var} ? {self.var} : "(NULL)"'
@@ -380,22 +391,12 @@ class Err(Shape):
                  f"{self.var} does not hold the code returned")]
 
 
-class Int(Shape):
-    """An int (a policy): each of `values`."""
+class Int(Values):
+    """An int (a policy): each of `values` (C expressions)."""
     types = ("int",)
-
-    def __init__(self, values):
-        super().__init__()
-        self.values = values
 
     def decls(self):
         return [f"int {self.var} = 0;"]
-
-    def cases(self):
-        return [f"{self.var} = {v};" for v in self.values]
-
-    def args(self):
-        return [self.var]
 
     def bad(self):
         """Policies that are not PNCRYPT_ON_ERROR_ values."""

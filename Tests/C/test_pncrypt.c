@@ -715,16 +715,23 @@ struct fifo_writer {
     size_t written;
 };
 
+/* Writes `len` bytes to `fd` (nothing when it is -1) and closes it; a reader that closes early ends the writing.
+ * Returns how many bytes were written. */
+static size_t write_and_close(int fd, const unsigned char *bytes, size_t len) {
+    size_t written = 0;
+    while (fd >= 0 && written < len) {
+        ssize_t n = write(fd, bytes + written, len - written);
+        if (n <= 0) break;
+        written += (size_t)n;
+    }
+    if (fd >= 0) close(fd);
+    return written;
+}
+
 /* Writes the bytes into the FIFO (opening it waits for the reader); a reader that closes early ends the writing. */
 static void *write_fifo(void *arg) {
     struct fifo_writer *w = arg;
-    int fd = open(w->path, O_WRONLY);
-    while (fd >= 0 && w->written < w->len) {
-        ssize_t n = write(fd, w->bytes + w->written, w->len - w->written);
-        if (n <= 0) break;
-        w->written += (size_t)n;
-    }
-    if (fd >= 0) close(fd);
+    w->written = write_and_close(open(w->path, O_WRONLY), w->bytes, w->len);
     return NULL;
 }
 
@@ -741,42 +748,66 @@ static unsigned char *sealed_file(const char *src, const char *enc, size_t len, 
     return data;
 }
 
-static void test_fifo_input(const char *dir) {
+/* The files of a decrypt_file test named `name` in a folder: <name>-plain.bin with `len` patterned bytes (`data`),
+ * sealed with module `m` (key <name>-key) into <name>-sealed.bin, <name>-opened.bin for the plaintext decrypted
+ * back, and the path <name>-fifo for a FIFO to decrypt from. */
+struct sealed_case {
     char src[4096], enc[4096], dec[4096], fifo[4096];
-    snprintf(src, sizeof src, "%s/fifo-plain.bin", dir);
-    snprintf(enc, sizeof enc, "%s/fifo-sealed.bin", dir);
-    snprintf(dec, sizeof dec, "%s/fifo-opened.bin", dir);
-    snprintf(fifo, sizeof fifo, "%s/input-fifo", dir);
+    size_t len;
+    unsigned char *data;
+    pncrypt_module *m;
+};
+
+/* Names `c`'s files in `dir` and writes and seals its `len` bytes under `scheme` (see sealed_file). */
+static void sealed_case_start(struct sealed_case *c, const char *dir, const char *name, const char *scheme,
+                              size_t len) {
+    char key[64];
+    snprintf(c->src, sizeof c->src, "%s/%s-plain.bin", dir, name);
+    snprintf(c->enc, sizeof c->enc, "%s/%s-sealed.bin", dir, name);
+    snprintf(c->dec, sizeof c->dec, "%s/%s-opened.bin", dir, name);
+    snprintf(c->fifo, sizeof c->fifo, "%s/%s-fifo", dir, name);
+    snprintf(key, sizeof key, "%s-key", name);
+    c->len = len;
+    c->m = NULL;
+    c->data = sealed_file(c->src, c->enc, len, key, scheme, &c->m);
+}
+
+/* Checks that decrypt_file (`what`, which returned `rc` and filled `err`) wrote `c`'s plaintext to its opened
+ * file, then frees the plaintext and removes the files; the module is the caller's to free. */
+static void sealed_case_finish(struct sealed_case *c, const char *what, int rc, const pncrypt_error *err) {
+    size_t got_len = 0;
+    unsigned char *got = read_file(c->dec, &got_len);
+    CHECK(rc == 0 && got && got_len == c->len && memcmp(got, c->data, c->len) == 0, "%s: %d (%s)", what, rc,
+          rc == 0 ? "" : err->message);
+    free(got);
+    free(c->data);
+    unlink(c->fifo);
+    unlink(c->dec);
+    unlink(c->enc);
+    unlink(c->src);
+}
+
+static void test_fifo_input(const char *dir) {
+    struct sealed_case c;
     /* 200 000 bytes: more than a pipe holds, so the writer waits for the reader. */
-    size_t len = 200000;
+    sealed_case_start(&c, dir, "fifo", "acrh", 200000);
     pncrypt_error err;
-    pncrypt_module *m = NULL;
-    unsigned char *data = sealed_file(src, enc, len, "fifo-key", "acrh", &m);
     size_t sealed_len = 0;
-    unsigned char *sealed = read_file(enc, &sealed_len);
-    CHECK(sealed != NULL && mkfifo(fifo, 0600) == 0, "sealed file and FIFO");
-    struct fifo_writer writer = {fifo, sealed, sealed_len, 0};
+    unsigned char *sealed = read_file(c.enc, &sealed_len);
+    CHECK(sealed != NULL && mkfifo(c.fifo, 0600) == 0, "sealed file and FIFO");
+    struct fifo_writer writer = {c.fifo, sealed, sealed_len, 0};
     /* A reader that stops early must fail this test, not end the process. */
     void (*previous)(int) = signal(SIGPIPE, SIG_IGN);
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, write_fifo, &writer) == 0, "writer thread");
-    int rc = pncrypt_decrypt_file(m, fifo, dec, &err);
+    int rc = pncrypt_decrypt_file(c.m, c.fifo, c.dec, &err);
     pthread_join(thread, NULL);
     signal(SIGPIPE, previous);
-    size_t got_len = 0;
-    unsigned char *got = read_file(dec, &got_len);
-    CHECK(rc == 0 && got && got_len == len && memcmp(got, data, len) == 0, "decrypt_file from a FIFO: %d %s", rc,
-          rc == 0 ? "" : err.message);
     CHECK(writer.written == sealed_len, "the FIFO's writer wrote everything: %zu of %zu", writer.written,
           sealed_len);
-    free(got);
     free(sealed);
-    free(data);
-    pncrypt_module_free(m);
-    unlink(fifo);
-    unlink(dec);
-    unlink(enc);
-    unlink(src);
+    pncrypt_module_free(c.m);
+    sealed_case_finish(&c, "decrypt_file from a FIFO", rc, &err);
 }
 
 /* A file another thread appends to while pncrypt_decrypt_file streams it: the file is decided
@@ -829,36 +860,22 @@ static void *append_mid_stream(void *arg) {
 }
 
 static void test_growing_input(const char *dir) {
-    char src[4096], enc[4096], dec[4096];
-    snprintf(src, sizeof src, "%s/growing-plain.bin", dir);
-    snprintf(enc, sizeof enc, "%s/growing-sealed.bin", dir);
-    snprintf(dec, sizeof dec, "%s/growing-opened.bin", dir);
+    struct sealed_case c;
     /* 16 MiB: streamed in 1 MiB chunks, long enough for the appender to see the first one read. */
-    size_t len = 16u << 20;
+    sealed_case_start(&c, dir, "growing", "legacy-random-iv", 16u << 20);
     pncrypt_error err;
-    pncrypt_module *m = NULL;
-    unsigned char *data = sealed_file(src, enc, len, "growing-key", "legacy-random-iv", &m);
     struct stat st;
-    CHECK(stat(enc, &st) == 0, "stat %s", enc);
-    struct appender appender = {enc, st.st_dev, st.st_ino, -1};
+    CHECK(stat(c.enc, &st) == 0, "stat %s", c.enc);
+    struct appender appender = {c.enc, st.st_dev, st.st_ino, -1};
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, append_mid_stream, &appender) == 0, "appender thread");
-    int rc = pncrypt_decrypt_file(m, enc, dec, &err);
+    int rc = pncrypt_decrypt_file(c.m, c.enc, c.dec, &err);
     pthread_join(thread, NULL);
     CHECK(appender.position > 0 && appender.position < (long long)st.st_size,
           "the bytes were appended mid-stream (read position %lld of %lld)", appender.position,
           (long long)st.st_size);
-    size_t got_len = 0;
-    unsigned char *got = read_file(dec, &got_len);
-    CHECK(rc == 0 && got && got_len == len && memcmp(got, data, len) == 0,
-          "decrypt_file of a file appended to mid-stream gives the snapshot's plaintext: %d %s", rc,
-          rc == 0 ? "" : err.message);
-    free(got);
-    free(data);
-    pncrypt_module_free(m);
-    unlink(dec);
-    unlink(enc);
-    unlink(src);
+    pncrypt_module_free(c.m);
+    sealed_case_finish(&c, "decrypt_file of a file appended to mid-stream gives the snapshot's plaintext", rc, &err);
 }
 
 /* ---- Batches ---------------------------------------------------------------------------------------------- */
@@ -1784,43 +1801,22 @@ static void *decrypt_file_call(void *arg) {
 }
 
 static void test_free_during_call(const char *dir) {
-    char src[4096], enc[4096], dec[4096], fifo[4096];
-    snprintf(src, sizeof src, "%s/free-plain.bin", dir);
-    snprintf(enc, sizeof enc, "%s/free-sealed.bin", dir);
-    snprintf(dec, sizeof dec, "%s/free-opened.bin", dir);
-    snprintf(fifo, sizeof fifo, "%s/free-fifo", dir);
-    size_t len = 100000;
-    pncrypt_module *m = NULL;
-    unsigned char *data = sealed_file(src, enc, len, "free-key", "acrh", &m);
+    struct sealed_case c;
+    sealed_case_start(&c, dir, "free", "acrh", 100000);
     size_t sealed_len = 0;
-    unsigned char *sealed = read_file(enc, &sealed_len);
-    CHECK(sealed != NULL && mkfifo(fifo, 0600) == 0, "sealed file and FIFO");
+    unsigned char *sealed = read_file(c.enc, &sealed_len);
+    CHECK(sealed != NULL && mkfifo(c.fifo, 0600) == 0, "sealed file and FIFO");
     void (*previous)(int) = signal(SIGPIPE, SIG_IGN);
-    struct file_call call = {m, fifo, dec, 1, {0, {0}}};
+    struct file_call call = {c.m, c.fifo, c.dec, 1, {0, {0}}};
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, decrypt_file_call, &call) == 0, "thread");
-    int fd = open(fifo, O_WRONLY);  /* returns once the call has opened the FIFO to read it */
-    pncrypt_module_free(m);         /* the caller's reference goes; the call still holds the module */
-    size_t written = 0;
-    while (fd >= 0 && written < sealed_len) {
-        ssize_t n = write(fd, sealed + written, sealed_len - written);
-        if (n <= 0) break;
-        written += (size_t)n;
-    }
-    if (fd >= 0) close(fd);
+    int fd = open(c.fifo, O_WRONLY); /* returns once the call has opened the FIFO to read it */
+    pncrypt_module_free(c.m);        /* the caller's reference goes; the call still holds the module */
+    write_and_close(fd, sealed, sealed_len);
     pthread_join(thread, NULL);
     signal(SIGPIPE, previous);
-    size_t got_len = 0;
-    unsigned char *got = read_file(dec, &got_len);
-    CHECK(call.rc == 0 && got && got_len == len && memcmp(got, data, len) == 0,
-          "decrypt_file with the module freed during the call: %d (%s)", call.rc, call.rc ? call.err.message : "");
-    free(got);
     free(sealed);
-    free(data);
-    unlink(fifo);
-    unlink(dec);
-    unlink(enc);
-    unlink(src);
+    sealed_case_finish(&c, "decrypt_file with the module freed during the call", call.rc, &call.err);
 }
 
 /* The padding sweep: a valid ciphertext of three blocks under each scheme with the last byte of its
@@ -1960,6 +1956,22 @@ static void test_padding_sweep(void) {
  * in place, one with another key where the body has two or more. Each decrypts to its body with exactly one status
  * line, the foreign message's, with its place, and FAIL returns that failure (none of either without a foreign
  * message); the wrong format is refused. */
+/* Checks a passthrough decryption (`what`) of envelope vector `name`, which returned `rc` (and `status`) and wrote
+ * `out` and `statuses`: `out` is the body `decrypted`; with a `foreign` message, `statuses` is one line starting
+ * with `prefix`, the foreign message's place. Frees out and statuses. */
+static void check_passthrough(const char *name, const char *what, int rc, const pncrypt_error *status, char *out,
+                              char *statuses, blob decrypted, int foreign, blob prefix) {
+    CHECK(rc == 0 && out != NULL && strcmp(out, (const char *)decrypted.bytes) == 0, "%s: %s: rc %d (%s)", name,
+          what, rc, status->message);
+    if (foreign) {
+        CHECK(statuses != NULL && strncmp(statuses, (const char *)prefix.bytes, prefix.len) == 0
+                  && strchr(statuses, '\n') == statuses + strlen(statuses) - 1,
+              "%s: statuses %s", name, statuses ? statuses : "(null)");
+    }
+    pncrypt_free(out);
+    pncrypt_free(statuses);
+}
+
 static void test_envelopes(const char *path) {
     vector_lines v;
     if (!vector_lines_open(&v, path)) return;
@@ -1974,21 +1986,14 @@ static void test_envelopes(const char *path) {
         CHECK(pncrypt_module_new((const char *)key.bytes, "acrh", &m, &status) == 0, "%s: module", fields[0]);
         int rc = pncrypt_envelope_decrypt(m, NULL, (const char *)encrypted.bytes, encrypted.len,
                                           PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &statuses, &status);
-        CHECK(rc == 0 && out != NULL && strcmp(out, (const char *)decrypted.bytes) == 0, "%s: body: rc %d (%s)",
-              fields[0], rc, status.message);
         if (prefix.len == 0) {
             CHECK(status.code == 0 && statuses == NULL, "%s: status %d (%s)", fields[0], status.code,
                   status.message);
         } else {
             CHECK(status.code == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && strncmp(status.message, "message ", 8) == 0,
                   "%s: status %d (%s)", fields[0], status.code, status.message);
-            /* One line, starting with the foreign message's place. */
-            CHECK(statuses != NULL && strncmp(statuses, (const char *)prefix.bytes, prefix.len) == 0
-                      && strchr(statuses, '\n') == statuses + strlen(statuses) - 1,
-                  "%s: statuses %s", fields[0], statuses ? statuses : "(null)");
         }
-        pncrypt_free(out);
-        pncrypt_free(statuses);
+        check_passthrough(fields[0], "body", rc, &status, out, statuses, decrypted, prefix.len > 0, prefix);
         out = (char *)"not reset";
         rc = pncrypt_envelope_decrypt(m, fields[1], (const char *)encrypted.bytes, encrypted.len,
                                       PNCRYPT_ON_ERROR_FAIL, &out, NULL, &status);
@@ -2340,15 +2345,9 @@ static void test_channel_keys(const char *path) {
         pncrypt_channel_keys *map = channel_map("ch-a", (const char *)a.bytes, "ch-b", (const char *)b.bytes);
         int rc = pncrypt_envelope_decrypt_channels(map, NULL, NULL, json, encrypted.len, PNCRYPT_ON_ERROR_PASSTHROUGH,
                                                    &out, &statuses, &status);
-        CHECK(rc == 0 && out != NULL && strcmp(out, (const char *)decrypted.bytes) == 0, "%s: channels: rc %d (%s)",
-              fields[0], rc, status.message);
         CHECK(status.code == PNCRYPT_E_WRONG_KEY_OR_CORRUPT && strstr(status.message, "of channel \"ch-a\"") != NULL,
               "%s: status %d (%s)", fields[0], status.code, status.message);
-        CHECK(statuses != NULL && strncmp(statuses, (const char *)prefix.bytes, prefix.len) == 0
-                  && strchr(statuses, '\n') == statuses + strlen(statuses) - 1,
-              "%s: statuses %s", fields[0], statuses ? statuses : "(null)");
-        pncrypt_free(out);
-        pncrypt_free(statuses);
+        check_passthrough(fields[0], "channels", rc, &status, out, statuses, decrypted, 1, prefix);
         out = (char *)"not reset";
         rc = pncrypt_envelope_decrypt_channels(map, fields[0], NULL, json, encrypted.len, PNCRYPT_ON_ERROR_FAIL, &out,
                                                NULL, &status);

@@ -23,6 +23,28 @@ import PNCryptCLITestSupport
         return arguments
     }
 
+    /// What the Python SDK publishes for each (channel, scheme) of `sends`, under the channel's key in `keys`: the
+    /// message `{"n": number, "on": channel}` (`number` its place in `sends`) and its Base64 ciphertext.
+    static func published(_ sends: [(channel: String, scheme: String)], keys: [String: String]) throws
+        -> [(number: Int, channel: String, message: JSONValue, base64: JSONValue)] {
+        let peer = try PythonPeer.shared()
+        var published: [(number: Int, channel: String, message: JSONValue, base64: JSONValue)] = []
+        for (number, (channel, scheme)) in sends.enumerated() {
+            let message: JSONValue = ["n": .number(JSONNumber(number)), "on": .string(channel)]
+            let reply = try peer.request(["op": "publish_payload", "scheme": .string(scheme),
+                                          "key": .string(try #require(keys[channel])), "message": message])
+            published.append((number, channel, message, try #require(reply.objectValue?["base64"])))
+        }
+        return published
+    }
+
+    /// The vectors, and their body in `format` (v3 or subscribe).
+    static func body(_ format: String) throws
+        -> (Vectors, (encrypted: JSONValue, decrypted: JSONValue, statuses: [JSONValue])) {
+        let vectors = try Vectors.load()
+        return (vectors, try #require(vectors.bodies[format], "no \(format) body"))
+    }
+
     static func command(_ format: String, _ verb: String = "decrypt") -> [String] {
         [format == "subscribe" ? "subscribe" : "history", verb]
     }
@@ -30,8 +52,7 @@ import PNCryptCLITestSupport
     @Test("SDK bodies: each channel decrypts with its key; one under another channel's key: status naming ch-a, exit 1",
           arguments: ["v3", "subscribe"])
     func sdkBodies(format: String) throws {
-        let vectors = try Vectors.load()
-        let body = try #require(vectors.bodies[format])
+        let (vectors, body) = try Self.body(format)
         try withTemporaryDirectory { dir in
             let keys = try Self.keyFiles(vectors.keys, ["ch-a": "ch-a", "ch-b": "ch-b"], in: dir)
             let run = try CLI.run(Self.command(format) + keys + ["--on-error", "passthrough"],
@@ -51,8 +72,7 @@ import PNCryptCLITestSupport
 
     @Test("a channel with no key: a status line naming it and the option to add; name*, then * read the rest")
     func patterns() throws {
-        let vectors = try Vectors.load()
-        let body = try #require(vectors.bodies["subscribe"])
+        let (vectors, body) = try Self.body("subscribe")
         try withTemporaryDirectory { dir in
             let onlyA = try Self.keyFiles(vectors.keys, ["ch-a": "ch-a"], in: dir)
             let run = try CLI.run(["subscribe", "decrypt", "--on-error", "passthrough"] + onlyA,
@@ -74,8 +94,7 @@ import PNCryptCLITestSupport
     @Test("rekey --only-channel ch-b: ch-b moves to the new key, ch-a's bytes stay identical",
           arguments: ["v3", "subscribe"])
     func rekeyOneChannel(format: String) throws {
-        let vectors = try Vectors.load()
-        let body = try #require(vectors.bodies[format])
+        let (vectors, body) = try Self.body(format)
         try withTemporaryDirectory { dir in
             let newKey = dir.appendingPathComponent("new.key")
             try Data("the new key\n".utf8).write(to: newKey)
@@ -144,19 +163,11 @@ import PNCryptCLITestSupport
     @Test("fresh messages from the Python SDK, two channels under two keys: the map reads each",
           .enabled(if: InteropSwitch.enabled, "interop skipped because PNCRYPT_SKIP_INTEROP=1"))
     func liveSDK() throws {
-        let peer = try PythonPeer.shared()
         let keys = ["ch-a": "alpha ключ", "ch-b": "beta"]
-        var items: [JSONValue] = []
-        var plain: [JSONValue] = []
-        for (number, (channel, scheme)) in [("ch-a", "acrh"), ("ch-b", "legacy"), ("ch-a", "legacy"),
-                                            ("ch-b", "acrh")].enumerated() {
-            let message: JSONValue = ["n": .number(JSONNumber(number)), "on": .string(channel)]
-            let reply = try peer.request(["op": "publish_payload", "scheme": .string(scheme),
-                                          "key": .string(keys[channel]!), "message": message])
-            let base64 = try #require(reply.objectValue?["base64"])
-            items.append(["c": .string(channel), "d": base64])
-            plain.append(["c": .string(channel), "d": message])
-        }
+        let sent = try Self.published([("ch-a", "acrh"), ("ch-b", "legacy"), ("ch-a", "legacy"), ("ch-b", "acrh")],
+                                      keys: keys)
+        let items: [JSONValue] = sent.map { ["c": .string($0.channel), "d": $0.base64] }
+        let plain: [JSONValue] = sent.map { ["c": .string($0.channel), "d": $0.message] }
         let body: JSONValue = ["t": ["t": "1", "r": 1], "m": .array(items)]
         try withTemporaryDirectory { dir in
             let files = try Self.keyFiles(keys, ["ch-a": "ch-a", "ch-b": "ch-b"], in: dir)

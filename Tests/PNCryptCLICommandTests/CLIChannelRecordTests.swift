@@ -118,21 +118,16 @@ import PNCryptCLITestSupport
     @Test("fresh records from the Python SDK, two channels under two keys: each read with its own",
           .enabled(if: InteropSwitch.enabled, "interop skipped because PNCRYPT_SKIP_INTEROP=1"))
     func liveSDK() throws {
-        let peer = try PythonPeer.shared()
         let keys = ["ch-a": "alpha ключ", "ch-b": "beta"]
         var export: [UInt8] = []
         var plain: [UInt8] = []
-        for (number, (channel, scheme)) in [("ch-a", "acrh"), ("ch-b", "legacy"), ("ch-a", "legacy-random-iv"),
-                                            ("ch-b", "acrh")].enumerated() {
-            let message: JSONValue = ["n": .number(JSONNumber(number)), "on": .string(channel)]
-            let reply = try peer.request(["op": "publish_payload", "scheme": .string(scheme),
-                                          "key": .string(keys[channel]!), "message": message])
-            let base64 = try #require(reply.objectValue?["base64"])
-            let record: JSONValue = ["timetoken": .number(JSONNumber(17000000000000000 + number)),
-                                     "channel": .string(channel), "message": base64]
+        for (number, channel, message, base64) in try CLIChannelKeyTests.published(
+            [("ch-a", "acrh"), ("ch-b", "legacy"), ("ch-a", "legacy-random-iv"), ("ch-b", "acrh")], keys: keys) {
+            let timetoken = JSONValue.number(JSONNumber(17000000000000000 + number))
+            let record: JSONValue = ["timetoken": timetoken, "channel": .string(channel), "message": base64]
             export += record.serialized() + [0x0A]
-            plain += JSONValue.object(["timetoken": .number(JSONNumber(17000000000000000 + number)),
-                                       "channel": .string(channel), "message": message]).serialized() + [0x0A]
+            plain += JSONValue.object(["timetoken": timetoken, "channel": .string(channel), "message": message])
+                .serialized() + [0x0A]
         }
         try withTemporaryDirectory { dir in
             let files = try CLIChannelKeyTests.keyFiles(keys, ["ch-a": "ch-a", "ch-b": "ch-b"], in: dir)

@@ -14,22 +14,23 @@ import PNCryptCLITestSupport
 
     @Test("gzip output passes gzip -t and gunzip reads gzip's single and multi-member output")
     func interop() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let plain = dir.appendingPathComponent("plain")
-        let bytes = (0..<2_000_000).map { UInt8(truncatingIfNeeded: ($0 / 7) &* 31) }
-        try Data(bytes).write(to: plain)
-        let ours = dir.appendingPathComponent("ours.gz")
-        #expect(try CLI.run(["gzip", "-i", plain.path, "-o", ours.path, "--level", "9"]).status == 0)
-        #expect(try sh("gzip -t '\(ours.path)' && gzip -dc '\(ours.path)' | cmp -s - '\(plain.path)'") == 0)
+        try withTemporaryDirectory { dir in
+            let plain = dir.appendingPathComponent("plain")
+            let bytes = (0..<2_000_000).map { UInt8(truncatingIfNeeded: ($0 / 7) &* 31) }
+            try Data(bytes).write(to: plain)
+            let ours = dir.appendingPathComponent("ours.gz")
+            #expect(try CLI.run(["gzip", "-i", plain.path, "-o", ours.path, "--level", "9"]).status == 0)
+            #expect(try sh("gzip -t '\(ours.path)' && gzip -dc '\(ours.path)' | cmp -s - '\(plain.path)'") == 0)
 
-        let theirs = dir.appendingPathComponent("theirs.gz")
-        #expect(try sh("gzip -c '\(plain.path)' > '\(theirs.path)'; gzip -c '\(plain.path)' >> '\(theirs.path)'") == 0)
-        let out = dir.appendingPathComponent("out")
-        let result = try CLI.run(["gunzip", "-i", theirs.path, "-o", out.path])
-        #expect(result.status == 0, "\(result.stderr)")
-        let same = try Data(contentsOf: out) == Data(bytes + bytes)
-        #expect(same)
+            let theirs = dir.appendingPathComponent("theirs.gz")
+            #expect(try sh("gzip -c '\(plain.path)' > '\(theirs.path)'; "
+                           + "gzip -c '\(plain.path)' >> '\(theirs.path)'") == 0)
+            let out = dir.appendingPathComponent("out")
+            let result = try CLI.run(["gunzip", "-i", theirs.path, "-o", out.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            let same = try Data(contentsOf: out) == Data(bytes + bytes)
+            #expect(same)
+        }
     }
 
     @Test("corrupt gzip exits 1 and writes nothing", arguments: ["crc", "truncated", "garbage"])
@@ -48,47 +49,48 @@ import PNCryptCLITestSupport
 
     @Test("a 10 GiB bomb is refused at --max-size with no output file left", .tags(.stress), .notInQuickRun)
     func bomb() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        // 10,240 gzip members of 1 MiB of zeros each: 10 GiB when decompressed, about 10 MB here.
-        let member = try Compressor.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
-        let bomb = dir.appendingPathComponent("bomb.gz")
-        _ = FileManager.default.createFile(atPath: bomb.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: bomb)
-        var chunk: [UInt8] = []
-        for _ in 0..<64 { chunk += member }
-        for _ in 0..<(10_240 / 64) { try handle.write(contentsOf: chunk) }
-        try handle.close()
-        let out = dir.appendingPathComponent("out")
-        let result = try CLI.run(["gunzip", "--max-size", "100000000", "-i", bomb.path, "-o", out.path])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("limit of 100000000 bytes"))
-        #expect(!FileManager.default.fileExists(atPath: out.path))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bomb.gz"])
+        try withTemporaryDirectory { dir in
+            // 10,240 gzip members of 1 MiB of zeros each: 10 GiB when decompressed, about 10 MB here.
+            let member = try Compressor.compress([UInt8](repeating: 0, count: 1 << 20), level: 9)
+            let bomb = dir.appendingPathComponent("bomb.gz")
+            _ = FileManager.default.createFile(atPath: bomb.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: bomb)
+            var chunk: [UInt8] = []
+            for _ in 0..<64 { chunk += member }
+            for _ in 0..<(10_240 / 64) { try handle.write(contentsOf: chunk) }
+            try handle.close()
+            let out = dir.appendingPathComponent("out")
+            let result = try CLI.run(["gunzip", "--max-size", "100000000", "-i", bomb.path, "-o", out.path])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("limit of 100000000 bytes"))
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bomb.gz"])
+        }
     }
 
     @Test("encrypt --binary --gzip then decrypt --binary --gunzip is bit-exact")
     func encryptedGzip() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let plain = dir.appendingPathComponent("plain")
-        let bytes = (0..<8_000_000).map { UInt8(truncatingIfNeeded: ($0 >> 5) ^ ($0 >> 13)) }
-        try Data(bytes).write(to: plain)
-        let sealed = dir.appendingPathComponent("sealed")
-        let opened = dir.appendingPathComponent("opened")
-        #expect(try CLI.run(["encrypt", "--key", "k", "--binary", "--gzip", "-i", plain.path, "-o", sealed.path])
-            .status == 0)
-        let size = try FileManager.default.attributesOfItem(atPath: sealed.path)[.size] as? Int ?? 0
-        #expect(size < bytes.count / 4)
-        let inspect = try CLI.run(["inspect", "--binary", "-i", sealed.path, "--key", "k"])
-        #expect(inspect.text.hasSuffix("plaintext: gzip data (decrypt with --binary --gunzip)\n"))
-        let dec = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "-i", sealed.path, "-o", opened.path])
-        #expect(dec.status == 0, "\(dec.stderr)")
-        let same = try Data(contentsOf: opened) == Data(bytes)
-        #expect(same)
-        // Without --gunzip the plaintext is the gzip stream itself.
-        let raw = try CLI.run(["decrypt", "--key", "k", "--binary", "-i", sealed.path])
-        #expect(CompressionFormat.detect(raw.stdout) == .gzip)
+        try withTemporaryDirectory { dir in
+            let plain = dir.appendingPathComponent("plain")
+            let bytes = (0..<8_000_000).map { UInt8(truncatingIfNeeded: ($0 >> 5) ^ ($0 >> 13)) }
+            try Data(bytes).write(to: plain)
+            let sealed = dir.appendingPathComponent("sealed")
+            let opened = dir.appendingPathComponent("opened")
+            #expect(try CLI.run(["encrypt", "--key", "k", "--binary", "--gzip", "-i", plain.path, "-o", sealed.path])
+                .status == 0)
+            let size = try FileManager.default.attributesOfItem(atPath: sealed.path)[.size] as? Int ?? 0
+            #expect(size < bytes.count / 4)
+            let inspect = try CLI.run(["inspect", "--binary", "-i", sealed.path, "--key", "k"])
+            #expect(inspect.text.hasSuffix("plaintext: gzip data (decrypt with --binary --gunzip)\n"))
+            let dec = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "-i", sealed.path,
+                                   "-o", opened.path])
+            #expect(dec.status == 0, "\(dec.stderr)")
+            let same = try Data(contentsOf: opened) == Data(bytes)
+            #expect(same)
+            // Without --gunzip the plaintext is the gzip stream itself.
+            let raw = try CLI.run(["decrypt", "--key", "k", "--binary", "-i", sealed.path])
+            #expect(CompressionFormat.detect(raw.stdout) == .gzip)
+        }
     }
 
     @Test("inspect says when the input itself is gzip")
@@ -100,26 +102,26 @@ import PNCryptCLITestSupport
 
     @Test("message encrypt --gzip writes the compressed publish body and its headers")
     func publishBody() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let body = dir.appendingPathComponent("body")
-        let message = "\"" + String(repeating: "long message ", count: 200) + "\""
-        let result = try CLI.run(["message", "encrypt", "--key", "enigma", "--scheme", "legacy", "--gzip", "--headers",
-                                  "-o", body.path, message])
-        #expect(result.status == 0, "\(result.stderr)")
-        let bytes = try Array(Data(contentsOf: body))
-        #expect(result.text == "Content-Type: application/json; charset=UTF-8\nContent-Encoding: gzip\n"
-                + "Content-Length: \(bytes.count)\n")
-        let wire = try Decompressor.decompress(bytes)
-        let crypto = try MessageCrypto(cipherKey: "enigma", reading: .only(.legacy))
-        #expect(crypto.decrypt(try JSONValue(parsing: wire), policy: .marker).message
-                == .string(String(message.dropFirst().dropLast())))
-        // Small messages are sent uncompressed: they would grow.
-        let small = try CLI.run(["message", "encrypt", "--key", "enigma", "--scheme", "legacy", "--gzip", "--headers",
-                                 "-o", body.path, "\"Hello World\""])
-        #expect(small.text == "Content-Type: application/json; charset=UTF-8\nContent-Length: 26\n")
-        #expect(try Data(contentsOf: body) == Data("\"06UDjczkvAAYcqWfNwkOiQ==\"".utf8))
-        #expect(try CLI.run(["message", "encrypt", "--key", "k", "--headers", "x"]).status == 64)
+        try withTemporaryDirectory { dir in
+            let body = dir.appendingPathComponent("body")
+            let message = "\"" + String(repeating: "long message ", count: 200) + "\""
+            let result = try CLI.run(["message", "encrypt", "--key", "enigma", "--scheme", "legacy", "--gzip",
+                                      "--headers", "-o", body.path, message])
+            #expect(result.status == 0, "\(result.stderr)")
+            let bytes = try Array(Data(contentsOf: body))
+            #expect(result.text == "Content-Type: application/json; charset=UTF-8\nContent-Encoding: gzip\n"
+                    + "Content-Length: \(bytes.count)\n")
+            let wire = try Decompressor.decompress(bytes)
+            let crypto = try MessageCrypto(cipherKey: "enigma", reading: .only(.legacy))
+            #expect(crypto.decrypt(try JSONValue(parsing: wire), policy: .marker).message
+                    == .string(String(message.dropFirst().dropLast())))
+            // Small messages are sent uncompressed: they would grow.
+            let small = try CLI.run(["message", "encrypt", "--key", "enigma", "--scheme", "legacy", "--gzip",
+                                     "--headers", "-o", body.path, "\"Hello World\""])
+            #expect(small.text == "Content-Type: application/json; charset=UTF-8\nContent-Length: 26\n")
+            #expect(try Data(contentsOf: body) == Data("\"06UDjczkvAAYcqWfNwkOiQ==\"".utf8))
+            #expect(try CLI.run(["message", "encrypt", "--key", "k", "--headers", "x"]).status == 64)
+        }
     }
 
     @Test("message encrypt --gzip says on stderr when it leaves a body uncompressed, and --threshold 0 forces gzip")
@@ -176,24 +178,25 @@ import PNCryptCLITestSupport
     @Test("decrypt --binary --gunzip with no --max-size refuses an encrypted 1.1 GiB bomb, writing nothing",
           .tags(.stress), .notInQuickRun)
     func encryptedBombByDefault() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let sealed = dir.appendingPathComponent("bomb.enc")
-        let encrypt = try CLI.run(["encrypt", "--key", "k", "--binary", "-o", sealed.path],
-                                  stdin: try Self.bomb(mebibytes: 1100))
-        #expect(encrypt.status == 0, "\(encrypt.stderr)")
-        let result = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "-i", sealed.path],
-                                 environment: ["TMPDIR": dir.path])
-        #expect(result.status == 1)
-        #expect(result.stdout.isEmpty)
-        #expect(result.stderr.contains("limit of 1073741824 bytes; raise it with --max-size SIZE"), "\(result.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bomb.enc"])
-        let small = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "--max-size", "1M", "-i",
-                                 sealed.path])
-        #expect(small.status == 1 && small.stdout.isEmpty)
-        // Every path with a limit names the option that raises it.
-        #expect(small.stderr == "pncrypt: decompressed data is larger than the limit of 1048576 bytes; raise it "
-                + "with --max-size SIZE (or --max-size none for trusted data)\n", "\(small.stderr)")
+        try withTemporaryDirectory { dir in
+            let sealed = dir.appendingPathComponent("bomb.enc")
+            let encrypt = try CLI.run(["encrypt", "--key", "k", "--binary", "-o", sealed.path],
+                                      stdin: try Self.bomb(mebibytes: 1100))
+            #expect(encrypt.status == 0, "\(encrypt.stderr)")
+            let result = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "-i", sealed.path],
+                                     environment: ["TMPDIR": dir.path])
+            #expect(result.status == 1)
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.contains("limit of 1073741824 bytes; raise it with --max-size SIZE"),
+                    "\(result.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["bomb.enc"])
+            let small = try CLI.run(["decrypt", "--key", "k", "--binary", "--gunzip", "--max-size", "1M", "-i",
+                                     sealed.path])
+            #expect(small.status == 1 && small.stdout.isEmpty)
+            // Every path with a limit names the option that raises it.
+            #expect(small.stderr == "pncrypt: decompressed data is larger than the limit of 1048576 bytes; raise it "
+                    + "with --max-size SIZE (or --max-size none for trusted data)\n", "\(small.stderr)")
+        }
     }
 
     @Test("--max-size takes bytes, K, M, G (binary) and none, to standard output too")

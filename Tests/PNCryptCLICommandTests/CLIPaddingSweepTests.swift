@@ -50,34 +50,34 @@ import PNCryptCLITestSupport
     @Test("decrypt (text) and decrypt --binary (bytes): one failure, the same words, auto and named",
           .tags(.slow), .notInQuickRun)
     func textAndBytes() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("sweep.bin")
-        // One scheme through the command (a process a value, auto and named, text and bytes: 1,024 runs); the
-        // library's sweep (PaddingSweepTests) and the C and Python ones take every scheme.
-        for scheme in [Scheme.legacy] {
-            var succeeded = (text: 0, bytes: 0)
-            for changed in try Self.sweep(scheme) {
-                for named in [[String](), ["--scheme", scheme.rawValue]] {
-                    let text = try CLI.run(["decrypt", "-k", "sweep-key", Base64.encode(changed)] + named)
-                    if text.status == 0 {
-                        succeeded.text += 1
-                    } else {
-                        #expect(text.status == 1 && text.stderr.contains(Self.oneFailure), "\(text.stderr)")
-                    }
-                    try Data(changed).write(to: file)
-                    let bytes = try CLI.run(["decrypt", "--binary", "-k", "sweep-key", "-i", file.path,
-                                             "-o", "/dev/null"] + named)
-                    if bytes.status == 0 {
-                        succeeded.bytes += 1
-                    } else {
-                        #expect(bytes.status == 1 && bytes.stderr.contains(Self.oneFailure), "\(bytes.stderr)")
+        try withTemporaryDirectory { dir in
+            let file = dir.appendingPathComponent("sweep.bin")
+            // One scheme through the command (a process a value, auto and named, text and bytes: 1,024 runs); the
+            // library's sweep (PaddingSweepTests) and the C and Python ones take every scheme.
+            for scheme in [Scheme.legacy] {
+                var succeeded = (text: 0, bytes: 0)
+                for changed in try Self.sweep(scheme) {
+                    for named in [[String](), ["--scheme", scheme.rawValue]] {
+                        let text = try CLI.run(["decrypt", "-k", "sweep-key", Base64.encode(changed)] + named)
+                        if text.status == 0 {
+                            succeeded.text += 1
+                        } else {
+                            #expect(text.status == 1 && text.stderr.contains(Self.oneFailure), "\(text.stderr)")
+                        }
+                        try Data(changed).write(to: file)
+                        let bytes = try CLI.run(["decrypt", "--binary", "-k", "sweep-key", "-i", file.path,
+                                                 "-o", "/dev/null"] + named)
+                        if bytes.status == 0 {
+                            succeeded.bytes += 1
+                        } else {
+                            #expect(bytes.status == 1 && bytes.stderr.contains(Self.oneFailure), "\(bytes.stderr)")
+                        }
                     }
                 }
+                // Auto and named alike: the unchanged ciphertext as text; it and the value giving 01 as bytes.
+                #expect(succeeded.text == 2, "\(scheme): \(succeeded)")
+                #expect(succeeded.bytes == 4, "\(scheme): \(succeeded)")
             }
-            // Auto and named alike: the unchanged ciphertext as text; it and the value giving 01 as bytes.
-            #expect(succeeded.text == 2, "\(scheme): \(succeeded)")
-            #expect(succeeded.bytes == 4, "\(scheme): \(succeeded)")
         }
     }
 }

@@ -51,15 +51,15 @@ import PNCryptCLITestSupport
 
     @Test("--binary reads one format: a list is refused, no output file")
     func binary() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in")
-        let output = dir.appendingPathComponent("out")
-        try Data(repeating: 7, count: 32).write(to: input)
-        let run = try CLI.run(["decrypt", "--key", "k", "--binary", "--scheme", "auto,legacy33", "-i", input.path,
-                               "-o", output.path])
-        #expect(run.status == 64, "\(run.stderr)")
-        #expect(run.stderr.contains("name one scheme, or auto"), "\(run.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: output.path))
+        try withTemporaryDirectory { dir in
+            let input = dir.appendingPathComponent("in")
+            let output = dir.appendingPathComponent("out")
+            try Data(repeating: 7, count: 32).write(to: input)
+            let run = try CLI.run(["decrypt", "--key", "k", "--binary", "--scheme", "auto,legacy33", "-i", input.path,
+                                   "-o", output.path])
+            #expect(run.status == 64, "\(run.stderr)")
+            #expect(run.stderr.contains("name one scheme, or auto"), "\(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output.path))
+        }
     }
 }

@@ -201,28 +201,28 @@ struct CLISurfaceTests {
     @Test("(pty) no command writes a control character it did not make to a terminal, on stdout or stderr",
           arguments: attacks.keys.sorted())
     func attackerBytesOnTerminal(command: String) throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Self.fixture(in: dir)
-        for attack in try #require(Self.attacks[command]) {
-            let arguments = (command == "help" ? ["help"] : command.split(separator: " ").map(String.init))
-                + attack.arguments.map {
-                    $0.hasPrefix("@") ? dir.appendingPathComponent(String($0.dropFirst())).path : $0
+        try withTemporaryDirectory { dir in
+            try Self.fixture(in: dir)
+            for attack in try #require(Self.attacks[command]) {
+                let arguments = (command == "help" ? ["help"] : command.split(separator: " ").map(String.init))
+                    + attack.arguments.map {
+                        $0.hasPrefix("@") ? dir.appendingPathComponent(String($0.dropFirst())).path : $0
+                    }
+                let run = try Self.onTerminal(arguments, in: dir)
+                #expect(run.status != 128 + SIGSEGV && run.status < 128, "\(arguments): status \(run.status)")
+                if let shown = attack.shows {
+                    // The run reached the code it attacks: the terminal shows what that code makes of the attack.
+                    #expect(String(decoding: run.bytes, as: UTF8.self).contains(shown), """
+                        pncrypt \(arguments.joined(separator: " ")) did not show \(shown.debugDescription): \
+                        \(String(decoding: run.bytes.prefix(300), as: UTF8.self).debugDescription)
+                        """)
                 }
-            let run = try Self.onTerminal(arguments, in: dir)
-            #expect(run.status != 128 + SIGSEGV && run.status < 128, "\(arguments): status \(run.status)")
-            if let shown = attack.shows {
-                // The run reached the code it attacks: the terminal shows what that code makes of the attack.
-                #expect(String(decoding: run.bytes, as: UTF8.self).contains(shown), """
-                    pncrypt \(arguments.joined(separator: " ")) did not show \(shown.debugDescription): \
+                let found = Self.controls(in: run.bytes)
+                #expect(found.isEmpty, """
+                    pncrypt \(arguments.joined(separator: " ")) wrote \(found) to the terminal: \
                     \(String(decoding: run.bytes.prefix(300), as: UTF8.self).debugDescription)
                     """)
             }
-            let found = Self.controls(in: run.bytes)
-            #expect(found.isEmpty, """
-                pncrypt \(arguments.joined(separator: " ")) wrote \(found) to the terminal: \
-                \(String(decoding: run.bytes.prefix(300), as: UTF8.self).debugDescription)
-                """)
         }
     }
 
@@ -346,23 +346,23 @@ struct CLISurfaceTests {
           arguments: ["--key", "--key-file", "--to-key", "--to-key-file", "--channel-key-file", "PNCRYPT_KEY",
                       "PNCRYPT_TO_KEY"])
     func everyKeySourceOneValidation(source: String) throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        // What each refusal says comes from CipherKey itself: the same words for every source.
-        let cases: [([UInt8], String)] = [([0x6B, 0xFF, 0x6B], "not valid UTF-8"),
-                                          ([0x6B, 0x00, 0x6B], "NUL character"), ([], "empty")]
-        for (key, expected) in cases {
-            // argv and the environment cannot hold a NUL byte: only files (and the prompt) can.
-            if key.contains(0) && !source.hasSuffix("key-file") { continue }
-            let run = try Self.keyRun(source, key, in: dir)
-            let script = "KEY=\"$(cat key)\"; " + (run.environment.isEmpty ? "" : run.environment.map {
-                "export \($0.key)=\"\($0.value)\"; "
-            }.joined()) + "exec \"$0\" " + run.arguments.map { $0 == "$KEY" ? "\"$KEY\"" : "'\($0)'" }
-                .joined(separator: " ")
-            let result = try runProcess("/bin/sh", ["-c", script, CLI.binary.path], environment: CLI.environment(),
-                                        directory: dir)
-            #expect(result.status == 64, "\(source) with \(key): status \(result.status), \(result.stderr)")
-            #expect(result.stderr.contains(expected), "\(source) with \(key): \(result.stderr)")
+        try withTemporaryDirectory { dir in
+            // What each refusal says comes from CipherKey itself: the same words for every source.
+            let cases: [([UInt8], String)] = [([0x6B, 0xFF, 0x6B], "not valid UTF-8"),
+                                              ([0x6B, 0x00, 0x6B], "NUL character"), ([], "empty")]
+            for (key, expected) in cases {
+                // argv and the environment cannot hold a NUL byte: only files (and the prompt) can.
+                if key.contains(0) && !source.hasSuffix("key-file") { continue }
+                let run = try Self.keyRun(source, key, in: dir)
+                let script = "KEY=\"$(cat key)\"; " + (run.environment.isEmpty ? "" : run.environment.map {
+                    "export \($0.key)=\"\($0.value)\"; "
+                }.joined()) + "exec \"$0\" " + run.arguments.map { $0 == "$KEY" ? "\"$KEY\"" : "'\($0)'" }
+                    .joined(separator: " ")
+                let result = try runProcess("/bin/sh", ["-c", script, CLI.binary.path], environment: CLI.environment(),
+                                            directory: dir)
+                #expect(result.status == 64, "\(source) with \(key): status \(result.status), \(result.stderr)")
+                #expect(result.stderr.contains(expected), "\(source) with \(key): \(result.stderr)")
+            }
         }
     }
 
@@ -375,50 +375,50 @@ struct CLISurfaceTests {
 
     @Test("the same key twice, from any two sources, is refused before any work, naming both (exit 64)")
     func sameKeyTwice() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("k.key")
-        try Data("enigma\n".utf8).write(to: file)
-        for arguments in [["-k", "enigma", "-k", "enigma"], ["-k", "enigma", "--key-file", file.path],
-                          ["--key-file", file.path, "-k", "other", "--key-file", file.path]] {
-            let result = try CLI.run(["decrypt"] + arguments + ["q/xJqqN6qbiZMXYmiQC1Fw=="])
-            #expect(result.status == 64, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("is the same key as") && result.stderr.contains("give each key once"),
-                    "\(arguments): \(result.stderr)")
-            #expect(result.stdout.isEmpty)
+        try withTemporaryDirectory { dir in
+            let file = dir.appendingPathComponent("k.key")
+            try Data("enigma\n".utf8).write(to: file)
+            for arguments in [["-k", "enigma", "-k", "enigma"], ["-k", "enigma", "--key-file", file.path],
+                              ["--key-file", file.path, "-k", "other", "--key-file", file.path]] {
+                let result = try CLI.run(["decrypt"] + arguments + ["q/xJqqN6qbiZMXYmiQC1Fw=="])
+                #expect(result.status == 64, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.contains("is the same key as") && result.stderr.contains("give each key once"),
+                        "\(arguments): \(result.stderr)")
+                #expect(result.stdout.isEmpty)
+            }
+            // One channel's keys are a ring too; two channels may share a key.
+            let v3 = #"{"channels":{"a":[],"b":[]}}"#
+            let twice = try CLI.run(["history", "decrypt", "--channel-key-file", "a=" + file.path,
+                                     "--channel-key-file", "a=" + file.path, v3])
+            #expect(twice.status == 64 && twice.stdout.isEmpty, "\(twice.stderr)")
+            #expect(twice.stderr.contains("is the same key as") && twice.stderr.contains("give each key once")
+                        && twice.stderr.contains("channel key file 'a="), "\(twice.stderr)")
+            let shared = try CLI.run(["history", "decrypt", "--channel-key-file", "a=" + file.path,
+                                      "--channel-key-file", "b=" + file.path, v3])
+            #expect(shared.status == 0, "\(shared.stderr)")
+            // The library's rule, which the CLI's message names in its own terms.
+            #expect(throws: PNCryptError.self) { try KeyRing(["a", "b", "a"]) }
         }
-        // One channel's keys are a ring too; two channels may share a key.
-        let v3 = #"{"channels":{"a":[],"b":[]}}"#
-        let twice = try CLI.run(["history", "decrypt", "--channel-key-file", "a=" + file.path,
-                                 "--channel-key-file", "a=" + file.path, v3])
-        #expect(twice.status == 64 && twice.stdout.isEmpty, "\(twice.stderr)")
-        #expect(twice.stderr.contains("is the same key as") && twice.stderr.contains("give each key once")
-                    && twice.stderr.contains("channel key file 'a="), "\(twice.stderr)")
-        let shared = try CLI.run(["history", "decrypt", "--channel-key-file", "a=" + file.path,
-                                  "--channel-key-file", "b=" + file.path, v3])
-        #expect(shared.status == 0, "\(shared.stderr)")
-        // The library's rule, which the CLI's message names in its own terms.
-        #expect(throws: PNCryptError.self) { try KeyRing(["a", "b", "a"]) }
     }
 
     @Test("every key file option: a missing file exits 66 naming it, with nothing on standard output")
     func everyKeyFileMissing() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let missing = dir.appendingPathComponent("no-such.key").path
-        for option in try Self.keySources().files.sorted() {
-            let arguments: [String] = switch option {
-            case "--key-file": ["decrypt", "--key-file", missing, "AAAA"]
-            case "--to-key-file": ["message", "rekey", "-i", "/dev/null", "-k", "k", "--to-key-file", missing]
-            case "--channel-key-file": ["subscribe", "decrypt", "--channel-key-file", "*=" + missing,
-                                        #"{"t":{},"m":[]}"#]
-            default: []
+        try withTemporaryDirectory { dir in
+            let missing = dir.appendingPathComponent("no-such.key").path
+            for option in try Self.keySources().files.sorted() {
+                let arguments: [String] = switch option {
+                case "--key-file": ["decrypt", "--key-file", missing, "AAAA"]
+                case "--to-key-file": ["message", "rekey", "-i", "/dev/null", "-k", "k", "--to-key-file", missing]
+                case "--channel-key-file": ["subscribe", "decrypt", "--channel-key-file", "*=" + missing,
+                                            #"{"t":{},"m":[]}"#]
+                default: []
+                }
+                #expect(!arguments.isEmpty, "no way to feed \(option)")
+                guard !arguments.isEmpty else { continue }
+                let run = try CLI.run(arguments)
+                #expect(run.status == 66 && run.stdout.isEmpty, "\(option): \(run.status) \(run.stderr)")
+                #expect(run.stderr.contains("no-such.key"), "\(option): \(run.stderr)")
             }
-            #expect(!arguments.isEmpty, "no way to feed \(option)")
-            guard !arguments.isEmpty else { continue }
-            let run = try CLI.run(arguments)
-            #expect(run.status == 66 && run.stdout.isEmpty, "\(option): \(run.status) \(run.stderr)")
-            #expect(run.stderr.contains("no-such.key"), "\(option): \(run.stderr)")
         }
     }
 
@@ -426,22 +426,23 @@ struct CLISurfaceTests {
 
     @Test("-o naming the file standard input is read from is refused (64) and the file is unchanged")
     func outputOverStandardInput() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("f")
-        let ciphertext = try CryptoModule(key: try CipherKey("k"), scheme: .acrh).encryptBinary(Array("secret".utf8))
-        try Data(ciphertext).write(to: file)
-        let link = dir.appendingPathComponent("link")
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
-        for (arguments, output) in [(["decrypt", "--binary", "-k", "k", "-"], "f"),
-                                    (["decrypt", "--binary", "-k", "k"], "link"),
-                                    (["encrypt", "--binary", "-k", "k"], "f"), (["gunzip"], "f")] {
-            let script = "exec \"$0\" \"$@\" < f"
-            let result = try runProcess("/bin/sh", ["-c", script, CLI.binary.path] + arguments + ["-o", output],
-                                        environment: CLI.environment(), directory: dir)
-            #expect(result.status == 64, "\(arguments) -o \(output): \(result.status) \(result.stderr)")
-            #expect(result.stderr.contains("refusing to write the output over the input file"), "\(result.stderr)")
-            #expect(try Data(contentsOf: file) == Data(ciphertext), "\(arguments): the input was changed")
+        try withTemporaryDirectory { dir in
+            let file = dir.appendingPathComponent("f")
+            let ciphertext = try CryptoModule(key: try CipherKey("k"), scheme: .acrh)
+                .encryptBinary(Array("secret".utf8))
+            try Data(ciphertext).write(to: file)
+            let link = dir.appendingPathComponent("link")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+            for (arguments, output) in [(["decrypt", "--binary", "-k", "k", "-"], "f"),
+                                        (["decrypt", "--binary", "-k", "k"], "link"),
+                                        (["encrypt", "--binary", "-k", "k"], "f"), (["gunzip"], "f")] {
+                let script = "exec \"$0\" \"$@\" < f"
+                let result = try runProcess("/bin/sh", ["-c", script, CLI.binary.path] + arguments + ["-o", output],
+                                            environment: CLI.environment(), directory: dir)
+                #expect(result.status == 64, "\(arguments) -o \(output): \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains("refusing to write the output over the input file"), "\(result.stderr)")
+                #expect(try Data(contentsOf: file) == Data(ciphertext), "\(arguments): the input was changed")
+            }
         }
     }
 }

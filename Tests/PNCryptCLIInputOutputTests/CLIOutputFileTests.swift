@@ -218,33 +218,29 @@ import PNCryptCLITestSupport
     /// Starts `encrypt --binary -o OUT` over an earlier OUT, sends `signal` mid-way, and returns how the run ended
     /// and what it wrote on standard error; checks that OUT and its folder are as before.
     static func signalMidway(_ signal: Int32, named: Bool) throws -> (ChildProcess.Termination, String) {
-        let dir = try temporaryDirectory()
-        let logs = try temporaryDirectory()
-        defer {
-            try? FileManager.default.removeItem(at: dir)
-            try? FileManager.default.removeItem(at: logs)
+        try withTemporaryDirectories { dir, logs in
+            let out = dir.appendingPathComponent("OUT")
+            try Data("earlier content".utf8).write(to: out)
+            chmod(out.path, 0o644)
+            let log = logs.appendingPathComponent("stderr").path
+            // The run's input stays open: it cannot finish before the signal, however fast the machine is.
+            let (run, temporary) = try CLI.startEncryptMidway(output: out, named: named, stderr: .file(log))
+            #expect(run.poll() == nil)
+            var info = stat()
+            #expect(stat(temporary.path, &info) == 0 && info.st_mode & 0o7777 == 0o600)
+            // A run the signal does not end (the old SIGQUIT backtracer carried on) is killed after 20 s, and fails.
+            kill(run.pid, signal)
+            var waited = 0
+            while run.poll() == nil && waited < 2000 {
+                usleep(10_000)
+                waited += 1
+            }
+            if run.poll() == nil { kill(run.pid, SIGKILL) }
+            let end = run.wait()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["OUT"])
+            #expect(try Data(contentsOf: out) == Data("earlier content".utf8))
+            return (end, try String(contentsOfFile: log, encoding: .utf8))
         }
-        let out = dir.appendingPathComponent("OUT")
-        try Data("earlier content".utf8).write(to: out)
-        chmod(out.path, 0o644)
-        let log = logs.appendingPathComponent("stderr").path
-        // The run's input stays open: it cannot finish before the signal, however fast the machine is.
-        let (run, temporary) = try CLI.startEncryptMidway(output: out, named: named, stderr: .file(log))
-        #expect(run.poll() == nil)
-        var info = stat()
-        #expect(stat(temporary.path, &info) == 0 && info.st_mode & 0o7777 == 0o600)
-        // A run the signal does not end (the old SIGQUIT backtracer carried on) is killed after 20 s, and fails.
-        kill(run.pid, signal)
-        var waited = 0
-        while run.poll() == nil && waited < 2000 {
-            usleep(10_000)
-            waited += 1
-        }
-        if run.poll() == nil { kill(run.pid, SIGKILL) }
-        let end = run.wait()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["OUT"])
-        #expect(try Data(contentsOf: out) == Data("earlier content".utf8))
-        return (end, try String(contentsOfFile: log, encoding: .utf8))
     }
 
     @Test("every signal that ends a run mid-way removes what it made, exits 128+signal, prints nothing",

@@ -35,43 +35,39 @@ import PNCryptCLITestSupport
 
     @Test("a symbolic link planted where a temporary could go is not followed, not removed; nothing outside changes")
     func plantedSymlink() throws {
-        let dir = try temporaryDirectory()
-        let outside = try temporaryDirectory()
-        defer {
-            try? FileManager.default.removeItem(at: dir)
-            try? FileManager.default.removeItem(at: outside)
+        try withTemporaryDirectories { dir, outside in
+            let victim = outside.appendingPathComponent("victim")
+            try Data("precious".utf8).write(to: victim)
+            let before = try #require(CLI.status(victim.path))
+            // Links under every name a run could have predicted: dead pids, and (planted by the shell that then
+            // becomes pncrypt, so the pid is the same) the running pid itself.
+            var planted = Self.deadPIDs().map { ".OUT.pncrypt-\($0).tmp" }
+            for name in planted {
+                try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent(name).path,
+                                                           withDestinationPath: victim.path)
+            }
+            let result = try Self.shell("ln -s \"$VICTIM\" .OUT.pncrypt-$$.tmp && ls -A > planted && exec \"$@\"",
+                                        ["encrypt", "--key", "k", "-o", "OUT", "hello"], directory: dir,
+                                        environment: ["VICTIM": victim.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try Self.opened(dir.appendingPathComponent("OUT")) == [UInt8]("hello"))
+            planted += try String(contentsOf: dir.appendingPathComponent("planted"), encoding: .utf8)
+                .split(separator: "\n").map(String.init).filter { $0.hasSuffix(".tmp") && !planted.contains($0) }
+            #expect(planted.count == Self.deadPIDs().count + 1)
+            // Every planted link is still there and still points at the victim, which is unchanged.
+            for name in planted {
+                let link = dir.appendingPathComponent(name).path
+                #expect(CLI.status(link).map { $0.st_mode & S_IFMT == S_IFLNK } == true, "\(name) was removed")
+                #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == victim.path)
+            }
+            #expect(try Data(contentsOf: victim) == Data("precious".utf8))
+            let after = try #require(CLI.status(victim.path))
+            #expect(after.st_ino == before.st_ino && after.st_size == before.st_size)
+            #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == ["victim"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+                    == (["OUT", "planted"] + planted).sorted())
         }
-        let victim = outside.appendingPathComponent("victim")
-        try Data("precious".utf8).write(to: victim)
-        let before = try #require(CLI.status(victim.path))
-        // Links under every name a run could have predicted: dead pids, and (planted by the shell that then
-        // becomes pncrypt, so the pid is the same) the running pid itself.
-        var planted = Self.deadPIDs().map { ".OUT.pncrypt-\($0).tmp" }
-        for name in planted {
-            try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent(name).path,
-                                                       withDestinationPath: victim.path)
-        }
-        let result = try Self.shell("ln -s \"$VICTIM\" .OUT.pncrypt-$$.tmp && ls -A > planted && exec \"$@\"",
-                                    ["encrypt", "--key", "k", "-o", "OUT", "hello"], directory: dir,
-                                    environment: ["VICTIM": victim.path])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(try Self.opened(dir.appendingPathComponent("OUT")) == [UInt8]("hello"))
-        planted += try String(contentsOf: dir.appendingPathComponent("planted"), encoding: .utf8)
-            .split(separator: "\n").map(String.init).filter { $0.hasSuffix(".tmp") && !planted.contains($0) }
-        #expect(planted.count == Self.deadPIDs().count + 1)
-        // Every planted link is still there and still points at the victim, which is unchanged.
-        for name in planted {
-            let link = dir.appendingPathComponent(name).path
-            #expect(CLI.status(link).map { $0.st_mode & S_IFMT == S_IFLNK } == true, "\(name) was removed")
-            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == victim.path)
-        }
-        #expect(try Data(contentsOf: victim) == Data("precious".utf8))
-        let after = try #require(CLI.status(victim.path))
-        #expect(after.st_ino == before.st_ino && after.st_size == before.st_size)
-        #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == ["victim"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-                == (["OUT", "planted"] + planted).sorted())
     }
 
     @Test("a foreign file planted where a temporary could go is left alone, its content and owner unchanged")

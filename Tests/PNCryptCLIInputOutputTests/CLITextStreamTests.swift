@@ -36,8 +36,7 @@ private let ivHex = "30313233343536373839303132333435"
 
 @Suite(.tags(.cli)) struct CLITextStreamTests {
     @Test("256 MiB of text encrypted and decrypted under 96 MiB peak RSS (skipped under a sanitizer)",
-          .tags(.stress), .notInQuickRun,
-          .enabled(if: !runningUnderSanitizer, "a sanitizer's shadow memory is not the program's"))
+          .tags(.stress), .notInQuickRun, .notUnderSanitizer)
     func boundedMemory() throws {
         try withTemporaryDirectory { dir in
             let plain = dir.appendingPathComponent("big.txt")

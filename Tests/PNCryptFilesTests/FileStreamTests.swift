@@ -15,31 +15,31 @@ import PNCryptFiles
 
     @Test("the pipeline streams files and reports progress")
     func pipelineFiles() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let source = dir.appendingPathComponent("in")
-        let sealed = dir.appendingPathComponent("sealed")
-        let opened = dir.appendingPathComponent("opened")
-        let big = (0..<3_000_001).map { UInt8(truncatingIfNeeded: $0 &* 131) }
-        try Data(big).write(to: source)
-        for url in [sealed, opened] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
-        var seen: [Int64] = []
-        do {
-            let input = try FileHandle(forReadingFrom: source)
-            let output = try FileHandle(forWritingTo: sealed)
-            try StreamPipeline.run(from: input.fileDescriptor, through: [StreamEncryptor(key: key, scheme: .acrh)],
-                                   to: output.fileDescriptor, chunkSize: 1 << 20) { seen.append($0) }
+        try withTemporaryDirectory { dir in
+            let source = dir.appendingPathComponent("in")
+            let sealed = dir.appendingPathComponent("sealed")
+            let opened = dir.appendingPathComponent("opened")
+            let big = (0..<3_000_001).map { UInt8(truncatingIfNeeded: $0 &* 131) }
+            try Data(big).write(to: source)
+            for url in [sealed, opened] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
+            var seen: [Int64] = []
+            do {
+                let input = try FileHandle(forReadingFrom: source)
+                let output = try FileHandle(forWritingTo: sealed)
+                try StreamPipeline.run(from: input.fileDescriptor, through: [StreamEncryptor(key: key, scheme: .acrh)],
+                                       to: output.fileDescriptor, chunkSize: 1 << 20) { seen.append($0) }
+                try input.close()
+                try output.close()
+            }
+            #expect(seen == [1 << 20, 2 << 20, 3_000_001])
+            let input = try FileHandle(forReadingFrom: sealed)
+            let output = try FileHandle(forWritingTo: opened)
+            try StreamPipeline.run(from: input.fileDescriptor, through: [StreamDecryptor(key: key)],
+                                   to: output.fileDescriptor)
             try input.close()
             try output.close()
+            #expect(try Data(contentsOf: opened) == Data(big))
         }
-        #expect(seen == [1 << 20, 2 << 20, 3_000_001])
-        let input = try FileHandle(forReadingFrom: sealed)
-        let output = try FileHandle(forWritingTo: opened)
-        try StreamPipeline.run(from: input.fileDescriptor, through: [StreamDecryptor(key: key)],
-                               to: output.fileDescriptor)
-        try input.close()
-        try output.close()
-        #expect(try Data(contentsOf: opened) == Data(big))
     }
 
     @Test("read and write failures are .io errors")

@@ -147,20 +147,22 @@ struct JSONWriterTests {
         try compare(style: .python, input: input, reference: reference, tool: "python3")
     }
 
+    /// Compares `style` with node's JSON.stringify in `mode` (`compact`, or `ascii`: non-ASCII escaped), named
+    /// `tool` in a failure, on the shared corpus and the generated strings.
+    private func compareWithNode(style: JSONStyle, mode: String, tool: String) throws {
+        let input = lines(sharedCorpus) + generatedStrings()
+        let reference = try ReferenceTool.run("node", ["-e", ReferenceTool.nodeStringify, "--", mode], lines: input)
+        try compare(style: style, input: input, reference: reference, tool: tool)
+    }
+
     @Test("JSON compact style matches node JSON.stringify byte for byte")
     func matchesNode() throws {
-        let input = lines(sharedCorpus) + generatedStrings()
-        let reference = try ReferenceTool.run("node", ["-e", ReferenceTool.nodeStringify, "--", "compact"],
-                                              lines: input)
-        try compare(style: .compact, input: input, reference: reference, tool: "node")
+        try compareWithNode(style: .compact, mode: "compact", tool: "node")
     }
 
     @Test("JSON ascii style matches node JSON.stringify with non-ASCII escaped")
     func matchesNodeASCII() throws {
-        let input = lines(sharedCorpus) + generatedStrings()
-        let reference = try ReferenceTool.run("node", ["-e", ReferenceTool.nodeStringify, "--", "ascii"],
-                                              lines: input)
-        try compare(style: .ascii, input: input, reference: reference, tool: "node (ascii)")
+        try compareWithNode(style: .ascii, mode: "ascii", tool: "node (ascii)")
     }
 
     @Test("JSON apple style matches Foundation JSONSerialization for arrays of strings")

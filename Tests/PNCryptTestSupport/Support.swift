@@ -104,6 +104,12 @@ package func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
     return try body(dir)
 }
 
+/// Runs `body` in two fresh temporary folders (the second apart from what happens in the first), both removed
+/// afterwards.
+package func withTemporaryDirectories<T>(_ body: (URL, URL) throws -> T) throws -> T {
+    try withTemporaryDirectory { first in try withTemporaryDirectory { second in try body(first, second) } }
+}
+
 // MARK: - Processes
 
 /// A child process, started with posix_spawn as a shell starts a command (in a session of its own): no signal

@@ -25,4 +25,9 @@ extension Trait where Self == ConditionTrait {
     package static var notInQuickRun: Self {
         .disabled(if: QuickRun.active, "slow, stress or interop: left out of the quick run (PNCRYPT_QUICK=1)")
     }
+
+    /// Leaves a test of a run's peak memory out under a sanitizer (`runningUnderSanitizer`).
+    package static var notUnderSanitizer: Self {
+        .enabled(if: !runningUnderSanitizer, "a sanitizer's shadow memory is not the program's")
+    }
 }

@@ -33,6 +33,13 @@ struct BadInput: Sendable, CustomTestStringConvertible {
     }
 
     var testDescription: String { "\(layer): \(name)" }
+
+    /// Base64 text that `Base64.decode` refuses as not Base64, with `keyword` in its message, at `offset`.
+    static func base64(_ name: String, _ text: String, _ keyword: String, at offset: Int) -> BadInput {
+        BadInput("base64", name, .notBase64, keyword, offset: .at(offset)) { () throws(PNCryptError) in
+            _ = try Base64.decode(text)
+        }
+    }
 }
 
 /// Inputs shared by several cases.
@@ -277,24 +284,12 @@ enum BadInputs {
     ]
 
     static let base64: [BadInput] = [
-        BadInput("base64", "URL-safe alphabet", .notBase64, "URL-safe Base64 is not accepted", offset: .at(4)) {
-            () throws(PNCryptError) in _ = try Base64.decode("q/xJ-qN6")
-        },
-        BadInput("base64", "3 characters", .notBase64, "3 characters left over", offset: .at(3)) {
-            () throws(PNCryptError) in _ = try Base64.decode("abc")
-        },
-        BadInput("base64", "data after padding", .notBase64, "data after '=' padding", offset: .at(3)) {
-            () throws(PNCryptError) in _ = try Base64.decode("ab=c")
-        },
-        BadInput("base64", "padding too early", .notBase64, "misplaced '='", offset: .at(1)) {
-            () throws(PNCryptError) in _ = try Base64.decode("a===")
-        },
-        BadInput("base64", "incomplete padding", .notBase64, "incomplete padding", offset: .at(2)) {
-            () throws(PNCryptError) in _ = try Base64.decode("ab=")
-        },
-        BadInput("base64", "space inside", .notBase64, "unexpected space", offset: .at(2)) {
-            () throws(PNCryptError) in _ = try Base64.decode("ab cd===")
-        },
+        .base64("URL-safe alphabet", "q/xJ-qN6", "URL-safe Base64 is not accepted", at: 4),
+        .base64("3 characters", "abc", "3 characters left over", at: 3),
+        .base64("data after padding", "ab=c", "data after '=' padding", at: 3),
+        .base64("padding too early", "a===", "misplaced '='", at: 1),
+        .base64("incomplete padding", "ab=", "incomplete padding", at: 2),
+        .base64("space inside", "ab cd===", "unexpected space", at: 2),
         BadInput("base64", "non-ASCII byte", .notBase64, "byte 0xc3", offset: .at(1)) {
             () throws(PNCryptError) in _ = try Base64.decode([0x61, 0xC3, 0xA9, 0x62])
         },
