@@ -69,34 +69,28 @@ func messageDecrypt(_ module: CModuleHandle, _ json: CText, _ len: Int, _ policy
         guard policy == policyMarker || policy == policyPassThrough || policy == policyFail else {
             throw CFailure.argument("unknown policy \(policy) (PNCRYPT_ON_ERROR_MARKER, _PASSTHROUGH or _FAIL)")
         }
-        // The usual message (a string literal that decrypts) straight to its compact text, with no value made;
-        // anything else the full way below, which gives the same text.
+        // The library's one front: the usual message (a string literal that decrypts) straight to its compact
+        // text, with no value made; anything else the full way, which gives the same text. FAIL reads as the marker
+        // policy does (a non-string is a failure), then returns the failure.
         var made: UnsafeMutableRawPointer?
-        let fast = try withJSONArgument(json, len, "json") { input in
+        let delivered = try withJSONArgument(json, len, "json") { input in
             try CModule.with(module) {
-                $0.messages.withDecryptedText(stringLiteral: UnsafeRawBufferPointer(input), style: .compact) {
-                    made = CBuffer.make($0)
-                }
+                try $0.messages.deliver(jsonText: UnsafeRawBufferPointer(input), style: .compact,
+                                        policy: policy == policyPassThrough ? .passThrough : .marker,
+                                        original: .inStyle, bareBase64: false) { made = CBuffer.make($0) }
             }
         }
-        if fast {
-            guard let made else { throw CFailure(ErrorCodes.noMemory, "out of memory") }
-            out.pointee = made.assumingMemoryBound(to: CChar.self)
-            return nil
-        }
-        // FAIL reads as the marker policy does (a non-string is a failure), then returns the failure.
-        let decrypted = try withJSONArgument(json, len, "json") { input in
-            try CModule.with(module) {
-                try $0.messages.decrypt(jsonText: input, policy: policy == policyPassThrough ? .passThrough : .marker)
+        guard let made else { throw CFailure(ErrorCodes.noMemory, "out of memory") }
+        if let status = delivered {
+            if policy == policyFail {
+                CBuffer.free(made)
+                throw CFailure(status.error)
             }
-        }
-        if let status = decrypted.status {
-            if policy == policyFail { throw CFailure(status.error) }
             // Delivered with a decryption failure: the call succeeds, the status says why the message is not plaintext.
             failure = CFailure(status.error)
         }
-        out.pointee = try CBuffer.copy(serializing: decrypted.message, secret: true).assumingMemoryBound(to: CChar.self)
-        if let statusOut, let status = decrypted.status {
+        out.pointee = made.assumingMemoryBound(to: CChar.self)
+        if let statusOut, let status = delivered {
             // The original message is in the status: wiped on free, as the delivered message is.
             try fillSecond(after: out) {
                 statusOut.pointee = try CBuffer.copy(serializing: status.json, secret: true)

@@ -163,35 +163,21 @@ struct LineWork: Sendable {
                 fail(error)
             }
         case .decrypt(let crypto, let policy):
-            // The usual line (a string literal that decrypts) straight to its text, with no value made; anything
-            // else the full way, which writes the same text.
-            if crypto.withDecryptedText(stringLiteral: line, style: crypto.style, {
-                output.append(contentsOf: $0)
-            }) {
-                return
-            }
-            // Every line not delivered decrypted (a message that is not encrypted included) has a status;
-            // passthrough copies the line as it was. Bare Base64 is the JSON string it would be, as for one message
-            // (`MessageCrypto.bareBase64`).
-            let result: DecryptedMessage
+            // The library's one front: the usual line (a string literal that decrypts) straight to its text, anything
+            // else the full way, which writes the same text. Every line not delivered decrypted (a message that is
+            // not encrypted included) has a status; passthrough copies the line as it was. Bare Base64 is the JSON
+            // string it would be, as for one message (`MessageCrypto.bareBase64`).
             do throws(PNCryptError) {
-                result = try crypto.decrypt(jsonText: line, policy: policy)
+                if let status = try crypto.deliver(jsonText: line, style: crypto.style, policy: policy,
+                                                   original: .asGiven, bareBase64: true, {
+                    output.append(contentsOf: $0)
+                }) {
+                    fail(status)
+                }
             } catch {
-                guard error.code == .invalidJSON, let base64 = MessageCrypto.bareBase64(line) else {
-                    fail(error)
-                    output.append(contentsOf: policy == .marker ? marker : Array(line))
-                    return
-                }
-                result = crypto.decrypt(.string(base64), policy: policy)
+                fail(error)
+                output.append(contentsOf: policy == .marker ? marker : Array(line))
             }
-            if let status = result.status {
-                fail(status.error, original: status.original)
-                if policy == .passThrough {
-                    output.append(contentsOf: line)
-                    return
-                }
-            }
-            result.message.withSerialized(style: crypto.style) { output.append(contentsOf: $0) }
         case .rekey(let rekey):
             // Bare Base64 is read as the JSON string it would be, and written back bare: the line keeps its form.
             var outcome = rekey.rekey(jsonText: line)

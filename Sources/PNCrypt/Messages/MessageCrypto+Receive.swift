@@ -194,6 +194,42 @@ extension MessageCrypto {
         return written ?? false
     }
 
+    /// How a message not delivered decrypted is written back under `DecryptionPolicy.passThrough`: the original
+    /// text as it was given (line mode keeps each line's bytes), or the original value in the front's style (the C
+    /// library, as one message read into a value and written out again).
+    package enum OriginalText: Sendable {
+        case asGiven, inStyle
+    }
+
+    /// The one front for a received message written back out as JSON text in `style` (line mode, the C library):
+    /// the fast path (a plain string literal decrypted and transcoded straight to text, no value made:
+    /// `withDecryptedText(stringLiteral:style:_:)`) and, when it declines, the full path (the text parsed, then
+    /// `decrypt(_:policy:)`, which gives every failure its status), so that no caller writes "fast, else full"
+    /// itself. `write` runs once, over the text delivered: the plaintext in `style`; for a message not delivered
+    /// decrypted, the marker in `style` (`.marker`) or the original (`.passThrough`, as `original` says). Returns
+    /// the status of a message not delivered decrypted (one never encrypted included), nil for a plaintext.
+    /// `bareBase64`: text that is not JSON but bare Base64 (`bareBase64(_:)`) is read as the JSON string it would
+    /// be. Throws `invalidJSON` (and nothing is written) when the text is not JSON, nor bare Base64 when allowed.
+    package func deliver(jsonText text: UnsafeRawBufferPointer, style: JSONStyle, policy: DecryptionPolicy,
+                         original: OriginalText, bareBase64: Bool,
+                         _ write: (UnsafeRawBufferPointer) -> Void) throws(PNCryptError) -> MessageStatus? {
+        if withDecryptedText(stringLiteral: text, style: style, write) { return nil }
+        // The full path; the fast path was tried above, so the value's is not tried again.
+        let result: DecryptedMessage
+        do throws(PNCryptError) {
+            result = decrypt(try JSONValue(parsing: text), policy: policy)
+        } catch {
+            guard bareBase64, error.code == .invalidJSON, let base64 = Self.bareBase64(text) else { throw error }
+            result = decrypt(.string(base64), policy: policy)
+        }
+        if result.status != nil && policy == .passThrough && original == .asGiven {
+            write(text)
+        } else {
+            result.message.withSerialized(style: style, write)
+        }
+        return result.status
+    }
+
     /// Runs `body` over the UTF-8 of `text` (contiguous for native strings; copied otherwise), keeping the typed
     /// error.
     static func withUTF8<R>(_ text: String, _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> R)
