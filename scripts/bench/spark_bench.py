@@ -26,7 +26,10 @@ Before timing, every route's output is checked on a sample of rows (untimed): de
 plaintext, encrypt and rekey give acrh texts that the SDK's AesCbcCryptoModule decrypts back to the message (so
 no route is measured broken). Each route then runs twice on its whole input to warm up (JVM, Python workers, page
 cache), then the routes take turns for --rounds rounds; each route's best round is reported, and the binding's
-rate divided by each other route's.
+rate divided by each other route's. local[1] runs one task at a time, but the JVM, the Python worker and (pipe)
+the CLI process of a task overlap, so a route may use more than one core: each round also counts the CPU seconds
+of the driver and every process under it (CpuMeter: /proc sampled every 20 ms), and rows per CPU second are
+reported beside the wall-clock rate (best round of each).
 
     python3 -m venv /tmp/sb && /tmp/sb/bin/pip install "pncrypt-*.whl[spark]" "pandas<3" pubnub==10.8.0
     swift build -c release --product pncrypt --static-swift-stdlib --scratch-path .build-static
@@ -119,6 +122,56 @@ def check(op, route, pairs):
             assert wire.startswith(ACRH), (op, route, out)
             expected = json.loads(given) if op == "encrypt" else old.decrypt(given.strip('"'))
             assert new.decrypt(wire) == expected, (op, route, given, out)
+
+
+class CpuMeter:
+    """CPU seconds (user + system) of this process and every process under it while a route runs: the JVM, Spark's
+    Python daemon and workers, and the pipe route's CLI processes. Spark's daemon ignores SIGCHLD, so an ended
+    worker's time reaches no parent: the tree is sampled from /proc every 20 ms instead, each process counted from
+    its first sample (0 if it started during the run) to its last; the last 20 ms of a process that ends is missed.
+    The sampler's own CPU is left out."""
+
+    def __init__(self):
+        import threading
+        self.tick = os.sysconf("SC_CLK_TCK")
+        self.first, self.last = self.sample(), {}
+        self.driver = sum(os.times()[:2])
+        self.sampler_cpu = 0.0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def sample(self):
+        """{pid: user + system ticks} of every process under this one (not this one)."""
+        by_parent = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                by_parent.setdefault(int(fields[1]), []).append((int(entry), int(fields[11]) + int(fields[12])))
+        found, todo = {}, [os.getpid()]
+        while todo:
+            for pid, ticks in by_parent.get(todo.pop(), ()):
+                found[pid] = ticks
+                todo.append(pid)
+        return found
+
+    def run(self):
+        while True:
+            self.last.update(self.sample())
+            if self.done.wait(0.02):
+                break
+        self.last.update(self.sample())
+        self.sampler_cpu = time.thread_time()
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        children = sum(ticks - self.first.get(pid, 0) for pid, ticks in self.last.items()) / self.tick
+        return children + sum(os.times()[:2]) - self.driver - self.sampler_cpu
 
 
 def main():
@@ -254,14 +307,15 @@ def main():
             assert count() == rows, (op, name)          # and every row done
         runs[op, name] = count
         print(f"checked and warmed up: {op:8s} {name}", file=sys.stderr, flush=True)
-    best = {}
+    best, best_cpu = {}, {}
     for round_ in range(options.rounds):
         for op, name, _, rows in routes:
-            started = time.perf_counter()
+            meter, started = CpuMeter(), time.perf_counter()
             count = runs[op, name]()
-            elapsed = time.perf_counter() - started
+            elapsed, cpu = time.perf_counter() - started, meter.stop()
             assert count == rows, (op, name, count)
             best[op, name] = min(best.get((op, name), elapsed), elapsed)
+            best_cpu[op, name] = min(best_cpu.get((op, name), cpu), cpu)
         print(f"round {round_ + 1} of {options.rounds} done", file=sys.stderr, flush=True)
     spark.stop()
 
@@ -269,14 +323,17 @@ def main():
           f"pncrypt {pncrypt.library_version()}; binding decrypt scheme {options.decrypt_scheme}")
     results = []
     for op in ops:
-        mine = [(name, rows, best[op, name]) for o, name, _, rows in routes if o == op]
-        base = mine[0][1] / mine[0][2]
-        for name, rows, elapsed in mine:
-            rate = rows / elapsed
-            print(f"{op:8s} {name:52s} {rows:>9,} rows {elapsed:7.2f} s {rate:>10,.0f} rows/s per core  "
-                  f"binding {base / rate:6.2f}x this")
+        mine = [(name, rows, best[op, name], best_cpu[op, name]) for o, name, _, rows in routes if o == op]
+        base, base_cpu = mine[0][1] / mine[0][2], mine[0][1] / mine[0][3]
+        for name, rows, elapsed, cpu in mine:
+            rate, cpu_rate = rows / elapsed, rows / cpu
+            print(f"{op:8s} {name:50s} {rows:>9,} rows {elapsed:6.2f} s {rate:>9,.0f} rows/s per core "
+                  f"(binding {base / rate:5.2f}x); {cpu:6.2f} CPU s {cpu_rate:>9,.0f} rows per CPU s "
+                  f"(binding {base_cpu / cpu_rate:5.2f}x)")
             results.append({"op": op, "route": name, "rows": rows, "seconds": round(elapsed, 3),
-                            "rows_per_second": round(rate), "binding_ratio": round(base / rate, 2)})
+                            "rows_per_second": round(rate), "binding_ratio": round(base / rate, 2),
+                            "cpu_seconds": round(cpu, 3), "rows_per_cpu_second": round(cpu_rate),
+                            "binding_cpu_ratio": round(base_cpu / cpu_rate, 2)})
     if options.json:
         with open(options.json, "w") as f:
             json.dump({"partitions": options.partitions, "rounds": options.rounds,
