@@ -13,7 +13,8 @@ struct CLISurfaceTests {
     /// describes them.
     struct Command {
         var path: [String]
-        var options: [(names: [String], valueName: String?)]
+        /// Each option's names, value name and help text (its abstract).
+        var options: [(names: [String], valueName: String?, help: String)]
         /// The value names of its positional arguments (`text`, `text-or-path`, `path`).
         var positionals: [String] = []
     }
@@ -27,12 +28,13 @@ struct CLISurfaceTests {
             let subcommands = command["subcommands"] as? [[String: Any]] ?? []
             if subcommands.isEmpty {
                 let arguments = command["arguments"] as? [[String: Any]] ?? []
-                let options = arguments.compactMap { argument -> (names: [String], valueName: String?)? in
+                let options = arguments.compactMap { argument -> (names: [String], valueName: String?, help: String)? in
                     let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { name -> String? in
                         guard let kind = name["kind"] as? String, let text = name["name"] as? String else { return nil }
                         return kind == "short" ? "-" + text : "--" + text
                     }
-                    return names.isEmpty ? nil : (names, argument["valueName"] as? String)
+                    return names.isEmpty ? nil
+                        : (names, argument["valueName"] as? String, argument["abstract"] as? String ?? "")
                 }
                 let positionals = arguments.compactMap { argument -> String? in
                     argument["kind"] as? String == "positional" ? argument["valueName"] as? String : nil
@@ -239,25 +241,17 @@ struct CLISurfaceTests {
         "--style": "message encrypt writes the message before encryption; the decrypting commands write the result",
     ]
 
-    /// Each long option of the tree with the help texts it has, and the commands it is in.
+    /// Each long option of the tree (`commands()`) with the help texts it has, and the commands it is in.
     static func helpTexts() throws -> [String: (texts: Set<String>, commands: Set<String>)] {
-        let result = try CLI.run(["--experimental-dump-help"])
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
         var found: [String: (texts: Set<String>, commands: Set<String>)] = [:]
-        func walk(_ command: [String: Any], _ path: [String]) {
-            for argument in command["arguments"] as? [[String: Any]] ?? [] {
-                let names = argument["names"] as? [[String: Any]] ?? []
-                guard let long = names.first(where: { $0["kind"] as? String == "long" })?["name"] as? String,
-                      long != "help", long != "version" else { continue }
-                let text = (argument["abstract"] as? String ?? "") + "|" + (argument["valueName"] as? String ?? "")
-                found["--" + long, default: ([], [])].texts.insert(text)
-                found["--" + long, default: ([], [])].commands.insert(path.joined(separator: " "))
-            }
-            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
-                walk(sub, path + [sub["commandName"] as? String ?? "?"])
+        for command in try commands() {
+            for option in command.options {
+                guard let long = option.names.first(where: { $0.hasPrefix("--") }),
+                      long != "--help", long != "--version" else { continue }
+                found[long, default: ([], [])].texts.insert(option.help + "|" + (option.valueName ?? ""))
+                found[long, default: ([], [])].commands.insert(command.path.joined(separator: " "))
             }
         }
-        walk(try #require(root["command"] as? [String: Any]), [])
         return found
     }
 
