@@ -569,6 +569,13 @@ static void test_messages(void) {
               && status.code == PNCRYPT_E_NOT_ENCRYPTED && strcmp(out, "42") == 0,
           "a non-string passes through with its status: %d", status.code);
     pncrypt_free(out);
+    /* The original is delivered as a value written compact, as every message this call returns (not the caller's
+     * spacing). */
+    const char *spaced = "{ \"a\" : [1, 2] }";
+    CHECK(pncrypt_message_decrypt(m, spaced, strlen(spaced), PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &status) == 0
+              && status.code == PNCRYPT_E_NOT_ENCRYPTED && out != NULL && strcmp(out, "{\"a\":[1,2]}") == 0,
+          "a spaced original passes through compact: %s", out ? out : "(null)");
+    pncrypt_free(out);
     CHECK(pncrypt_message_decrypt(m, number, 2, PNCRYPT_ON_ERROR_FAIL, &out, &status) == PNCRYPT_E_NOT_ENCRYPTED,
           "a non-string fails with _FAIL: %d", status.code);
     CHECK(pncrypt_message_decrypt(m, "{\"a\":", 5, PNCRYPT_ON_ERROR_PASSTHROUGH, &out, &status)
