@@ -1,7 +1,7 @@
 import Testing
 import PNCryptJSON
 import PNCryptCore
-import PNCrypt
+@testable import PNCrypt
 
 /// `MessageCrypto.withDecryptedText`, the receive path of the C library and the line and envelope paths: the text
 /// it gives is what `decrypt(jsonText:policy:)` and then `withSerialized(style:)` give, and it declines (false)

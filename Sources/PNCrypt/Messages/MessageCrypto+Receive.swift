@@ -177,8 +177,11 @@ extension MessageCrypto {
     /// decided as on that path (`isMessageText`, what `parseMessage` accepts). False, with `body` not run, where
     /// that path does something else: text that is not a plain string literal, a decryption failure, PHP's raw
     /// string form, an SDK style (`JSONStyle.isExact` false). The caller then takes the full path, which gives
-    /// the same result and reports the failure. Not generic: callers in other modules run it specialized.
-    package func withDecryptedText(stringLiteral text: UnsafeRawBufferPointer, style: JSONStyle,
+    /// the same result and reports the failure. Internal: outside `MessageCrypto` a message written back as text
+    /// goes through `deliver(jsonText:style:policy:original:bareBase64:_:)`, which tries this first and falls back
+    /// itself; within it, the envelope and `--field` paths call it before their own full paths (a field's and an
+    /// envelope message's failures are worded by them).
+    func withDecryptedText(stringLiteral text: UnsafeRawBufferPointer, style: JSONStyle,
                                    _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         guard style.isExact, let content = base64Literal(text) else { return false }
         let written = try? withOpening(base64: content, lineBreaks: false) {
