@@ -24,7 +24,8 @@ let swiftCryptoDependencies: [Target.Dependency] = [
     .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
 ]
 
-// swift-system's `SystemPackage` (`FilePath`, `FileDescriptor`, `Errno`): the files layer and the shells above it.
+// swift-system's `SystemPackage` (`FilePath`, `FileDescriptor`, `Errno`), the one seam to descriptors: the files layer
+// and the shells above it (and the test support's `Descriptors`), never a layer of the library.
 let systemPackage: Target.Dependency = .product(name: "SystemPackage", package: "swift-system")
 
 let package = Package(
@@ -81,7 +82,8 @@ let package = Package(
         .target(name: "PNCryptPlatform"),
         // The layers (ARCHITECTURE.md): each target imports only the ones below it, so the compiler rejects an
         // upward dependency. PNCryptBase, under every layer: the error type, the one wipe function, byte and UTF-8
-        // helpers, plurals, EINTR-safe reads and writes, the one lock (`Locked`); on the platform seam only.
+        // helpers, plurals, the one lock (`Locked`); on the platform seam only. No I/O: descriptors are swift-system's
+        // `FileDescriptor`, from the files layer up.
         .target(name: "PNCryptBase", dependencies: ["PNCryptPlatform"]),
         // PNCryptJSON: JSON values, parser, writer; no crypto, no zlib.
         .target(name: "PNCryptJSON", dependencies: ["PNCryptBase"]),
@@ -132,7 +134,7 @@ let package = Package(
         .executableTarget(
             name: "pncrypt-bench",
             dependencies: [
-                "PNCryptPlatform", "PNCrypt", "PNCryptFiles", "CPNCrypt", "CPNCryptHeader",
+                "PNCryptPlatform", "PNCrypt", "PNCryptFiles", "CPNCrypt", "CPNCryptHeader", systemPackage,
                 .target(name: "CLibCrypto", condition: openSSL), "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + swiftCryptoDependencies,
@@ -144,7 +146,8 @@ let package = Package(
         // descriptors, tags, the vector files read as JSON): on the base and JSON layers, the two below the core, so
         // that every layer's tests can use it (the base's tests reach JSON only through it).
         .target(
-            name: "PNCryptTestSupport", dependencies: ["PNCryptBase", "PNCryptJSON"], path: "Tests/PNCryptTestSupport"
+            name: "PNCryptTestSupport", dependencies: ["PNCryptBase", "PNCryptJSON", systemPackage],
+            path: "Tests/PNCryptTestSupport"
         ),
         // Running the built pncrypt as a user runs it (`CLI`, `Terminal`), for the targets above the layers.
         .target(
@@ -172,7 +175,7 @@ let package = Package(
             name: "PNCryptTests",
             dependencies: [
                 "PNCrypt", "PNCryptBase", "PNCryptJSON", "PNCryptCore", "PNCryptCompression", "PNCryptFiles",
-                "PNCryptVectors", "PNCryptTestSupport",
+                "PNCryptVectors", "PNCryptTestSupport", systemPackage,
             ]
         ),
         // The CLI, run as a user runs the built pncrypt: what it reads and writes (files, terminals, keys, limits,

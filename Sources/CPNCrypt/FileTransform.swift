@@ -15,7 +15,7 @@ enum FileTransform {
     /// Streams the file at `inPath` through `stages` into `outPath` (encryption: the input is read once).
     static func run(input inPath: FilePath, output outPath: FilePath, stages: [any ByteStreamStage]) throws {
         let fd = try files { () throws(FileError) in try InputFiles.open(inPath) }
-        defer { close(fd) }
+        defer { try? fd.close() }
         try run(fd, named: "'\(inPath.shown)'", output: outPath, stages: stages)
     }
 
@@ -33,10 +33,10 @@ enum FileTransform {
     }
 
     /// Streams `input` (a regular file to `length`, else to the end it has when the stream begins) into `outPath`.
-    private static func run(_ input: Int32, named name: String, output outPath: FilePath,
+    private static func run(_ input: FileDescriptor, named name: String, output outPath: FilePath,
                             stages: [any ByteStreamStage], length: Int? = nil) throws {
         var info = stat()
-        let hasInput = fstat(input, &info) == 0
+        let hasInput = fstat(input.rawValue, &info) == 0
         let file = try files { () throws(FileError) in
             try FileOutput(outPath, input: hasInput ? (info, name) : nil, streams: false, cleanupOnSignal: false)
         }

@@ -71,16 +71,16 @@ final class AtomicOutputFile {
         }
         for attempt in 0..<100 {
             let candidate = attempt == 0 ? linkName : temporary()
-            // EINTR is retried by SystemIO (the one EINTR loop); a name taken (EEXIST) tries another.
-            do throws(SystemError) {
-                let named = try SystemIO.retrying {
+            // A signal's interruption is retried (`retryingInterrupted`); a name taken (EEXIST) tries another.
+            do throws(Errno) {
+                let named = try retryingInterrupted {
                     candidate.withPlatformString {
                         openat(location.directory, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
                     }
                 }
                 (fd, temporaryName) = (named, candidate)
                 return
-            } catch where error.code == EEXIST {
+            } catch where error == .fileExists {
                 continue
             } catch {
                 throw fail(error.description)

@@ -1,7 +1,7 @@
 // The one file-decrypt routine of the shells (the CLI's `decrypt --binary`, the C library's
 // `pncrypt_decrypt_file_scheme`): the key is chosen on the file's head and last blocks before anything is decrypted,
 // then the file is streamed once through the decryptor of the reading that qualified. No memory is owned here
-// beyond the head and tail arrays (ciphertext); the stream's buffer is `FileIO.pump`'s.
+// beyond the head and tail arrays (ciphertext); the stream's buffer is `FileDescriptor.pump`'s.
 
 import PNCryptCore
 import PNCryptBase

@@ -25,7 +25,7 @@ import SystemPackage
 /// `O_TMPFILE`), so that tests reach it. Not thread-safe; one owner.
 package final class FileOutput {
     /// The descriptor to write to: the temporary file, a device or FIFO, or a duplicate of a process descriptor.
-    package let fd: Int32
+    package let fd: FileDescriptor
     /// Whether bytes written to `fd` can still be thrown away (a regular file: yes; a device, a FIFO, a process
     /// descriptor: no).
     package let canTakeBack: Bool
@@ -89,7 +89,7 @@ package final class FileOutput {
             throw FileError(.notRegular, "the output '\(path.shown)' is not a regular file (a device, a FIFO or a "
                                   + "descriptor)")
         }
-        fd = file?.fd ?? ownedDescriptor
+        fd = FileDescriptor(rawValue: file?.fd ?? ownedDescriptor)
     }
 
     deinit { if !done { abandon() } }

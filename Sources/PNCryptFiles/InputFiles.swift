@@ -9,9 +9,9 @@ import SystemPackage
 /// Opening, copying and reading input files.
 package enum InputFiles {
     /// Opens an input file for reading (the path's bytes, exactly); the caller closes the descriptor.
-    package static func open(_ path: FilePath) throws(FileError) -> Int32 {
+    package static func open(_ path: FilePath) throws(FileError) -> FileDescriptor {
         do {
-            return try FileDescriptor.open(path, .readOnly, options: .closeOnExec, retryOnInterrupt: true).rawValue
+            return try FileDescriptor.open(path, .readOnly, options: .closeOnExec, retryOnInterrupt: true)
         } catch let error as Errno {
             if error == .noSuchFileOrDirectory {
                 throw FileError(.missing, "input file '\(path.shown)' does not exist")
@@ -26,7 +26,7 @@ package enum InputFiles {
 
     /// A new 0600 file in `TMPDIR` (else `/tmp`) with no name (unlinked at once), closed on exec; the caller closes
     /// it.
-    package static func unlinkedTemporary() throws(FileError) -> Int32 {
+    package static func unlinkedTemporary() throws(FileError) -> FileDescriptor {
         var folder = getenv("TMPDIR").map { String(cString: $0) } ?? ""
         if folder.isEmpty { folder = "/tmp" }
         if !folder.hasSuffix("/") { folder += "/" }
@@ -37,28 +37,29 @@ package enum InputFiles {
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        return fd
+        return FileDescriptor(rawValue: fd)
     }
 
     /// Copies `source` to its end into `destination`; returns the number of bytes copied. Failures name `reading`
     /// or `writing`.
     @discardableResult
-    package static func copy(from source: Int32, to destination: Int32, reading: @autoclosure () -> String,
-                             writing: @autoclosure () -> String) throws(FileError) -> Int {
+    package static func copy(from source: FileDescriptor, to destination: FileDescriptor,
+                             reading: @autoclosure () -> String, writing: @autoclosure () -> String)
+        throws(FileError) -> Int {
         let size = 1 << 20
         let chunk = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         defer { chunk.deallocate() }
         var total = 0
         while true {
             let n: Int
-            do throws(SystemError) {
-                n = try SystemIO.read(source, into: UnsafeMutableRawBufferPointer(start: chunk, count: size))
+            do {
+                n = try source.read(into: UnsafeMutableRawBufferPointer(start: chunk, count: size))
             } catch {
                 throw FileError(.io, "cannot read \(reading()): \(error)")
             }
             if n == 0 { return total }
-            do throws(SystemError) {
-                try SystemIO.writeAll(destination, UnsafeRawBufferPointer(start: chunk, count: n))
+            do {
+                try destination.writeAll(UnsafeRawBufferPointer(start: chunk, count: n))
             } catch {
                 throw FileError(.io, "cannot write \(writing()): \(error)")
             }
@@ -68,13 +69,12 @@ package enum InputFiles {
 
     /// `count` bytes of the regular file `fd`, `length` bytes long, from `offset` (fewer at its end). Failures name
     /// `what`.
-    package static func read(_ fd: Int32, at offset: Int, count: Int, length: Int, _ what: @autoclosure () -> String)
-        throws(FileError) -> [UInt8] {
+    package static func read(_ fd: FileDescriptor, at offset: Int, count: Int, length: Int,
+                             _ what: @autoclosure () -> String) throws(FileError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: max(0, min(count, length - offset)))
         let filled: Int
         do {
-            // `withUnsafeMutableBytes` rethrows untyped: the error is still the `SystemError`.
-            filled = try out.withUnsafeMutableBytes { try FileIO.fill(fd, at: offset, into: $0) }
+            filled = try out.withUnsafeMutableBytes { try fd.fill($0, at: offset) }
         } catch {
             throw FileError(.io, "cannot read \(what()): \(error)")
         }
@@ -83,8 +83,8 @@ package enum InputFiles {
     }
 
     /// Moves `fd` back to its start.
-    static func rewind(_ fd: Int32, _ what: @autoclosure () -> String) throws(FileError) {
-        guard lseek(fd, 0, SEEK_SET) == 0 else {
+    static func rewind(_ fd: FileDescriptor, _ what: @autoclosure () -> String) throws(FileError) {
+        guard (try? fd.seek(offset: 0, from: .start)) == 0 else {
             throw FileError(.io, "cannot read \(what()): \(OutputPaths.reason())")
         }
     }

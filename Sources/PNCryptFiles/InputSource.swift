@@ -13,7 +13,7 @@ import SystemPackage
 /// the snapshot it was then.
 package final class InputSource {
     /// The descriptor, owned (closed on deinit).
-    package let fd: Int32
+    package let fd: FileDescriptor
     /// The input's length in bytes.
     package let length: Int
     /// What the input is called in messages.
@@ -23,21 +23,21 @@ package final class InputSource {
     package init(path: FilePath?, name: String) throws(FileError) {
         self.name = name
         guard let path else {
-            (fd, length) = try Self.copy(STDIN_FILENO, name: name)
+            (fd, length) = try Self.copy(.standardInput, name: name)
             return
         }
         let fd = try InputFiles.open(path)
         var info = stat()
-        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
+        if fstat(fd.rawValue, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG {
             self.fd = fd
             length = Int(info.st_size)
             return
         }
-        defer { close(fd) }
+        defer { try? fd.close() }
         (self.fd, length) = try Self.copy(fd, name: name)
     }
 
-    deinit { close(fd) }
+    deinit { try? fd.close() }
 
     /// `count` bytes from `offset` (fewer at the end).
     package func read(at offset: Int, count: Int) throws(FileError) -> [UInt8] {
@@ -47,20 +47,20 @@ package final class InputSource {
     /// The descriptor, moved back to the start, and how far to read it: `length`, the snapshot its head and last
     /// blocks were read in. A stream of it stops there (`StreamPipeline.run(from:...:length:)`): bytes another
     /// process appends to the file meanwhile are never read, and a file that got shorter is an error.
-    package func fromStart() throws(FileError) -> (fd: Int32, length: Int) {
+    package func fromStart() throws(FileError) -> (fd: FileDescriptor, length: Int) {
         try InputFiles.rewind(fd, name)
         return (fd, length)
     }
 
     /// Copies a stream into an unlinked 0600 temporary file.
-    private static func copy(_ source: Int32, name: String) throws(FileError) -> (Int32, Int) {
+    private static func copy(_ source: FileDescriptor, name: String) throws(FileError) -> (FileDescriptor, Int) {
         let fd = try InputFiles.unlinkedTemporary()
         do throws(FileError) {
             let count = try InputFiles.copy(from: source, to: fd, reading: name,
                                             writing: "a temporary copy of \(name)")
             return (fd, count)
         } catch {
-            close(fd)
+            try? fd.close()
             throw error
         }
     }

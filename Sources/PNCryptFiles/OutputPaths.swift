@@ -148,8 +148,8 @@ enum OutputPaths {
                 close(fd)
                 guard last else { throw fail(String(cString: strerror(ENOTDIR))) }
                 guard openStreams else { return .stream(-1) }
-                do throws(SystemError) {
-                    return .stream(try SystemIO.retrying {
+                do throws(Errno) {
+                    return .stream(try retryingInterrupted {
                         component.withPlatformString {
                             openat(directory, $0, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
                         }

@@ -1,8 +1,9 @@
 // A stream over file descriptors: the library's stream stages take chunks; the files layer feeds them from a
-// descriptor (through `FileIO`). The caller owns every descriptor.
+// descriptor (`FileDescriptor.pump`). The caller owns every descriptor.
 
 import PNCryptCore
 import PNCryptBase
+import SystemPackage
 
 extension StreamPipeline {
     /// Reads the file descriptor `input` to its end, runs every chunk through `stages` in order, and writes the
@@ -22,12 +23,12 @@ extension StreamPipeline {
     /// - Throws: `invalidValue` for a `chunkSize` below 1 or a negative `length`; the first stage's error, or
     ///   `io` when reading or writing fails or the input ends before `length`. Output already written stays
     ///   written: write to a temporary file and keep it only on success.
-    package static func run(from input: Int32, through stages: [any ByteStreamStage], to output: Int32,
-                            chunkSize: Int = defaultChunkSize, length: Int? = nil,
+    package static func run(from input: FileDescriptor, through stages: [any ByteStreamStage],
+                            to output: FileDescriptor, chunkSize: Int = defaultChunkSize, length: Int? = nil,
                             progress: ((Int64) -> Void)? = nil) throws(PNCryptError) {
-        let write: ByteSink = { (chunk) throws(PNCryptError) in try FileIO.writeAll(output, chunk) }
+        let write: ByteSink = { (chunk) throws(PNCryptError) in try output.writeStream(chunk) }
         var total: Int64 = 0
-        try FileIO.pump(input, chunkSize: chunkSize, length: length) { (chunk) throws(PNCryptError) in
+        try input.pump(chunkSize: chunkSize, length: length) { (chunk) throws(PNCryptError) in
             try StageChain.push(chunk, into: stages, write)
             total += Int64(chunk.count)
             progress?(total)

@@ -2,7 +2,7 @@
 // instead (`import PNCryptPlatform`), which re-exports the C library of the platform it is built for: Glibc (Linux),
 // Musl (Linux, the static SDK) or Darwin (Apple platforms). Package.swift builds for those platforms only; any
 // other stops here, by name. Calls that must name the C library (a type of the caller has a member of the same
-// name, as `SystemIO.read`) name this module: `PNCryptPlatform.read(...)`.
+// name) name this module: `PNCryptPlatform.stat(...)`.
 //
 // A module of its own, under the base layer, not a file of PNCryptBase: PNCrypt re-exports PNCryptBase to its users
 // (`@_exported`), and a re-export here would then put the whole C library into `import PNCrypt` and into the

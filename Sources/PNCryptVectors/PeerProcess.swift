@@ -5,7 +5,9 @@
 // and only the last `stderrLimit` bytes are kept; its environment has no `PNCRYPT_` variable (no key reaches it).
 // POSIX only (no Foundation).
 import PNCrypt
+import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 /// One running peer process.
 package final class PeerProcess {
@@ -187,11 +189,11 @@ package final class PeerProcess {
             var fds = [pollfd(fd: fromPeer, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: fromStderr, events: Int16(POLLIN), revents: 0)]
             if written < out.count { fds.append(pollfd(fd: toPeer, events: Int16(POLLOUT), revents: 0)) }
-            // A signal may make the wait start again (SystemIO's one retry loop): the deadline is checked above.
+            // A signal may make the wait start again (`retryingInterrupted`): the deadline is checked above.
             let milliseconds = Int32(min(left * 1000 + 1, 60_000))
             let count = nfds_t(fds.count)
-            do throws(SystemError) {
-                _ = try SystemIO.retrying { poll(&fds, count, milliseconds) }
+            do throws(Errno) {
+                _ = try retryingInterrupted { poll(&fds, count, milliseconds) }
             } catch {
                 stop(grace: 0)
                 throw .died("cannot be polled: \(error)")
@@ -199,17 +201,14 @@ package final class PeerProcess {
             if fds[1].revents != 0 { drainStderr() }
             if fds.count > 2 && fds[2].revents != 0 {
                 let from = written
-                let target = toPeer
-                let result = out.withUnsafeBytes { raw in
-                    Result { () throws(SystemError) -> Int in
-                        try SystemIO.retrying { write(target, raw.baseAddress! + from, raw.count - from) }
+                let target = FileDescriptor(rawValue: toPeer)
+                do {
+                    written += try out.withUnsafeBytes { raw in
+                        try target.write(UnsafeRawBufferPointer(rebasing: raw[from...]))
                     }
-                }
-                do throws(SystemError) {
-                    written += try result.get()
-                } catch where error.code == EAGAIN {
+                } catch Errno.resourceTemporarilyUnavailable {
                     // Not ready after all: poll again.
-                } catch where error.code == EPIPE {
+                } catch Errno.brokenPipe {
                     // It closed its input. Its answer may still come; else the read below sees the end.
                     written = out.count
                 } catch {
@@ -221,14 +220,11 @@ package final class PeerProcess {
                 var chunk = [UInt8](repeating: 0, count: 1 << 16)
                 var n = 0
                 var ended = false
-                let source = fromPeer
-                let result = chunk.withUnsafeMutableBytes { buffer in
-                    Result { () throws(SystemError) -> Int in try SystemIO.read(source, into: buffer) }
-                }
-                do throws(SystemError) {
-                    n = try result.get()
+                let source = FileDescriptor(rawValue: fromPeer)
+                do {
+                    n = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
                     ended = n == 0
-                } catch where error.code == EAGAIN {
+                } catch Errno.resourceTemporarilyUnavailable {
                     n = 0
                 } catch {
                     ended = true
@@ -256,7 +252,7 @@ package final class PeerProcess {
         var done = false
         let child = pid
         while true {
-            guard let r = try? SystemIO.retrying({ waitpid(child, &waited, WNOHANG) }) else { break }
+            guard let r = try? retryingInterrupted({ waitpid(child, &waited, WNOHANG) }) else { break }
             if r == child { done = true; break }
             if Self.now() >= deadline { break }
             usleep(10_000)
@@ -266,7 +262,7 @@ package final class PeerProcess {
         kill(-child, SIGKILL)
         groupChanged(0)
         if !done {
-            _ = try? SystemIO.retrying { waitpid(child, &waited, 0) }
+            _ = try? retryingInterrupted { waitpid(child, &waited, 0) }
         }
         status = waited
         pid = -1
@@ -286,15 +282,12 @@ package final class PeerProcess {
     private func drainStderr() {
         guard fromStderr >= 0 else { return }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        let source = fromStderr
+        let source = FileDescriptor(rawValue: fromStderr)
         for _ in 0..<16 {
-            let result = chunk.withUnsafeMutableBytes { buffer in
-                Result { () throws(SystemError) -> Int in try SystemIO.read(source, into: buffer) }
-            }
             let n: Int
-            do throws(SystemError) {
-                n = try result.get()
-            } catch where error.code == EAGAIN {
+            do {
+                n = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+            } catch Errno.resourceTemporarilyUnavailable {
                 return
             } catch {
                 n = 0

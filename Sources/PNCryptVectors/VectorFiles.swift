@@ -7,15 +7,12 @@ import SystemPackage
 enum VectorFiles {
     /// The whole content of the file at `path` (its bytes, exactly), or nil when it cannot be opened or read.
     static func contents(of path: FilePath) -> [UInt8]? {
-        let fd = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        guard let fd = try? FileDescriptor.open(path, .readOnly, options: .closeOnExec) else { return nil }
+        defer { try? fd.close() }
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
-            guard let n = try? chunk.withUnsafeMutableBytes({ buffer throws(SystemError) in
-                try SystemIO.read(fd, into: buffer)
-            }) else { return nil }
+            guard let n = try? chunk.withUnsafeMutableBytes({ try fd.read(into: $0) }) else { return nil }
             if n == 0 { return out }
             out += chunk[0..<n]
         }

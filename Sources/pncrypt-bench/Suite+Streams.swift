@@ -1,6 +1,7 @@
 import Foundation
 import PNCrypt
 import PNCryptFiles
+import SystemPackage
 
 extension Suite {
     /// The time of the one decision procedure whichever check fails: two keys on headerless text
@@ -129,23 +130,23 @@ extension Suite {
 
 /// An unlinked 0600 temporary file, as the CLI's `decrypt` of text decodes its Base64 into one.
 final class ScratchFile {
-    let fd: Int32
+    let fd: FileDescriptor
 
     init(_ name: String) throws {
         let path = NSTemporaryDirectory() + "pncrypt-bench-\(name)-\(getpid()).bin"
-        fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw PNCryptError(.io, "cannot create \(path)") }
+        fd = try FileDescriptor.open(FilePath(path), .readWrite, options: [.create, .truncate],
+                                     permissions: [.ownerReadWrite])
         unlink(path)
     }
 
-    deinit { close(fd) }
+    deinit { try? fd.close() }
 
     /// `decrypt` of Base64 text as the CLI runs it: decoded into this file, every reading checked over all of it,
     /// the winner written (and discarded); returns the scheme read and the plaintext's length.
     func decryptText(_ base64: [UInt8], with reader: TextStreamDecryptor) throws -> (scheme: Scheme, count: Int) {
-        _ = ftruncate(fd, 0)
+        _ = ftruncate(fd.rawValue, 0)
         let decoded = try StreamPipeline.run(base64, through: [Base64StreamDecoder()])
-        decoded.withUnsafeBytes { bytes in _ = pwrite(fd, bytes.baseAddress!, bytes.count, 0) }
+        try fd.writeAll(toAbsoluteOffset: 0, decoded)
         let choice = try reader.choose(ciphertext: fd, length: decoded.count)
         var total = 0
         try reader.write(choice, ciphertext: fd) { total += $0.count }

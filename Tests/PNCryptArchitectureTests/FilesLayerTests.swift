@@ -7,9 +7,10 @@ import Testing
 /// CLIOutputFileTests and CLICrashSafetyTests for the CLI, `test_files` and `test_fifo_input` in Tests/C.)
 @Suite struct FilesLayerTests {
     /// The POSIX calls that make output appear whole (temporaries, links, renames, access, flushing), clean up
-    /// on signals, and read input by offset.
+    /// on signals, and read input by offset (swift-system's `read(fromAbsoluteOffset:into:)`, its `pread`).
     static let filesCalls = ["renameat", "linkat", "unlinkat", "unlink", "fchmod", "fchown", "fsync", "mkstemp",
-                             "umask", "sigaction", "sigaltstack", "pread", "O_TMPFILE", "faccessat"]
+                             "umask", "sigaction", "sigaltstack", "read(fromAbsoluteOffset:", "O_TMPFILE",
+                             "faccessat"]
 
     static func sources(_ folder: String) throws -> [(name: String, text: String)] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -18,13 +19,15 @@ import Testing
         return try names.sorted().map { ($0, try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)) }
     }
 
-    /// The files calls made in `text` (a name followed by `(`, or the flag), outside comments.
+    /// The files calls made in `text` (a name followed by `(`, a call spelled with its label, or the flag), outside
+    /// comments.
     static func calls(in text: String) -> [String] {
         var found: [String] = []
         for line in text.split(separator: "\n") {
             let code = line.components(separatedBy: "//")[0]
             for name in filesCalls {
-                let pattern = name.hasPrefix("O_") ? "\\b\(name)\\b" : "\\b\(name)\\s*\\("
+                let pattern = name.hasPrefix("O_") ? "\\b\(name)\\b"
+                    : name.contains("(") ? "\\b" + NSRegularExpression.escapedPattern(for: name) : "\\b\(name)\\s*\\("
                 if code.range(of: pattern, options: .regularExpression) != nil { found.append(name) }
             }
         }
@@ -44,6 +47,6 @@ import Testing
     func filesLayerHoldsThem() throws {
         let found = Set(try Self.sources("PNCryptFiles").flatMap { Self.calls(in: $0.text) })
         #expect(found.isSuperset(of: ["renameat", "linkat", "unlinkat", "fchmod", "fchown", "fsync", "sigaction",
-                                      "pread", "O_TMPFILE"]), "\(found)")
+                                      "read(fromAbsoluteOffset:", "O_TMPFILE"]), "\(found)")
     }
 }

@@ -53,11 +53,15 @@ import PNCryptBase
 
     /// The products of other packages and the only targets that may use each: swift-crypto, the cipher core (and
     /// the bench's baselines); swift-system (paths as bytes, descriptors), the files layer, where it enters, its
-    /// tests, and the shells above it, never a layer of the library.
+    /// tests (and the messages layer's, whose key hygiene covers the files layer's read buffer), the shells above
+    /// it and the test support's `Descriptors`, never a layer of the library.
     static let productUsers: [String: Set<String>] = [
         "Crypto": ["PNCryptAppleCrypto", "PNCryptCore", "pncrypt-bench"],
         "_CryptoExtras": ["PNCryptAppleCrypto", "PNCryptCore", "pncrypt-bench"],
-        "SystemPackage": ["PNCryptFiles", "PNCryptVectors", "pncrypt", "CPNCrypt", "PNCryptFilesTests"],
+        "SystemPackage": [
+            "PNCryptFiles", "PNCryptVectors", "pncrypt", "CPNCrypt", "pncrypt-bench", "PNCryptFilesTests",
+            "PNCryptTests", "PNCryptTestSupport",
+        ],
     ]
 
     struct Target {
@@ -362,6 +366,55 @@ import PNCryptBase
         #expect(lookers == ["PNCryptBase/CLibrary.swift"], "\(lookers.sorted())")
     }
 
+    /// A raw system call on a descriptor: `read`, `write`, `pread`, `pwrite`, `readv` or `writev` called as the C
+    /// library's function (not as a method, `fd.read(into:)`), with unlabelled arguments (`read(fd, base, count)`),
+    /// whether or not its module is named (`PNCryptPlatform.read(...)`).
+    static let rawDescriptorCall = #"(?<![\w.])(?:PNCryptPlatform\.|Glibc\.|Musl\.|Darwin\.)?"#
+        + #"(?:p?read|p?write|readv|writev)\(\s*[^\s:,()]+\s*,[^:,]+,"#
+    /// A descriptor wrapper of the package's own: a type named `...IO` (as `SystemIO`, `FileIO` and the CLI's
+    /// `POSIXIO` were), or an errno type beside swift-system's `Errno` (`SystemError`).
+    static let descriptorWrapper = #"\b(?:enum|struct|class|actor)\s+(?:\w*IO|SystemError)\b"#
+
+    /// swift-system is the one seam to descriptors (`FileDescriptor`: EINTR retried, failures as `Errno`): no
+    /// wrapper type of the package's own over them, and no raw `read`/`write`/`pread` in Sources but in the crash
+    /// handler of `PNCryptFiles/SignalCleanup.swift`, which may call only async-signal-safe functions. The domain
+    /// helpers are extensions of `FileDescriptor` (`PNCryptFiles/FileDescriptor+Streams.swift`, the CLI's
+    /// `FileDescriptor+CLI.swift`).
+    @Test("descriptors are read and written through swift-system's FileDescriptor, with no wrapper of our own")
+    func descriptorsGoThroughSwiftSystem() throws {
+        let rawCall = try NSRegularExpression(pattern: Self.rawDescriptorCall)
+        let wrapper = try NSRegularExpression(pattern: Self.descriptorWrapper)
+        var found: [String] = []
+        for (name, files) in try Self.sources() {
+            for file in files {
+                let place = name + "/" + file.lastPathComponent
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+                for line in lines.map(String.init) where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                    let range = NSRange(line.startIndex..., in: line)
+                    if wrapper.firstMatch(in: line, range: range) != nil { found.append("\(place): \(line)") }
+                    let handler = place == "PNCryptFiles/SignalCleanup.swift"
+                    if rawCall.firstMatch(in: line, range: range) != nil && !handler {
+                        found.append("\(place): \(line)")
+                    }
+                }
+            }
+        }
+        #expect(found.isEmpty, "\(found.sorted())")
+        // The patterns find what they are for.
+        for (pattern, line) in [(Self.rawDescriptorCall, "n = PNCryptPlatform.read(fd, base, count)"),
+                                (Self.rawDescriptorCall, "try retrying { pread(fd, base + done, n, off_t(at)) }"),
+                                (Self.rawDescriptorCall, "_ = write(STDERR_FILENO, digits, count + 1)"),
+                                (Self.descriptorWrapper, "package enum SystemIO {"),
+                                (Self.descriptorWrapper, "package struct SystemError: Error {")] {
+            let expression = try NSRegularExpression(pattern: pattern)
+            #expect(expression.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil, "\(line)")
+        }
+        for line in ["let n = try fd.read(into: buffer)", "write(at: index, into: &writer)",
+                     "try write(choice, ciphertext: { buffer, offset in", "try read(buffer, offset)"] {
+            #expect(rawCall.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) == nil, "\(line)")
+        }
+    }
+
     /// Swift source files of each target under `folder` (Sources, or Tests), by target name.
     static func sources(in folder: String = "Sources") throws -> [String: [URL]] {
         let root = Package.root.appendingPathComponent(folder)
@@ -410,8 +463,9 @@ import PNCryptBase
 
     /// OpenSSL's functions are called in the cipher core's OpenSSL.swift only, swift-crypto's in its SwiftCrypto.swift
     /// only (and both in the bench's baselines), the wiping primitives in the base's Wipe.swift only, EINTR is retried
-    /// in the base's SystemIO.swift only, locks, condition variables and threads are the base's `Locked.swift` only
-    /// (the one concurrency primitive), and continuations are the line engine's.
+    /// by swift-system and, for the calls it does not wrap, by the files layer's `retryingInterrupted` only, locks,
+    /// condition variables and threads are the base's `Locked.swift` only (the one concurrency primitive), and
+    /// continuations are the line engine's.
     @Test func openSSLAndWipingHaveOnePlace() throws {
         let openSSL = { (target: String, file: String) in
             (target == "PNCryptCore" && file == "OpenSSL.swift") || target == "pncrypt-bench"
@@ -433,12 +487,12 @@ import PNCryptBase
             ("import _CryptoExtras", swiftCrypto),
             ("explicit_bzero", { target, file in target == "PNCryptBase" && file == "Wipe.swift" }),
             ("memset_s", { target, file in target == "PNCryptBase" && file == "Wipe.swift" }),
-            // The one EINTR loop. Not retries: FileOutput's close (EINTR there means closed) and the named
-            // temporaries' loop over candidate names.
+            // EINTR is retried by swift-system, and by `retryingInterrupted` (FileDescriptor+Streams.swift) for the
+            // calls it does not wrap. Not retries: FileOutput's close (EINTR there means closed).
             ("EINTR", { target, file in
-                (target == "PNCryptBase" && file == "SystemIO.swift")
-                    || (target == "PNCryptFiles" && ["FileOutput.swift", "AtomicOutputFile.swift"].contains(file))
+                target == "PNCryptFiles" && ["FileOutput.swift", "FileDescriptor+Streams.swift"].contains(file)
             }),
+            (".interrupted", { target, file in target == "PNCryptFiles" && file == "FileDescriptor+Streams.swift" }),
             // The one concurrency primitive: locks, condition variables and threads.
             ("pthread_mutex_", locked),
             ("pthread_cond_", locked),

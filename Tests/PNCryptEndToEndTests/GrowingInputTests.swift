@@ -85,10 +85,12 @@ import PNCryptFiles
             let original = [UInt8](repeating: 7, count: 3 * StreamPipeline.defaultChunkSize + 5)
             try Data(original).write(to: input)
             let output = dir.appendingPathComponent("out")
-            let (inFD, outFD) = (open(input.path, O_RDONLY), open(output.path, O_WRONLY | O_CREAT, 0o600))
-            defer { close(inFD); close(outFD) }
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil,
+                                               attributes: [.posixPermissions: 0o600])
+            let (inHandle, outHandle) = (try FileHandle(forReadingFrom: input), try FileHandle(forWritingTo: output))
+            defer { try? inHandle.close(); try? outHandle.close() }
             let stage = OnFirstChunk { try? Self.append([1, 2, 3], to: input.path) }
-            try StreamPipeline.run(from: inFD, through: [stage], to: outFD)
+            try StreamPipeline.run(from: inHandle.descriptor, through: [stage], to: outHandle.descriptor)
             #expect(try Data(contentsOf: output) == Data(original))
         }
     }
@@ -98,13 +100,14 @@ import PNCryptFiles
         try withTemporaryDirectory { dir in
             let input = dir.appendingPathComponent("in")
             try Data([UInt8](repeating: 7, count: 3 * StreamPipeline.defaultChunkSize)).write(to: input)
-            let inFD = open(input.path, O_RDONLY)
-            let outFD = open("/dev/null", O_WRONLY)
-            defer { close(inFD); close(outFD) }
+            let inHandle = try FileHandle(forReadingFrom: input)
+            let outHandle = try #require(FileHandle(forWritingAtPath: "/dev/null"))
+            defer { try? inHandle.close(); try? outHandle.close() }
+            let (inFD, outFD) = (inHandle.descriptor, outHandle.descriptor)
             var total: Int64 = 0
             try StreamPipeline.run(from: inFD, through: [], to: outFD, length: 100) { total = $0 }
             #expect(total == 100)
-            #expect(lseek(inFD, 0, SEEK_SET) == 0)
+            #expect(lseek(inFD.rawValue, 0, SEEK_SET) == 0)
             let shrink = OnFirstChunk { _ = truncate(input.path, 10) }
             expectPNError(.io, "read failed: the input got shorter while it was read (it had 3145728 bytes "
                               + "when the run began)") {

@@ -26,16 +26,16 @@ import PNCryptFiles
             do {
                 let input = try FileHandle(forReadingFrom: source)
                 let output = try FileHandle(forWritingTo: sealed)
-                try StreamPipeline.run(from: input.fileDescriptor, through: [StreamEncryptor(key: key, scheme: .acrh)],
-                                       to: output.fileDescriptor, chunkSize: 1 << 20) { seen.append($0) }
+                try StreamPipeline.run(from: input.descriptor, through: [StreamEncryptor(key: key, scheme: .acrh)],
+                                       to: output.descriptor, chunkSize: 1 << 20) { seen.append($0) }
                 try input.close()
                 try output.close()
             }
             #expect(seen == [1 << 20, 2 << 20, 3_000_001])
             let input = try FileHandle(forReadingFrom: sealed)
             let output = try FileHandle(forWritingTo: opened)
-            try StreamPipeline.run(from: input.fileDescriptor, through: [StreamDecryptor(key: key)],
-                                   to: output.fileDescriptor)
+            try StreamPipeline.run(from: input.descriptor, through: [StreamDecryptor(key: key)],
+                                   to: output.descriptor)
             try input.close()
             try output.close()
             #expect(try Data(contentsOf: opened) == Data(big))
@@ -53,12 +53,12 @@ import PNCryptFiles
         let writer = try FileHandle(forWritingTo: url)
         defer { try? reader.close(); try? writer.close() }
         expectPNError(.io, "write failed: Bad file descriptor") {
-            try StreamPipeline.run(from: reader.fileDescriptor, through: [StreamEncryptor(key: key, scheme: .acrh)],
-                                   to: reader.fileDescriptor)
+            try StreamPipeline.run(from: reader.descriptor, through: [StreamEncryptor(key: key, scheme: .acrh)],
+                                   to: reader.descriptor)
         }
         expectPNError(.io, "read failed: Bad file descriptor") {
-            try StreamPipeline.run(from: writer.fileDescriptor, through: [StreamDecryptor(key: key)],
-                                   to: writer.fileDescriptor)
+            try StreamPipeline.run(from: writer.descriptor, through: [StreamDecryptor(key: key)],
+                                   to: writer.descriptor)
         }
     }
 
@@ -73,10 +73,10 @@ import PNCryptFiles
         final class Outcome: @unchecked Sendable { var error: PNCryptError?; var returned = false }
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
-        let fd = input.fileDescriptor
+        let fd = input.descriptor
         let thread = Thread {
             do throws(PNCryptError) {
-                try StreamPipeline.run(from: fd, through: [], to: FileHandle.nullDevice.fileDescriptor,
+                try StreamPipeline.run(from: fd, through: [], to: FileHandle.nullDevice.descriptor,
                                        chunkSize: chunkSize)
                 outcome.returned = true
             } catch {

@@ -87,7 +87,7 @@ enum Interop {
             try? inHandle.close()
             try? outHandle.close()
         }
-        try StreamPipeline.run(from: inHandle.fileDescriptor, through: [stage], to: outHandle.fileDescriptor)
+        try StreamPipeline.run(from: inHandle.descriptor, through: [stage], to: outHandle.descriptor)
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -1,26 +1,28 @@
 import Foundation
 import PNCryptBase
+import SystemPackage
 
 /// File descriptors for the layers' tests, which feed their stream stages through real files and pipes as the shells
-/// do, without the files layer (PNCryptFiles stands beside compression and above the core): written on the base
-/// layer's `SystemIO`. The caller owns every descriptor it gets, and closes it.
+/// do, without the files layer (PNCryptFiles stands beside compression and above the core): written on
+/// swift-system's `FileDescriptor`, as the files layer is; the descriptors are the C library's `Int32`, for suites
+/// whose layers know no `FileDescriptor`. The caller owns every descriptor it gets, and closes it.
 package enum Descriptors {
     /// A new file of `dir` holding `bytes`, opened for reading.
     package static func file(_ bytes: [UInt8], in dir: URL) throws -> Int32 {
         let url = dir.appendingPathComponent(UUID().uuidString)
         try Data(bytes).write(to: url)
         let fd = open(url.path, O_RDONLY)
-        guard fd >= 0 else { throw PNCryptError(.io, "cannot open '\(url.path)': \(SystemError.current)") }
+        guard fd >= 0 else { throw PNCryptError(.io, "cannot open '\(url.path)': \(Errno(rawValue: errno))") }
         return fd
     }
 
     /// The read end of a pipe holding `bytes`, written from another thread, which then closes the write end.
     package static func pipe(_ bytes: [UInt8]) throws(PNCryptError) -> Int32 {
         var ends: [Int32] = [-1, -1]
-        guard Foundation.pipe(&ends) == 0 else { throw PNCryptError(.io, "pipe failed: \(SystemError.current)") }
+        guard Foundation.pipe(&ends) == 0 else { throw PNCryptError(.io, "pipe failed: \(Errno(rawValue: errno))") }
         let writer = ends[1]
         Thread.detachNewThread {
-            bytes.withUnsafeBytes { _ = try? SystemIO.writeAll(writer, $0) }
+            _ = try? FileDescriptor(rawValue: writer).writeAll(bytes)
             close(writer)
         }
         return ends[0]
@@ -30,12 +32,12 @@ package enum Descriptors {
     /// - Throws: `io` when a read fails or the file ends before the buffer is full.
     package static func read(_ fd: Int32, at offset: Int, into buffer: UnsafeMutableRawBufferPointer)
         throws(PNCryptError) {
-        guard let base = buffer.baseAddress else { return }
         var done = 0
         while done < buffer.count {
             let n: Int
             do {
-                n = try SystemIO.retrying { pread(fd, base + done, buffer.count - done, off_t(offset + done)) }
+                let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[done...])
+                n = try FileDescriptor(rawValue: fd).read(fromAbsoluteOffset: Int64(offset + done), into: rest)
             } catch {
                 throw PNCryptError(.io, "read failed: \(error)")
             }
@@ -53,7 +55,7 @@ package enum Descriptors {
         while true {
             let filled: Int
             do {
-                filled = try SystemIO.readFully(fd, into: buffer)
+                filled = try fill(FileDescriptor(rawValue: fd), buffer)
             } catch {
                 throw PNCryptError(.io, "read failed: \(error)")
             }
@@ -62,18 +64,25 @@ package enum Descriptors {
         }
     }
 
+    /// Fills `buffer` from `fd` as far as the input goes: the count read, less than `buffer.count` only at the end.
+    private static func fill(_ fd: FileDescriptor, _ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
     /// Writes all of `bytes` to `fd`.
     /// - Throws: `io` when a write fails.
     package static func write(_ fd: Int32, _ bytes: [UInt8]) throws(PNCryptError) {
-        let failure = bytes.withUnsafeBytes { buffer -> SystemError? in
-            do throws(SystemError) {
-                try SystemIO.writeAll(fd, buffer)
-                return nil
-            } catch {
-                return error
-            }
+        do {
+            try FileDescriptor(rawValue: fd).writeAll(bytes)
+        } catch {
+            throw PNCryptError(.io, "write failed: \(error)")
         }
-        if let failure { throw PNCryptError(.io, "write failed: \(failure)") }
     }
 
     /// Streams `input` to `output` through stages, as the shells do: each chunk read (`chunkSize` bytes) goes
@@ -92,4 +101,9 @@ package enum Descriptors {
         }
         try write(output, try finish())
     }
+}
+
+extension FileHandle {
+    /// The handle's descriptor as swift-system's `FileDescriptor`, the files layer's type (the handle still owns it).
+    package var descriptor: FileDescriptor { FileDescriptor(rawValue: fileDescriptor) }
 }

@@ -5,6 +5,7 @@ import PNCryptCore
 @testable import PNCrypt
 import PNCryptTestSupport
 import PNCryptFiles
+import SystemPackage
 
 /// Key hygiene: derived keys and the plaintext buffers the library owns are wiped (`wipe`) when
 /// released. `Wiping.observer` (a task-local hook) sees every buffer right after it was wiped, before it is
@@ -138,9 +139,11 @@ import PNCryptFiles
             _ = try StreamPipeline.run(file, through: [StreamDecryptor(key: key)])
             let fds = try pipeFDs()
             defer { close(fds.read) }
-            try withBytes([UInt8]("plaintext")) { (b) throws(PNCryptError) in try FileIO.writeAll(fds.write, b) }
+            try withBytes([UInt8]("plaintext")) { (b) throws(PNCryptError) in
+                try FileDescriptor(rawValue: fds.write).writeStream(b)
+            }
             close(fds.write)
-            try FileIO.pump(fds.read, chunkSize: chunk) { _ in }
+            try FileDescriptor(rawValue: fds.read).pump(chunkSize: chunk) { _ in }
         }
         #expect(pumped.contains(chunk), "\(pumped)")
     }

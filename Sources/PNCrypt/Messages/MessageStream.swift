@@ -177,7 +177,7 @@ public struct MessageStream: Sendable {
     // MARK: Running
 
     /// Hands chunks of at most the size given to the body, to the input's end (the files layer reads a file
-    /// descriptor so: `FileIO.pump`).
+    /// descriptor so: `FileDescriptor.pump`).
     package typealias Reader = (_ chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void)
         throws(PNCryptError) -> Void
 

@@ -61,7 +61,8 @@ package struct TextStreamDecryptor: Sendable {
     /// Runs every (key, scheme) reading of the ciphertext `read` gives over all of it and returns the one that
     /// qualifies. Nothing is decrypted for output.
     /// - Parameters:
-    ///   - read: reads the ciphertext by offset (a regular file: the files layer's `FileIO.readFully`).
+    ///   - read: reads the ciphertext by offset (a regular file: the files layer's
+    ///     `FileDescriptor.readFully(at:into:)`).
     ///   - length: the ciphertext's length in bytes.
     /// - Throws: the format errors of `KeyRing.decrypt` (`malformedHeader`, `unknownCryptor`, a length no reading
     ///   accepts); `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings,

@@ -67,12 +67,12 @@ struct ConformanceCommand: ParsableCommand {
         let runner = ConformanceRunner(
             command: peer, options: ConformanceRunner.Options(paths: paths, timeout: timeout),
             progress: terminal ? { count in
-                try? POSIXIO.writeAll(STDERR_FILENO, Array("\r\(count) checks".utf8), "standard error")
+                try? FileDescriptor.standardError.writeAll(Array("\r\(count) checks".utf8), naming: "standard error")
             } : nil,
             peerGroup: { SignalCleanup.setChildGroup($0) })
         let result = runner.run()
         if adopted { PeerOrphans.killAll() }
-        if terminal { try? POSIXIO.writeAll(STDERR_FILENO, Array("\r\u{1B}[K".utf8), "standard error") }
+        if terminal { try? FileDescriptor.standardError.writeAll(Array("\r\u{1B}[K".utf8), naming: "standard error") }
         if let report {
             do {
                 try report.write(Array(result.junit().utf8))
@@ -84,8 +84,8 @@ struct ConformanceCommand: ParsableCommand {
         }
         // The peer's text is untrusted: on a terminal it passes the one escaper.
         if json {
-            let bytes = TerminalEscaper.json(result.json(allChecks: verbose), for: STDOUT_FILENO, raw: false)
-            try POSIXIO.writeAll(STDOUT_FILENO, bytes, "output")
+            let bytes = TerminalEscaper.json(result.json(allChecks: verbose), for: .standardOutput, raw: false)
+            try FileDescriptor.standardOutput.writeAll(bytes, naming: "output")
         } else {
             // Every text of the peer's is escaped to one line whatever the output: a pipe into a log is read too.
             let text = result.text(verbose: verbose) { peerText in
@@ -93,7 +93,7 @@ struct ConformanceCommand: ParsableCommand {
             }
             var bytes = Array(text.utf8)
             if isatty(STDOUT_FILENO) == 1 { bytes = TerminalEscaper.escaped(bytes, layout: true) }
-            try POSIXIO.writeAll(STDOUT_FILENO, bytes, "output")
+            try FileDescriptor.standardOutput.writeAll(bytes, naming: "output")
         }
         if !result.agreed { throw ExitCode.dataFailure }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 struct DecryptCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -125,14 +126,14 @@ struct DecryptCommand: ParsableCommand {
         }
         try OutputFile.produce(options.output, input: Input(text: texts[0], path: nil)) { out in
             let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
-            let sink = POSIXIO.sink(out, through: escaper)
+            let sink = out.sink(through: escaper)
             // Each plaintext, then its newline (no copy of the plaintext is made: the array is wiped on return).
             let newline: [UInt8] = [0x0A]
             for plaintext in plaintexts {
                 try plaintext.withUnsafeBytes { try sink($0) }
                 try newline.withUnsafeBytes { try sink($0) }
             }
-            try POSIXIO.finish(out, through: escaper)
+            try out.finish(through: escaper)
         }
     }
 
@@ -140,18 +141,18 @@ struct DecryptCommand: ParsableCommand {
     /// or raw ciphertext as it is, `raw` saying why it is raw), chooses the one reading that qualifies as text over
     /// all of it, and runs `body` with that reading and the file.
     private func withChoice(_ ring: KeyRing, _ data: Input, raw: String? = nil,
-                            _ body: (TextStreamDecryptor, TextStreamDecryptor.Choice, Int32) throws -> Void) throws {
+                            _ body: (TextStreamDecryptor, TextStreamDecryptor.Choice, FileDescriptor) throws -> Void)
+        throws {
         let fd = try InputFiles.unlinkedTemporary()
-        defer { close(fd) }
+        defer { try? fd.close() }
         let stages: [any ByteStreamStage] = raw == nil ? [Base64StreamDecoder()] : []
         if let text = data.text {
-            try POSIXIO.writeAll(fd, try StreamPipeline.run(Array(text.utf8), through: stages),
-                                 "a temporary file")
+            try fd.writeAll(try StreamPipeline.run(Array(text.utf8), through: stages), naming: "a temporary file")
         } else {
             let line = options.progress.line(for: data.filePath, showsLines: false)
-            try data.withDescriptor { try POSIXIO.stream(from: $0, through: stages, to: fd, progress: line) }
+            try data.withDescriptor { try $0.stream(through: stages, to: fd, progress: line) }
         }
-        let length = Int(lseek(fd, 0, SEEK_END))
+        let length = Int(lseek(fd.rawValue, 0, SEEK_END))
         let head = try InputFiles.read(fd, at: 0, count: StreamDecryptor.headLength, length: length, "a temporary file")
         let reader = TextStreamDecryptor(ring: ring, reading: try options.schemes.policy)
         // The library's rule says when a binary plaintext is plausible (raw input, or longer than any message).
@@ -174,8 +175,8 @@ struct DecryptCommand: ParsableCommand {
             try withChoice(ring, data, raw: raw) { reader, choice, fd in
                 try OutputFile.produce(options.output, input: data) { out in
                     let escaper = TerminalEscaper.forOutput(out, raw: terminal.rawControl)
-                    try reader.write(choice, ciphertext: fd, to: POSIXIO.sink(out, through: escaper))
-                    try POSIXIO.finish(out, through: escaper)
+                    try reader.write(choice, ciphertext: fd, to: out.sink(through: escaper))
+                    try out.finish(through: escaper)
                 }
             }
         } catch let error as PNCryptError where error.code == .notBase64 && error.message.contains("unexpected byte")
@@ -206,8 +207,8 @@ struct DecryptCommand: ParsableCommand {
             var stages: [any ByteStreamStage] = [choice.decryptor]
             if gunzip { stages.append(try Decompressor(outputLimit: limits.limit)) }
             let start = try source.fromStart()
-            try POSIXIO.stream(from: start.fd, through: stages, to: out, length: start.length,
-                               progress: options.progress.line(for: data.filePath, showsLines: false))
+            try start.fd.stream(through: stages, to: out, length: start.length,
+                                progress: options.progress.line(for: data.filePath, showsLines: false))
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 struct DiagnoseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -77,13 +78,14 @@ struct DiagnoseCommand: ParsableCommand {
             if let hint { object.append(.string(hint), forKey: "hint") }
             // With --show-plaintext the JSON carries decrypted text: on a terminal, DEL and C1 controls escaped.
             let bytes = Array(JSONValue.object(object).serializedString().utf8) + [0x0A]
-            try POSIXIO.writeAll(STDOUT_FILENO, TerminalEscaper.json(bytes, for: STDOUT_FILENO, raw: false), "output")
+            try FileDescriptor.standardOutput.writeAll(TerminalEscaper.json(bytes, for: .standardOutput, raw: false),
+                                                       naming: "output")
         } else {
             // A key whose shape suggests a copy or file mistake (a BOM, white space, a line break) is named.
             let shapes = KeyShapeHints.hints.map { "\($0) (it is used exactly as given)" }
             let findings = diagnosis.findings + (setting.map { [$0.finding] } ?? []) + shapes
                 + (hint.map { [$0] } ?? [])
-            try POSIXIO.printLine(findings.joined(separator: "\n"))
+            try FileDescriptor.standardOutput.printLine(findings.joined(separator: "\n"))
         }
         if !diagnosis.decrypts { throw ExitCode.dataFailure }
     }
@@ -121,9 +123,9 @@ struct DiagnoseCommand: ParsableCommand {
             if !KeyShapeHints.hints.isEmpty {
                 object.append(.array(KeyShapeHints.hints.map { .string($0) }), forKey: "keyShapes")
             }
-            try POSIXIO.printLine(JSONValue.object(object).serializedString())
+            try FileDescriptor.standardOutput.printLine(JSONValue.object(object).serializedString())
         } else {
-            try POSIXIO.printLine(([finding] + shapes).joined(separator: "\n"))
+            try FileDescriptor.standardOutput.printLine(([finding] + shapes).joined(separator: "\n"))
         }
         if !decrypts { throw ExitCode.dataFailure }
     }

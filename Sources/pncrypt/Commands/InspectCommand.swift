@@ -1,6 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptFiles
+import SystemPackage
 
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -76,7 +77,7 @@ struct InspectCommand: ParsableCommand {
                              + "differ from the first block on); decode it to a file and use --binary")
             }
         }
-        try POSIXIO.printLine(lines.joined(separator: "\n"))
+        try FileDescriptor.standardOutput.printLine(lines.joined(separator: "\n"))
     }
 
     /// The decoded bytes text input keeps: all of a message or a small file (the plaintext description reads them
@@ -124,7 +125,7 @@ struct InspectCommand: ParsableCommand {
                 var chunk = [UInt8](repeating: 0, count: 1 << 16)
                 try chunk.withUnsafeMutableBytes { buffer in
                     while true {
-                        let n = try POSIXIO.read(fd, into: buffer, data.describe)
+                        let n = try fd.read(into: buffer, naming: data.describe)
                         if n == 0 { break }
                         try feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
                     }

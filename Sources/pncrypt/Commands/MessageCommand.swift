@@ -133,7 +133,8 @@ struct MessageEncryptCommand: ParsableCommand {
                                              always: threshold == 0)
         try OutputFile.write(body.bytes, to: output, input: data, binary: force)
         if headers {
-            try POSIXIO.printLine(body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+            try FileDescriptor.standardOutput.printLine(
+                body.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
         }
         if !body.isCompressed { CLI.note(Self.uncompressedNote(body, threshold: threshold)) }
         Self.warn(changes)

@@ -32,7 +32,8 @@ struct VectorsCommand: ParsableCommand {
                 for file in try TestVectorChecker.files(at: path) {
                     for vector in try TestVectorFile.load(path: file).vectors {
                         if let failure = TestVectorChecker.check(vector) {
-                            try POSIXIO.printLine("FAIL \(file.lastComponent?.shown ?? file.shown) \(failure)")
+                            try FileDescriptor.standardOutput.printLine(
+                                "FAIL \(file.lastComponent?.shown ?? file.shown) \(failure)")
                             failed += 1
                         } else {
                             passed += 1
@@ -40,7 +41,7 @@ struct VectorsCommand: ParsableCommand {
                     }
                 }
             }
-            try POSIXIO.printLine("\(passed) passed, \(failed) failed")
+            try FileDescriptor.standardOutput.printLine("\(passed) passed, \(failed) failed")
             if failed > 0 { throw ExitCode.dataFailure }
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 /// The exit statuses of pncrypt, from sysexits.h; README and docs/cli.md ("Exit status") and `pncrypt --help` list
 /// them.
@@ -97,7 +98,7 @@ enum CLI {
     static func printError(_ text: String, layout: Bool = false) {
         var bytes = Array(text.utf8)
         if isatty(STDERR_FILENO) == 1 { bytes = TerminalEscaper.escaped(bytes, layout: layout) }
-        try? POSIXIO.writeAll(STDERR_FILENO, Array("pncrypt: ".utf8) + bytes + [0x0A], "standard error")
+        try? FileDescriptor.standardError.writeAll(Array("pncrypt: ".utf8) + bytes + [0x0A], naming: "standard error")
     }
 }
 

@@ -1,17 +1,18 @@
 import PNCrypt
 import PNCryptFiles
+import SystemPackage
 
 /// The input of a line-mode run read from a descriptor (`-i PATH` or standard input), as what it holds: gzip data
 /// (its first two bytes the gzip magic, `1f 8b`: a `.gz` export) goes through a `Decompressor` bounded by
 /// `--max-size` (1 GiB unless told otherwise: the decompression-bomb guard of `gunzip`), anything else as it is
 /// (issue 59, item 6). Nothing is read ahead: the first chunk says which.
 final class GzipInput {
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let limit: DecompressionLimit
     private var decompressor: Decompressor?
     private var compressedBytes: Int64 = 0
 
-    init(_ fd: Int32, limit: DecompressionLimit) {
+    init(_ fd: FileDescriptor, limit: DecompressionLimit) {
         self.fd = fd
         self.limit = limit
     }
@@ -25,7 +26,7 @@ final class GzipInput {
     func read(_ chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws(PNCryptError) -> Void)
         throws(PNCryptError) {
         var first = true
-        try FileIO.pump(fd, chunkSize: chunkSize) { (chunk) throws(PNCryptError) in
+        try fd.pump(chunkSize: chunkSize) { (chunk) throws(PNCryptError) in
             if first {
                 first = false
                 // `pump` fills its buffer as far as the source gives: the first chunk has both bytes of the magic.

@@ -49,9 +49,9 @@ extension Input {
     func rawCiphertextReason() throws -> String? {
         guard text == nil, let path = filePath else { return nil }
         let fd = try Self.open(path)
-        defer { close(fd) }
+        defer { try? fd.close() }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard fstat(fd.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         let prefix: [UInt8]
         do throws(FileError) {
             prefix = try InputFiles.read(fd, at: 0, count: InputShape.sniffLength, length: Int(info.st_size), describe)

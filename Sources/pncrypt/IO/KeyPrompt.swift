@@ -1,6 +1,7 @@
 import PNCrypt
 import PNCryptFiles
 import PNCryptPlatform
+import SystemPackage
 
 /// Asks for the cipher key on the terminal (`/dev/tty`, as `openssl enc` and `age -p` do), without echo: the key
 /// never appears on the screen, in the shell history or in the process list. When encrypting it asks twice, so a
@@ -34,9 +35,9 @@ enum KeyPrompt {
             tcsetattr(fd, TCSAFLUSH, TerminalState.saved)
             TerminalState.restoreHandlers(previous)
         }
-        let key = try ask(fd, "Cipher key: ")
+        let key = try ask(FileDescriptor(rawValue: fd), "Cipher key: ")
         if confirm {
-            var again = try ask(fd, "Cipher key again: ")
+            var again = try ask(FileDescriptor(rawValue: fd), "Cipher key again: ")
             defer { wipe(&again) }
             guard again == key else { throw CLIFailure(.usage, "the keys typed differ; nothing was encrypted") }
         }
@@ -44,12 +45,12 @@ enum KeyPrompt {
     }
 
     /// Writes `prompt` and reads one line (without its line end).
-    private static func ask(_ fd: Int32, _ prompt: String) throws -> [UInt8] {
-        try POSIXIO.writeAll(fd, Array(prompt.utf8), "the terminal")
+    private static func ask(_ fd: FileDescriptor, _ prompt: String) throws -> [UInt8] {
+        try fd.writeAll(Array(prompt.utf8), naming: "the terminal")
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while true {
-            let n = try withUnsafeMutableBytes(of: &byte) { try POSIXIO.read(fd, into: $0, "the terminal") }
+            let n = try withUnsafeMutableBytes(of: &byte) { try fd.read(into: $0, naming: "the terminal") }
             if n == 0 || byte == 0x0A { break }
             line.append(byte)
             guard line.count <= maximumLength else {

@@ -53,7 +53,7 @@ enum Lines {
         try OutputFile.produce(output, input: input, holdUntilVerified: stopOnFailure) { target, final in
             let write: ByteSink = { (bytes) throws(PNCryptError) in
                 do {
-                    try POSIXIO.writeAll(target, bytes, "output")
+                    try target.writeAll(bytes, naming: "output")
                 } catch let failure as CLIFailure {
                     throw PNCryptError(.io, failure.message)
                 } catch {

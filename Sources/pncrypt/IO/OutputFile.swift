@@ -19,7 +19,7 @@ import SystemPackage
 /// unverified output until it is verified, as for standard output.
 final class OutputFile {
     /// The descriptor to write to: the temporary file, a device or FIFO, or standard output.
-    let fd: Int32
+    let fd: FileDescriptor
     /// Bytes written to `fd` cannot be taken back (standard output, a device, a FIFO): output that is not yet
     /// verified must wait in a `Spool`.
     let needsSpool: Bool
@@ -34,7 +34,7 @@ final class OutputFile {
          durable: Bool = false) throws {
         self.durable = durable
         guard let path else {
-            (output, fd, needsSpool) = (nil, STDOUT_FILENO, true)
+            (output, fd, needsSpool) = (nil, .standardOutput, true)
             return
         }
         var info = stat()
@@ -72,7 +72,7 @@ final class OutputFile {
 
     /// Writes all of `bytes`.
     func write(_ bytes: [UInt8]) throws {
-        try POSIXIO.writeAll(fd, bytes, "output")
+        try fd.writeAll(bytes, naming: "output")
     }
 
     /// Makes the output final: gives the file its access and puts it in place (a device or FIFO is closed).
@@ -94,7 +94,7 @@ extension OutputFile {
     /// into place only on success. Any failure leaves nothing. Binary output (`binary` given) is refused for a
     /// terminal unless `--force`.
     static func produce(_ output: OutputOptions, input: Input, binary: ForceOption? = nil,
-                        holdUntilVerified: Bool = false, _ body: (Int32) throws -> Void) throws {
+                        holdUntilVerified: Bool = false, _ body: (FileDescriptor) throws -> Void) throws {
         try produce(output, input: input, binary: binary, holdUntilVerified: holdUntilVerified) { fd, _ in
             try body(fd)
         }
@@ -104,7 +104,8 @@ extension OutputFile {
     /// the file's temporary file), which differs from the one it writes to while the output is held: whether that
     /// is a terminal decides how text is written.
     static func produce(_ output: OutputOptions, input: Input, binary: ForceOption? = nil,
-                        holdUntilVerified: Bool = false, _ body: (Int32, _ final: Int32) throws -> Void) throws {
+                        holdUntilVerified: Bool = false,
+                        _ body: (FileDescriptor, _ final: FileDescriptor) throws -> Void) throws {
         let out = try OutputFile(path: try output.path, inputPath: input.filePath, standardInput: input.isStandardInput,
                                  durable: output.sync)
         try binary?.check(descriptor: out.fd)
@@ -116,14 +117,14 @@ extension OutputFile {
 
     /// Writes `bytes` (already verified) as the whole output.
     static func write(_ bytes: [UInt8], to output: OutputOptions, input: Input, binary: ForceOption? = nil) throws {
-        try produce(output, input: input, binary: binary) { try POSIXIO.writeAll($0, bytes, "output") }
+        try produce(output, input: input, binary: binary) { try $0.writeAll(bytes, naming: "output") }
     }
 
     /// Writes a JSON text (already verified) as the whole output: on a terminal, its DEL and C1 controls (which
     /// JSON strings may hold raw, copied from the input) are escaped as `\u00XX` unless `rawControl`.
     static func write(json bytes: [UInt8], to output: OutputOptions, input: Input, rawControl: Bool = false) throws {
         try produce(output, input: input) { fd in
-            try POSIXIO.writeAll(fd, TerminalEscaper.json(bytes, for: fd, raw: rawControl), "output")
+            try fd.writeAll(TerminalEscaper.json(bytes, for: fd, raw: rawControl), naming: "output")
         }
     }
 
@@ -140,10 +141,10 @@ extension OutputFile {
                 stages.append(escaper)
             }
             if let text = input.text {
-                try POSIXIO.writeAll(out, try StreamPipeline.run(Array(text.utf8), through: stages), "output")
+                try out.writeAll(try StreamPipeline.run(Array(text.utf8), through: stages), naming: "output")
             } else {
                 let line = progress?.line(for: input.filePath, showsLines: false)
-                try input.withDescriptor { try POSIXIO.stream(from: $0, through: stages, to: out, progress: line) }
+                try input.withDescriptor { try $0.stream(through: stages, to: out, progress: line) }
             }
         }
     }

@@ -1,5 +1,6 @@
 import PNCrypt
 import PNCryptPlatform
+import SystemPackage
 
 /// The children a conformance peer leaves outside its process group (`setsid`, `setpgid`), which killing the
 /// group does not reach. On Linux, `conformance` makes pncrypt the "child subreaper" of what it starts
@@ -52,12 +53,12 @@ enum PeerOrphans {
 
     /// The parent of `pid`: the fourth field of `/proc/PID/stat`, after the name in parentheses.
     static func parent(of pid: pid_t) -> pid_t? {
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        guard let fd = try? FileDescriptor.open(FilePath("/proc/\(pid)/stat"), .readOnly, options: .closeOnExec)
+        else { return nil }
+        defer { try? fd.close() }
         var buffer = [UInt8](repeating: 0, count: 1024)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0, let close = buffer[..<n].lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        guard let n = try? buffer.withUnsafeMutableBytes({ try fd.read(into: $0) }), n > 0,
+              let close = buffer[..<n].lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = buffer[(close + 1)..<n].split(separator: UInt8(ascii: " "))
         guard fields.count > 1 else { return nil }
         return pid_t(String(decoding: fields[1], as: UTF8.self))

@@ -58,7 +58,7 @@ final class ProgressLine {
 
     private func write(_ text: String) {
         let bytes = Array(text.utf8)
-        try? POSIXIO.writeAll(STDERR_FILENO, bytes, "standard error")
+        try? FileDescriptor.standardError.writeAll(bytes, naming: "standard error")
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -38,8 +38,8 @@ final class StatusReport {
         guard shown < Self.shownLimit else { return }
         shown += 1
         // Its "original" is input as it was: on a terminal, with DEL and C1 controls escaped too.
-        try? POSIXIO.writeAll(STDERR_FILENO, TerminalEscaper.json(line, for: STDERR_FILENO, raw: false),
-                              "standard error")
+        try? FileDescriptor.standardError.writeAll(TerminalEscaper.json(line, for: .standardError, raw: false),
+                                                   naming: "standard error")
     }
 
     /// The end of a run that completed: the count of the status lines not shown, and the file put in place.

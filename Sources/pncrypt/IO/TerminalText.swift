@@ -2,6 +2,7 @@ import ArgumentParser
 import PNCrypt
 import PNCryptPlatform
 import PNCryptFiles
+import SystemPackage
 
 /// Decrypted text on its way to a terminal: every control character but newline and tab is shown as `\xNN` (its
 /// bytes in lowercase hex), so that a plaintext cannot move the cursor, clear the screen, retitle the window or
@@ -28,8 +29,8 @@ final class TerminalEscaper: ByteStreamStage {
     }
 
     /// An escaper when `fd` is a terminal and `raw` is false, else nil (the exact bytes).
-    static func forOutput(_ fd: Int32, raw: Bool) -> TerminalEscaper? {
-        !raw && isatty(fd) == 1 ? TerminalEscaper() : nil
+    static func forOutput(_ fd: FileDescriptor, raw: Bool) -> TerminalEscaper? {
+        !raw && isatty(fd.rawValue) == 1 ? TerminalEscaper() : nil
     }
 
     func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
@@ -68,8 +69,8 @@ extension TerminalEscaper {
     /// JSON text for `fd`: on a terminal (unless `raw`), the control characters JSON leaves raw (DEL, and C1 controls
     /// in UTF-8; C0 controls are escaped by the writer already) become `\u00XX` escapes. They can only occur inside
     /// strings, so the text stays valid JSON with the same value; newline and tab (the `pretty` layout) stay.
-    static func json(_ bytes: [UInt8], for fd: Int32, raw: Bool) -> [UInt8] {
-        guard !raw, isatty(fd) == 1 else { return bytes }
+    static func json(_ bytes: [UInt8], for fd: FileDescriptor, raw: Bool) -> [UInt8] {
+        guard !raw, isatty(fd.rawValue) == 1 else { return bytes }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = 0
@@ -107,8 +108,8 @@ final class TerminalLineEscaper: ByteStreamStage {
     private var pending: UInt8?
 
     /// An escaper when `fd` is a terminal and `raw` is false, else nil (the exact bytes).
-    static func forOutput(_ fd: Int32, raw: Bool) -> TerminalLineEscaper? {
-        !raw && isatty(fd) == 1 ? TerminalLineEscaper() : nil
+    static func forOutput(_ fd: FileDescriptor, raw: Bool) -> TerminalLineEscaper? {
+        !raw && isatty(fd.rawValue) == 1 ? TerminalLineEscaper() : nil
     }
 
     func update(_ input: UnsafeRawBufferPointer, _ sink: ByteSink) throws(PNCryptError) {
@@ -160,26 +161,5 @@ final class TerminalLineEscaper: ByteStreamStage {
             out.append(byte)
         }
         return false
-    }
-}
-
-extension POSIXIO {
-    /// A sink writing everything to `fd`, through `escaper` when there is one (the library's stream calls take a
-    /// `ByteSink`, whose failures are `PNCryptError`s: `io`, exit 74).
-    static func sink(_ fd: Int32, through escaper: TerminalEscaper? = nil) -> ByteSink {
-        let write: ByteSink = { (bytes) throws(PNCryptError) in
-            do throws(SystemError) {
-                try SystemIO.writeAll(fd, bytes)
-            } catch {
-                throw PNCryptError(.io, "cannot write output: \(error)")
-            }
-        }
-        guard let escaper else { return write }
-        return { (bytes) throws(PNCryptError) in try escaper.update(bytes, write) }
-    }
-
-    /// Ends what `sink(_:through:)` wrote: the escaper's last bytes.
-    static func finish(_ fd: Int32, through escaper: TerminalEscaper?) throws(PNCryptError) {
-        try escaper?.finish(sink(fd))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptPlatform
+import SystemPackage
 
 /// `-f/--force` of the commands that write binary data: without it, binary data never goes to a terminal (as
 /// gzip refuses), where it would garble the screen and could be taken for commands.
@@ -16,7 +17,7 @@ struct ForceOption: ParsableArguments {
     }
 
     /// Refuses binary output for `fd` when it is a terminal (`-o /dev/tty`).
-    func check(descriptor fd: Int32) throws {
-        if !force && isatty(fd) == 1 { throw CLIFailure(.usage, Self.refusal) }
+    func check(descriptor fd: FileDescriptor) throws {
+        if !force && isatty(fd.rawValue) == 1 { throw CLIFailure(.usage, Self.refusal) }
     }
 }

@@ -27,10 +27,10 @@ struct Input {
             return Array(text.utf8)
         }
         return try withDescriptor { fd in
-            if let length = FileIO.snapshotLength(fd), length > limit { throw CLIFailure(.usage, refusal) }
+            if let length = fd.snapshotLength, length > limit { throw CLIFailure(.usage, refusal) }
             var out: [UInt8] = []
             do throws(PNCryptError) {
-                try FileIO.pump(fd, chunkSize: 1 << 16) { (chunk) throws(PNCryptError) in
+                try fd.pump(chunkSize: 1 << 16) { (chunk) throws(PNCryptError) in
                     guard chunk.count <= limit - out.count else { throw PNCryptError(.invalidValue, refusal) }
                     out.append(contentsOf: chunk)
                 }
@@ -51,15 +51,15 @@ struct Input {
     }
 
     /// Runs `body` with a descriptor reading the input file or standard input (not for TEXT).
-    func withDescriptor<R>(_ body: (Int32) throws -> R) throws -> R {
-        guard let path = filePath else { return try body(STDIN_FILENO) }
+    func withDescriptor<R>(_ body: (FileDescriptor) throws -> R) throws -> R {
+        guard let path = filePath else { return try body(.standardInput) }
         let fd = try Self.open(path)
-        defer { close(fd) }
+        defer { try? fd.close() }
         return try body(fd)
     }
 
     /// Opens an input file for reading (the files layer's `InputFiles.open`).
-    static func open(_ path: FilePath) throws -> Int32 {
+    static func open(_ path: FilePath) throws -> FileDescriptor {
         try InputFiles.open(path)
     }
 }

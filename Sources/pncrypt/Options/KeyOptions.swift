@@ -83,25 +83,24 @@ struct KeyOptions: ParsableArguments {
     /// The key in a file, read to its end (a pipe or a FIFO too), without one trailing newline (LF or CRLF), as
     /// bytes: `GivenKey.cipherKey` refuses them when they are not UTF-8.
     static func read(keyFile path: FilePath) throws -> [UInt8] {
-        let fd: Int32
-        if path == "-" {
-            fd = dup(STDIN_FILENO)
-        } else {
-            do {
-                fd = try FileDescriptor.open(path, .readOnly, options: .closeOnExec, retryOnInterrupt: true).rawValue
-            } catch let error as Errno {
-                throw failure(path, error)
-            }
+        let fd: FileDescriptor
+        do {
+            fd = path == "-" ? try FileDescriptor.standardInput.duplicate()
+                : try FileDescriptor.open(path, .readOnly, options: .closeOnExec, retryOnInterrupt: true)
+        } catch let error as Errno {
+            throw failure(path, error)
         }
-        guard fd >= 0 else { throw failure(path) }
-        defer { close(fd) }
+        defer { try? fd.close() }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         defer { wipe(&chunk) }
         while bytes.count <= maximumKeyFileLength {
-            guard let n = try? chunk.withUnsafeMutableBytes({ buffer throws(SystemError) in
-                try SystemIO.read(fd, into: buffer)
-            }) else { throw failure(path) }
+            let n: Int
+            do {
+                n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+            } catch let error as Errno {
+                throw failure(path, error)
+            }
             if n == 0 { break }
             bytes += chunk[0..<n]
         }

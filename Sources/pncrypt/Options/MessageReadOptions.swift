@@ -1,6 +1,7 @@
 import ArgumentParser
 import PNCrypt
 import PNCryptPlatform
+import SystemPackage
 
 /// Options shared by the commands that decrypt messages.
 struct MessageReadOptions: ParsableArguments {
@@ -92,8 +93,9 @@ struct MessageReadOptions: ParsableArguments {
     func deliver(text: [UInt8], statuses: [MessageStatus], total: Int, input: Input,
                  output: OutputOptions) throws {
         for status in statuses {
-            try? POSIXIO.writeAll(STDERR_FILENO, TerminalEscaper.json(status.json.serialized() + [0x0A],
-                                                                      for: STDERR_FILENO, raw: false), "standard error")
+            try? FileDescriptor.standardError.writeAll(
+                TerminalEscaper.json(status.json.serialized() + [0x0A], for: .standardError, raw: false),
+                naming: "standard error")
         }
         if !statuses.isEmpty && onError == .fail {
             throw CLIFailure(.dataFailure, "", decryption: true)

@@ -87,8 +87,9 @@ extension ReceivedOptions where Handling == RekeyOptions {
     /// more with `--on-error fail` when there is one, else the response, then the summary.
     func deliver(_ result: RekeyedEnvelope, statuses: [MessageStatus], input data: Input) throws {
         for status in statuses {
-            try? POSIXIO.writeAll(STDERR_FILENO, TerminalEscaper.json(status.json.serialized() + [0x0A],
-                                                                      for: STDERR_FILENO, raw: false), "standard error")
+            try? FileDescriptor.standardError.writeAll(
+                TerminalEscaper.json(status.json.serialized() + [0x0A], for: .standardError, raw: false),
+                naming: "standard error")
         }
         if !statuses.isEmpty && rekey.onError == .fail {
             throw CLIFailure(.dataFailure, "\(statuses.count.counting("message")) not rekeyed", decryption: true)

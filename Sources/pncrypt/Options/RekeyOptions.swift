@@ -48,7 +48,7 @@ struct RekeyOptions: ParsableArguments {
     func finish(rekeyed: Int, unchanged: Int, alreadyNew: Int, of total: Int, byReason: String = "") throws {
         let text = "pncrypt: rekeyed \(rekeyed), unchanged \(unchanged) (not decryptable), already new \(alreadyNew)"
             + byReason + "\n"
-        try POSIXIO.writeAll(STDERR_FILENO, Array(text.utf8), "standard error")
+        try FileDescriptor.standardError.writeAll(Array(text.utf8), naming: "standard error")
         try failures.check(failed: unchanged, of: total, "message", "rekeyed")
     }
 }
