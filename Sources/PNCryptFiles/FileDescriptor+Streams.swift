@@ -114,11 +114,31 @@ extension FileDescriptor {
         guard filled == buffer.count else { throw PNCryptError(.io, "read failed: the file got shorter") }
     }
 
+    /// Writes all of `bytes`, however many calls it takes: a short write continues where it stopped, a call a signal
+    /// interrupts is made again. A write that writes nothing fails with EIO (swift-system's `writeAll` would call
+    /// again for ever: a hang, where the package promises a failure). The package's one write loop: every
+    /// `writeAll` of the files layer and the CLI comes here (`LayerTests.descriptorsGoThroughSwiftSystem`).
+    package func writeEvery(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+        var offset = 0
+        while offset < bytes.count {
+            let written: Int
+            do {
+                written = try write(UnsafeRawBufferPointer(rebasing: bytes[offset...]), retryOnInterrupt: true)
+            } catch let error as Errno {
+                throw error
+            } catch {
+                throw .ioError
+            }
+            guard written > 0 else { throw .ioError }
+            offset += written
+        }
+    }
+
     /// Writes all of `bytes`.
     /// - Throws: `io` ("write failed: ...") when a write fails.
     package func writeStream(_ bytes: UnsafeRawBufferPointer) throws(PNCryptError) {
         do {
-            try writeAll(bytes)
+            try writeEvery(bytes)
         } catch {
             throw PNCryptError(.io, "write failed: \(error)")
         }

@@ -59,7 +59,7 @@ package enum InputFiles {
             }
             if n == 0 { return total }
             do {
-                try destination.writeAll(UnsafeRawBufferPointer(start: chunk, count: n))
+                try destination.writeEvery(UnsafeRawBufferPointer(start: chunk, count: n))
             } catch {
                 throw FileError(.io, "cannot write \(writing()): \(error)")
             }

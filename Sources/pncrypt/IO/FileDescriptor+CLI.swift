@@ -10,7 +10,7 @@ extension FileDescriptor {
     /// Writes all of `bytes`.
     func writeAll(_ bytes: UnsafeRawBufferPointer, naming what: @autoclosure () -> String) throws {
         do {
-            try writeAll(bytes)
+            try writeEvery(bytes)
         } catch {
             throw CLIFailure(.ioError, "cannot write \(what()): \(error)")
         }
@@ -56,7 +56,7 @@ extension FileDescriptor {
     func sink(through escaper: TerminalEscaper? = nil) -> ByteSink {
         let write: ByteSink = { (bytes) throws(PNCryptError) in
             do {
-                try writeAll(bytes)
+                try writeEvery(bytes)
             } catch {
                 throw PNCryptError(.io, "cannot write output: \(error)")
             }
