@@ -57,9 +57,13 @@ extension CModule {
     /// unusual shape; the same words for every such failure, so it tells nothing about which check failed).
     func decrypt(text: UnsafeRawBufferPointer, reading: ReadPolicy, content: KeyRing.Content) throws(PNCryptError)
         -> [UInt8] {
-        let ciphertext = try Base64.decode(text.assumingMemoryBound(to: UInt8.self))
+        // The raw-buffer decoder and the raw-buffer decision: the `some Collection` ones are generic across the
+        // module boundary (their contiguous buffer and `Result` looked metadata up at run time on every item).
+        let ciphertext = try Base64.decode(text)
         do {
-            return try ring.decrypt(ciphertext, reading: reading, content: content).plaintext
+            return try withBytes(ciphertext) { (input) throws(PNCryptError) in
+                try ring.decrypt(bytes: input, reading: reading, content: content)
+            }.plaintext
         } catch where content == .text && error == CryptoModule.decryptionFailed
                     && FailureHint.binaryPlaintextPlausible(raw: false, ciphertextCount: ciphertext.count,
                                                             keyHint: keyHint) {

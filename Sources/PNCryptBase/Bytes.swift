@@ -54,6 +54,22 @@ extension Unmanaged {
 @inlinable
 package func makeBytes(capacity: Int, _ body: (UnsafeMutableRawPointer) throws(PNCryptError) -> Int)
     throws(PNCryptError) -> [UInt8] {
+    // `[UInt8](unsafeUninitializedCapacity:)` (and `repeating:count:`) allocate through a generic runtime path that
+    // looks the storage's metadata up on every call (about 500 instructions, more than a message's AES), while
+    // `reserveCapacity` and `append` are specialized. A message-sized array is written on the stack (wiped after:
+    // it may hold plaintext) and copied into an array made that way.
+    if capacity > 0 && capacity <= 1024 {
+        return try withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 16) {
+            (scratch) throws(PNCryptError) -> [UInt8] in
+            let base = scratch.baseAddress!
+            defer { wipe(base, count: capacity) }
+            let written = try body(base)
+            var out: [UInt8] = []
+            out.reserveCapacity(written)
+            out.append(contentsOf: UnsafeRawBufferPointer(start: base, count: written))
+            return out
+        }
+    }
     var failure: PNCryptError?
     let out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
         do throws(PNCryptError) {

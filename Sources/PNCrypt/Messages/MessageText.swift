@@ -67,6 +67,12 @@ extension KeyRing {
         throws(PNCryptError) -> Match {
         try decrypt(data, reading: reading, content: content, json: isMessageText(_:readable:))
     }
+
+    /// `decrypt(_:reading:content:)` over raw bytes, not generic (see `decryptToMatch`).
+    package func decrypt(bytes data: UnsafeRawBufferPointer, reading: ReadPolicy = .rule, content: Content)
+        throws(PNCryptError) -> Match {
+        try decryptToMatch(data, reading: reading, content: content, json: isMessageText(_:readable:))
+    }
 }
 
 extension TextStreamDecryptor {

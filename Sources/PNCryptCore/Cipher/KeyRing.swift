@@ -122,8 +122,9 @@ public struct KeyRing: Sendable {
 // MARK: Choosing between readings
 
 extension KeyRing {
-    /// `decrypt(_:reading:content:)` over the caller's bytes, into a new array.
-    func decryptToMatch(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content, json: JSONCheck)
+    /// `decrypt(_:reading:content:)` over the caller's bytes, into a new array. Not generic: a caller in another
+    /// module (the C library's batches) calls it without looking generic metadata up per item.
+    package func decryptToMatch(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content, json: JSONCheck)
         throws(PNCryptError) -> Match {
         var found: (keyIndex: Int, scheme: Scheme)?
         let plaintext = try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in

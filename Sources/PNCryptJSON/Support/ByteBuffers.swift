@@ -67,9 +67,11 @@ struct InlineStack<Element>: ~Copyable {
 
     /// Moves the elements from `start` to the top onto `other`, in order, and pops them.
     mutating func move(from start: Int, onto other: inout InlineStack<Element>) {
-        for index in start..<count {
-            other.append((base + index).move())
-        }
+        // One block move (room made first), not an append per element: the document parse moves every node.
+        let moved = count - start
+        while other.capacity - other.count < moved { other.grow() }
+        (other.base + other.count).moveInitialize(from: base + start, count: moved)
+        other.count += moved
         count = start
     }
 
