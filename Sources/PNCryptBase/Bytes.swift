@@ -96,3 +96,27 @@ package func withBytesAsync<R>(_ data: some Collection<UInt8>,
     buffer.copyBytes(from: data)
     return try await body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
 }
+
+extension Collection where Element: Equatable {
+    /// Where `part` first occurs in this collection, as `firstRange(of:)` gives it (an empty part: at the start).
+    /// The C library's layers use this instead: `firstRange(of:)` and `String.contains(_: String)` come from the
+    /// standard library's string processing, and one call of either linked it, its regex parser and their Unicode
+    /// tables, 1.38 MB, into `libpncrypt.so` (`scripts/bench/size_report.py`; `LinkedModulesTests` keeps them out).
+    package func firstRun(of part: some Collection<Element>) -> Range<Index>? {
+        guard !part.isEmpty else { return startIndex..<startIndex }
+        var start = startIndex
+        while true {
+            var here = start, there = part.startIndex
+            while there != part.endIndex, here != endIndex, self[here] == part[there] {
+                formIndex(after: &here)
+                part.formIndex(after: &there)
+            }
+            if there == part.endIndex { return start..<here }
+            if here == endIndex { return nil }
+            formIndex(after: &start)
+        }
+    }
+
+    /// Whether `part` occurs in this collection (`firstRun(of:)`).
+    package func containsRun(_ part: some Collection<Element>) -> Bool { firstRun(of: part) != nil }
+}

@@ -175,7 +175,7 @@ enum OutputPaths {
         while let entry = readdir(stream) {
             let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
             guard bytes.first == UInt8(ascii: "."), bytes.count > 4, bytes.suffix(4).elementsEqual(".tmp".utf8),
-                  bytes.firstRange(of: Array(".pncrypt-".utf8)) != nil, let name = component(bytes) else { continue }
+                  bytes.containsRun(".pncrypt-".utf8), let name = component(bytes) else { continue }
             var info = stat()
             let owner = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) {

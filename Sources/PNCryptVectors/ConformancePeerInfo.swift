@@ -125,7 +125,7 @@ package struct ConformanceDifference: Sendable, Hashable {
             } else if index == parts.count - 1 {
                 return rest.count >= part.count && rest.suffix(part.count).elementsEqual(part)
             } else {
-                guard let found = rest.firstRange(of: part) else { return false }
+                guard let found = rest.firstRun(of: part) else { return false }
                 rest = rest[found.upperBound...]
             }
         }

@@ -179,8 +179,8 @@ struct DecryptCommand: ParsableCommand {
                     try out.finish(through: escaper)
                 }
             }
-        } catch let error as PNCryptError where error.code == .notBase64 && error.message.contains("unexpected byte")
-                    && data.text == nil {
+        } catch let error as PNCryptError where error.code == .notBase64
+                    && error.message.utf8.containsRun("unexpected byte".utf8) && data.text == nil {
             var failure = CLIFailure(error)
             failure.message += "; \(data.describe) holds binary data, not Base64 text: give --binary to read it "
                 + "as a binary file"
