@@ -20,16 +20,22 @@ private let forkHandlerInstalled: Bool = {
     return true
 }()
 
-/// A context that keeps a reserve of CSPRNG bytes for its random IVs. The context stores the three properties
-/// (plain stored properties of a final class: read and written without exclusivity checks) and says how to fill
-/// the reserve; the reserve's logic is here, once.
-protocol RandomIVReserve: AnyObject {
+/// Where a context's reserve stands: one stored property of the context (a final class: its fields are read and
+/// written in place, with no run-time exclusivity check on the path, callgrind says).
+struct IVReserveState {
     /// The reserve (`ivReserveSize` bytes), nil until the first IV is drawn.
-    var ivReserve: UnsafeMutableRawPointer? { get set }
-    /// How many bytes of the reserve were handed out (`ivReserveSize` when it is empty: the initial value).
-    var ivReserveUsed: Int { get set }
+    var bytes: UnsafeMutableRawPointer?
+    /// How many bytes are left to hand out (0 when empty: the initial value).
+    var remaining = 0
     /// The fork generation the reserve was filled under.
-    var ivReserveGeneration: Int { get set }
+    var generation = 0
+}
+
+/// A context that keeps a reserve of CSPRNG bytes for its random IVs: it stores the state, says the size and how to
+/// fill the reserve; the reserve's logic is here, once.
+protocol RandomIVReserve: AnyObject {
+    /// The reserve's state, empty (`IVReserveState()`) until the first IV is drawn.
+    var ivReserve: IVReserveState { get set }
     /// The reserve's size, a multiple of 16.
     static var ivReserveSize: Int { get }
     /// Fills `count` bytes at `bytes` from the backend's CSPRNG; false when the generator fails.
@@ -43,15 +49,15 @@ extension RandomIVReserve {
     func takeIV(into output: UnsafeMutableRawPointer) -> Bool {
         // The fork handler is installed before the first bytes are drawn (`refillIVReserve`): until then there is
         // nothing to discard, and the generation read here is 0.
-        if ivReserveUsed == Self.ivReserveSize || forkGeneration.load(ordering: .relaxed) != ivReserveGeneration {
+        if ivReserve.remaining == 0 || forkGeneration.load(ordering: .relaxed) != ivReserve.generation {
             guard refillIVReserve() else { return false }
         }
-        let source = ivReserve! + ivReserveUsed
+        let source = ivReserve.bytes! + (Self.ivReserveSize - ivReserve.remaining)
         output.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
         output.storeBytes(of: source.loadUnaligned(fromByteOffset: 8, as: UInt64.self), toByteOffset: 8,
                           as: UInt64.self)
         wipe(source, count: 16)
-        ivReserveUsed += 16
+        ivReserve.remaining -= 16
         return true
     }
 
@@ -59,21 +65,21 @@ extension RandomIVReserve {
     @inline(never)
     func refillIVReserve() -> Bool {
         let generation = forkHandlerInstalled ? forkGeneration.load(ordering: .relaxed) : 0
-        let reserve = ivReserve ?? UnsafeMutableRawPointer.allocate(byteCount: Self.ivReserveSize, alignment: 16)
-        ivReserve = reserve
+        let reserve = ivReserve.bytes ?? UnsafeMutableRawPointer.allocate(byteCount: Self.ivReserveSize, alignment: 16)
+        ivReserve.bytes = reserve
         guard drawRandom(reserve, count: Self.ivReserveSize) else {
-            ivReserveUsed = Self.ivReserveSize
+            ivReserve.remaining = 0
             return false
         }
-        ivReserveUsed = 0
-        ivReserveGeneration = generation
+        ivReserve.remaining = Self.ivReserveSize
+        ivReserve.generation = generation
         return true
     }
 
     /// Wipes and frees the reserve (the context's `deinit`).
     func freeIVReserve() {
-        guard let ivReserve else { return }
-        wipe(ivReserve, count: Self.ivReserveSize)
-        ivReserve.deallocate()
+        guard let bytes = ivReserve.bytes else { return }
+        wipe(bytes, count: Self.ivReserveSize)
+        bytes.deallocate()
     }
 }

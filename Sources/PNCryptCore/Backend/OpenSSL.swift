@@ -103,9 +103,7 @@ package final class OpenSSLContext: AESCBCCipher, RandomIVReserve, @unchecked Se
     /// per `ivReserveSize / 16` messages instead of one per message (it costs more than encrypting ~100 bytes).
     /// A call costs about 6,600 instructions whatever its size, plus under 2 per byte up to 2 KiB (OpenSSL 3.0,
     /// callgrind): 2 KiB gives 128 IVs for about 10,100, some 80 per message (512 bytes: some 235).
-    var ivReserve: UnsafeMutableRawPointer?
-    var ivReserveUsed = OpenSSLContext.ivReserveSize
-    var ivReserveGeneration = 0
+    var ivReserve = IVReserveState()
     static let ivReserveSize = 2048
 
     /// Writes 16 fresh bytes from OpenSSL's CSPRNG (`RAND_bytes`) to `output`, each byte handed out once.

@@ -19,7 +19,6 @@
 
 #if !PNCRYPT_OPENSSL
 import PNCryptBase
-import PNCryptPlatform
 
 #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
 // Where Package.swift links swift-crypto by platform (through PNCryptAppleCrypto, which re-exports it).
@@ -102,27 +101,15 @@ package final class SwiftCryptoContext: AESCBCCipher, RandomIVReserve, @unchecke
 
     /// Random bytes drawn from the system's CSPRNG ahead of use, 16 per IV (IVReserve.swift): one `getentropy`
     /// system call per 16 IVs on Linux, where `SystemRandomNumberGenerator` makes one per 8 bytes (two per IV).
-    var ivReserve: UnsafeMutableRawPointer?
-    var ivReserveUsed = SwiftCryptoContext.ivReserveSize
-    var ivReserveGeneration = 0
+    var ivReserve = IVReserveState()
     static let ivReserveSize = 256
 
     /// Writes 16 fresh bytes from the system CSPRNG to `output`, each byte handed out once.
     package func randomIV(into output: UnsafeMutableRawPointer) -> Bool { takeIV(into: output) }
 
-    /// Fills the reserve: `arc4random_buf` on Apple platforms, `getentropy` (at most 256 bytes a call) elsewhere.
+    /// Fills the reserve from the system: `arc4random_buf` on Apple platforms, `getentropy` elsewhere.
     func drawRandom(_ bytes: UnsafeMutableRawPointer, count: Int) -> Bool {
-        #if canImport(Darwin)
-        arc4random_buf(bytes, count)
-        #else
-        var offset = 0
-        while offset < count {
-            let n = min(256, count - offset)
-            guard getentropy(bytes + offset, n) == 0 else { return false }
-            offset += n
-        }
-        #endif
-        return true
+        CLibrary.systemRandom(bytes, count: count)
     }
 
     /// `AES._CBC.IV` of the 16 bytes at `bytes`. The type is its 16 bytes (a tuple; swift-crypto is pinned
