@@ -1,7 +1,8 @@
 // The C library's functions that Swift's platform module does not declare, found by name in the running process:
 // `mallopt` (malloc.h), the xattr calls (sys/xattr.h), `prctl` (variadic, which Swift cannot call), glibc's bounds
 // of the real-time signals. The one place the package calls `dlsym`, and the named calls the layers above make
-// instead of spelling a C constant or a function type of their own.
+// instead of spelling a C constant or a function type of their own; also the system's random bytes, which each C
+// library offers under another name.
 import PNCryptPlatform
 
 /// Functions of the C library looked up at run time, and the named calls over them.
@@ -37,6 +38,23 @@ package enum CLibrary {
         #else
         return false
         #endif
+    }
+
+    /// Fills `count` bytes at `bytes` from the operating system's CSPRNG: `arc4random_buf` on Apple platforms,
+    /// `getentropy` elsewhere (at most 256 bytes a call, so one system call per 256 bytes on Linux). False when the
+    /// system refuses.
+    package static func systemRandom(_ bytes: UnsafeMutableRawPointer, count: Int) -> Bool {
+        #if canImport(Darwin)
+        arc4random_buf(bytes, count)
+        #else
+        var offset = 0
+        while offset < count {
+            let n = min(256, count - offset)
+            guard getentropy(bytes + offset, n) == 0 else { return false }
+            offset += n
+        }
+        #endif
+        return true
     }
 
     /// SIGRTMIN...SIGRTMAX as glibc sets them (it keeps the first few real-time signals for itself), nil where the

@@ -17,17 +17,6 @@
 import PNCryptBase
 
 internal import CLibCrypto
-import Synchronization
-import PNCryptPlatform
-
-/// Incremented in the child after every `fork()`: buffered random bytes drawn under an older generation are
-/// thrown away, so a parent and its child never hand out the same IVs (OpenSSL's own DRBG does the same).
-private let forkGeneration = Atomic<Int>(0)
-
-private let forkHandlerInstalled: Bool = {
-    pthread_atfork(nil, nil, { forkGeneration.add(1, ordering: .relaxed) })
-    return true
-}()
 
 /// OpenSSL 3 (libcrypto) as PNCrypt's cipher backend: process-wide objects and one-shot helpers.
 package enum OpenSSL: CipherBackend {
@@ -87,7 +76,7 @@ package enum OpenSSL: CipherBackend {
 /// One keyed `EVP_CIPHER_CTX` for one direction. Per message only the IV is reset.
 ///
 /// Not thread-safe: use from one caller at a time (the pool hands it out exclusively).
-package final class OpenSSLContext: AESCBCCipher, @unchecked Sendable {
+package final class OpenSSLContext: AESCBCCipher, RandomIVReserve, @unchecked Sendable {
     private let ctx: OpaquePointer
     package let encrypting: Bool
 
@@ -107,50 +96,22 @@ package final class OpenSSLContext: AESCBCCipher, @unchecked Sendable {
 
     deinit {
         EVP_CIPHER_CTX_free(ctx)
-        if let ivReserve {
-            wipe(ivReserve, count: Self.ivReserveSize)
-            ivReserve.deallocate()
-        }
+        freeIVReserve()
     }
 
-    /// Random bytes drawn from OpenSSL's CSPRNG ahead of use, 16 per IV: one `RAND_bytes` call per
-    /// `ivReserveSize / 16` messages instead of one per message (it costs more than encrypting ~100 bytes).
+    /// Random bytes drawn from OpenSSL's CSPRNG ahead of use, 16 per IV (IVReserve.swift): one `RAND_bytes` call
+    /// per `ivReserveSize / 16` messages instead of one per message (it costs more than encrypting ~100 bytes).
     /// A call costs about 6,600 instructions whatever its size, plus under 2 per byte up to 2 KiB (OpenSSL 3.0,
     /// callgrind): 2 KiB gives 128 IVs for about 10,100, some 80 per message (512 bytes: some 235).
-    private var ivReserve: UnsafeMutableRawPointer?
-    private var ivReserveUsed = OpenSSLContext.ivReserveSize
-    private var ivReserveGeneration = 0
-    fileprivate static let ivReserveSize = 2048
+    var ivReserve = IVReserveState()
+    static let ivReserveSize = 2048
 
     /// Writes 16 fresh bytes from OpenSSL's CSPRNG (`RAND_bytes`) to `output`, each byte handed out once.
-    package func randomIV(into output: UnsafeMutableRawPointer) -> Bool {
-        // The fork handler is installed before the first bytes are drawn (`refillIVReserve`): until then there is
-        // nothing to discard, and the generation read here is 0.
-        if ivReserveUsed == Self.ivReserveSize || forkGeneration.load(ordering: .relaxed) != ivReserveGeneration {
-            guard refillIVReserve() else { return false }
-        }
-        let source = ivReserve! + ivReserveUsed
-        output.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
-        output.storeBytes(of: source.loadUnaligned(fromByteOffset: 8, as: UInt64.self), toByteOffset: 8,
-                           as: UInt64.self)
-        wipe(source, count: 16)
-        ivReserveUsed += 16
-        return true
-    }
+    package func randomIV(into output: UnsafeMutableRawPointer) -> Bool { takeIV(into: output) }
 
-    /// Fills the reserve from `RAND_bytes` (once per `ivReserveSize / 16` IVs, and after a `fork()`).
-    @inline(never)
-    private func refillIVReserve() -> Bool {
-        let generation = forkHandlerInstalled ? forkGeneration.load(ordering: .relaxed) : 0
-        let reserve = ivReserve ?? UnsafeMutableRawPointer.allocate(byteCount: Self.ivReserveSize, alignment: 16)
-        ivReserve = reserve
-        guard RAND_bytes(reserve.assumingMemoryBound(to: UInt8.self), Int32(Self.ivReserveSize)) == 1 else {
-            ivReserveUsed = Self.ivReserveSize
-            return false
-        }
-        ivReserveUsed = 0
-        ivReserveGeneration = generation
-        return true
+    /// Fills the reserve from `RAND_bytes`.
+    func drawRandom(_ bytes: UnsafeMutableRawPointer, count: Int) -> Bool {
+        RAND_bytes(bytes.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1
     }
 
     /// Starts a new message with `iv` (16 bytes); the key schedule is kept.

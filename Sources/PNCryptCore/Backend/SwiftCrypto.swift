@@ -2,13 +2,16 @@
 // the backend on Apple platforms (no libcrypto there) and, with the `SwiftCrypto` package trait, anywhere.
 //
 // swift-crypto has no keyed AES-CBC context: `AES._CBC` (underscored API of _CryptoExtras, so the package pins
-// swift-crypto exactly) takes a `SymmetricKey` and an IV per call, expands the key schedule per call and returns a
-// new `Data`. What a context can keep, it keeps once per key: the `SymmetricKey` (made once, in `init`), the
-// chaining value between `update` calls of a stream, and a reusable buffer for a partial block.
+// swift-crypto exactly) takes a `SymmetricKey` and an IV per call, expands the key schedule per call, copies its
+// input into a new `Data` and returns another. What a context can keep, it keeps once per key: the `SymmetricKey`
+// (made once, in `init`), the chaining value between `update` calls of a stream, a reusable buffer for a partial
+// block, and (encrypting) a reserve of random IVs (IVReserve.swift). docs/performance.md, appendix B, "swift-crypto
+// backend", has the instructions per message of each part.
 //
 // Ownership:
 // - A `SwiftCryptoContext` owns one `SymmetricKey` (swift-crypto's `SecureBytes`, zeroed by swift-crypto when
-//   freed), a 16-byte chaining value and a 16-byte partial-block buffer, both wiped in `deinit`.
+//   freed), a 16-byte chaining value and a 16-byte partial-block buffer, both wiped in `deinit`, and an encrypting
+//   one a reserve of random IV bytes, allocated on first use, wiped and freed in `deinit`.
 // - Every `Data` swift-crypto returns is copied into the caller's buffer and then wiped with `wipe`. What
 //   swift-crypto does not let us wipe: its own padded copy of the input and the expanded key schedule (an
 //   `AES_KEY` on its stack) of each call (docs/security.md).
@@ -37,8 +40,8 @@ package enum SwiftCryptoBackend: CipherBackend {
     /// MD5 of `bytes` (16 bytes).
     package static func md5(_ bytes: [UInt8]) -> [UInt8] { Array(Insecure.MD5.hash(data: bytes)) }
 
-    /// None: each IV is drawn from the system's generator when it is used (`fillRandom`).
-    package static var ivReserveSize: Int { 0 }
+    /// 256 bytes: 16 IVs per `getentropy` call (its limit; `arc4random_buf` on Apple platforms).
+    package static var ivReserveSize: Int { SwiftCryptoContext.ivReserveSize }
 
     /// `count` bytes from the system CSPRNG (`SystemRandomNumberGenerator`, which traps rather than fail).
     package static func randomBytes(_ count: Int) throws(PNCryptError) -> [UInt8] {
@@ -48,10 +51,7 @@ package enum SwiftCryptoBackend: CipherBackend {
     }
 
     /// Fills `count` bytes at `output` from `SystemRandomNumberGenerator` (`arc4random_buf` on Apple platforms,
-    /// `getrandom` on Linux: nothing is buffered in the process, so a `fork()` child never repeats its parent's
-    /// bytes). 8 bytes a call: on Linux two system calls per IV, the main cost of an `acrh` or `legacy-random-iv`
-    /// message beyond the OpenSSL backend's (which draws 32 IVs at a time); Swift's Glibc module has no
-    /// `getrandom` to draw more at once.
+    /// `getrandom` on Linux), 8 bytes a call: for `randomBytes` (keys, salts), not IVs (`drawRandom`).
     static func fillRandom(_ output: UnsafeMutableRawPointer, count: Int) {
         var generator = SystemRandomNumberGenerator()
         var offset = 0
@@ -75,7 +75,7 @@ package enum SwiftCryptoBackend: CipherBackend {
 /// stream's chaining value and partial block are kept between `update` calls.
 ///
 /// Not thread-safe: use from one caller at a time (the pool hands it out exclusively).
-package final class SwiftCryptoContext: AESCBCCipher, @unchecked Sendable {
+package final class SwiftCryptoContext: AESCBCCipher, RandomIVReserve, @unchecked Sendable {
     private let key: SymmetricKey
     package let encrypting: Bool
     /// The IV of the next `AES._CBC` call: the message's IV, then the last ciphertext block processed.
@@ -96,13 +96,39 @@ package final class SwiftCryptoContext: AESCBCCipher, @unchecked Sendable {
         wipe(chain, count: 16)
         pending.deallocate()
         chain.deallocate()
+        freeIVReserve()
     }
 
-    /// Writes 16 fresh bytes from the system CSPRNG to `output`.
-    package func randomIV(into output: UnsafeMutableRawPointer) -> Bool {
-        SwiftCryptoBackend.fillRandom(output, count: 16)
-        return true
+    /// Random bytes drawn from the system's CSPRNG ahead of use, 16 per IV (IVReserve.swift): one `getentropy`
+    /// system call per 16 IVs on Linux, where `SystemRandomNumberGenerator` makes one per 8 bytes (two per IV).
+    var ivReserve = IVReserveState()
+    static let ivReserveSize = 256
+
+    /// Writes 16 fresh bytes from the system CSPRNG to `output`, each byte handed out once.
+    package func randomIV(into output: UnsafeMutableRawPointer) -> Bool { takeIV(into: output) }
+
+    /// Fills the reserve from the system: `arc4random_buf` on Apple platforms, `getentropy` elsewhere.
+    func drawRandom(_ bytes: UnsafeMutableRawPointer, count: Int) -> Bool {
+        CLibrary.systemRandom(bytes, count: count)
     }
+
+    /// `AES._CBC.IV` of the 16 bytes at `bytes`. The type is its 16 bytes (a tuple; swift-crypto is pinned
+    /// exactly), so the IV is loaded from them: its generic initializer, unspecialized across the module boundary,
+    /// cost some 930 instructions a call (callgrind), more than the cipher of a message. `ivLoads` checks once
+    /// that a loaded IV is the one the initializer makes; if it ever is not, the initializer is used.
+    private static func iv(_ bytes: UnsafeRawPointer) -> AES._CBC.IV? {
+        if ivLoads { return bytes.loadUnaligned(as: AES._CBC.IV.self) }
+        return try? AES._CBC.IV(ivBytes: UnsafeRawBufferPointer(start: bytes, count: 16))
+    }
+
+    /// Whether loading 16 bytes as an `AES._CBC.IV` gives the IV `init(ivBytes:)` makes of them.
+    private static let ivLoads: Bool = {
+        guard MemoryLayout<AES._CBC.IV>.size == 16, _isPOD(AES._CBC.IV.self) else { return false }
+        let bytes = (0..<16).map { UInt8($0 * 16 + 1) }
+        guard let made = try? AES._CBC.IV(ivBytes: bytes) else { return false }
+        let loaded = bytes.withUnsafeBytes { $0.loadUnaligned(as: AES._CBC.IV.self) }
+        return Array(loaded) == bytes && Array(made) == bytes
+    }()
 
     /// Starts a new message with `iv` (16 bytes); the key is kept.
     package func start(iv: UnsafeRawBufferPointer) -> Bool {
@@ -127,8 +153,8 @@ package final class SwiftCryptoContext: AESCBCCipher, @unchecked Sendable {
                 $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: input[(count - 16)...]))
             }
         }
-        guard let iv = try? AES._CBC.IV(ivBytes: UnsafeRawBufferPointer(start: chain, count: 16)) else { return false }
-        var result: Data
+        guard let iv = Self.iv(chain) else { return false }
+        let result: Data
         do {
             result = encrypting
                 ? try AES._CBC.encrypt(input, using: key, iv: iv, noPadding: true)
@@ -136,11 +162,16 @@ package final class SwiftCryptoContext: AESCBCCipher, @unchecked Sendable {
         } catch {
             return false
         }
-        let ok = result.count == count
-        result.withUnsafeMutableBytes { bytes in
-            if ok { output.copyMemory(from: bytes.baseAddress!, byteCount: count) }
+        // Read once, not mutably borrowed (each access to a `Data` costs Foundation's exclusivity tracking; a
+        // mutable one also its uniqueness check): the `Data` is this function's alone, so its bytes are wiped
+        // through the pointer read.
+        let ok = result.withUnsafeBytes { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return false }
+            let ok = bytes.count == count
+            if ok { output.copyMemory(from: base, byteCount: count) }
             // Decrypting, `result` is plaintext; encrypting, it is ciphertext: wiped either way, one rule.
-            wipe(bytes.baseAddress!, count: bytes.count)
+            wipe(UnsafeMutableRawPointer(mutating: base), count: bytes.count)
+            return ok
         }
         guard ok else { return false }
         if encrypting {
