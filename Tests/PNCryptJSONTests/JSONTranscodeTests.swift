@@ -1,5 +1,6 @@
 import Testing
 import PNCryptJSON
+import PNCryptBase
 import PNCryptTestSupport
 
 /// JSON text rewritten without a value (`JSONWriter.withTranscoded`, `JSONParser.transcode`), and `isJSONText`,
@@ -18,6 +19,37 @@ struct JSONTranscodeTests {
         }
         #expect(written == (text != nil))
         return text
+    }
+
+    /// A check only (`writing: false`, what `isJSONText` runs) throws where parsing throws, at the same offset, but
+    /// makes no message: "invalid JSON" and nothing more (auto mode's losing reading fails it on almost every
+    /// message, and nobody reads that error). Writing, the error is parsing's, word for word.
+    @Test("a check fails where parsing fails, at the same offset, without words")
+    func checkErrorsHaveNoWords() throws {
+        for text in ["{\"a\":1,}", "[1 2]", "essage 0 \u{FC}n}", "\"\u{01}\"", "{\"a\":tru}", "[\"\\x\"]", "[1]]"] {
+            let bytes = Array(text.utf8)
+            var parsing: PNCryptError?
+            do { _ = try JSONValue(parsing: bytes) } catch { parsing = error }
+            let expected = try #require(parsing, "\(text)")
+            for writing in [false, true] {
+                var scratch = [UInt8](repeating: 0, count: 64)
+                let thrown = scratch.withUnsafeMutableBytes { buffer -> PNCryptError? in
+                    bytes.withUnsafeBufferPointer { input -> PNCryptError? in
+                        var writer = JSONWriter(style: .compact, output: ByteBuffer(startingIn: buffer, secret: false))
+                        do throws(PNCryptError) {
+                            try JSONParser.transcode(input, maxDepth: 64, readable: input.count, into: &writer,
+                                                     writing: writing)
+                            return nil
+                        } catch {
+                            return error
+                        }
+                    }
+                }
+                let error = try #require(thrown, "\(text), writing \(writing)")
+                #expect(error.code == .invalidJSON && error.offset == expected.offset, "\(text)")
+                #expect(error.message == (writing ? expected.message : "invalid JSON"), "\(text): \(error.message)")
+            }
+        }
     }
 
     /// Checks one input in every exact style, and `isJSONText`; returns whether it parsed.

@@ -228,9 +228,11 @@ extension JSONParser {
 
     // Errors are made out of line, their messages in autoclosures: the string interpolations stay out of the
     // parsing loops, which keeps the hot code small (the message path's instruction-cache misses).
+    /// Without `describesErrors`, the error has no words beyond "invalid JSON" (and `what` is not run).
     @inline(never)
     func error(_ what: @autoclosure () -> String) -> PNCryptError {
-        PNCryptError(.invalidJSON, "invalid JSON at offset \(position): \(what())", offset: position)
+        guard describesErrors else { return PNCryptError(.invalidJSON, "invalid JSON", offset: position) }
+        return PNCryptError(.invalidJSON, "invalid JSON at offset \(position): \(what())", offset: position)
     }
 
     /// Names the byte at `position` for an error message: `'x'`, `byte 0xC3`, or `end of input`.

@@ -344,6 +344,7 @@ extension JSONParser {
         }
         let bad = firstInvalidUTF8(in: UnsafeBufferPointer(rebasing: bytes[rawStart..<rawEnd]))
         let offset = rawStart + (bad ?? 0)
+        guard describesErrors else { throw PNCryptError(.invalidJSON, "invalid JSON", offset: offset) }
         throw PNCryptError(
             .invalidJSON, "invalid JSON at offset \(offset): invalid UTF-8 in string", offset: offset)
     }

@@ -113,6 +113,11 @@ package struct JSONParser: ~Copyable {
     var scratch: [UInt8] = []
     /// `SmallASCII.isAvailable`, read once per parse.
     let smallStrings = SmallASCII.isAvailable
+    /// Whether an error says what was wrong (`error(_:)`). False for a check whose caller keeps only yes or no
+    /// (`isJSONText`): there the message would be made and dropped, and in auto mode the reading that loses fails
+    /// this check on almost every message (2,400 instructions a message, the most of auto's cost over a named
+    /// scheme in `--lines`: docs/performance.md).
+    var describesErrors = true
 
     /// How many of each stack's entries live in stack memory (beyond that, the heap): enough for messages.
     static let inlineFrames = 32, inlineValues = 16, inlineMembers = 16, inlineNodes = 32
@@ -167,7 +172,8 @@ package struct JSONParser: ~Copyable {
     /// writing the value would, without making the value: no heap object for its containers or its ASCII strings.
     /// Throws exactly when parsing throws: the same grammar loop, the same leaves (strings with an escape or
     /// non-ASCII, and numbers, are read by the parser's own functions and written by the writer's). With
-    /// `writing` false it only checks (`CheckSink`). `writer`'s style must be exact (`JSONStyle.isExact`: not one
+    /// `writing` false it only checks (`CheckSink`), and its errors say only "invalid JSON" and where (for callers
+    /// that keep whether it threw: `isJSONText`). `writer`'s style must be exact (`JSONStyle.isExact`: not one
     /// that rewrites values); what it holds after a throw is a prefix, for the caller to drop.
     package static func transcode(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int,
                                   into writer: inout JSONWriter, writing: Bool) throws(PNCryptError) {
@@ -178,6 +184,8 @@ package struct JSONParser: ~Copyable {
                     try parser.transcode(writer)
                 }
             } else {
+                // Only checking: the caller (`isJSONText`) keeps whether it threw, not what.
+                parser.describesErrors = false
                 try parser.check()
             }
         }
