@@ -64,9 +64,11 @@ struct TranscodeSink: JSONSink {
 
 /// Checks the text and keeps nothing: `isJSONText`'s answer, the same as parsing's.
 struct CheckSink: JSONSink {
+    /// A string is checked as the document parse checks it (`stringNode`: as `parseString` checks it), which makes
+    /// no `String` of one with non-ASCII and no escape: the usual message's text ("ünïcödé" and the like).
     @inline(__always)
     mutating func string(_ parser: inout JSONParser) throws(PNCryptError) {
-        if parser.plainASCIIString() == nil { _ = try parser.parseString() }
+        if parser.plainASCIIString() == nil { _ = try parser.stringNode() }
     }
 
     @inline(__always)
