@@ -42,33 +42,27 @@ import PNCryptTestSupport
     /// The check finds what it is for: an object file that calls `firstRange(of:)`.
     @Test("the check finds a call of firstRange(of:)")
     func theCheckFindsACall() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linked-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let source = folder.appendingPathComponent("probe.swift")
-        try "public func probe(_ a: [UInt8]) -> Bool { a.firstRange(of: [1, 2]) != nil }\n"
-            .write(to: source, atomically: true, encoding: .utf8)
-        let object = folder.appendingPathComponent("probe.o").path
-        try Self.run(["swiftc", "-parse-as-library", "-c", source.path, "-o", object])
-        let symbols = try Self.undefinedSymbols([object])
-        #expect(symbols.contains { $0.contains(Self.unwanted[0]) }, "\(symbols)")
+        try withTemporaryDirectory { folder in
+            let source = folder.appendingPathComponent("probe.swift")
+            try "public func probe(_ a: [UInt8]) -> Bool { a.firstRange(of: [1, 2]) != nil }\n"
+                .write(to: source, atomically: true, encoding: .utf8)
+            let object = folder.appendingPathComponent("probe.o").path
+            try Self.run("swiftc", ["-parse-as-library", "-c", source.path, "-o", object])
+            let symbols = try Self.undefinedSymbols([object])
+            #expect(symbols.contains { $0.contains(Self.unwanted[0]) }, "\(symbols)")
+        }
     }
 
     static func undefinedSymbols(_ objects: [String]) throws -> [String] {
-        try run(["nm", "-u"] + objects).split(separator: "\n").map { String($0.split(separator: " ").last ?? "") }
+        try run("nm", ["-u"] + objects).split(separator: "\n").map { String($0.split(separator: " ").last ?? "") }
     }
 
+    /// Runs `tool` (found in PATH) and returns its standard output; it must exit 0.
     @discardableResult
-    static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(arguments.first ?? ""): exit \(process.terminationStatus)")
-        return String(decoding: data, as: UTF8.self)
+    static func run(_ tool: String, _ arguments: [String]) throws -> String {
+        let path = try #require(findTool(tool), "\(tool) is not in PATH")
+        let result = try runProcess(path, arguments)
+        try #require(result.status == 0, "\(tool): exit \(result.status): \(result.stderr)")
+        return result.text
     }
 }
