@@ -10,9 +10,9 @@
 #   pncrypt      the command (scripts/build/lib/build.sh)
 #   libpncrypt   the C library (scripts/build/lib/build.sh; stripped as shipped: strip --strip-unneeded)
 #
-# Each is built in release with -static-stdlib and --disable-local-rpath (the flags of scripts/build/lib/build.sh); the
-# baselines in a temporary package whose swift-argument-parser is the checkout of the shipped build (the same
-# version; no network). Prints each one's size stripped, then scripts/bench/size_report.py's split of the unstripped
+# Each is built in release with -static-stdlib, --disable-local-rpath and the flags that decide size
+# (scripts/build/lib/build.sh --size-flags); the baselines in a temporary package whose swift-argument-parser is the
+# checkout of the shipped build (the same version; no network). Prints each one's size stripped, then scripts/bench/size_report.py's split of the unstripped
 # files by module. Needs what scripts/build/lib/build.sh needs, strip and nm.
 set -euo pipefail
 case "${1:-}" in
@@ -56,7 +56,8 @@ struct Command: ParsableCommand {
     }
 }
 SWIFT
-(cd "$WORK/package" && swift build -c release -Xswiftc -static-stdlib --disable-local-rpath >&2)
+mapfile -t SIZE_FLAGS < <(scripts/build/lib/build.sh --size-flags)
+(cd "$WORK/package" && swift build -c release -Xswiftc -static-stdlib --disable-local-rpath "${SIZE_FLAGS[@]}" >&2)
 BASE="$(cd "$WORK/package" && swift build -c release --show-bin-path)"
 
 stripped() {

@@ -2,13 +2,12 @@
 # Tests what scripts/build/dist.sh made, as a user gets it (issue 51):
 #
 #   scripts/checks/test_dist.sh OUTDIR
-#
-# - the tarball: its layout, the stripped command (no symbol table, at most 20 MiB, no Foundation, ICU or Swift
-#   library linked) run under `env -i` (`vectors check` on every vector file, the README's decryption), the
-#   library's soname, links, exports and mode (0644), full RELRO and BIND_NOW on both, a C program built through its
-#   pkg-config file after the tree was moved (the file is relocatable; it gives no run path, so a relative
-#   PKG_CONFIG_PATH gives no relative one), and one built by CMake with find_package(pncrypt) and CMAKE_PREFIX_PATH
-#   (an absolute run path), both run under `env -i`;
+# - the tarball: its layout, the stripped command (no symbol table, no exported symbol, at most 20 MiB, no
+#   Foundation, ICU or Swift library linked) run under `env -i` (`vectors check` on every vector file, the
+#   README's decryption), the library's soname, links, exports and mode (0644), full RELRO and BIND_NOW on both, a
+#   C program built through its pkg-config file after the tree was moved (the file is relocatable; it gives no run
+#   path, so a relative PKG_CONFIG_PATH gives no relative one), and one built by CMake with find_package(pncrypt)
+#   and CMAKE_PREFIX_PATH (an absolute run path), both run under `env -i`;
 # - the .deb packages: their fields (Depends: libc6 with a floor, libssl3 | libssl3t64, zlib1g; -dev on the same
 #   version of the library), owners, modes, paths, gzipped man pages, changelogs and completions, lintian (no error,
 #   no warning), unpacked with dpkg-deb -x and run; then, as root, installed with dpkg -i (pncrypt on PATH, the
@@ -190,6 +189,8 @@ expect "tarball: the library's mode" "-rw-r--r--" "$(stat -c %A "$P/lib/$LIBFILE
 expect "tarball: the license" "$(sha256sum < LICENSE)" "$(sha256sum < "$P/share/doc/pncrypt/LICENSE")"
 has "tarball: the copyright file names the license" "$(cat "$P/share/doc/pncrypt/copyright")" '^License: Apache-2\.0$'
 
+# scripts/build/lib/build.sh links the command with --no-export-dynamic: no symbol table for a loader to read.
+none "tarball: pncrypt exports no symbol" "$(nm -D --defined-only "$P/bin/pncrypt")"
 hasnt "tarball: no FoundationInternationalization or ICU code in pncrypt" "$(nm -D "$P/bin/pncrypt" 2>&1)" \
     'FoundationInternationalization|ucol_|ubrk_'
 check_command tarball "$P/bin/pncrypt"

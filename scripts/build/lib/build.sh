@@ -4,11 +4,13 @@
 #
 #   scripts/build/lib/build.sh PRODUCT...      # pncrypt, libpncrypt, pncrypt-bench; prints the folder they are in
 #   scripts/build/lib/build.sh --version       # prints MAJOR.MINOR.PATCH (checked against include/pncrypt.h)
+#   scripts/build/lib/build.sh --size-flags    # prints the flags below that decide an executable's size, one a line
 #
 # One scratch folder (.build-dist, or PNCRYPT_BUILD_SCRATCH) and one set of compiler flags for every product:
 # release, the Swift runtime linked statically (-static-stdlib), so the command and the library run without a
-# Swift toolchain, and no run path. The modules are compiled once for all products; the library's link alone adds its soname
-# (libpncrypt.so.MAJOR) and the version script that exports only the pncrypt_ symbols (Sources/CPNCrypt/libpncrypt.map).
+# Swift toolchain, no run path, and only the code something reaches. The modules are compiled once for all
+# products; the executables' links export no symbol, the library's adds its soname (libpncrypt.so.MAJOR) and the
+# version script that exports only the pncrypt_ symbols (Sources/CPNCrypt/libpncrypt.map).
 # The build's own output goes to standard error; standard output gets only the folder (or the version).
 set -euo pipefail
 
@@ -16,6 +18,23 @@ case "${1:-}" in
     -h|--help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 esac
 cd "$(dirname "$0")/../../.."
+
+# Size (docs/performance.md, "Binary size"): SwiftPM links with --gc-sections, which drops a section nothing
+# reaches; without these flags it dropped almost nothing of Swift code.
+# - Every function in a section of its own (-function-sections); else a module's code is one section.
+# - Public symbols not kept for other programs (-internalize-at-link): the compiler marks every public function
+#   "retain", which no linker may drop, in case something outside the program calls it. Nothing does: the command
+#   is one program, and the library exports only its C functions (its version script).
+SIZE_FLAGS=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -Xfrontend -Xswiftc -internalize-at-link)
+# - The executables export nothing: swiftc's -static-stdlib link adds -export-dynamic (static-stdlib-args.lnk),
+#   which put every symbol of the package's own objects, 4,757 of them, in the command's dynamic symbol table
+#   (0.43 MB), and kept each one's code. Nothing is loaded into the command that would look them up (CLibrary's
+#   dlsym finds the C library's functions).
+EXECUTABLE_FLAGS=(-Xlinker --no-export-dynamic)
+if [ "${1:-}" = "--size-flags" ]; then
+    printf '%s\n' "${SIZE_FLAGS[@]}" "${EXECUTABLE_FLAGS[@]}"
+    exit 0
+fi
 
 # The version: Sources/PNCrypt/Version.swift is the one place it is set; the header's macros are a copy for C
 # compilers, and must agree.
@@ -72,13 +91,14 @@ FLAGS+=(-Xcc "-ffile-prefix-map=$(pwd -P)=." -Xcc -gdwarf-4
         -Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen)
 mkdir -p "$scratch/tmp"
 export TMPDIR="$scratch/tmp"
+FLAGS+=("${SIZE_FLAGS[@]}")
 # Hardening (docs/security.md, "The release binaries"): full RELRO, the relocated data read-only and every symbol
 # bound at load time (-z relro -z now, BIND_NOW), and a non-executable stack.
 FLAGS+=(-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker -z -Xlinker noexecstack)
 for product in "$@"; do
     link=()
     case "$product" in
-        pncrypt|pncrypt-bench) ;;
+        pncrypt|pncrypt-bench) link=("${EXECUTABLE_FLAGS[@]}") ;;
         libpncrypt)
             link=(-Xlinker -soname -Xlinker "libpncrypt.so.$MAJOR"
                   -Xlinker --version-script="$PWD/Sources/CPNCrypt/libpncrypt.map") ;;
