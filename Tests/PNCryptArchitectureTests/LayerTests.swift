@@ -134,7 +134,7 @@ import PNCryptBase
         #expect(byName["PNCryptPlatform"]?.dependencies == [])
         #expect(byName["PNCryptBase"]?.dependencies == ["PNCryptPlatform"])
         #expect(byName["PNCryptJSON"]?.dependencies == ["PNCryptBase"])
-        // The core asks whether a plaintext is a message through a check the messages layer passes in (`JSONCheck`):
+        // The core asks whether a plaintext is a message through a check the messages layer passes in (`ContentCheck`):
         // no JSON under the messages layer.
         for name in ["PNCryptCore", "PNCryptCompression", "PNCryptFiles"] {
             #expect(byName[name].map { !Self.closure(of: $0.name, in: byName).contains("PNCryptJSON") } == true,
@@ -364,6 +364,26 @@ import PNCryptBase
             }
         }
         #expect(lookers == ["PNCryptBase/CLibrary.swift"], "\(lookers.sorted())")
+    }
+
+    /// What a message is (one JSON text, or PHP's raw string form) is the messages layer's answer; the core asks it
+    /// through one name, the content check (`ContentCheck`, `Decision.noContentCheck`, `KeyRing.Content.message`,
+    /// `Decision.Verdict.message`). No name in the core's code says JSON: a second name for the same question, or the
+    /// core growing a JSON of its own, fails here. Comments may describe the wire format (Base64 in a JSON string).
+    @Test("the core's code names no JSON: it asks the content check, which the messages layer answers")
+    func theCoreNamesNoJSON() throws {
+        var found: [String] = []
+        for file in try Self.sources()["PNCryptCore"] ?? [] {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+                if code.lowercased().contains("json") {
+                    found.append("\(file.lastPathComponent):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+        #expect(!(try Self.sources()["PNCryptCore"] ?? []).isEmpty)
     }
 
     /// A raw system call on a descriptor: `read`, `write`, `pread`, `pwrite`, `readv` or `writev` called as the C

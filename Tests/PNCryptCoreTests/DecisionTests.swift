@@ -6,25 +6,25 @@ import PNCryptBase
 
 /// The one decision procedure (`Decision`): its rules per content kind and its whole-length UTF-8 check.
 @Suite struct DecisionTests {
-    func verdict(_ key: Int, _ scheme: Scheme, padding: Bool, utf8: Bool, json: Bool) -> Decision.Verdict {
-        Decision.Verdict(keyIndex: key, scheme: scheme, padding: padding, utf8: utf8, json: json)
+    func verdict(_ key: Int, _ scheme: Scheme, padding: Bool, utf8: Bool, message: Bool) -> Decision.Verdict {
+        Decision.Verdict(keyIndex: key, scheme: scheme, padding: padding, utf8: utf8, message: message)
     }
 
     @Test("bytes need padding, text also UTF-8, messages also JSON; one reading or several, the same rules")
     func rules() throws {
-        let paddingOnly = verdict(0, .legacy, padding: true, utf8: false, json: false)
-        let text = verdict(0, .legacyRandomIV, padding: true, utf8: true, json: false)
-        let message = verdict(1, .legacy, padding: true, utf8: true, json: true)
-        let noPadding = verdict(1, .legacyRandomIV, padding: false, utf8: true, json: true)
+        let paddingOnly = verdict(0, .legacy, padding: true, utf8: false, message: false)
+        let text = verdict(0, .legacyRandomIV, padding: true, utf8: true, message: false)
+        let message = verdict(1, .legacy, padding: true, utf8: true, message: true)
+        let noPadding = verdict(1, .legacyRandomIV, padding: false, utf8: true, message: true)
         #expect(try Decision.decide([paddingOnly], content: .bytes, namingKeys: false) == 0)
         #expect(expectPNError { () throws(PNCryptError) in
             try Decision.decide([paddingOnly], content: .text, namingKeys: false)
         } == CryptoModule.decryptionFailed)
         #expect(expectPNError { () throws(PNCryptError) in
-            try Decision.decide([text], content: .json, namingKeys: false)
+            try Decision.decide([text], content: .message, namingKeys: false)
         } == CryptoModule.decryptionFailed)
         #expect(try Decision.decide([paddingOnly, text, noPadding], content: .text, namingKeys: true) == 1)
-        #expect(try Decision.decide([paddingOnly, text, message, noPadding], content: .json, namingKeys: true) == 2)
+        #expect(try Decision.decide([paddingOnly, text, message, noPadding], content: .message, namingKeys: true) == 2)
         let several = expectPNError { () throws(PNCryptError) in
             try Decision.decide([paddingOnly, noPadding, message], content: .bytes, namingKeys: true)
         }
@@ -133,7 +133,7 @@ import PNCryptBase
         for input in inputs {
             let readings = try Cryptor.readings(of: input, reading: .rule)
             #expect(readings.isHeaderlessPair)
-            for content in [KeyRing.Content.bytes, .text, .json] {
+            for content in [KeyRing.Content.bytes, .text, .message] {
                 for ring in [[keys[0]], keys] {
                     // Each reading decrypted on its own, with every check (what `openEach` did before).
                     var verdicts: [Decision.Verdict] = []
@@ -150,7 +150,7 @@ import PNCryptBase
                                 Decision.verdict(of: UnsafeRawBufferPointer(rebasing: $0[0..<length]),
                                                  plaintextCount: count, padding: padding, keyIndex: keyIndex,
                                                  scheme: reading.scheme, content: content, pair: true,
-                                                 json: messageCheck(_:readable:))
+                                                 check: messageCheck(_:readable:))
                             })
                             plaintexts.append(Array(out[0..<count]))
                         }

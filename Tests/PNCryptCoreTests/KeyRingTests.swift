@@ -61,7 +61,7 @@ import PNCryptBase
         let text = Array(#"{"a":1}"#.utf8)
         let sealed = try CryptoModule(key: ring.keys[0]).encryptBinary(text, scheme: .legacy)
         var asked: [[UInt8]] = []
-        let taken = try ring.decrypt(sealed, reading: .only(.legacy), content: .json, json: { plaintext, _ in
+        let taken = try ring.decrypt(sealed, reading: .only(.legacy), content: .message, check: { plaintext, _ in
             asked.append(Array(plaintext))
             return true
         })
@@ -69,7 +69,7 @@ import PNCryptBase
         #expect(asked == [text])
         // The same message, refused by the check: the one failure, whatever else held.
         let refused = expectPNError { () throws(PNCryptError) in
-            try ring.decrypt(sealed, reading: .only(.legacy), content: .json, json: { _, _ in false })
+            try ring.decrypt(sealed, reading: .only(.legacy), content: .message, check: { _, _ in false })
         }
         #expect(refused == PNCryptError.decryptionFailed)
         #expect(CryptoModule.decryptionFailed == PNCryptError.decryptionFailed)

@@ -70,7 +70,7 @@ import PNCryptTestSupport
     /// docs/security.md's table, written out by hand: (success, wrongKeyOrCorrupt, other) by mode, the same for
     /// every scheme and reading.
     static let documented: [KeyRing.Content: (Int, Int, Int)] = [.bytes: (2, 254, 0), .text: (1, 255, 0),
-                                                                 .json: (1, 255, 0)]
+                                                                 .message: (1, 255, 0)]
 
     static let schemes: [Scheme] = [.acrh, .legacy, .legacyRandomIV, .legacy33]
 
@@ -91,7 +91,7 @@ import PNCryptTestSupport
         let garbled = Array(garbledPlaintext[32..<min(48, garbledPlaintext.count)])
         #expect(garbled.count == 16 && garbled != Array(Self.plaintext[32..<48]))
         #expect(String(validating: garbled, as: UTF8.self) == nil, "\(scheme): the garbled block is UTF-8")
-        for content in [KeyRing.Content.bytes, .text, .json] {
+        for content in [KeyRing.Content.bytes, .text, .message] {
             let expected = try Self.expected(scheme, content: content, garbled: garbled)
             for reading in [Self.auto(scheme), .only(scheme)] {
                 let outcomes = try Self.sweep(scheme, content: content, reading: reading)

@@ -106,7 +106,7 @@ import PNCryptCLITestSupport
                     garbage += 1
                 }
             }
-            if let match = try? ring.decrypt(sealedMessage, reading: .only(.legacy), content: .json),
+            if let match = try? ring.decrypt(sealedMessage, reading: .only(.legacy), content: .message),
                match.plaintext != message {
                 garbage += 1
             }

@@ -115,7 +115,7 @@ import SystemPackage
         let sealed = try module.encryptBinary([0xFF, 0xFE, 0xFD], scheme: .legacy)
         let sizes = Self.wipes {
             let error = expectPNError { () throws(PNCryptError) in
-                try KeyRing(keys: [module.key]).decrypt(sealed, reading: .only(.legacy), content: .json)
+                try KeyRing(keys: [module.key]).decrypt(sealed, reading: .only(.legacy), content: .message)
             }
             #expect(error == CryptoModule.decryptionFailed)
         }

@@ -4,7 +4,7 @@ import PNCryptJSON
 import PNCryptTestSupport
 
 /// Whether a plaintext is a message (`isMessageText`): the messages layer's answer, which it passes to the core's
-/// decision (`JSONCheck`) for every message and text it decrypts.
+/// decision (`ContentCheck`) for every message and text it decrypts.
 @Suite struct MessageTextTests {
     @Test("a message is one JSON text or PHP's raw string form")
     func whatIsAMessage() {
@@ -52,11 +52,11 @@ import PNCryptTestSupport
         let module = CryptoModule(key: ring.keys[0])
         for text in [#"{"a":1}"#, #""say "hi" raw""#] {
             let sealed = try module.encryptBinary(Array(text.utf8), scheme: .legacy)
-            #expect(try ring.decrypt(sealed, reading: .only(.legacy), content: .json).plaintext == Array(text.utf8))
+            #expect(try ring.decrypt(sealed, reading: .only(.legacy), content: .message).plaintext == Array(text.utf8))
         }
         let sealed = try module.encryptBinary(Array("hello world".utf8), scheme: .legacy)
         let refused = expectPNError { () throws(PNCryptError) in
-            try ring.decrypt(sealed, reading: .only(.legacy), content: .json)
+            try ring.decrypt(sealed, reading: .only(.legacy), content: .message)
         }
         #expect(refused == CryptoModule.decryptionFailed)
         let text = try ring.decrypt(sealed, reading: .only(.legacy), content: .text)

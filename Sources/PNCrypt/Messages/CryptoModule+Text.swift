@@ -24,7 +24,7 @@ extension CryptoModule {
     ///   a wrong key, corrupt data, or a plaintext that is not UTF-8 (a binary one needs
     ///   `decryptBytes(_:reading:)`), all the same error (no padding oracle); `ambiguous` when two readings do.
     public func decrypt(_ text: String, reading: ReadPolicy? = nil) throws(PNCryptError) -> String {
-        let plaintext = try decrypt(text, reading: reading, content: .text, json: isMessageText(_:readable:))
+        let plaintext = try decrypt(text, reading: reading, content: .text, check: isMessageText(_:readable:))
         return String(decoding: plaintext, as: UTF8.self)
     }
 }

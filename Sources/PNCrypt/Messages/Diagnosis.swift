@@ -165,7 +165,7 @@ package struct Diagnosis: Sendable {
         } else if matches.count > 1 {
             lines.append("ambiguous: \(matches.count) key and scheme combinations give valid plaintext")
             // The reading pncrypt's message decryption takes, when exactly one is a message.
-            if let winner = try? Decision.decide(matches.map(\.verdict), content: .json, namingKeys: false) {
+            if let winner = try? Decision.decide(matches.map(\.verdict), content: .message, namingKeys: false) {
                 let likely = matches[winner]
                 let form = likely.json != nil ? "JSON as messages are" : "a message (the PHP SDK's raw string form)"
                 lines.append("most likely \(likely.scheme) with key #\(likely.keyNumber), the only reading that is"

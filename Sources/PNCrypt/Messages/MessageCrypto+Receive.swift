@@ -39,7 +39,7 @@ extension MessageCrypto {
             // The JSON check of every reading parses; the winner's value is kept (one parse per reading), in
             // inline slots: no array per message.
             var parsed = ParsedReadings()
-            let match = try keys.decrypt(sealed, reading: reading, content: .json,
+            let match = try keys.decrypt(sealed, reading: reading, content: .message,
                                          into: plain.baseAddress!) { text, readable in
                 let value = Self.parseMessage(text, readable: readable)
                 let isMessage = value != nil
@@ -65,7 +65,7 @@ extension MessageCrypto {
     private func openText(_ sealed: UnsafeRawBufferPointer, into plain: UnsafeMutableRawBufferPointer)
         throws(PNCryptError) -> Opened {
         let match = try keys.decrypt(sealed, reading: reading, content: .text, into: plain.baseAddress!,
-                                     json: isMessageText(_:readable:))
+                                     check: isMessageText(_:readable:))
         guard let value = PlaintextRule.message(UnsafeRawBufferPointer(rebasing: plain[0..<match.count]),
                                                 readable: match.count, rule: .text) else {
             throw CryptoModule.decryptionFailed
@@ -75,7 +75,7 @@ extension MessageCrypto {
 
     /// A message's value from one reading's plaintext: a JSON text, or PHP's raw string form (`isMessageText`:
     /// the string between its quotes); nil for anything else. `readable` bytes from the text's start may be loaded
-    /// (`JSONCheck`).
+    /// (`ContentCheck`).
     @inline(__always)
     static func parseMessage(_ text: UnsafeRawBufferPointer, readable: Int) -> JSONValue? {
         if let value = try? JSONValue(parsing: text, readable: readable) { return value }
@@ -190,7 +190,7 @@ extension MessageCrypto {
             // the winner's text is then written. Writing it during the check instead reads the usual single
             // reading once, but ran 5-8 % slower in time here (docs/performance.md).
             let match = try keys.decrypt(sealed, reading: reading, content: plaintext.content,
-                                         into: plain.baseAddress!, json: isMessageText(_:readable:))
+                                         into: plain.baseAddress!, check: isMessageText(_:readable:))
             return JSONWriter.withTranscoded(UnsafeRawBufferPointer(rebasing: plain[0..<match.count]),
                                              readable: match.count, style: style, body)
         }

@@ -101,7 +101,7 @@ public struct MessageRekey: Sendable {
             }
             var match: KeyRing.Match
             do throws(PNCryptError) {
-                match = try ring.decrypt(try Base64.decode(text), reading: reading, content: .json)
+                match = try ring.decrypt(try Base64.decode(text), reading: reading, content: .message)
             } catch where error.code == .ambiguous {
                 // As in message statuses: which readings qualified depends on the plaintext; do not tell.
                 throw CryptoModule.decryptionFailed

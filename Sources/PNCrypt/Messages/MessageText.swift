@@ -1,11 +1,11 @@
 // What a decrypted plaintext must be to count as a message, when readings compete: the question the core's
-// decision procedure asks (`JSONCheck`), answered here, in the messages layer, which supplies it to every decrypt
+// decision procedure asks (`ContentCheck`), answered here, in the messages layer, which supplies it to every decrypt
 // that needs it (messages; text, for the headerless rule's first step).
 import PNCryptJSON
 import PNCryptCore
 
 /// Whether a decrypted plaintext is a message: the one predicate the decision between readings uses for messages
-/// (`KeyRing.Content.json`). A message is one JSON text (RFC 8259), or the PHP SDK's raw string form
+/// (`KeyRing.Content.message`). A message is one JSON text (RFC 8259), or the PHP SDK's raw string form
 /// (`isPHPRawString`), which is often not JSON. UTF-8 validity is checked on its own by the caller.
 package func isMessageText(_ bytes: UnsafeRawBufferPointer) -> Bool {
     let json = !cannotBeJSONText(bytes) && isJSONText(bytes)
@@ -48,7 +48,7 @@ package func cannotBeJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
     return i < count
 }
 
-/// `isMessageText` as a `JSONCheck`: the one the messages layer passes to the decision.
+/// `isMessageText` as a `ContentCheck`: the one the messages layer passes to the decision.
 package func isMessageText(_ bytes: UnsafeRawBufferPointer, readable: Int) -> Bool {
     isMessageText(bytes)
 }
@@ -65,13 +65,13 @@ extension KeyRing {
     /// package caller that decrypts text or a message calls (the shells, the vectors, rekeying).
     package func decrypt(_ data: some Collection<UInt8>, reading: ReadPolicy = .rule, content: Content)
         throws(PNCryptError) -> Match {
-        try decrypt(data, reading: reading, content: content, json: isMessageText(_:readable:))
+        try decrypt(data, reading: reading, content: content, check: isMessageText(_:readable:))
     }
 
     /// `decrypt(_:reading:content:)` over raw bytes, not generic (see `decryptToMatch`).
     package func decrypt(bytes data: UnsafeRawBufferPointer, reading: ReadPolicy = .rule, content: Content)
         throws(PNCryptError) -> Match {
-        try decryptToMatch(data, reading: reading, content: content, json: isMessageText(_:readable:))
+        try decryptToMatch(data, reading: reading, content: content, check: isMessageText(_:readable:))
     }
 }
 

@@ -17,7 +17,7 @@ public enum PlaintextRule: String, CaseIterable, Hashable, Sendable {
     /// The content the decision procedure checks each reading for.
     package var content: KeyRing.Content {
         switch self {
-        case .json: .json
+        case .json: .message
         case .text: .text
         }
     }

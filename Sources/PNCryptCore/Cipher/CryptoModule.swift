@@ -96,12 +96,12 @@ public struct CryptoModule: Sendable {
     }
 
     /// Decodes Base64 text and decrypts it as `content` (`decrypt(_:reading:)` of the `PNCrypt` module with
-    /// `.text`; `decryptBytes(_:reading:)` with `.bytes`); `json` says whether a plaintext is a message.
-    package func decrypt(_ text: String, reading: ReadPolicy?, content: KeyRing.Content, json: JSONCheck)
+    /// `.text`; `decryptBytes(_:reading:)` with `.bytes`); `check` says whether a plaintext is a message.
+    package func decrypt(_ text: String, reading: ReadPolicy?, content: KeyRing.Content, check: ContentCheck)
         throws(PNCryptError) -> [UInt8] {
         let policy = reading ?? self.reading
         return try withBytes(try Base64.decode(text)) { (input) throws(PNCryptError) in
-            try openToBytes(input, reading: policy, content: content, json: json)
+            try openToBytes(input, reading: policy, content: content, check: check)
         }
     }
 
@@ -119,33 +119,33 @@ public struct CryptoModule: Sendable {
         return try header.scheme(reading: nil) ?? headerless
     }
 
-    /// The one error every key-dependent failure gives (bad padding, plaintext that is not UTF-8 or not JSON where
-    /// text was required): which check failed is not told, so it cannot serve as a padding oracle.
+    /// The one error every key-dependent failure gives (bad padding, plaintext that is not UTF-8 or not a message
+    /// where text was required): which check failed is not told, so it cannot serve as a padding oracle.
     /// `Diagnosis`, run with the key, explains in detail. (The error type's own constant, named here too.)
     public static let decryptionFailed = PNCryptError.decryptionFailed
 }
 
 extension CryptoModule {
-    /// Decrypts `input` (as `decryptBinary(_:reading:)`, or as `content` with the message check `json`) into a new
+    /// Decrypts `input` (as `decryptBinary(_:reading:)`, or as `content` with the content check `check`) into a new
     /// array.
     func openToBytes(_ input: UnsafeRawBufferPointer, reading policy: ReadPolicy, content: KeyRing.Content = .bytes,
-                     json: JSONCheck = Decision.noMessageCheck) throws(PNCryptError) -> [UInt8] {
+                     check: ContentCheck = Decision.noContentCheck) throws(PNCryptError) -> [UInt8] {
         try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
-            try decrypt(input, reading: policy, content: content, json: json, into: output)
+            try decrypt(input, reading: policy, content: content, check: check, into: output)
         }
     }
 
-    /// Decrypts `input` (as `decryptBinary(_:reading:)`, or as `content` with the message check `json`) into
+    /// Decrypts `input` (as `decryptBinary(_:reading:)`, or as `content` with the content check `check`) into
     /// `output`, which has room for `input.count + 16` bytes; returns the plaintext length. The readings are
     /// `readings(of:reading:)`'s, and the one decision procedure (`Decision`) chooses.
     package func decrypt(_ input: UnsafeRawBufferPointer, reading policy: ReadPolicy,
-                         content: KeyRing.Content = .bytes, json: JSONCheck = Decision.noMessageCheck,
+                         content: KeyRing.Content = .bytes, check: ContentCheck = Decision.noContentCheck,
                          into output: UnsafeMutableRawPointer)
         throws(PNCryptError) -> Int {
         let readings = try readings(of: input, reading: policy)
         // Bytes: no reading is asked whether it is a message (the check is never called).
         return try Decision.open(input, keys: [key], first: key, readings: readings, content: content,
-                                 into: output, json: json).count
+                                 into: output, check: check).count
     }
 
     /// The readings `decrypt` tries under `policy`: with `.only`, that format alone; otherwise the `PNED` header's

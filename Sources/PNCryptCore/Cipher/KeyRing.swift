@@ -12,10 +12,10 @@ import PNCryptBase
 /// about once in 256 tries and gives garbage. So every (key, scheme) reading is tried (every key; every scheme the
 /// `ReadPolicy` allows: by default a `PNED` header's cryptor, or for headerless data both `legacy` and
 /// `legacy-random-iv`), every check `Content` asks for runs on each, and the plaintext is returned
-/// only when exactly one reading qualifies: bytes need valid padding, text also UTF-8, messages also JSON text,
+/// only when exactly one reading qualifies: bytes need valid padding, text also UTF-8, messages also the content check,
 /// whether one reading was possible or several. None is `wrongKeyOrCorrupt`, several is `ambiguous`. Where bytes
 /// allow one reading only (one key and an explicit scheme, a `PNED` header, one headerless block) a wrong key still
-/// passes about once in 256 tries and its garbage is returned; text and JSON narrow that.
+/// passes about once in 256 tries and its garbage is returned; text and the content check narrow that.
 public struct KeyRing: Sendable {
     /// The keys, newest first.
     public let keys: [CipherKey]
@@ -29,9 +29,9 @@ public struct KeyRing: Sendable {
         case bytes
         /// Text: valid padding and valid UTF-8.
         case text
-        /// A message: valid padding, valid UTF-8, and one JSON text or the PHP SDK's raw string form
-        /// (`"` + unescaped text + `"`).
-        case json
+        /// A message: valid padding, valid UTF-8, and a plaintext the caller's content check (`ContentCheck`) calls a
+        /// message (the messages layer's `isMessageText`: one JSON text, or the PHP SDK's raw string form).
+        case message
     }
 
     /// What decrypted the data.
@@ -83,16 +83,16 @@ public struct KeyRing: Sendable {
     ///   `CryptoModule.decryptionFailed` when no reading qualifies; `ambiguous`, naming the readings, when more
     ///   than one does.
     public func decrypt(_ data: some Collection<UInt8>, reading: ReadPolicy = .rule) throws(PNCryptError) -> Match {
-        try decrypt(data, reading: reading, content: .bytes, json: Decision.noMessageCheck)
+        try decrypt(data, reading: reading, content: .bytes, check: Decision.noContentCheck)
     }
 
     /// `decrypt(_:reading:)` where a plaintext must also be `content` to qualify (the same rules for one reading or
-    /// several); `json` says whether a plaintext is a message (the messages layer's `isMessageText`, which its
+    /// several); `check` says whether a plaintext is a message (the messages layer's `isMessageText`, which its
     /// `decrypt(_:reading:content:)` passes).
     package func decrypt(_ data: some Collection<UInt8>, reading: ReadPolicy = .rule,
-                         content: Content, json: JSONCheck) throws(PNCryptError) -> Match {
+                         content: Content, check: ContentCheck) throws(PNCryptError) -> Match {
         try withBytes(data) { (input) throws(PNCryptError) -> Match in
-            try decryptToMatch(input, reading: reading, content: content, json: json)
+            try decryptToMatch(input, reading: reading, content: content, check: check)
         }
     }
 
@@ -112,7 +112,7 @@ public struct KeyRing: Sendable {
             let check = try StreamDecryptor.checkPadding(key: key, head: head, tail: tail, length: length,
                                                          reading: reading)
             verdicts.append(Decision.Verdict(keyIndex: keyIndex, scheme: check.scheme, padding: check.valid,
-                                             utf8: false, json: false))
+                                             utf8: false, message: false))
         }
         let winner = try Decision.decide(verdicts, content: .bytes, namingKeys: keys.count > 1)
         return (verdicts[winner].keyIndex, verdicts[winner].scheme)
@@ -124,11 +124,11 @@ public struct KeyRing: Sendable {
 extension KeyRing {
     /// `decrypt(_:reading:content:)` over the caller's bytes, into a new array. Not generic: a caller in another
     /// module (the C library's batches) calls it without looking generic metadata up per item.
-    package func decryptToMatch(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content, json: JSONCheck)
-        throws(PNCryptError) -> Match {
+    package func decryptToMatch(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content,
+                                check: ContentCheck) throws(PNCryptError) -> Match {
         var found: (keyIndex: Int, scheme: Scheme)?
         let plaintext = try makeBytes(capacity: input.count + Cryptor.blockSize) { (output) throws(PNCryptError) in
-            let opened = try decrypt(input, reading: reading, content: content, into: output, json: json)
+            let opened = try decrypt(input, reading: reading, content: content, into: output, check: check)
             found = (opened.keyIndex, opened.scheme)
             return opened.count
         }
@@ -137,12 +137,12 @@ extension KeyRing {
 
     /// As `decrypt(_:reading:content:)`, into `output` (room for `input.count + 16` bytes), returning
     /// the plaintext length instead of an array, and the winner's position among the readings tried (in the order
-    /// `json` was called, for a caller that keeps what it parsed).
+    /// `check` was called, for a caller that keeps what it parsed).
     package func decrypt(_ input: UnsafeRawBufferPointer, reading: ReadPolicy, content: Content,
-                 into output: UnsafeMutableRawPointer, json: JSONCheck) throws(PNCryptError)
+                 into output: UnsafeMutableRawPointer, check: ContentCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let readings = try Cryptor.readings(of: input, reading: reading)
         return try Decision.open(input, keys: keys, first: first, readings: readings, content: content, into: output,
-                                 json: json)
+                                 check: check)
     }
 }

@@ -41,17 +41,17 @@ extension Decision {
     /// once and its padding checked once; the random-IV reading is the same plaintext from byte 16 on (its length
     /// and plaintext length 16 less, its padding the same). Each reading still gets every check of its own:
     /// UTF-8 over its whole length (one pass carrying both readings' states, `isValidUTF8InFull(_:split:)`), the
-    /// JSON check of each reading's plaintext when `content` needs it (called in the readings' order, as
+    /// content check of each reading's plaintext when `content` needs it (called in the readings' order, as
     /// `openEach` does), the first block of the fixed-IV reading. The first key with a qualifying reading has its
     /// plaintext copied to `output`; the winner's bytes are moved to its start (a winner of another key, which
     /// the rule never leaves, is decrypted again).
     @inline(never)
     static func openPairs(_ input: UnsafeRawBufferPointer, keys: [CipherKey], pair: SharedPair,
                                   content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                                  json: JSONCheck) throws(PNCryptError)
+                                  check: ContentCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         if keys.count == 1 {
-            return try openPair(input, key: keys[0], pair: pair, content: content, into: output, json: json)
+            return try openPair(input, key: keys[0], pair: pair, content: content, into: output, check: check)
         }
         let capacity = input.count + Cryptor.blockSize
         let block = Cryptor.blockSize
@@ -69,7 +69,7 @@ extension Decision {
                 let (count, length, padding) = ReadingCipher.openChecked(pair.fixed, of: input, with: key, into: base)
                 let whole = UnsafeRawBufferPointer(start: base, count: length)
                 let (fixed, random) = pairVerdicts(whole, count: count, padding: padding, keyIndex: keyIndex,
-                                                   fixedFirst: pair.fixedPosition == 0, content: content, json: json)
+                                                   fixedFirst: pair.fixedPosition == 0, content: content, check: check)
                 if pair.fixedPosition == 0 {
                     verdicts.append(fixed)
                     counts.append(count)
@@ -117,13 +117,13 @@ extension Decision {
     /// start of `output` when it wins; nothing is left past the plaintext, and `output` is wiped on failure.
     private static func openPair(_ input: UnsafeRawBufferPointer, key: CipherKey, pair: SharedPair,
                                  content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                                 json: JSONCheck) throws(PNCryptError)
+                                 check: ContentCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let block = Cryptor.blockSize
         let (count, length, padding) = ReadingCipher.openChecked(pair.fixed, of: input, with: key, into: output)
         let (fixed, random) = pairVerdicts(UnsafeRawBufferPointer(start: output, count: length), count: count,
                                            padding: padding, keyIndex: 0, fixedFirst: pair.fixedPosition == 0,
-                                           content: content, json: json)
+                                           content: content, check: check)
         let fixedWins: Bool
         switch (qualifies(fixed, content: content), qualifies(random, content: content)) {
         case (true, false): fixedWins = true
@@ -155,10 +155,10 @@ extension Decision {
     /// The verdicts of both legacy readings of one key from the fixed-IV reading's decrypted body `whole`
     /// (`count` bytes of plaintext, all of it when the padding is not valid): the random-IV reading's body is
     /// `whole` after its first block. Every check runs for both readings whatever either gave, as
-    /// `verdict(of:...)` runs them: UTF-8 over each reading's whole length, JSON on each plaintext when `content`
-    /// needs it (in the readings' order: `fixedFirst`), the first block of the fixed-IV reading.
+    /// `verdict(of:...)` runs them: UTF-8 over each reading's whole length, the content check on each plaintext
+    /// when `content` needs it (in the readings' order: `fixedFirst`), the first block of the fixed-IV reading.
     static func pairVerdicts(_ whole: UnsafeRawBufferPointer, count: Int, padding: Bool, keyIndex: Int,
-                             fixedFirst: Bool, content: KeyRing.Content, json jsonCheck: JSONCheck)
+                             fixedFirst: Bool, content: KeyRing.Content, check contentCheck: ContentCheck)
         -> (fixed: Verdict, random: Verdict) {
         let block = Cryptor.blockSize
         let (fixedScheme, randomScheme) = Scheme.headerlessPair
@@ -166,22 +166,22 @@ extension Decision {
         if content != .bytes {
             utf8 = isValidUTF8InFull(whole, split: block)
         }
-        var json = (fixed: false, random: false)
+        var message = (fixed: false, random: false)
         if content != .bytes {
             let fixedText = UnsafeRawBufferPointer(rebasing: whole[0..<count])
             let randomText = UnsafeRawBufferPointer(rebasing: whole[block..<count])
             if fixedFirst {
-                json.fixed = jsonCheck(fixedText, whole.count)
-                json.random = jsonCheck(randomText, whole.count - block)
+                message.fixed = contentCheck(fixedText, whole.count)
+                message.random = contentCheck(randomText, whole.count - block)
             } else {
-                json.random = jsonCheck(randomText, whole.count - block)
-                json.fixed = jsonCheck(fixedText, whole.count)
+                message.random = contentCheck(randomText, whole.count - block)
+                message.fixed = contentCheck(fixedText, whole.count)
             }
         }
         let firstBlock = HeaderlessRule.classify(UnsafeRawBufferPointer(rebasing: whole[0..<count]))
         return (Verdict(keyIndex: keyIndex, scheme: fixedScheme, padding: padding, utf8: utf8.whole,
-                        json: json.fixed, firstBlock: firstBlock),
+                        message: message.fixed, firstBlock: firstBlock),
                 Verdict(keyIndex: keyIndex, scheme: randomScheme, padding: padding, utf8: utf8.tail,
-                        json: json.random))
+                        message: message.random))
     }
 }

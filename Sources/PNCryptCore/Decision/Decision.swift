@@ -18,8 +18,8 @@ import PNCryptBase
 /// |---|---|
 /// | `.bytes` | its padding is valid |
 /// | `.text` | its padding is valid and its plaintext is valid UTF-8 |
-/// | `.json` (messages) | its padding is valid and its plaintext is valid UTF-8 and one JSON text (a `legacy33`
-/// reading's: valid UTF-8, an iOS 3.3 message's string leaf being raw text) |
+/// | `.message` | its padding is valid, its plaintext is valid UTF-8 and the caller's content check calls it a
+/// message (`ContentCheck`; a `legacy33` reading's: valid UTF-8, an iOS 3.3 message's string leaf being raw text) |
 ///
 /// The rules are the same whether one reading was possible or several. None qualifying is the one public
 /// failure, `PNCryptError.decryptionFailed` (public as `CryptoModule.decryptionFailed`); several is `ambiguous`,
@@ -40,21 +40,21 @@ package enum Decision {
         package var padding: Bool
         /// The plaintext is valid UTF-8 (false when the content is `.bytes` and it was not checked).
         package var utf8: Bool
-        /// The plaintext is one JSON text (false when it was not checked: content `.bytes`, or `.text` outside a
-        /// legacy pair).
-        package var json: Bool
+        /// The content check calls the plaintext a message (false when it was not run: content `.bytes`, or
+        /// `.text` outside a legacy pair).
+        package var message: Bool
         /// For the fixed-IV reading of a legacy pair (both legacy readings of headerless data tried), what its
         /// first block looks like (`HeaderlessRule`); nil otherwise.
         package var firstBlock: HeaderlessRule.FirstBlock?
 
         /// A verdict from checks already run (streams gather these as they go).
-        package init(keyIndex: Int, scheme: Scheme, padding: Bool, utf8: Bool, json: Bool,
+        package init(keyIndex: Int, scheme: Scheme, padding: Bool, utf8: Bool, message: Bool,
                      firstBlock: HeaderlessRule.FirstBlock? = nil) {
             self.keyIndex = keyIndex
             self.scheme = scheme
             self.padding = padding
             self.utf8 = utf8
-            self.json = json
+            self.message = message
             self.firstBlock = firstBlock
         }
     }
@@ -64,7 +64,8 @@ package enum Decision {
         switch content {
         case .bytes: verdict.padding
         case .text: verdict.padding && verdict.utf8
-        case .json: verdict.padding && verdict.utf8 && (verdict.json || verdict.scheme.row.message == .stringLeaves)
+        case .message:
+            verdict.padding && verdict.utf8 && (verdict.message || verdict.scheme.row.message == .stringLeaves)
         }
     }
 
@@ -151,16 +152,17 @@ package enum Decision {
     /// The headerless rule (docs/formats.md section 1): which of the two legacy readings of one key, both
     /// qualifying, is the data's; nil when the rule cannot tell.
     ///
-    /// 1. Text only: the fixed-IV reading is one JSON text and the random-IV reading is not: `legacy` (a decrypted
-    ///    IV before a JSON text leaves one JSON text with a chance far below 2^-27; the other way round proves
-    ///    nothing, since a text cut after 16 bytes can be JSON, such as a number).
+    /// 1. Text only: the content check calls the fixed-IV reading a message and not the random-IV reading:
+    ///    `legacy` (for the messages layer's check, one JSON text: a decrypted IV before one leaves one with a
+    ///    chance far below 2^-27; the other way round proves nothing, since a text cut after 16 bytes can be one,
+    ///    such as a number).
     /// 2. The fixed-IV reading's first block is text (`HeaderlessRule`; noise passes at most 2^-27 of the time):
     ///    `legacy`.
     /// 3. Text and messages: that block is noise (a character text does not hold): `legacy-random-iv`.
     /// 4. Text and messages: otherwise (a first block neither text nor noise) neither.
     /// 5. Bytes (one-shot or files, one rule): noise there (a decrypted IV): `legacy-random-iv`, the SDKs' binary
     ///    format; anything else (text, or ordinary characters too unlikely as text to be called text, as the
-    ///    punctuation of a JSON message's first block, `{"foo":{"bar":"f`): `legacy`, the real start of data
+    ///    punctuation of a message's first block, `{"foo":{"bar":"f`): `legacy`, the real start of data
     ///    written with the fixed IV (a decrypted IV is that about 4 × 10^-6 of the time, docs/formats.md). Bytes
     ///    carry nothing more that tells the readings apart, and the two readings share their last blocks, so
     ///    their padding is valid for both or for neither: were this left undecided, `ambiguous` against the one
@@ -168,7 +170,7 @@ package enum Decision {
     ///    read in auto mode answer as a named scheme does: the plaintext, or the one failure.
     package static func resolve(fixed: Verdict, random: Verdict, content: KeyRing.Content) -> Scheme? {
         let (fixedScheme, randomScheme) = Scheme.headerlessPair
-        if content == .text && fixed.json && !random.json { return fixedScheme }
+        if content == .text && fixed.message && !random.message { return fixedScheme }
         if fixed.firstBlock == .text { return fixedScheme }
         if fixed.firstBlock == .noise { return randomScheme }
         if content == .bytes { return fixedScheme }
@@ -207,30 +209,30 @@ package enum Decision {
     ///   - decrypted: the whole decrypted body, padding included (the same length whatever the key).
     ///   - plaintextCount: the length without the padding when it is valid (`decrypted.count` otherwise).
     ///   - padding: whether the padding is valid.
-    ///   - content: `.bytes` checks nothing more; `.text` checks UTF-8; `.json` UTF-8 and JSON.
+    ///   - content: `.bytes` checks nothing more; `.text` checks UTF-8; `.message` UTF-8 and the content check.
     ///   - pair: both legacy readings of headerless data are being tried: the headerless rule's checks run too
-    ///     (the first block of the fixed-IV reading; JSON for text), for both readings alike.
+    ///     (the first block of the fixed-IV reading; the content check for text), for both readings alike.
     ///
     /// UTF-8 is checked over all of `decrypted`, every byte (`isValidUTF8InFull`): valid padding is ASCII (1 to
     /// 16), so this gives the same answer as checking the plaintext alone, in the same time whether the padding was
     /// valid or not and wherever the first invalid byte is.
-    ///   - json: the message check (`JSONCheck`, the messages layer's `isMessageText`; the message path parses
+    ///   - check: the content check (`ContentCheck`, the messages layer's `isMessageText`; the message path parses
     ///     once here and keeps the value), given the plaintext and the body's length (what may be loaded from its
     ///     start).
     package static func verdict(of decrypted: UnsafeRawBufferPointer, plaintextCount: Int, padding: Bool, keyIndex: Int,
                         scheme: Scheme, content: KeyRing.Content, pair: Bool = false,
-                        json jsonCheck: JSONCheck) -> Verdict {
+                        check contentCheck: ContentCheck) -> Verdict {
         var utf8 = false
-        var json = false
+        var message = false
         if content != .bytes {
             utf8 = isValidUTF8InFull(decrypted)
         }
-        if content == .json || (pair && content == .text) {
-            json = jsonCheck(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount]), decrypted.count)
+        if content == .message || (pair && content == .text) {
+            message = contentCheck(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount]), decrypted.count)
         }
         let firstBlock = pair && scheme == Scheme.headerlessPair.fixed
             ? HeaderlessRule.classify(UnsafeRawBufferPointer(rebasing: decrypted[0..<plaintextCount])) : nil
-        return Verdict(keyIndex: keyIndex, scheme: scheme, padding: padding, utf8: utf8, json: json,
+        return Verdict(keyIndex: keyIndex, scheme: scheme, padding: padding, utf8: utf8, message: message,
                        firstBlock: firstBlock)
     }
 }
@@ -245,7 +247,7 @@ extension Decision {
     static func open(_ input: UnsafeRawBufferPointer, keys: [CipherKey], first: CipherKey,
                      readings: Cryptor.Readings,
                      content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                     json: JSONCheck) throws(PNCryptError)
+                     check: ContentCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let capacity = input.count + Cryptor.blockSize
         if readings.count * keys.count == 1 {
@@ -254,7 +256,7 @@ extension Decision {
             let (count, length, padding) = ReadingCipher.openChecked(reading, of: input, with: first, into: output)
             let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: output, count: length),
                                            plaintextCount: count, padding: padding, keyIndex: 0,
-                                           scheme: reading.scheme, content: content, json: json)
+                                           scheme: reading.scheme, content: content, check: check)
             do throws(PNCryptError) {
                 _ = try decide(CollectionOfOne(verdict), content: content, namingKeys: false)
             } catch {
@@ -263,7 +265,7 @@ extension Decision {
             }
             return (count, 0, reading.scheme, 0)
         }
-        return try openEach(input, keys: keys, readings: readings, content: content, into: output, json: json)
+        return try openEach(input, keys: keys, readings: readings, content: content, into: output, check: check)
     }
 
     /// `open` with several readings (both legacy readings of headerless data, or several keys), out of line: the
@@ -275,12 +277,12 @@ extension Decision {
     @inline(never)
     private static func openEach(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
                                  content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                                 json: JSONCheck) throws(PNCryptError)
+                                 check: ContentCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let capacity = input.count + Cryptor.blockSize
         let pair = readings.holdsHeaderlessPair
         if readings.isHeaderlessPair, let shared = SharedPair(readings) {
-            return try openPairs(input, keys: keys, pair: shared, content: content, into: output, json: json)
+            return try openPairs(input, keys: keys, pair: shared, content: content, into: output, check: check)
         }
         return try withScratch(capacity) { (scratch) throws(PNCryptError) in
             defer { wipe(scratch.baseAddress!, count: capacity) }
@@ -296,7 +298,7 @@ extension Decision {
                     let verdict = Decision.verdict(of: UnsafeRawBufferPointer(start: scratch.baseAddress!,
                                                                               count: length),
                                                    plaintextCount: count, padding: padding, keyIndex: keyIndex,
-                                                   scheme: reading.scheme, content: content, pair: pair, json: json)
+                                                   scheme: reading.scheme, content: content, pair: pair, check: check)
                     if !copied && qualifies(verdict, content: content) {
                         output.copyMemory(from: scratch.baseAddress!, byteCount: count)
                         copied = true

@@ -343,7 +343,7 @@ package enum HeaderlessRule {
         return masses
     }
 
-    /// `textProbability` of a block of `blockLength` bytes when they are all ASCII (a JSON message's first block,
+    /// `textProbability` of a block of `blockLength` bytes when they are all ASCII (a message's first block,
     /// most text), from `asciiModel`: the same steps multiplied in the same order, so the same value, and nil for a
     /// byte text does not hold, as there. Every step is taken whatever it is (a negative one, such a byte's, is
     /// remembered, not returned at once): one load and one multiplication a byte. Nil when a byte is not ASCII:

@@ -136,7 +136,7 @@ final class StreamCipher {
         guard blocks >= 2 else { return fixed }
         let first = fixedIVFirstBlock(key: key, block: firstBlock)
         func verdict(_ scheme: Scheme, _ firstBlock: HeaderlessRule.FirstBlock?) -> Decision.Verdict {
-            Decision.Verdict(keyIndex: 0, scheme: scheme, padding: true, utf8: false, json: false,
+            Decision.Verdict(keyIndex: 0, scheme: scheme, padding: true, utf8: false, message: false,
                              firstBlock: firstBlock)
         }
         return Decision.resolve(fixed: verdict(fixed, first), random: verdict(random, nil), content: .bytes)

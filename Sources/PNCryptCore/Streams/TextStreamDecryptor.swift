@@ -76,7 +76,7 @@ package struct TextStreamDecryptor: Sendable {
         let readings = try Cryptor.readings(of: HeadView(head: head, count: length), reading: reading)
         var candidates: [Candidate] = []
         // Both legacy readings: the headerless rule looks at the fixed-IV reading's first block and, for text
-        // of at most `pairJSONLimit` bytes, whether each reading is one JSON text; both readings keep their
+        // of at most `pairCheckLimit` bytes, whether the content check calls each reading a message; both keep their
         // plaintext for that (wiped after), so the work does not depend on which one is right.
         let pair = readings.holdsHeaderlessPair
         // Both legacy readings in one decryption (`Decision.SharedPair`): the random-IV reading's plaintext is the
@@ -91,7 +91,7 @@ package struct TextStreamDecryptor: Sendable {
                 let follows = shared != nil && reading.scheme == shared!.random.scheme
                 let cipher = follows ? nil
                     : try StreamCipher(key: key, scheme: reading.scheme, encrypting: false, iv: iv)
-                let keep = !pair ? 0 : reading.body.count <= Self.pairJSONLimit ? reading.body.count
+                let keep = !pair ? 0 : reading.body.count <= Self.pairCheckLimit ? reading.body.count
                     : HeaderlessRule.blockLength
                 let candidate = Candidate(keyIndex: keyIndex, reading: reading, iv: iv, cipher: cipher, keep: keep,
                                           skip: follows ? Cryptor.blockSize : 0)
@@ -168,9 +168,9 @@ package struct TextStreamDecryptor: Sendable {
         }
     }
 
-    /// The most plaintext a reading of a legacy pair keeps for the headerless rule's JSON check (longer text is
+    /// The most plaintext a reading of a legacy pair keeps for the headerless rule's content check (longer text is
     /// judged by its first block alone): 1 MiB.
-    package static let pairJSONLimit = 1 << 20
+    package static let pairCheckLimit = 1 << 20
 
     /// One (key, scheme) reading being checked.
     private final class Candidate {
@@ -221,10 +221,10 @@ package struct TextStreamDecryptor: Sendable {
         func verdict(padding: Bool, pair: Bool, isMessage: (UnsafeRawBufferPointer) -> Bool) -> Decision.Verdict {
             let utf8 = utf8.finish()
             var verdict = Decision.Verdict(keyIndex: keyIndex, scheme: reading.scheme, padding: padding, utf8: utf8,
-                                           json: false)
+                                           message: false)
             guard pair else { return verdict }
             kept.withUnsafeBytes { plaintext in
-                if reading.body.count <= TextStreamDecryptor.pairJSONLimit { verdict.json = isMessage(plaintext) }
+                if reading.body.count <= TextStreamDecryptor.pairCheckLimit { verdict.message = isMessage(plaintext) }
                 if reading.scheme == Scheme.headerlessPair.fixed {
                     verdict.firstBlock = HeaderlessRule.classify(plaintext)
                 }

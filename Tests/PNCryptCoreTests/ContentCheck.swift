@@ -2,7 +2,7 @@ import PNCryptBase
 import PNCryptJSON
 import PNCryptCore
 
-// The core asks whether a plaintext is a message through a check its callers pass in (`JSONCheck`); the messages
+// The core asks whether a plaintext is a message through a check its callers pass in (`ContentCheck`); the messages
 // layer passes `isMessageText` (JSON text, or PHP's raw string form) and gives `KeyRing` and `TextStreamDecryptor`
 // the calls below. The core's tests may not import that layer, so they give themselves the same calls over the
 // same predicate, made from the JSON layer's `isJSONText`. (`MessageTextTests` in the messages layer's tests holds
@@ -18,7 +18,7 @@ extension KeyRing {
     /// The messages layer's `decrypt(_:reading:content:)`.
     func decrypt(_ data: some Collection<UInt8>, reading: ReadPolicy = .rule, content: Content)
         throws(PNCryptError) -> Match {
-        try decrypt(data, reading: reading, content: content, json: messageCheck(_:readable:))
+        try decrypt(data, reading: reading, content: content, check: messageCheck(_:readable:))
     }
 }
 
