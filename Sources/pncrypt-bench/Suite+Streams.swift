@@ -40,8 +40,8 @@ extension Suite {
         let mb = Double(size) / 1e6
         let utf8 = compare({ rate(1) { attempt(utf8Fails, .text) } * mb },
                            { rate(1) { attempt(paddingFails, .text) } * mb })
-        let json = compare({ rate(1) { attempt(notJSON, .json) } * mb },
-                           { rate(1) { attempt(paddingFails, .json) } * mb })
+        let json = compare({ rate(1) { attempt(notJSON, .message) } * mb },
+                           { rate(1) { attempt(paddingFails, .message) } * mb })
         let label = "\(size >> 20) MiB, 2 keys x 2 readings"
         return [
             Bench.Result(name: "trust.text.utf8-fails", unit: "MB/s", value: utf8.0,

@@ -378,7 +378,8 @@ import PNCryptBase
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let code = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
                 if code.lowercased().contains("json") {
-                    found.append("\(file.lastPathComponent):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                    let place = "\(file.lastPathComponent):\(number + 1)"
+                    found.append("\(place): \(line.trimmingCharacters(in: .whitespaces))")
                 }
             }
         }

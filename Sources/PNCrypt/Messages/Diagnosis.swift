@@ -46,7 +46,7 @@ package struct Diagnosis: Sendable {
             let firstBlock = scheme == Scheme.headerlessPair.fixed
                 ? plaintext.map { $0.withUnsafeBytes { HeaderlessRule.classify($0) } } : nil
             return Decision.Verdict(keyIndex: keyNumber - 1, scheme: scheme, padding: plaintext != nil, utf8: isUTF8,
-                                    json: json != nil || isPHPRawString, firstBlock: firstBlock)
+                                    message: json != nil || isPHPRawString, firstBlock: firstBlock)
         }
     }
 
@@ -203,7 +203,7 @@ package struct Diagnosis: Sendable {
 
     /// What the headerless rule (docs/formats.md section 1) makes of one key's two legacy readings, as text.
     static func headerlessRuleFinding(fixed: Decision.Verdict, random: Decision.Verdict) -> String {
-        let reason = if fixed.json && !random.json {
+        let reason = if fixed.message && !random.message {
             "the fixed-IV reading is one JSON text and the other is not"
         } else {
             switch fixed.firstBlock {
