@@ -18,28 +18,34 @@ import PNCryptTestSupport
         }
     }
 
-    @Test("the pre-check refuses only what is not one JSON text: literals and numbers followed by more, not parsed")
+    @Test("the pre-check refuses only what is not one JSON text, by its two ends, without parsing")
     func preCheckRefusesOnlyNonJSON() {
         let refused = ["nice day", "tru", "true story", "falsehood", "null,", "nul", "10:00 done", "42 is", "-x",
-                       " \n trueX", "1.5e3 1", "neue Straße", "für euch", "2024年", "0x", "t"]
-        let undecided = ["true", "false", "null", " null \r\n", "42", "-1.5e+3", "1.2.3", "--", "{\"a\":1}",
-                         "[1]", "\"s\"", "hello", "", "  ", "12 "]
+                       " \n trueX", "1.5e3 1", "neue Straße", "für euch", "2024年", "0x", "t", "hello", "", "  ",
+                       "1.", "-", #""text":"message 1","ts":17}"#, #"","user":"u"}"#, #"{"a":1} x"#, "[1,2",
+                       "\"", " \" ", #""a" 1"#, "{", "]", ":1}", "17000000000000100}"]
+        let undecided = ["true", "false", "null", " null \r\n", "42", "-1.5e+3", "1.2.3", "--1", "{\"a\":1}",
+                         "[1]", "\"s\"", "12 ", #""a","b""#, "{}}", "[1]]", " \"\" ", #"{"a":1}{"b":2}"#]
         for text in refused {
             #expect(Array(text.utf8).withUnsafeBytes { cannotBeJSONText($0) }, "\(text)")
+            #expect(!Array(text.utf8).withUnsafeBytes { isJSONText($0) }, "\(text)")
         }
         for text in undecided {
             #expect(!Array(text.utf8).withUnsafeBytes { cannotBeJSONText($0) }, "\(text)")
         }
-        // Never refuses a JSON text: every prefix and suffix of JSON texts and of cut words, checked by parsing.
+        // Never refuses a JSON text: every part of JSON texts and of cut words, checked by parsing.
         let samples = ["true", "false", "null", "-12.5e-3", "0", #"{"a":[true,null]}"#, " 7 ", "nothing here",
-                       "tomorrow 10:00", "fünf", "123abc", "-", "1e", "n", "fa"]
+                       "tomorrow 10:00", "fünf", "123abc", "-", "1e", "n", "fa", #" "a\"b}" "#,
+                       #"[{"k":"v]"},"x\\",[1e5]] "#, #"{"n":0,"text":"message 0 ünï","ts":17}"#]
         for sample in samples {
             let bytes = Array(sample.utf8)
             for start in 0...bytes.count {
                 for end in start...bytes.count {
                     let part = Array(bytes[start..<end])
                     part.withUnsafeBytes { raw in
-                        if cannotBeJSONText(raw) { #expect(!isJSONText(raw), "\(part)") }
+                        let parses = (try? JSONValue(parsing: part)) != nil
+                        if cannotBeJSONText(raw) { #expect(!parses, "\(part)") }
+                        #expect(isJSONText(raw) == parses, "\(part)")
                     }
                 }
             }

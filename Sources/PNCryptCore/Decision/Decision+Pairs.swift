@@ -16,9 +16,25 @@ extension Decision {
     struct SharedPair {
         /// The position of the fixed-IV reading in the readings (0 or 1); the random-IV one is at the other.
         let fixedPosition: Int
-        let fixed: Cryptor.Reading
-        let random: Cryptor.Reading
+        /// Where the fixed-IV reading's ciphertext is (the random-IV reading's IV is its first block, its body the
+        /// rest). Only this is kept: the readings follow from it, and a pair this small is made and passed in
+        /// registers on every message read without a scheme named.
+        let body: Range<Int>
 
+        /// The fixed-IV reading.
+        var fixed: Cryptor.Reading {
+            Cryptor.Reading(scheme: Scheme.headerlessPair.fixed, iv: nil, body: body)
+        }
+
+        /// The random-IV reading: the first block of `fixed`'s body is its IV, the rest its body.
+        var random: Cryptor.Reading {
+            let ivEnd = body.lowerBound + Cryptor.blockSize
+            return Cryptor.Reading(scheme: Scheme.headerlessPair.random, iv: body.lowerBound..<ivEnd,
+                                   body: ivEnd..<body.upperBound)
+        }
+
+        /// The pair `readings` are, or nil when they are not exactly both legacy readings made this way.
+        @inline(__always)
         init?(_ readings: Cryptor.Readings) {
             guard readings.count == 2 else { return nil }
             let (fixedScheme, randomScheme) = Scheme.headerlessPair
@@ -32,27 +48,23 @@ extension Decision {
                   random.body == (fixed.body.lowerBound + block)..<fixed.body.upperBound
             else { return nil }
             self.fixedPosition = position
-            self.fixed = fixed
-            self.random = random
+            self.body = fixed.body
         }
     }
 
-    /// `openEach` for both legacy readings of headerless data, with each key: the fixed-IV reading is decrypted
-    /// once and its padding checked once; the random-IV reading is the same plaintext from byte 16 on (its length
-    /// and plaintext length 16 less, its padding the same). Each reading still gets every check of its own:
-    /// UTF-8 over its whole length (one pass carrying both readings' states, `isValidUTF8InFull(_:split:)`), the
-    /// content check of each reading's plaintext when `content` needs it (called in the readings' order, as
-    /// `openEach` does), the first block of the fixed-IV reading. The first key with a qualifying reading has its
-    /// plaintext copied to `output`; the winner's bytes are moved to its start (a winner of another key, which
-    /// the rule never leaves, is decrypted again).
+    /// `openEach` for both legacy readings of headerless data, with several keys (one key: `openPair`), each in
+    /// turn: the fixed-IV reading is decrypted once and its padding checked once; the random-IV reading is the
+    /// same plaintext from byte 16 on (its length and plaintext length 16 less, its padding the same). Each reading
+    /// still gets every check of its own: UTF-8 over its whole length (one pass carrying both readings' states,
+    /// `isValidUTF8InFull(_:split:)`), the content check of each reading's plaintext when `content` needs it (called
+    /// in the readings' order, as `openEach` does), the first block of the fixed-IV reading. The first key with a
+    /// qualifying reading has its plaintext copied to `output`; the winner's bytes are moved to its start (a winner
+    /// of another key, which the rule never leaves, is decrypted again).
     @inline(never)
     static func openPairs(_ input: UnsafeRawBufferPointer, keys: [CipherKey], pair: SharedPair,
-                                  content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                                  check: ContentCheck) throws(PNCryptError)
+                          content: KeyRing.Content, into output: UnsafeMutableRawPointer,
+                          check: ContentCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
-        if keys.count == 1 {
-            return try openPair(input, key: keys[0], pair: pair, content: content, into: output, check: check)
-        }
         let capacity = input.count + Cryptor.blockSize
         let block = Cryptor.blockSize
         return try withScratch(capacity) { (scratch) throws(PNCryptError) in
@@ -110,14 +122,15 @@ extension Decision {
         }
     }
 
-    /// `openPairs` with one key (every message read without a scheme named): the fixed-IV reading is decrypted
-    /// straight into `output`, and `decide`'s answer for the two verdicts is worked out here, without gathering
-    /// them: one qualifying is the winner, none is the one failure, both go to the headerless rule (`resolve`),
-    /// which keeps one or leaves the same `ambiguous` failure. The random-IV reading's plaintext is moved to the
-    /// start of `output` when it wins; nothing is left past the plaintext, and `output` is wiped on failure.
-    private static func openPair(_ input: UnsafeRawBufferPointer, key: CipherKey, pair: SharedPair,
-                                 content: KeyRing.Content, into output: UnsafeMutableRawPointer,
-                                 check: ContentCheck) throws(PNCryptError)
+    /// `openPairs` for one key (every message read without a scheme named; `Decision.open` passes the ring's
+    /// `first`, borrowed, not retained out of the array): the fixed-IV reading is decrypted straight into
+    /// `output`, and `decide`'s answer for the two verdicts is worked out here, without gathering them: one
+    /// qualifying is the winner, none is the one failure, both go to the headerless rule (`resolve`), which keeps
+    /// one or leaves the same `ambiguous` failure. The random-IV reading's plaintext is moved to the start of
+    /// `output` when it wins; nothing is left past the plaintext, and `output` is wiped on failure.
+    static func openPair(_ input: UnsafeRawBufferPointer, key: CipherKey, pair: SharedPair,
+                         content: KeyRing.Content, into output: UnsafeMutableRawPointer,
+                         check: ContentCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
         let block = Cryptor.blockSize
         let (count, length, padding) = ReadingCipher.openChecked(pair.fixed, of: input, with: key, into: output)

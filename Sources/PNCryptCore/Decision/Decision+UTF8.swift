@@ -42,8 +42,23 @@ extension Decision {
             let reject: UInt64 = 8 * 6
             // All ones when the whole's state rejects: then the fresh one goes on (a select without a branch).
             let wholeRejects = 0 &- UInt64(truncatingIfNeeded: (whole & 63) == reject ? 1 : 0)
-            let goesOn = (fresh & wholeRejects) | (whole & ~wholeRejects)
-            let end = utf8State(row, base, (split + 1)..<count, from: goesOn)
+            var state = (fresh & wholeRejects) | (whole & ~wholeRejects)
+            var rest = split + 1
+            if split + 8 <= count {
+                // The 7 bytes after the one at `split`, unrolled as `utf8State`'s passes are: what is left is then
+                // whole passes of 8 when `count - split` is a multiple of 8 (the legacy pair's: whole blocks after
+                // the first), not 7 steps of its byte-at-a-time loop.
+                let p = base + rest
+                state = row[Int(p.load(as: UInt8.self))] &>> state
+                state = row[Int(p.load(fromByteOffset: 1, as: UInt8.self))] &>> state
+                state = row[Int(p.load(fromByteOffset: 2, as: UInt8.self))] &>> state
+                state = row[Int(p.load(fromByteOffset: 3, as: UInt8.self))] &>> state
+                state = row[Int(p.load(fromByteOffset: 4, as: UInt8.self))] &>> state
+                state = row[Int(p.load(fromByteOffset: 5, as: UInt8.self))] &>> state
+                state = row[Int(p.load(fromByteOffset: 6, as: UInt8.self))] &>> state
+                rest = split + 8
+            }
+            let end = utf8State(row, base, rest..<count, from: state)
             let accepts = end & 63 == 0
             return (accepts && whole & 63 != reject, accepts && fresh & 63 != reject)
         }

@@ -265,25 +265,32 @@ extension Decision {
             }
             return (count, 0, reading.scheme, 0)
         }
+        // One key's two legacy readings (every message read without a scheme named): straight to `openPair`,
+        // borrowing `first`, without `openEach`'s frame.
+        if keys.count == 1, let pair = SharedPair(readings) {
+            return try openPair(input, key: first, pair: pair, content: content, into: output, check: check)
+        }
         return try openEach(input, keys: keys, readings: readings, content: content, into: output, check: check)
     }
 
-    /// `open` with several readings (both legacy readings of headerless data, or several keys), out of line: the
-    /// one-reading path above stays small. Both legacy readings of headerless data share one decryption per key
-    /// (`openPairs`). Otherwise each reading is decrypted into scratch; a qualifying one is copied to `output`, and
-    /// the winner is decrypted again into `output` when it was not the first to qualify. Every check runs for
-    /// every reading, so the time taken does not tell which one failed; when both legacy readings are tried, the
-    /// headerless rule's checks run too.
+    /// `open` with several readings (both legacy readings of headerless data with several keys, or other readings),
+    /// out of line: the one-reading path above stays small. Both legacy readings of headerless data share one
+    /// decryption per key (`openPairs`; with one key `open` calls `openPair` itself). Otherwise each reading is
+    /// decrypted into scratch; a qualifying one is copied to `output`, and the winner is decrypted again into
+    /// `output` when it was not the first to qualify. Every check runs for every reading, so the time taken does
+    /// not tell which one failed; when both legacy readings are tried, the headerless rule's checks run too.
     @inline(never)
     private static func openEach(_ input: UnsafeRawBufferPointer, keys: [CipherKey], readings: Cryptor.Readings,
                                  content: KeyRing.Content, into output: UnsafeMutableRawPointer,
                                  check: ContentCheck) throws(PNCryptError)
         -> (count: Int, keyIndex: Int, scheme: Scheme, position: Int) {
-        let capacity = input.count + Cryptor.blockSize
-        let pair = readings.holdsHeaderlessPair
-        if readings.isHeaderlessPair, let shared = SharedPair(readings) {
+        // Both legacy readings and nothing else (`SharedPair` makes sure of it: `Readings.isHeaderlessPair`, and
+        // the two laid out as `Cryptor.readings` lays them out), with several keys (one: `open` took them).
+        if let shared = SharedPair(readings) {
             return try openPairs(input, keys: keys, pair: shared, content: content, into: output, check: check)
         }
+        let capacity = input.count + Cryptor.blockSize
+        let pair = readings.holdsHeaderlessPair
         return try withScratch(capacity) { (scratch) throws(PNCryptError) in
             defer { wipe(scratch.baseAddress!, count: capacity) }
             // The usual one key's two readings in inline slots: no arrays per message.

@@ -345,8 +345,9 @@ package enum HeaderlessRule {
 
     /// `textProbability` of a block of `blockLength` bytes when they are all ASCII (a message's first block,
     /// most text), from `asciiModel`: the same steps multiplied in the same order, so the same value, and nil for a
-    /// byte text does not hold, as there. Every step is taken whatever it is (a negative one, such a byte's, is
-    /// remembered, not returned at once): one load and one multiplication a byte. Nil when a byte is not ASCII:
+    /// byte text does not hold, as there. Every step is taken whatever it is: such a byte's step is NaN there,
+    /// which every later product keeps (and no product of the model's positive steps is NaN), so the one test is
+    /// at the end. One load, one multiplication and the next row's address a byte. Nil when a byte is not ASCII:
     /// `textProbability` then reads the block character by character.
     @inline(__always)
     private static func asciiProbability(_ block: UnsafeRawBufferPointer) -> Double?? {
@@ -354,27 +355,26 @@ package enum HeaderlessRule {
         guard (words.0 | words.1) & 0x8080_8080_8080_8080 == 0 else { return nil }
         let model = asciiModel
         var probability = 1.0
-        var noise = false
-        var base = 0  // the start row's steps
+        var row = model.steps  // the start row's steps
         for index in 0..<blockLength {
             let byte = Int(block.load(fromByteOffset: index, as: UInt8.self))
-            let step = model.steps[base &+ byte]
-            noise = noise || step < 0
-            probability *= step
-            base = model.nextBases[byte]
+            probability *= row[byte]
+            row = model.nextRows[byte]
         }
-        return .some(noise ? nil : probability)
+        return .some(probability.isNaN ? nil : probability)
     }
 
-    /// `asciiSteps`, and for each byte where the next row's steps start in it (`asciiRows[byte] * 128`), in memory
-    /// made once and kept for the life of the process: read without retaining an array per block.
+    /// `asciiSteps` with NaN for a byte text does not hold (-1 there), and for each byte the address of the next
+    /// row's steps in it (row `asciiRows[byte]`), in memory made once and kept for the life of the process: read
+    /// without retaining an array per block, and a row's step loaded from its address and the byte alone.
     /// (Immutable once made, so shared across threads as it is.)
-    nonisolated(unsafe) static let asciiModel: (steps: UnsafePointer<Double>, nextBases: UnsafePointer<Int>) = {
+    nonisolated(unsafe) static let asciiModel: (steps: UnsafePointer<Double>,
+                                                nextRows: UnsafePointer<UnsafePointer<Double>>) = {
         let steps = UnsafeMutablePointer<Double>.allocate(capacity: asciiSteps.count)
-        steps.initialize(from: asciiSteps, count: asciiSteps.count)
-        let bases = UnsafeMutablePointer<Int>.allocate(capacity: asciiRows.count)
-        bases.initialize(from: asciiRows.map { $0 * 128 }, count: asciiRows.count)
-        return (UnsafePointer(steps), UnsafePointer(bases))
+        steps.initialize(from: asciiSteps.map { $0 < 0 ? .nan : $0 }, count: asciiSteps.count)
+        let rows = UnsafeMutablePointer<UnsafePointer<Double>>.allocate(capacity: asciiRows.count)
+        rows.initialize(from: asciiRows.map { UnsafePointer(steps + $0 * 128) }, count: asciiRows.count)
+        return (UnsafePointer(steps), UnsafePointer(rows))
     }()
 
     private static func textProbability(_ block: UnsafeRawBufferPointer, table: UnsafeBufferPointer<Double>,

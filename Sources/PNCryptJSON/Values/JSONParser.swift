@@ -60,29 +60,55 @@ extension JSONValue {
     }
 }
 
-/// Whether `bytes` are one JSON text. Text whose first byte after white space cannot start a JSON value is
-/// refused at once (no parse, no error message made): the headerless rule asks this of every text.
+/// Whether `bytes` are one JSON text. Text that `cannotBeJSONText` refuses is refused at once (no parse, no error
+/// made): the headerless rule asks this of every text, and of the reading that loses in auto mode on every message.
+/// The rest is checked without making the value or a writer (`JSONParser.isOneText`): the same answer as parsing.
 package func isJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
-        return false
-    }
+    if cannotBeJSONText(bytes) { return false }
+    return JSONParser.isOneText(bytes.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth,
+                                readable: bytes.count)
+}
+
+/// True when `bytes` are certainly not one JSON text by their first and last characters past white space, without
+/// parsing; false says nothing (`isJSONText` decides). One pass over the white space at each end, then:
+/// - nothing there, or a first character that starts no JSON value: not JSON;
+/// - `{`, `[` or `"`: one object, array or string ends with `}`, `]` or `"` (a string: a second `"`);
+/// - `t`, `f` or `n`: one only as `true`, `false` or `null` alone;
+/// - a digit or `-`: one only as a number alone, which ends with a digit: its characters (digits, `.`, `e`, `E`,
+///   `+`, `-`) and nothing else.
+///
+/// Text cut after 16 bytes (the random-IV reading of a headerless message or text, which the decision checks
+/// too) almost always fails one of these: a message cut so starts inside a key, a string or a number and ends
+/// with the message's `}`; a parse that fails makes its error, at several times the cost.
+package func cannotBeJSONText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var start = 0
+    var end = bytes.count
+    while start < end && isSpace(bytes[start]) { start += 1 }
+    guard start < end else { return true }
+    // Stops after `bytes[start]` at the latest: that one is not white space.
+    while isSpace(bytes[end - 1]) { end -= 1 }
+    let first = bytes[start], last = bytes[end - 1]
     switch first {
-    case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"),
-         UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-        break
-    default:
-        return false
-    }
-    // Checked without making the value (`JSONParser.transcode`, writing nothing): the same answer as parsing.
-    return withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { scratch in
-        var writer = JSONWriter(style: .compact, output: ByteBuffer(startingIn: scratch, secret: false))
-        do {
-            try JSONParser.transcode(bytes.assumingMemoryBound(to: UInt8.self), maxDepth: JSONValue.defaultMaxDepth,
-                                     readable: bytes.count, into: &writer, writing: false)
-            return true
-        } catch {
-            return false
+    case UInt8(ascii: "{"): return last != UInt8(ascii: "}")
+    case UInt8(ascii: "["): return last != UInt8(ascii: "]")
+    case UInt8(ascii: "\""): return last != UInt8(ascii: "\"") || end - start < 2
+    case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+        let literal: StaticString = first == UInt8(ascii: "t") ? "true" : first == UInt8(ascii: "f") ? "false"
+            : "null"
+        let length = literal.utf8CodeUnitCount
+        return end - start != length
+            || !UnsafeRawBufferPointer(start: literal.utf8Start, count: length).elementsEqual(bytes[start..<end])
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(last) else { return true }
+        for byte in bytes[start..<end] {
+            let isNumber = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-")
+            if !isNumber { return true }
         }
+        return false
+    default:
+        return true
     }
 }
 
@@ -187,6 +213,22 @@ package struct JSONParser: ~Copyable {
                 // Only checking: the caller (`isJSONText`) keeps whether it threw, not what.
                 parser.describesErrors = false
                 try parser.check()
+            }
+        }
+    }
+
+    /// Whether `bytes` are one JSON text, as `transcode` with `writing` false decides (`isJSONText`), without a
+    /// writer to pass (a check writes nothing, and making one cost as much as the rest of a short check).
+    package static func isOneText(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int) -> Bool {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) { frames in
+            var parser = JSONParser(bytes, readable: max(bytes.count, readable), maxDepth: maxDepth, frames: frames)
+            // Only yes or no: the error is dropped, so it says nothing (`describesErrors`).
+            parser.describesErrors = false
+            do throws(PNCryptError) {
+                try parser.check()
+                return true
+            } catch {
+                return false
             }
         }
     }
