@@ -45,17 +45,10 @@ extension Decision {
             var state = (fresh & wholeRejects) | (whole & ~wholeRejects)
             var rest = split + 1
             if split + 8 <= count {
-                // The 7 bytes after the one at `split`, unrolled as `utf8State`'s passes are: what is left is then
-                // whole passes of 8 when `count - split` is a multiple of 8 (the legacy pair's: whole blocks after
-                // the first), not 7 steps of its byte-at-a-time loop.
-                let p = base + rest
-                state = row[Int(p.load(as: UInt8.self))] &>> state
-                state = row[Int(p.load(fromByteOffset: 1, as: UInt8.self))] &>> state
-                state = row[Int(p.load(fromByteOffset: 2, as: UInt8.self))] &>> state
-                state = row[Int(p.load(fromByteOffset: 3, as: UInt8.self))] &>> state
-                state = row[Int(p.load(fromByteOffset: 4, as: UInt8.self))] &>> state
-                state = row[Int(p.load(fromByteOffset: 5, as: UInt8.self))] &>> state
-                state = row[Int(p.load(fromByteOffset: 6, as: UInt8.self))] &>> state
+                // The 7 bytes after the one at `split` in one unrolled pass: what is left is then whole passes of 8
+                // when `count - split` is a multiple of 8 (the legacy pair's: whole blocks after the first), not 7
+                // steps of `utf8State`'s byte-at-a-time loop.
+                state = utf8Pass(row, base + rest, bytes: 7, from: state)
                 rest = split + 8
             }
             let end = utf8State(row, base, rest..<count, from: state)
@@ -74,23 +67,26 @@ extension Decision {
         var state = start
         var index = range.lowerBound
         let end = range.upperBound
-        // Each byte loaded on its own (one instruction with its zero extension), not shifted out of a word:
-        // with the shift counts in the one register x86-64 shifts by, extracting 8 bytes from a word spilled.
         while index &+ 8 <= end {
-            let p = base + index
-            state = row[Int(p.load(as: UInt8.self))] &>> state
-            state = row[Int(p.load(fromByteOffset: 1, as: UInt8.self))] &>> state
-            state = row[Int(p.load(fromByteOffset: 2, as: UInt8.self))] &>> state
-            state = row[Int(p.load(fromByteOffset: 3, as: UInt8.self))] &>> state
-            state = row[Int(p.load(fromByteOffset: 4, as: UInt8.self))] &>> state
-            state = row[Int(p.load(fromByteOffset: 5, as: UInt8.self))] &>> state
-            state = row[Int(p.load(fromByteOffset: 6, as: UInt8.self))] &>> state
-            state = row[Int(p.load(fromByteOffset: 7, as: UInt8.self))] &>> state
+            state = utf8Pass(row, base + index, bytes: 8, from: state)
             index &+= 8
         }
         while index < end {
             state = row[Int(base.load(fromByteOffset: index, as: UInt8.self))] &>> state
             index &+= 1
+        }
+        return state
+    }
+
+    /// The automaton's state after the `bytes` bytes at `p` (a constant, 7 or 8, at every call: the loop is
+    /// unrolled), each loaded on its own: one instruction with its zero extension, where shifting them out of a
+    /// word spilled (the shift counts must sit in the one register x86-64 shifts by).
+    @inline(__always)
+    private static func utf8Pass(_ row: UnsafePointer<UInt64>, _ p: UnsafeRawPointer, bytes: Int, from start: UInt64)
+        -> UInt64 {
+        var state = start
+        for offset in 0..<bytes {
+            state = row[Int(p.load(fromByteOffset: offset, as: UInt8.self))] &>> state
         }
         return state
     }
