@@ -3,8 +3,9 @@ import PNCryptJSON
 import PNCryptBase
 import PNCryptTestSupport
 
-/// JSON text rewritten without a value (`JSONWriter.withTranscoded`, `JSONParser.transcode`), and `isJSONText`,
-/// which runs it without writing: each must give exactly what parsing and then writing give, for every input.
+/// JSON text rewritten without a value (`JSONWriter.withTranscoded`, `JSONParser.transcode`), and its check
+/// without writing (`JSONParser.checkOneText`, which `isJSONText` runs): each must give exactly what parsing and
+/// then writing give, for every input.
 @Suite("JSON text without a value")
 struct JSONTranscodeTests {
     /// What parsing and writing give: the text in `style`, or nil when `bytes` does not parse.
@@ -21,9 +22,9 @@ struct JSONTranscodeTests {
         return text
     }
 
-    /// A check only (`writing: false`, what `isJSONText` runs) throws where parsing throws, at the same offset, but
-    /// makes no message: "invalid JSON" and nothing more (auto mode's losing reading fails it on almost every
-    /// message, and nobody reads that error). Writing, the error is parsing's, word for word.
+    /// A check only (`JSONParser.checkOneText`, what `isJSONText` runs) throws where parsing throws, at the same
+    /// offset, but makes no message: "invalid JSON" and nothing more (auto mode's losing reading fails it on almost
+    /// every message, and nobody reads that error). Writing (`transcode`), the error is parsing's, word for word.
     @Test("a check fails where parsing fails, at the same offset, without words")
     func checkErrorsHaveNoWords() throws {
         for text in ["{\"a\":1,}", "[1 2]", "essage 0 \u{FC}n}", "\"\u{01}\"", "{\"a\":tru}", "[\"\\x\"]", "[1]]"] {
@@ -37,8 +38,11 @@ struct JSONTranscodeTests {
                     bytes.withUnsafeBufferPointer { input -> PNCryptError? in
                         var writer = JSONWriter(style: .compact, output: ByteBuffer(startingIn: buffer, secret: false))
                         do throws(PNCryptError) {
-                            try JSONParser.transcode(input, maxDepth: 64, readable: input.count, into: &writer,
-                                                     writing: writing)
+                            if writing {
+                                try JSONParser.transcode(input, maxDepth: 64, readable: input.count, into: &writer)
+                            } else {
+                                try JSONParser.checkOneText(input, maxDepth: 64, readable: input.count)
+                            }
                             return nil
                         } catch {
                             return error

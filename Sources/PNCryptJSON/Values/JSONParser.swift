@@ -197,39 +197,40 @@ package struct JSONParser: ~Copyable {
     /// Writes the JSON text in `bytes` to `writer` exactly as parsing it (`parse(_:maxDepth:readable:)`) and
     /// writing the value would, without making the value: no heap object for its containers or its ASCII strings.
     /// Throws exactly when parsing throws: the same grammar loop, the same leaves (strings with an escape or
-    /// non-ASCII, and numbers, are read by the parser's own functions and written by the writer's). With
-    /// `writing` false it only checks (`CheckSink`), and its errors say only "invalid JSON" and where (for callers
-    /// that keep whether it threw: `isJSONText`). `writer`'s style must be exact (`JSONStyle.isExact`: not one
-    /// that rewrites values); what it holds after a throw is a prefix, for the caller to drop.
+    /// non-ASCII, and numbers, are read by the parser's own functions and written by the writer's). `writer`'s
+    /// style must be exact (`JSONStyle.isExact`: not one that rewrites values); what it holds after a throw is a
+    /// prefix, for the caller to drop.
     package static func transcode(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int,
-                                  into writer: inout JSONWriter, writing: Bool) throws(PNCryptError) {
+                                  into writer: inout JSONWriter) throws(PNCryptError) {
         try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) { (frames) throws(PNCryptError) in
             var parser = JSONParser(bytes, readable: max(bytes.count, readable), maxDepth: maxDepth, frames: frames)
-            if writing {
-                try withUnsafeMutablePointer(to: &writer) { (writer) throws(PNCryptError) in
-                    try parser.transcode(writer)
-                }
-            } else {
-                // Only checking: the caller (`isJSONText`) keeps whether it threw, not what.
-                parser.describesErrors = false
-                try parser.check()
+            try withUnsafeMutablePointer(to: &writer) { (writer) throws(PNCryptError) in
+                try parser.transcode(writer)
             }
         }
     }
 
-    /// Whether `bytes` are one JSON text, as `transcode` with `writing` false decides (`isJSONText`), without a
-    /// writer to pass (a check writes nothing, and making one cost as much as the rest of a short check).
-    package static func isOneText(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int) -> Bool {
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) { frames in
+    /// Checks that `bytes` are one JSON text, throwing exactly where `transcode` and parsing throw, at the same
+    /// offset, without a writer (a check writes nothing, and making one cost as much as the rest of a short check)
+    /// and without words: its errors say only "invalid JSON" and where (`describesErrors`), for callers that keep
+    /// whether it threw (`isOneText`, where it is inlined).
+    @inline(__always)
+    package static func checkOneText(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int)
+        throws(PNCryptError) {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: inlineFrames) { (frames) throws(PNCryptError) in
             var parser = JSONParser(bytes, readable: max(bytes.count, readable), maxDepth: maxDepth, frames: frames)
-            // Only yes or no: the error is dropped, so it says nothing (`describesErrors`).
             parser.describesErrors = false
-            do throws(PNCryptError) {
-                try parser.check()
-                return true
-            } catch {
-                return false
-            }
+            try parser.check()
+        }
+    }
+
+    /// Whether `bytes` are one JSON text (`checkOneText` did not throw): `isJSONText`'s parse.
+    package static func isOneText(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, readable: Int) -> Bool {
+        do throws(PNCryptError) {
+            try checkOneText(bytes, maxDepth: maxDepth, readable: readable)
+            return true
+        } catch {
+            return false
         }
     }
 

@@ -17,8 +17,7 @@ extension JSONWriter {
             var writer = JSONWriter(style: style, output: ByteBuffer(startingIn: scratch, secret: true))
             do {
                 try JSONParser.transcode(bytes.assumingMemoryBound(to: UInt8.self),
-                                         maxDepth: JSONValue.defaultMaxDepth, readable: readable, into: &writer,
-                                         writing: true)
+                                         maxDepth: JSONValue.defaultMaxDepth, readable: readable, into: &writer)
             } catch {
                 return false
             }
