@@ -43,25 +43,16 @@ package enum SwiftCryptoBackend: CipherBackend {
     /// 256 bytes: 16 IVs per `getentropy` call (its limit; `arc4random_buf` on Apple platforms).
     package static var ivReserveSize: Int { SwiftCryptoContext.ivReserveSize }
 
-    /// `count` bytes from the system CSPRNG (`SystemRandomNumberGenerator`, which traps rather than fail).
+    /// `count` bytes from the system CSPRNG (`CLibrary.systemRandom`, where the contexts' IV reserves draw too).
     package static func randomBytes(_ count: Int) throws(PNCryptError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
-        out.withUnsafeMutableBytes { if let base = $0.baseAddress { fillRandom(base, count: $0.count) } }
-        return out
-    }
-
-    /// Fills `count` bytes at `output` from `SystemRandomNumberGenerator` (`arc4random_buf` on Apple platforms,
-    /// `getrandom` on Linux), 8 bytes a call: for `randomBytes` (keys, salts), not IVs (`drawRandom`).
-    static func fillRandom(_ output: UnsafeMutableRawPointer, count: Int) {
-        var generator = SystemRandomNumberGenerator()
-        var offset = 0
-        while offset < count {
-            var word = generator.next()
-            let n = min(8, count - offset)
-            withUnsafeBytes(of: &word) { (output + offset).copyMemory(from: $0.baseAddress!, byteCount: n) }
-            word = 0
-            offset += n
+        let ok = out.withUnsafeMutableBytes { buffer in
+            buffer.baseAddress.map { CLibrary.systemRandom($0, count: buffer.count) } ?? true
         }
+        guard ok else {
+            throw PNCryptError(.encryptionFailed, "the system's random number generator (getentropy) failed")
+        }
+        return out
     }
 
     /// A context keyed with `key` for AES-256-CBC (32-byte key) or AES-128-CBC (16), in one direction.
