@@ -12,8 +12,9 @@
 #
 # Each is built in release with -static-stdlib, --disable-local-rpath and the flags that decide size
 # (scripts/build/lib/build.sh --size-flags); the baselines in a temporary package whose swift-argument-parser is the
-# checkout of the shipped build (the same version; no network). Prints each one's size stripped, then scripts/bench/size_report.py's split of the unstripped
-# files by module. Needs what scripts/build/lib/build.sh needs, strip and nm.
+# checkout of the shipped build (the same version; no network). Prints each one's size stripped, then
+# scripts/bench/size_report.py's split of the unstripped files by module. Needs what scripts/build/lib/build.sh
+# needs, strip and nm.
 set -euo pipefail
 case "${1:-}" in
     -h|--help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
