@@ -163,7 +163,7 @@ package enum Decision {
     /// 5. Bytes (one-shot or files, one rule): noise there (a decrypted IV): `legacy-random-iv`, the SDKs' binary
     ///    format; anything else (text, or ordinary characters too unlikely as text to be called text, as the
     ///    punctuation of a message's first block, `{"foo":{"bar":"f`): `legacy`, the real start of data
-    ///    written with the fixed IV (a decrypted IV is that about 4 × 10^-6 of the time, docs/formats.md). Bytes
+    ///    written with the fixed IV (a decrypted IV is that about 7 × 10^-6 of the time, docs/formats.md). Bytes
     ///    carry nothing more that tells the readings apart, and the two readings share their last blocks, so
     ///    their padding is valid for both or for neither: were this left undecided, `ambiguous` against the one
     ///    failure would tell an attacker whether the padding was valid (a padding oracle). Decided here, bytes
