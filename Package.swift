@@ -80,6 +80,10 @@ let package = Package(
         // The platform seam, under everything: the one file that imports the C library (Glibc, Musl or Darwin) and
         // re-exports it to the targets that import it. A module of its own so that no layer re-exports it to users.
         .target(name: "PNCryptPlatform"),
+        // The vector forms of the core's byte loops (UTF-8 validation, Base64 both ways): C with SSSE3 intrinsics,
+        // chosen at run time on x86-64; elsewhere it reports itself unavailable and the core's Swift loops run. No
+        // cipher: AES is OpenSSL's (or swift-crypto's).
+        .target(name: "CPNCryptSIMD"),
         // The layers (ARCHITECTURE.md): each target imports only the ones below it, so the compiler rejects an
         // upward dependency. PNCryptBase, under every layer: the error type, the one wipe function, byte and UTF-8
         // helpers, plurals, the one lock (`Locked`); on the platform seam only. No I/O: descriptors are swift-system's
@@ -92,7 +96,9 @@ let package = Package(
         // whether a plaintext is a message is asked through a check the messages layer passes in.
         .target(
             name: "PNCryptCore",
-            dependencies: ["PNCryptPlatform", "PNCryptBase", .target(name: "CLibCrypto", condition: openSSL)]
+            dependencies: [
+                "PNCryptPlatform", "PNCryptBase", "CPNCryptSIMD", .target(name: "CLibCrypto", condition: openSSL),
+            ]
                 + swiftCryptoDependencies,
             swiftSettings: [backendChoice]
         ),

@@ -12,7 +12,7 @@ import PNCryptBase
     /// Each target's rank: a target may depend on (and import) only targets of a lower rank. A new target must be
     /// added here, with its place in ARCHITECTURE.md's picture.
     static let ranks: [String: Int] = [
-        "PNCryptPlatform": -1,
+        "PNCryptPlatform": -1, "CPNCryptSIMD": -1,
         "PNCryptBase": 0, "PNCryptAppleCrypto": 0,
         "PNCryptJSON": 1,
         "PNCryptCore": 2, "PNCryptTestSupport": 2,
@@ -44,11 +44,13 @@ import PNCryptBase
     /// under it): the messages layer's, whose key hygiene covers the files layer's read buffer. The others feed
     /// their stages through descriptors with the test support's `Descriptors`.
     static let descriptorTests: Set<String> = ["PNCryptTests"]
-    /// The system libraries, and the only targets that may use each (the bench's baselines call them directly).
+    /// The system libraries and the core's C target (its vector loops), and the only targets that may use each (the
+    /// bench's baselines call the libraries directly).
     static let systemUsers: [String: Set<String>] = [
         "CLibCrypto": ["PNCryptCore", "pncrypt-bench"],
         "CZlib": ["PNCryptCompression", "pncrypt-bench"],
         "CPNCryptHeader": ["CPNCrypt", "pncrypt-bench", "PNCryptCLibraryTests"],
+        "CPNCryptSIMD": ["PNCryptCore"],
     ]
 
     /// The products of other packages and the only targets that may use each: swift-crypto, the cipher core (and

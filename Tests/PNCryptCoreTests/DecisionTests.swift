@@ -67,29 +67,36 @@ import PNCryptBase
                    + [UInt8](repeating: 0x41, count: 300))
         for bytes in all {
             let expected = String(validating: bytes, as: UTF8.self) != nil
-            #expect(bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0) } == expected, "\(bytes)")
+            for vectors in ByteVectorsTests.paths {
+                #expect(bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0, vectors: vectors) } == expected,
+                        "\(bytes), vectors \(vectors)")
+            }
             #expect(bytes.withUnsafeBytes { isValidUTF8($0) } == expected, "\(bytes)")
         }
     }
 
-    @Test("the whole-length UTF-8 check agrees with the standard library on every byte and every pair of bytes")
-    func utf8InFullEveryPair() {
-        // Each pair after 0 to 8 ASCII bytes, so that it sits at every place of the loop's 8-byte pass and its tail.
+    @Test("the whole-length UTF-8 check agrees with the standard library on every byte and every pair of bytes",
+          arguments: ByteVectorsTests.paths)
+    func utf8InFullEveryPair(vectors: Bool) {
+        // Each pair after 0 to 8 ASCII bytes, so that it sits at every place of the loop's 8-byte pass and its tail;
+        // the vector path's 16-byte blocks: after 0 to 17, so that it also straddles the first block's end.
+        let places = vectors ? 18 : 9
         for first in 0...255 {
             let single = [UInt8(first)]
-            #expect(single.withUnsafeBytes { Decision.isValidUTF8InFull($0) }
+            #expect(single.withUnsafeBytes { Decision.isValidUTF8InFull($0, vectors: vectors) }
                     == (String(validating: single, as: UTF8.self) != nil), "\(single)")
             for second in 0...255 {
-                let bytes = [UInt8](repeating: 0x61, count: (first + second) % 9) + [UInt8(first), UInt8(second)]
+                let bytes = [UInt8](repeating: 0x61, count: (first + second) % places) + [UInt8(first), UInt8(second)]
                 let expected = String(validating: bytes, as: UTF8.self) != nil
-                let got = bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0) }
+                let got = bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0, vectors: vectors) }
                 if got != expected { Issue.record("\(bytes): \(got), the standard library says \(expected)") }
             }
         }
     }
 
-    @Test("the two-reading UTF-8 pass gives each reading's whole-length answer, a character across byte 16 included")
-    func utf8InFullSplit() {
+    @Test("the two-reading UTF-8 pass gives each reading's whole-length answer, a character across byte 16 included",
+          arguments: ByteVectorsTests.paths)
+    func utf8InFullSplit(vectors: Bool) {
         var random = SystemRandomNumberGenerator()
         var all: [[UInt8]] = []
         // Characters of 1 to 4 bytes at every offset around the split, so one spans byte 16 in many ways.
@@ -110,7 +117,7 @@ import PNCryptBase
         for bytes in all {
             let whole = String(validating: bytes, as: UTF8.self) != nil
             let tail = String(validating: bytes.dropFirst(16), as: UTF8.self) != nil
-            let got = bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0, split: 16) }
+            let got = bytes.withUnsafeBytes { Decision.isValidUTF8InFull($0, split: 16, vectors: vectors) }
             #expect(got.whole == whole && got.tail == tail, "\(bytes)")
         }
     }

@@ -20,9 +20,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 BUILD=.build-fuzz
-C_FLAGS=(-I Sources/CLibCrypto -I Sources/CZlib
+C_FLAGS=(-I Sources/CLibCrypto -I Sources/CZlib -I Sources/CPNCryptSIMD/include
          -Xcc -fmodule-map-file=Sources/CLibCrypto/module.modulemap
-         -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap)
+         -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap
+         -Xcc -fmodule-map-file=Sources/CPNCryptSIMD/include/module.modulemap)
 # PNCRYPT_OPENSSL: the OpenSSL cipher backend, as Package.swift chooses it on Linux (the `OpenSSL` trait).
 SWIFT_FLAGS=(-O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -D PNCRYPT_OPENSSL)
 
@@ -42,15 +43,19 @@ mkdir -p "$BUILD"
 # The library's layers, lowest first (Package.swift): each one is compiled against the modules before it.
 layers=(PNCryptPlatform PNCryptBase PNCryptJSON PNCryptCore PNCryptCompression PNCrypt)
 library=$BUILD/libPNCrypt.a
-libraries=()
+# The core's C target (its vector loops) first, under every layer.
+libraries=("$BUILD/libCPNCryptSIMD.a")
 for layer in "${layers[@]}"; do libraries+=("$BUILD/lib$layer.a"); done
 # Rebuild the instrumented library when any of its sources is newer than it.
 layer_dirs=()
 for layer in "${layers[@]}"; do layer_dirs+=("Sources/$layer"); done
-if [ ! -f "$library" ] || [ -n "$(find "${layer_dirs[@]}" Sources/CLibCrypto Sources/CZlib -newer "$library" -type f \
-        | head -1)" ]; then
+if [ ! -f "$library" ] || [ -n "$(find "${layer_dirs[@]}" Sources/CLibCrypto Sources/CZlib Sources/CPNCryptSIMD \
+        -newer "$library" -type f | head -1)" ]; then
     echo "fuzz: building the instrumented PNCrypt library" >&2
     rm -f "${libraries[@]}"
+    clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CPNCryptSIMD/include -c Sources/CPNCryptSIMD/simd.c \
+        -o "$BUILD/CPNCryptSIMD.o"
+    ar rcs "$BUILD/libCPNCryptSIMD.a" "$BUILD/CPNCryptSIMD.o"
     for layer in "${layers[@]}"; do
         sources=$(find "Sources/$layer" -name '*.swift' | sort)
         # shellcheck disable=SC2086

@@ -38,13 +38,15 @@ extension Base64 {
         }
     }
 
-    /// Writes the Base64 of `input` to `output`, which has room for `encodedCount(input.count)` bytes.
-    package static func encode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) {
+    /// Writes the Base64 of `input` to `output`, which has room for `encodedCount(input.count)` bytes. With
+    /// `vectors` (the default where this CPU has them), the blocks of 12 bytes go to `ByteVectors` first.
+    package static func encode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer,
+                               vectors: Bool = ByteVectors.available) {
         let n = input.count
         guard n > 0, let raw = input.baseAddress else { return }
         let bytes = raw.assumingMemoryBound(to: UInt8.self)
-        var i = 0
-        var o = 0
+        var i = vectors ? ByteVectors.encodeBase64(raw, count: n, into: output) : 0
+        var o = i / 3 * 4
         // Two characters per lookup (12 bits of input). 6 bytes to 8 characters at a time, reading 8 bytes (so
         // while 8 are left); 12 bytes a pass while 14 are left (the second read is bytes 6 to 13), so the loop's
         // tests count once per 12. Then 3 bytes to 4 characters, and the last 1 or 2 bytes with `=` padding.
@@ -149,11 +151,12 @@ extension Base64 {
     /// first group with any other byte; returns the characters read and the bytes written. `out` has room for
     /// `room` bytes, at least `count / 4 * 3` (each store of the wider passes writes 8 bytes, so they run while
     /// the room allows). Both fronts' fast path.
+    ///
+    /// With `vectors` (the default where this CPU has them), the blocks of 16 go to `ByteVectors` first.
     @inline(__always)
-    static func decodeGroups(_ p: UnsafePointer<UInt8>, _ count: Int, into out: UnsafeMutableRawPointer,
-                             room: Int) -> (read: Int, written: Int) {
-        var i = 0
-        var o = 0
+    package static func decodeGroups(_ p: UnsafePointer<UInt8>, _ count: Int, into out: UnsafeMutableRawPointer,
+                                     room: Int, vectors: Bool = ByteVectors.available) -> (read: Int, written: Int) {
+        var (i, o) = vectors ? ByteVectors.decodeBase64(p, count: count, into: out, room: room) : (0, 0)
         placed.withUnsafeBufferPointer { placed in
             let t = placed.baseAddress!
             // 16 characters a pass (two stores of 8 bytes, the second over the first's last 2), one test of the
