@@ -12,15 +12,13 @@
 
 #define SSSE3 __attribute__((target("ssse3")))
 
-int pnsimd_available(void) {
-    static int available = -1;
-    int value = __atomic_load_n(&available, __ATOMIC_RELAXED);
-    if (value < 0) {
-        __builtin_cpu_init();
-        value = __builtin_cpu_supports("ssse3") ? 1 : 0;
-        __atomic_store_n(&available, value, __ATOMIC_RELAXED);
-    }
-    return value;
+int pnsimd_level = -1;
+
+int pnsimd_detect(void) {
+    __builtin_cpu_init();
+    int level = __builtin_cpu_supports("ssse3") ? 1 : 0;
+    __atomic_store_n(&pnsimd_level, level, __ATOMIC_RELAXED);
+    return level;
 }
 
 // MARK: UTF-8
@@ -203,7 +201,12 @@ SSSE3 size_t pnsimd_base64_encode(const uint8_t *input, size_t count, uint8_t *o
 
 #else
 
-int pnsimd_available(void) { return 0; }
+int pnsimd_level = -1;
+
+int pnsimd_detect(void) {
+    __atomic_store_n(&pnsimd_level, 0, __ATOMIC_RELAXED);
+    return 0;
+}
 int pnsimd_utf8_valid(const uint8_t *bytes, size_t count) { (void)bytes; (void)count; return 0; }
 int pnsimd_utf8_valid_split(const uint8_t *bytes, size_t count, size_t split, int *tail) {
     (void)bytes; (void)count; (void)split;

@@ -30,7 +30,8 @@ for layer in "${layers[@]}"; do
     mkdir -p "$graphs"
     # The plugin's symbol graph options: public, synthesized members included, extension blocks.
     swift-symbolgraph-extract -module-name "$layer" -target "$triple" -I "$bin/Modules" -I Sources/CLibCrypto \
-        -I Sources/CZlib -minimum-access-level public -emit-extension-block-symbols -output-dir "$graphs"
+        -I Sources/CZlib -I Sources/CPNCryptSIMD/include -minimum-access-level public -emit-extension-block-symbols \
+        -output-dir "$graphs"
     catalog=()
     [ -d "Sources/$layer/$layer.docc" ] && catalog=("Sources/$layer/$layer.docc")
     dependencies=()

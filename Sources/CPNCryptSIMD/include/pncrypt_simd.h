@@ -8,8 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// 1 when this CPU runs the functions below (x86-64 with SSSE3), 0 otherwise: then they must not be called.
-int pnsimd_available(void);
+/// This CPU's answer to `pnsimd_available`, -1 until it is asked (by `pnsimd_detect`, once).
+extern int pnsimd_level;
+
+/// Asks the CPU, stores the answer in `pnsimd_level` and returns it.
+int pnsimd_detect(void);
+
+/// 1 when this CPU runs the functions below (x86-64 with SSSE3), 0 otherwise: then they must not be called. After
+/// the first call, a load: the callers ask it before every loop.
+static inline int pnsimd_available(void) {
+    int level = __atomic_load_n(&pnsimd_level, __ATOMIC_RELAXED);
+    return level >= 0 ? level : pnsimd_detect();
+}
 
 /// 1 when the `count` bytes at `bytes` are valid UTF-8 (RFC 3629), 0 otherwise. Every byte is read whatever it
 /// holds and no branch depends on a byte: the time depends on `count` alone.

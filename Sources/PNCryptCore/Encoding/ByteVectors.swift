@@ -8,8 +8,10 @@ internal import CPNCryptSIMD
 
 /// The vector loops: UTF-8 validation in time that depends on the length alone, and Base64's whole blocks both ways.
 package enum ByteVectors {
-    /// Whether this CPU runs the vector loops (x86-64 with SSSE3, asked once); when false, nothing here is called.
-    package static let available: Bool = pnsimd_available() != 0
+    /// Whether this CPU runs the vector loops (x86-64 with SSSE3); when false, nothing here is called. The CPU is
+    /// asked once; after that a load of the C target's answer (a `static let` here would be a `swift_once` call
+    /// at every loop on Linux).
+    package static var available: Bool { pnsimd_available() != 0 }
 
     /// Whether the `count` bytes at `bytes` are valid UTF-8 (RFC 3629), every byte read and no branch on one: the
     /// time depends on `count` alone (`Decision.isValidUTF8InFull`'s promise).
