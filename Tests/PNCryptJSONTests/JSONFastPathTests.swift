@@ -114,17 +114,13 @@ struct JSONFastPathTests {
             values += [power - 1, power, power + 1, -(power - 1), -power, 13_406_746_729_185_766 % power]
         }
         // Digits in groups of 8 (the writer's arithmetic): zeros inside a group, and a sweep of values of every
-        // length from a fixed generator (splitmix64).
+        // length from the tests' seeded generator.
         values += [1_000_000_007, 100_000_000_000_000_001, 1_000_000_000_000_000_009, 90_000_000_900_000_009,
                    -4_000_000_000_000_000_004]
-        var state: UInt64 = 0x5EED
+        var random = SeededRandom(seed: 0x5EED)
         for length in 1...19 {
             for _ in 0..<20 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var mixed = state
-                mixed = (mixed ^ mixed >> 30) &* 0xBF58_476D_1CE4_E5B9
-                mixed = (mixed ^ mixed >> 27) &* 0x94D0_49BB_1331_11EB
-                mixed ^= mixed >> 31
+                let mixed = random.next()
                 var bound: UInt64 = 1
                 for _ in 0..<length { bound = bound.multipliedReportingOverflow(by: 10).partialValue }
                 let value = Int64(truncatingIfNeeded: length == 19 ? mixed >> 1 : mixed % bound)

@@ -45,7 +45,6 @@ package enum ByteVectors {
     /// the bytes read (the characters written are 4/3 of them).
     @inline(__always)
     static func encodeBase64(_ input: UnsafeRawPointer, count: Int, into out: UnsafeMutableRawPointer) -> Int {
-        pnsimd_base64_encode(input.assumingMemoryBound(to: UInt8.self), count,
-                                   out.assumingMemoryBound(to: UInt8.self))
+        pnsimd_base64_encode(input.assumingMemoryBound(to: UInt8.self), count, out.assumingMemoryBound(to: UInt8.self))
     }
 }
